@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * String interning: one stable copy per distinct string, with a dense id.
+ *
+ * Label keys and values, names and levels are interned so that the model
+ * stores small ids and compares strings by id. Interned strings live until
+ * the table is released; ids are assigned 0, 1, 2, ... in first-seen order,
+ * which keeps every ordering derived from them deterministic.
+ */
+#ifndef ECHELON_BASE_INTERN_H
+#define ECHELON_BASE_INTERN_H
+
+#include <stdint.h>
+
+#include "base/hmap.h"
+#include "base/vec.h"
+
+struct intern {
+	struct hmap map; /* string -> id */
+	VEC(char *) strs; /* id -> string (owned) */
+};
+
+void intern_init(struct intern *t);
+void intern_release(struct intern *t);
+/* The id of s, adding it when new. */
+uint32_t intern_id(struct intern *t, const char *s);
+/* The stable copy of s, adding it when new. */
+const char *intern_str(struct intern *t, const char *s);
+/* The string of an id returned earlier; BUG if unknown. */
+const char *intern_name(const struct intern *t, uint32_t id);
+/* Look up without adding; -1 when absent. */
+int64_t intern_find(const struct intern *t, const char *s);
+
+#endif

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The echelon command line: one function per verb, in a file of its own.
+ *
+ * Each verb takes argv with argv[0] set to the verb's name and returns the
+ * process exit status: 0 on success, 1 when the input is bad or the work
+ * failed, 2 for a usage error.
+ */
+#ifndef ECHELON_CLI_H
+#define ECHELON_CLI_H
+
+#include <stdio.h>
+
+#include "base/compiler.h"
+
+typedef int (*cli_verb_fn)(int argc, char **argv);
+
+struct cli_verb {
+	const char *name;
+	cli_verb_fn run;
+	const char *summary;
+};
+
+const struct cli_verb *cli_find_verb(const char *name);
+void cli_usage(FILE *out);
+
+int cli_validate(int argc, char **argv);
+int cli_version(int argc, char **argv);
+int cli_help(int argc, char **argv);
+
+#endif

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The echelon command: dispatches to one function per verb.
+ */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/banned.h"
+
+static const struct cli_verb verbs[] = {
+	{ "validate", cli_validate, "check manifests and summarise them" },
+	{ "version", cli_version, "print the version" },
+	{ "help", cli_help, "show this help" },
+};
+
+void cli_usage(FILE *out)
+{
+	fprintf(out, "usage: echelon <command> [options]\n\ncommands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++)
+		fprintf(out, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
+	fprintf(out, "\nRun 'echelon help <command>' for a command's options.\n");
+}
+
+const struct cli_verb *cli_find_verb(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
+		if (strcmp(verbs[i].name, name) == 0)
+			return &verbs[i];
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cli_verb *verb;
+
+	if (argc < 2) {
+		cli_usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+		return cli_help(argc - 1, argv + 1);
+	if (strcmp(argv[1], "--version") == 0)
+		return cli_version(argc - 1, argv + 1);
+	verb = cli_find_verb(argv[1]);
+	if (!verb) {
+		fprintf(stderr, "echelon: unknown command '%s'\n\n", argv[1]);
+		cli_usage(stderr);
+		return 2;
+	}
+	return verb->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Helpers shared by the unit tests. Include after cmocka's prerequisites
+ * (stdarg.h, stddef.h, stdint.h, setjmp.h) and cmocka.h.
+ */
+#ifndef ECHELON_TESTUTIL_H
+#define ECHELON_TESTUTIL_H
+
+/* The source tree (ECHELON_SOURCE_DIR, set by ctest), or "." */
+const char *testutil_source_dir(void);
+/* A heap path "<source dir>/<rel>"; caller frees. */
+char *testutil_path(const char *rel);
+
+#endif
