@@ -60,6 +60,21 @@ void diag_add(struct diag *d, enum diag_severity severity, const char *file,
 	strbuf_release(&sb);
 }
 
+void diag_at(struct diag *d, enum diag_severity severity,
+	     const struct srcpos *pos, const char *fmt, ...)
+{
+	struct strbuf sb;
+	va_list ap;
+
+	strbuf_init(&sb);
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	diag_add(d, severity, pos ? pos->file : NULL, pos ? pos->line : 0,
+		 pos ? pos->col : 0, "%s", sb.buf);
+	strbuf_release(&sb);
+}
+
 void diag_move(struct diag *dst, struct diag *src)
 {
 	vec_foreach(&src->msgs, m)

@@ -22,6 +22,14 @@
 
 #define DIAG_MAX 1000
 
+/* Where an object or field was declared: file (interned or static), 1-based
+ * line and column; zeros when it did not come from a file. */
+struct srcpos {
+	const char *file;
+	int line;
+	int col;
+};
+
 enum diag_severity {
 	DIAG_ERROR,
 	DIAG_WARNING,
@@ -47,6 +55,9 @@ void diag_release(struct diag *d);
 /* Record a message; file may be NULL, line and col 0 when unknown. */
 void diag_add(struct diag *d, enum diag_severity severity, const char *file,
 	      int line, int col, const char *fmt, ...) PRINTF_LIKE(6, 7);
+/* diag_add() at a source position. */
+void diag_at(struct diag *d, enum diag_severity severity,
+	     const struct srcpos *pos, const char *fmt, ...) PRINTF_LIKE(4, 5);
 /* Move every message of src to the end of dst; src is left empty. */
 void diag_move(struct diag *dst, struct diag *src);
 /* One line per message, "file:line:col: [warning: ]text\n". */

@@ -34,7 +34,10 @@ uint32_t intern_id(struct intern *t, const char *s)
 
 const char *intern_str(struct intern *t, const char *s)
 {
-	return t->strs.items[intern_id(t, s)];
+	/* Index only after intern_id(): its push may move the array. */
+	uint32_t id = intern_id(t, s);
+
+	return t->strs.items[id];
 }
 
 const char *intern_name(const struct intern *t, uint32_t id)

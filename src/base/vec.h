@@ -50,9 +50,11 @@
 
 /* Append one zeroed element and return a pointer to it. */
 #define vec_push_zero(v)                                                   \
-	(vec_reserve((v), (v)->len + 1),                                   \
-	 memset(&(v)->items[(v)->len], 0, sizeof(*(v)->items)),            \
-	 &(v)->items[(v)->len++])
+	__extension__({                                                    \
+		vec_reserve((v), (v)->len + 1);                            \
+		memset(&(v)->items[(v)->len], 0, sizeof(*(v)->items));     \
+		&(v)->items[(v)->len++];                                   \
+	})
 
 #define vec_pop(v) ((v)->items[--(v)->len])
 #define vec_last(v) (&(v)->items[(v)->len - 1])
