@@ -5,6 +5,7 @@
 #include "base/intern.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void intern_init(struct intern *t)
 {
@@ -19,17 +20,29 @@ void intern_release(struct intern *t)
 	hmap_release(&t->map);
 }
 
-uint32_t intern_id(struct intern *t, const char *s)
+uint32_t intern_idn(struct intern *t, const char *s, size_t len)
 {
 	int64_t id;
 
-	if (hmap_get_str(&t->map, s, &id))
+	if (hmap_get(&t->map, s, len, &id))
 		return (uint32_t)id;
 	BUG_ON(t->strs.len >= UINT32_MAX);
 	id = (int64_t)t->strs.len;
-	vec_push(&t->strs, xstrdup(s));
-	hmap_put_str(&t->map, s, id);
+	vec_push(&t->strs, xstrndup(s, len));
+	hmap_put(&t->map, s, len, id);
 	return (uint32_t)id;
+}
+
+uint32_t intern_id(struct intern *t, const char *s)
+{
+	return intern_idn(t, s, strlen(s));
+}
+
+const char *intern_strn(struct intern *t, const char *s, size_t len)
+{
+	uint32_t id = intern_idn(t, s, len);
+
+	return t->strs.items[id];
 }
 
 const char *intern_str(struct intern *t, const char *s)

@@ -26,6 +26,9 @@ void intern_release(struct intern *t);
 uint32_t intern_id(struct intern *t, const char *s);
 /* The stable copy of s, adding it when new. */
 const char *intern_str(struct intern *t, const char *s);
+/* The same for the first len bytes of s (which need no terminator). */
+uint32_t intern_idn(struct intern *t, const char *s, size_t len);
+const char *intern_strn(struct intern *t, const char *s, size_t len);
 /* The string of an id returned earlier; BUG if unknown. */
 const char *intern_name(const struct intern *t, uint32_t id);
 /* Look up without adding; -1 when absent. */

@@ -9,9 +9,12 @@
 #ifndef ECHELON_CLI_H
 #define ECHELON_CLI_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "base/compiler.h"
+#include "model/cluster.h"
 
 typedef int (*cli_verb_fn)(int argc, char **argv);
 
@@ -23,6 +26,14 @@ struct cli_verb {
 
 const struct cli_verb *cli_find_verb(const char *name);
 void cli_usage(FILE *out);
+
+/*
+ * Load manifests from files and folders into c, printing every error and
+ * warning to stderr as "file:line:col: path: message". Returns 0, or -1
+ * when any error was found (files without errors are still loaded).
+ */
+int cli_load(struct cluster *c, const char *const *paths, size_t npaths,
+	     bool quiet_warnings);
 
 int cli_validate(int argc, char **argv);
 int cli_version(int argc, char **argv);

@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Typed, located access to parsed YAML/JSON nodes for the manifest
+ * decoders. Scalars follow Kubernetes' decoding: strings must be strings
+ * (a plain 5 or true is not a string), integers and booleans must be plain
+ * scalars, quantities may be either, and null means absent.
+ */
+#include "manifest/dec.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "model/quantity.h"
+
+#include "base/banned.h"
+
+void dec_init(struct dec *x, struct cluster *batch, struct diag *d,
+	      const char *file)
+{
+	memset(x, 0, sizeof(*x));
+	x->batch = batch;
+	x->d = d;
+	x->file = file;
+	strbuf_init(&x->path);
+	x->obj_pos.file = file;
+}
+
+void dec_release(struct dec *x)
+{
+	strbuf_release(&x->path);
+}
+
+size_t dec_push(struct dec *x, const char *field)
+{
+	size_t len = x->path.len;
+
+	if (len)
+		strbuf_addch(&x->path, '.');
+	strbuf_addstr(&x->path, field);
+	return len;
+}
+
+size_t dec_push_index(struct dec *x, size_t i)
+{
+	size_t len = x->path.len;
+
+	strbuf_addf(&x->path, "[%zu]", i);
+	return len;
+}
+
+size_t dec_push_key(struct dec *x, const char *key)
+{
+	size_t len = x->path.len;
+
+	strbuf_addf(&x->path, "[\"%s\"]", key);
+	return len;
+}
+
+void dec_pop(struct dec *x, size_t len)
+{
+	strbuf_truncate(&x->path, len);
+}
+
+static const struct fy_mark *node_mark(struct fy_node *n, int depth)
+{
+	void *it = NULL;
+	struct fy_node_pair *p;
+	struct fy_node *child;
+
+	if (!n || depth > 64)
+		return NULL;
+	switch (fy_node_get_type(n)) {
+	case FYNT_SCALAR:
+		return fy_token_start_mark(fy_node_get_scalar_token(n));
+	case FYNT_MAPPING:
+		p = fy_node_mapping_iterate(n, &it);
+		return p ? node_mark(fy_node_pair_key(p), depth + 1) : NULL;
+	case FYNT_SEQUENCE:
+		child = fy_node_sequence_iterate(n, &it);
+		return node_mark(child, depth + 1);
+	}
+	return NULL;
+}
+
+/*
+ * An empty mapping or list has no token to point at: use the key that
+ * names it (or names its nearest ancestor held in a mapping), so that
+ * "spec: {}" is reported at "spec" rather than at the start of the object.
+ */
+static const struct fy_mark *empty_mark(struct fy_node *n)
+{
+	for (int depth = 0; n && depth < 64; depth++) {
+		struct fy_node *parent = fy_node_get_parent(n);
+		struct fy_node_pair *p;
+		void *it = NULL;
+
+		if (parent && fy_node_get_type(parent) == FYNT_MAPPING) {
+			while ((p = fy_node_mapping_iterate(parent, &it))) {
+				if (fy_node_pair_value(p) == n)
+					return node_mark(fy_node_pair_key(p),
+							 0);
+			}
+		}
+		n = parent;
+	}
+	return NULL;
+}
+
+struct srcpos dec_pos(const struct dec *x, struct fy_node *n)
+{
+	const struct fy_mark *m = node_mark(n, 0);
+	struct srcpos pos = x->obj_pos;
+
+	if (!m && n)
+		m = empty_mark(n);
+
+	if (m) {
+		pos.line = m->line + 1;
+		pos.col = m->column + 1;
+	}
+	return pos;
+}
+
+static void report(struct dec *x, enum diag_severity sev, struct fy_node *n,
+		   const char *fmt, va_list ap)
+{
+	struct srcpos pos = dec_pos(x, n);
+	struct strbuf sb;
+
+	strbuf_init(&sb);
+	strbuf_vaddf(&sb, fmt, ap);
+	diag_at(x->d, sev, &pos, "%s%s%s", x->path.buf,
+		x->path.len ? ": " : "", sb.buf);
+	strbuf_release(&sb);
+}
+
+void dec_error(struct dec *x, struct fy_node *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(x, DIAG_ERROR, n, fmt, ap);
+	va_end(ap);
+}
+
+void dec_warn(struct dec *x, struct fy_node *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(x, DIAG_WARNING, n, fmt, ap);
+	va_end(ap);
+}
+
+bool dec_is_null(struct fy_node *n)
+{
+	const char *s;
+	size_t len;
+
+	if (!n)
+		return true;
+	if (fy_node_get_type(n) != FYNT_SCALAR ||
+	    fy_node_get_style(n) != FYNS_PLAIN)
+		return false;
+	s = fy_node_get_scalar(n, &len);
+	return len == 0 || (len == 1 && s[0] == '~') ||
+	       (len == 4 && (memcmp(s, "null", 4) == 0 ||
+			     memcmp(s, "Null", 4) == 0 ||
+			     memcmp(s, "NULL", 4) == 0));
+}
+
+struct fy_node *dec_get(struct fy_node *map, const char *key)
+{
+	struct fy_node *n;
+
+	if (!map || fy_node_get_type(map) != FYNT_MAPPING)
+		return NULL;
+	n = fy_node_mapping_lookup_by_string(map, key, strlen(key));
+	return dec_is_null(n) ? NULL : n;
+}
+
+static const char *type_name(struct fy_node *n)
+{
+	if (fy_node_get_type(n) == FYNT_MAPPING)
+		return "an object";
+	if (fy_node_get_type(n) == FYNT_SEQUENCE)
+		return "a list";
+	return "a scalar";
+}
+
+/* An alias ("spec: *anchor") is a scalar node whose text is the anchor. */
+static bool is_alias(struct fy_node *n)
+{
+	return fy_node_get_type(n) == FYNT_SCALAR &&
+	       fy_node_get_style(n) == FYNS_ALIAS;
+}
+
+int dec_expect_map(struct dec *x, struct fy_node *n)
+{
+	if (fy_node_get_type(n) == FYNT_MAPPING)
+		return 0;
+	if (is_alias(n))
+		dec_error(x, n, "YAML aliases are not supported");
+	else
+		dec_error(x, n, "must be an object, not %s", type_name(n));
+	return -EINVAL;
+}
+
+int dec_expect_seq(struct dec *x, struct fy_node *n)
+{
+	if (fy_node_get_type(n) == FYNT_SEQUENCE)
+		return 0;
+	if (is_alias(n))
+		dec_error(x, n, "YAML aliases are not supported");
+	else
+		dec_error(x, n, "must be a list, not %s", type_name(n));
+	return -EINVAL;
+}
+
+static bool in_list(const char *const *list, const char *s, size_t len)
+{
+	for (; list && *list; list++) {
+		if (strlen(*list) == len && memcmp(*list, s, len) == 0)
+			return true;
+	}
+	return false;
+}
+
+void dec_check_fields(struct dec *x, struct fy_node *map,
+		      const char *const *known, const char *const *ignored)
+{
+	struct fy_node_pair *p;
+	void *it = NULL;
+
+	while ((p = fy_node_mapping_iterate(map, &it))) {
+		struct fy_node *k = fy_node_pair_key(p);
+		const char *s;
+		size_t len;
+
+		if (fy_node_get_type(k) != FYNT_SCALAR) {
+			dec_error(x, k, "field names must be strings");
+			continue;
+		}
+		s = fy_node_get_scalar(k, &len);
+		if (!in_list(known, s, len) && !in_list(ignored, s, len))
+			dec_warn(x, k, "unknown field \"%.*s\" is ignored",
+				 (int)len, s);
+	}
+}
+
+/* A scalar that YAML would type as a number, boolean or null. */
+static bool plain_non_string(struct fy_node *n, const char *s, size_t len)
+{
+	char *end;
+	char buf[64];
+
+	if (fy_node_get_style(n) != FYNS_PLAIN)
+		return false;
+	if (len == 0 || len >= sizeof(buf))
+		return false;
+	if (!strchr("0123456789+-.tTfF", s[0]))
+		return false;
+	if ((len == 4 && (!memcmp(s, "true", 4) || !memcmp(s, "True", 4))) ||
+	    (len == 5 && (!memcmp(s, "false", 5) || !memcmp(s, "False", 5))))
+		return true;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	strtod(buf, &end);
+	return *end == '\0' && (buf[0] == '-' || buf[0] == '+' ||
+				buf[0] == '.' || (buf[0] >= '0' && buf[0] <= '9'));
+}
+
+static int scalar(struct dec *x, struct fy_node *n, const char *what,
+		  const char **ret, size_t *ret_len)
+{
+	if (fy_node_get_type(n) != FYNT_SCALAR) {
+		dec_error(x, n, "must be %s, not %s", what, type_name(n));
+		return -EINVAL;
+	}
+	if (is_alias(n)) {
+		dec_error(x, n, "YAML aliases are not supported");
+		return -EINVAL;
+	}
+	*ret = fy_node_get_scalar(n, ret_len);
+	return 0;
+}
+
+int dec_string(struct dec *x, struct fy_node *n, const char **ret)
+{
+	const char *s;
+	size_t len;
+
+	if (scalar(x, n, "a string", &s, &len) < 0)
+		return -EINVAL;
+	if (plain_non_string(n, s, len)) {
+		dec_error(x, n, "must be a string, not %.*s (quote it)",
+			  (int)len, s);
+		return -EINVAL;
+	}
+	if (memchr(s, '\0', len)) {
+		dec_error(x, n, "must not contain NUL characters");
+		return -EINVAL;
+	}
+	*ret = intern_strn(x->batch->strings, s, len);
+	return 0;
+}
+
+int dec_int(struct dec *x, struct fy_node *n, int64_t min, int64_t max,
+	    int64_t *ret)
+{
+	const char *s;
+	char buf[32], *end;
+	size_t len;
+	long long v;
+
+	if (scalar(x, n, "an integer", &s, &len) < 0)
+		return -EINVAL;
+	if (fy_node_get_style(n) != FYNS_PLAIN || len == 0 ||
+	    len >= sizeof(buf)) {
+		dec_error(x, n, "must be an integer");
+		return -EINVAL;
+	}
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	v = strtoll(buf, &end, 10);
+	if (*end || buf[0] == ' ' || buf[0] == '+') {
+		dec_error(x, n, "must be an integer, not %s", buf);
+		return -EINVAL;
+	}
+	if (errno == ERANGE || v < min || v > max) {
+		dec_error(x, n, "must be between %lld and %lld, not %s",
+			  (long long)min, (long long)max, buf);
+		return -EINVAL;
+	}
+	*ret = v;
+	return 0;
+}
+
+int dec_bool(struct dec *x, struct fy_node *n, bool *ret)
+{
+	static const char *const yes[] = { "true", "True", "TRUE", NULL };
+	static const char *const no[] = { "false", "False", "FALSE", NULL };
+	const char *s;
+	size_t len;
+
+	if (scalar(x, n, "a boolean", &s, &len) < 0)
+		return -EINVAL;
+	if (fy_node_get_style(n) == FYNS_PLAIN && in_list(yes, s, len)) {
+		*ret = true;
+		return 0;
+	}
+	if (fy_node_get_style(n) == FYNS_PLAIN && in_list(no, s, len)) {
+		*ret = false;
+		return 0;
+	}
+	dec_error(x, n, "must be a boolean (true or false), not %.*s",
+		  (int)len, s);
+	return -EINVAL;
+}
+
+int dec_quantity(struct dec *x, struct fy_node *n, int resource,
+		 int64_t *ret)
+{
+	struct errbuf eb;
+	const char *s;
+	char buf[128];
+	size_t len;
+	int rc;
+
+	if (scalar(x, n, "a quantity", &s, &len) < 0)
+		return -EINVAL;
+	if (len >= sizeof(buf)) {
+		dec_error(x, n, "quantity is too long (%zu characters)", len);
+		return -EINVAL;
+	}
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	rc = quantity_parse(buf, x->batch->resources->kinds[resource], ret,
+			    &eb);
+	if (rc < 0) {
+		dec_error(x, n, "%s", eb.msg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int duration_unit(const char *s, size_t *ret_len, int64_t *ret_us)
+{
+	static const struct {
+		const char *name;
+		int64_t us;
+	} units[] = {
+		{ "h", 3600000000LL }, { "ms", 1000 }, { "m", 60000000LL },
+		{ "s", 1000000 },      { "us", 1 },    { "µs", 1 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		size_t len = strlen(units[i].name);
+
+		if (strncmp(s, units[i].name, len) == 0) {
+			*ret_len = len;
+			*ret_us = units[i].us;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* Go's time.ParseDuration, for non-negative values, to microseconds. */
+static int parse_duration(const char *s, int64_t *ret_us)
+{
+	int64_t total = 0;
+
+	if (strcmp(s, "0") == 0) {
+		*ret_us = 0;
+		return 0;
+	}
+	if (!*s)
+		return -EINVAL;
+	while (*s) {
+		char *end;
+		double v;
+		size_t ulen;
+		int64_t unit;
+
+		size_t digits = strspn(s, "0123456789.");
+
+		/* Go's form only: strtod would also take 1e3, 0x10, inf. */
+		if (digits == 0 || digits == strspn(s, "."))
+			return -EINVAL;
+		v = strtod(s, &end);
+		if (end != s + digits ||
+		    duration_unit(end, &ulen, &unit) < 0)
+			return -EINVAL;
+		if (v * (double)unit > 9.2e18 - (double)total)
+			return -ERANGE;
+		total += (int64_t)(v * (double)unit + 0.5);
+		s = end + ulen;
+	}
+	*ret_us = total;
+	return 0;
+}
+
+int dec_duration(struct dec *x, struct fy_node *n, int64_t *ret_us)
+{
+	const char *s;
+	char *copy;
+	int rc;
+
+	if (dec_string(x, n, &s) < 0)
+		return -EINVAL;
+	copy = xstrdup(s);
+	rc = parse_duration(copy, ret_us);
+	free(copy);
+	if (rc < 0)
+		dec_error(x, n,
+			  "must be a duration such as \"90s\", \"5m\" or "
+			  "\"1h30m\", not \"%s\"",
+			  s);
+	return rc < 0 ? -EINVAL : 0;
+}
+
+/* Shared shape of the *_field accessors. */
+#define FIELD_BODY(call)                                           \
+	struct fy_node *n = dec_get(map, key);                     \
+	size_t len;                                                \
+	int rc;                                                    \
+	if (!n) {                                                  \
+		if (required) {                                    \
+			len = dec_push(x, key);                    \
+			dec_error(x, map, "is required");          \
+			dec_pop(x, len);                           \
+			return -EINVAL;                            \
+		}                                                  \
+		return 0;                                          \
+	}                                                          \
+	len = dec_push(x, key);                                    \
+	rc = (call);                                               \
+	dec_pop(x, len);                                           \
+	return rc < 0 ? rc : 1
+
+int dec_str_field(struct dec *x, struct fy_node *map, const char *key,
+		  bool required, const char **ret)
+{
+	FIELD_BODY(dec_string(x, n, ret));
+}
+
+int dec_int_field(struct dec *x, struct fy_node *map, const char *key,
+		  bool required, int64_t min, int64_t max, int64_t *ret)
+{
+	FIELD_BODY(dec_int(x, n, min, max, ret));
+}
+
+int dec_bool_field(struct dec *x, struct fy_node *map, const char *key,
+		   bool *ret)
+{
+	const bool required = false;
+
+	FIELD_BODY(dec_bool(x, n, ret));
+}
+
+int dec_duration_field(struct dec *x, struct fy_node *map, const char *key,
+		       int64_t *ret_us)
+{
+	const bool required = false;
+
+	FIELD_BODY(dec_duration(x, n, ret_us));
+}
+
+static int one_of(struct dec *x, struct fy_node *n, const char *const *names,
+		  int *ret)
+{
+	const char *s;
+	struct strbuf sb;
+
+	if (dec_string(x, n, &s) < 0)
+		return -EINVAL;
+	for (int i = 0; names[i]; i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*ret = i;
+			return 0;
+		}
+	}
+	strbuf_init(&sb);
+	for (int i = 0; names[i]; i++)
+		strbuf_addf(&sb, "%s\"%s\"", i ? ", " : "", names[i]);
+	dec_error(x, n, "unsupported value \"%s\": must be one of %s", s,
+		  sb.buf);
+	strbuf_release(&sb);
+	return -EINVAL;
+}
+
+int dec_enum_field(struct dec *x, struct fy_node *map, const char *key,
+		   const char *const *names, int *ret)
+{
+	const bool required = false;
+
+	FIELD_BODY(one_of(x, n, names, ret));
+}

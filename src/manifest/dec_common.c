@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Decoders for the Kubernetes structures that several kinds share: labels,
+ * resource lists, taints, tolerations, label selectors, node affinity and
+ * object names, validated as the API server would.
+ */
+#include "manifest/dec.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+
+#include "base/banned.h"
+
+/* Iterate the pairs of a mapping with its key decoded as a string. */
+static int pair_key(struct dec *x, struct fy_node_pair *p, const char **ret)
+{
+	return dec_string(x, fy_node_pair_key(p), ret);
+}
+
+int dec_labels(struct dec *x, struct fy_node *n, struct labels *out)
+{
+	struct fy_node_pair *p;
+	void *it = NULL;
+	int rc = 0;
+
+	if (dec_expect_map(x, n) < 0)
+		return -EINVAL;
+	while ((p = fy_node_mapping_iterate(n, &it))) {
+		struct fy_node *v = fy_node_pair_value(p);
+		const char *key, *value = "";
+		struct errbuf eb;
+		size_t len;
+
+		if (pair_key(x, p, &key) < 0) {
+			rc = -EINVAL;
+			continue;
+		}
+		len = dec_push_key(x, key);
+		if (label_check_key(key, &eb) < 0) {
+			dec_error(x, fy_node_pair_key(p), "%s", eb.msg);
+			rc = -EINVAL;
+		} else if (!dec_is_null(v) && dec_string(x, v, &value) < 0) {
+			rc = -EINVAL;
+		} else if (label_check_value(value, &eb) < 0) {
+			dec_error(x, v, "%s", eb.msg);
+			rc = -EINVAL;
+		} else {
+			labels_set(out, key, value);
+		}
+		dec_pop(x, len);
+	}
+	return rc;
+}
+
+int dec_resource_list(struct dec *x, struct fy_node *n, struct resvec *out)
+{
+	struct fy_node_pair *p;
+	void *it = NULL;
+	int rc = 0;
+
+	if (dec_expect_map(x, n) < 0)
+		return -EINVAL;
+	while ((p = fy_node_mapping_iterate(n, &it))) {
+		struct errbuf eb;
+		const char *name;
+		int64_t v;
+		size_t len;
+		int id;
+
+		if (pair_key(x, p, &name) < 0) {
+			rc = -EINVAL;
+			continue;
+		}
+		len = dec_push_key(x, name);
+		id = resource_id(x->batch->resources, name, &eb);
+		if (id < 0) {
+			dec_error(x, fy_node_pair_key(p), "%s", eb.msg);
+			rc = -EINVAL;
+		} else if (dec_quantity(x, fy_node_pair_value(p), id, &v) <
+			   0) {
+			rc = -EINVAL;
+		} else {
+			out->v[id] = v;
+		}
+		dec_pop(x, len);
+	}
+	return rc;
+}
+
+static int dec_taint(struct dec *x, struct fy_node *n, struct taint *t)
+{
+	static const char *const known[] = { "key", "value", "effect",
+					     "timeAdded", NULL };
+	static const char *const effects[] = { "NoSchedule",
+					       "PreferNoSchedule",
+					       "NoExecute", NULL };
+	int effect = -1, rc = 0;
+	struct errbuf eb;
+
+	if (dec_expect_map(x, n) < 0)
+		return -EINVAL;
+	dec_check_fields(x, n, known, NULL);
+	memset(t, 0, sizeof(*t));
+	if (dec_str_field(x, n, "key", true, &t->key) < 0)
+		rc = -EINVAL;
+	else if (label_check_key(t->key, &eb) < 0) {
+		size_t len = dec_push(x, "key");
+
+		dec_error(x, dec_get(n, "key"), "%s", eb.msg);
+		dec_pop(x, len);
+		rc = -EINVAL;
+	}
+	if (dec_str_field(x, n, "value", false, &t->value) < 0)
+		rc = -EINVAL;
+	if (dec_enum_field(x, n, "effect", effects, &effect) < 0)
+		rc = -EINVAL;
+	else if (effect < 0) {
+		size_t len = dec_push(x, "effect");
+
+		dec_error(x, n, "is required");
+		dec_pop(x, len);
+		rc = -EINVAL;
+	}
+	t->effect = (enum taint_effect)(effect < 0 ? 0 : effect);
+	return rc;
+}
+
+int dec_taints(struct dec *x, struct fy_node *n, struct taint **ret,
+	       size_t *ret_n)
+{
+	size_t count, i = 0;
+	struct fy_node *item;
+	void *it = NULL;
+	int rc = 0;
+
+	if (dec_expect_seq(x, n) < 0)
+		return -EINVAL;
+	count = (size_t)fy_node_sequence_item_count(n);
+	*ret = count ? xcalloc(count, sizeof(**ret)) : NULL;
+	while ((item = fy_node_sequence_iterate(n, &it))) {
+		size_t len = dec_push_index(x, i);
+
+		if (dec_taint(x, item, &(*ret)[i]) < 0)
+			rc = -EINVAL;
+		dec_pop(x, len);
+		i++;
+	}
+	*ret_n = count;
+	return rc;
+}
+
+static int dec_toleration(struct dec *x, struct fy_node *n,
+			  struct toleration *t)
+{
+	static const char *const known[] = { "key", "operator", "value",
+					     "effect", "tolerationSeconds",
+					     NULL };
+	static const char *const ops[] = { "Equal", "Exists", NULL };
+	static const char *const effects[] = { "NoSchedule",
+					       "PreferNoSchedule",
+					       "NoExecute", NULL };
+	int op = 0, effect = -1, rc = 0;
+	struct errbuf eb;
+
+	if (dec_expect_map(x, n) < 0)
+		return -EINVAL;
+	dec_check_fields(x, n, known, NULL);
+	memset(t, 0, sizeof(*t));
+	if (dec_str_field(x, n, "key", false, &t->key) < 0 ||
+	    dec_enum_field(x, n, "operator", ops, &op) < 0 ||
+	    dec_str_field(x, n, "value", false, &t->value) < 0 ||
+	    dec_enum_field(x, n, "effect", effects, &effect) < 0)
+		rc = -EINVAL;
+	t->op = (enum toleration_op)op;
+	t->effect = effect;
+	switch (dec_int_field(x, n, "tolerationSeconds", false, INT64_MIN,
+			      INT64_MAX, &t->seconds)) {
+	case 1:
+		t->has_seconds = true;
+		break;
+	case 0:
+		break;
+	default:
+		rc = -EINVAL;
+	}
+	if (rc == 0 && toleration_check(t, &eb) < 0) {
+		dec_error(x, n, "%s", eb.msg);
+		rc = -EINVAL;
+	}
+	return rc;
+}
+
+int dec_tolerations(struct dec *x, struct fy_node *n, struct toleration **ret,
+		    size_t *ret_n)
+{
+	size_t count, i = 0;
+	struct fy_node *item;
+	void *it = NULL;
+	int rc = 0;
+
+	if (dec_expect_seq(x, n) < 0)
+		return -EINVAL;
+	count = (size_t)fy_node_sequence_item_count(n);
+	*ret = count ? xcalloc(count, sizeof(**ret)) : NULL;
+	while ((item = fy_node_sequence_iterate(n, &it))) {
+		size_t len = dec_push_index(x, i);
+
+		if (dec_toleration(x, item, &(*ret)[i]) < 0)
+			rc = -EINVAL;
+		dec_pop(x, len);
+		i++;
+	}
+	*ret_n = count;
+	return rc;
+}
+
+/* The values list of a requirement, interned; caller frees the array. */
+static int req_values(struct dec *x, struct fy_node *n, const char ***ret,
+		      size_t *ret_n)
+{
+	struct fy_node *v = dec_get(n, "values"), *item;
+	size_t len, i = 0;
+	void *it = NULL;
+	int rc = 0;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (!v)
+		return 0;
+	len = dec_push(x, "values");
+	if (dec_expect_seq(x, v) < 0) {
+		dec_pop(x, len);
+		return -EINVAL;
+	}
+	*ret = xcalloc((size_t)fy_node_sequence_item_count(v) + 1,
+		       sizeof(**ret));
+	while ((item = fy_node_sequence_iterate(v, &it))) {
+		size_t l2 = dec_push_index(x, i);
+
+		if (dec_string(x, item, &(*ret)[i]) < 0)
+			rc = -EINVAL;
+		dec_pop(x, l2);
+		i++;
+	}
+	*ret_n = i;
+	dec_pop(x, len);
+	return rc;
+}
+
+static int dec_requirement(struct dec *x, struct fy_node *n,
+			   struct selector *out, bool node_selector)
+{
+	static const char *const known[] = { "key", "operator", "values",
+					     NULL };
+	const char *key = NULL, *opname = NULL;
+	const char **values = NULL;
+	enum selector_op op;
+	struct errbuf eb;
+	size_t nvalues;
+	int rc = 0;
+
+	if (dec_expect_map(x, n) < 0)
+		return -EINVAL;
+	dec_check_fields(x, n, known, NULL);
+	if (dec_str_field(x, n, "key", true, &key) < 0 ||
+	    dec_str_field(x, n, "operator", true, &opname) < 0 ||
+	    req_values(x, n, &values, &nvalues) < 0) {
+		rc = -EINVAL;
+		goto out;
+	}
+	if (selector_parse_op(opname, &op) < 0 ||
+	    (!node_selector && (op == SELECTOR_GT || op == SELECTOR_LT))) {
+		size_t len = dec_push(x, "operator");
+
+		dec_error(x, dec_get(n, "operator"),
+			  "unsupported operator \"%s\"", opname);
+		dec_pop(x, len);
+		rc = -EINVAL;
+		goto out;
+	}
+	if (selector_add(out, key, op, values, nvalues, &eb) < 0) {
+		dec_error(x, n, "%s", eb.msg);
+		rc = -EINVAL;
+	}
+out:
+	free(values);
+	return rc;
+}
+
+static int dec_requirements(struct dec *x, struct fy_node *seq,
+			    struct selector *out, bool node_selector)
+{
+	struct fy_node *item;
+	void *it = NULL;
+	size_t i = 0;
+	int rc = 0;
+
+	if (dec_expect_seq(x, seq) < 0)
+		return -EINVAL;
+	while ((item = fy_node_sequence_iterate(seq, &it))) {
+		size_t len = dec_push_index(x, i++);
+
+		if (dec_requirement(x, item, out, node_selector) < 0)
+			rc = -EINVAL;
+		dec_pop(x, len);
+	}
+	return rc;
+}
+
+int dec_label_selector(struct dec *x, struct fy_node *n, struct selector *out)
+{
+	static const char *const known[] = { "matchLabels",
+					     "matchExpressions", NULL };
+	struct labels ml;
+	struct fy_node *f;
+	size_t len;
+	int rc = 0;
+
+	if (dec_expect_map(x, n) < 0)
+		return -EINVAL;
+	dec_check_fields(x, n, known, NULL);
+	labels_init(&ml);
+	if ((f = dec_get(n, "matchLabels"))) {
+		len = dec_push(x, "matchLabels");
+		if (dec_labels(x, f, &ml) < 0)
+			rc = -EINVAL;
+		for (size_t i = 0; i < ml.len; i++)
+			selector_add_match_label(out, ml.items[i].key,
+						 ml.items[i].value);
+		dec_pop(x, len);
+	}
+	labels_release(&ml);
+	if ((f = dec_get(n, "matchExpressions"))) {
+		len = dec_push(x, "matchExpressions");
+		if (dec_requirements(x, f, out, false) < 0)
+			rc = -EINVAL;
+		dec_pop(x, len);
+	}
+	return rc;
+}
+
+static int dec_terms(struct dec *x, struct fy_node *terms,
+		     struct node_affinity *out)
+{
+	static const char *const known[] = { "matchExpressions", NULL };
+	static const char *const ignored[] = { "matchFields", NULL };
+	struct fy_node *item, *f;
+	void *it = NULL;
+	size_t i = 0;
+	int rc = 0;
+
+	if (dec_expect_seq(x, terms) < 0)
+		return -EINVAL;
+	out->present = true;
+	while ((item = fy_node_sequence_iterate(terms, &it))) {
+		size_t len = dec_push_index(x, i++);
+		struct selector *term = node_affinity_add_term(out);
+
+		if (dec_expect_map(x, item) < 0) {
+			rc = -EINVAL;
+		} else {
+			dec_check_fields(x, item, known, ignored);
+			if (dec_get(item, "matchFields"))
+				dec_warn(x, item,
+					 "matchFields is not supported; "
+					 "the term matches no node");
+			if ((f = dec_get(item, "matchExpressions"))) {
+				size_t l2 = dec_push(x, "matchExpressions");
+
+				if (dec_requirements(x, f, term, true) < 0)
+					rc = -EINVAL;
+				dec_pop(x, l2);
+			}
+		}
+		dec_pop(x, len);
+	}
+	return rc;
+}
+
+int dec_node_affinity(struct dec *x, struct fy_node *affinity,
+		      struct node_affinity *out)
+{
+	static const char *const known[] = { "nodeAffinity", NULL };
+	static const char *const ignored[] = { "podAffinity",
+					       "podAntiAffinity", NULL };
+	static const char *const na_known[] = {
+		"requiredDuringSchedulingIgnoredDuringExecution",
+		"preferredDuringSchedulingIgnoredDuringExecution", NULL
+	};
+	struct fy_node *na, *req, *terms;
+	size_t l1, l2, l3;
+	int rc = 0;
+
+	if (dec_expect_map(x, affinity) < 0)
+		return -EINVAL;
+	dec_check_fields(x, affinity, known, ignored);
+	if (!(na = dec_get(affinity, "nodeAffinity")))
+		return 0;
+	l1 = dec_push(x, "nodeAffinity");
+	if (dec_expect_map(x, na) < 0) {
+		rc = -EINVAL;
+		goto out;
+	}
+	dec_check_fields(x, na, na_known, NULL);
+	req = dec_get(na, "requiredDuringSchedulingIgnoredDuringExecution");
+	if (!req)
+		goto out;
+	l2 = dec_push(x, "requiredDuringSchedulingIgnoredDuringExecution");
+	if (dec_expect_map(x, req) < 0) {
+		rc = -EINVAL;
+	} else if (!(terms = dec_get(req, "nodeSelectorTerms"))) {
+		l3 = dec_push(x, "nodeSelectorTerms");
+		dec_error(x, req, "is required");
+		dec_pop(x, l3);
+		rc = -EINVAL;
+	} else {
+		l3 = dec_push(x, "nodeSelectorTerms");
+		rc = dec_terms(x, terms, out);
+		dec_pop(x, l3);
+	}
+	dec_pop(x, l2);
+out:
+	dec_pop(x, l1);
+	return rc;
+}
+
+static bool dns_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+int dec_check_name(struct dec *x, struct fy_node *n, const char *name,
+		   bool subdomain)
+{
+	size_t len = strlen(name), max = subdomain ? 253 : 63;
+	const char *what = subdomain ? "a DNS-1123 subdomain"
+				     : "a DNS-1123 label";
+
+	if (len == 0 || len > max)
+		goto bad;
+	for (size_t i = 0; i < len; i++) {
+		char c = name[i];
+
+		if (dns_char(c))
+			continue;
+		if ((c == '-' || (subdomain && c == '.')) && i > 0 &&
+		    i + 1 < len && dns_char(name[i - 1]) &&
+		    dns_char(name[i + 1]))
+			continue;
+		if (c == '-' && i > 0 && i + 1 < len)
+			continue;
+		goto bad;
+	}
+	return 0;
+bad:
+	dec_error(x, n,
+		  "\"%s\" is not %s: at most %zu lowercase letters, digits, "
+		  "'-'%s, starting and ending with a letter or digit",
+		  name, what, max, subdomain ? " and '.'" : "");
+	return -EINVAL;
+}

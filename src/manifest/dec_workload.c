@@ -1,0 +1,862 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Decoders for the kinds that describe jobs: kueue.x-k8s.io Workload,
+ * batch/v1 Job (turned into a Workload the way Kueue's job integration
+ * does, topology annotations included) and scheduling.x-k8s.io PodGroup.
+ */
+#include "manifest/dec.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+
+#include "base/banned.h"
+
+#define ANN_PREFIX "kueue.x-k8s.io/"
+#define MAX_POD_COUNT 1000000
+
+static const char *const object_known[] = { "apiVersion", "kind",
+					    "metadata", "spec", "status",
+					    NULL };
+
+/* Move a decoded pod spec into a pod set. */
+static void podset_take_spec(struct podset *ps, struct dec_pod_spec *spec)
+{
+	ps->requests = spec->requests;
+	labels_release(&ps->node_selector);
+	ps->node_selector = spec->node_selector;
+	node_affinity_release(&ps->affinity);
+	ps->affinity = spec->affinity;
+	free(ps->tolerations);
+	ps->tolerations = spec->tolerations;
+	ps->ntolerations = spec->ntolerations;
+	labels_init(&spec->node_selector);
+	node_affinity_init(&spec->affinity);
+	spec->tolerations = NULL;
+	spec->ntolerations = 0;
+}
+
+/* template: {metadata: {labels, annotations}, spec: PodSpec}. */
+static int pod_template(struct dec *x, struct fy_node *tmpl, struct podset *ps,
+			struct labels *ret_annotations)
+{
+	static const char *const known[] = { "metadata", "spec", NULL };
+	static const char *const meta_known[] = { "labels", "annotations",
+						  "name", "namespace", NULL };
+	struct dec_pod_spec spec;
+	struct fy_node *meta, *f;
+	struct labels labels;
+	size_t len;
+	int rc = 0;
+
+	if (dec_expect_map(x, tmpl) < 0)
+		return -EINVAL;
+	dec_check_fields(x, tmpl, known, NULL);
+	if ((meta = dec_get(tmpl, "metadata"))) {
+		len = dec_push(x, "metadata");
+		labels_init(&labels);
+		if (dec_expect_map(x, meta) < 0) {
+			rc = -EINVAL;
+		} else {
+			dec_check_fields(x, meta, meta_known, NULL);
+			if ((f = dec_get(meta, "labels"))) {
+				size_t l2 = dec_push(x, "labels");
+
+				if (dec_labels(x, f, &labels) < 0)
+					rc = -EINVAL;
+				dec_pop(x, l2);
+			}
+			if ((f = dec_get(meta, "annotations"))) {
+				size_t l2 = dec_push(x, "annotations");
+
+				if (dec_labels_any(x, f, ret_annotations) < 0)
+					rc = -EINVAL;
+				dec_pop(x, l2);
+			}
+		}
+		labels_release(&labels);
+		dec_pop(x, len);
+	}
+	dec_pod_spec_init(&spec);
+	len = dec_push(x, "spec");
+	if (!(f = dec_get(tmpl, "spec"))) {
+		dec_error(x, tmpl, "is required");
+		rc = -EINVAL;
+	} else if (dec_pod_spec(x, f, &spec) < 0) {
+		rc = -EINVAL;
+	}
+	dec_pop(x, len);
+	podset_take_spec(ps, &spec);
+	dec_pod_spec_release(&spec);
+	return rc;
+}
+
+static int check_topology(struct dec *x, struct fy_node *at,
+			  const struct podset *ps)
+{
+	struct errbuf eb;
+
+	if (podset_check_topology(ps, &eb) == 0)
+		return 0;
+	dec_error(x, at, "%s", eb.msg);
+	return -EINVAL;
+}
+
+static int slice_constraints(struct dec *x, struct fy_node *list,
+			     struct topology_request *t)
+{
+	static const char *const known[] = { "topology", "size", NULL };
+	struct fy_node *item;
+	void *it = NULL;
+	int rc = 0;
+
+	if (dec_expect_seq(x, list) < 0)
+		return -EINVAL;
+	if (fy_node_sequence_item_count(list) > SLICE_MAX_LAYERS) {
+		dec_error(x, list, "must have at most %d layers",
+			  SLICE_MAX_LAYERS);
+		return -EINVAL;
+	}
+	while ((item = fy_node_sequence_iterate(list, &it))) {
+		size_t len = dec_push_index(x, t->nslices);
+		struct slice_layer *l = &t->slices[t->nslices++];
+		int64_t size = 0;
+
+		if (dec_expect_map(x, item) < 0) {
+			rc = -EINVAL;
+		} else {
+			dec_check_fields(x, item, known, NULL);
+			if (dec_str_field(x, item, "topology", true,
+					  &l->level) < 0 ||
+			    dec_int_field(x, item, "size", true, 1,
+					  MAX_POD_COUNT, &size) < 0)
+				rc = -EINVAL;
+		}
+		l->size = (int32_t)size;
+		dec_pop(x, len);
+	}
+	return rc;
+}
+
+static int topology_request(struct dec *x, struct fy_node *tr,
+			    struct topology_request *t)
+{
+	static const char *const known[] = {
+		"required", "preferred", "unconstrained", "podIndexLabel",
+		"podSetGroupName", "podSetSliceRequiredTopology",
+		"podSetSliceSize", "podsetSliceRequiredTopologyConstraints",
+		NULL
+	};
+	static const char *const ignored[] = { "subGroupIndexLabel",
+					       "subGroupCount", NULL };
+	const char *req = NULL, *pref = NULL, *slice = NULL;
+	bool unconstrained = false;
+	int64_t size = 0;
+	struct fy_node *f;
+	int rc = 0, modes;
+
+	if (dec_expect_map(x, tr) < 0)
+		return -EINVAL;
+	dec_check_fields(x, tr, known, ignored);
+	if (dec_str_field(x, tr, "required", false, &req) < 0 ||
+	    dec_str_field(x, tr, "preferred", false, &pref) < 0 ||
+	    dec_bool_field(x, tr, "unconstrained", &unconstrained) < 0 ||
+	    dec_str_field(x, tr, "podIndexLabel", false,
+			  &t->pod_index_label) < 0 ||
+	    dec_str_field(x, tr, "podSetGroupName", false, &t->group_name) <
+		    0 ||
+	    dec_str_field(x, tr, "podSetSliceRequiredTopology", false,
+			  &slice) < 0 ||
+	    dec_int_field(x, tr, "podSetSliceSize", false, 1, MAX_POD_COUNT,
+			  &size) < 0)
+		return -EINVAL;
+	modes = !!req + !!pref + unconstrained;
+	if (modes > 1) {
+		dec_error(x, tr,
+			  "only one of required, preferred and unconstrained "
+			  "may be set");
+		return -EINVAL;
+	}
+	t->mode = req ? TOPOLOGY_REQUIRED
+		      : pref ? TOPOLOGY_PREFERRED
+			     : unconstrained ? TOPOLOGY_UNCONSTRAINED
+					     : TOPOLOGY_NONE;
+	t->level = req ? req : pref;
+	if ((f = dec_get(tr, "podsetSliceRequiredTopologyConstraints"))) {
+		size_t len = dec_push(x,
+				      "podsetSliceRequiredTopologyConstraints");
+
+		if (slice || size) {
+			dec_error(x, f,
+				  "cannot be combined with "
+				  "podSetSliceRequiredTopology or "
+				  "podSetSliceSize");
+			rc = -EINVAL;
+		} else if (slice_constraints(x, f, t) < 0) {
+			rc = -EINVAL;
+		}
+		dec_pop(x, len);
+	} else if (slice || size) {
+		t->slices[0].level = slice;
+		t->slices[0].size = (int32_t)size;
+		t->nslices = 1;
+	}
+	return rc;
+}
+
+static int podset(struct dec *x, struct fy_node *n, struct podset *ps)
+{
+	static const char *const known[] = { "name", "count", "minCount",
+					     "template", "topologyRequest",
+					     NULL };
+	struct labels annotations;
+	int64_t count = 1, min = -1;
+	struct fy_node *f;
+	size_t len;
+	int rc = 0;
+
+	if (dec_expect_map(x, n) < 0)
+		return -EINVAL;
+	ps->pos = dec_pos(x, n);
+	dec_check_fields(x, n, known, NULL);
+	if (dec_str_field(x, n, "name", false, &ps->name) < 0 ||
+	    dec_int_field(x, n, "count", false, 0, MAX_POD_COUNT, &count) <
+		    0 ||
+	    dec_int_field(x, n, "minCount", false, 0, MAX_POD_COUNT, &min) < 0)
+		rc = -EINVAL;
+	if (!ps->name)
+		ps->name = cluster_str(x->batch, "main");
+	ps->count = (int32_t)count;
+	ps->min_count = min < 0 ? ps->count : (int32_t)min;
+	if (rc == 0 && min > count) {
+		len = dec_push(x, "minCount");
+		dec_error(x, dec_get(n, "minCount"),
+			  "must be less than or equal to count (%lld)",
+			  (long long)count);
+		dec_pop(x, len);
+		rc = -EINVAL;
+	}
+	labels_init(&annotations);
+	len = dec_push(x, "template");
+	if (!(f = dec_get(n, "template"))) {
+		dec_error(x, n, "is required");
+		rc = -EINVAL;
+	} else if (pod_template(x, f, ps, &annotations) < 0) {
+		rc = -EINVAL;
+	}
+	dec_pop(x, len);
+	labels_release(&annotations);
+	if ((f = dec_get(n, "topologyRequest"))) {
+		len = dec_push(x, "topologyRequest");
+		if (topology_request(x, f, &ps->topology) < 0 ||
+		    (rc == 0 && check_topology(x, f, ps) < 0))
+			rc = -EINVAL;
+		dec_pop(x, len);
+	}
+	return rc;
+}
+
+static int podsets(struct dec *x, struct fy_node *spec, struct workload *w)
+{
+	struct fy_node *list = dec_get(spec, "podSets"), *item;
+	size_t len = dec_push(x, "podSets"), i = 0;
+	void *it = NULL;
+	int rc = 0;
+
+	if (!list) {
+		dec_error(x, spec, "is required");
+		rc = -EINVAL;
+	} else if (dec_expect_seq(x, list) < 0) {
+		rc = -EINVAL;
+	} else if (fy_node_sequence_item_count(list) < 1 ||
+		   fy_node_sequence_item_count(list) > WORKLOAD_MAX_PODSETS) {
+		dec_error(x, list, "must have between 1 and %d pod sets",
+			  WORKLOAD_MAX_PODSETS);
+		rc = -EINVAL;
+	} else {
+		while ((item = fy_node_sequence_iterate(list, &it))) {
+			size_t l2 = dec_push_index(x, i++);
+
+			if (podset(x, item, workload_add_podset(w)) < 0)
+				rc = -EINVAL;
+			for (size_t j = 0; rc == 0 && j + 1 < w->npodsets;
+			     j++) {
+				if (strcmp(w->podsets[j].name,
+					   w->podsets[w->npodsets - 1].name) == 0) {
+					dec_error(x, item,
+						  "duplicate pod set name "
+						  "\"%s\"",
+						  w->podsets[j].name);
+					rc = -EINVAL;
+				}
+			}
+			dec_pop(x, l2);
+		}
+	}
+	dec_pop(x, len);
+	return rc;
+}
+
+static int assignment_domains(struct dec *x, struct fy_node *list,
+			      struct topology_assignment *ta)
+{
+	static const char *const known[] = { "values", "count", NULL };
+	struct fy_node *item, *vals, *v;
+	void *it = NULL;
+	int rc = 0;
+
+	if (dec_expect_seq(x, list) < 0)
+		return -EINVAL;
+	ta->domains = xcalloc((size_t)fy_node_sequence_item_count(list) + 1,
+			      sizeof(*ta->domains));
+	while ((item = fy_node_sequence_iterate(list, &it))) {
+		size_t len = dec_push_index(x, ta->ndomains);
+		struct topology_domain *dom = &ta->domains[ta->ndomains++];
+		void *vit = NULL;
+		int64_t count = 0;
+		size_t nv = 0;
+
+		dom->values = xcalloc(ta->nlevels + 1, sizeof(*dom->values));
+		if (dec_expect_map(x, item) < 0 ||
+		    dec_int_field(x, item, "count", true, 1, MAX_POD_COUNT,
+				  &count) < 0) {
+			rc = -EINVAL;
+			dec_pop(x, len);
+			continue;
+		}
+		dec_check_fields(x, item, known, NULL);
+		dom->count = (int32_t)count;
+		vals = dec_get(item, "values");
+		while (vals && fy_node_get_type(vals) == FYNT_SEQUENCE &&
+		       (v = fy_node_sequence_iterate(vals, &vit))) {
+			if (nv < ta->nlevels &&
+			    dec_string(x, v, &dom->values[nv]) < 0)
+				rc = -EINVAL;
+			nv++;
+		}
+		if (nv != ta->nlevels) {
+			dec_error(x, item, "values: must have one value per "
+					   "level (%zu)",
+				  ta->nlevels);
+			rc = -EINVAL;
+		}
+		dec_pop(x, len);
+	}
+	return rc;
+}
+
+static int assignment(struct dec *x, struct fy_node *n,
+		      struct topology_assignment **ret)
+{
+	static const char *const known[] = { "levels", "domains", NULL };
+	struct topology_assignment *ta = xcalloc(1, sizeof(*ta));
+	struct fy_node *levels = dec_get(n, "levels"), *l;
+	void *it = NULL;
+	size_t len;
+	int rc = 0;
+
+	*ret = ta;
+	if (dec_expect_map(x, n) < 0)
+		return -EINVAL;
+	if (dec_get(n, "slices")) {
+		dec_error(x, n,
+			  "the compact \"slices\" form is not read yet; "
+			  "write levels and domains");
+		return -EINVAL;
+	}
+	dec_check_fields(x, n, known, NULL);
+	len = dec_push(x, "levels");
+	if (!levels || dec_expect_seq(x, levels) < 0) {
+		if (!levels)
+			dec_error(x, n, "is required");
+		dec_pop(x, len);
+		return -EINVAL;
+	}
+	ta->levels = xcalloc((size_t)fy_node_sequence_item_count(levels) + 1,
+			     sizeof(*ta->levels));
+	while ((l = fy_node_sequence_iterate(levels, &it))) {
+		if (dec_string(x, l, &ta->levels[ta->nlevels++]) < 0)
+			rc = -EINVAL;
+	}
+	dec_pop(x, len);
+	len = dec_push(x, "domains");
+	if (rc == 0 && dec_get(n, "domains") &&
+	    assignment_domains(x, dec_get(n, "domains"), ta) < 0)
+		rc = -EINVAL;
+	dec_pop(x, len);
+	return rc;
+}
+
+static int podset_assignment(struct dec *x, struct fy_node *n,
+			     struct podset_admission *pa)
+{
+	static const char *const known[] = { "name", "flavors", "count",
+					     "topologyAssignment", NULL };
+	static const char *const ignored[] = { "resourceUsage",
+					       "delayedTopologyRequest",
+					       NULL };
+	struct fy_node *fl, *ta;
+	struct fy_node_pair *p;
+	void *it = NULL;
+	int64_t count = 0;
+	int rc = 0;
+
+	if (dec_expect_map(x, n) < 0)
+		return -EINVAL;
+	dec_check_fields(x, n, known, ignored);
+	if (dec_str_field(x, n, "name", true, &pa->name) < 0 ||
+	    dec_int_field(x, n, "count", false, 0, MAX_POD_COUNT, &count) < 0)
+		rc = -EINVAL;
+	pa->count = (int32_t)count;
+	if ((fl = dec_get(n, "flavors"))) {
+		size_t len = dec_push(x, "flavors");
+
+		if (dec_expect_map(x, fl) < 0)
+			rc = -EINVAL;
+		while (rc == 0 && (p = fy_node_mapping_iterate(fl, &it))) {
+			const char *res, *flavor;
+			struct errbuf eb;
+			int id;
+
+			if (dec_string(x, fy_node_pair_key(p), &res) < 0 ||
+			    dec_string(x, fy_node_pair_value(p), &flavor) < 0) {
+				rc = -EINVAL;
+				break;
+			}
+			id = resource_id(x->batch->resources, res, &eb);
+			if (id < 0) {
+				dec_error(x, fy_node_pair_key(p), "%s",
+					  eb.msg);
+				rc = -EINVAL;
+				break;
+			}
+			pa->flavors[id] = flavor;
+		}
+		dec_pop(x, len);
+	}
+	if ((ta = dec_get(n, "topologyAssignment"))) {
+		size_t len = dec_push(x, "topologyAssignment");
+
+		if (assignment(x, ta, &pa->topology) < 0)
+			rc = -EINVAL;
+		dec_pop(x, len);
+	}
+	return rc;
+}
+
+static int admission(struct dec *x, struct fy_node *status,
+		     struct workload *w)
+{
+	static const char *const known[] = { "clusterQueue",
+					     "podSetAssignments", NULL };
+	struct fy_node *adm = dec_get(status, "admission"), *list, *item;
+	void *it = NULL;
+	size_t len, l2, i = 0;
+	int rc = 0;
+
+	if (!adm)
+		return 0;
+	len = dec_push(x, "admission");
+	w->admission = xcalloc(1, sizeof(*w->admission));
+	if (dec_expect_map(x, adm) < 0 ||
+	    dec_str_field(x, adm, "clusterQueue", true,
+			  &w->admission->cluster_queue) < 0) {
+		dec_pop(x, len);
+		return -EINVAL;
+	}
+	dec_check_fields(x, adm, known, NULL);
+	l2 = dec_push(x, "podSetAssignments");
+	list = dec_get(adm, "podSetAssignments");
+	if (list && dec_expect_seq(x, list) < 0)
+		rc = -EINVAL;
+	while (rc == 0 && list && (item = fy_node_sequence_iterate(list, &it))) {
+		size_t l3 = dec_push_index(x, i++);
+
+		if (w->admission->npodsets >= WORKLOAD_MAX_PODSETS) {
+			dec_error(x, item, "too many pod set assignments");
+			rc = -EINVAL;
+		} else if (podset_assignment(
+				   x, item,
+				   &w->admission->podsets
+					    [w->admission->npodsets++]) < 0) {
+			rc = -EINVAL;
+		}
+		dec_pop(x, l3);
+	}
+	dec_pop(x, l2);
+	dec_pop(x, len);
+	return rc;
+}
+
+static int workload_status(struct dec *x, struct fy_node *status,
+			   struct workload *w)
+{
+	static const char *const known[] = { "admission", NULL };
+	static const char *const ignored[] = {
+		"conditions", "requeueState", "reclaimablePods",
+		"admissionChecks", "resourceRequests", "accumulatedPastExexcutionTimeSeconds",
+		"schedulingStats", "nominatedClusterNames", "clusterName",
+		"unhealthyNodes", NULL
+	};
+
+	if (dec_expect_map(x, status) < 0)
+		return -EINVAL;
+	dec_check_fields(x, status, known, ignored);
+	return admission(x, status, w);
+}
+
+static int workload_spec(struct dec *x, struct fy_node *spec,
+			 struct workload *w)
+{
+	static const char *const known[] = { "podSets", "queueName",
+					     "priorityClassName", "priority",
+					     "active", NULL };
+	static const char *const ignored[] = { "priorityClassSource",
+					       "maximumExecutionTimeSeconds",
+					       "priorityClassRef", NULL };
+	int64_t prio = 0;
+	int rc = 0;
+
+	dec_check_fields(x, spec, known, ignored);
+	if (dec_str_field(x, spec, "queueName", false, &w->queue_name) < 0 ||
+	    dec_str_field(x, spec, "priorityClassName", false,
+			  &w->priority_class_name) < 0 ||
+	    dec_int_field(x, spec, "priority", false, INT32_MIN, INT32_MAX,
+			  &prio) < 0 ||
+	    dec_bool_field(x, spec, "active", &w->active) < 0)
+		rc = -EINVAL;
+	w->priority = (int32_t)prio;
+	if (podsets(x, spec, w) < 0)
+		rc = -EINVAL;
+	return rc;
+}
+
+int dec_workload(struct dec *x, struct fy_node *root)
+{
+	struct workload *w = vec_push_zero(&x->batch->workloads);
+	struct fy_node *spec, *status;
+	struct dec_meta m;
+	size_t len;
+	int rc = 0;
+
+	workload_init(w);
+	w->pos = x->obj_pos;
+	dec_check_fields(x, root, object_known, NULL);
+	if (dec_metadata(x, root, true, &m) < 0)
+		rc = -EINVAL;
+	w->name = m.name;
+	w->ns = m.ns;
+	w->creation_us = m.creation_us;
+	dec_meta_release(&m);
+	len = dec_push(x, "spec");
+	if (!(spec = dec_get(root, "spec"))) {
+		dec_error(x, root, "is required");
+		rc = -EINVAL;
+	} else if (dec_expect_map(x, spec) < 0 ||
+		   workload_spec(x, spec, w) < 0) {
+		rc = -EINVAL;
+	}
+	dec_pop(x, len);
+	if ((status = dec_get(root, "status"))) {
+		len = dec_push(x, "status");
+		if (workload_status(x, status, w) < 0)
+			rc = -EINVAL;
+		dec_pop(x, len);
+	}
+	if (rc < 0 || !w->name) {
+		cluster_pop_last(x->batch, KIND_WORKLOAD);
+		return -EINVAL;
+	}
+	return dec_commit(x, KIND_WORKLOAD, root);
+}
+
+/*
+ * An annotation holding a positive integer; obj is the object (Job or pod
+ * template) whose metadata.annotations hold it, the path the object's.
+ */
+static int ann_int(struct dec *x, struct fy_node *obj,
+		   const struct labels *ann, const char *key, int64_t *ret)
+{
+	const char *v = labels_get(ann, key);
+	struct fy_node *at;
+	char *end;
+	long long n;
+
+	if (!v)
+		return 0;
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	if (!(*v >= '0' && *v <= '9') || *end || errno == ERANGE || n < 1 ||
+	    n > MAX_POD_COUNT) {
+		size_t len = dec_push(x, "metadata.annotations");
+
+		dec_push_key(x, key);
+		at = dec_get(dec_get(dec_get(obj, "metadata"), "annotations"),
+			     key);
+		dec_error(x, at ? at : obj,
+			  "must be a positive integer, not \"%s\"", v);
+		dec_pop(x, len);
+		return -EINVAL;
+	}
+	*ret = n;
+	return 1;
+}
+
+/* [{"topology": "rack", "size": 4}, ...] from the multi-layer annotation. */
+static int ann_constraints(struct dec *x, struct fy_node *at, const char *v,
+			   struct topology_request *t)
+{
+	json_error_t jerr;
+	json_t *arr = json_loads(v, 0, &jerr), *item;
+	size_t i;
+	int rc = 0;
+
+	if (!json_is_array(arr) || json_array_size(arr) < 1 ||
+	    json_array_size(arr) > SLICE_MAX_LAYERS) {
+		dec_error(x, at,
+			  "must be a JSON list of 1 to %d "
+			  "{\"topology\": LEVEL, \"size\": N} objects",
+			  SLICE_MAX_LAYERS);
+		json_decref(arr);
+		return -EINVAL;
+	}
+	json_array_foreach(arr, i, item)
+	{
+		json_t *topo = json_object_get(item, "topology");
+		json_t *size = json_object_get(item, "size");
+
+		if (!json_is_string(topo) || !json_is_integer(size) ||
+		    json_integer_value(size) < 1 ||
+		    json_integer_value(size) > MAX_POD_COUNT) {
+			dec_error(x, at,
+				  "entry %zu must be {\"topology\": LEVEL, "
+				  "\"size\": N} with N >= 1",
+				  i);
+			rc = -EINVAL;
+			break;
+		}
+		t->slices[i].level = cluster_str(x->batch,
+						 json_string_value(topo));
+		t->slices[i].size = (int32_t)json_integer_value(size);
+		t->nslices = i + 1;
+	}
+	json_decref(arr);
+	return rc;
+}
+
+/* Kueue's pod-template annotations to a topology request. */
+static int job_topology(struct dec *x, struct fy_node *at,
+			const struct labels *ann, struct topology_request *t)
+{
+	const char *req = labels_get(ann, ANN_PREFIX "podset-required-topology");
+	const char *pref =
+		labels_get(ann, ANN_PREFIX "podset-preferred-topology");
+	const char *unc =
+		labels_get(ann, ANN_PREFIX "podset-unconstrained-topology");
+	const char *slice =
+		labels_get(ann, ANN_PREFIX "podset-slice-required-topology");
+	const char *multi = labels_get(
+		ann, ANN_PREFIX "podset-slice-required-topology-constraints");
+	int64_t size = 0;
+	int rc = 0;
+
+	if (!!req + !!pref + !!(unc && strcmp(unc, "true") == 0) > 1) {
+		dec_error(x, at,
+			  "only one of the required, preferred and "
+			  "unconstrained topology annotations may be set");
+		return -EINVAL;
+	}
+	t->mode = req ? TOPOLOGY_REQUIRED
+		      : pref ? TOPOLOGY_PREFERRED
+			     : (unc && strcmp(unc, "true") == 0)
+				       ? TOPOLOGY_UNCONSTRAINED
+				       : TOPOLOGY_NONE;
+	t->level = cluster_str(x->batch, req ? req : pref);
+	t->group_name = cluster_str(
+		x->batch, labels_get(ann, ANN_PREFIX "podset-group-name"));
+	if (ann_int(x, at, ann, ANN_PREFIX "podset-slice-size", &size) < 0)
+		rc = -EINVAL;
+	if (multi && (slice || size)) {
+		dec_error(x, at,
+			  "the slice constraints annotation cannot be "
+			  "combined with the slice topology or size "
+			  "annotations");
+		return -EINVAL;
+	}
+	if (multi) {
+		size_t len = dec_push(x, "metadata.annotations");
+		struct fy_node *n = dec_get(
+			dec_get(dec_get(at, "metadata"), "annotations"),
+			ANN_PREFIX "podset-slice-required-topology-constraints");
+
+		dec_push_key(x, ANN_PREFIX
+			     "podset-slice-required-topology-constraints");
+		if (ann_constraints(x, n ? n : at, multi, t) < 0)
+			rc = -EINVAL;
+		dec_pop(x, len);
+		return rc;
+	}
+	if (slice || size) {
+		t->slices[0].level = cluster_str(x->batch, slice);
+		t->slices[0].size = (int32_t)size;
+		t->nslices = 1;
+	}
+	return rc;
+}
+
+static int job_spec(struct dec *x, struct fy_node *spec, struct workload *w)
+{
+	static const char *const known[] = { "parallelism", "completions",
+					     "template", NULL };
+	static const char *const ignored[] = {
+		"activeDeadlineSeconds", "podFailurePolicy", "successPolicy",
+		"backoffLimit", "backoffLimitPerIndex", "maxFailedIndexes",
+		"selector", "manualSelector", "ttlSecondsAfterFinished",
+		"completionMode", "suspend", "podReplacementPolicy",
+		"managedBy", NULL
+	};
+	struct podset *ps = workload_add_podset(w);
+	int64_t parallelism = 1, completions = -1;
+	struct labels ann;
+	struct fy_node *tmpl;
+	size_t len;
+	int rc = 0;
+
+	dec_check_fields(x, spec, known, ignored);
+	if (dec_int_field(x, spec, "parallelism", false, 0, MAX_POD_COUNT,
+			  &parallelism) < 0 ||
+	    dec_int_field(x, spec, "completions", false, 0, MAX_POD_COUNT,
+			  &completions) < 0)
+		rc = -EINVAL;
+	ps->name = cluster_str(x->batch, "main");
+	/* Kueue's pod count: parallelism, capped by completions. */
+	ps->count = (int32_t)(completions >= 0 && completions < parallelism
+				      ? completions
+				      : parallelism);
+	ps->min_count = ps->count;
+	labels_init(&ann);
+	len = dec_push(x, "template");
+	if (!(tmpl = dec_get(spec, "template"))) {
+		dec_error(x, spec, "is required");
+		rc = -EINVAL;
+	} else if (pod_template(x, tmpl, ps, &ann) < 0) {
+		rc = -EINVAL;
+	} else if (job_topology(x, tmpl, &ann, &ps->topology) < 0 ||
+		   check_topology(x, tmpl, ps) < 0) {
+		rc = -EINVAL;
+	}
+	dec_pop(x, len);
+	labels_release(&ann);
+	return rc;
+}
+
+int dec_job(struct dec *x, struct fy_node *root)
+{
+	struct workload *w = vec_push_zero(&x->batch->workloads);
+	struct fy_node *spec;
+	struct dec_meta m;
+	int64_t min = 0;
+	char *name;
+	size_t len;
+	int rc = 0;
+
+	workload_init(w);
+	w->pos = x->obj_pos;
+	dec_check_fields(x, root, object_known, NULL);
+	if (dec_metadata(x, root, true, &m) < 0)
+		rc = -EINVAL;
+	w->ns = m.ns;
+	w->creation_us = m.creation_us;
+	w->owner_kind = cluster_str(x->batch, "Job");
+	w->owner_name = m.name;
+	w->queue_name = labels_get(&m.labels, ANN_PREFIX "queue-name");
+	if (!w->queue_name)
+		w->queue_name = labels_get(&m.annotations,
+					   ANN_PREFIX "queue-name");
+	w->priority_class_name =
+		labels_get(&m.labels, ANN_PREFIX "priority-class");
+	len = dec_push(x, "spec");
+	if (!(spec = dec_get(root, "spec"))) {
+		dec_error(x, root, "is required");
+		rc = -EINVAL;
+	} else if (dec_expect_map(x, spec) < 0 ||
+		   job_spec(x, spec, w) < 0) {
+		rc = -EINVAL;
+	}
+	dec_pop(x, len);
+	/* Partial admission: at least this many of the pods. */
+	switch (ann_int(x, root, &m.annotations,
+			ANN_PREFIX "job-min-parallelism", &min)) {
+	case 1:
+		if (w->npodsets && min < w->podsets[0].count)
+			w->podsets[0].min_count = (int32_t)min;
+		break;
+	case 0:
+		break;
+	default:
+		rc = -EINVAL;
+	}
+	dec_meta_release(&m);
+	if (rc < 0 || !w->owner_name) {
+		cluster_pop_last(x->batch, KIND_WORKLOAD);
+		return -EINVAL;
+	}
+	name = xasprintf("job-%s", w->owner_name);
+	w->name = cluster_str(x->batch, name);
+	free(name);
+	x->batch->jobs++;
+	return dec_commit(x, KIND_WORKLOAD, root);
+}
+
+int dec_pod_group(struct dec *x, struct fy_node *root)
+{
+	static const char *const known[] = { "minMember", "minResources",
+					     "scheduleTimeoutSeconds", NULL };
+	struct pod_group *pg = vec_push_zero(&x->batch->pod_groups);
+	int64_t min = 0, timeout = 0;
+	struct fy_node *spec, *f;
+	struct dec_meta m;
+	size_t len;
+	int rc = 0;
+
+	pg->pos = x->obj_pos;
+	dec_check_fields(x, root, object_known, NULL);
+	if (dec_metadata(x, root, true, &m) < 0)
+		rc = -EINVAL;
+	pg->name = m.name;
+	pg->ns = m.ns;
+	dec_meta_release(&m);
+	len = dec_push(x, "spec");
+	if (!(spec = dec_get(root, "spec"))) {
+		dec_error(x, root, "is required");
+		rc = -EINVAL;
+	} else if (dec_expect_map(x, spec) < 0) {
+		rc = -EINVAL;
+	} else {
+		dec_check_fields(x, spec, known, NULL);
+		if (dec_int_field(x, spec, "minMember", true, 1, MAX_POD_COUNT,
+				  &min) < 0 ||
+		    dec_int_field(x, spec, "scheduleTimeoutSeconds", false, 0,
+				  INT32_MAX, &timeout) < 0)
+			rc = -EINVAL;
+		if ((f = dec_get(spec, "minResources"))) {
+			size_t l2 = dec_push(x, "minResources");
+
+			pg->has_min_resources = true;
+			if (dec_resource_list(x, f, &pg->min_resources) < 0)
+				rc = -EINVAL;
+			dec_pop(x, l2);
+		}
+	}
+	dec_pop(x, len);
+	pg->min_member = (int32_t)min;
+	pg->schedule_timeout_s = (int32_t)timeout;
+	if (rc < 0 || !pg->name) {
+		cluster_pop_last(x->batch, KIND_POD_GROUP);
+		return -EINVAL;
+	}
+	return dec_commit(x, KIND_POD_GROUP, root);
+}

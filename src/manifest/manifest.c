@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Loading manifests: read files and folders, parse YAML/JSON documents with
+ * libfyaml, dispatch each document to the decoder of its apiVersion and
+ * kind, and absorb a file into the cluster only when it had no error.
+ */
+#include "manifest/manifest.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/alloc.h"
+#include "manifest/dec.h"
+
+#include "base/banned.h"
+
+typedef int (*decode_fn)(struct dec *x, struct fy_node *root);
+
+struct kind_decoder {
+	const char *group; /* apiVersion without the version */
+	const char *versions; /* space-separated */
+	const char *kind;
+	decode_fn decode;
+};
+
+static const struct kind_decoder decoders[] = {
+	{ "", "v1", "Node", dec_node },
+	{ "", "v1", "Pod", dec_pod },
+	{ "kueue.x-k8s.io", "v1alpha1 v1beta1 v1beta2", "Topology",
+	  dec_topology },
+	{ "kueue.x-k8s.io", "v1beta1 v1beta2", "ResourceFlavor", dec_flavor },
+	{ "kueue.x-k8s.io", "v1beta1 v1beta2", "ClusterQueue",
+	  dec_cluster_queue },
+	{ "kueue.x-k8s.io", "v1alpha1 v1beta1 v1beta2", "Cohort", dec_cohort },
+	{ "kueue.x-k8s.io", "v1beta1 v1beta2", "LocalQueue", dec_local_queue },
+	{ "kueue.x-k8s.io", "v1beta1 v1beta2", "WorkloadPriorityClass",
+	  dec_priority_class },
+	{ "kueue.x-k8s.io", "v1beta1 v1beta2", "Workload", dec_workload },
+	{ "batch", "v1", "Job", dec_job },
+	{ "scheduling.x-k8s.io", "v1alpha1", "PodGroup", dec_pod_group },
+	{ "echelon.dev", "v1alpha1", "Configuration", dec_config },
+};
+
+static bool has_word(const char *list, const char *word)
+{
+	size_t len = strlen(word);
+
+	for (const char *p = list; (p = strstr(p, word)); p += len) {
+		if ((p == list || p[-1] == ' ') &&
+		    (p[len] == ' ' || p[len] == '\0'))
+			return true;
+	}
+	return false;
+}
+
+/* Split "group/version" (or "version" for the core group). */
+static void split_api_version(const char *av, char *group, size_t gsize,
+			      const char **version)
+{
+	const char *slash = strrchr(av, '/');
+
+	if (!slash) {
+		group[0] = '\0';
+		*version = av;
+		return;
+	}
+	snprintf(group, gsize, "%.*s", (int)(slash - av), av);
+	*version = slash + 1;
+}
+
+static const struct kind_decoder *find_decoder(struct dec *x,
+					       struct fy_node *root,
+					       const char *av,
+					       const char *kind)
+{
+	const char *version;
+	char group[256];
+	bool kind_known = false;
+
+	split_api_version(av, group, sizeof(group), &version);
+	for (size_t i = 0; i < ARRAY_SIZE(decoders); i++) {
+		const struct kind_decoder *kd = &decoders[i];
+
+		if (strcmp(kd->kind, kind) != 0)
+			continue;
+		kind_known = true;
+		if (strcmp(kd->group, group) == 0 &&
+		    has_word(kd->versions, version)) {
+			x->kueue_v1beta2 = strcmp(version, "v1beta2") == 0;
+			return kd;
+		}
+	}
+	if (kind_known) {
+		size_t len = dec_push(x, "apiVersion");
+
+		dec_error(x, dec_get(root, "apiVersion"),
+			  "unsupported apiVersion \"%s\" for kind %s", av,
+			  kind);
+		dec_pop(x, len);
+	} else {
+		size_t len = dec_push(x, "kind");
+
+		dec_error(x, dec_get(root, "kind"),
+			  "unknown kind \"%s\" (apiVersion \"%s\")", kind, av);
+		dec_pop(x, len);
+	}
+	return NULL;
+}
+
+static int decode_object(struct dec *x, struct fy_node *root, int depth);
+
+static int decode_list(struct dec *x, struct fy_node *root, int depth)
+{
+	struct fy_node *items = dec_get(root, "items"), *item;
+	void *it = NULL;
+	size_t len, i = 0;
+	int rc = 0;
+
+	if (!items)
+		return 0;
+	len = dec_push(x, "items");
+	if (dec_expect_seq(x, items) < 0) {
+		dec_pop(x, len);
+		return -EINVAL;
+	}
+	while ((item = fy_node_sequence_iterate(items, &it))) {
+		size_t l2 = dec_push_index(x, i++);
+
+		if (decode_object(x, item, depth + 1) < 0)
+			rc = -EINVAL;
+		dec_pop(x, l2);
+	}
+	dec_pop(x, len);
+	return rc;
+}
+
+static int decode_object(struct dec *x, struct fy_node *root, int depth)
+{
+	const char *av = NULL, *kind = NULL;
+	const struct kind_decoder *kd;
+	struct srcpos saved = x->obj_pos;
+	int rc;
+
+	if (dec_expect_map(x, root) < 0)
+		return -EINVAL;
+	x->obj_pos = dec_pos(x, root);
+	if (dec_str_field(x, root, "apiVersion", true, &av) < 0 ||
+	    dec_str_field(x, root, "kind", true, &kind) < 0) {
+		rc = -EINVAL;
+		goto out;
+	}
+	if (strcmp(kind, "List") == 0 && strcmp(av, "v1") == 0) {
+		if (depth < 4) {
+			rc = decode_list(x, root, depth);
+		} else {
+			size_t len = dec_push(x, "kind");
+
+			dec_error(x, dec_get(root, "kind"),
+				  "Lists may be nested at most 4 deep");
+			dec_pop(x, len);
+			rc = -EINVAL;
+		}
+		goto out;
+	}
+	kd = find_decoder(x, root, av, kind);
+	rc = kd ? kd->decode(x, root) : -EINVAL;
+out:
+	x->obj_pos = saved;
+	return rc;
+}
+
+/* libfyaml reports parse errors as text "name:line:col: error: msg". */
+struct parse_errors {
+	struct diag *d;
+	const char *file;
+	bool seen;
+};
+
+static void on_yaml_diag(struct fy_diag *diag, void *user, const char *buf,
+			 size_t len)
+{
+	struct parse_errors *pe = user;
+	char *text = xstrndup(buf, len), *err, *p;
+	int line = 0, col = 0;
+
+	(void)diag;
+	err = strstr(text, ": error: ");
+	if (err) {
+		*err = '\0';
+		/* The position is the last ":line:col" before the message. */
+		p = strrchr(text, ':');
+		if (p) {
+			col = (int)strtol(p + 1, NULL, 10);
+			*p = '\0';
+			p = strrchr(text, ':');
+			if (p)
+				line = (int)strtol(p + 1, NULL, 10);
+		}
+		err += strlen(": error: ");
+		err[strcspn(err, "\n")] = '\0';
+		diag_add(pe->d, DIAG_ERROR, pe->file, line, col,
+			 "invalid YAML: %s", err);
+		pe->seen = true;
+	}
+	free(text);
+}
+
+static int parse_documents(struct dec *x, const char *buf, size_t len,
+			   bool json)
+{
+	struct parse_errors pe = { .d = x->d, .file = x->file };
+	struct fy_diag_cfg dcfg;
+	struct fy_parse_cfg cfg;
+	struct fy_document *doc;
+	struct fy_diag *diag;
+	struct fy_parser *fyp;
+	int rc = 0;
+
+	fy_diag_cfg_default(&dcfg);
+	dcfg.fp = NULL;
+	dcfg.output_fn = on_yaml_diag;
+	dcfg.user = &pe;
+	dcfg.level = FYET_ERROR;
+	dcfg.colorize = false;
+	dcfg.show_source = false;
+	diag = fy_diag_create(&dcfg);
+	BUG_ON(!diag);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.flags = FYPCF_QUIET | (json ? FYPCF_JSON_FORCE : FYPCF_JSON_NONE);
+	cfg.diag = diag;
+	fyp = fy_parser_create(&cfg);
+	BUG_ON(!fyp);
+	if (fy_parser_set_string(fyp, buf, len) != 0)
+		BUG_ON(1);
+	while ((doc = fy_parse_load_document(fyp))) {
+		struct fy_node *root = fy_document_root(doc);
+
+		if (root && decode_object(x, root, 0) < 0)
+			rc = -EINVAL;
+		fy_parse_document_destroy(fyp, doc);
+	}
+	if (fy_parser_get_stream_error(fyp) || pe.seen) {
+		if (!pe.seen)
+			diag_add(x->d, DIAG_ERROR, x->file, 0, 0,
+				 "invalid YAML");
+		rc = -EINVAL;
+	}
+	fy_parser_destroy(fyp);
+	fy_diag_destroy(diag);
+	return rc;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Forget the resource names a rejected file registered, so that it leaves
+ * no trace (and cannot use up RESOURCE_MAX for the files after it). */
+static void forget_resources(struct resource_registry *r, int count)
+{
+	while (r->count > count) {
+		r->count--;
+		free(r->names[r->count]);
+		r->names[r->count] = NULL;
+	}
+}
+
+int manifest_load_buffer(struct cluster *c, const char *name, const char *buf,
+			 size_t len, struct diag *d)
+{
+	int nresources = c->resources->count;
+	struct cluster batch;
+	struct diag local;
+	struct dec x;
+	int rc;
+
+	diag_init(&local);
+	cluster_init_batch(&batch, c);
+	dec_init(&x, &batch, &local, cluster_str(c, name));
+	rc = parse_documents(&x, buf, len, ends_with(name, ".json"));
+	if (local.errors)
+		rc = -EINVAL;
+	if (rc == 0 && cluster_absorb(c, &batch, &local) < 0)
+		rc = -EINVAL;
+	dec_release(&x);
+	cluster_release(&batch);
+	if (rc < 0)
+		forget_resources(c->resources, nresources);
+	diag_move(d, &local);
+	return rc;
+}
+
+static int read_stream(FILE *f, const char *path, struct strbuf *out,
+		       struct diag *d)
+{
+	char chunk[65536];
+	size_t n;
+
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (out->len + n > MANIFEST_MAX_FILE_BYTES) {
+			diag_add(d, DIAG_ERROR, path, 0, 0,
+				 "file is larger than %u bytes",
+				 MANIFEST_MAX_FILE_BYTES);
+			return -EFBIG;
+		}
+		strbuf_add(out, chunk, n);
+	}
+	if (ferror(f)) {
+		diag_add(d, DIAG_ERROR, path, 0, 0, "read error: %s",
+			 strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+static int load_file(struct cluster *c, const char *path, struct diag *d)
+{
+	struct strbuf sb;
+	bool is_stdin = strcmp(path, "-") == 0;
+	FILE *f = is_stdin ? stdin : fopen(path, "rb");
+	int rc;
+
+	if (!f) {
+		diag_add(d, DIAG_ERROR, path, 0, 0, "cannot open: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	strbuf_init(&sb);
+	rc = read_stream(f, is_stdin ? "<stdin>" : path, &sb, d);
+	if (!is_stdin)
+		fclose(f);
+	if (rc == 0)
+		rc = manifest_load_buffer(c, is_stdin ? "<stdin>" : path,
+					  sb.buf, sb.len, d);
+	strbuf_release(&sb);
+	return rc;
+}
+
+static bool manifest_name(const char *name)
+{
+	return name[0] != '.' &&
+	       (ends_with(name, ".yaml") || ends_with(name, ".yml") ||
+		ends_with(name, ".json"));
+}
+
+static int load_path(struct cluster *c, const char *path, int depth,
+		     size_t *files, struct diag *d);
+
+static int load_dir(struct cluster *c, const char *path, int depth,
+		    size_t *files, struct diag *d)
+{
+	struct dirent **ents;
+	int n, rc = 0;
+
+	n = scandir(path, &ents, NULL, alphasort);
+	if (n < 0) {
+		diag_add(d, DIAG_ERROR, path, 0, 0, "cannot read folder: %s",
+			 strerror(errno));
+		return -EIO;
+	}
+	for (int i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+		char *child = xasprintf("%s/%s", path, name);
+		struct stat st;
+
+		if (name[0] != '.' && stat(child, &st) == 0 &&
+		    (S_ISDIR(st.st_mode) || manifest_name(name)) &&
+		    load_path(c, child, depth + 1, files, d) < 0)
+			rc = -EINVAL;
+		free(child);
+		free(ents[i]);
+	}
+	free(ents);
+	return rc;
+}
+
+static int load_path(struct cluster *c, const char *path, int depth,
+		     size_t *files, struct diag *d)
+{
+	struct stat st;
+
+	if (strcmp(path, "-") != 0 && stat(path, &st) < 0) {
+		diag_add(d, DIAG_ERROR, path, 0, 0, "cannot open: %s",
+			 strerror(errno));
+		return -ENOENT;
+	}
+	if (strcmp(path, "-") != 0 && S_ISDIR(st.st_mode)) {
+		if (depth > 32) {
+			diag_add(d, DIAG_ERROR, path, 0, 0,
+				 "folders nested too deeply");
+			return -ELOOP;
+		}
+		return load_dir(c, path, depth, files, d);
+	}
+	if (++*files > MANIFEST_MAX_FILES) {
+		diag_add(d, DIAG_ERROR, path, 0, 0, "more than %u files",
+			 MANIFEST_MAX_FILES);
+		return -E2BIG;
+	}
+	return load_file(c, path, d);
+}
+
+int manifest_load_paths(struct cluster *c, const char *const *paths,
+			size_t npaths, struct diag *d)
+{
+	size_t files = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < npaths; i++) {
+		if (load_path(c, paths[i], 0, &files, d) < 0)
+			rc = -EINVAL;
+	}
+	cluster_compute_usage(c, d);
+	return rc;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Manifests: multi-document YAML or JSON files of Kubernetes-style objects
+ * (v1 Node and Pod; kueue.x-k8s.io v1beta1/v1beta2 Topology,
+ * ResourceFlavor, ClusterQueue, Cohort, LocalQueue, WorkloadPriorityClass,
+ * Workload; batch/v1 Job; scheduling.x-k8s.io/v1alpha1 PodGroup;
+ * echelon.dev/v1alpha1 Configuration) decoded into a cluster.
+ *
+ * Every problem is reported in d as "file:line:col: path.to.field: what is
+ * wrong"; a file with any error applies nothing to the cluster (it is
+ * decoded into a batch first, see cluster.h). Unknown fields are warnings
+ * where Kubernetes would accept them. The decoder holds no authority: it
+ * only fills the cluster given to it, so it can be fuzzed alone.
+ */
+#ifndef ECHELON_MANIFEST_H
+#define ECHELON_MANIFEST_H
+
+#include <stddef.h>
+
+#include "base/compiler.h"
+#include "base/diag.h"
+#include "model/cluster.h"
+
+/* Hard limits on what one input may hold. */
+#define MANIFEST_MAX_FILE_BYTES (256u << 20)
+#define MANIFEST_MAX_FILES 100000
+
+/*
+ * Decode buf (name is used in messages) and absorb it into c.
+ * Returns 0, or -EINVAL when any error was reported (c unchanged).
+ */
+int manifest_load_buffer(struct cluster *c, const char *name, const char *buf,
+			 size_t len, struct diag *d) MUST_CHECK;
+
+/*
+ * Load files, and folders recursively (files ending in .yaml, .yml or .json,
+ * in name order). Each file is all-or-nothing; files without errors are
+ * applied even when others fail. Afterwards node usage is recomputed from
+ * the pods (cluster_compute_usage). Returns 0, or -EINVAL when any error
+ * was reported, -ENOENT etc. folded into the same messages.
+ */
+int manifest_load_paths(struct cluster *c, const char *const *paths,
+			size_t npaths, struct diag *d) MUST_CHECK;
+
+#endif

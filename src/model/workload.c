@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Workloads and pod sets: construction and release.
+ */
+#include "model/workload.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+
+#include "base/banned.h"
+
+void podset_init(struct podset *ps)
+{
+	memset(ps, 0, sizeof(*ps));
+	labels_init(&ps->node_selector);
+	node_affinity_init(&ps->affinity);
+	ps->count = 1;
+	ps->min_count = 1;
+}
+
+void podset_release(struct podset *ps)
+{
+	if (!ps)
+		return;
+	labels_release(&ps->node_selector);
+	node_affinity_release(&ps->affinity);
+	free(ps->tolerations);
+	memset(ps, 0, sizeof(*ps));
+}
+
+void workload_init(struct workload *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->active = true;
+}
+
+void topology_assignment_free(struct topology_assignment *ta)
+{
+	if (!ta)
+		return;
+	for (size_t i = 0; i < ta->ndomains; i++)
+		free(ta->domains[i].values);
+	free(ta->domains);
+	free(ta->levels);
+	free(ta);
+}
+
+void workload_release(struct workload *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; i < w->npodsets; i++)
+		podset_release(&w->podsets[i]);
+	if (w->admission) {
+		for (size_t i = 0; i < w->admission->npodsets; i++)
+			topology_assignment_free(
+				w->admission->podsets[i].topology);
+		free(w->admission);
+	}
+	memset(w, 0, sizeof(*w));
+}
+
+struct podset *workload_add_podset(struct workload *w)
+{
+	struct podset *ps;
+
+	if (w->npodsets >= WORKLOAD_MAX_PODSETS)
+		return NULL;
+	ps = &w->podsets[w->npodsets++];
+	podset_init(ps);
+	return ps;
+}
+
+int64_t workload_pod_count(const struct workload *w)
+{
+	int64_t n = 0;
+
+	for (size_t i = 0; i < w->npodsets; i++)
+		n += w->podsets[i].count;
+	return n;
+}
+
+const char *topology_mode_name(enum topology_mode mode)
+{
+	static const char *const names[TOPOLOGY_MODE_COUNT] = {
+		[TOPOLOGY_NONE] = "none",
+		[TOPOLOGY_REQUIRED] = "required",
+		[TOPOLOGY_PREFERRED] = "preferred",
+		[TOPOLOGY_UNCONSTRAINED] = "unconstrained",
+	};
+
+	return mode < TOPOLOGY_MODE_COUNT ? names[mode] : "?";
+}
+
+static int check_slices(const struct podset *ps, struct errbuf *eb)
+{
+	const struct topology_request *t = &ps->topology;
+
+	for (size_t i = 0; i < t->nslices; i++) {
+		int32_t size = t->slices[i].size;
+		int32_t outer = i ? t->slices[i - 1].size : ps->count;
+
+		if (!t->slices[i].level)
+			return errbuf_set(eb, -EINVAL,
+					  "slice %zu: topology is required", i);
+		if (size < 1)
+			return errbuf_set(eb, -EINVAL,
+					  "slice topology requested, but slice "
+					  "size not provided");
+		if (size > outer || outer % size != 0)
+			return errbuf_set(eb, -EINVAL,
+					  "slice size %d must evenly divide %s "
+					  "%d",
+					  size, i ? "the outer slice size" :
+						    "count",
+					  outer);
+		for (size_t j = 0; j < i; j++) {
+			if (strcmp(t->slices[j].level, t->slices[i].level) ==
+			    0)
+				return errbuf_set(eb, -EINVAL,
+						  "slice topology \"%s\" is "
+						  "used twice",
+						  t->slices[i].level);
+		}
+	}
+	return 0;
+}
+
+int podset_check_topology(const struct podset *ps, struct errbuf *eb)
+{
+	const struct topology_request *t = &ps->topology;
+
+	if (t->nslices > SLICE_MAX_LAYERS)
+		return errbuf_set(eb, -EINVAL,
+				  "at most %d slice layers are allowed",
+				  SLICE_MAX_LAYERS);
+	if (t->group_name && t->mode != TOPOLOGY_REQUIRED &&
+	    t->mode != TOPOLOGY_PREFERRED)
+		return errbuf_set(eb, -EINVAL,
+				  "podSetGroupName needs a required or "
+				  "preferred topology");
+	if (ps->count > 0)
+		return check_slices(ps, eb);
+	return 0;
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * A Workload (kueue.x-k8s.io Workload, or one made from a batch/v1 Job): the
+ * pod sets of one job as the scheduler sees them, its queue and priority,
+ * and, once admitted, its admission (ClusterQueue, flavors, counts and
+ * topology assignment per pod set).
+ *
+ * Each pod set's requests are per pod and already include one "pods" unit.
+ * Strings are interned in the owning cluster; a workload owns its arrays.
+ */
+#ifndef ECHELON_MODEL_WORKLOAD_H
+#define ECHELON_MODEL_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/diag.h"
+#include "base/errbuf.h"
+#include "base/vec.h"
+#include "model/label.h"
+#include "model/resvec.h"
+#include "model/selector.h"
+#include "model/taint.h"
+
+#define WORKLOAD_MAX_PODSETS 8
+#define SLICE_MAX_LAYERS     3
+
+enum topology_mode {
+	TOPOLOGY_NONE, /* no request: implied by the flavor */
+	TOPOLOGY_REQUIRED,
+	TOPOLOGY_PREFERRED,
+	TOPOLOGY_UNCONSTRAINED,
+	TOPOLOGY_MODE_COUNT
+};
+
+struct slice_layer {
+	const char *level;
+	int32_t size;
+};
+
+struct topology_request {
+	enum topology_mode mode;
+	const char *level; /* required/preferred level; NULL otherwise */
+	/* Slices: single layer (podSetSliceRequiredTopology + size), or up to
+	 * SLICE_MAX_LAYERS layers, outermost first. nslices is 0 without. */
+	struct slice_layer slices[SLICE_MAX_LAYERS];
+	size_t nslices;
+	const char *group_name;	     /* podSetGroupName; NULL when none */
+	const char *pod_index_label; /* NULL when none */
+};
+
+struct podset {
+	const char *name;
+	int32_t count;
+	int32_t min_count; /* == count unless partial admission is allowed */
+	struct resvec requests;
+	struct labels node_selector;
+	struct node_affinity affinity;
+	struct toleration *tolerations;
+	size_t ntolerations;
+	struct topology_request topology;
+	struct srcpos pos;
+};
+
+struct topology_domain {
+	const char **values; /* one per level */
+	int32_t count;
+};
+
+struct topology_assignment {
+	const char **levels;
+	size_t nlevels;
+	struct topology_domain *domains;
+	size_t ndomains;
+};
+
+struct podset_admission {
+	const char *name;
+	int32_t count;
+	const char *flavors[RESOURCE_MAX];    /* by resource id; NULL: none */
+	struct topology_assignment *topology; /* NULL: none */
+};
+
+struct admission {
+	const char *cluster_queue;
+	struct podset_admission podsets[WORKLOAD_MAX_PODSETS];
+	size_t npodsets;
+};
+
+struct workload {
+	const char *ns;
+	const char *name;
+	const char *queue_name;		 /* LocalQueue; NULL when none */
+	const char *priority_class_name; /* NULL when none */
+	int32_t priority;
+	bool active;
+	int64_t creation_us;	/* metadata.creationTimestamp; 0 when absent */
+	const char *owner_kind; /* "Job" when made from a Job; else NULL */
+	const char *owner_name;
+	struct podset podsets[WORKLOAD_MAX_PODSETS];
+	size_t npodsets;
+	struct admission *admission; /* owned; NULL while not admitted */
+	struct srcpos pos;
+};
+
+void workload_init(struct workload *w);
+void workload_release(struct workload *w);
+/* Append an initialised pod set; NULL when WORKLOAD_MAX_PODSETS are used. */
+struct podset *workload_add_podset(struct workload *w);
+void podset_init(struct podset *ps);
+void podset_release(struct podset *ps);
+void topology_assignment_free(struct topology_assignment *ta);
+/* Total pods over all pod sets. */
+int64_t workload_pod_count(const struct workload *w);
+const char *topology_mode_name(enum topology_mode mode);
+
+
+/*
+ * Check a pod set's topology request against Kueue's validation rules that
+ * need no Topology: slice size with a slice level, sizes dividing the
+ * count and each other, at most SLICE_MAX_LAYERS unique layers, a group
+ * name only with required or preferred. -EINVAL with a message naming the
+ * field ("podSetSliceSize: must evenly divide count 6").
+ */
+int podset_check_topology(const struct podset *ps, struct errbuf *eb) MUST_CHECK;
+
+#endif
