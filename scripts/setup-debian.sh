@@ -1,0 +1,38 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Install what echelon needs to build and test on Debian 12, when missing.
+# Runs apt-get as root (directly, or through sudo when available); does
+# nothing when everything is already there.
+set -eu
+
+packages="build-essential cmake pkg-config libfyaml-dev libjansson-dev
+libcmocka-dev clang clang-format"
+missing=""
+
+have_pc() { pkg-config --exists "$1" 2>/dev/null; }
+command -v cc >/dev/null 2>&1 || missing=1
+command -v make >/dev/null 2>&1 || missing=1
+command -v cmake >/dev/null 2>&1 || missing=1
+command -v pkg-config >/dev/null 2>&1 || missing=1
+command -v clang >/dev/null 2>&1 || missing=1
+command -v clang-format >/dev/null 2>&1 || missing=1
+if [ -z "$missing" ]; then
+	for pc in libfyaml jansson cmocka; do
+		have_pc "$pc" || missing=1
+	done
+fi
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+	sudo=""
+elif command -v sudo >/dev/null 2>&1; then
+	sudo="sudo"
+else
+	echo "echelon: missing build dependencies; as root, run:" >&2
+	echo "  apt-get update && apt-get install -y" $packages >&2
+	exit 1
+fi
+echo "echelon: installing build dependencies:" $packages >&2
+$sudo apt-get update -qq
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $packages >/dev/null
