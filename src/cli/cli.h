@@ -29,13 +29,17 @@ void cli_usage(FILE *out);
 
 /*
  * Load manifests from files and folders into c, printing every error and
- * warning to stderr as "file:line:col: path: message". Returns 0, or -1
- * when any error was found (files without errors are still loaded).
+ * warning to stderr as "file:line:col: path: message" (warnings only when
+ * quiet_warnings is false, or there were errors). Returns 0, or -1 when any
+ * error was found (files without errors are still loaded). The number of
+ * warnings goes to *ret_warnings unless it is NULL.
  */
 int cli_load(struct cluster *c, const char *const *paths, size_t npaths,
-	     bool quiet_warnings);
+	     bool quiet_warnings, size_t *ret_warnings);
 
 int cli_validate(int argc, char **argv);
+int cli_place(int argc, char **argv);
+int cli_bench(int argc, char **argv);
 int cli_version(int argc, char **argv);
 int cli_help(int argc, char **argv);
 

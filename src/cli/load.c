@@ -11,7 +11,7 @@
 #include "base/banned.h"
 
 int cli_load(struct cluster *c, const char *const *paths, size_t npaths,
-	     bool quiet_warnings)
+	     bool quiet_warnings, size_t *ret_warnings)
 {
 	struct strbuf sb;
 	struct diag d;
@@ -27,6 +27,8 @@ int cli_load(struct cluster *c, const char *const *paths, size_t npaths,
 	if (d.errors)
 		fprintf(stderr, "%zu error(s), %zu warning(s)\n", d.errors,
 			d.warnings);
+	if (ret_warnings)
+		*ret_warnings = d.warnings;
 	strbuf_release(&sb);
 	diag_release(&d);
 	return rc < 0 ? -1 : 0;

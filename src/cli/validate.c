@@ -39,12 +39,13 @@ static void node_summary(const struct cluster *c, struct strbuf *sb)
 		cordoned += n->unschedulable;
 		resvec_add(&total, &n->allocatable);
 	}
-	strbuf_addf(sb, "%zu ready, %zu cordoned; allocatable", ready,
-		    cordoned);
-	for (int r = 0; r < c->resources->count; r++) {
+	strbuf_addf(sb, "%zu ready, %zu cordoned", ready, cordoned);
+	for (int r = 0, first = 1; r < c->resources->count; r++) {
 		if (r == RESOURCE_PODS || total.v[r] == 0)
 			continue;
-		strbuf_addf(sb, " %s=", resource_name(c->resources, r));
+		strbuf_addf(sb, "%s%s=", first ? "; allocatable " : " ",
+			    resource_name(c->resources, r));
+		first = 0;
 		quantity_format(total.v[r], c->resources->kinds[r], sb);
 	}
 }
@@ -110,7 +111,7 @@ int cli_validate(int argc, char **argv)
 	struct cluster c;
 	struct diag d;
 	struct strbuf sb;
-	size_t n = 0;
+	size_t n = 0, warnings = 0;
 	bool strict = false;
 	int opt, rc = 1;
 
@@ -141,12 +142,12 @@ int cli_validate(int argc, char **argv)
 	cluster_init(&c);
 	diag_init(&d);
 	strbuf_init(&sb);
-	if (cli_load(&c, paths, n, false) == 0) {
+	if (cli_load(&c, paths, n, false, &warnings) == 0) {
 		cluster_check_refs(&c, &d);
 		diag_format(&d, &sb);
 		fputs(sb.buf, stderr);
 		summarise(&c);
-		rc = strict && d.warnings ? 1 : 0;
+		rc = strict && (warnings || d.warnings) ? 1 : 0;
 	}
 	strbuf_release(&sb);
 	diag_release(&d);

@@ -132,8 +132,8 @@ static void report(struct dec *x, enum diag_severity sev, struct fy_node *n,
 
 	strbuf_init(&sb);
 	strbuf_vaddf(&sb, fmt, ap);
-	diag_at(x->d, sev, &pos, "%s%s%s", x->path.buf,
-		x->path.len ? ": " : "", sb.buf);
+	diag_at(x->d, sev, &pos, "%s%s%s", x->path.buf, x->path.len ? ": " : "",
+		sb.buf);
 	strbuf_release(&sb);
 }
 
@@ -167,9 +167,9 @@ bool dec_is_null(struct fy_node *n)
 		return false;
 	s = fy_node_get_scalar(n, &len);
 	return len == 0 || (len == 1 && s[0] == '~') ||
-	       (len == 4 && (memcmp(s, "null", 4) == 0 ||
-			     memcmp(s, "Null", 4) == 0 ||
-			     memcmp(s, "NULL", 4) == 0));
+	       (len == 4 &&
+		(memcmp(s, "null", 4) == 0 || memcmp(s, "Null", 4) == 0 ||
+		 memcmp(s, "NULL", 4) == 0));
 }
 
 struct fy_node *dec_get(struct fy_node *map, const char *key)
@@ -269,8 +269,9 @@ static bool plain_non_string(struct fy_node *n, const char *s, size_t len)
 	memcpy(buf, s, len);
 	buf[len] = '\0';
 	strtod(buf, &end);
-	return *end == '\0' && (buf[0] == '-' || buf[0] == '+' ||
-				buf[0] == '.' || (buf[0] >= '0' && buf[0] <= '9'));
+	return *end == '\0' &&
+	       (buf[0] == '-' || buf[0] == '+' || buf[0] == '.' ||
+		(buf[0] >= '0' && buf[0] <= '9'));
 }
 
 static int scalar(struct dec *x, struct fy_node *n, const char *what,
@@ -357,13 +358,12 @@ int dec_bool(struct dec *x, struct fy_node *n, bool *ret)
 		*ret = false;
 		return 0;
 	}
-	dec_error(x, n, "must be a boolean (true or false), not %.*s",
-		  (int)len, s);
+	dec_error(x, n, "must be a boolean (true or false), not %.*s", (int)len,
+		  s);
 	return -EINVAL;
 }
 
-int dec_quantity(struct dec *x, struct fy_node *n, int resource,
-		 int64_t *ret)
+int dec_quantity(struct dec *x, struct fy_node *n, int resource, int64_t *ret)
 {
 	struct errbuf eb;
 	const char *s;
@@ -433,8 +433,7 @@ static int parse_duration(const char *s, int64_t *ret_us)
 		if (digits == 0 || digits == strspn(s, "."))
 			return -EINVAL;
 		v = strtod(s, &end);
-		if (end != s + digits ||
-		    duration_unit(end, &ulen, &unit) < 0)
+		if (end != s + digits || duration_unit(end, &ulen, &unit) < 0)
 			return -EINVAL;
 		if (v * (double)unit > 9.2e18 - (double)total)
 			return -ERANGE;
@@ -465,22 +464,22 @@ int dec_duration(struct dec *x, struct fy_node *n, int64_t *ret_us)
 }
 
 /* Shared shape of the *_field accessors. */
-#define FIELD_BODY(call)                                           \
-	struct fy_node *n = dec_get(map, key);                     \
-	size_t len;                                                \
-	int rc;                                                    \
-	if (!n) {                                                  \
-		if (required) {                                    \
-			len = dec_push(x, key);                    \
-			dec_error(x, map, "is required");          \
-			dec_pop(x, len);                           \
-			return -EINVAL;                            \
-		}                                                  \
-		return 0;                                          \
-	}                                                          \
-	len = dec_push(x, key);                                    \
-	rc = (call);                                               \
-	dec_pop(x, len);                                           \
+#define FIELD_BODY(call)                                                       \
+	struct fy_node *n = dec_get(map, key);                                 \
+	size_t len;                                                            \
+	int rc;                                                                \
+	if (!n) {                                                              \
+		if (required) {                                                \
+			len = dec_push(x, key);                                \
+			dec_error(x, map, "is required");                      \
+			dec_pop(x, len);                                       \
+			return -EINVAL;                                        \
+		}                                                              \
+		return 0;                                                      \
+	}                                                                      \
+	len = dec_push(x, key);                                                \
+	rc = (call);                                                           \
+	dec_pop(x, len);                                                       \
 	return rc < 0 ? rc : 1
 
 int dec_str_field(struct dec *x, struct fy_node *map, const char *key,

@@ -79,8 +79,7 @@ int dec_resource_list(struct dec *x, struct fy_node *n, struct resvec *out)
 		if (id < 0) {
 			dec_error(x, fy_node_pair_key(p), "%s", eb.msg);
 			rc = -EINVAL;
-		} else if (dec_quantity(x, fy_node_pair_value(p), id, &v) <
-			   0) {
+		} else if (dec_quantity(x, fy_node_pair_value(p), id, &v) < 0) {
 			rc = -EINVAL;
 		} else {
 			out->v[id] = v;
@@ -94,8 +93,7 @@ static int dec_taint(struct dec *x, struct fy_node *n, struct taint *t)
 {
 	static const char *const known[] = { "key", "value", "effect",
 					     "timeAdded", NULL };
-	static const char *const effects[] = { "NoSchedule",
-					       "PreferNoSchedule",
+	static const char *const effects[] = { "NoSchedule", "PreferNoSchedule",
 					       "NoExecute", NULL };
 	int effect = -1, rc = 0;
 	struct errbuf eb;
@@ -155,12 +153,11 @@ int dec_taints(struct dec *x, struct fy_node *n, struct taint **ret,
 static int dec_toleration(struct dec *x, struct fy_node *n,
 			  struct toleration *t)
 {
-	static const char *const known[] = { "key", "operator", "value",
-					     "effect", "tolerationSeconds",
-					     NULL };
+	static const char *const known[] = {
+		"key", "operator", "value", "effect", "tolerationSeconds", NULL
+	};
 	static const char *const ops[] = { "Equal", "Exists", NULL };
-	static const char *const effects[] = { "NoSchedule",
-					       "PreferNoSchedule",
+	static const char *const effects[] = { "NoSchedule", "PreferNoSchedule",
 					       "NoExecute", NULL };
 	int op = 0, effect = -1, rc = 0;
 	struct errbuf eb;
@@ -169,10 +166,10 @@ static int dec_toleration(struct dec *x, struct fy_node *n,
 		return -EINVAL;
 	dec_check_fields(x, n, known, NULL);
 	memset(t, 0, sizeof(*t));
-	if (dec_str_field(x, n, "key", false, &t->key) < 0 ||
-	    dec_enum_field(x, n, "operator", ops, &op) < 0 ||
-	    dec_str_field(x, n, "value", false, &t->value) < 0 ||
-	    dec_enum_field(x, n, "effect", effects, &effect) < 0)
+	if ((dec_str_field(x, n, "key", false, &t->key) < 0) |
+	    (dec_enum_field(x, n, "operator", ops, &op) < 0) |
+	    (dec_str_field(x, n, "value", false, &t->value) < 0) |
+	    (dec_enum_field(x, n, "effect", effects, &effect) < 0))
 		rc = -EINVAL;
 	t->op = (enum toleration_op)op;
 	t->effect = effect;
@@ -265,9 +262,9 @@ static int dec_requirement(struct dec *x, struct fy_node *n,
 	if (dec_expect_map(x, n) < 0)
 		return -EINVAL;
 	dec_check_fields(x, n, known, NULL);
-	if (dec_str_field(x, n, "key", true, &key) < 0 ||
-	    dec_str_field(x, n, "operator", true, &opname) < 0 ||
-	    req_values(x, n, &values, &nvalues) < 0) {
+	if ((dec_str_field(x, n, "key", true, &key) < 0) |
+	    (dec_str_field(x, n, "operator", true, &opname) < 0) |
+	    (req_values(x, n, &values, &nvalues) < 0)) {
 		rc = -EINVAL;
 		goto out;
 	}
@@ -312,8 +309,8 @@ static int dec_requirements(struct dec *x, struct fy_node *seq,
 
 int dec_label_selector(struct dec *x, struct fy_node *n, struct selector *out)
 {
-	static const char *const known[] = { "matchLabels",
-					     "matchExpressions", NULL };
+	static const char *const known[] = { "matchLabels", "matchExpressions",
+					     NULL };
 	struct labels ml;
 	struct fy_node *f;
 	size_t len;
@@ -384,8 +381,8 @@ int dec_node_affinity(struct dec *x, struct fy_node *affinity,
 		      struct node_affinity *out)
 {
 	static const char *const known[] = { "nodeAffinity", NULL };
-	static const char *const ignored[] = { "podAffinity",
-					       "podAntiAffinity", NULL };
+	static const char *const ignored[] = { "podAffinity", "podAntiAffinity",
+					       NULL };
 	static const char *const na_known[] = {
 		"requiredDuringSchedulingIgnoredDuringExecution",
 		"preferredDuringSchedulingIgnoredDuringExecution", NULL
@@ -436,8 +433,8 @@ int dec_check_name(struct dec *x, struct fy_node *n, const char *name,
 		   bool subdomain)
 {
 	size_t len = strlen(name), max = subdomain ? 253 : 63;
-	const char *what = subdomain ? "a DNS-1123 subdomain"
-				     : "a DNS-1123 label";
+	const char *what =
+		subdomain ? "a DNS-1123 subdomain" : "a DNS-1123 label";
 
 	if (len == 0 || len > max)
 		goto bad;

@@ -21,11 +21,11 @@ static int placement(struct dec *x, struct fy_node *n, struct config *c)
 	if (dec_expect_map(x, n) < 0)
 		return -EINVAL;
 	dec_check_fields(x, n, known, NULL);
-	if (dec_enum_field(x, n, "algorithm", algorithms, &a) < 0 ||
-	    dec_bool_field(x, n, "balancedPlacement",
-			   &c->placement.balanced) < 0 ||
-	    dec_bool_field(x, n, "preferredNodeAffinity",
-			   &c->placement.preferred_node_affinity) < 0)
+	if ((dec_enum_field(x, n, "algorithm", algorithms, &a) < 0) |
+	    (dec_bool_field(x, n, "balancedPlacement", &c->placement.balanced) <
+	     0) |
+	    (dec_bool_field(x, n, "preferredNodeAffinity",
+			    &c->placement.preferred_node_affinity) < 0))
 		return -EINVAL;
 	/* The names above are in enum placement_algorithm order. */
 	c->placement.algorithm = (enum placement_algorithm)a;
@@ -45,13 +45,13 @@ static int requeuing(struct dec *x, struct fy_node *n,
 	if (dec_expect_map(x, n) < 0)
 		return -EINVAL;
 	dec_check_fields(x, n, known, NULL);
-	if (dec_enum_field(x, n, "timestamp", stamps, &ts) < 0 ||
-	    dec_int_field(x, n, "backoffBaseSeconds", false, 1, INT32_MAX,
-			  &r->backoff_base_s) < 0 ||
-	    dec_int_field(x, n, "backoffMaxSeconds", false, 1, INT32_MAX,
-			  &r->backoff_max_s) < 0 ||
-	    dec_int_field(x, n, "backoffLimitCount", false, 0, INT32_MAX,
-			  &r->backoff_limit_count) < 0)
+	if ((dec_enum_field(x, n, "timestamp", stamps, &ts) < 0) |
+	    (dec_int_field(x, n, "backoffBaseSeconds", false, 1, INT32_MAX,
+			   &r->backoff_base_s) < 0) |
+	    (dec_int_field(x, n, "backoffMaxSeconds", false, 1, INT32_MAX,
+			   &r->backoff_max_s) < 0) |
+	    (dec_int_field(x, n, "backoffLimitCount", false, 0, INT32_MAX,
+			   &r->backoff_limit_count) < 0))
 		rc = -EINVAL;
 	r->timestamp = (enum requeue_timestamp)ts;
 	if (rc == 0 && r->backoff_max_s < r->backoff_base_s) {
@@ -69,10 +69,10 @@ static int requeuing(struct dec *x, struct fy_node *n,
 static int wait_for_pods_ready(struct dec *x, struct fy_node *n,
 			       struct wait_for_pods_ready *w)
 {
-	static const char *const known[] = { "enable", "timeout",
-					     "recoveryTimeout",
-					     "blockAdmission",
-					     "requeuingStrategy", NULL };
+	static const char *const known[] = {
+		"enable",	  "timeout",	       "recoveryTimeout",
+		"blockAdmission", "requeuingStrategy", NULL
+	};
 	struct fy_node *f;
 	int has_recovery, rc = 0;
 
@@ -81,9 +81,9 @@ static int wait_for_pods_ready(struct dec *x, struct fy_node *n,
 	dec_check_fields(x, n, known, NULL);
 	/* As in Kueue v1beta2: the block being present enables it. */
 	w->enable = true;
-	if (dec_bool_field(x, n, "enable", &w->enable) < 0 ||
-	    dec_duration_field(x, n, "timeout", &w->timeout_us) < 0 ||
-	    dec_bool_field(x, n, "blockAdmission", &w->block_admission) < 0)
+	if ((dec_bool_field(x, n, "enable", &w->enable) < 0) |
+	    (dec_duration_field(x, n, "timeout", &w->timeout_us) < 0) |
+	    (dec_bool_field(x, n, "blockAdmission", &w->block_admission) < 0))
 		rc = -EINVAL;
 	has_recovery = dec_duration_field(x, n, "recoveryTimeout",
 					  &w->recovery_timeout_us);
@@ -103,9 +103,9 @@ static int wait_for_pods_ready(struct dec *x, struct fy_node *n,
 
 int dec_config(struct dec *x, struct fy_node *root)
 {
-	static const char *const known[] = { "apiVersion", "kind", "metadata",
-					     "placement", "waitForPodsReady",
-					     NULL };
+	static const char *const known[] = { "apiVersion",	 "kind",
+					     "metadata",	 "placement",
+					     "waitForPodsReady", NULL };
 	struct config *c = vec_push_zero(&x->batch->configs);
 	struct fy_node *f;
 	int rc = 0;

@@ -15,12 +15,17 @@
 
 #include "base/banned.h"
 
-static const char *const meta_ignored[] = {
-	"uid",	       "resourceVersion", "generation", "generateName",
-	"finalizers",  "ownerReferences", "managedFields",
-	"deletionTimestamp", "deletionGracePeriodSeconds", "selfLink",
-	NULL
-};
+static const char *const meta_ignored[] = { "uid",
+					    "resourceVersion",
+					    "generation",
+					    "generateName",
+					    "finalizers",
+					    "ownerReferences",
+					    "managedFields",
+					    "deletionTimestamp",
+					    "deletionGracePeriodSeconds",
+					    "selfLink",
+					    NULL };
 
 /* RFC 3339 "2024-05-01T10:00:00Z" (optionally with fraction and offset). */
 static int parse_time(const char *s, int64_t *ret_us)
@@ -66,8 +71,7 @@ static int parse_time(const char *s, int64_t *ret_us)
 	return 0;
 }
 
-int dec_labels_any(struct dec *x, struct fy_node *n,
-		   struct labels *out)
+int dec_labels_any(struct dec *x, struct fy_node *n, struct labels *out)
 {
 	struct fy_node_pair *p;
 	void *it = NULL;
@@ -97,9 +101,10 @@ int dec_labels_any(struct dec *x, struct fy_node *n,
 static int meta_fields(struct dec *x, struct fy_node *meta, bool namespaced,
 		       struct dec_meta *m)
 {
-	static const char *const known[] = { "name", "namespace", "labels",
-					     "annotations",
-					     "creationTimestamp", NULL };
+	static const char *const known[] = {
+		"name",	       "namespace",	    "labels",
+		"annotations", "creationTimestamp", NULL
+	};
 	struct fy_node *f;
 	const char *ts;
 	size_t len;
@@ -110,8 +115,7 @@ static int meta_fields(struct dec *x, struct fy_node *meta, bool namespaced,
 		rc = -EINVAL;
 	} else {
 		len = dec_push(x, "name");
-		if (dec_check_name(x, dec_get(meta, "name"), m->name, true) <
-		    0)
+		if (dec_check_name(x, dec_get(meta, "name"), m->name, true) < 0)
 			rc = -EINVAL;
 		dec_pop(x, len);
 	}
@@ -121,9 +125,8 @@ static int meta_fields(struct dec *x, struct fy_node *meta, bool namespaced,
 		if (r < 0)
 			rc = -EINVAL;
 		len = dec_push(x, "namespace");
-		if (r > 0 &&
-		    dec_check_name(x, dec_get(meta, "namespace"), m->ns,
-				   false) < 0)
+		if (r > 0 && dec_check_name(x, dec_get(meta, "namespace"),
+					    m->ns, false) < 0)
 			rc = -EINVAL;
 		dec_pop(x, len);
 	} else if (dec_get(meta, "namespace")) {
@@ -212,15 +215,28 @@ int dec_commit(struct dec *x, enum kind k, struct fy_node *root)
 
 static const char *const container_known[] = { "name", "resources",
 					       "restartPolicy", NULL };
-static const char *const container_ignored[] = {
-	"image",	  "command",	   "args",	    "workingDir",
-	"ports",	  "envFrom",	   "env",	    "resizePolicy",
-	"volumeMounts",	  "volumeDevices", "livenessProbe", "readinessProbe",
-	"startupProbe",	  "lifecycle",	   "terminationMessagePath",
-	"terminationMessagePolicy",	   "imagePullPolicy",
-	"securityContext", "stdin",	   "stdinOnce",	    "tty",
-	NULL
-};
+static const char *const container_ignored[] = { "image",
+						 "command",
+						 "args",
+						 "workingDir",
+						 "ports",
+						 "envFrom",
+						 "env",
+						 "resizePolicy",
+						 "volumeMounts",
+						 "volumeDevices",
+						 "livenessProbe",
+						 "readinessProbe",
+						 "startupProbe",
+						 "lifecycle",
+						 "terminationMessagePath",
+						 "terminationMessagePolicy",
+						 "imagePullPolicy",
+						 "securityContext",
+						 "stdin",
+						 "stdinOnce",
+						 "tty",
+						 NULL };
 
 /* A container's requests; limits stand in for requests that are absent,
  * as the API server defaults them. *ret_sidecar: restartPolicy Always. */
@@ -301,7 +317,8 @@ static int dec_containers(struct dec *x, struct fy_node *spec,
 		if (!init) {
 			resvec_add(total, &r);
 		} else if (sidecar) {
-			/* Sidecars keep running: they add to everything after. */
+			/* Sidecars keep running: they add to everything after.
+			 */
 			resvec_add(&sidecars, &r);
 			resvec_max(&init_max, &sidecars);
 		} else {
@@ -334,21 +351,43 @@ void dec_pod_spec_release(struct dec_pod_spec *ps)
 }
 
 static const char *const spec_known[] = {
-	"containers", "initContainers", "overhead", "nodeName",
-	"nodeSelector", "affinity", "tolerations", "priorityClassName", NULL
+	"containers",  "initContainers",    "overhead",
+	"nodeName",    "nodeSelector",	    "affinity",
+	"tolerations", "priorityClassName", NULL
 };
-static const char *const spec_ignored[] = {
-	"volumes",	"restartPolicy", "terminationGracePeriodSeconds",
-	"activeDeadlineSeconds", "dnsPolicy", "serviceAccountName",
-	"serviceAccount", "automountServiceAccountToken", "hostNetwork",
-	"hostPID",	"hostIPC", "shareProcessNamespace", "securityContext",
-	"imagePullSecrets", "hostname", "subdomain", "schedulerName",
-	"hostAliases",	"priority", "dnsConfig", "readinessGates",
-	"runtimeClassName", "enableServiceLinks", "preemptionPolicy",
-	"topologySpreadConstraints", "setHostnameAsFQDN", "os", "hostUsers",
-	"schedulingGates", "resourceClaims", "ephemeralContainers",
-	"resources",	NULL
-};
+static const char *const spec_ignored[] = { "volumes",
+					    "restartPolicy",
+					    "terminationGracePeriodSeconds",
+					    "activeDeadlineSeconds",
+					    "dnsPolicy",
+					    "serviceAccountName",
+					    "serviceAccount",
+					    "automountServiceAccountToken",
+					    "hostNetwork",
+					    "hostPID",
+					    "hostIPC",
+					    "shareProcessNamespace",
+					    "securityContext",
+					    "imagePullSecrets",
+					    "hostname",
+					    "subdomain",
+					    "schedulerName",
+					    "hostAliases",
+					    "priority",
+					    "dnsConfig",
+					    "readinessGates",
+					    "runtimeClassName",
+					    "enableServiceLinks",
+					    "preemptionPolicy",
+					    "topologySpreadConstraints",
+					    "setHostnameAsFQDN",
+					    "os",
+					    "hostUsers",
+					    "schedulingGates",
+					    "resourceClaims",
+					    "ephemeralContainers",
+					    "resources",
+					    NULL };
 
 static int spec_scheduling(struct dec *x, struct fy_node *spec,
 			   struct dec_pod_spec *out)
@@ -357,9 +396,9 @@ static int spec_scheduling(struct dec *x, struct fy_node *spec,
 	size_t len;
 	int rc = 0;
 
-	if (dec_str_field(x, spec, "nodeName", false, &out->node_name) < 0 ||
-	    dec_str_field(x, spec, "priorityClassName", false,
-			  &out->priority_class) < 0)
+	if ((dec_str_field(x, spec, "nodeName", false, &out->node_name) < 0) |
+	    (dec_str_field(x, spec, "priorityClassName", false,
+			   &out->priority_class) < 0))
 		rc = -EINVAL;
 	if ((f = dec_get(spec, "nodeSelector"))) {
 		len = dec_push(x, "nodeSelector");
@@ -383,8 +422,7 @@ static int spec_scheduling(struct dec *x, struct fy_node *spec,
 	return rc;
 }
 
-int dec_pod_spec(struct dec *x, struct fy_node *spec,
-		 struct dec_pod_spec *out)
+int dec_pod_spec(struct dec *x, struct fy_node *spec, struct dec_pod_spec *out)
 {
 	struct resvec overhead;
 	struct fy_node *f;
@@ -401,8 +439,9 @@ int dec_pod_spec(struct dec *x, struct fy_node *spec,
 		rc = -EINVAL;
 	}
 	resvec_zero(&out->requests);
-	if (dec_containers(x, spec, "containers", false, &out->requests) < 0 ||
-	    dec_containers(x, spec, "initContainers", true, &out->requests) < 0)
+	if ((dec_containers(x, spec, "containers", false, &out->requests) < 0) |
+	    (dec_containers(x, spec, "initContainers", true, &out->requests) <
+	     0))
 		rc = -EINVAL;
 	if ((f = dec_get(spec, "overhead"))) {
 		resvec_zero(&overhead);
@@ -464,7 +503,7 @@ static int node_status(struct dec *x, struct fy_node *status, struct node *n)
 static int node_spec(struct dec *x, struct fy_node *spec, struct node *n)
 {
 	static const char *const known[] = { "taints", "unschedulable", NULL };
-	static const char *const ignored[] = { "podCIDR", "podCIDRs",
+	static const char *const ignored[] = { "podCIDR",    "podCIDRs",
 					       "providerID", "configSource",
 					       "externalID", NULL };
 	struct fy_node *f;
@@ -486,21 +525,20 @@ static int node_spec(struct dec *x, struct fy_node *spec, struct node *n)
 }
 
 /* Decode an optional sub-object with fn, under its field name. */
-#define SUB(x, root, field, fn, obj)                                  \
-	({                                                            \
-		struct fy_node *f_ = dec_get((root), (field));        \
-		int r_ = 0;                                           \
-		if (f_) {                                             \
-			size_t l_ = dec_push((x), (field));           \
-			r_ = fn((x), f_, (obj));                      \
-			dec_pop((x), l_);                             \
-		}                                                     \
-		r_;                                                   \
+#define SUB(x, root, field, fn, obj)                                           \
+	({                                                                     \
+		struct fy_node *f_ = dec_get((root), (field));                 \
+		int r_ = 0;                                                    \
+		if (f_) {                                                      \
+			size_t l_ = dec_push((x), (field));                    \
+			r_ = fn((x), f_, (obj));                               \
+			dec_pop((x), l_);                                      \
+		}                                                              \
+		r_;                                                            \
 	})
 
-static const char *const object_known[] = { "apiVersion", "kind",
-					    "metadata", "spec", "status",
-					    NULL };
+static const char *const object_known[] = { "apiVersion", "kind",   "metadata",
+					    "spec",	  "status", NULL };
 
 int dec_node(struct dec *x, struct fy_node *root)
 {
@@ -516,8 +554,8 @@ int dec_node(struct dec *x, struct fy_node *root)
 	n->name = m.name;
 	labels_copy(&n->labels, &m.labels);
 	dec_meta_release(&m);
-	if (SUB(x, root, "spec", node_spec, n) < 0 ||
-	    SUB(x, root, "status", node_status, n) < 0)
+	if ((SUB(x, root, "spec", node_spec, n) < 0) |
+	    (SUB(x, root, "status", node_status, n) < 0))
 		rc = -EINVAL;
 	if (rc < 0 || !n->name) {
 		cluster_pop_last(x->batch, KIND_NODE);

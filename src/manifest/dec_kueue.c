@@ -14,12 +14,11 @@
 
 #include "base/banned.h"
 
-#define MAX_RESOURCE_GROUPS 16
+#define MAX_RESOURCE_GROUPS   16
 #define MAX_FLAVORS_PER_GROUP 16
 
-static const char *const object_known[] = { "apiVersion", "kind",
-					    "metadata", "spec", "status",
-					    NULL };
+static const char *const object_known[] = { "apiVersion", "kind",   "metadata",
+					    "spec",	  "status", NULL };
 
 /* The spec mapping (required), with its path pushed; NULL on error. */
 static struct fy_node *spec_of(struct dec *x, struct fy_node *root,
@@ -269,10 +268,10 @@ static int flavor_resource(struct dec *x, struct fy_node *res,
 		dec_pop(x, len);
 		return -EINVAL;
 	}
-	if (quota_field(x, res, "nominalQuota", id, &q->nominal) < 0 ||
-	    quota_field(x, res, "borrowingLimit", id, &q->borrowing_limit) <
-		    0 ||
-	    quota_field(x, res, "lendingLimit", id, &q->lending_limit) < 0)
+	if ((quota_field(x, res, "nominalQuota", id, &q->nominal) < 0) |
+	    (quota_field(x, res, "borrowingLimit", id, &q->borrowing_limit) <
+	     0) |
+	    (quota_field(x, res, "lendingLimit", id, &q->lending_limit) < 0))
 		return -EINVAL;
 	if (q->lending_limit != QUOTA_UNLIMITED &&
 	    q->lending_limit > q->nominal) {
@@ -508,15 +507,14 @@ static int preemption(struct dec *x, struct fy_node *p,
 	static const char *const known[] = { "reclaimWithinCohort",
 					     "borrowWithinCohort",
 					     "withinClusterQueue", NULL };
-	static const char *const reclaim[] = { "Never", "LowerPriority",
-					       "Any", NULL };
+	static const char *const reclaim[] = { "Never", "LowerPriority", "Any",
+					       NULL };
 	static const char *const within[] = { "Never", "LowerPriority",
 					      "LowerOrNewerEqualPriority",
 					      NULL };
 	static const char *const bw_known[] = { "policy",
 						"maxPriorityThreshold", NULL };
-	static const char *const borrow[] = { "Never", "LowerPriority",
-					      NULL };
+	static const char *const borrow[] = { "Never", "LowerPriority", NULL };
 	static const enum preempt_within_cq reclaim_map[] = {
 		PREEMPT_NEVER, PREEMPT_LOWER_PRIORITY, PREEMPT_ANY
 	};
@@ -527,8 +525,8 @@ static int preemption(struct dec *x, struct fy_node *p,
 	if (dec_expect_map(x, p) < 0)
 		return -EINVAL;
 	dec_check_fields(x, p, known, NULL);
-	if (dec_enum_field(x, p, "reclaimWithinCohort", reclaim, &r) < 0 ||
-	    dec_enum_field(x, p, "withinClusterQueue", within, &w) < 0)
+	if ((dec_enum_field(x, p, "reclaimWithinCohort", reclaim, &r) < 0) |
+	    (dec_enum_field(x, p, "withinClusterQueue", within, &w) < 0))
 		rc = -EINVAL;
 	cq->reclaim_within_cohort = reclaim_map[r];
 	cq->within_cluster_queue = (enum preempt_within_cq)w;
@@ -564,8 +562,8 @@ static int preemption(struct dec *x, struct fy_node *p,
 static int fungibility(struct dec *x, struct fy_node *f,
 		       struct cluster_queue *cq)
 {
-	static const char *const known[] = { "whenCanBorrow",
-					     "whenCanPreempt", NULL };
+	static const char *const known[] = { "whenCanBorrow", "whenCanPreempt",
+					     NULL };
 	static const char *const borrow[] = { "Borrow", "MayStopSearch",
 					      "TryNextFlavor", NULL };
 	static const char *const preempt[] = { "Preempt", "MayStopSearch",
@@ -575,26 +573,31 @@ static int fungibility(struct dec *x, struct fy_node *f,
 	if (dec_expect_map(x, f) < 0)
 		return -EINVAL;
 	dec_check_fields(x, f, known, NULL);
-	if (dec_enum_field(x, f, "whenCanBorrow", borrow, &b) < 0 ||
-	    dec_enum_field(x, f, "whenCanPreempt", preempt, &p) < 0)
+	if ((dec_enum_field(x, f, "whenCanBorrow", borrow, &b) < 0) |
+	    (dec_enum_field(x, f, "whenCanPreempt", preempt, &p) < 0))
 		return -EINVAL;
 	if (b >= 0)
-		cq->when_can_borrow = b == 2 ? FUNGIBILITY_TRY_NEXT
-					     : FUNGIBILITY_BORROW;
+		cq->when_can_borrow =
+			b == 2 ? FUNGIBILITY_TRY_NEXT : FUNGIBILITY_BORROW;
 	if (p >= 0)
-		cq->when_can_preempt = p == 2 ? FUNGIBILITY_TRY_NEXT
-					      : FUNGIBILITY_PREEMPT;
+		cq->when_can_preempt =
+			p == 2 ? FUNGIBILITY_TRY_NEXT : FUNGIBILITY_PREEMPT;
 	return 0;
 }
 
 static int cq_spec(struct dec *x, struct fy_node *spec,
 		   struct cluster_queue *cq)
 {
-	static const char *const known[] = {
-		"cohort", "cohortName", "resourceGroups", "queueingStrategy",
-		"namespaceSelector", "preemption", "flavorFungibility",
-		"stopPolicy", "fairSharing", NULL
-	};
+	static const char *const known[] = { "cohort",
+					     "cohortName",
+					     "resourceGroups",
+					     "queueingStrategy",
+					     "namespaceSelector",
+					     "preemption",
+					     "flavorFungibility",
+					     "stopPolicy",
+					     "fairSharing",
+					     NULL };
 	static const char *const ignored[] = { "admissionChecks",
 					       "admissionChecksStrategy",
 					       "admissionScope", NULL };
@@ -614,11 +617,11 @@ static int cq_spec(struct dec *x, struct fy_node *spec,
 			 x->kueue_v1beta2 ? "cohortName" : "cohort");
 		dec_pop(x, len);
 	}
-	if (dec_str_field(x, spec, x->kueue_v1beta2 ? "cohortName" : "cohort",
-			  false, &cq->cohort) < 0 ||
-	    dec_enum_field(x, spec, "queueingStrategy", strategies, &q) < 0 ||
-	    dec_enum_field(x, spec, "stopPolicy", stops, &s) < 0 ||
-	    fair_weight(x, spec, &cq->fair_weight_milli) < 0)
+	if ((dec_str_field(x, spec, x->kueue_v1beta2 ? "cohortName" : "cohort",
+			   false, &cq->cohort) < 0) |
+	    (dec_enum_field(x, spec, "queueingStrategy", strategies, &q) < 0) |
+	    (dec_enum_field(x, spec, "stopPolicy", stops, &s) < 0) |
+	    (fair_weight(x, spec, &cq->fair_weight_milli) < 0))
 		rc = -EINVAL;
 	cq->queueing = (enum queueing_strategy)q;
 	cq->stop = (enum stop_policy)s;
@@ -696,13 +699,13 @@ int dec_cohort(struct dec *x, struct fy_node *root)
 			rc = -EINVAL;
 		} else {
 			dec_check_fields(x, spec, known, NULL);
-			if (dec_str_field(x, spec,
-					  x->kueue_v1beta2 ? "parentName"
-							   : "parent",
-					  false, &c->parent) < 0 ||
-			    fair_weight(x, spec, &c->fair_weight_milli) < 0 ||
-			    resource_groups(x, spec, c, add_cohort_group,
-					    &c->groups, &c->ngroups) < 0)
+			if ((dec_str_field(x, spec,
+					   x->kueue_v1beta2 ? "parentName"
+							    : "parent",
+					   false, &c->parent) < 0) |
+			    (fair_weight(x, spec, &c->fair_weight_milli) < 0) |
+			    (resource_groups(x, spec, c, add_cohort_group,
+					     &c->groups, &c->ngroups) < 0))
 				rc = -EINVAL;
 		}
 		dec_pop(x, len);
@@ -751,8 +754,9 @@ int dec_local_queue(struct dec *x, struct fy_node *root)
 
 int dec_priority_class(struct dec *x, struct fy_node *root)
 {
-	static const char *const known[] = { "apiVersion", "kind", "metadata",
-					     "value", "description", NULL };
+	static const char *const known[] = { "apiVersion",  "kind",
+					     "metadata",    "value",
+					     "description", NULL };
 	struct priority_class *pc = vec_push_zero(&x->batch->priority_classes);
 	struct dec_meta m;
 	int64_t value = 0;
@@ -764,10 +768,10 @@ int dec_priority_class(struct dec *x, struct fy_node *root)
 		rc = -EINVAL;
 	pc->name = m.name;
 	dec_meta_release(&m);
-	if (dec_int_field(x, root, "value", true, INT32_MIN, INT32_MAX,
-			  &value) < 0 ||
-	    dec_str_field(x, root, "description", false, &pc->description) <
-		    0)
+	if ((dec_int_field(x, root, "value", true, INT32_MIN, INT32_MAX,
+			   &value) < 0) |
+	    (dec_str_field(x, root, "description", false, &pc->description) <
+	     0))
 		rc = -EINVAL;
 	pc->value = (int32_t)value;
 	if (rc < 0 || !pc->name) {

@@ -15,12 +15,11 @@
 
 #include "base/banned.h"
 
-#define ANN_PREFIX "kueue.x-k8s.io/"
+#define ANN_PREFIX    "kueue.x-k8s.io/"
 #define MAX_POD_COUNT 1000000
 
-static const char *const object_known[] = { "apiVersion", "kind",
-					    "metadata", "spec", "status",
-					    NULL };
+static const char *const object_known[] = { "apiVersion", "kind",   "metadata",
+					    "spec",	  "status", NULL };
 
 /* Move a decoded pod spec into a pod set. */
 static void podset_take_spec(struct podset *ps, struct dec_pod_spec *spec)
@@ -129,10 +128,10 @@ static int slice_constraints(struct dec *x, struct fy_node *list,
 			rc = -EINVAL;
 		} else {
 			dec_check_fields(x, item, known, NULL);
-			if (dec_str_field(x, item, "topology", true,
-					  &l->level) < 0 ||
-			    dec_int_field(x, item, "size", true, 1,
-					  MAX_POD_COUNT, &size) < 0)
+			if ((dec_str_field(x, item, "topology", true,
+					   &l->level) < 0) |
+			    (dec_int_field(x, item, "size", true, 1,
+					   MAX_POD_COUNT, &size) < 0))
 				rc = -EINVAL;
 		}
 		l->size = (int32_t)size;
@@ -145,9 +144,14 @@ static int topology_request(struct dec *x, struct fy_node *tr,
 			    struct topology_request *t)
 {
 	static const char *const known[] = {
-		"required", "preferred", "unconstrained", "podIndexLabel",
-		"podSetGroupName", "podSetSliceRequiredTopology",
-		"podSetSliceSize", "podsetSliceRequiredTopologyConstraints",
+		"required",
+		"preferred",
+		"unconstrained",
+		"podIndexLabel",
+		"podSetGroupName",
+		"podSetSliceRequiredTopology",
+		"podSetSliceSize",
+		"podsetSliceRequiredTopologyConstraints",
 		NULL
 	};
 	static const char *const ignored[] = { "subGroupIndexLabel",
@@ -161,17 +165,17 @@ static int topology_request(struct dec *x, struct fy_node *tr,
 	if (dec_expect_map(x, tr) < 0)
 		return -EINVAL;
 	dec_check_fields(x, tr, known, ignored);
-	if (dec_str_field(x, tr, "required", false, &req) < 0 ||
-	    dec_str_field(x, tr, "preferred", false, &pref) < 0 ||
-	    dec_bool_field(x, tr, "unconstrained", &unconstrained) < 0 ||
-	    dec_str_field(x, tr, "podIndexLabel", false,
-			  &t->pod_index_label) < 0 ||
-	    dec_str_field(x, tr, "podSetGroupName", false, &t->group_name) <
-		    0 ||
-	    dec_str_field(x, tr, "podSetSliceRequiredTopology", false,
-			  &slice) < 0 ||
-	    dec_int_field(x, tr, "podSetSliceSize", false, 1, MAX_POD_COUNT,
-			  &size) < 0)
+	if ((dec_str_field(x, tr, "required", false, &req) < 0) |
+	    (dec_str_field(x, tr, "preferred", false, &pref) < 0) |
+	    (dec_bool_field(x, tr, "unconstrained", &unconstrained) < 0) |
+	    (dec_str_field(x, tr, "podIndexLabel", false, &t->pod_index_label) <
+	     0) |
+	    (dec_str_field(x, tr, "podSetGroupName", false, &t->group_name) <
+	     0) |
+	    (dec_str_field(x, tr, "podSetSliceRequiredTopology", false,
+			   &slice) < 0) |
+	    (dec_int_field(x, tr, "podSetSliceSize", false, 1, MAX_POD_COUNT,
+			   &size) < 0))
 		return -EINVAL;
 	modes = !!req + !!pref + unconstrained;
 	if (modes > 1) {
@@ -180,14 +184,14 @@ static int topology_request(struct dec *x, struct fy_node *tr,
 			  "may be set");
 		return -EINVAL;
 	}
-	t->mode = req ? TOPOLOGY_REQUIRED
-		      : pref ? TOPOLOGY_PREFERRED
-			     : unconstrained ? TOPOLOGY_UNCONSTRAINED
-					     : TOPOLOGY_NONE;
+	t->mode = req		  ? TOPOLOGY_REQUIRED
+		  : pref	  ? TOPOLOGY_PREFERRED
+		  : unconstrained ? TOPOLOGY_UNCONSTRAINED
+				  : TOPOLOGY_NONE;
 	t->level = req ? req : pref;
 	if ((f = dec_get(tr, "podsetSliceRequiredTopologyConstraints"))) {
-		size_t len = dec_push(x,
-				      "podsetSliceRequiredTopologyConstraints");
+		size_t len =
+			dec_push(x, "podsetSliceRequiredTopologyConstraints");
 
 		if (slice || size) {
 			dec_error(x, f,
@@ -209,9 +213,9 @@ static int topology_request(struct dec *x, struct fy_node *tr,
 
 static int podset(struct dec *x, struct fy_node *n, struct podset *ps)
 {
-	static const char *const known[] = { "name", "count", "minCount",
-					     "template", "topologyRequest",
-					     NULL };
+	static const char *const known[] = {
+		"name", "count", "minCount", "template", "topologyRequest", NULL
+	};
 	struct labels annotations;
 	int64_t count = 1, min = -1;
 	struct fy_node *f;
@@ -222,10 +226,11 @@ static int podset(struct dec *x, struct fy_node *n, struct podset *ps)
 		return -EINVAL;
 	ps->pos = dec_pos(x, n);
 	dec_check_fields(x, n, known, NULL);
-	if (dec_str_field(x, n, "name", false, &ps->name) < 0 ||
-	    dec_int_field(x, n, "count", false, 0, MAX_POD_COUNT, &count) <
-		    0 ||
-	    dec_int_field(x, n, "minCount", false, 0, MAX_POD_COUNT, &min) < 0)
+	if ((dec_str_field(x, n, "name", false, &ps->name) < 0) |
+	    (dec_int_field(x, n, "count", false, 0, MAX_POD_COUNT, &count) <
+	     0) |
+	    (dec_int_field(x, n, "minCount", false, 0, MAX_POD_COUNT, &min) <
+	     0))
 		rc = -EINVAL;
 	if (!ps->name)
 		ps->name = cluster_str(x->batch, "main");
@@ -252,7 +257,7 @@ static int podset(struct dec *x, struct fy_node *n, struct podset *ps)
 	if ((f = dec_get(n, "topologyRequest"))) {
 		len = dec_push(x, "topologyRequest");
 		if (topology_request(x, f, &ps->topology) < 0 ||
-		    (rc == 0 && check_topology(x, f, ps) < 0))
+		    check_topology(x, f, ps) < 0)
 			rc = -EINVAL;
 		dec_pop(x, len);
 	}
@@ -285,7 +290,8 @@ static int podsets(struct dec *x, struct fy_node *spec, struct workload *w)
 			for (size_t j = 0; rc == 0 && j + 1 < w->npodsets;
 			     j++) {
 				if (strcmp(w->podsets[j].name,
-					   w->podsets[w->npodsets - 1].name) == 0) {
+					   w->podsets[w->npodsets - 1].name) ==
+				    0) {
 					dec_error(x, item,
 						  "duplicate pod set name "
 						  "\"%s\"",
@@ -338,8 +344,9 @@ static int assignment_domains(struct dec *x, struct fy_node *list,
 			nv++;
 		}
 		if (nv != ta->nlevels) {
-			dec_error(x, item, "values: must have one value per "
-					   "level (%zu)",
+			dec_error(x, item,
+				  "values: must have one value per "
+				  "level (%zu)",
 				  ta->nlevels);
 			rc = -EINVAL;
 		}
@@ -396,8 +403,7 @@ static int podset_assignment(struct dec *x, struct fy_node *n,
 	static const char *const known[] = { "name", "flavors", "count",
 					     "topologyAssignment", NULL };
 	static const char *const ignored[] = { "resourceUsage",
-					       "delayedTopologyRequest",
-					       NULL };
+					       "delayedTopologyRequest", NULL };
 	struct fy_node *fl, *ta;
 	struct fy_node_pair *p;
 	void *it = NULL;
@@ -407,8 +413,8 @@ static int podset_assignment(struct dec *x, struct fy_node *n,
 	if (dec_expect_map(x, n) < 0)
 		return -EINVAL;
 	dec_check_fields(x, n, known, ignored);
-	if (dec_str_field(x, n, "name", true, &pa->name) < 0 ||
-	    dec_int_field(x, n, "count", false, 0, MAX_POD_COUNT, &count) < 0)
+	if ((dec_str_field(x, n, "name", true, &pa->name) < 0) |
+	    (dec_int_field(x, n, "count", false, 0, MAX_POD_COUNT, &count) < 0))
 		rc = -EINVAL;
 	pa->count = (int32_t)count;
 	if ((fl = dec_get(n, "flavors"))) {
@@ -421,15 +427,15 @@ static int podset_assignment(struct dec *x, struct fy_node *n,
 			struct errbuf eb;
 			int id;
 
-			if (dec_string(x, fy_node_pair_key(p), &res) < 0 ||
-			    dec_string(x, fy_node_pair_value(p), &flavor) < 0) {
+			if ((dec_string(x, fy_node_pair_key(p), &res) < 0) |
+			    (dec_string(x, fy_node_pair_value(p), &flavor) <
+			     0)) {
 				rc = -EINVAL;
 				break;
 			}
 			id = resource_id(x->batch->resources, res, &eb);
 			if (id < 0) {
-				dec_error(x, fy_node_pair_key(p), "%s",
-					  eb.msg);
+				dec_error(x, fy_node_pair_key(p), "%s", eb.msg);
 				rc = -EINVAL;
 				break;
 			}
@@ -447,8 +453,7 @@ static int podset_assignment(struct dec *x, struct fy_node *n,
 	return rc;
 }
 
-static int admission(struct dec *x, struct fy_node *status,
-		     struct workload *w)
+static int admission(struct dec *x, struct fy_node *status, struct workload *w)
 {
 	static const char *const known[] = { "clusterQueue",
 					     "podSetAssignments", NULL };
@@ -472,7 +477,8 @@ static int admission(struct dec *x, struct fy_node *status,
 	list = dec_get(adm, "podSetAssignments");
 	if (list && dec_expect_seq(x, list) < 0)
 		rc = -EINVAL;
-	while (rc == 0 && list && (item = fy_node_sequence_iterate(list, &it))) {
+	while (rc == 0 && list &&
+	       (item = fy_node_sequence_iterate(list, &it))) {
 		size_t l3 = dec_push_index(x, i++);
 
 		if (w->admission->npodsets >= WORKLOAD_MAX_PODSETS) {
@@ -496,10 +502,17 @@ static int workload_status(struct dec *x, struct fy_node *status,
 {
 	static const char *const known[] = { "admission", NULL };
 	static const char *const ignored[] = {
-		"conditions", "requeueState", "reclaimablePods",
-		"admissionChecks", "resourceRequests", "accumulatedPastExexcutionTimeSeconds",
-		"schedulingStats", "nominatedClusterNames", "clusterName",
-		"unhealthyNodes", NULL
+		"conditions",
+		"requeueState",
+		"reclaimablePods",
+		"admissionChecks",
+		"resourceRequests",
+		"accumulatedPastExexcutionTimeSeconds",
+		"schedulingStats",
+		"nominatedClusterNames",
+		"clusterName",
+		"unhealthyNodes",
+		NULL
 	};
 
 	if (dec_expect_map(x, status) < 0)
@@ -511,9 +524,10 @@ static int workload_status(struct dec *x, struct fy_node *status,
 static int workload_spec(struct dec *x, struct fy_node *spec,
 			 struct workload *w)
 {
-	static const char *const known[] = { "podSets", "queueName",
-					     "priorityClassName", "priority",
-					     "active", NULL };
+	static const char *const known[] = {
+		"podSets",  "queueName", "priorityClassName",
+		"priority", "active",	 NULL
+	};
 	static const char *const ignored[] = { "priorityClassSource",
 					       "maximumExecutionTimeSeconds",
 					       "priorityClassRef", NULL };
@@ -521,12 +535,12 @@ static int workload_spec(struct dec *x, struct fy_node *spec,
 	int rc = 0;
 
 	dec_check_fields(x, spec, known, ignored);
-	if (dec_str_field(x, spec, "queueName", false, &w->queue_name) < 0 ||
-	    dec_str_field(x, spec, "priorityClassName", false,
-			  &w->priority_class_name) < 0 ||
-	    dec_int_field(x, spec, "priority", false, INT32_MIN, INT32_MAX,
-			  &prio) < 0 ||
-	    dec_bool_field(x, spec, "active", &w->active) < 0)
+	if ((dec_str_field(x, spec, "queueName", false, &w->queue_name) < 0) |
+	    (dec_str_field(x, spec, "priorityClassName", false,
+			   &w->priority_class_name) < 0) |
+	    (dec_int_field(x, spec, "priority", false, INT32_MIN, INT32_MAX,
+			   &prio) < 0) |
+	    (dec_bool_field(x, spec, "active", &w->active) < 0))
 		rc = -EINVAL;
 	w->priority = (int32_t)prio;
 	if (podsets(x, spec, w) < 0)
@@ -577,8 +591,8 @@ int dec_workload(struct dec *x, struct fy_node *root)
  * An annotation holding a positive integer; obj is the object (Job or pod
  * template) whose metadata.annotations hold it, the path the object's.
  */
-static int ann_int(struct dec *x, struct fy_node *obj,
-		   const struct labels *ann, const char *key, int64_t *ret)
+static int ann_int(struct dec *x, struct fy_node *obj, const struct labels *ann,
+		   const char *key, int64_t *ret)
 {
 	const char *v = labels_get(ann, key);
 	struct fy_node *at;
@@ -638,8 +652,8 @@ static int ann_constraints(struct dec *x, struct fy_node *at, const char *v,
 			rc = -EINVAL;
 			break;
 		}
-		t->slices[i].level = cluster_str(x->batch,
-						 json_string_value(topo));
+		t->slices[i].level =
+			cluster_str(x->batch, json_string_value(topo));
 		t->slices[i].size = (int32_t)json_integer_value(size);
 		t->nslices = i + 1;
 	}
@@ -651,7 +665,8 @@ static int ann_constraints(struct dec *x, struct fy_node *at, const char *v,
 static int job_topology(struct dec *x, struct fy_node *at,
 			const struct labels *ann, struct topology_request *t)
 {
-	const char *req = labels_get(ann, ANN_PREFIX "podset-required-topology");
+	const char *req =
+		labels_get(ann, ANN_PREFIX "podset-required-topology");
 	const char *pref =
 		labels_get(ann, ANN_PREFIX "podset-preferred-topology");
 	const char *unc =
@@ -669,11 +684,10 @@ static int job_topology(struct dec *x, struct fy_node *at,
 			  "unconstrained topology annotations may be set");
 		return -EINVAL;
 	}
-	t->mode = req ? TOPOLOGY_REQUIRED
-		      : pref ? TOPOLOGY_PREFERRED
-			     : (unc && strcmp(unc, "true") == 0)
-				       ? TOPOLOGY_UNCONSTRAINED
-				       : TOPOLOGY_NONE;
+	t->mode = req				      ? TOPOLOGY_REQUIRED
+		  : pref			      ? TOPOLOGY_PREFERRED
+		  : (unc && strcmp(unc, "true") == 0) ? TOPOLOGY_UNCONSTRAINED
+						      : TOPOLOGY_NONE;
 	t->level = cluster_str(x->batch, req ? req : pref);
 	t->group_name = cluster_str(
 		x->batch, labels_get(ann, ANN_PREFIX "podset-group-name"));
@@ -688,9 +702,10 @@ static int job_topology(struct dec *x, struct fy_node *at,
 	}
 	if (multi) {
 		size_t len = dec_push(x, "metadata.annotations");
-		struct fy_node *n = dec_get(
-			dec_get(dec_get(at, "metadata"), "annotations"),
-			ANN_PREFIX "podset-slice-required-topology-constraints");
+		struct fy_node *n =
+			dec_get(dec_get(dec_get(at, "metadata"), "annotations"),
+				ANN_PREFIX
+				"podset-slice-required-topology-constraints");
 
 		dec_push_key(x, ANN_PREFIX
 			     "podset-slice-required-topology-constraints");
@@ -711,13 +726,20 @@ static int job_spec(struct dec *x, struct fy_node *spec, struct workload *w)
 {
 	static const char *const known[] = { "parallelism", "completions",
 					     "template", NULL };
-	static const char *const ignored[] = {
-		"activeDeadlineSeconds", "podFailurePolicy", "successPolicy",
-		"backoffLimit", "backoffLimitPerIndex", "maxFailedIndexes",
-		"selector", "manualSelector", "ttlSecondsAfterFinished",
-		"completionMode", "suspend", "podReplacementPolicy",
-		"managedBy", NULL
-	};
+	static const char *const ignored[] = { "activeDeadlineSeconds",
+					       "podFailurePolicy",
+					       "successPolicy",
+					       "backoffLimit",
+					       "backoffLimitPerIndex",
+					       "maxFailedIndexes",
+					       "selector",
+					       "manualSelector",
+					       "ttlSecondsAfterFinished",
+					       "completionMode",
+					       "suspend",
+					       "podReplacementPolicy",
+					       "managedBy",
+					       NULL };
 	struct podset *ps = workload_add_podset(w);
 	int64_t parallelism = 1, completions = -1;
 	struct labels ann;
@@ -726,10 +748,10 @@ static int job_spec(struct dec *x, struct fy_node *spec, struct workload *w)
 	int rc = 0;
 
 	dec_check_fields(x, spec, known, ignored);
-	if (dec_int_field(x, spec, "parallelism", false, 0, MAX_POD_COUNT,
-			  &parallelism) < 0 ||
-	    dec_int_field(x, spec, "completions", false, 0, MAX_POD_COUNT,
-			  &completions) < 0)
+	if ((dec_int_field(x, spec, "parallelism", false, 0, MAX_POD_COUNT,
+			   &parallelism) < 0) |
+	    (dec_int_field(x, spec, "completions", false, 0, MAX_POD_COUNT,
+			   &completions) < 0))
 		rc = -EINVAL;
 	ps->name = cluster_str(x->batch, "main");
 	/* Kueue's pod count: parallelism, capped by completions. */
@@ -742,11 +764,17 @@ static int job_spec(struct dec *x, struct fy_node *spec, struct workload *w)
 	if (!(tmpl = dec_get(spec, "template"))) {
 		dec_error(x, spec, "is required");
 		rc = -EINVAL;
-	} else if (pod_template(x, tmpl, ps, &ann) < 0) {
-		rc = -EINVAL;
-	} else if (job_topology(x, tmpl, &ann, &ps->topology) < 0 ||
-		   check_topology(x, tmpl, ps) < 0) {
-		rc = -EINVAL;
+	} else {
+		if (pod_template(x, tmpl, ps, &ann) < 0)
+			rc = -EINVAL;
+		struct fy_node *at =
+			dec_get(dec_get(tmpl, "metadata"), "annotations");
+		size_t l2 = dec_push(x, "metadata.annotations");
+
+		if (job_topology(x, at ? at : tmpl, &ann, &ps->topology) < 0 ||
+		    check_topology(x, at ? at : tmpl, ps) < 0)
+			rc = -EINVAL;
+		dec_pop(x, l2);
 	}
 	dec_pop(x, len);
 	labels_release(&ann);
@@ -774,16 +802,15 @@ int dec_job(struct dec *x, struct fy_node *root)
 	w->owner_name = m.name;
 	w->queue_name = labels_get(&m.labels, ANN_PREFIX "queue-name");
 	if (!w->queue_name)
-		w->queue_name = labels_get(&m.annotations,
-					   ANN_PREFIX "queue-name");
+		w->queue_name =
+			labels_get(&m.annotations, ANN_PREFIX "queue-name");
 	w->priority_class_name =
 		labels_get(&m.labels, ANN_PREFIX "priority-class");
 	len = dec_push(x, "spec");
 	if (!(spec = dec_get(root, "spec"))) {
 		dec_error(x, root, "is required");
 		rc = -EINVAL;
-	} else if (dec_expect_map(x, spec) < 0 ||
-		   job_spec(x, spec, w) < 0) {
+	} else if (dec_expect_map(x, spec) < 0 || job_spec(x, spec, w) < 0) {
 		rc = -EINVAL;
 	}
 	dec_pop(x, len);
@@ -837,10 +864,10 @@ int dec_pod_group(struct dec *x, struct fy_node *root)
 		rc = -EINVAL;
 	} else {
 		dec_check_fields(x, spec, known, NULL);
-		if (dec_int_field(x, spec, "minMember", true, 1, MAX_POD_COUNT,
-				  &min) < 0 ||
-		    dec_int_field(x, spec, "scheduleTimeoutSeconds", false, 0,
-				  INT32_MAX, &timeout) < 0)
+		if ((dec_int_field(x, spec, "minMember", true, 1, MAX_POD_COUNT,
+				   &min) < 0) |
+		    (dec_int_field(x, spec, "scheduleTimeoutSeconds", false, 0,
+				   INT32_MAX, &timeout) < 0))
 			rc = -EINVAL;
 		if ((f = dec_get(spec, "minResources"))) {
 			size_t l2 = dec_push(x, "minResources");
