@@ -47,7 +47,17 @@ size_t dec_push_index(struct dec *x, size_t i)
 {
 	size_t len = x->path.len;
 
-	strbuf_addf(&x->path, "[%zu]", i);
+	char digits[24];
+	size_t n = 0;
+
+	do {
+		digits[n++] = (char)('0' + i % 10);
+		i /= 10;
+	} while (i);
+	strbuf_addch(&x->path, '[');
+	while (n)
+		strbuf_addch(&x->path, digits[--n]);
+	strbuf_addch(&x->path, ']');
 	return len;
 }
 
@@ -55,7 +65,9 @@ size_t dec_push_key(struct dec *x, const char *key)
 {
 	size_t len = x->path.len;
 
-	strbuf_addf(&x->path, "[\"%s\"]", key);
+	strbuf_add(&x->path, "[\"", 2);
+	strbuf_addstr(&x->path, key);
+	strbuf_add(&x->path, "\"]", 2);
 	return len;
 }
 
@@ -64,67 +76,18 @@ void dec_pop(struct dec *x, size_t len)
 	strbuf_truncate(&x->path, len);
 }
 
-static const struct fy_mark *node_mark(struct fy_node *n, int depth)
+struct srcpos dec_pos(const struct dec *x, struct ynode *n)
 {
-	void *it = NULL;
-	struct fy_node_pair *p;
-	struct fy_node *child;
-
-	if (!n || depth > 64)
-		return NULL;
-	switch (fy_node_get_type(n)) {
-	case FYNT_SCALAR:
-		return fy_token_start_mark(fy_node_get_scalar_token(n));
-	case FYNT_MAPPING:
-		p = fy_node_mapping_iterate(n, &it);
-		return p ? node_mark(fy_node_pair_key(p), depth + 1) : NULL;
-	case FYNT_SEQUENCE:
-		child = fy_node_sequence_iterate(n, &it);
-		return node_mark(child, depth + 1);
-	}
-	return NULL;
-}
-
-/*
- * An empty mapping or list has no token to point at: use the key that
- * names it (or names its nearest ancestor held in a mapping), so that
- * "spec: {}" is reported at "spec" rather than at the start of the object.
- */
-static const struct fy_mark *empty_mark(struct fy_node *n)
-{
-	for (int depth = 0; n && depth < 64; depth++) {
-		struct fy_node *parent = fy_node_get_parent(n);
-		struct fy_node_pair *p;
-		void *it = NULL;
-
-		if (parent && fy_node_get_type(parent) == FYNT_MAPPING) {
-			while ((p = fy_node_mapping_iterate(parent, &it))) {
-				if (fy_node_pair_value(p) == n)
-					return node_mark(fy_node_pair_key(p),
-							 0);
-			}
-		}
-		n = parent;
-	}
-	return NULL;
-}
-
-struct srcpos dec_pos(const struct dec *x, struct fy_node *n)
-{
-	const struct fy_mark *m = node_mark(n, 0);
 	struct srcpos pos = x->obj_pos;
 
-	if (!m && n)
-		m = empty_mark(n);
-
-	if (m) {
-		pos.line = m->line + 1;
-		pos.col = m->column + 1;
+	if (n && n->line) {
+		pos.line = n->line;
+		pos.col = n->col;
 	}
 	return pos;
 }
 
-static void report(struct dec *x, enum diag_severity sev, struct fy_node *n,
+static void report(struct dec *x, enum diag_severity sev, struct ynode *n,
 		   const char *fmt, va_list ap)
 {
 	struct srcpos pos = dec_pos(x, n);
@@ -137,7 +100,7 @@ static void report(struct dec *x, enum diag_severity sev, struct fy_node *n,
 	strbuf_release(&sb);
 }
 
-void dec_error(struct dec *x, struct fy_node *n, const char *fmt, ...)
+void dec_error(struct dec *x, struct ynode *n, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -146,7 +109,7 @@ void dec_error(struct dec *x, struct fy_node *n, const char *fmt, ...)
 	va_end(ap);
 }
 
-void dec_warn(struct dec *x, struct fy_node *n, const char *fmt, ...)
+void dec_warn(struct dec *x, struct ynode *n, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -155,52 +118,36 @@ void dec_warn(struct dec *x, struct fy_node *n, const char *fmt, ...)
 	va_end(ap);
 }
 
-bool dec_is_null(struct fy_node *n)
+bool dec_is_null(struct ynode *n)
 {
-	const char *s;
-	size_t len;
-
-	if (!n)
-		return true;
-	if (fy_node_get_type(n) != FYNT_SCALAR ||
-	    fy_node_get_style(n) != FYNS_PLAIN)
-		return false;
-	s = fy_node_get_scalar(n, &len);
-	return len == 0 || (len == 1 && s[0] == '~') ||
-	       (len == 4 &&
-		(memcmp(s, "null", 4) == 0 || memcmp(s, "Null", 4) == 0 ||
-		 memcmp(s, "NULL", 4) == 0));
+	return ynode_is_null(n);
 }
 
-struct fy_node *dec_get(struct fy_node *map, const char *key)
+struct ynode *dec_get(struct ynode *map, const char *key)
 {
-	struct fy_node *n;
-
-	if (!map || fy_node_get_type(map) != FYNT_MAPPING)
-		return NULL;
-	n = fy_node_mapping_lookup_by_string(map, key, strlen(key));
-	return dec_is_null(n) ? NULL : n;
+	return ynode_get(map, key);
 }
 
-static const char *type_name(struct fy_node *n)
+static const char *type_name(struct ynode *n)
 {
-	if (fy_node_get_type(n) == FYNT_MAPPING)
+	if (n->type == YNODE_MAP)
 		return "an object";
-	if (fy_node_get_type(n) == FYNT_SEQUENCE)
+	if (n->type == YNODE_SEQ)
 		return "a list";
+	if (n->type == YNODE_ALIAS)
+		return "a YAML alias (aliases are not supported)";
 	return "a scalar";
 }
 
 /* An alias ("spec: *anchor") is a scalar node whose text is the anchor. */
-static bool is_alias(struct fy_node *n)
+static bool is_alias(struct ynode *n)
 {
-	return fy_node_get_type(n) == FYNT_SCALAR &&
-	       fy_node_get_style(n) == FYNS_ALIAS;
+	return n->type == YNODE_ALIAS;
 }
 
-int dec_expect_map(struct dec *x, struct fy_node *n)
+int dec_expect_map(struct dec *x, struct ynode *n)
 {
-	if (fy_node_get_type(n) == FYNT_MAPPING)
+	if (n->type == YNODE_MAP)
 		return 0;
 	if (is_alias(n))
 		dec_error(x, n, "YAML aliases are not supported");
@@ -209,9 +156,9 @@ int dec_expect_map(struct dec *x, struct fy_node *n)
 	return -EINVAL;
 }
 
-int dec_expect_seq(struct dec *x, struct fy_node *n)
+int dec_expect_seq(struct dec *x, struct ynode *n)
 {
-	if (fy_node_get_type(n) == FYNT_SEQUENCE)
+	if (n->type == YNODE_SEQ)
 		return 0;
 	if (is_alias(n))
 		dec_error(x, n, "YAML aliases are not supported");
@@ -229,22 +176,20 @@ static bool in_list(const char *const *list, const char *s, size_t len)
 	return false;
 }
 
-void dec_check_fields(struct dec *x, struct fy_node *map,
+void dec_check_fields(struct dec *x, struct ynode *map,
 		      const char *const *known, const char *const *ignored)
 {
-	struct fy_node_pair *p;
-	void *it = NULL;
-
-	while ((p = fy_node_mapping_iterate(map, &it))) {
-		struct fy_node *k = fy_node_pair_key(p);
+	for (size_t i = 0; i < map->n; i++) {
+		struct ynode *k = map->kids[2 * i];
 		const char *s;
 		size_t len;
 
-		if (fy_node_get_type(k) != FYNT_SCALAR) {
+		if (k->type != YNODE_SCALAR) {
 			dec_error(x, k, "field names must be strings");
 			continue;
 		}
-		s = fy_node_get_scalar(k, &len);
+		s = k->text;
+		len = k->len;
 		if (!in_list(known, s, len) && !in_list(ignored, s, len))
 			dec_warn(x, k, "unknown field \"%.*s\" is ignored",
 				 (int)len, s);
@@ -252,12 +197,12 @@ void dec_check_fields(struct dec *x, struct fy_node *map,
 }
 
 /* A scalar that YAML would type as a number, boolean or null. */
-static bool plain_non_string(struct fy_node *n, const char *s, size_t len)
+static bool plain_non_string(struct ynode *n, const char *s, size_t len)
 {
 	char *end;
 	char buf[64];
 
-	if (fy_node_get_style(n) != FYNS_PLAIN)
+	if (!n->plain)
 		return false;
 	if (len == 0 || len >= sizeof(buf))
 		return false;
@@ -274,22 +219,23 @@ static bool plain_non_string(struct fy_node *n, const char *s, size_t len)
 		(buf[0] >= '0' && buf[0] <= '9'));
 }
 
-static int scalar(struct dec *x, struct fy_node *n, const char *what,
+static int scalar(struct dec *x, struct ynode *n, const char *what,
 		  const char **ret, size_t *ret_len)
 {
-	if (fy_node_get_type(n) != FYNT_SCALAR) {
-		dec_error(x, n, "must be %s, not %s", what, type_name(n));
-		return -EINVAL;
-	}
 	if (is_alias(n)) {
 		dec_error(x, n, "YAML aliases are not supported");
 		return -EINVAL;
 	}
-	*ret = fy_node_get_scalar(n, ret_len);
+	if (n->type != YNODE_SCALAR) {
+		dec_error(x, n, "must be %s, not %s", what, type_name(n));
+		return -EINVAL;
+	}
+	*ret = n->text;
+	*ret_len = n->len;
 	return 0;
 }
 
-int dec_string(struct dec *x, struct fy_node *n, const char **ret)
+int dec_string(struct dec *x, struct ynode *n, const char **ret)
 {
 	const char *s;
 	size_t len;
@@ -309,7 +255,7 @@ int dec_string(struct dec *x, struct fy_node *n, const char **ret)
 	return 0;
 }
 
-int dec_int(struct dec *x, struct fy_node *n, int64_t min, int64_t max,
+int dec_int(struct dec *x, struct ynode *n, int64_t min, int64_t max,
 	    int64_t *ret)
 {
 	const char *s;
@@ -319,8 +265,7 @@ int dec_int(struct dec *x, struct fy_node *n, int64_t min, int64_t max,
 
 	if (scalar(x, n, "an integer", &s, &len) < 0)
 		return -EINVAL;
-	if (fy_node_get_style(n) != FYNS_PLAIN || len == 0 ||
-	    len >= sizeof(buf)) {
+	if (!n->plain || len == 0 || len >= sizeof(buf)) {
 		dec_error(x, n, "must be an integer");
 		return -EINVAL;
 	}
@@ -341,7 +286,7 @@ int dec_int(struct dec *x, struct fy_node *n, int64_t min, int64_t max,
 	return 0;
 }
 
-int dec_bool(struct dec *x, struct fy_node *n, bool *ret)
+int dec_bool(struct dec *x, struct ynode *n, bool *ret)
 {
 	static const char *const yes[] = { "true", "True", "TRUE", NULL };
 	static const char *const no[] = { "false", "False", "FALSE", NULL };
@@ -350,11 +295,11 @@ int dec_bool(struct dec *x, struct fy_node *n, bool *ret)
 
 	if (scalar(x, n, "a boolean", &s, &len) < 0)
 		return -EINVAL;
-	if (fy_node_get_style(n) == FYNS_PLAIN && in_list(yes, s, len)) {
+	if (n->plain && in_list(yes, s, len)) {
 		*ret = true;
 		return 0;
 	}
-	if (fy_node_get_style(n) == FYNS_PLAIN && in_list(no, s, len)) {
+	if (n->plain && in_list(no, s, len)) {
 		*ret = false;
 		return 0;
 	}
@@ -363,7 +308,7 @@ int dec_bool(struct dec *x, struct fy_node *n, bool *ret)
 	return -EINVAL;
 }
 
-int dec_quantity(struct dec *x, struct fy_node *n, int resource, int64_t *ret)
+int dec_quantity(struct dec *x, struct ynode *n, int resource, int64_t *ret)
 {
 	struct errbuf eb;
 	const char *s;
@@ -444,7 +389,7 @@ static int parse_duration(const char *s, int64_t *ret_us)
 	return 0;
 }
 
-int dec_duration(struct dec *x, struct fy_node *n, int64_t *ret_us)
+int dec_duration(struct dec *x, struct ynode *n, int64_t *ret_us)
 {
 	const char *s;
 	char *copy;
@@ -465,7 +410,7 @@ int dec_duration(struct dec *x, struct fy_node *n, int64_t *ret_us)
 
 /* Shared shape of the *_field accessors. */
 #define FIELD_BODY(call)                                                       \
-	struct fy_node *n = dec_get(map, key);                                 \
+	struct ynode *n = dec_get(map, key);                                   \
 	size_t len;                                                            \
 	int rc;                                                                \
 	if (!n) {                                                              \
@@ -482,27 +427,26 @@ int dec_duration(struct dec *x, struct fy_node *n, int64_t *ret_us)
 	dec_pop(x, len);                                                       \
 	return rc < 0 ? rc : 1
 
-int dec_str_field(struct dec *x, struct fy_node *map, const char *key,
+int dec_str_field(struct dec *x, struct ynode *map, const char *key,
 		  bool required, const char **ret)
 {
 	FIELD_BODY(dec_string(x, n, ret));
 }
 
-int dec_int_field(struct dec *x, struct fy_node *map, const char *key,
+int dec_int_field(struct dec *x, struct ynode *map, const char *key,
 		  bool required, int64_t min, int64_t max, int64_t *ret)
 {
 	FIELD_BODY(dec_int(x, n, min, max, ret));
 }
 
-int dec_bool_field(struct dec *x, struct fy_node *map, const char *key,
-		   bool *ret)
+int dec_bool_field(struct dec *x, struct ynode *map, const char *key, bool *ret)
 {
 	const bool required = false;
 
 	FIELD_BODY(dec_bool(x, n, ret));
 }
 
-int dec_duration_field(struct dec *x, struct fy_node *map, const char *key,
+int dec_duration_field(struct dec *x, struct ynode *map, const char *key,
 		       int64_t *ret_us)
 {
 	const bool required = false;
@@ -510,7 +454,7 @@ int dec_duration_field(struct dec *x, struct fy_node *map, const char *key,
 	FIELD_BODY(dec_duration(x, n, ret_us));
 }
 
-static int one_of(struct dec *x, struct fy_node *n, const char *const *names,
+static int one_of(struct dec *x, struct ynode *n, const char *const *names,
 		  int *ret)
 {
 	const char *s;
@@ -533,7 +477,7 @@ static int one_of(struct dec *x, struct fy_node *n, const char *const *names,
 	return -EINVAL;
 }
 
-int dec_enum_field(struct dec *x, struct fy_node *map, const char *key,
+int dec_enum_field(struct dec *x, struct ynode *map, const char *key,
 		   const char *const *names, int *ret)
 {
 	const bool required = false;

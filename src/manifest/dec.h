@@ -13,7 +13,7 @@
 #ifndef ECHELON_MANIFEST_DEC_H
 #define ECHELON_MANIFEST_DEC_H
 
-#include <libfyaml.h>
+#include "manifest/ytree.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -41,70 +41,70 @@ size_t dec_push_key(struct dec *x, const char *key);
 void dec_pop(struct dec *x, size_t len);
 
 /* Where a node starts (the enclosing object when n is NULL). */
-struct srcpos dec_pos(const struct dec *x, struct fy_node *n);
+struct srcpos dec_pos(const struct dec *x, struct ynode *n);
 /* Report "path: msg" at n (the enclosing object when NULL). */
-void dec_error(struct dec *x, struct fy_node *n, const char *fmt, ...)
+void dec_error(struct dec *x, struct ynode *n, const char *fmt, ...)
 	PRINTF_LIKE(3, 4);
-void dec_warn(struct dec *x, struct fy_node *n, const char *fmt, ...)
+void dec_warn(struct dec *x, struct ynode *n, const char *fmt, ...)
 	PRINTF_LIKE(3, 4);
 
 /* A field of a mapping, or NULL when absent or null. */
-struct fy_node *dec_get(struct fy_node *map, const char *key);
-bool dec_is_null(struct fy_node *n);
+struct ynode *dec_get(struct ynode *map, const char *key);
+bool dec_is_null(struct ynode *n);
 /* Check the node's type, reporting "must be an object/a list" when not. */
-int dec_expect_map(struct dec *x, struct fy_node *n) MUST_CHECK;
-int dec_expect_seq(struct dec *x, struct fy_node *n) MUST_CHECK;
+int dec_expect_map(struct dec *x, struct ynode *n) MUST_CHECK;
+int dec_expect_seq(struct dec *x, struct ynode *n) MUST_CHECK;
 
 /*
  * Warn about fields of map that are neither in known nor in ignored (both
  * NULL-terminated, either may be NULL). Fields in ignored are accepted
  * silently: they exist in Kubernetes but echelon does not use them.
  */
-void dec_check_fields(struct dec *x, struct fy_node *map,
+void dec_check_fields(struct dec *x, struct ynode *map,
 		      const char *const *known, const char *const *ignored);
 
 /* Scalars at the current path (n must not be NULL). */
-int dec_string(struct dec *x, struct fy_node *n, const char **ret) MUST_CHECK;
-int dec_int(struct dec *x, struct fy_node *n, int64_t min, int64_t max,
+int dec_string(struct dec *x, struct ynode *n, const char **ret) MUST_CHECK;
+int dec_int(struct dec *x, struct ynode *n, int64_t min, int64_t max,
 	    int64_t *ret) MUST_CHECK;
-int dec_bool(struct dec *x, struct fy_node *n, bool *ret) MUST_CHECK;
-int dec_quantity(struct dec *x, struct fy_node *n, int resource,
+int dec_bool(struct dec *x, struct ynode *n, bool *ret) MUST_CHECK;
+int dec_quantity(struct dec *x, struct ynode *n, int resource,
 		 int64_t *ret) MUST_CHECK;
 /* A Go duration ("90s", "5m", "1h30m") in microseconds, >= 0. */
-int dec_duration(struct dec *x, struct fy_node *n, int64_t *ret_us) MUST_CHECK;
+int dec_duration(struct dec *x, struct ynode *n, int64_t *ret_us) MUST_CHECK;
 
 /* Fields of map, with "is required" reported when required and absent. */
-int dec_str_field(struct dec *x, struct fy_node *map, const char *key,
+int dec_str_field(struct dec *x, struct ynode *map, const char *key,
 		  bool required, const char **ret) MUST_CHECK;
-int dec_int_field(struct dec *x, struct fy_node *map, const char *key,
+int dec_int_field(struct dec *x, struct ynode *map, const char *key,
 		  bool required, int64_t min, int64_t max,
 		  int64_t *ret) MUST_CHECK;
-int dec_bool_field(struct dec *x, struct fy_node *map, const char *key,
+int dec_bool_field(struct dec *x, struct ynode *map, const char *key,
 		   bool *ret) MUST_CHECK;
-int dec_duration_field(struct dec *x, struct fy_node *map, const char *key,
+int dec_duration_field(struct dec *x, struct ynode *map, const char *key,
 		       int64_t *ret_us) MUST_CHECK;
 /* One of the NULL-terminated names; *ret is its index. */
-int dec_enum_field(struct dec *x, struct fy_node *map, const char *key,
+int dec_enum_field(struct dec *x, struct ynode *map, const char *key,
 		   const char *const *names, int *ret) MUST_CHECK;
 
 /* Kubernetes structures used by several kinds. */
-int dec_labels(struct dec *x, struct fy_node *n, struct labels *out) MUST_CHECK;
+int dec_labels(struct dec *x, struct ynode *n, struct labels *out) MUST_CHECK;
 /* A string map with no label syntax rules (annotations). */
-int dec_labels_any(struct dec *x, struct fy_node *n,
+int dec_labels_any(struct dec *x, struct ynode *n,
 		   struct labels *out) MUST_CHECK;
-int dec_resource_list(struct dec *x, struct fy_node *n,
+int dec_resource_list(struct dec *x, struct ynode *n,
 		      struct resvec *out) MUST_CHECK;
-int dec_taints(struct dec *x, struct fy_node *n, struct taint **ret,
+int dec_taints(struct dec *x, struct ynode *n, struct taint **ret,
 	       size_t *ret_n) MUST_CHECK;
-int dec_tolerations(struct dec *x, struct fy_node *n, struct toleration **ret,
+int dec_tolerations(struct dec *x, struct ynode *n, struct toleration **ret,
 		    size_t *ret_n) MUST_CHECK;
-int dec_label_selector(struct dec *x, struct fy_node *n,
+int dec_label_selector(struct dec *x, struct ynode *n,
 		       struct selector *out) MUST_CHECK;
-int dec_node_affinity(struct dec *x, struct fy_node *affinity,
+int dec_node_affinity(struct dec *x, struct ynode *affinity,
 		      struct node_affinity *out) MUST_CHECK;
 
 /* DNS-1123 subdomain (object names) and label (namespaces) checks. */
-int dec_check_name(struct dec *x, struct fy_node *n, const char *name,
+int dec_check_name(struct dec *x, struct ynode *n, const char *name,
 		   bool subdomain) MUST_CHECK;
 
 /* metadata of an object. labels and annotations own their arrays only. */
@@ -118,7 +118,7 @@ struct dec_meta {
 
 /* Decode root.metadata; name is required, namespace defaults to
  * "default" for namespaced kinds. */
-int dec_metadata(struct dec *x, struct fy_node *root, bool namespaced,
+int dec_metadata(struct dec *x, struct ynode *root, bool namespaced,
 		 struct dec_meta *m) MUST_CHECK;
 void dec_meta_release(struct dec_meta *m);
 
@@ -136,25 +136,25 @@ struct dec_pod_spec {
 
 void dec_pod_spec_init(struct dec_pod_spec *ps);
 void dec_pod_spec_release(struct dec_pod_spec *ps);
-int dec_pod_spec(struct dec *x, struct fy_node *spec,
+int dec_pod_spec(struct dec *x, struct ynode *spec,
 		 struct dec_pod_spec *out) MUST_CHECK;
 
 /* The decoders of each kind: root is the document's mapping. */
-int dec_node(struct dec *x, struct fy_node *root) MUST_CHECK;
-int dec_pod(struct dec *x, struct fy_node *root) MUST_CHECK;
-int dec_topology(struct dec *x, struct fy_node *root) MUST_CHECK;
-int dec_flavor(struct dec *x, struct fy_node *root) MUST_CHECK;
-int dec_cluster_queue(struct dec *x, struct fy_node *root) MUST_CHECK;
-int dec_cohort(struct dec *x, struct fy_node *root) MUST_CHECK;
-int dec_local_queue(struct dec *x, struct fy_node *root) MUST_CHECK;
-int dec_priority_class(struct dec *x, struct fy_node *root) MUST_CHECK;
-int dec_workload(struct dec *x, struct fy_node *root) MUST_CHECK;
-int dec_job(struct dec *x, struct fy_node *root) MUST_CHECK;
-int dec_pod_group(struct dec *x, struct fy_node *root) MUST_CHECK;
-int dec_config(struct dec *x, struct fy_node *root) MUST_CHECK;
+int dec_node(struct dec *x, struct ynode *root) MUST_CHECK;
+int dec_pod(struct dec *x, struct ynode *root) MUST_CHECK;
+int dec_topology(struct dec *x, struct ynode *root) MUST_CHECK;
+int dec_flavor(struct dec *x, struct ynode *root) MUST_CHECK;
+int dec_cluster_queue(struct dec *x, struct ynode *root) MUST_CHECK;
+int dec_cohort(struct dec *x, struct ynode *root) MUST_CHECK;
+int dec_local_queue(struct dec *x, struct ynode *root) MUST_CHECK;
+int dec_priority_class(struct dec *x, struct ynode *root) MUST_CHECK;
+int dec_workload(struct dec *x, struct ynode *root) MUST_CHECK;
+int dec_job(struct dec *x, struct ynode *root) MUST_CHECK;
+int dec_pod_group(struct dec *x, struct ynode *root) MUST_CHECK;
+int dec_config(struct dec *x, struct ynode *root) MUST_CHECK;
 
 /* Push the object just decoded into its index; report a duplicate name
  * within the same batch (and pop it) as an error. */
-int dec_commit(struct dec *x, enum kind k, struct fy_node *root) MUST_CHECK;
+int dec_commit(struct dec *x, enum kind k, struct ynode *root) MUST_CHECK;
 
 #endif

@@ -14,33 +14,27 @@
 
 #include "base/banned.h"
 
-/* Iterate the pairs of a mapping with its key decoded as a string. */
-static int pair_key(struct dec *x, struct fy_node_pair *p, const char **ret)
+int dec_labels(struct dec *x, struct ynode *n, struct labels *out)
 {
-	return dec_string(x, fy_node_pair_key(p), ret);
-}
-
-int dec_labels(struct dec *x, struct fy_node *n, struct labels *out)
-{
-	struct fy_node_pair *p;
-	void *it = NULL;
+	struct ynode *pk, *pv;
 	int rc = 0;
 
 	if (dec_expect_map(x, n) < 0)
 		return -EINVAL;
-	while ((p = fy_node_mapping_iterate(n, &it))) {
-		struct fy_node *v = fy_node_pair_value(p);
+	ynode_foreach_pair(n, pk, pv)
+	{
+		struct ynode *v = pv;
 		const char *key, *value = "";
 		struct errbuf eb;
 		size_t len;
 
-		if (pair_key(x, p, &key) < 0) {
+		if (dec_string(x, pk, &key) < 0) {
 			rc = -EINVAL;
 			continue;
 		}
 		len = dec_push_key(x, key);
 		if (label_check_key(key, &eb) < 0) {
-			dec_error(x, fy_node_pair_key(p), "%s", eb.msg);
+			dec_error(x, pk, "%s", eb.msg);
 			rc = -EINVAL;
 		} else if (!dec_is_null(v) && dec_string(x, v, &value) < 0) {
 			rc = -EINVAL;
@@ -55,31 +49,31 @@ int dec_labels(struct dec *x, struct fy_node *n, struct labels *out)
 	return rc;
 }
 
-int dec_resource_list(struct dec *x, struct fy_node *n, struct resvec *out)
+int dec_resource_list(struct dec *x, struct ynode *n, struct resvec *out)
 {
-	struct fy_node_pair *p;
-	void *it = NULL;
+	struct ynode *pk, *pv;
 	int rc = 0;
 
 	if (dec_expect_map(x, n) < 0)
 		return -EINVAL;
-	while ((p = fy_node_mapping_iterate(n, &it))) {
+	ynode_foreach_pair(n, pk, pv)
+	{
 		struct errbuf eb;
 		const char *name;
 		int64_t v;
 		size_t len;
 		int id;
 
-		if (pair_key(x, p, &name) < 0) {
+		if (dec_string(x, pk, &name) < 0) {
 			rc = -EINVAL;
 			continue;
 		}
 		len = dec_push_key(x, name);
 		id = resource_id(x->batch->resources, name, &eb);
 		if (id < 0) {
-			dec_error(x, fy_node_pair_key(p), "%s", eb.msg);
+			dec_error(x, pk, "%s", eb.msg);
 			rc = -EINVAL;
-		} else if (dec_quantity(x, fy_node_pair_value(p), id, &v) < 0) {
+		} else if (dec_quantity(x, pv, id, &v) < 0) {
 			rc = -EINVAL;
 		} else {
 			out->v[id] = v;
@@ -89,7 +83,7 @@ int dec_resource_list(struct dec *x, struct fy_node *n, struct resvec *out)
 	return rc;
 }
 
-static int dec_taint(struct dec *x, struct fy_node *n, struct taint *t)
+static int dec_taint(struct dec *x, struct ynode *n, struct taint *t)
 {
 	static const char *const known[] = { "key", "value", "effect",
 					     "timeAdded", NULL };
@@ -126,19 +120,19 @@ static int dec_taint(struct dec *x, struct fy_node *n, struct taint *t)
 	return rc;
 }
 
-int dec_taints(struct dec *x, struct fy_node *n, struct taint **ret,
+int dec_taints(struct dec *x, struct ynode *n, struct taint **ret,
 	       size_t *ret_n)
 {
 	size_t count, i = 0;
-	struct fy_node *item;
-	void *it = NULL;
+	struct ynode *item;
 	int rc = 0;
 
 	if (dec_expect_seq(x, n) < 0)
 		return -EINVAL;
-	count = (size_t)fy_node_sequence_item_count(n);
+	count = (size_t)n->n;
 	*ret = count ? xcalloc(count, sizeof(**ret)) : NULL;
-	while ((item = fy_node_sequence_iterate(n, &it))) {
+	ynode_foreach(n, item)
+	{
 		size_t len = dec_push_index(x, i);
 
 		if (dec_taint(x, item, &(*ret)[i]) < 0)
@@ -150,8 +144,7 @@ int dec_taints(struct dec *x, struct fy_node *n, struct taint **ret,
 	return rc;
 }
 
-static int dec_toleration(struct dec *x, struct fy_node *n,
-			  struct toleration *t)
+static int dec_toleration(struct dec *x, struct ynode *n, struct toleration *t)
 {
 	static const char *const known[] = {
 		"key", "operator", "value", "effect", "tolerationSeconds", NULL
@@ -190,19 +183,19 @@ static int dec_toleration(struct dec *x, struct fy_node *n,
 	return rc;
 }
 
-int dec_tolerations(struct dec *x, struct fy_node *n, struct toleration **ret,
+int dec_tolerations(struct dec *x, struct ynode *n, struct toleration **ret,
 		    size_t *ret_n)
 {
 	size_t count, i = 0;
-	struct fy_node *item;
-	void *it = NULL;
+	struct ynode *item;
 	int rc = 0;
 
 	if (dec_expect_seq(x, n) < 0)
 		return -EINVAL;
-	count = (size_t)fy_node_sequence_item_count(n);
+	count = (size_t)n->n;
 	*ret = count ? xcalloc(count, sizeof(**ret)) : NULL;
-	while ((item = fy_node_sequence_iterate(n, &it))) {
+	ynode_foreach(n, item)
+	{
 		size_t len = dec_push_index(x, i);
 
 		if (dec_toleration(x, item, &(*ret)[i]) < 0)
@@ -215,12 +208,11 @@ int dec_tolerations(struct dec *x, struct fy_node *n, struct toleration **ret,
 }
 
 /* The values list of a requirement, interned; caller frees the array. */
-static int req_values(struct dec *x, struct fy_node *n, const char ***ret,
+static int req_values(struct dec *x, struct ynode *n, const char ***ret,
 		      size_t *ret_n)
 {
-	struct fy_node *v = dec_get(n, "values"), *item;
+	struct ynode *v = dec_get(n, "values"), *item;
 	size_t len, i = 0;
-	void *it = NULL;
 	int rc = 0;
 
 	*ret = NULL;
@@ -232,9 +224,9 @@ static int req_values(struct dec *x, struct fy_node *n, const char ***ret,
 		dec_pop(x, len);
 		return -EINVAL;
 	}
-	*ret = xcalloc((size_t)fy_node_sequence_item_count(v) + 1,
-		       sizeof(**ret));
-	while ((item = fy_node_sequence_iterate(v, &it))) {
+	*ret = xcalloc((size_t)v->n + 1, sizeof(**ret));
+	ynode_foreach(v, item)
+	{
 		size_t l2 = dec_push_index(x, i);
 
 		if (dec_string(x, item, &(*ret)[i]) < 0)
@@ -247,8 +239,8 @@ static int req_values(struct dec *x, struct fy_node *n, const char ***ret,
 	return rc;
 }
 
-static int dec_requirement(struct dec *x, struct fy_node *n,
-			   struct selector *out, bool node_selector)
+static int dec_requirement(struct dec *x, struct ynode *n, struct selector *out,
+			   bool node_selector)
 {
 	static const char *const known[] = { "key", "operator", "values",
 					     NULL };
@@ -287,17 +279,17 @@ out:
 	return rc;
 }
 
-static int dec_requirements(struct dec *x, struct fy_node *seq,
+static int dec_requirements(struct dec *x, struct ynode *seq,
 			    struct selector *out, bool node_selector)
 {
-	struct fy_node *item;
-	void *it = NULL;
+	struct ynode *item;
 	size_t i = 0;
 	int rc = 0;
 
 	if (dec_expect_seq(x, seq) < 0)
 		return -EINVAL;
-	while ((item = fy_node_sequence_iterate(seq, &it))) {
+	ynode_foreach(seq, item)
+	{
 		size_t len = dec_push_index(x, i++);
 
 		if (dec_requirement(x, item, out, node_selector) < 0)
@@ -307,12 +299,12 @@ static int dec_requirements(struct dec *x, struct fy_node *seq,
 	return rc;
 }
 
-int dec_label_selector(struct dec *x, struct fy_node *n, struct selector *out)
+int dec_label_selector(struct dec *x, struct ynode *n, struct selector *out)
 {
 	static const char *const known[] = { "matchLabels", "matchExpressions",
 					     NULL };
 	struct labels ml;
-	struct fy_node *f;
+	struct ynode *f;
 	size_t len;
 	int rc = 0;
 
@@ -339,20 +331,20 @@ int dec_label_selector(struct dec *x, struct fy_node *n, struct selector *out)
 	return rc;
 }
 
-static int dec_terms(struct dec *x, struct fy_node *terms,
+static int dec_terms(struct dec *x, struct ynode *terms,
 		     struct node_affinity *out)
 {
 	static const char *const known[] = { "matchExpressions", NULL };
 	static const char *const ignored[] = { "matchFields", NULL };
-	struct fy_node *item, *f;
-	void *it = NULL;
+	struct ynode *item, *f;
 	size_t i = 0;
 	int rc = 0;
 
 	if (dec_expect_seq(x, terms) < 0)
 		return -EINVAL;
 	out->present = true;
-	while ((item = fy_node_sequence_iterate(terms, &it))) {
+	ynode_foreach(terms, item)
+	{
 		size_t len = dec_push_index(x, i++);
 		struct selector *term = node_affinity_add_term(out);
 
@@ -377,7 +369,7 @@ static int dec_terms(struct dec *x, struct fy_node *terms,
 	return rc;
 }
 
-int dec_node_affinity(struct dec *x, struct fy_node *affinity,
+int dec_node_affinity(struct dec *x, struct ynode *affinity,
 		      struct node_affinity *out)
 {
 	static const char *const known[] = { "nodeAffinity", NULL };
@@ -387,7 +379,7 @@ int dec_node_affinity(struct dec *x, struct fy_node *affinity,
 		"requiredDuringSchedulingIgnoredDuringExecution",
 		"preferredDuringSchedulingIgnoredDuringExecution", NULL
 	};
-	struct fy_node *na, *req, *terms;
+	struct ynode *na, *req, *terms;
 	size_t l1, l2, l3;
 	int rc = 0;
 
@@ -429,7 +421,7 @@ static bool dns_char(char c)
 	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
-int dec_check_name(struct dec *x, struct fy_node *n, const char *name,
+int dec_check_name(struct dec *x, struct ynode *n, const char *name,
 		   bool subdomain)
 {
 	size_t len = strlen(name), max = subdomain ? 253 : 63;

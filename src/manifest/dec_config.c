@@ -10,7 +10,7 @@
 
 #include "base/banned.h"
 
-static int placement(struct dec *x, struct fy_node *n, struct config *c)
+static int placement(struct dec *x, struct ynode *n, struct config *c)
 {
 	static const char *const known[] = { "algorithm", "balancedPlacement",
 					     "preferredNodeAffinity", NULL };
@@ -32,7 +32,7 @@ static int placement(struct dec *x, struct fy_node *n, struct config *c)
 	return 0;
 }
 
-static int requeuing(struct dec *x, struct fy_node *n,
+static int requeuing(struct dec *x, struct ynode *n,
 		     struct requeuing_strategy *r)
 {
 	static const char *const known[] = { "timestamp", "backoffBaseSeconds",
@@ -66,14 +66,14 @@ static int requeuing(struct dec *x, struct fy_node *n,
 	return rc;
 }
 
-static int wait_for_pods_ready(struct dec *x, struct fy_node *n,
+static int wait_for_pods_ready(struct dec *x, struct ynode *n,
 			       struct wait_for_pods_ready *w)
 {
 	static const char *const known[] = {
 		"enable",	  "timeout",	       "recoveryTimeout",
 		"blockAdmission", "requeuingStrategy", NULL
 	};
-	struct fy_node *f;
+	struct ynode *f;
 	int has_recovery, rc = 0;
 
 	if (dec_expect_map(x, n) < 0)
@@ -101,13 +101,13 @@ static int wait_for_pods_ready(struct dec *x, struct fy_node *n,
 	return rc;
 }
 
-int dec_config(struct dec *x, struct fy_node *root)
+int dec_config(struct dec *x, struct ynode *root)
 {
 	static const char *const known[] = { "apiVersion",	 "kind",
 					     "metadata",	 "placement",
 					     "waitForPodsReady", NULL };
 	struct config *c = vec_push_zero(&x->batch->configs);
-	struct fy_node *f;
+	struct ynode *f;
 	int rc = 0;
 
 	config_init(c);

@@ -71,20 +71,20 @@ static int parse_time(const char *s, int64_t *ret_us)
 	return 0;
 }
 
-int dec_labels_any(struct dec *x, struct fy_node *n, struct labels *out)
+int dec_labels_any(struct dec *x, struct ynode *n, struct labels *out)
 {
-	struct fy_node_pair *p;
-	void *it = NULL;
+	struct ynode *pk, *pv;
 	int rc = 0;
 
 	if (dec_expect_map(x, n) < 0)
 		return -EINVAL;
-	while ((p = fy_node_mapping_iterate(n, &it))) {
+	ynode_foreach_pair(n, pk, pv)
+	{
 		const char *key, *value = "";
-		struct fy_node *v = fy_node_pair_value(p);
+		struct ynode *v = pv;
 		size_t len;
 
-		if (dec_string(x, fy_node_pair_key(p), &key) < 0) {
+		if (dec_string(x, pk, &key) < 0) {
 			rc = -EINVAL;
 			continue;
 		}
@@ -98,14 +98,14 @@ int dec_labels_any(struct dec *x, struct fy_node *n, struct labels *out)
 	return rc;
 }
 
-static int meta_fields(struct dec *x, struct fy_node *meta, bool namespaced,
+static int meta_fields(struct dec *x, struct ynode *meta, bool namespaced,
 		       struct dec_meta *m)
 {
 	static const char *const known[] = {
 		"name",	       "namespace",	    "labels",
 		"annotations", "creationTimestamp", NULL
 	};
-	struct fy_node *f;
+	struct ynode *f;
 	const char *ts;
 	size_t len;
 	int rc = 0;
@@ -167,10 +167,10 @@ static int meta_fields(struct dec *x, struct fy_node *meta, bool namespaced,
 	return rc;
 }
 
-int dec_metadata(struct dec *x, struct fy_node *root, bool namespaced,
+int dec_metadata(struct dec *x, struct ynode *root, bool namespaced,
 		 struct dec_meta *m)
 {
-	struct fy_node *meta = dec_get(root, "metadata");
+	struct ynode *meta = dec_get(root, "metadata");
 	size_t len;
 	int rc;
 
@@ -198,9 +198,9 @@ void dec_meta_release(struct dec_meta *m)
 	labels_release(&m->annotations);
 }
 
-int dec_commit(struct dec *x, enum kind k, struct fy_node *root)
+int dec_commit(struct dec *x, enum kind k, struct ynode *root)
 {
-	struct fy_node *meta = dec_get(root, "metadata");
+	struct ynode *meta = dec_get(root, "metadata");
 	size_t len;
 
 	if (cluster_index_last(x->batch, k) == 0)
@@ -240,13 +240,13 @@ static const char *const container_ignored[] = { "image",
 
 /* A container's requests; limits stand in for requests that are absent,
  * as the API server defaults them. *ret_sidecar: restartPolicy Always. */
-static int dec_container(struct dec *x, struct fy_node *c, struct resvec *out,
+static int dec_container(struct dec *x, struct ynode *c, struct resvec *out,
 			 bool *ret_sidecar)
 {
 	static const char *const res_known[] = { "requests", "limits", NULL };
 	static const char *const res_ignored[] = { "claims", NULL };
 	struct resvec req, lim;
-	struct fy_node *res, *f;
+	struct ynode *res, *f;
 	const char *restart = NULL;
 	size_t len;
 	int rc = 0;
@@ -289,12 +289,11 @@ static int dec_container(struct dec *x, struct fy_node *c, struct resvec *out,
 	return rc;
 }
 
-static int dec_containers(struct dec *x, struct fy_node *spec,
-			  const char *field, bool init, struct resvec *total)
+static int dec_containers(struct dec *x, struct ynode *spec, const char *field,
+			  bool init, struct resvec *total)
 {
-	struct fy_node *list = dec_get(spec, field), *c;
+	struct ynode *list = dec_get(spec, field), *c;
 	struct resvec sidecars, init_max;
-	void *it = NULL;
 	size_t len, i = 0;
 	int rc = 0;
 
@@ -307,7 +306,8 @@ static int dec_containers(struct dec *x, struct fy_node *spec,
 	}
 	resvec_zero(&sidecars);
 	resvec_zero(&init_max);
-	while ((c = fy_node_sequence_iterate(list, &it))) {
+	ynode_foreach(list, c)
+	{
 		size_t l2 = dec_push_index(x, i++);
 		struct resvec r;
 		bool sidecar;
@@ -389,10 +389,10 @@ static const char *const spec_ignored[] = { "volumes",
 					    "resources",
 					    NULL };
 
-static int spec_scheduling(struct dec *x, struct fy_node *spec,
+static int spec_scheduling(struct dec *x, struct ynode *spec,
 			   struct dec_pod_spec *out)
 {
-	struct fy_node *f;
+	struct ynode *f;
 	size_t len;
 	int rc = 0;
 
@@ -422,10 +422,10 @@ static int spec_scheduling(struct dec *x, struct fy_node *spec,
 	return rc;
 }
 
-int dec_pod_spec(struct dec *x, struct fy_node *spec, struct dec_pod_spec *out)
+int dec_pod_spec(struct dec *x, struct ynode *spec, struct dec_pod_spec *out)
 {
 	struct resvec overhead;
-	struct fy_node *f;
+	struct ynode *f;
 	size_t len;
 	int rc = 0;
 
@@ -457,12 +457,11 @@ int dec_pod_spec(struct dec *x, struct fy_node *spec, struct dec_pod_spec *out)
 	return rc;
 }
 
-static int node_status(struct dec *x, struct fy_node *status, struct node *n)
+static int node_status(struct dec *x, struct ynode *status, struct node *n)
 {
 	static const char *const known[] = { "allocatable", "capacity",
 					     "conditions", NULL };
-	struct fy_node *f, *cond;
-	void *it = NULL;
+	struct ynode *f, *cond;
 	size_t len, i = 0;
 	int rc = 0;
 
@@ -484,7 +483,8 @@ static int node_status(struct dec *x, struct fy_node *status, struct node *n)
 		dec_pop(x, len);
 		return -EINVAL;
 	}
-	while ((cond = fy_node_sequence_iterate(f, &it))) {
+	ynode_foreach(f, cond)
+	{
 		size_t l2 = dec_push_index(x, i++);
 		const char *type = NULL, *st = NULL;
 
@@ -500,13 +500,13 @@ static int node_status(struct dec *x, struct fy_node *status, struct node *n)
 	return rc;
 }
 
-static int node_spec(struct dec *x, struct fy_node *spec, struct node *n)
+static int node_spec(struct dec *x, struct ynode *spec, struct node *n)
 {
 	static const char *const known[] = { "taints", "unschedulable", NULL };
 	static const char *const ignored[] = { "podCIDR",    "podCIDRs",
 					       "providerID", "configSource",
 					       "externalID", NULL };
-	struct fy_node *f;
+	struct ynode *f;
 	int rc = 0;
 
 	if (dec_expect_map(x, spec) < 0)
@@ -527,7 +527,7 @@ static int node_spec(struct dec *x, struct fy_node *spec, struct node *n)
 /* Decode an optional sub-object with fn, under its field name. */
 #define SUB(x, root, field, fn, obj)                                           \
 	({                                                                     \
-		struct fy_node *f_ = dec_get((root), (field));                 \
+		struct ynode *f_ = dec_get((root), (field));                   \
 		int r_ = 0;                                                    \
 		if (f_) {                                                      \
 			size_t l_ = dec_push((x), (field));                    \
@@ -540,7 +540,7 @@ static int node_spec(struct dec *x, struct fy_node *spec, struct node *n)
 static const char *const object_known[] = { "apiVersion", "kind",   "metadata",
 					    "spec",	  "status", NULL };
 
-int dec_node(struct dec *x, struct fy_node *root)
+int dec_node(struct dec *x, struct ynode *root)
 {
 	struct node *n = vec_push_zero(&x->batch->nodes);
 	struct dec_meta m;
@@ -564,7 +564,7 @@ int dec_node(struct dec *x, struct fy_node *root)
 	return dec_commit(x, KIND_NODE, root);
 }
 
-static int pod_status(struct dec *x, struct fy_node *status, struct pod *p)
+static int pod_status(struct dec *x, struct ynode *status, struct pod *p)
 {
 	const char *phase = NULL;
 	size_t len;
@@ -585,7 +585,7 @@ static int pod_status(struct dec *x, struct fy_node *status, struct pod *p)
 	return 0;
 }
 
-int dec_pod(struct dec *x, struct fy_node *root)
+int dec_pod(struct dec *x, struct ynode *root)
 {
 	struct pod *p = vec_push_zero(&x->batch->pods);
 	struct dec_pod_spec ps;

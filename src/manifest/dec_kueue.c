@@ -21,10 +21,9 @@ static const char *const object_known[] = { "apiVersion", "kind",   "metadata",
 					    "spec",	  "status", NULL };
 
 /* The spec mapping (required), with its path pushed; NULL on error. */
-static struct fy_node *spec_of(struct dec *x, struct fy_node *root,
-			       size_t *ret_len)
+static struct ynode *spec_of(struct dec *x, struct ynode *root, size_t *ret_len)
 {
-	struct fy_node *spec = dec_get(root, "spec");
+	struct ynode *spec = dec_get(root, "spec");
 
 	*ret_len = dec_push(x, "spec");
 	if (!spec) {
@@ -36,8 +35,7 @@ static struct fy_node *spec_of(struct dec *x, struct fy_node *root,
 	return spec;
 }
 
-static int topology_level(struct dec *x, struct fy_node *item,
-			  struct topology *t)
+static int topology_level(struct dec *x, struct ynode *item, struct topology *t)
 {
 	static const char *const known[] = { "nodeLabel", NULL };
 	const char *label;
@@ -66,11 +64,10 @@ static int topology_level(struct dec *x, struct fy_node *item,
 	return 0;
 }
 
-static int topology_levels(struct dec *x, struct fy_node *spec,
+static int topology_levels(struct dec *x, struct ynode *spec,
 			   struct topology *t)
 {
-	struct fy_node *levels = dec_get(spec, "levels"), *item;
-	void *it = NULL;
+	struct ynode *levels = dec_get(spec, "levels"), *item;
 	size_t len, i = 0;
 	int rc = 0;
 
@@ -84,14 +81,14 @@ static int topology_levels(struct dec *x, struct fy_node *spec,
 		rc = -EINVAL;
 		goto out;
 	}
-	if (fy_node_sequence_item_count(levels) < 1 ||
-	    fy_node_sequence_item_count(levels) > TOPOLOGY_MAX_LEVELS) {
+	if (levels->n < 1 || levels->n > TOPOLOGY_MAX_LEVELS) {
 		dec_error(x, levels, "must have between 1 and %d levels",
 			  TOPOLOGY_MAX_LEVELS);
 		rc = -EINVAL;
 		goto out;
 	}
-	while ((item = fy_node_sequence_iterate(levels, &it))) {
+	ynode_foreach(levels, item)
+	{
 		size_t l2 = dec_push_index(x, i++);
 
 		if (topology_level(x, item, t) < 0)
@@ -111,11 +108,11 @@ out:
 	return rc;
 }
 
-int dec_topology(struct dec *x, struct fy_node *root)
+int dec_topology(struct dec *x, struct ynode *root)
 {
 	static const char *const known[] = { "levels", NULL };
 	struct topology *t = vec_push_zero(&x->batch->topologies);
-	struct fy_node *spec;
+	struct ynode *spec;
 	struct dec_meta m;
 	size_t len;
 	int rc = 0;
@@ -142,12 +139,12 @@ int dec_topology(struct dec *x, struct fy_node *root)
 	return dec_commit(x, KIND_TOPOLOGY, root);
 }
 
-static int flavor_spec(struct dec *x, struct fy_node *spec, struct flavor *f)
+static int flavor_spec(struct dec *x, struct ynode *spec, struct flavor *f)
 {
 	static const char *const known[] = { "nodeLabels", "nodeTaints",
 					     "tolerations", "topologyName",
 					     NULL };
-	struct fy_node *n;
+	struct ynode *n;
 	size_t len;
 	int rc = 0;
 
@@ -185,10 +182,10 @@ static int flavor_spec(struct dec *x, struct fy_node *spec, struct flavor *f)
 	return rc;
 }
 
-int dec_flavor(struct dec *x, struct fy_node *root)
+int dec_flavor(struct dec *x, struct ynode *root)
 {
 	struct flavor *f = vec_push_zero(&x->batch->flavors);
-	struct fy_node *spec;
+	struct ynode *spec;
 	struct dec_meta m;
 	size_t len;
 	int rc = 0;
@@ -214,10 +211,10 @@ int dec_flavor(struct dec *x, struct fy_node *root)
 	return dec_commit(x, KIND_FLAVOR, root);
 }
 
-static int quota_field(struct dec *x, struct fy_node *res, const char *key,
+static int quota_field(struct dec *x, struct ynode *res, const char *key,
 		       int id, int64_t *ret)
 {
-	struct fy_node *n = dec_get(res, key);
+	struct ynode *n = dec_get(res, key);
 	size_t len;
 	int rc;
 
@@ -229,7 +226,7 @@ static int quota_field(struct dec *x, struct fy_node *res, const char *key,
 	return rc;
 }
 
-static int flavor_resource(struct dec *x, struct fy_node *res,
+static int flavor_resource(struct dec *x, struct ynode *res,
 			   struct flavor_quotas *fq,
 			   const struct resource_group *g, size_t index)
 {
@@ -284,13 +281,12 @@ static int flavor_resource(struct dec *x, struct fy_node *res,
 	return 0;
 }
 
-static int group_flavor(struct dec *x, struct fy_node *fl,
+static int group_flavor(struct dec *x, struct ynode *fl,
 			struct resource_group *g)
 {
 	static const char *const known[] = { "name", "resources", NULL };
 	struct flavor_quotas *fq = resource_group_add_flavor(g);
-	struct fy_node *list, *res;
-	void *it = NULL;
+	struct ynode *list, *res;
 	size_t len, i = 0;
 	int rc = 0;
 
@@ -307,7 +303,8 @@ static int group_flavor(struct dec *x, struct fy_node *fl,
 	} else if (dec_expect_seq(x, list) < 0) {
 		rc = -EINVAL;
 	} else {
-		while ((res = fy_node_sequence_iterate(list, &it))) {
+		ynode_foreach(list, res)
+		{
 			size_t l2 = dec_push_index(x, i);
 
 			if (flavor_resource(x, res, fq, g, i) < 0)
@@ -327,11 +324,10 @@ static int group_flavor(struct dec *x, struct fy_node *fl,
 	return rc;
 }
 
-static int covered_resources(struct dec *x, struct fy_node *grp,
+static int covered_resources(struct dec *x, struct ynode *grp,
 			     struct resource_group *g)
 {
-	struct fy_node *list = dec_get(grp, "coveredResources"), *item;
-	void *it = NULL;
+	struct ynode *list = dec_get(grp, "coveredResources"), *item;
 	size_t len = dec_push(x, "coveredResources");
 	int rc = 0;
 
@@ -339,7 +335,8 @@ static int covered_resources(struct dec *x, struct fy_node *grp,
 		dec_error(x, grp, "is required");
 		rc = -EINVAL;
 	} else if (dec_expect_seq(x, list) == 0) {
-		while ((item = fy_node_sequence_iterate(list, &it))) {
+		ynode_foreach(list, item)
+		{
 			size_t l2 = dec_push_index(x, g->ncovered);
 			const char *name;
 			struct errbuf eb;
@@ -372,13 +369,12 @@ static int covered_resources(struct dec *x, struct fy_node *grp,
 	return rc;
 }
 
-static int resource_group(struct dec *x, struct fy_node *grp,
+static int resource_group(struct dec *x, struct ynode *grp,
 			  struct resource_group *g)
 {
 	static const char *const known[] = { "coveredResources", "flavors",
 					     NULL };
-	struct fy_node *list, *fl;
-	void *it = NULL;
+	struct ynode *list, *fl;
 	size_t len, i = 0;
 	int rc = 0;
 
@@ -394,12 +390,13 @@ static int resource_group(struct dec *x, struct fy_node *grp,
 		rc = -EINVAL;
 	} else if (dec_expect_seq(x, list) < 0) {
 		rc = -EINVAL;
-	} else if (fy_node_sequence_item_count(list) > MAX_FLAVORS_PER_GROUP) {
+	} else if (list->n > MAX_FLAVORS_PER_GROUP) {
 		dec_error(x, list, "must have at most %d flavors",
 			  MAX_FLAVORS_PER_GROUP);
 		rc = -EINVAL;
 	} else {
-		while ((fl = fy_node_sequence_iterate(list, &it))) {
+		ynode_foreach(list, fl)
+		{
 			size_t l2 = dec_push_index(x, i++);
 
 			if (group_flavor(x, fl, g) < 0)
@@ -424,12 +421,11 @@ static struct resource_group *add_cohort_group(void *owner)
 }
 
 /* Resource groups, with each flavor and resource in one group only. */
-static int resource_groups(struct dec *x, struct fy_node *spec, void *owner,
+static int resource_groups(struct dec *x, struct ynode *spec, void *owner,
 			   add_group_fn add, struct resource_group **groups,
 			   size_t *ngroups)
 {
-	struct fy_node *list = dec_get(spec, "resourceGroups"), *grp;
-	void *it = NULL;
+	struct ynode *list = dec_get(spec, "resourceGroups"), *grp;
 	size_t len, i = 0;
 	int rc = 0;
 
@@ -440,13 +436,14 @@ static int resource_groups(struct dec *x, struct fy_node *spec, void *owner,
 		dec_pop(x, len);
 		return -EINVAL;
 	}
-	if (fy_node_sequence_item_count(list) > MAX_RESOURCE_GROUPS) {
+	if (list->n > MAX_RESOURCE_GROUPS) {
 		dec_error(x, list, "must have at most %d groups",
 			  MAX_RESOURCE_GROUPS);
 		dec_pop(x, len);
 		return -EINVAL;
 	}
-	while ((grp = fy_node_sequence_iterate(list, &it))) {
+	ynode_foreach(list, grp)
+	{
 		size_t l2 = dec_push_index(x, i++);
 
 		if (resource_group(x, grp, add(owner)) < 0)
@@ -477,10 +474,10 @@ static int resource_groups(struct dec *x, struct fy_node *spec, void *owner,
 	return rc;
 }
 
-static int fair_weight(struct dec *x, struct fy_node *spec, int64_t *ret)
+static int fair_weight(struct dec *x, struct ynode *spec, int64_t *ret)
 {
 	static const char *const known[] = { "weight", NULL };
-	struct fy_node *fs = dec_get(spec, "fairSharing"), *w;
+	struct ynode *fs = dec_get(spec, "fairSharing"), *w;
 	size_t len;
 	int rc = 0;
 
@@ -501,8 +498,7 @@ static int fair_weight(struct dec *x, struct fy_node *spec, int64_t *ret)
 	return rc;
 }
 
-static int preemption(struct dec *x, struct fy_node *p,
-		      struct cluster_queue *cq)
+static int preemption(struct dec *x, struct ynode *p, struct cluster_queue *cq)
 {
 	static const char *const known[] = { "reclaimWithinCohort",
 					     "borrowWithinCohort",
@@ -519,7 +515,7 @@ static int preemption(struct dec *x, struct fy_node *p,
 		PREEMPT_NEVER, PREEMPT_LOWER_PRIORITY, PREEMPT_ANY
 	};
 	int r = 0, w = 0, b = 0, rc = 0;
-	struct fy_node *bw;
+	struct ynode *bw;
 	int64_t threshold;
 
 	if (dec_expect_map(x, p) < 0)
@@ -559,8 +555,7 @@ static int preemption(struct dec *x, struct fy_node *p,
 	return rc;
 }
 
-static int fungibility(struct dec *x, struct fy_node *f,
-		       struct cluster_queue *cq)
+static int fungibility(struct dec *x, struct ynode *f, struct cluster_queue *cq)
 {
 	static const char *const known[] = { "whenCanBorrow", "whenCanPreempt",
 					     NULL };
@@ -585,8 +580,7 @@ static int fungibility(struct dec *x, struct fy_node *f,
 	return 0;
 }
 
-static int cq_spec(struct dec *x, struct fy_node *spec,
-		   struct cluster_queue *cq)
+static int cq_spec(struct dec *x, struct ynode *spec, struct cluster_queue *cq)
 {
 	static const char *const known[] = { "cohort",
 					     "cohortName",
@@ -606,7 +600,7 @@ static int cq_spec(struct dec *x, struct fy_node *spec,
 	static const char *const stops[] = { "None", "Hold", "HoldAndDrain",
 					     NULL };
 	int q = 0, s = 0, rc = 0;
-	struct fy_node *f;
+	struct ynode *f;
 	size_t len;
 
 	dec_check_fields(x, spec, known, ignored);
@@ -649,10 +643,10 @@ static int cq_spec(struct dec *x, struct fy_node *spec,
 	return rc;
 }
 
-int dec_cluster_queue(struct dec *x, struct fy_node *root)
+int dec_cluster_queue(struct dec *x, struct ynode *root)
 {
 	struct cluster_queue *cq = vec_push_zero(&x->batch->cluster_queues);
-	struct fy_node *spec;
+	struct ynode *spec;
 	struct dec_meta m;
 	size_t len;
 	int rc = 0;
@@ -675,13 +669,13 @@ int dec_cluster_queue(struct dec *x, struct fy_node *root)
 	return dec_commit(x, KIND_CLUSTER_QUEUE, root);
 }
 
-int dec_cohort(struct dec *x, struct fy_node *root)
+int dec_cohort(struct dec *x, struct ynode *root)
 {
 	static const char *const known[] = { "parent", "parentName",
 					     "resourceGroups", "fairSharing",
 					     NULL };
 	struct cohort *c = vec_push_zero(&x->batch->cohorts);
-	struct fy_node *spec;
+	struct ynode *spec;
 	struct dec_meta m;
 	size_t len;
 	int rc = 0;
@@ -717,13 +711,13 @@ int dec_cohort(struct dec *x, struct fy_node *root)
 	return dec_commit(x, KIND_COHORT, root);
 }
 
-int dec_local_queue(struct dec *x, struct fy_node *root)
+int dec_local_queue(struct dec *x, struct ynode *root)
 {
 	static const char *const known[] = { "clusterQueue", NULL };
 	static const char *const ignored[] = { "stopPolicy", "fairSharing",
 					       NULL };
 	struct local_queue *lq = vec_push_zero(&x->batch->local_queues);
-	struct fy_node *spec;
+	struct ynode *spec;
 	struct dec_meta m;
 	size_t len;
 	int rc = 0;
@@ -752,7 +746,7 @@ int dec_local_queue(struct dec *x, struct fy_node *root)
 	return dec_commit(x, KIND_LOCAL_QUEUE, root);
 }
 
-int dec_priority_class(struct dec *x, struct fy_node *root)
+int dec_priority_class(struct dec *x, struct ynode *root)
 {
 	static const char *const known[] = { "apiVersion",  "kind",
 					     "metadata",    "value",

@@ -39,14 +39,14 @@ static void podset_take_spec(struct podset *ps, struct dec_pod_spec *spec)
 }
 
 /* template: {metadata: {labels, annotations}, spec: PodSpec}. */
-static int pod_template(struct dec *x, struct fy_node *tmpl, struct podset *ps,
+static int pod_template(struct dec *x, struct ynode *tmpl, struct podset *ps,
 			struct labels *ret_annotations)
 {
 	static const char *const known[] = { "metadata", "spec", NULL };
 	static const char *const meta_known[] = { "labels", "annotations",
 						  "name", "namespace", NULL };
 	struct dec_pod_spec spec;
-	struct fy_node *meta, *f;
+	struct ynode *meta, *f;
 	struct labels labels;
 	size_t len;
 	int rc = 0;
@@ -93,7 +93,7 @@ static int pod_template(struct dec *x, struct fy_node *tmpl, struct podset *ps,
 	return rc;
 }
 
-static int check_topology(struct dec *x, struct fy_node *at,
+static int check_topology(struct dec *x, struct ynode *at,
 			  const struct podset *ps)
 {
 	struct errbuf eb;
@@ -104,22 +104,22 @@ static int check_topology(struct dec *x, struct fy_node *at,
 	return -EINVAL;
 }
 
-static int slice_constraints(struct dec *x, struct fy_node *list,
+static int slice_constraints(struct dec *x, struct ynode *list,
 			     struct topology_request *t)
 {
 	static const char *const known[] = { "topology", "size", NULL };
-	struct fy_node *item;
-	void *it = NULL;
+	struct ynode *item;
 	int rc = 0;
 
 	if (dec_expect_seq(x, list) < 0)
 		return -EINVAL;
-	if (fy_node_sequence_item_count(list) > SLICE_MAX_LAYERS) {
+	if (list->n > SLICE_MAX_LAYERS) {
 		dec_error(x, list, "must have at most %d layers",
 			  SLICE_MAX_LAYERS);
 		return -EINVAL;
 	}
-	while ((item = fy_node_sequence_iterate(list, &it))) {
+	ynode_foreach(list, item)
+	{
 		size_t len = dec_push_index(x, t->nslices);
 		struct slice_layer *l = &t->slices[t->nslices++];
 		int64_t size = 0;
@@ -140,7 +140,7 @@ static int slice_constraints(struct dec *x, struct fy_node *list,
 	return rc;
 }
 
-static int topology_request(struct dec *x, struct fy_node *tr,
+static int topology_request(struct dec *x, struct ynode *tr,
 			    struct topology_request *t)
 {
 	static const char *const known[] = {
@@ -159,7 +159,7 @@ static int topology_request(struct dec *x, struct fy_node *tr,
 	const char *req = NULL, *pref = NULL, *slice = NULL;
 	bool unconstrained = false;
 	int64_t size = 0;
-	struct fy_node *f;
+	struct ynode *f;
 	int rc = 0, modes;
 
 	if (dec_expect_map(x, tr) < 0)
@@ -211,14 +211,14 @@ static int topology_request(struct dec *x, struct fy_node *tr,
 	return rc;
 }
 
-static int podset(struct dec *x, struct fy_node *n, struct podset *ps)
+static int podset(struct dec *x, struct ynode *n, struct podset *ps)
 {
 	static const char *const known[] = {
 		"name", "count", "minCount", "template", "topologyRequest", NULL
 	};
 	struct labels annotations;
 	int64_t count = 1, min = -1;
-	struct fy_node *f;
+	struct ynode *f;
 	size_t len;
 	int rc = 0;
 
@@ -264,11 +264,10 @@ static int podset(struct dec *x, struct fy_node *n, struct podset *ps)
 	return rc;
 }
 
-static int podsets(struct dec *x, struct fy_node *spec, struct workload *w)
+static int podsets(struct dec *x, struct ynode *spec, struct workload *w)
 {
-	struct fy_node *list = dec_get(spec, "podSets"), *item;
+	struct ynode *list = dec_get(spec, "podSets"), *item;
 	size_t len = dec_push(x, "podSets"), i = 0;
-	void *it = NULL;
 	int rc = 0;
 
 	if (!list) {
@@ -276,13 +275,13 @@ static int podsets(struct dec *x, struct fy_node *spec, struct workload *w)
 		rc = -EINVAL;
 	} else if (dec_expect_seq(x, list) < 0) {
 		rc = -EINVAL;
-	} else if (fy_node_sequence_item_count(list) < 1 ||
-		   fy_node_sequence_item_count(list) > WORKLOAD_MAX_PODSETS) {
+	} else if (list->n < 1 || list->n > WORKLOAD_MAX_PODSETS) {
 		dec_error(x, list, "must have between 1 and %d pod sets",
 			  WORKLOAD_MAX_PODSETS);
 		rc = -EINVAL;
 	} else {
-		while ((item = fy_node_sequence_iterate(list, &it))) {
+		ynode_foreach(list, item)
+		{
 			size_t l2 = dec_push_index(x, i++);
 
 			if (podset(x, item, workload_add_podset(w)) < 0)
@@ -306,22 +305,20 @@ static int podsets(struct dec *x, struct fy_node *spec, struct workload *w)
 	return rc;
 }
 
-static int assignment_domains(struct dec *x, struct fy_node *list,
+static int assignment_domains(struct dec *x, struct ynode *list,
 			      struct topology_assignment *ta)
 {
 	static const char *const known[] = { "values", "count", NULL };
-	struct fy_node *item, *vals, *v;
-	void *it = NULL;
+	struct ynode *item, *vals, *v;
 	int rc = 0;
 
 	if (dec_expect_seq(x, list) < 0)
 		return -EINVAL;
-	ta->domains = xcalloc((size_t)fy_node_sequence_item_count(list) + 1,
-			      sizeof(*ta->domains));
-	while ((item = fy_node_sequence_iterate(list, &it))) {
+	ta->domains = xcalloc((size_t)list->n + 1, sizeof(*ta->domains));
+	ynode_foreach(list, item)
+	{
 		size_t len = dec_push_index(x, ta->ndomains);
 		struct topology_domain *dom = &ta->domains[ta->ndomains++];
-		void *vit = NULL;
 		int64_t count = 0;
 		size_t nv = 0;
 
@@ -336,13 +333,16 @@ static int assignment_domains(struct dec *x, struct fy_node *list,
 		dec_check_fields(x, item, known, NULL);
 		dom->count = (int32_t)count;
 		vals = dec_get(item, "values");
-		while (vals && fy_node_get_type(vals) == FYNT_SEQUENCE &&
-		       (v = fy_node_sequence_iterate(vals, &vit))) {
-			if (nv < ta->nlevels &&
-			    dec_string(x, v, &dom->values[nv]) < 0)
-				rc = -EINVAL;
-			nv++;
-		}
+		if (vals && vals->type != YNODE_SEQ)
+			vals = NULL;
+		if (vals)
+			ynode_foreach(vals, v)
+			{
+				if (nv < ta->nlevels &&
+				    dec_string(x, v, &dom->values[nv]) < 0)
+					rc = -EINVAL;
+				nv++;
+			}
 		if (nv != ta->nlevels) {
 			dec_error(x, item,
 				  "values: must have one value per "
@@ -355,13 +355,12 @@ static int assignment_domains(struct dec *x, struct fy_node *list,
 	return rc;
 }
 
-static int assignment(struct dec *x, struct fy_node *n,
+static int assignment(struct dec *x, struct ynode *n,
 		      struct topology_assignment **ret)
 {
 	static const char *const known[] = { "levels", "domains", NULL };
 	struct topology_assignment *ta = xcalloc(1, sizeof(*ta));
-	struct fy_node *levels = dec_get(n, "levels"), *l;
-	void *it = NULL;
+	struct ynode *levels = dec_get(n, "levels"), *l;
 	size_t len;
 	int rc = 0;
 
@@ -382,9 +381,9 @@ static int assignment(struct dec *x, struct fy_node *n,
 		dec_pop(x, len);
 		return -EINVAL;
 	}
-	ta->levels = xcalloc((size_t)fy_node_sequence_item_count(levels) + 1,
-			     sizeof(*ta->levels));
-	while ((l = fy_node_sequence_iterate(levels, &it))) {
+	ta->levels = xcalloc((size_t)levels->n + 1, sizeof(*ta->levels));
+	ynode_foreach(levels, l)
+	{
 		if (dec_string(x, l, &ta->levels[ta->nlevels++]) < 0)
 			rc = -EINVAL;
 	}
@@ -397,16 +396,15 @@ static int assignment(struct dec *x, struct fy_node *n,
 	return rc;
 }
 
-static int podset_assignment(struct dec *x, struct fy_node *n,
+static int podset_assignment(struct dec *x, struct ynode *n,
 			     struct podset_admission *pa)
 {
 	static const char *const known[] = { "name", "flavors", "count",
 					     "topologyAssignment", NULL };
 	static const char *const ignored[] = { "resourceUsage",
 					       "delayedTopologyRequest", NULL };
-	struct fy_node *fl, *ta;
-	struct fy_node_pair *p;
-	void *it = NULL;
+	struct ynode *fl, *ta;
+	struct ynode *pk, *pv;
 	int64_t count = 0;
 	int rc = 0;
 
@@ -421,26 +419,27 @@ static int podset_assignment(struct dec *x, struct fy_node *n,
 		size_t len = dec_push(x, "flavors");
 
 		if (dec_expect_map(x, fl) < 0)
-			rc = -EINVAL;
-		while (rc == 0 && (p = fy_node_mapping_iterate(fl, &it))) {
-			const char *res, *flavor;
-			struct errbuf eb;
-			int id;
+			fl = NULL, rc = -EINVAL;
+		if (fl)
+			ynode_foreach_pair(fl, pk, pv)
+			{
+				const char *res, *flavor;
+				struct errbuf eb;
+				int id;
 
-			if ((dec_string(x, fy_node_pair_key(p), &res) < 0) |
-			    (dec_string(x, fy_node_pair_value(p), &flavor) <
-			     0)) {
-				rc = -EINVAL;
-				break;
+				if ((dec_string(x, pk, &res) < 0) |
+				    (dec_string(x, pv, &flavor) < 0)) {
+					rc = -EINVAL;
+					break;
+				}
+				id = resource_id(x->batch->resources, res, &eb);
+				if (id < 0) {
+					dec_error(x, pk, "%s", eb.msg);
+					rc = -EINVAL;
+					break;
+				}
+				pa->flavors[id] = flavor;
 			}
-			id = resource_id(x->batch->resources, res, &eb);
-			if (id < 0) {
-				dec_error(x, fy_node_pair_key(p), "%s", eb.msg);
-				rc = -EINVAL;
-				break;
-			}
-			pa->flavors[id] = flavor;
-		}
 		dec_pop(x, len);
 	}
 	if ((ta = dec_get(n, "topologyAssignment"))) {
@@ -453,12 +452,11 @@ static int podset_assignment(struct dec *x, struct fy_node *n,
 	return rc;
 }
 
-static int admission(struct dec *x, struct fy_node *status, struct workload *w)
+static int admission(struct dec *x, struct ynode *status, struct workload *w)
 {
 	static const char *const known[] = { "clusterQueue",
 					     "podSetAssignments", NULL };
-	struct fy_node *adm = dec_get(status, "admission"), *list, *item;
-	void *it = NULL;
+	struct ynode *adm = dec_get(status, "admission"), *list, *item;
 	size_t len, l2, i = 0;
 	int rc = 0;
 
@@ -476,28 +474,32 @@ static int admission(struct dec *x, struct fy_node *status, struct workload *w)
 	l2 = dec_push(x, "podSetAssignments");
 	list = dec_get(adm, "podSetAssignments");
 	if (list && dec_expect_seq(x, list) < 0)
-		rc = -EINVAL;
-	while (rc == 0 && list &&
-	       (item = fy_node_sequence_iterate(list, &it))) {
-		size_t l3 = dec_push_index(x, i++);
+		list = NULL, rc = -EINVAL;
+	if (list)
+		ynode_foreach(list, item)
+		{
+			size_t l3 = dec_push_index(x, i++);
 
-		if (w->admission->npodsets >= WORKLOAD_MAX_PODSETS) {
-			dec_error(x, item, "too many pod set assignments");
-			rc = -EINVAL;
-		} else if (podset_assignment(
-				   x, item,
-				   &w->admission->podsets
-					    [w->admission->npodsets++]) < 0) {
-			rc = -EINVAL;
+			if (w->admission->npodsets >= WORKLOAD_MAX_PODSETS) {
+				dec_error(x, item,
+					  "too many pod set assignments");
+				rc = -EINVAL;
+			} else if (podset_assignment(
+					   x, item,
+					   &w->admission->podsets
+						    [w->admission
+							     ->npodsets++]) <
+				   0) {
+				rc = -EINVAL;
+			}
+			dec_pop(x, l3);
 		}
-		dec_pop(x, l3);
-	}
 	dec_pop(x, l2);
 	dec_pop(x, len);
 	return rc;
 }
 
-static int workload_status(struct dec *x, struct fy_node *status,
+static int workload_status(struct dec *x, struct ynode *status,
 			   struct workload *w)
 {
 	static const char *const known[] = { "admission", NULL };
@@ -521,8 +523,7 @@ static int workload_status(struct dec *x, struct fy_node *status,
 	return admission(x, status, w);
 }
 
-static int workload_spec(struct dec *x, struct fy_node *spec,
-			 struct workload *w)
+static int workload_spec(struct dec *x, struct ynode *spec, struct workload *w)
 {
 	static const char *const known[] = {
 		"podSets",  "queueName", "priorityClassName",
@@ -548,10 +549,10 @@ static int workload_spec(struct dec *x, struct fy_node *spec,
 	return rc;
 }
 
-int dec_workload(struct dec *x, struct fy_node *root)
+int dec_workload(struct dec *x, struct ynode *root)
 {
 	struct workload *w = vec_push_zero(&x->batch->workloads);
-	struct fy_node *spec, *status;
+	struct ynode *spec, *status;
 	struct dec_meta m;
 	size_t len;
 	int rc = 0;
@@ -591,11 +592,11 @@ int dec_workload(struct dec *x, struct fy_node *root)
  * An annotation holding a positive integer; obj is the object (Job or pod
  * template) whose metadata.annotations hold it, the path the object's.
  */
-static int ann_int(struct dec *x, struct fy_node *obj, const struct labels *ann,
+static int ann_int(struct dec *x, struct ynode *obj, const struct labels *ann,
 		   const char *key, int64_t *ret)
 {
 	const char *v = labels_get(ann, key);
-	struct fy_node *at;
+	struct ynode *at;
 	char *end;
 	long long n;
 
@@ -620,7 +621,7 @@ static int ann_int(struct dec *x, struct fy_node *obj, const struct labels *ann,
 }
 
 /* [{"topology": "rack", "size": 4}, ...] from the multi-layer annotation. */
-static int ann_constraints(struct dec *x, struct fy_node *at, const char *v,
+static int ann_constraints(struct dec *x, struct ynode *at, const char *v,
 			   struct topology_request *t)
 {
 	json_error_t jerr;
@@ -662,7 +663,7 @@ static int ann_constraints(struct dec *x, struct fy_node *at, const char *v,
 }
 
 /* Kueue's pod-template annotations to a topology request. */
-static int job_topology(struct dec *x, struct fy_node *at,
+static int job_topology(struct dec *x, struct ynode *at,
 			const struct labels *ann, struct topology_request *t)
 {
 	const char *req =
@@ -702,7 +703,7 @@ static int job_topology(struct dec *x, struct fy_node *at,
 	}
 	if (multi) {
 		size_t len = dec_push(x, "metadata.annotations");
-		struct fy_node *n =
+		struct ynode *n =
 			dec_get(dec_get(dec_get(at, "metadata"), "annotations"),
 				ANN_PREFIX
 				"podset-slice-required-topology-constraints");
@@ -722,7 +723,7 @@ static int job_topology(struct dec *x, struct fy_node *at,
 	return rc;
 }
 
-static int job_spec(struct dec *x, struct fy_node *spec, struct workload *w)
+static int job_spec(struct dec *x, struct ynode *spec, struct workload *w)
 {
 	static const char *const known[] = { "parallelism", "completions",
 					     "template", NULL };
@@ -743,7 +744,7 @@ static int job_spec(struct dec *x, struct fy_node *spec, struct workload *w)
 	struct podset *ps = workload_add_podset(w);
 	int64_t parallelism = 1, completions = -1;
 	struct labels ann;
-	struct fy_node *tmpl;
+	struct ynode *tmpl;
 	size_t len;
 	int rc = 0;
 
@@ -767,7 +768,7 @@ static int job_spec(struct dec *x, struct fy_node *spec, struct workload *w)
 	} else {
 		if (pod_template(x, tmpl, ps, &ann) < 0)
 			rc = -EINVAL;
-		struct fy_node *at =
+		struct ynode *at =
 			dec_get(dec_get(tmpl, "metadata"), "annotations");
 		size_t l2 = dec_push(x, "metadata.annotations");
 
@@ -781,10 +782,10 @@ static int job_spec(struct dec *x, struct fy_node *spec, struct workload *w)
 	return rc;
 }
 
-int dec_job(struct dec *x, struct fy_node *root)
+int dec_job(struct dec *x, struct ynode *root)
 {
 	struct workload *w = vec_push_zero(&x->batch->workloads);
-	struct fy_node *spec;
+	struct ynode *spec;
 	struct dec_meta m;
 	int64_t min = 0;
 	char *name;
@@ -838,13 +839,13 @@ int dec_job(struct dec *x, struct fy_node *root)
 	return dec_commit(x, KIND_WORKLOAD, root);
 }
 
-int dec_pod_group(struct dec *x, struct fy_node *root)
+int dec_pod_group(struct dec *x, struct ynode *root)
 {
 	static const char *const known[] = { "minMember", "minResources",
 					     "scheduleTimeoutSeconds", NULL };
 	struct pod_group *pg = vec_push_zero(&x->batch->pod_groups);
 	int64_t min = 0, timeout = 0;
-	struct fy_node *spec, *f;
+	struct ynode *spec, *f;
 	struct dec_meta m;
 	size_t len;
 	int rc = 0;

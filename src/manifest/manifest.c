@@ -18,7 +18,7 @@
 
 #include "base/banned.h"
 
-typedef int (*decode_fn)(struct dec *x, struct fy_node *root);
+typedef int (*decode_fn)(struct dec *x, struct ynode *root);
 
 struct kind_decoder {
 	const char *group;    /* apiVersion without the version */
@@ -73,7 +73,7 @@ static void split_api_version(const char *av, char *group, size_t gsize,
 }
 
 static const struct kind_decoder *find_decoder(struct dec *x,
-					       struct fy_node *root,
+					       struct ynode *root,
 					       const char *av, const char *kind)
 {
 	const char *version;
@@ -110,12 +110,11 @@ static const struct kind_decoder *find_decoder(struct dec *x,
 	return NULL;
 }
 
-static int decode_object(struct dec *x, struct fy_node *root, int depth);
+static int decode_object(struct dec *x, struct ynode *root, int depth);
 
-static int decode_list(struct dec *x, struct fy_node *root, int depth)
+static int decode_list(struct dec *x, struct ynode *root, int depth)
 {
-	struct fy_node *items = dec_get(root, "items"), *item;
-	void *it = NULL;
+	struct ynode *items = dec_get(root, "items"), *item;
 	size_t len, i = 0;
 	int rc = 0;
 
@@ -126,7 +125,8 @@ static int decode_list(struct dec *x, struct fy_node *root, int depth)
 		dec_pop(x, len);
 		return -EINVAL;
 	}
-	while ((item = fy_node_sequence_iterate(items, &it))) {
+	ynode_foreach(items, item)
+	{
 		size_t l2 = dec_push_index(x, i++);
 
 		if (decode_object(x, item, depth + 1) < 0)
@@ -137,7 +137,7 @@ static int decode_list(struct dec *x, struct fy_node *root, int depth)
 	return rc;
 }
 
-static int decode_object(struct dec *x, struct fy_node *root, int depth)
+static int decode_object(struct dec *x, struct ynode *root, int depth)
 {
 	const char *av = NULL, *kind = NULL;
 	const struct kind_decoder *kd;
@@ -172,152 +172,20 @@ out:
 	return rc;
 }
 
-/* libfyaml reports parse errors as text "name:line:col: error: msg". */
-struct parse_errors {
-	struct diag *d;
-	const char *file;
-	bool seen;
-};
-
-static void on_yaml_diag(struct fy_diag *diag, void *user, const char *buf,
-			 size_t len)
-{
-	struct parse_errors *pe = user;
-	char *text = xstrndup(buf, len), *err, *p;
-	int line = 0, col = 0;
-
-	(void)diag;
-	err = strstr(text, ": error: ");
-	if (err) {
-		*err = '\0';
-		/* The position is the last ":line:col" before the message. */
-		p = strrchr(text, ':');
-		if (p) {
-			col = (int)strtol(p + 1, NULL, 10);
-			*p = '\0';
-			p = strrchr(text, ':');
-			if (p)
-				line = (int)strtol(p + 1, NULL, 10);
-		}
-		err += strlen(": error: ");
-		err[strcspn(err, "\n")] = '\0';
-		diag_add(pe->d, DIAG_ERROR, pe->file, line, col,
-			 "invalid YAML: %s", err);
-		pe->seen = true;
-	}
-	free(text);
-}
-
-/* Length of the UTF-8 sequence at p (RFC 3629: no overlong forms, no
- * surrogates, nothing above U+10FFFF), or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *p, size_t left)
-{
-	size_t n;
-	unsigned char lo = 0x80, hi = 0xbf;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (left < n)
-		return 0;
-	if (p[0] == 0xe0)
-		lo = 0xa0;
-	else if (p[0] == 0xed)
-		hi = 0x9f;
-	else if (p[0] == 0xf0)
-		lo = 0x90;
-	else if (p[0] == 0xf4)
-		hi = 0x8f;
-	if (p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++) {
-		if (p[i] < 0x80 || p[i] > 0xbf)
-			return 0;
-	}
-	return n;
-}
-
-/*
- * Manifests must be UTF-8 (as JSON and Kubernetes require). Checked before
- * libfyaml sees the text: its 0.7 scanner loops forever on some invalid
- * sequences in a directive line ("%\x80").
- */
-static int check_utf8(struct dec *x, const char *buf, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)buf;
-	int line = 1, col = 1;
-
-	for (size_t i = 0; i < len;) {
-		size_t n = utf8_len(p + i, len - i);
-
-		if (n == 0) {
-			diag_add(x->d, DIAG_ERROR, x->file, line, col,
-				 "invalid YAML: not UTF-8 (byte 0x%02x)",
-				 p[i]);
-			return -EINVAL;
-		}
-		if (p[i] == '\n') {
-			line++;
-			col = 1;
-		} else {
-			col++;
-		}
-		i += n;
-	}
-	return 0;
-}
-
 static int parse_documents(struct dec *x, const char *buf, size_t len,
 			   bool json)
 {
-	struct parse_errors pe = { .d = x->d, .file = x->file };
-	struct fy_diag_cfg dcfg;
-	struct fy_parse_cfg cfg;
-	struct fy_document *doc;
-	struct fy_diag *diag;
-	struct fy_parser *fyp;
-	int rc = 0;
+	struct yparser *p = yparser_new(buf, len, json, x->file, x->d);
+	struct ynode *root;
+	int rc = 0, more;
 
-	if (check_utf8(x, buf, len) < 0)
-		return -EINVAL;
-	fy_diag_cfg_default(&dcfg);
-	dcfg.fp = NULL;
-	dcfg.output_fn = on_yaml_diag;
-	dcfg.user = &pe;
-	dcfg.level = FYET_ERROR;
-	dcfg.colorize = false;
-	dcfg.show_source = false;
-	diag = fy_diag_create(&dcfg);
-	BUG_ON(!diag);
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.flags = FYPCF_QUIET | (json ? FYPCF_JSON_FORCE : FYPCF_JSON_NONE);
-	cfg.diag = diag;
-	fyp = fy_parser_create(&cfg);
-	BUG_ON(!fyp);
-	if (fy_parser_set_string(fyp, buf, len) != 0)
-		BUG_ON(1);
-	while ((doc = fy_parse_load_document(fyp))) {
-		struct fy_node *root = fy_document_root(doc);
-
+	while ((more = yparser_next(p, &root)) > 0) {
 		if (root && decode_object(x, root, 0) < 0)
 			rc = -EINVAL;
-		fy_parse_document_destroy(fyp, doc);
 	}
-	if (fy_parser_get_stream_error(fyp) || pe.seen) {
-		if (!pe.seen)
-			diag_add(x->d, DIAG_ERROR, x->file, 0, 0,
-				 "invalid YAML");
+	if (more < 0)
 		rc = -EINVAL;
-	}
-	fy_parser_destroy(fyp);
-	fy_diag_destroy(diag);
+	yparser_free(p);
 	return rc;
 }
 

@@ -23,7 +23,7 @@
 
 /* Hard limits on what one input may hold. */
 #define MANIFEST_MAX_FILE_BYTES (256u << 20)
-#define MANIFEST_MAX_FILES 100000
+#define MANIFEST_MAX_FILES	100000
 
 /*
  * Decode buf (name is used in messages) and absorb it into c.

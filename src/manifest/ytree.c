@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Building compact document trees from libfyaml's event stream. Open
+ * containers keep their children on one shared stack; when a container
+ * ends, its slice of the stack is copied into the arena as its kids array.
+ */
+#include "manifest/ytree.h"
+
+#include <errno.h>
+#include <libfyaml.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/vec.h"
+
+#include "base/banned.h"
+
+#define CHUNK_SIZE (64 * 1024)
+#define MAX_DEPTH  256
+
+struct chunk {
+	struct chunk *next;
+	size_t used, size;
+	char data[];
+};
+
+struct open {
+	struct ynode *node;
+	size_t base; /* first child on the stack */
+};
+
+struct yparser {
+	struct fy_parser *fyp;
+	struct fy_diag *diag;
+	struct diag *d;
+	const char *file;
+	bool failed;
+	struct chunk *chunks;
+	VEC(struct ynode *) stack;
+	VEC(struct open) open;
+};
+
+static void *arena_alloc(struct yparser *p, size_t size)
+{
+	struct chunk *c = p->chunks;
+	void *mem;
+
+	size = (size + 15) & ~(size_t)15;
+	if (!c || c->used + size > c->size) {
+		size_t cap = size > CHUNK_SIZE ? size : CHUNK_SIZE;
+
+		c = xmalloc(sizeof(*c) + cap);
+		c->size = cap;
+		c->used = 0;
+		c->next = p->chunks;
+		p->chunks = c;
+	}
+	mem = c->data + c->used;
+	c->used += size;
+	return mem;
+}
+
+/* Free every chunk but one, and reuse that one from the start. */
+static void arena_reset(struct yparser *p)
+{
+	struct chunk *c = p->chunks, *next;
+
+	if (!c)
+		return;
+	for (next = c->next; next;) {
+		struct chunk *n = next->next;
+
+		free(next);
+		next = n;
+	}
+	c->next = NULL;
+	c->used = 0;
+}
+
+/* libfyaml reports parse errors as text "name:line:col: error: msg". */
+static void on_diag(struct fy_diag *diag, void *user, const char *buf,
+		    size_t len)
+{
+	struct yparser *p = user;
+	char *text = xstrndup(buf, len), *err, *c;
+	int line = 0, col = 0;
+
+	(void)diag;
+	err = strstr(text, ": error: ");
+	if (err) {
+		*err = '\0';
+		c = strrchr(text, ':');
+		if (c) {
+			col = (int)strtol(c + 1, NULL, 10);
+			*c = '\0';
+			c = strrchr(text, ':');
+			if (c)
+				line = (int)strtol(c + 1, NULL, 10);
+		}
+		err += strlen(": error: ");
+		err[strcspn(err, "\n")] = '\0';
+		diag_add(p->d, DIAG_ERROR, p->file, line, col,
+			 "invalid YAML: %s", err);
+		p->failed = true;
+	}
+	free(text);
+}
+
+struct yparser *yparser_new(const char *buf, size_t len, bool json,
+			    const char *file, struct diag *d)
+{
+	struct yparser *p = xcalloc(1, sizeof(*p));
+	struct fy_diag_cfg dcfg;
+	struct fy_parse_cfg cfg;
+
+	p->d = d;
+	p->file = file;
+	fy_diag_cfg_default(&dcfg);
+	dcfg.fp = NULL;
+	dcfg.output_fn = on_diag;
+	dcfg.user = p;
+	dcfg.level = FYET_ERROR;
+	dcfg.colorize = false;
+	dcfg.show_source = false;
+	p->diag = fy_diag_create(&dcfg);
+	BUG_ON(!p->diag);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.flags = FYPCF_QUIET | (json ? FYPCF_JSON_FORCE : FYPCF_JSON_NONE);
+	cfg.diag = p->diag;
+	p->fyp = fy_parser_create(&cfg);
+	BUG_ON(!p->fyp);
+	BUG_ON(fy_parser_set_string(p->fyp, buf, len) != 0);
+	return p;
+}
+
+void yparser_free(struct yparser *p)
+{
+	if (!p)
+		return;
+	fy_parser_destroy(p->fyp);
+	fy_diag_destroy(p->diag);
+	arena_reset(p);
+	free(p->chunks);
+	vec_release(&p->stack);
+	vec_release(&p->open);
+	free(p);
+}
+
+static struct ynode *new_node(struct yparser *p, struct fy_event *e,
+			      enum ynode_type type)
+{
+	struct ynode *n = arena_alloc(p, sizeof(*n));
+	const struct fy_mark *m = fy_event_start_mark(e);
+
+	memset(n, 0, sizeof(*n));
+	n->type = type;
+	n->line = m ? m->line + 1 : 0;
+	n->col = m ? m->column + 1 : 0;
+	return n;
+}
+
+static void set_text(struct yparser *p, struct ynode *n, struct fy_token *t)
+{
+	size_t len = 0;
+	const char *s = t ? fy_token_get_text(t, &len) : NULL;
+	char *copy = arena_alloc(p, len + 1);
+
+	if (len)
+		memcpy(copy, s, len);
+	copy[len] = '\0';
+	n->text = copy;
+	n->len = len;
+}
+
+static void close_container(struct yparser *p)
+{
+	struct open o = vec_pop(&p->open);
+	size_t count = p->stack.len - o.base;
+
+	o.node->kids = arena_alloc(p, count * sizeof(*o.node->kids) + 1);
+	memcpy(o.node->kids, p->stack.items + o.base,
+	       count * sizeof(*o.node->kids));
+	o.node->n = o.node->type == YNODE_MAP ? count / 2 : count;
+	p->stack.len = o.base;
+}
+
+/* Handle one event; returns 1 when the document is complete. */
+static int on_event(struct yparser *p, struct fy_event *e, struct ynode **root)
+{
+	struct ynode *n = NULL;
+
+	switch (e->type) {
+	case FYET_SCALAR:
+		n = new_node(p, e, YNODE_SCALAR);
+		n->plain = fy_token_scalar_style(e->scalar.value) == FYSS_PLAIN;
+		set_text(p, n, e->scalar.value);
+		break;
+	case FYET_ALIAS:
+		n = new_node(p, e, YNODE_ALIAS);
+		set_text(p, n, e->alias.anchor);
+		break;
+	case FYET_MAPPING_START:
+	case FYET_SEQUENCE_START:
+		n = new_node(p, e,
+			     e->type == FYET_MAPPING_START ? YNODE_MAP
+							   : YNODE_SEQ);
+		break;
+	case FYET_MAPPING_END:
+	case FYET_SEQUENCE_END:
+		close_container(p);
+		return 0;
+	case FYET_DOCUMENT_END:
+		return 1;
+	default:
+		return 0;
+	}
+	if (p->open.len == 0)
+		*root = n;
+	else
+		vec_push(&p->stack, n);
+	if (n->type == YNODE_MAP || n->type == YNODE_SEQ) {
+		if (p->open.len >= MAX_DEPTH) {
+			diag_add(p->d, DIAG_ERROR, p->file, n->line, n->col,
+				 "invalid YAML: nested deeper than %d levels",
+				 MAX_DEPTH);
+			p->failed = true;
+			return -1;
+		}
+		vec_push(&p->open,
+			 ((struct open){ .node = n, .base = p->stack.len }));
+	}
+	return 0;
+}
+
+int yparser_next(struct yparser *p, struct ynode **ret_root)
+{
+	struct ynode *root = NULL;
+	struct fy_event *e;
+	bool started = false;
+	int done = 0;
+
+	arena_reset(p);
+	p->stack.len = 0;
+	p->open.len = 0;
+	while (!p->failed && !done && (e = fy_parser_parse(p->fyp))) {
+		if (e->type == FYET_DOCUMENT_START)
+			started = true;
+		done = on_event(p, e, &root);
+		fy_parser_event_free(p->fyp, e);
+	}
+	if (p->failed || fy_parser_get_stream_error(p->fyp)) {
+		if (!p->failed)
+			diag_add(p->d, DIAG_ERROR, p->file, 0, 0,
+				 "invalid YAML");
+		p->failed = true;
+		return -EINVAL;
+	}
+	if (!started)
+		return 0;
+	*ret_root = root;
+	return 1;
+}
+
+struct ynode *ynode_get(const struct ynode *map, const char *key)
+{
+	size_t len;
+
+	if (!map || map->type != YNODE_MAP)
+		return NULL;
+	len = strlen(key);
+	for (size_t i = 0; i < map->n; i++) {
+		const struct ynode *k = map->kids[2 * i];
+
+		if (k->type == YNODE_SCALAR && k->len == len &&
+		    memcmp(k->text, key, len) == 0)
+			return ynode_is_null(map->kids[2 * i + 1])
+				       ? NULL
+				       : map->kids[2 * i + 1];
+	}
+	return NULL;
+}
+
+bool ynode_is_null(const struct ynode *n)
+{
+	if (!n)
+		return true;
+	if (n->type != YNODE_SCALAR || !n->plain)
+		return false;
+	return n->len == 0 || strcmp(n->text, "~") == 0 ||
+	       strcmp(n->text, "null") == 0 || strcmp(n->text, "Null") == 0 ||
+	       strcmp(n->text, "NULL") == 0;
+}
