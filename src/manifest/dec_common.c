@@ -159,10 +159,13 @@ static int dec_toleration(struct dec *x, struct ynode *n, struct toleration *t)
 		return -EINVAL;
 	dec_check_fields(x, n, known, NULL);
 	memset(t, 0, sizeof(*t));
-	if ((dec_str_field(x, n, "key", false, &t->key) < 0) |
-	    (dec_enum_field(x, n, "operator", ops, &op) < 0) |
-	    (dec_str_field(x, n, "value", false, &t->value) < 0) |
-	    (dec_enum_field(x, n, "effect", effects, &effect) < 0))
+	if (dec_str_field(x, n, "key", false, &t->key) < 0)
+		rc = -EINVAL;
+	if (dec_enum_field(x, n, "operator", ops, &op) < 0)
+		rc = -EINVAL;
+	if (dec_str_field(x, n, "value", false, &t->value) < 0)
+		rc = -EINVAL;
+	if (dec_enum_field(x, n, "effect", effects, &effect) < 0)
 		rc = -EINVAL;
 	t->op = (enum toleration_op)op;
 	t->effect = effect;
@@ -242,6 +245,7 @@ static int req_values(struct dec *x, struct ynode *n, const char ***ret,
 static int dec_requirement(struct dec *x, struct ynode *n, struct selector *out,
 			   bool node_selector)
 {
+	int bad = 0;
 	static const char *const known[] = { "key", "operator", "values",
 					     NULL };
 	const char *key = NULL, *opname = NULL;
@@ -254,9 +258,10 @@ static int dec_requirement(struct dec *x, struct ynode *n, struct selector *out,
 	if (dec_expect_map(x, n) < 0)
 		return -EINVAL;
 	dec_check_fields(x, n, known, NULL);
-	if ((dec_str_field(x, n, "key", true, &key) < 0) |
-	    (dec_str_field(x, n, "operator", true, &opname) < 0) |
-	    (req_values(x, n, &values, &nvalues) < 0)) {
+	bad |= dec_str_field(x, n, "key", true, &key) < 0;
+	bad |= dec_str_field(x, n, "operator", true, &opname) < 0;
+	bad |= req_values(x, n, &values, &nvalues) < 0;
+	if (bad) {
 		rc = -EINVAL;
 		goto out;
 	}

@@ -12,6 +12,7 @@
 
 static int placement(struct dec *x, struct ynode *n, struct config *c)
 {
+	int bad = 0;
 	static const char *const known[] = { "algorithm", "balancedPlacement",
 					     "preferredNodeAffinity", NULL };
 	static const char *const algorithms[] = { "Mixed", "BestFit",
@@ -21,11 +22,12 @@ static int placement(struct dec *x, struct ynode *n, struct config *c)
 	if (dec_expect_map(x, n) < 0)
 		return -EINVAL;
 	dec_check_fields(x, n, known, NULL);
-	if ((dec_enum_field(x, n, "algorithm", algorithms, &a) < 0) |
-	    (dec_bool_field(x, n, "balancedPlacement", &c->placement.balanced) <
-	     0) |
-	    (dec_bool_field(x, n, "preferredNodeAffinity",
-			    &c->placement.preferred_node_affinity) < 0))
+	bad |= dec_enum_field(x, n, "algorithm", algorithms, &a) < 0;
+	bad |= dec_bool_field(x, n, "balancedPlacement",
+			      &c->placement.balanced) < 0;
+	bad |= dec_bool_field(x, n, "preferredNodeAffinity",
+			      &c->placement.preferred_node_affinity) < 0;
+	if (bad)
 		return -EINVAL;
 	/* The names above are in enum placement_algorithm order. */
 	c->placement.algorithm = (enum placement_algorithm)a;
@@ -45,13 +47,16 @@ static int requeuing(struct dec *x, struct ynode *n,
 	if (dec_expect_map(x, n) < 0)
 		return -EINVAL;
 	dec_check_fields(x, n, known, NULL);
-	if ((dec_enum_field(x, n, "timestamp", stamps, &ts) < 0) |
-	    (dec_int_field(x, n, "backoffBaseSeconds", false, 1, INT32_MAX,
-			   &r->backoff_base_s) < 0) |
-	    (dec_int_field(x, n, "backoffMaxSeconds", false, 1, INT32_MAX,
-			   &r->backoff_max_s) < 0) |
-	    (dec_int_field(x, n, "backoffLimitCount", false, 0, INT32_MAX,
-			   &r->backoff_limit_count) < 0))
+	if (dec_enum_field(x, n, "timestamp", stamps, &ts) < 0)
+		rc = -EINVAL;
+	if (dec_int_field(x, n, "backoffBaseSeconds", false, 1, INT32_MAX,
+			  &r->backoff_base_s) < 0)
+		rc = -EINVAL;
+	if (dec_int_field(x, n, "backoffMaxSeconds", false, 1, INT32_MAX,
+			  &r->backoff_max_s) < 0)
+		rc = -EINVAL;
+	if (dec_int_field(x, n, "backoffLimitCount", false, 0, INT32_MAX,
+			  &r->backoff_limit_count) < 0)
 		rc = -EINVAL;
 	r->timestamp = (enum requeue_timestamp)ts;
 	if (rc == 0 && r->backoff_max_s < r->backoff_base_s) {
@@ -81,9 +86,11 @@ static int wait_for_pods_ready(struct dec *x, struct ynode *n,
 	dec_check_fields(x, n, known, NULL);
 	/* As in Kueue v1beta2: the block being present enables it. */
 	w->enable = true;
-	if ((dec_bool_field(x, n, "enable", &w->enable) < 0) |
-	    (dec_duration_field(x, n, "timeout", &w->timeout_us) < 0) |
-	    (dec_bool_field(x, n, "blockAdmission", &w->block_admission) < 0))
+	if (dec_bool_field(x, n, "enable", &w->enable) < 0)
+		rc = -EINVAL;
+	if (dec_duration_field(x, n, "timeout", &w->timeout_us) < 0)
+		rc = -EINVAL;
+	if (dec_bool_field(x, n, "blockAdmission", &w->block_admission) < 0)
 		rc = -EINVAL;
 	has_recovery = dec_duration_field(x, n, "recoveryTimeout",
 					  &w->recovery_timeout_us);

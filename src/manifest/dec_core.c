@@ -396,9 +396,10 @@ static int spec_scheduling(struct dec *x, struct ynode *spec,
 	size_t len;
 	int rc = 0;
 
-	if ((dec_str_field(x, spec, "nodeName", false, &out->node_name) < 0) |
-	    (dec_str_field(x, spec, "priorityClassName", false,
-			   &out->priority_class) < 0))
+	if (dec_str_field(x, spec, "nodeName", false, &out->node_name) < 0)
+		rc = -EINVAL;
+	if (dec_str_field(x, spec, "priorityClassName", false,
+			  &out->priority_class) < 0)
 		rc = -EINVAL;
 	if ((f = dec_get(spec, "nodeSelector"))) {
 		len = dec_push(x, "nodeSelector");
@@ -439,9 +440,9 @@ int dec_pod_spec(struct dec *x, struct ynode *spec, struct dec_pod_spec *out)
 		rc = -EINVAL;
 	}
 	resvec_zero(&out->requests);
-	if ((dec_containers(x, spec, "containers", false, &out->requests) < 0) |
-	    (dec_containers(x, spec, "initContainers", true, &out->requests) <
-	     0))
+	if (dec_containers(x, spec, "containers", false, &out->requests) < 0)
+		rc = -EINVAL;
+	if (dec_containers(x, spec, "initContainers", true, &out->requests) < 0)
 		rc = -EINVAL;
 	if ((f = dec_get(spec, "overhead"))) {
 		resvec_zero(&overhead);
@@ -554,8 +555,9 @@ int dec_node(struct dec *x, struct ynode *root)
 	n->name = m.name;
 	labels_copy(&n->labels, &m.labels);
 	dec_meta_release(&m);
-	if ((SUB(x, root, "spec", node_spec, n) < 0) |
-	    (SUB(x, root, "status", node_status, n) < 0))
+	if (SUB(x, root, "spec", node_spec, n) < 0)
+		rc = -EINVAL;
+	if (SUB(x, root, "status", node_status, n) < 0)
 		rc = -EINVAL;
 	if (rc < 0 || !n->name) {
 		cluster_pop_last(x->batch, KIND_NODE);

@@ -230,6 +230,7 @@ static int flavor_resource(struct dec *x, struct ynode *res,
 			   struct flavor_quotas *fq,
 			   const struct resource_group *g, size_t index)
 {
+	int bad = 0;
 	static const char *const known[] = { "name", "nominalQuota",
 					     "borrowingLimit", "lendingLimit",
 					     NULL };
@@ -265,10 +266,11 @@ static int flavor_resource(struct dec *x, struct ynode *res,
 		dec_pop(x, len);
 		return -EINVAL;
 	}
-	if ((quota_field(x, res, "nominalQuota", id, &q->nominal) < 0) |
-	    (quota_field(x, res, "borrowingLimit", id, &q->borrowing_limit) <
-	     0) |
-	    (quota_field(x, res, "lendingLimit", id, &q->lending_limit) < 0))
+	bad |= quota_field(x, res, "nominalQuota", id, &q->nominal) < 0;
+	bad |= quota_field(x, res, "borrowingLimit", id, &q->borrowing_limit) <
+	       0;
+	bad |= quota_field(x, res, "lendingLimit", id, &q->lending_limit) < 0;
+	if (bad)
 		return -EINVAL;
 	if (q->lending_limit != QUOTA_UNLIMITED &&
 	    q->lending_limit > q->nominal) {
@@ -521,8 +523,9 @@ static int preemption(struct dec *x, struct ynode *p, struct cluster_queue *cq)
 	if (dec_expect_map(x, p) < 0)
 		return -EINVAL;
 	dec_check_fields(x, p, known, NULL);
-	if ((dec_enum_field(x, p, "reclaimWithinCohort", reclaim, &r) < 0) |
-	    (dec_enum_field(x, p, "withinClusterQueue", within, &w) < 0))
+	if (dec_enum_field(x, p, "reclaimWithinCohort", reclaim, &r) < 0)
+		rc = -EINVAL;
+	if (dec_enum_field(x, p, "withinClusterQueue", within, &w) < 0)
 		rc = -EINVAL;
 	cq->reclaim_within_cohort = reclaim_map[r];
 	cq->within_cluster_queue = (enum preempt_within_cq)w;
@@ -557,6 +560,7 @@ static int preemption(struct dec *x, struct ynode *p, struct cluster_queue *cq)
 
 static int fungibility(struct dec *x, struct ynode *f, struct cluster_queue *cq)
 {
+	int bad = 0;
 	static const char *const known[] = { "whenCanBorrow", "whenCanPreempt",
 					     NULL };
 	static const char *const borrow[] = { "Borrow", "MayStopSearch",
@@ -568,8 +572,9 @@ static int fungibility(struct dec *x, struct ynode *f, struct cluster_queue *cq)
 	if (dec_expect_map(x, f) < 0)
 		return -EINVAL;
 	dec_check_fields(x, f, known, NULL);
-	if ((dec_enum_field(x, f, "whenCanBorrow", borrow, &b) < 0) |
-	    (dec_enum_field(x, f, "whenCanPreempt", preempt, &p) < 0))
+	bad |= dec_enum_field(x, f, "whenCanBorrow", borrow, &b) < 0;
+	bad |= dec_enum_field(x, f, "whenCanPreempt", preempt, &p) < 0;
+	if (bad)
 		return -EINVAL;
 	if (b >= 0)
 		cq->when_can_borrow =
@@ -611,11 +616,14 @@ static int cq_spec(struct dec *x, struct ynode *spec, struct cluster_queue *cq)
 			 x->kueue_v1beta2 ? "cohortName" : "cohort");
 		dec_pop(x, len);
 	}
-	if ((dec_str_field(x, spec, x->kueue_v1beta2 ? "cohortName" : "cohort",
-			   false, &cq->cohort) < 0) |
-	    (dec_enum_field(x, spec, "queueingStrategy", strategies, &q) < 0) |
-	    (dec_enum_field(x, spec, "stopPolicy", stops, &s) < 0) |
-	    (fair_weight(x, spec, &cq->fair_weight_milli) < 0))
+	if (dec_str_field(x, spec, x->kueue_v1beta2 ? "cohortName" : "cohort",
+			  false, &cq->cohort) < 0)
+		rc = -EINVAL;
+	if (dec_enum_field(x, spec, "queueingStrategy", strategies, &q) < 0)
+		rc = -EINVAL;
+	if (dec_enum_field(x, spec, "stopPolicy", stops, &s) < 0)
+		rc = -EINVAL;
+	if (fair_weight(x, spec, &cq->fair_weight_milli) < 0)
 		rc = -EINVAL;
 	cq->queueing = (enum queueing_strategy)q;
 	cq->stop = (enum stop_policy)s;
@@ -693,13 +701,15 @@ int dec_cohort(struct dec *x, struct ynode *root)
 			rc = -EINVAL;
 		} else {
 			dec_check_fields(x, spec, known, NULL);
-			if ((dec_str_field(x, spec,
-					   x->kueue_v1beta2 ? "parentName"
-							    : "parent",
-					   false, &c->parent) < 0) |
-			    (fair_weight(x, spec, &c->fair_weight_milli) < 0) |
-			    (resource_groups(x, spec, c, add_cohort_group,
-					     &c->groups, &c->ngroups) < 0))
+			if (dec_str_field(x, spec,
+					  x->kueue_v1beta2 ? "parentName"
+							   : "parent",
+					  false, &c->parent) < 0)
+				rc = -EINVAL;
+			if (fair_weight(x, spec, &c->fair_weight_milli) < 0)
+				rc = -EINVAL;
+			if (resource_groups(x, spec, c, add_cohort_group,
+					    &c->groups, &c->ngroups) < 0)
 				rc = -EINVAL;
 		}
 		dec_pop(x, len);
@@ -762,10 +772,10 @@ int dec_priority_class(struct dec *x, struct ynode *root)
 		rc = -EINVAL;
 	pc->name = m.name;
 	dec_meta_release(&m);
-	if ((dec_int_field(x, root, "value", true, INT32_MIN, INT32_MAX,
-			   &value) < 0) |
-	    (dec_str_field(x, root, "description", false, &pc->description) <
-	     0))
+	if (dec_int_field(x, root, "value", true, INT32_MIN, INT32_MAX,
+			  &value) < 0)
+		rc = -EINVAL;
+	if (dec_str_field(x, root, "description", false, &pc->description) < 0)
 		rc = -EINVAL;
 	pc->value = (int32_t)value;
 	if (rc < 0 || !pc->name) {

@@ -128,10 +128,11 @@ static int slice_constraints(struct dec *x, struct ynode *list,
 			rc = -EINVAL;
 		} else {
 			dec_check_fields(x, item, known, NULL);
-			if ((dec_str_field(x, item, "topology", true,
-					   &l->level) < 0) |
-			    (dec_int_field(x, item, "size", true, 1,
-					   MAX_POD_COUNT, &size) < 0))
+			if (dec_str_field(x, item, "topology", true,
+					  &l->level) < 0)
+				rc = -EINVAL;
+			if (dec_int_field(x, item, "size", true, 1,
+					  MAX_POD_COUNT, &size) < 0)
 				rc = -EINVAL;
 		}
 		l->size = (int32_t)size;
@@ -143,6 +144,7 @@ static int slice_constraints(struct dec *x, struct ynode *list,
 static int topology_request(struct dec *x, struct ynode *tr,
 			    struct topology_request *t)
 {
+	int bad = 0;
 	static const char *const known[] = {
 		"required",
 		"preferred",
@@ -165,17 +167,18 @@ static int topology_request(struct dec *x, struct ynode *tr,
 	if (dec_expect_map(x, tr) < 0)
 		return -EINVAL;
 	dec_check_fields(x, tr, known, ignored);
-	if ((dec_str_field(x, tr, "required", false, &req) < 0) |
-	    (dec_str_field(x, tr, "preferred", false, &pref) < 0) |
-	    (dec_bool_field(x, tr, "unconstrained", &unconstrained) < 0) |
-	    (dec_str_field(x, tr, "podIndexLabel", false, &t->pod_index_label) <
-	     0) |
-	    (dec_str_field(x, tr, "podSetGroupName", false, &t->group_name) <
-	     0) |
-	    (dec_str_field(x, tr, "podSetSliceRequiredTopology", false,
-			   &slice) < 0) |
-	    (dec_int_field(x, tr, "podSetSliceSize", false, 1, MAX_POD_COUNT,
-			   &size) < 0))
+	bad |= dec_str_field(x, tr, "required", false, &req) < 0;
+	bad |= dec_str_field(x, tr, "preferred", false, &pref) < 0;
+	bad |= dec_bool_field(x, tr, "unconstrained", &unconstrained) < 0;
+	bad |= dec_str_field(x, tr, "podIndexLabel", false,
+			     &t->pod_index_label) < 0;
+	bad |= dec_str_field(x, tr, "podSetGroupName", false, &t->group_name) <
+	       0;
+	bad |= dec_str_field(x, tr, "podSetSliceRequiredTopology", false,
+			     &slice) < 0;
+	bad |= dec_int_field(x, tr, "podSetSliceSize", false, 1, MAX_POD_COUNT,
+			     &size) < 0;
+	if (bad)
 		return -EINVAL;
 	modes = !!req + !!pref + unconstrained;
 	if (modes > 1) {
@@ -226,11 +229,11 @@ static int podset(struct dec *x, struct ynode *n, struct podset *ps)
 		return -EINVAL;
 	ps->pos = dec_pos(x, n);
 	dec_check_fields(x, n, known, NULL);
-	if ((dec_str_field(x, n, "name", false, &ps->name) < 0) |
-	    (dec_int_field(x, n, "count", false, 0, MAX_POD_COUNT, &count) <
-	     0) |
-	    (dec_int_field(x, n, "minCount", false, 0, MAX_POD_COUNT, &min) <
-	     0))
+	if (dec_str_field(x, n, "name", false, &ps->name) < 0)
+		rc = -EINVAL;
+	if (dec_int_field(x, n, "count", false, 0, MAX_POD_COUNT, &count) < 0)
+		rc = -EINVAL;
+	if (dec_int_field(x, n, "minCount", false, 0, MAX_POD_COUNT, &min) < 0)
 		rc = -EINVAL;
 	if (!ps->name)
 		ps->name = cluster_str(x->batch, "main");
@@ -411,8 +414,9 @@ static int podset_assignment(struct dec *x, struct ynode *n,
 	if (dec_expect_map(x, n) < 0)
 		return -EINVAL;
 	dec_check_fields(x, n, known, ignored);
-	if ((dec_str_field(x, n, "name", true, &pa->name) < 0) |
-	    (dec_int_field(x, n, "count", false, 0, MAX_POD_COUNT, &count) < 0))
+	if (dec_str_field(x, n, "name", true, &pa->name) < 0)
+		rc = -EINVAL;
+	if (dec_int_field(x, n, "count", false, 0, MAX_POD_COUNT, &count) < 0)
 		rc = -EINVAL;
 	pa->count = (int32_t)count;
 	if ((fl = dec_get(n, "flavors"))) {
@@ -427,8 +431,10 @@ static int podset_assignment(struct dec *x, struct ynode *n,
 				struct errbuf eb;
 				int id;
 
-				if ((dec_string(x, pk, &res) < 0) |
-				    (dec_string(x, pv, &flavor) < 0)) {
+				int bad = dec_string(x, pk, &res) < 0;
+
+				bad |= dec_string(x, pv, &flavor) < 0;
+				if (bad) {
 					rc = -EINVAL;
 					break;
 				}
@@ -536,12 +542,15 @@ static int workload_spec(struct dec *x, struct ynode *spec, struct workload *w)
 	int rc = 0;
 
 	dec_check_fields(x, spec, known, ignored);
-	if ((dec_str_field(x, spec, "queueName", false, &w->queue_name) < 0) |
-	    (dec_str_field(x, spec, "priorityClassName", false,
-			   &w->priority_class_name) < 0) |
-	    (dec_int_field(x, spec, "priority", false, INT32_MIN, INT32_MAX,
-			   &prio) < 0) |
-	    (dec_bool_field(x, spec, "active", &w->active) < 0))
+	if (dec_str_field(x, spec, "queueName", false, &w->queue_name) < 0)
+		rc = -EINVAL;
+	if (dec_str_field(x, spec, "priorityClassName", false,
+			  &w->priority_class_name) < 0)
+		rc = -EINVAL;
+	if (dec_int_field(x, spec, "priority", false, INT32_MIN, INT32_MAX,
+			  &prio) < 0)
+		rc = -EINVAL;
+	if (dec_bool_field(x, spec, "active", &w->active) < 0)
 		rc = -EINVAL;
 	w->priority = (int32_t)prio;
 	if (podsets(x, spec, w) < 0)
@@ -749,10 +758,11 @@ static int job_spec(struct dec *x, struct ynode *spec, struct workload *w)
 	int rc = 0;
 
 	dec_check_fields(x, spec, known, ignored);
-	if ((dec_int_field(x, spec, "parallelism", false, 0, MAX_POD_COUNT,
-			   &parallelism) < 0) |
-	    (dec_int_field(x, spec, "completions", false, 0, MAX_POD_COUNT,
-			   &completions) < 0))
+	if (dec_int_field(x, spec, "parallelism", false, 0, MAX_POD_COUNT,
+			  &parallelism) < 0)
+		rc = -EINVAL;
+	if (dec_int_field(x, spec, "completions", false, 0, MAX_POD_COUNT,
+			  &completions) < 0)
 		rc = -EINVAL;
 	ps->name = cluster_str(x->batch, "main");
 	/* Kueue's pod count: parallelism, capped by completions. */
@@ -865,10 +875,11 @@ int dec_pod_group(struct dec *x, struct ynode *root)
 		rc = -EINVAL;
 	} else {
 		dec_check_fields(x, spec, known, NULL);
-		if ((dec_int_field(x, spec, "minMember", true, 1, MAX_POD_COUNT,
-				   &min) < 0) |
-		    (dec_int_field(x, spec, "scheduleTimeoutSeconds", false, 0,
-				   INT32_MAX, &timeout) < 0))
+		if (dec_int_field(x, spec, "minMember", true, 1, MAX_POD_COUNT,
+				  &min) < 0)
+			rc = -EINVAL;
+		if (dec_int_field(x, spec, "scheduleTimeoutSeconds", false, 0,
+				  INT32_MAX, &timeout) < 0)
 			rc = -EINVAL;
 		if ((f = dec_get(spec, "minResources"))) {
 			size_t l2 = dec_push(x, "minResources");

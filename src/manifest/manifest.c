@@ -49,6 +49,9 @@ static bool has_word(const char *list, const char *word)
 {
 	size_t len = strlen(word);
 
+	/* strstr() finds "" everywhere: p would never advance. */
+	if (len == 0)
+		return false;
 	for (const char *p = list; (p = strstr(p, word)); p += len) {
 		if ((p == list || p[-1] == ' ') &&
 		    (p[len] == ' ' || p[len] == '\0'))
@@ -147,8 +150,8 @@ static int decode_object(struct dec *x, struct ynode *root, int depth)
 	if (dec_expect_map(x, root) < 0)
 		return -EINVAL;
 	x->obj_pos = dec_pos(x, root);
-	if ((dec_str_field(x, root, "apiVersion", true, &av) < 0) |
-	    (dec_str_field(x, root, "kind", true, &kind) < 0)) {
+	rc = dec_str_field(x, root, "apiVersion", true, &av);
+	if (dec_str_field(x, root, "kind", true, &kind) < 0 || rc < 0) {
 		rc = -EINVAL;
 		goto out;
 	}
@@ -172,15 +175,85 @@ out:
 	return rc;
 }
 
+/* Length of the UTF-8 sequence at p (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *p, size_t left)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (left < n)
+		return 0;
+	if (p[0] == 0xe0)
+		lo = 0xa0;
+	else if (p[0] == 0xed)
+		hi = 0x9f;
+	else if (p[0] == 0xf0)
+		lo = 0x90;
+	else if (p[0] == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++) {
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	}
+	return n;
+}
+
+/*
+ * Manifests must be UTF-8 (as JSON and Kubernetes require). Checked before
+ * libfyaml sees the text: its 0.7 scanner loops forever on some invalid
+ * sequences in a directive line ("%\x80", found by fuzz_manifest).
+ */
+static int check_utf8(struct dec *x, const char *buf, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	int line = 1, col = 1;
+
+	for (size_t i = 0; i < len;) {
+		size_t n = utf8_len(p + i, len - i);
+
+		if (n == 0) {
+			diag_add(x->d, DIAG_ERROR, x->file, line, col,
+				 "invalid YAML: not UTF-8 (byte 0x%02x)",
+				 p[i]);
+			return -EINVAL;
+		}
+		if (p[i] == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+		i += n;
+	}
+	return 0;
+}
+
 static int parse_documents(struct dec *x, const char *buf, size_t len,
 			   bool json)
 {
-	struct yparser *p = yparser_new(buf, len, json, x->file, x->d);
+	struct yparser *p;
 	struct ynode *root;
 	int rc = 0, more;
 
+	if (check_utf8(x, buf, len) < 0)
+		return -EINVAL;
+	p = yparser_new(buf, len, json, x->file, x->d);
 	while ((more = yparser_next(p, &root)) > 0) {
-		if (root && decode_object(x, root, 0) < 0)
+		/* An empty document ("---" alone) is null: nothing in it. */
+		if (!ynode_is_null(root) && decode_object(x, root, 0) < 0)
 			rc = -EINVAL;
 	}
 	if (more < 0)
