@@ -60,7 +60,8 @@
 #define vec_last(v) (&(v)->items[(v)->len - 1])
 
 #define vec_foreach(v, p) \
-	for (__typeof__(&*(v)->items) p = (v)->items; p < (v)->items + (v)->len; p++)
+	for (__typeof__(&*(v)->items) p = (v)->items;                     \
+	     p && p < (v)->items + (v)->len; p++)
 
 /* Free the array; the vector is empty and reusable afterwards. */
 #define vec_release(v)                         \
