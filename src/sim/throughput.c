@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The alpha-beta all-reduce model behind the simulator's placement costs:
+ * shapes of placements (hosts, racks, blocks, GPUs per host), the ideal
+ * packing of a gang, ring and hierarchical all-reduce times, and the
+ * throughput ratio of a placement. Latencies and bandwidths are combined
+ * monotonically (the worst latency and the narrowest link over every level
+ * crossed), so spreading a gang wider can never make it faster, whatever
+ * the configured figures.
+ */
+#include "sim/throughput.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "base/alloc.h"
+#include "base/hmap.h"
+#include "model/label.h"
+
+#include "base/banned.h"
+
+static const struct throughput_link default_links[THROUGHPUT_LEVEL_COUNT] = {
+	[THROUGHPUT_HOST] = { 367.61, 1.3, 1 },
+	[THROUGHPUT_RACK] = { 45, 1.6, 1 },
+	[THROUGHPUT_BLOCK] = { 45, 2.6, 2 },
+	[THROUGHPUT_CLUSTER] = { 45, 3.6, 4 },
+};
+
+static const char *const level_names[THROUGHPUT_LEVEL_COUNT] = { "host", "rack",
+								 "block",
+								 "cluster" };
+
+void throughput_config_init(struct throughput_config *c)
+{
+	for (int l = 0; l < THROUGHPUT_LEVEL_COUNT; l++)
+		c->link[l] = default_links[l];
+	c->algo = THROUGHPUT_RING;
+	c->grad_bytes = 1073741824.0;
+	c->compute_us = 0;
+	c->comm_fraction = 0.3;
+	c->overlap = 0;
+}
+
+int throughput_config_check(const struct throughput_config *c,
+			    struct errbuf *eb)
+{
+	for (int l = 0; l < THROUGHPUT_LEVEL_COUNT; l++) {
+		const struct throughput_link *k = &c->link[l];
+
+		if (!(k->bw_gbps > 0) || isinf(k->bw_gbps))
+			return errbuf_set(eb, -EINVAL,
+					  "link.%s.bandwidth: must be positive",
+					  level_names[l]);
+		if (!(k->alpha_us >= 0) || isinf(k->alpha_us))
+			return errbuf_set(eb, -EINVAL,
+					  "link.%s.latency: must be >= 0",
+					  level_names[l]);
+		if (!(k->oversub >= 1) || isinf(k->oversub))
+			return errbuf_set(eb, -EINVAL,
+					  "link.%s.oversubscription: must be "
+					  ">= 1",
+					  level_names[l]);
+	}
+	if (c->algo >= THROUGHPUT_ALGO_COUNT)
+		return errbuf_set(eb, -EINVAL, "algorithm: unknown");
+	if (!(c->grad_bytes >= 0) || isinf(c->grad_bytes))
+		return errbuf_set(eb, -EINVAL, "gradientBytes: must be >= 0");
+	if (isnan(c->compute_us) || isinf(c->compute_us))
+		return errbuf_set(eb, -EINVAL, "computeTime: must be finite");
+	if (c->compute_us <= 0 &&
+	    !(c->comm_fraction > 0 && c->comm_fraction <= 1))
+		return errbuf_set(eb, -EINVAL,
+				  "commFraction: must be in (0, 1] when no "
+				  "compute time is given");
+	if (!(c->overlap >= 0 && c->overlap <= 1))
+		return errbuf_set(eb, -EINVAL, "overlap: must be in [0, 1]");
+	return 0;
+}
+
+static int path_cmp(const void *pa, const void *pb)
+{
+	const struct throughput_pod *a = pa, *b = pb;
+
+	if (a->block != b->block)
+		return a->block < b->block ? -1 : 1;
+	if (a->rack != b->rack)
+		return a->rack < b->rack ? -1 : 1;
+	if (a->host != b->host)
+		return a->host < b->host ? -1 : 1;
+	return 0;
+}
+
+/* Count the distinct paths of sorted pods and GPUs per host. */
+static void count_sorted(const struct throughput_pod *p, size_t n, int32_t g,
+			 struct throughput_shape *s)
+{
+	int32_t on_host = 0;
+
+	*s = (struct throughput_shape){ .gpus = (int32_t)n * g,
+					.host_gpus_min = INT32_MAX };
+	for (size_t i = 0; i < n; i++) {
+		bool new_block = i == 0 || p[i].block != p[i - 1].block;
+		bool new_rack = new_block || p[i].rack != p[i - 1].rack;
+		bool new_host = new_rack || p[i].host != p[i - 1].host;
+
+		s->blocks += new_block;
+		s->racks += new_rack;
+		s->hosts += new_host;
+		on_host = new_host ? g : on_host + g;
+		if (i + 1 == n || path_cmp(&p[i], &p[i + 1]) != 0) {
+			if (on_host < s->host_gpus_min)
+				s->host_gpus_min = on_host;
+			if (on_host > s->host_gpus_max)
+				s->host_gpus_max = on_host;
+		}
+	}
+}
+
+int throughput_shape_of(const struct throughput_pod *pods, size_t npods,
+			int32_t gpus_per_pod, struct throughput_shape *ret,
+			struct errbuf *eb)
+{
+	struct throughput_pod *sorted;
+
+	if (npods == 0)
+		return errbuf_set(eb, -EINVAL, "a gang needs at least one pod");
+	if (gpus_per_pod < 1)
+		return errbuf_set(eb, -EINVAL,
+				  "GPUs per pod: must be positive, not %d",
+				  gpus_per_pod);
+	if (npods > (size_t)(INT32_MAX / gpus_per_pod))
+		return errbuf_set(eb, -EINVAL,
+				  "%zu pods of %d GPUs: too many GPUs", npods,
+				  gpus_per_pod);
+	sorted = xreallocarray(NULL, npods, sizeof(*sorted));
+	for (size_t i = 0; i < npods; i++)
+		sorted[i] = pods[i];
+	qsort(sorted, npods, sizeof(*sorted), path_cmp);
+	count_sorted(sorted, npods, gpus_per_pod, ret);
+	free(sorted);
+	return 0;
+}
+
+/* A small id per distinct string, in first-seen order. */
+static int64_t value_id(struct hmap *ids, const char *v)
+{
+	int64_t id;
+
+	if (!v)
+		return -1;
+	if (!hmap_get_str(ids, v, &id)) {
+		id = (int64_t)ids->len;
+		hmap_put_str(ids, v, id);
+	}
+	return id;
+}
+
+int throughput_shape_of_nodes(const struct node *const *nodes, size_t npods,
+			      int32_t gpus_per_pod, const char *block_key,
+			      const char *rack_key,
+			      struct throughput_shape *ret, struct errbuf *eb)
+{
+	struct throughput_pod *pods;
+	struct hmap blocks, racks, hosts;
+	int rc = 0;
+
+	pods = xreallocarray(NULL, npods ? npods : 1, sizeof(*pods));
+	hmap_init(&blocks);
+	hmap_init(&racks);
+	hmap_init(&hosts);
+	for (size_t i = 0; i < npods && rc == 0; i++) {
+		const struct node *n = nodes[i];
+
+		if (!n) {
+			rc = errbuf_set(eb, -EINVAL, "pod %zu has no node", i);
+			break;
+		}
+		pods[i].host = value_id(&hosts, n->name);
+		pods[i].block =
+			block_key ? value_id(&blocks,
+					     labels_get(&n->labels, block_key))
+				  : 0;
+		/* without a rack level, each host is its own rack */
+		pods[i].rack =
+			rack_key ? value_id(&racks,
+					    labels_get(&n->labels, rack_key))
+				 : pods[i].host;
+	}
+	if (rc == 0)
+		rc = throughput_shape_of(pods, npods, gpus_per_pod, ret, eb);
+	hmap_release(&blocks);
+	hmap_release(&racks);
+	hmap_release(&hosts);
+	free(pods);
+	return rc;
+}
+
+static int32_t ceil_div(int32_t a, int32_t b)
+{
+	return a / b + (a % b != 0);
+}
+
+int throughput_ideal_shape(const struct throughput_geometry *g, int32_t pods,
+			   int32_t gpus_per_pod, struct throughput_shape *ret,
+			   struct errbuf *eb)
+{
+	int32_t per_host, hosts;
+
+	if (g->gpus_per_host < 1 || g->hosts_per_rack < 1 ||
+	    g->racks_per_block < 1)
+		return errbuf_set(eb, -EINVAL,
+				  "geometry: GPUs per host, hosts per rack and "
+				  "racks per block must be positive");
+	if (pods < 1 || gpus_per_pod < 1)
+		return errbuf_set(eb, -EINVAL,
+				  "%d pods of %d GPUs: counts must be positive",
+				  pods, gpus_per_pod);
+	if (gpus_per_pod > g->gpus_per_host)
+		return errbuf_set(eb, -EINVAL,
+				  "a pod of %d GPUs does not fit a host of %d",
+				  gpus_per_pod, g->gpus_per_host);
+	if (pods > INT32_MAX / gpus_per_pod)
+		return errbuf_set(eb, -EINVAL,
+				  "%d pods of %d GPUs: too many GPUs", pods,
+				  gpus_per_pod);
+	per_host = g->gpus_per_host / gpus_per_pod;
+	hosts = ceil_div(pods, per_host);
+	ret->gpus = pods * gpus_per_pod;
+	ret->hosts = hosts;
+	ret->racks = ceil_div(hosts, g->hosts_per_rack);
+	ret->blocks = ceil_div(ret->racks, g->racks_per_block);
+	/* Spread evenly: the most rails on the least loaded host. */
+	ret->host_gpus_min = pods / hosts * gpus_per_pod;
+	ret->host_gpus_max = ceil_div(pods, hosts) * gpus_per_pod;
+	return 0;
+}
+
+enum throughput_level throughput_level_of(const struct throughput_shape *s)
+{
+	if (s->hosts <= 1)
+		return THROUGHPUT_HOST;
+	if (s->racks <= 1)
+		return THROUGHPUT_RACK;
+	if (s->blocks <= 1)
+		return THROUGHPUT_BLOCK;
+	return THROUGHPUT_CLUSTER;
+}
+
+/* Bandwidth of one link at level l in bytes per microsecond. */
+static double eff_bw(const struct throughput_config *c, int l)
+{
+	const struct throughput_link *k = &c->link[l];
+
+	BUG_ON(!(k->bw_gbps > 0) || !(k->oversub >= 1));
+	return k->bw_gbps * 1e3 / k->oversub;
+}
+
+/* The worst per-step latency and narrowest per-rail link from the rack up
+ * to top (top > HOST). */
+static void network(const struct throughput_config *c,
+		    enum throughput_level top, double *alpha, double *bw)
+{
+	*alpha = 0;
+	*bw = INFINITY;
+	for (int l = THROUGHPUT_RACK; l <= (int)top; l++) {
+		*alpha = fmax(*alpha, c->link[l].alpha_us);
+		*bw = fmin(*bw, eff_bw(c, l));
+	}
+}
+
+/* 2(m-1) a + 2((m-1)/m) bytes / bw: one ring all-reduce over m members. */
+static double ring(int32_t m, double alpha, double bytes, double bw)
+{
+	if (m <= 1)
+		return 0;
+	return 2.0 * (m - 1) * alpha + 2.0 * (m - 1) / m * bytes / bw;
+}
+
+double throughput_allreduce_us(const struct throughput_config *c,
+			       const struct throughput_shape *s)
+{
+	enum throughput_level top = throughput_level_of(s);
+	double a_host = c->link[THROUGHPUT_HOST].alpha_us;
+	double b_host = eff_bw(c, THROUGHPUT_HOST);
+	double n = c->grad_bytes, alpha, bw;
+
+	BUG_ON(s->gpus < 1 || s->hosts < 1);
+	if (top == THROUGHPUT_HOST)
+		return ring(s->gpus, a_host, n, b_host);
+	BUG_ON(s->host_gpus_min < 1 || s->host_gpus_max < s->host_gpus_min);
+	network(c, top, &alpha, &bw);
+	if (c->algo == THROUGHPUT_HIERARCHICAL)
+		return ring(s->host_gpus_max, a_host, n, b_host) +
+		       ring(s->hosts, alpha, n / s->host_gpus_min, bw);
+	/* A flat ring spans the NVLink hop too, and k rails in parallel. */
+	return ring(s->gpus, fmax(alpha, a_host), n,
+		    fmin(b_host, s->host_gpus_min * bw));
+}
+
+static double compute_us(const struct throughput_config *c, double t_ideal)
+{
+	if (c->compute_us > 0)
+		return c->compute_us;
+	BUG_ON(!(c->comm_fraction > 0 && c->comm_fraction <= 1));
+	return t_ideal * (1 - c->comm_fraction) / c->comm_fraction;
+}
+
+static double step(const struct throughput_config *c, double compute,
+		   double t_comm)
+{
+	return compute + fmax(0, t_comm - c->overlap * compute);
+}
+
+double throughput_step_us(const struct throughput_config *c,
+			  const struct throughput_shape *actual,
+			  const struct throughput_shape *ideal)
+{
+	double compute = compute_us(c, throughput_allreduce_us(c, ideal));
+
+	return step(c, compute, throughput_allreduce_us(c, actual));
+}
+
+double throughput_ratio(const struct throughput_config *c,
+			const struct throughput_shape *actual,
+			const struct throughput_shape *ideal)
+{
+	double t_ideal = throughput_allreduce_us(c, ideal);
+	double compute = compute_us(c, t_ideal);
+	double s_ideal = step(c, compute, t_ideal);
+	double s_actual = step(c, compute, throughput_allreduce_us(c, actual));
+
+	/* Nothing to compare (no bytes, no latency), or actual is faster
+	 * than the packing, possible only with unusual figures. */
+	if (!(s_ideal > 0) || s_actual <= s_ideal)
+		return 1.0;
+	return s_ideal / s_actual;
+}
+
+int64_t throughput_stretch_us(int64_t ideal_us, double ratio)
+{
+	double d;
+
+	BUG_ON(!(ratio > 0) || ideal_us < 0);
+	d = (double)ideal_us / fmin(ratio, 1.0);
+	if (d >= 9.2e18)
+		return INT64_MAX;
+	return llround(d);
+}
+
+const char *throughput_level_name(enum throughput_level l)
+{
+	return l < THROUGHPUT_LEVEL_COUNT ? level_names[l] : "?";
+}
+
+const char *throughput_algo_name(enum throughput_algo a)
+{
+	switch (a) {
+	case THROUGHPUT_RING:
+		return "ring";
+	case THROUGHPUT_HIERARCHICAL:
+		return "hierarchical";
+	default:
+		return "?";
+	}
+}
