@@ -59,12 +59,23 @@ static int requeuing(struct dec *x, struct ynode *n,
 			  &r->backoff_limit_count) < 0)
 		rc = -EINVAL;
 	r->timestamp = (enum requeue_timestamp)ts;
-	if (rc == 0 && r->backoff_max_s < r->backoff_base_s) {
+	if (rc == 0 && r->backoff_max_s < r->backoff_base_s &&
+	    dec_get(n, "backoffMaxSeconds")) {
 		size_t len = dec_push(x, "backoffMaxSeconds");
 
 		dec_error(x, dec_get(n, "backoffMaxSeconds"),
 			  "must be at least backoffBaseSeconds (%lld)",
 			  (long long)r->backoff_base_s);
+		dec_pop(x, len);
+		rc = -EINVAL;
+	} else if (rc == 0 && r->backoff_max_s < r->backoff_base_s) {
+		/* Only the base was given: point at it, not at nothing. */
+		size_t len = dec_push(x, "backoffBaseSeconds");
+
+		dec_error(x, dec_get(n, "backoffBaseSeconds"),
+			  "must be at most backoffMaxSeconds (%lld by "
+			  "default)",
+			  (long long)r->backoff_max_s);
 		dec_pop(x, len);
 		rc = -EINVAL;
 	}

@@ -598,10 +598,10 @@ int dec_workload(struct dec *x, struct ynode *root)
 }
 
 /*
- * An annotation holding a positive integer; obj is the object (Job or pod
- * template) whose metadata.annotations hold it, the path the object's.
+ * An annotation holding a positive integer. anns is the annotations mapping
+ * (NULL ok), the path is already that of the annotations.
  */
-static int ann_int(struct dec *x, struct ynode *obj, const struct labels *ann,
+static int ann_int(struct dec *x, struct ynode *anns, const struct labels *ann,
 		   const char *key, int64_t *ret)
 {
 	const char *v = labels_get(ann, key);
@@ -615,12 +615,10 @@ static int ann_int(struct dec *x, struct ynode *obj, const struct labels *ann,
 	n = strtoll(v, &end, 10);
 	if (!(*v >= '0' && *v <= '9') || *end || errno == ERANGE || n < 1 ||
 	    n > MAX_POD_COUNT) {
-		size_t len = dec_push(x, "metadata.annotations");
+		size_t len = dec_push_key(x, key);
 
-		dec_push_key(x, key);
-		at = dec_get(dec_get(dec_get(obj, "metadata"), "annotations"),
-			     key);
-		dec_error(x, at ? at : obj,
+		at = dec_get(anns, key);
+		dec_error(x, at ? at : anns,
 			  "must be a positive integer, not \"%s\"", v);
 		dec_pop(x, len);
 		return -EINVAL;
@@ -711,14 +709,14 @@ static int job_topology(struct dec *x, struct ynode *at,
 		return -EINVAL;
 	}
 	if (multi) {
-		size_t len = dec_push(x, "metadata.annotations");
+		/* at is the annotations mapping, the path is its own. */
+		size_t len = dec_push_key(
+			x, ANN_PREFIX
+			"podset-slice-required-topology-constraints");
 		struct ynode *n =
-			dec_get(dec_get(dec_get(at, "metadata"), "annotations"),
-				ANN_PREFIX
+			dec_get(at, ANN_PREFIX
 				"podset-slice-required-topology-constraints");
 
-		dec_push_key(x, ANN_PREFIX
-			     "podset-slice-required-topology-constraints");
 		if (ann_constraints(x, n ? n : at, multi, t) < 0)
 			rc = -EINVAL;
 		dec_pop(x, len);
@@ -800,7 +798,7 @@ int dec_job(struct dec *x, struct ynode *root)
 	int64_t min = 0;
 	char *name;
 	size_t len;
-	int rc = 0;
+	int r, rc = 0;
 
 	workload_init(w);
 	w->pos = x->obj_pos;
@@ -826,8 +824,11 @@ int dec_job(struct dec *x, struct ynode *root)
 	}
 	dec_pop(x, len);
 	/* Partial admission: at least this many of the pods. */
-	switch (ann_int(x, root, &m.annotations,
-			ANN_PREFIX "job-min-parallelism", &min)) {
+	len = dec_push(x, "metadata.annotations");
+	r = ann_int(x, dec_get(dec_get(root, "metadata"), "annotations"),
+		    &m.annotations, ANN_PREFIX "job-min-parallelism", &min);
+	dec_pop(x, len);
+	switch (r) {
 	case 1:
 		if (w->npodsets && min < w->podsets[0].count)
 			w->podsets[0].min_count = (int32_t)min;

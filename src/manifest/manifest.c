@@ -226,8 +226,7 @@ static int check_utf8(struct dec *x, const char *buf, size_t len)
 
 		if (n == 0) {
 			diag_add(x->d, DIAG_ERROR, x->file, line, col,
-				 "invalid YAML: not UTF-8 (byte 0x%02x)",
-				 p[i]);
+				 "invalid YAML: not UTF-8 (byte 0x%02x)", p[i]);
 			return -EINVAL;
 		}
 		if (p[i] == '\n') {

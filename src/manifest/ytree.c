@@ -179,8 +179,11 @@ static void close_container(struct yparser *p)
 	size_t count = p->stack.len - o.base;
 
 	o.node->kids = arena_alloc(p, count * sizeof(*o.node->kids) + 1);
-	memcpy(o.node->kids, p->stack.items + o.base,
-	       count * sizeof(*o.node->kids));
+	/* An empty collection before any other node: items is still NULL,
+	 * and memcpy() from NULL is undefined even for 0 bytes. */
+	if (count)
+		memcpy(o.node->kids, p->stack.items + o.base,
+		       count * sizeof(*o.node->kids));
 	o.node->n = o.node->type == YNODE_MAP ? count / 2 : count;
 	p->stack.len = o.base;
 }
