@@ -303,8 +303,9 @@ int dec_bool(struct dec *x, struct ynode *n, bool *ret)
 		*ret = false;
 		return 0;
 	}
-	dec_error(x, n, "must be a boolean (true or false), not %.*s", (int)len,
-		  s);
+	dec_error(x, n, "must be a boolean (true or false), not %s%.*s%s",
+		  n->plain ? "" : "the string \"", (int)len, s,
+		  n->plain ? "" : "\"");
 	return -EINVAL;
 }
 

@@ -201,15 +201,20 @@ void dec_meta_release(struct dec_meta *m)
 int dec_commit(struct dec *x, enum kind k, struct ynode *root)
 {
 	struct ynode *meta = dec_get(root, "metadata");
+	struct strbuf key;
 	size_t len;
 
 	if (cluster_index_last(x->batch, k) == 0)
 		return 0;
+	strbuf_init(&key);
+	cluster_object_key(x->batch, k, cluster_count(x->batch, k) - 1, &key);
 	cluster_pop_last(x->batch, k);
 	len = dec_push(x, "metadata.name");
 	dec_error(x, meta ? dec_get(meta, "name") : root,
-		  "%s is defined twice in this file", kind_name(k));
+		  "%s \"%s\" is defined twice in this file", kind_name(k),
+		  key.buf);
 	dec_pop(x, len);
+	strbuf_release(&key);
 	return -EINVAL;
 }
 

@@ -241,6 +241,15 @@ int cluster_index_last(struct cluster *c, enum kind k)
 	return rc;
 }
 
+void cluster_object_key(const struct cluster *c, enum kind k, size_t i,
+			struct strbuf *out)
+{
+	const struct raw_vec *v = cvec_of(c, k);
+
+	BUG_ON(i >= v->len);
+	obj_key(out, k, elem(v, k, i));
+}
+
 void cluster_pop_last(struct cluster *c, enum kind k)
 {
 	struct raw_vec *v = vec_of(c, k);

@@ -23,6 +23,7 @@
 #include "base/diag.h"
 #include "base/hmap.h"
 #include "base/intern.h"
+#include "base/strbuf.h"
 #include "base/vec.h"
 #include "model/cluster_queue.h"
 #include "model/cohort.h"
@@ -98,6 +99,10 @@ const char *cluster_str(struct cluster *c, const char *s);
  * caller reports it and pops the object.
  */
 int cluster_index_last(struct cluster *c, enum kind k) MUST_CHECK;
+
+/* The name key of object i of a kind: "name" or "namespace/name". */
+void cluster_object_key(const struct cluster *c, enum kind k, size_t i,
+			struct strbuf *out);
 
 /* Release and remove the last object of a kind (one that failed to index). */
 void cluster_pop_last(struct cluster *c, enum kind k);

@@ -292,7 +292,7 @@ static const struct msg_case error_cases[] = {
 	  "metadata: {name: a}\n"
 	  "spec: {unschedulable: \"true\"}\n",
 	  "t.yaml:4:24: spec.unschedulable: must be a boolean (true or "
-	  "false), not true\n" },
+	  "false), not the string \"true\"\n" },
 	/* unschedulable must be a boolean, not yes */
 	{ "t.yaml",
 	  "apiVersion: v1\n"
@@ -1293,7 +1293,7 @@ static const struct msg_case error_cases[] = {
 	  "    template: {spec: {containers: [{name: c}]}}\n"
 	  "    topologyRequest: {unconstrained: \"true\"}\n",
 	  "t.yaml:9:39: spec.podSets[0].topologyRequest.unconstrained: must "
-	  "be a boolean (true or false), not true\n" },
+	  "be a boolean (true or false), not the string \"true\"\n" },
 	/* admission: clusterQueue is required */
 	{ "t.yaml",
 	  "apiVersion: kueue.x-k8s.io/v1beta1\n"
@@ -1605,7 +1605,8 @@ static const struct msg_case error_cases[] = {
 	  "apiVersion: v1\n"
 	  "kind: Node\n"
 	  "metadata: {name: a}\n",
-	  "t.yaml:7:18: metadata.name: Node is defined twice in this file\n" },
+	  "t.yaml:7:18: metadata.name: Node \"a\" is defined twice in this "
+	  "file\n" },
 	/* duplicate namespaced names within a file */
 	{ "t.yaml",
 	  "apiVersion: kueue.x-k8s.io/v1beta1\n"
@@ -1617,8 +1618,8 @@ static const struct msg_case error_cases[] = {
 	  "kind: LocalQueue\n"
 	  "metadata: {name: q, namespace: x}\n"
 	  "spec: {clusterQueue: b}\n",
-	  "t.yaml:8:18: metadata.name: LocalQueue is defined twice in this "
-	  "file\n" },
+	  "t.yaml:8:18: metadata.name: LocalQueue \"x/q\" is defined twice "
+	  "in this file\n" },
 	/* duplicate Job workload within a file */
 	{ "t.yaml",
 	  "apiVersion: batch/v1\n"
@@ -1632,8 +1633,8 @@ static const struct msg_case error_cases[] = {
 	  "metadata:\n"
 	  "  name: j\n"
 	  "spec: {template: {spec: {containers: [{}]}}}\n",
-	  "t.yaml:10:9: metadata.name: Workload is defined twice in this "
-	  "file\n" },
+	  "t.yaml:10:9: metadata.name: Workload \"default/job-j\" is defined "
+	  "twice in this file\n" },
 	/* JSON: wrong types */
 	{ "t.json",
 	  "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": "
@@ -1642,7 +1643,7 @@ static const struct msg_case error_cases[] = {
 	  "t.json:1:80: metadata.labels[\"k\"]: must be a string, not 1 "
 	  "(quote it)\n"
 	  "t.json:1:112: spec.unschedulable: must be a boolean (true or "
-	  "false), not no\n" },
+	  "false), not the string \"no\"\n" },
 };
 
 static const struct msg_case warning_cases[] = {
