@@ -11,6 +11,8 @@
 
 static const struct cli_verb verbs[] = {
 	{ "validate", cli_validate, "check manifests and summarise them" },
+	{ "place", cli_place, "place workloads on the cluster's topology" },
+	{ "bench", cli_bench, "measure placement speed and memory" },
 	{ "version", cli_version, "print the version" },
 	{ "help", cli_help, "show this help" },
 };

@@ -27,6 +27,9 @@ void podset_release(struct podset *ps)
 		return;
 	labels_release(&ps->node_selector);
 	node_affinity_release(&ps->affinity);
+	for (size_t i = 0; i < ps->npreferred; i++)
+		selector_release(&ps->preferred[i].match);
+	free(ps->preferred);
 	free(ps->tolerations);
 	memset(ps, 0, sizeof(*ps));
 }

@@ -50,6 +50,12 @@ struct topology_request {
 	const char *pod_index_label; /* NULL when none */
 };
 
+/* One preferredDuringSchedulingIgnoredDuringExecution term. */
+struct preferred_term {
+	int32_t weight; /* 1..100 */
+	struct selector match;
+};
+
 struct podset {
 	const char *name;
 	int32_t count;
@@ -57,6 +63,8 @@ struct podset {
 	struct resvec requests;
 	struct labels node_selector;
 	struct node_affinity affinity;
+	struct preferred_term *preferred; /* owned; NULL when none */
+	size_t npreferred;
 	struct toleration *tolerations;
 	size_t ntolerations;
 	struct topology_request topology;

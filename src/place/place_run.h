@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The state of one placement run, shared by the files of the placement
+ * algorithm (place.c, place_balanced.c) and by nothing else: per-domain
+ * counts, the request turned into Kueue's parameters, the scratch memory
+ * kept in a place_result between calls, and the few helpers the balanced
+ * policy reuses. Not an API: callers use place.h.
+ */
+#ifndef ECHELON_PLACE_RUN_H
+#define ECHELON_PLACE_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/taint.h"
+#include "model/topology.h"
+#include "place/place.h"
+#include "topo/topo.h"
+
+/* Per-domain state of one run (Kueue's domain.state and friends). */
+struct pdom {
+	int32_t state;	  /* pods that fit; later pods assigned */
+	int32_t slice;	  /* slices that fit (0 below the slice level) */
+	int32_t state_wl; /* pods that fit next to the leader */
+	int32_t slice_wl;
+	int32_t leader; /* leaders that fit (0 or 1) */
+	int64_t aff;	/* preferred-affinity score */
+};
+
+struct taint_stat {
+	char *text;
+	uint32_t n;
+};
+
+struct idvec {
+	uint32_t *items;
+	size_t len, cap;
+};
+
+#define SWAP(a, b)                                                             \
+	do {                                                                   \
+		__typeof__(a) swap_ = (a);                                     \
+		(a) = (b);                                                     \
+		(b) = swap_;                                                   \
+	} while (0)
+
+/* What the cached counts of a scratch were computed for. */
+struct cache_key {
+	const struct topo *t;
+	uint64_t generation;
+	uint32_t ndomains;
+	bool has_leader, filters;
+	int64_t wreq[RESOURCE_MAX];
+	int64_t lreq[RESOURCE_MAX];
+	int32_t slice_size;
+	unsigned slice_level;
+	int32_t size_at[TOPOLOGY_MAX_LEVELS];
+	int64_t within;
+	uint64_t filter_hash;
+};
+
+#define SEEN_NONE UINT64_MAX
+
+/* Exclusion stats of a subtree (Kueue's ExclusionStats, less taints). */
+struct excl {
+	uint32_t total, selector, affinity, domain;
+	uint32_t res[RESOURCE_MAX];
+};
+
+struct place_scratch {
+	struct pdom *pd;
+	struct pdom *pd2;  /* balanced placement's copy; NULL until used */
+	uint64_t *seen;	   /* topo version the domain's subtree was filled at */
+	struct excl *ex;   /* cached exclusion stats of a subtree */
+	uint64_t *ex_seen; /* topo version ex[] was counted at */
+	struct cache_key key;
+	uint32_t cap;
+	uint32_t ex_cap;
+	struct idvec a, b, c;
+	VEC(struct toleration) tols;
+	VEC(struct taint_stat) taints;
+};
+
+/* One run: the request turned into Kueue's parameters, and the stats. */
+struct run {
+	const struct topo *t;
+	const struct place_request *req;
+	struct place_scratch *s;
+	struct pdom *pd;
+	int32_t count, leader_count, slice_size;
+	unsigned req_level, slice_level, nlevels, unit_level;
+	bool required, unconstrained, lfc, aff;
+	int32_t size_at[TOPOLOGY_MAX_LEVELS]; /* inner slice sizes; 0: none */
+	const struct slice_layer *layers;     /* multi-layer message */
+	size_t nlayers;
+	int nreq;
+	int req_ids[RESOURCE_MAX]; /* requested resources, by name */
+	int64_t wreq[RESOURCE_MAX];
+	int64_t lreq[RESOURCE_MAX];
+	bool has_leader;
+	bool filters;	  /* node filters apply (hostname units) */
+	bool need_filter; /* selector or affinity to check on every unit */
+	bool missing;	  /* a requested resource no node has */
+	bool simple;	  /* units need no filter, leader or score */
+	int nfast;
+	int fast_ids[RESOURCE_MAX]; /* likely limiting resource first */
+	/* exclusion stats */
+	bool stats;
+	bool use_cache;
+	bool failed; /* a "does not fit" recorded by fail_at() */
+	unsigned fail_level;
+	int32_t fail_fit, fail_total;
+	uint32_t total, n_selector, n_affinity, n_domain;
+	uint32_t n_res[RESOURCE_MAX];
+};
+
+#define DOM_NONE UINT32_MAX
+
+struct sort_arg {
+	const struct run *r;
+	bool with_leader;
+};
+
+/*
+ * Kueue's sortedDomainsWithLeader (with_leader) or sortedDomains order, as
+ * a qsort_r comparator of domain ids; arg is a struct sort_arg.
+ */
+int place_run_cmp(const void *pa, const void *pb, void *arg);
+/* Sort ids in that order. */
+void place_run_sort(const struct run *r, uint32_t *ids, size_t n,
+		    bool with_leader);
+/* fillInCountsHelper for one parent whose children are filled. */
+void place_run_fill_parent(struct run *r, uint32_t d, unsigned level);
+/* Append the live children of the domains from[0..n) to `to`. */
+void place_run_children(const struct run *r, const uint32_t *from, size_t n,
+			struct idvec *to);
+
+/*
+ * place_setup.c: the requested resources (ordered for counting) and the
+ * tolerations; then the topology parameters, false with Kueue's reason in
+ * res when the request cannot be used; then the cache key check, which
+ * forgets the scratch's counts unless they were made for this request.
+ */
+void place_setup_requests(struct run *r);
+bool place_setup(struct run *r, struct place_result *res);
+void place_setup_cache(struct run *r);
+
+/*
+ * Kueue's balanced placement (preferred requests, configuration
+ * "balanced"): on success the chosen domains (with their counts set) are
+ * in out, *ret_level is the level to walk down from, and r->pd points at
+ * the balanced copy of the counts. false: use the standard algorithm
+ * (r->pd is left as it was).
+ */
+bool place_balanced(struct run *r, struct idvec *out, unsigned *ret_level);
+
+#endif
