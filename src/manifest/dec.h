@@ -100,8 +100,12 @@ int dec_tolerations(struct dec *x, struct ynode *n, struct toleration **ret,
 		    size_t *ret_n) MUST_CHECK;
 int dec_label_selector(struct dec *x, struct ynode *n,
 		       struct selector *out) MUST_CHECK;
+/* nodeAffinity: required terms into out, preferred ones into a new array
+ * (*ret_pref, owned by the caller; untouched when there are none). */
 int dec_node_affinity(struct dec *x, struct ynode *affinity,
-		      struct node_affinity *out) MUST_CHECK;
+		      struct node_affinity *out,
+		      struct preferred_term **ret_pref,
+		      size_t *ret_npref) MUST_CHECK;
 
 /* DNS-1123 subdomain (object names) and label (namespaces) checks. */
 int dec_check_name(struct dec *x, struct ynode *n, const char *name,
@@ -130,6 +134,8 @@ struct dec_pod_spec {
 	const char *priority_class;
 	struct labels node_selector;
 	struct node_affinity affinity;
+	struct preferred_term *preferred;
+	size_t npreferred;
 	struct toleration *tolerations;
 	size_t ntolerations;
 };

@@ -374,8 +374,88 @@ static int dec_terms(struct dec *x, struct ynode *terms,
 	return rc;
 }
 
+static int required_terms(struct dec *x, struct ynode *req,
+			  struct node_affinity *out)
+{
+	struct ynode *terms;
+	size_t len = dec_push(x, "nodeSelectorTerms");
+	int rc;
+
+	if (dec_expect_map(x, req) < 0) {
+		rc = -EINVAL;
+	} else if (!(terms = dec_get(req, "nodeSelectorTerms"))) {
+		dec_error(x, req, "is required");
+		rc = -EINVAL;
+	} else {
+		rc = dec_terms(x, terms, out);
+	}
+	dec_pop(x, len);
+	return rc;
+}
+
+static int preferred_term(struct dec *x, struct ynode *item,
+			  struct preferred_term *t)
+{
+	static const char *const known[] = { "weight", "preference", NULL };
+	static const char *const pref_known[] = { "matchExpressions",
+						  "matchFields", NULL };
+	struct ynode *pref, *f;
+	int64_t weight = 0;
+	size_t len;
+	int rc = 0;
+
+	if (dec_expect_map(x, item) < 0)
+		return -EINVAL;
+	dec_check_fields(x, item, known, NULL);
+	if (dec_int_field(x, item, "weight", true, 1, 100, &weight) < 0)
+		rc = -EINVAL;
+	t->weight = (int32_t)weight;
+	len = dec_push(x, "preference");
+	if (!(pref = dec_get(item, "preference"))) {
+		dec_error(x, item, "is required");
+		rc = -EINVAL;
+	} else if (dec_expect_map(x, pref) < 0) {
+		rc = -EINVAL;
+	} else {
+		dec_check_fields(x, pref, pref_known, NULL);
+		if ((f = dec_get(pref, "matchExpressions"))) {
+			size_t l2 = dec_push(x, "matchExpressions");
+
+			if (dec_requirements(x, f, &t->match, true) < 0)
+				rc = -EINVAL;
+			dec_pop(x, l2);
+		}
+	}
+	dec_pop(x, len);
+	return rc;
+}
+
+static int preferred_terms(struct dec *x, struct ynode *list,
+			   struct preferred_term **ret, size_t *ret_n)
+{
+	struct ynode *item;
+	int rc = 0;
+
+	if (dec_expect_seq(x, list) < 0)
+		return -EINVAL;
+	*ret = list->n ? xcalloc(list->n, sizeof(**ret)) : NULL;
+	*ret_n = list->n;
+	for (size_t i = 0; i < list->n; i++)
+		selector_init(&(*ret)[i].match);
+	ynode_foreach(list, item)
+	{
+		size_t len = dec_push_index(x, i_item);
+
+		if (preferred_term(x, item, &(*ret)[i_item]) < 0)
+			rc = -EINVAL;
+		dec_pop(x, len);
+	}
+	return rc;
+}
+
 int dec_node_affinity(struct dec *x, struct ynode *affinity,
-		      struct node_affinity *out)
+		      struct node_affinity *out,
+		      struct preferred_term **ret_pref, size_t *ret_npref)
 {
 	static const char *const known[] = { "nodeAffinity", NULL };
 	static const char *const ignored[] = { "podAffinity", "podAntiAffinity",
@@ -384,8 +464,8 @@ int dec_node_affinity(struct dec *x, struct ynode *affinity,
 		"requiredDuringSchedulingIgnoredDuringExecution",
 		"preferredDuringSchedulingIgnoredDuringExecution", NULL
 	};
-	struct ynode *na, *req, *terms;
-	size_t l1, l2, l3;
+	struct ynode *na, *f;
+	size_t l1, l2;
 	int rc = 0;
 
 	if (dec_expect_map(x, affinity) < 0)
@@ -395,28 +475,26 @@ int dec_node_affinity(struct dec *x, struct ynode *affinity,
 		return 0;
 	l1 = dec_push(x, "nodeAffinity");
 	if (dec_expect_map(x, na) < 0) {
-		rc = -EINVAL;
-		goto out;
+		dec_pop(x, l1);
+		return -EINVAL;
 	}
 	dec_check_fields(x, na, na_known, NULL);
-	req = dec_get(na, "requiredDuringSchedulingIgnoredDuringExecution");
-	if (!req)
-		goto out;
-	l2 = dec_push(x, "requiredDuringSchedulingIgnoredDuringExecution");
-	if (dec_expect_map(x, req) < 0) {
-		rc = -EINVAL;
-	} else if (!(terms = dec_get(req, "nodeSelectorTerms"))) {
-		l3 = dec_push(x, "nodeSelectorTerms");
-		dec_error(x, req, "is required");
-		dec_pop(x, l3);
-		rc = -EINVAL;
-	} else {
-		l3 = dec_push(x, "nodeSelectorTerms");
-		rc = dec_terms(x, terms, out);
-		dec_pop(x, l3);
+	if ((f = dec_get(na,
+			 "requiredDuringSchedulingIgnoredDuringExecution"))) {
+		l2 = dec_push(x,
+			      "requiredDuringSchedulingIgnoredDuringExecution");
+		if (required_terms(x, f, out) < 0)
+			rc = -EINVAL;
+		dec_pop(x, l2);
 	}
-	dec_pop(x, l2);
-out:
+	f = dec_get(na, "preferredDuringSchedulingIgnoredDuringExecution");
+	if (f) {
+		l2 = dec_push(
+			x, "preferredDuringSchedulingIgnoredDuringExecution");
+		if (preferred_terms(x, f, ret_pref, ret_npref) < 0)
+			rc = -EINVAL;
+		dec_pop(x, l2);
+	}
 	dec_pop(x, l1);
 	return rc;
 }

@@ -351,6 +351,9 @@ void dec_pod_spec_release(struct dec_pod_spec *ps)
 {
 	labels_release(&ps->node_selector);
 	node_affinity_release(&ps->affinity);
+	for (size_t i = 0; i < ps->npreferred; i++)
+		selector_release(&ps->preferred[i].match);
+	free(ps->preferred);
 	free(ps->tolerations);
 	memset(ps, 0, sizeof(*ps));
 }
@@ -414,7 +417,8 @@ static int spec_scheduling(struct dec *x, struct ynode *spec,
 	}
 	if ((f = dec_get(spec, "affinity"))) {
 		len = dec_push(x, "affinity");
-		if (dec_node_affinity(x, f, &out->affinity) < 0)
+		if (dec_node_affinity(x, f, &out->affinity, &out->preferred,
+				      &out->npreferred) < 0)
 			rc = -EINVAL;
 		dec_pop(x, len);
 	}

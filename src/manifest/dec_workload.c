@@ -32,10 +32,15 @@ static void podset_take_spec(struct podset *ps, struct dec_pod_spec *spec)
 	free(ps->tolerations);
 	ps->tolerations = spec->tolerations;
 	ps->ntolerations = spec->ntolerations;
+	BUG_ON(ps->preferred);
+	ps->preferred = spec->preferred;
+	ps->npreferred = spec->npreferred;
 	labels_init(&spec->node_selector);
 	node_affinity_init(&spec->affinity);
 	spec->tolerations = NULL;
 	spec->ntolerations = 0;
+	spec->preferred = NULL;
+	spec->npreferred = 0;
 }
 
 /* template: {metadata: {labels, annotations}, spec: PodSpec}. */

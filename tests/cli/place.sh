@@ -49,6 +49,7 @@ check reference-bestfit place -f $data/reference-cluster.yaml \
 	-f $data/reference-bestfit.yaml
 check reference-balanced place -f $data/reference-balanced.yaml
 check overlap place -f $data/overlap.yaml
+check preferred place -f $data/preferred.yaml
 check pods-table place -f $data/cluster.yaml -f $data/group.yaml --pods
 check pods-json place -f $data/cluster.yaml -f $data/workloads.yaml --pods \
 	-o json
