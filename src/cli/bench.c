@@ -352,7 +352,8 @@ static int parse_opt(int opt, struct bench_opts *o)
 	}
 }
 
-int cli_bench(int argc, char **argv)
+/* echelon bench place ...: argv[0] is "place". */
+int cli_bench_place(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "nodes", required_argument, NULL, 'n' },
@@ -370,11 +371,7 @@ int cli_bench(int argc, char **argv)
 				1,     false, PLACE_POLICY_TAS, false };
 	int opt, rc;
 
-	if (argc < 2 || strcmp(argv[1], "place") != 0) {
-		usage(stderr);
-		return 2;
-	}
-	optind = 2;
+	optind = 1;
 	while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		rc = parse_opt(opt, &o);
 		if (rc)

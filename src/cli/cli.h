@@ -40,6 +40,10 @@ int cli_load(struct cluster *c, const char *const *paths, size_t npaths,
 int cli_validate(int argc, char **argv);
 int cli_place(int argc, char **argv);
 int cli_bench(int argc, char **argv);
+int cli_bench_place(int argc, char **argv);
+int cli_bench_load(int argc, char **argv);
+int cli_plan(int argc, char **argv);
+int cli_bench_admit(int argc, char **argv);
 int cli_version(int argc, char **argv);
 int cli_help(int argc, char **argv);
 

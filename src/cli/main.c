@@ -12,6 +12,7 @@
 static const struct cli_verb verbs[] = {
 	{ "validate", cli_validate, "check manifests and summarise them" },
 	{ "place", cli_place, "place workloads on the cluster's topology" },
+	{ "plan", cli_plan, "run admission cycles and print the plan" },
 	{ "bench", cli_bench, "measure placement speed and memory" },
 	{ "version", cli_version, "print the version" },
 	{ "help", cli_help, "show this help" },
@@ -22,7 +23,8 @@ void cli_usage(FILE *out)
 	fprintf(out, "usage: echelon <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++)
 		fprintf(out, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
-	fprintf(out, "\nRun 'echelon help <command>' for a command's options.\n");
+	fprintf(out,
+		"\nRun 'echelon help <command>' for a command's options.\n");
 }
 
 const struct cli_verb *cli_find_verb(const char *name)

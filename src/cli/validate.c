@@ -21,7 +21,8 @@ static void usage(FILE *out)
 		"\n"
 		"Check manifests (files or folders of YAML/JSON) and print a\n"
 		"one-line summary per kind. Every error is reported as\n"
-		"file:line:col: field: what is wrong, and the exit status is 1.\n"
+		"file:line:col: field: what is wrong, and the exit status is "
+		"1.\n"
 		"\n"
 		"  -f, --filename PATH   a file, a folder, or - for stdin\n"
 		"      --strict          treat warnings as errors\n");
@@ -33,8 +34,7 @@ static void node_summary(const struct cluster *c, struct strbuf *sb)
 	size_t ready = 0, cordoned = 0;
 
 	resvec_zero(&total);
-	vec_foreach(&c->nodes, n)
-	{
+	vec_foreach (&c->nodes, n) {
 		ready += n->ready;
 		cordoned += n->unschedulable;
 		resvec_add(&total, &n->allocatable);
@@ -52,8 +52,7 @@ static void node_summary(const struct cluster *c, struct strbuf *sb)
 
 static void topology_summary(const struct cluster *c, struct strbuf *sb)
 {
-	vec_foreach(&c->topologies, t)
-	{
+	vec_foreach (&c->topologies, t) {
 		strbuf_addf(sb, "%s%s [", t == c->topologies.items ? "" : "; ",
 			    t->name);
 		for (size_t l = 0; l < t->nlevels; l++)
@@ -67,8 +66,7 @@ static void workload_summary(const struct cluster *c, struct strbuf *sb)
 	int64_t pods = 0;
 	size_t admitted = 0;
 
-	vec_foreach(&c->workloads, w)
-	{
+	vec_foreach (&c->workloads, w) {
 		pods += workload_pod_count(w);
 		admitted += w->admission != NULL;
 	}

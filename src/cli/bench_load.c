@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * Benchmark of the manifest loader: generate N Node objects as one
- * multi-document YAML stream (labels for block, rack and host, taint-free,
- * 8 GPUs each), load it with manifest_load_buffer(), and report the time
- * and the peak memory as one JSON object.
- *
- *	bench_load [--nodes N]        (default 100000)
+ * echelon bench load: generate N Node objects as one multi-document YAML
+ * stream (labels for block, rack and host, 8 GPUs each), load it with
+ * manifest_load_buffer(), and report the time and the peak memory as one
+ * JSON object.
  */
+#include "cli/cli.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +64,7 @@ static void generate(struct strbuf *sb, long nodes)
 	}
 }
 
-int main(int argc, char **argv)
+int cli_bench_load(int argc, char **argv)
 {
 	long nodes = 100000, rss_before, rss_after;
 	struct cluster c;
@@ -75,8 +75,13 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && strcmp(argv[1], "--nodes") == 0)
 		nodes = strtol(argv[2], NULL, 10);
-	if (nodes <= 0) {
-		fprintf(stderr, "usage: bench_load [--nodes N]\n");
+	else if (argc != 1)
+		nodes = 0;
+	if (nodes <= 0 || nodes > 10000000) {
+		fprintf(stderr, "usage: echelon bench load [--nodes N]\n"
+				"\nLoad N generated Node objects (default "
+				"100000) and print the time and peak memory "
+				"as JSON.\n");
 		return 2;
 	}
 	strbuf_init(&sb);

@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * echelon plan: load a cluster, its queues, admitted and pending
+ * workloads, run the admission cycle until nothing changes (no time
+ * passes), and print what happens: the workloads admitted with their
+ * ClusterQueue, flavors and topology assignment, the workloads preempted
+ * and why, and the pending ones with their reason and queue position.
+ */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/strbuf.h"
+#include "place/place.h"
+#include "sched/sched.h"
+
+#include "base/banned.h"
+
+#define PLAN_MAX_CYCLES 1000
+
+enum out_format { OUT_TABLE, OUT_JSON, OUT_YAML };
+
+struct plan_opts {
+	const char **paths;
+	size_t npaths;
+	enum out_format fmt;
+	struct sched_options sched;
+};
+
+struct plan {
+	const struct cluster *c;
+	int64_t now_us; /* the newest creation time: no time passes */
+	struct sched *s;
+	bool *admitted_here;
+	struct sched_decisions preempted;
+	size_t cycles;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: echelon plan -f PATH [-f PATH...] [-o "
+		"table|json|yaml]\n"
+		"                    [--fair-sharing] "
+		"[--no-partial-admission]\n"
+		"\n"
+		"Load a cluster, its queues and workloads (a Workload with\n"
+		"status.admission counts as usage), run admission cycles "
+		"until\n"
+		"nothing changes, and print the workloads admitted (queue,\n"
+		"flavors, topology assignment), preempted (by whom, why) and\n"
+		"pending (reason, position in its ClusterQueue).\n"
+		"\n"
+		"  -f, --filename PATH        a file or a folder of YAML/JSON\n"
+		"  -o, --output FORMAT        table (default), json or yaml\n"
+		"      --fair-sharing         order and preempt by dominant "
+		"share\n"
+		"      --no-partial-admission ignore minCount\n");
+}
+
+static const char *wl_name(const struct workload *w, struct strbuf *sb)
+{
+	strbuf_reset(sb);
+	strbuf_addf(sb, "%s/%s", w->ns ? w->ns : "", w->name);
+	return sb->buf;
+}
+
+/* Pods per unit of a placement, from the node of every pod. */
+static json_t *assignment_json(const struct topo *t, const uint32_t *nodes,
+			       int32_t count)
+{
+	json_t *ta = json_object(), *levels = json_array(),
+	       *doms = json_array();
+	uint32_t *units = xcalloc((size_t)count + 1, sizeof(*units));
+	unsigned first = place_first_level(t);
+
+	for (int32_t i = 0; i < count; i++)
+		units[i] = t->node_unit[nodes[i]];
+	for (int32_t i = 1; i < count; i++) { /* insertion sort: small */
+		uint32_t u = units[i];
+		int32_t j = i;
+
+		for (; j > 0 && units[j - 1] > u; j--)
+			units[j] = units[j - 1];
+		units[j] = u;
+	}
+	for (size_t l = first; l < t->nlevels; l++)
+		json_array_append_new(levels,
+				      json_string(t->topology->levels[l]));
+	for (int32_t i = 0; i < count;) {
+		const char *vals[TOPOLOGY_MAX_LEVELS];
+		json_t *dom = json_object(), *jv = json_array();
+		size_t n = topo_dom_values(t, units[i], vals);
+		int32_t j = i;
+
+		while (j < count && units[j] == units[i])
+			j++;
+		for (size_t l = first; l < n; l++)
+			json_array_append_new(jv, json_string(vals[l]));
+		json_object_set_new(dom, "values", jv);
+		json_object_set_new(dom, "count", json_integer(j - i));
+		json_array_append_new(doms, dom);
+		i = j;
+	}
+	free(units);
+	json_object_set_new(ta, "levels", levels);
+	json_object_set_new(ta, "domains", doms);
+	return ta;
+}
+
+static json_t *podset_json(const struct plan *p, const struct workload *w,
+			   size_t i, const struct sched_podset_admission *pa)
+{
+	json_t *j = json_object(), *fl = json_object();
+	const struct topo *t = sched_topo(p->s, pa->tas_flavor);
+
+	json_object_set_new(j, "name", json_string(w->podsets[i].name));
+	json_object_set_new(j, "count", json_integer(pa->count));
+	for (int r = 0; r < RESOURCE_MAX; r++) {
+		if (pa->flavor[r] < 0)
+			continue;
+		json_object_set_new(
+			fl, resource_name(p->c->resources, r),
+			json_string(p->c->flavors.items[pa->flavor[r]].name));
+	}
+	json_object_set_new(j, "flavors", fl);
+	if (t && pa->nodes && pa->count > 0)
+		json_object_set_new(j, "topologyAssignment",
+				    assignment_json(t, pa->nodes, pa->count));
+	return j;
+}
+
+static json_t *admitted_json(const struct plan *p, struct strbuf *sb)
+{
+	json_t *arr = json_array();
+
+	for (uint32_t i = 0; i < p->c->workloads.len; i++) {
+		const struct workload *w = &p->c->workloads.items[i];
+		const struct sched_admission *adm;
+		json_t *jw, *jps;
+
+		if (!p->admitted_here[i] ||
+		    sched_wl_state(p->s, i) != SCHED_WL_ADMITTED)
+			continue;
+		adm = sched_wl_admission(p->s, i);
+		jw = json_object();
+		jps = json_array();
+		json_object_set_new(jw, "name", json_string(wl_name(w, sb)));
+		json_object_set_new(jw, "clusterQueue",
+				    json_string(sched_cq_name(p->s, adm->cq)));
+		for (size_t k = 0; k < adm->npodsets; k++)
+			json_array_append_new(
+				jps, podset_json(p, w, k, &adm->ps[k]));
+		json_object_set_new(jw, "podSets", jps);
+		json_array_append_new(arr, jw);
+	}
+	return arr;
+}
+
+static json_t *preempted_json(const struct plan *p, struct strbuf *sb)
+{
+	json_t *arr = json_array();
+
+	vec_foreach (&p->preempted.items, d) {
+		const struct workload *v = &p->c->workloads.items[d->wl];
+		const struct workload *by = &p->c->workloads.items[d->by];
+		json_t *j = json_object();
+
+		json_object_set_new(j, "name", json_string(wl_name(v, sb)));
+		json_object_set_new(j, "clusterQueue",
+				    json_string(sched_cq_name(
+					    p->s, sched_wl_cq(p->s, d->wl))));
+		json_object_set_new(j, "by", json_string(wl_name(by, sb)));
+		json_object_set_new(
+			j, "reason",
+			json_string(sched_preempt_reason_name(d->reason)));
+		json_array_append_new(arr, j);
+	}
+	return arr;
+}
+
+static json_t *pending_json(const struct plan *p, struct strbuf *sb)
+{
+	size_t n = p->c->workloads.len;
+	int64_t *cqp = xcalloc(n + 1, sizeof(*cqp));
+	int64_t *lqp = xcalloc(n + 1, sizeof(*lqp));
+	json_t *arr = json_array();
+	struct strbuf msg;
+
+	strbuf_init(&msg);
+	sched_positions(p->s, cqp, lqp);
+	for (uint32_t i = 0; i < n; i++) {
+		const char *cq = sched_cq_name(p->s, sched_wl_cq(p->s, i));
+		json_t *j;
+		enum sched_pend why;
+
+		if (sched_wl_state(p->s, i) != SCHED_WL_PENDING)
+			continue;
+		strbuf_reset(&msg);
+		why = sched_wl_pending(p->s, i, &msg);
+		j = json_object();
+		json_object_set_new(
+			j, "name",
+			json_string(wl_name(&p->c->workloads.items[i], sb)));
+		json_object_set_new(j, "clusterQueue",
+				    cq ? json_string(cq) : json_null());
+		json_object_set_new(j, "position",
+				    cqp[i] >= 0 ? json_integer(cqp[i])
+						: json_null());
+		json_object_set_new(j, "positionInLocalQueue",
+				    lqp[i] >= 0 ? json_integer(lqp[i])
+						: json_null());
+		json_object_set_new(j, "reason",
+				    json_string(sched_pend_name(why)));
+		json_object_set_new(j, "message", json_string(msg.buf));
+		json_array_append_new(arr, j);
+	}
+	strbuf_release(&msg);
+	free(cqp);
+	free(lqp);
+	return arr;
+}
+
+/* A YAML scalar: JSON's string syntax is valid YAML. */
+static void yaml_scalar(json_t *v, struct strbuf *out)
+{
+	char *s = json_dumps(v, JSON_ENCODE_ANY);
+
+	strbuf_addstr(out, s);
+	free(s);
+}
+
+static void yaml_emit(json_t *v, int indent, bool in_seq, struct strbuf *out);
+
+static void yaml_value(json_t *val, int indent, struct strbuf *out)
+{
+	if ((json_is_object(val) && json_object_size(val)) ||
+	    (json_is_array(val) && json_array_size(val))) {
+		strbuf_addch(out, '\n');
+		yaml_emit(val, indent + 2, false, out);
+		return;
+	}
+	strbuf_addch(out, ' ');
+	yaml_scalar(val, out);
+	strbuf_addch(out, '\n');
+}
+
+static void yaml_emit(json_t *v, int indent, bool in_seq, struct strbuf *out)
+{
+	const char *key;
+	json_t *val;
+	size_t i;
+	bool first = true;
+
+	if (json_is_object(v)) {
+		json_object_foreach(v, key, val)
+		{
+			if (!(first && in_seq))
+				strbuf_addf(out, "%*s", indent, "");
+			first = false;
+			strbuf_addf(out, "%s:", key);
+			yaml_value(val, indent, out);
+		}
+		return;
+	}
+	json_array_foreach(v, i, val)
+	{
+		strbuf_addf(out, "%*s- ", indent, "");
+		if (json_is_object(val) && json_object_size(val)) {
+			yaml_emit(val, indent + 2, true, out);
+		} else {
+			yaml_scalar(val, out);
+			strbuf_addch(out, '\n');
+		}
+	}
+}
+
+static json_t *plan_json(const struct plan *p)
+{
+	json_t *root = json_object();
+	struct strbuf sb;
+
+	strbuf_init(&sb);
+	json_object_set_new(root, "admitted", admitted_json(p, &sb));
+	json_object_set_new(root, "preempted", preempted_json(p, &sb));
+	json_object_set_new(root, "pending", pending_json(p, &sb));
+	strbuf_release(&sb);
+	return root;
+}
+
+static void print_structured(json_t *root, enum out_format fmt)
+{
+	struct strbuf sb;
+	char *s;
+
+	if (fmt == OUT_JSON) {
+		s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		printf("%s\n", s);
+		free(s);
+		return;
+	}
+	strbuf_init(&sb);
+	yaml_emit(root, 0, false, &sb);
+	fputs(sb.buf, stdout);
+	strbuf_release(&sb);
+}
+
+static void table_podsets(json_t *jps, struct strbuf *sb)
+{
+	size_t i, k;
+	json_t *ps, *d;
+
+	strbuf_reset(sb);
+	json_array_foreach(jps, i, ps)
+	{
+		json_t *ta = json_object_get(ps, "topologyAssignment");
+		const char *key;
+		json_t *f;
+
+		strbuf_addf(sb, "%s%s x%lld", i ? "; " : "",
+			    json_string_value(json_object_get(ps, "name")),
+			    (long long)json_integer_value(
+				    json_object_get(ps, "count")));
+		json_object_foreach(json_object_get(ps, "flavors"), key, f)
+			strbuf_addf(sb, " %s=%s", key, json_string_value(f));
+		json_array_foreach(json_object_get(ta, "domains"), k, d)
+		{
+			json_t *vals = json_object_get(d, "values");
+
+			strbuf_addf(sb, " %s%s=%lld", k ? "" : "@",
+				    json_string_value(json_array_get(
+					    vals, json_array_size(vals) - 1)),
+				    (long long)json_integer_value(
+					    json_object_get(d, "count")));
+		}
+	}
+}
+
+static void print_table(json_t *root)
+{
+	struct strbuf sb;
+	size_t i;
+	json_t *j;
+
+	strbuf_init(&sb);
+	printf("%-9s %-32s %-16s %s\n", "STATUS", "WORKLOAD", "CLUSTERQUEUE",
+	       "DETAIL");
+	json_array_foreach(json_object_get(root, "admitted"), i, j)
+	{
+		table_podsets(json_object_get(j, "podSets"), &sb);
+		printf("%-9s %-32s %-16s %s\n", "admitted",
+		       json_string_value(json_object_get(j, "name")),
+		       json_string_value(json_object_get(j, "clusterQueue")),
+		       sb.buf);
+	}
+	json_array_foreach(json_object_get(root, "preempted"), i, j)
+		printf("%-9s %-32s %-16s %s by %s\n", "preempted",
+		       json_string_value(json_object_get(j, "name")),
+		       json_string_value(json_object_get(j, "clusterQueue")),
+		       json_string_value(json_object_get(j, "reason")),
+		       json_string_value(json_object_get(j, "by")));
+	json_array_foreach(json_object_get(root, "pending"), i, j)
+	{
+		const char *cq =
+			json_string_value(json_object_get(j, "clusterQueue"));
+		json_t *pos = json_object_get(j, "position");
+
+		strbuf_reset(&sb);
+		if (json_is_integer(pos))
+			strbuf_addf(&sb, "#%lld ",
+				    (long long)json_integer_value(pos));
+		printf("%-9s %-32s %-16s %s%s: %s\n", "pending",
+		       json_string_value(json_object_get(j, "name")),
+		       cq ? cq : "-", sb.buf,
+		       json_string_value(json_object_get(j, "reason")),
+		       json_string_value(json_object_get(j, "message")));
+	}
+	strbuf_release(&sb);
+}
+
+static int parse_args(int argc, char **argv, struct plan_opts *o)
+{
+	static const struct option opts[] = {
+		{ "filename", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "fair-sharing", no_argument, NULL, 'F' },
+		{ "no-partial-admission", no_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			o->paths[o->npaths++] = optarg;
+			break;
+		case 'o':
+			if (strcmp(optarg, "json") == 0)
+				o->fmt = OUT_JSON;
+			else if (strcmp(optarg, "yaml") == 0)
+				o->fmt = OUT_YAML;
+			else if (strcmp(optarg, "table") == 0)
+				o->fmt = OUT_TABLE;
+			else
+				return 2;
+			break;
+		case 'F':
+			o->sched.fair_sharing = true;
+			break;
+		case 'P':
+			o->sched.no_partial = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			return 2;
+		}
+	}
+	return o->npaths == 0 || optind < argc ? 2 : 0;
+}
+
+/* Admitted workloads as usage, the others queued, in file order. */
+static void submit_all(struct plan *p)
+{
+	struct strbuf why, name;
+
+	strbuf_init(&why);
+	strbuf_init(&name);
+	for (uint32_t i = 0; i < p->c->workloads.len; i++) {
+		const struct workload *w = &p->c->workloads.items[i];
+
+		if (!w->admission) {
+			sched_submit(p->s, i, p->now_us);
+			continue;
+		}
+		strbuf_reset(&why);
+		if (sched_assume_admitted(p->s, i, p->now_us, &why) < 0) {
+			fprintf(stderr,
+				"echelon plan: %s: admission ignored: %s\n",
+				wl_name(w, &name), why.buf);
+			sched_submit(p->s, i, p->now_us);
+		}
+	}
+	strbuf_release(&why);
+	strbuf_release(&name);
+}
+
+/* Running pods of a LocalQueue count as its quota usage. */
+static void assume_pods(struct plan *p)
+{
+	vec_foreach (&p->c->pods, pod) {
+		if (sched_assume_pod(p->s, pod) == -ESRCH)
+			fprintf(stderr,
+				"echelon plan: pod %s/%s: no flavor of its "
+				"queue matches node %s; not counted\n",
+				pod->ns ? pod->ns : "", pod->name,
+				pod->node_name);
+	}
+}
+
+static void run(struct plan *p)
+{
+	struct sched_decisions d;
+
+	sched_decisions_init(&d);
+	for (p->cycles = 0; p->cycles < PLAN_MAX_CYCLES; p->cycles++) {
+		d.items.len = 0;
+		if (!sched_cycle(p->s, p->now_us, &d))
+			break;
+		vec_foreach (&d.items, x) {
+			if (x->kind == SCHED_DECIDE_ADMIT)
+				p->admitted_here[x->wl] = true;
+			else
+				vec_push(&p->preempted.items, *x);
+		}
+	}
+	sched_decisions_release(&d);
+}
+
+int cli_plan(int argc, char **argv)
+{
+	struct plan_opts o = { 0 };
+	struct plan p = { 0 };
+	struct cluster c;
+	json_t *root;
+	int rc;
+
+	o.paths = xcalloc((size_t)argc + 1, sizeof(*o.paths));
+	rc = parse_args(argc, argv, &o);
+	if (rc) {
+		if (rc == 2)
+			usage(stderr);
+		free(o.paths);
+		return rc == 1 ? 0 : 2;
+	}
+	cluster_init(&c);
+	rc = 1;
+	if (cli_load(&c, o.paths, o.npaths, true, NULL) < 0)
+		goto out;
+	p.c = &c;
+	vec_foreach (&c.workloads, w) {
+		if (w->creation_us > p.now_us)
+			p.now_us = w->creation_us;
+	}
+	p.s = sched_new(&c, &o.sched);
+	p.admitted_here = xcalloc(c.workloads.len + 1, sizeof(bool));
+	sched_decisions_init(&p.preempted);
+	assume_pods(&p);
+	submit_all(&p);
+	run(&p);
+	root = plan_json(&p);
+	if (o.fmt == OUT_TABLE)
+		print_table(root);
+	else
+		print_structured(root, o.fmt);
+	json_decref(root);
+	sched_decisions_release(&p.preempted);
+	free(p.admitted_here);
+	sched_free(p.s);
+	rc = 0;
+out:
+	cluster_release(&c);
+	free(o.paths);
+	return rc;
+}

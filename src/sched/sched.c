@@ -1,0 +1,938 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Scheduler state and workload lifecycle: building the queues, quota tree
+ * and topology indexes from a cluster, submitting, parking (BestEffortFIFO
+ * classes of equal shape), admitting, releasing, preempting, evicting and
+ * finishing workloads, and the status read back by drivers (conditions,
+ * pending reasons, positions). The cycle itself is in sched_cycle.c.
+ */
+#include "sched/sched.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "sched/sched_int.h"
+
+#include "base/banned.h"
+
+static const char *const pend_names[SCHED_PEND_COUNT] = {
+	[SCHED_PEND_EVALUATION] = "PendingEvaluation",
+	[SCHED_PEND_MISCONFIGURED] = "Misconfigured",
+	[SCHED_PEND_DEACTIVATED] = "Deactivated",
+	[SCHED_PEND_ON_HOLD] = "OnHold",
+	[SCHED_PEND_NO_MATCHING_FLAVOR] = "NoMatchingFlavor",
+	[SCHED_PEND_EXCEEDS_MAX_QUOTA] = "ExceedsMaxQuota",
+	[SCHED_PEND_WAITING_FOR_QUOTA] = "WaitingForQuota",
+	[SCHED_PEND_TOPOLOGY] = "TopologyPlacementFailed",
+	[SCHED_PEND_BEHIND] = "WaitingBehindHead",
+};
+
+static const char *const preempt_names[SCHED_PREEMPT_REASON_COUNT] = {
+	[SCHED_PREEMPT_IN_CLUSTER_QUEUE] = "InClusterQueue",
+	[SCHED_PREEMPT_RECLAMATION] = "InCohortReclamation",
+	[SCHED_PREEMPT_RECLAIM_WHILE_BORROWING] =
+		"InCohortReclaimWhileBorrowing",
+	[SCHED_PREEMPT_FAIR_SHARING] = "InCohortFairSharing",
+};
+
+static const char *const cond_names[SCHED_COND_COUNT] = {
+	[SCHED_COND_QUOTA_RESERVED] = "QuotaReserved",
+	[SCHED_COND_ADMITTED] = "Admitted",
+	[SCHED_COND_EVICTED] = "Evicted",
+	[SCHED_COND_PREEMPTED] = "Preempted",
+	[SCHED_COND_REQUEUED] = "Requeued",
+	[SCHED_COND_FINISHED] = "Finished",
+};
+
+const char *sched_pend_name(enum sched_pend p)
+{
+	BUG_ON(p >= SCHED_PEND_COUNT);
+	return pend_names[p];
+}
+
+const char *sched_preempt_reason_name(enum sched_preempt_reason r)
+{
+	BUG_ON(r >= SCHED_PREEMPT_REASON_COUNT);
+	return preempt_names[r];
+}
+
+const char *sched_cond_name(enum sched_cond c)
+{
+	BUG_ON(c >= SCHED_COND_COUNT);
+	return cond_names[c];
+}
+
+/* Queue order: priority (higher first), queue timestamp, submission. */
+int sched_wl_cmp(const struct sched *s, uint32_t a, uint32_t b)
+{
+	const struct sched_wl *x = &s->wl[a], *y = &s->wl[b];
+
+	if (x->priority != y->priority)
+		return x->priority > y->priority ? -1 : 1;
+	if (x->queue_ts_us != y->queue_ts_us)
+		return x->queue_ts_us < y->queue_ts_us ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return a < b ? -1 : (a > b);
+}
+
+static int heap_cmp(uint32_t a, uint32_t b, void *ctx)
+{
+	return sched_wl_cmp(ctx, a, b);
+}
+
+static char *dup_msg(const char *m)
+{
+	return m ? xstrdup(m) : NULL;
+}
+
+void sched_why_set(struct sched_why *w, enum sched_pend code, char *msg)
+{
+	free(w->msg);
+	w->code = code;
+	w->msg = msg;
+}
+
+void sched_set_cond(struct sched_wl *wl, enum sched_cond c, bool status,
+		    const char *reason, char *msg, int64_t now_us)
+{
+	struct sched_condition *k = &wl->cond[c];
+
+	if (!k->present || k->status != status)
+		k->transition_us = now_us;
+	k->present = true;
+	k->status = status;
+	k->reason = reason;
+	free(wl->cond_msg[c]);
+	wl->cond_msg[c] = msg;
+	k->message = msg ? msg : "";
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdULL;
+}
+
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+	return mix(h, s ? hmap_hash(s, strlen(s)) : 0x5a5a);
+}
+
+static uint64_t podset_hash(uint64_t h, const struct podset *ps, uint32_t id)
+{
+	h = mix(h, (uint64_t)ps->count);
+	h = mix(h, (uint64_t)ps->min_count);
+	for (int r = 0; r < RESOURCE_MAX; r++)
+		h = mix(h, (uint64_t)ps->requests.v[r]);
+	for (size_t i = 0; i < ps->node_selector.len; i++) {
+		h = mix_str(h, ps->node_selector.items[i].key);
+		h = mix_str(h, ps->node_selector.items[i].value);
+	}
+	for (size_t i = 0; i < ps->ntolerations; i++) {
+		h = mix_str(h, ps->tolerations[i].key);
+		h = mix_str(h, ps->tolerations[i].value);
+		h = mix(h, (uint64_t)ps->tolerations[i].op * 8 +
+				   (uint64_t)(ps->tolerations[i].effect + 1));
+	}
+	if (ps->affinity.present) /* not compared by content: no class */
+		h = mix(h, (uint64_t)id + 0x100000000ULL);
+	h = mix(h, (uint64_t)ps->topology.mode);
+	h = mix_str(h, ps->topology.level);
+	h = mix_str(h, ps->topology.group_name);
+	for (size_t i = 0; i < ps->topology.nslices; i++) {
+		h = mix_str(h, ps->topology.slices[i].level);
+		h = mix(h, (uint64_t)ps->topology.slices[i].size);
+	}
+	return h;
+}
+
+static uint64_t placement_hash(const struct sched_wl *wl, uint32_t id)
+{
+	uint64_t h = mix(0x243f6a8885a308d3ULL, wl->w->npodsets);
+
+	for (size_t i = 0; i < wl->w->npodsets; i++)
+		h = podset_hash(h, &wl->w->podsets[i], id);
+	return h;
+}
+
+static int32_t find_index(const struct cluster *c, enum kind k, const char *ns,
+			  const char *name)
+{
+	const void *p = cluster_find(c, k, ns, name);
+
+	if (!p)
+		return -1;
+	if (k == KIND_LOCAL_QUEUE)
+		return (int32_t)((const struct local_queue *)p -
+				 c->local_queues.items);
+	return (int32_t)((const struct cluster_queue *)p -
+			 c->cluster_queues.items);
+}
+
+static void init_wl(struct sched *s, uint32_t id)
+{
+	struct sched_wl *wl = &s->wl[id];
+	const struct workload *w = &s->c->workloads.items[id];
+	const struct priority_class *pc = NULL;
+
+	wl->w = w;
+	wl->cq = wl->lq = -1;
+	wl->klass = -1;
+	wl->priority = w->priority;
+	if (w->priority_class_name)
+		pc = cluster_find(s->c, KIND_PRIORITY_CLASS, NULL,
+				  w->priority_class_name);
+	if (pc)
+		wl->priority = pc->value;
+	if (w->queue_name)
+		wl->lq = find_index(s->c, KIND_LOCAL_QUEUE, w->ns,
+				    w->queue_name);
+	if (wl->lq >= 0)
+		wl->cq = find_index(
+			s->c, KIND_CLUSTER_QUEUE, NULL,
+			s->c->local_queues.items[wl->lq].cluster_queue);
+	wl->phash = placement_hash(wl, id);
+	wl->hash = mix(wl->phash, (uint64_t)(int64_t)wl->priority);
+}
+
+/* Whether cq is active; why not into *why. */
+static bool cq_active(struct sched *s, size_t i, const char **why)
+{
+	const struct cluster_queue *cq = &s->c->cluster_queues.items[i];
+
+	if (cq->stop != STOP_NONE) {
+		*why = "is stopped (stopPolicy)";
+		return false;
+	}
+	if (s->q.nodes[i].in_cycle) {
+		*why = "is in a cohort tree with a cycle";
+		return false;
+	}
+	for (size_t g = 0; g < cq->ngroups; g++) {
+		for (size_t f = 0; f < cq->groups[g].nflavors; f++) {
+			const char *fn = cq->groups[g].flavors[f].flavor;
+			const struct flavor *fl =
+				cluster_find(s->c, KIND_FLAVOR, NULL, fn);
+
+			if (!fl) {
+				*why = "names a flavor that does not exist";
+				return false;
+			}
+			if (fl->topology_name &&
+			    !s->tas[fl - s->c->flavors.items].t) {
+				*why = "names a flavor whose topology does "
+				       "not exist";
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+static void init_cqs(struct sched *s)
+{
+	size_t nf = s->c->flavors.len;
+
+	s->ncq = s->c->cluster_queues.len;
+	s->cqs = xcalloc(s->ncq + 1, sizeof(*s->cqs));
+	s->flavor_cqs = xcalloc(nf + 1, sizeof(*s->flavor_cqs));
+	for (size_t i = 0; i < s->ncq; i++) {
+		struct sched_cq *q = &s->cqs[i];
+
+		q->cq = &s->c->cluster_queues.items[i];
+		q->active = cq_active(s, i, &q->inactive);
+		q->root = s->q.nodes[i].root;
+		queue_init(&q->heap, heap_cmp, s, s->pos);
+		hmap_init(&q->class_of);
+		for (size_t f = 0; f < nf; f++) {
+			bool listed = false;
+
+			for (int r = 0; r < RESOURCE_MAX; r++)
+				listed |= s->q.nodes[i].listed[QUOTA_FR(f, r)];
+			if (listed)
+				vec_push(&s->flavor_cqs[f], (int32_t)i);
+		}
+	}
+}
+
+struct sched *sched_new(const struct cluster *c,
+			const struct sched_options *opt)
+{
+	struct sched *s = xcalloc(1, sizeof(*s));
+	const struct config *cfg = cluster_config(c);
+
+	s->c = c;
+	if (opt)
+		s->opt = *opt;
+	if (!s->opt.max_tas_domains)
+		s->opt.max_tas_domains = 256;
+	s->requeue_by_creation = cfg->wait_for_pods_ready.requeuing.timestamp ==
+				 REQUEUE_CREATION;
+	quota_init(&s->q, c);
+	tas_build(s);
+	s->nwl = c->workloads.len;
+	s->wl = xcalloc(s->nwl + 1, sizeof(*s->wl));
+	s->pos = xcalloc(s->nwl + 1, sizeof(*s->pos));
+	init_cqs(s);
+	for (uint32_t i = 0; i < s->nwl; i++)
+		init_wl(s, i);
+	return s;
+}
+
+static void free_adm(struct sched_admission *adm)
+{
+	if (!adm)
+		return;
+	for (size_t i = 0; i < adm->npodsets; i++)
+		free(adm->ps[i].nodes);
+	free(adm);
+}
+
+void sched_free(struct sched *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nwl; i++) {
+		free_adm(s->wl[i].adm);
+		free(s->wl[i].why.msg);
+		for (int k = 0; k < SCHED_COND_COUNT; k++)
+			free(s->wl[i].cond_msg[k]);
+	}
+	for (size_t i = 0; i < s->ncq; i++) {
+		struct sched_cq *q = &s->cqs[i];
+
+		queue_release(&q->heap);
+		vec_foreach (&q->classes, k) {
+			queue_release(&k->q);
+			free(k->why.msg);
+		}
+		vec_release(&q->classes);
+		hmap_release(&q->class_of);
+		vec_release(&q->admitted);
+	}
+	for (size_t f = 0; f < s->c->flavors.len; f++)
+		vec_release(&s->flavor_cqs[f]);
+	free(s->flavor_cqs);
+	free(s->cqs);
+	vec_release(&s->deferred);
+	for (size_t i = 0; i < SCHED_SCRATCH_SLOTS; i++) {
+		place_workload_result_release(s->scratch[i]);
+		free(s->scratch[i]);
+	}
+	tas_free(s);
+	quota_release(&s->q);
+	free(s->pos);
+	free(s->wl);
+	free(s);
+}
+
+void sched_decisions_init(struct sched_decisions *d)
+{
+	memset(d, 0, sizeof(*d));
+}
+
+void sched_decisions_release(struct sched_decisions *d)
+{
+	if (d)
+		vec_release(&d->items);
+}
+
+/* The class of hash in q, created when missing. */
+static struct sched_class *class_get(struct sched *s, struct sched_cq *q,
+				     uint64_t hash)
+{
+	struct sched_class *k;
+	int64_t i;
+
+	if (hmap_get(&q->class_of, &hash, sizeof(hash), &i))
+		return &q->classes.items[i];
+	k = vec_push_zero(&q->classes);
+	k->hash = hash;
+	k->out = QUEUE_NONE;
+	queue_init(&k->q, heap_cmp, s, s->pos);
+	hmap_put(&q->class_of, &hash, sizeof(hash),
+		 (int64_t)(q->classes.len - 1));
+	return k;
+}
+
+static struct sched_class *class_of(struct sched *s, uint32_t id)
+{
+	struct sched_wl *wl = &s->wl[id];
+	struct sched_cq *q = &s->cqs[wl->cq];
+
+	if (q->cq->queueing != QUEUEING_BEST_EFFORT_FIFO)
+		return NULL;
+	return class_get(s, q, wl->hash);
+}
+
+/* Put the best member of k into the heap of q. */
+static void release_next(struct sched_cq *q, struct sched_class *k)
+{
+	k->out = queue_pop(&k->q);
+	if (k->out != QUEUE_NONE)
+		queue_push(&q->heap, k->out);
+}
+
+void sched_enqueue(struct sched *s, uint32_t id)
+{
+	struct sched_wl *wl = &s->wl[id];
+	struct sched_cq *q = &s->cqs[wl->cq];
+	struct sched_class *k = class_of(s, id);
+
+	if (!k) {
+		queue_push(&q->heap, id);
+		return;
+	}
+	queue_push(&k->q, id);
+	if (k->parked)
+		return;
+	if (k->out != QUEUE_NONE && sched_wl_cmp(s, id, k->out) < 0) {
+		queue_remove(&q->heap, k->out);
+		queue_push(&k->q, k->out);
+		k->out = QUEUE_NONE;
+	}
+	if (k->out == QUEUE_NONE)
+		release_next(q, k);
+}
+
+void sched_park(struct sched *s, uint32_t id, struct sched_why *why)
+{
+	struct sched_wl *wl = &s->wl[id];
+	struct sched_class *k = class_of(s, id);
+
+	BUG_ON(!k || k->out != id);
+	queue_push(&k->q, id);
+	k->out = QUEUE_NONE;
+	k->parked = true;
+	if (k->why.code != why->code || !k->why.msg || !why->msg ||
+	    strcmp(k->why.msg, why->msg) != 0)
+		sched_why_set(&k->why, why->code, dup_msg(why->msg));
+	sched_why_set(&wl->why, SCHED_PEND_EVALUATION, NULL);
+}
+
+void sched_leave_heap(struct sched *s, uint32_t id)
+{
+	struct sched_wl *wl = &s->wl[id];
+	struct sched_cq *q = &s->cqs[wl->cq];
+	struct sched_class *k = class_of(s, id);
+
+	if (queue_contains(&q->heap, id))
+		queue_remove(&q->heap, id);
+	if (k && k->out == id)
+		release_next(q, k);
+}
+
+void sched_unpark_dirty(struct sched *s)
+{
+	for (size_t i = 0; i < s->ncq; i++) {
+		struct sched_cq *q = &s->cqs[i];
+
+		if (!q->dirty)
+			continue;
+		q->dirty = false;
+		vec_foreach (&q->classes, k) {
+			if (!k->parked)
+				continue;
+			k->parked = false;
+			release_next(q, k);
+		}
+	}
+}
+
+/* The reason of a member of a parked class, or NULL. */
+static const struct sched_why *parked_why(const struct sched *s, uint32_t id)
+{
+	const struct sched_wl *wl = &s->wl[id];
+	const struct sched_cq *q = &s->cqs[wl->cq];
+	int64_t i;
+
+	if (q->cq->queueing != QUEUEING_BEST_EFFORT_FIFO ||
+	    !hmap_get(&q->class_of, &wl->hash, sizeof(wl->hash), &i))
+		return NULL;
+	if (!q->classes.items[i].parked ||
+	    !queue_contains(&q->classes.items[i].q, id))
+		return NULL;
+	return &q->classes.items[i].why;
+}
+
+void sched_submit(struct sched *s, uint32_t id, int64_t now_us)
+{
+	struct sched_wl *wl = &s->wl[id];
+
+	BUG_ON(id >= s->nwl);
+	BUG_ON(wl->state == SCHED_WL_PENDING || wl->state == SCHED_WL_ADMITTED);
+	wl->queue_ts_us = wl->state == SCHED_WL_NEW && wl->w->creation_us
+				  ? wl->w->creation_us
+				  : now_us;
+	wl->state = SCHED_WL_PENDING;
+	wl->seq = ++s->seq;
+	sched_why_set(&wl->why, SCHED_PEND_EVALUATION, NULL);
+	if (!wl->w->active) {
+		sched_why_set(&wl->why, SCHED_PEND_DEACTIVATED,
+			      xstrdup("the workload is deactivated "
+				      "(spec.active: false)"));
+	} else if (wl->lq < 0) {
+		sched_why_set(
+			&wl->why, SCHED_PEND_MISCONFIGURED,
+			wl->w->queue_name
+				? xasprintf("LocalQueue %s/%s doesn't exist",
+					    wl->w->ns ? wl->w->ns : "",
+					    wl->w->queue_name)
+				: xstrdup("the workload names no LocalQueue"));
+	} else if (wl->cq < 0) {
+		sched_why_set(&wl->why, SCHED_PEND_MISCONFIGURED,
+			      xasprintf("ClusterQueue %s doesn't exist",
+					s->c->local_queues.items[wl->lq]
+						.cluster_queue));
+	} else {
+		sched_enqueue(s, id);
+	}
+}
+
+/* Quota of an admission: count x request per resource with a flavor. */
+static void charge_adm(struct sched *s, const struct workload *w,
+		       const struct sched_admission *adm, int sign)
+{
+	for (size_t i = 0; i < adm->npodsets; i++) {
+		const struct sched_podset_admission *pa = &adm->ps[i];
+
+		for (int r = 0; r < RESOURCE_MAX; r++) {
+			int64_t v = w->podsets[i].requests.v[r] * pa->count;
+
+			if (pa->flavor[r] >= 0 && v)
+				quota_add(&s->q, adm->cq,
+					  QUOTA_FR(pa->flavor[r], r), sign * v);
+		}
+	}
+}
+
+static void add_admitted(struct sched *s, uint32_t id, int64_t now_us)
+{
+	struct sched_wl *wl = &s->wl[id];
+	struct sched_cq *q = &s->cqs[wl->adm->cq];
+
+	wl->state = SCHED_WL_ADMITTED;
+	wl->admit_us = now_us;
+	wl->admit_seq = ++s->admit_seq;
+	wl->adm_pos = (uint32_t)q->admitted.len;
+	vec_push(&q->admitted, id);
+	sched_why_set(&wl->why, SCHED_PEND_EVALUATION, NULL);
+	sched_set_cond(
+		wl, SCHED_COND_QUOTA_RESERVED, true, "QuotaReserved",
+		xasprintf("Quota reserved in ClusterQueue %s", q->cq->name),
+		now_us);
+	sched_set_cond(wl, SCHED_COND_ADMITTED, true, "Admitted",
+		       xasprintf("Admitted by ClusterQueue %s", q->cq->name),
+		       now_us);
+}
+
+void sched_admit(struct sched *s, uint32_t id, const struct assign *a,
+		 int64_t now_us)
+{
+	struct sched_wl *wl = &s->wl[id];
+	const struct workload *w = wl->w;
+	struct sched_admission *adm = xcalloc(1, sizeof(*adm));
+
+	BUG_ON(wl->state != SCHED_WL_PENDING || a->mode != ASSIGN_FIT);
+	sched_leave_heap(s, id);
+	adm->cq = wl->cq;
+	adm->npodsets = w->npodsets;
+	for (size_t i = 0; i < w->npodsets; i++) {
+		adm->ps[i].count = a->counts[i];
+		adm->ps[i].tas_flavor = -1;
+		for (int r = 0; r < RESOURCE_MAX; r++)
+			adm->ps[i].flavor[r] =
+				w->podsets[i].requests.v[r] ? a->flavor[r] : -1;
+	}
+	if (a->tas_flavor >= 0) {
+		bool placed = tas_place(s, a->tas_flavor, w, a->counts, true,
+					adm, NULL);
+
+		BUG_ON(!placed); /* the assignment said it fits */
+	}
+	wl->adm = adm;
+	charge_adm(s, w, adm, 1);
+	add_admitted(s, id, now_us);
+}
+
+static void mark_dirty(struct sched *s, const struct sched_admission *adm)
+{
+	int32_t root = s->cqs[adm->cq].root;
+
+	for (size_t i = 0; i < s->ncq; i++) {
+		if (s->cqs[i].root == root)
+			s->cqs[i].dirty = true;
+	}
+	for (size_t i = 0; i < adm->npodsets; i++) {
+		int32_t f = adm->ps[i].tas_flavor;
+
+		if (f < 0)
+			continue;
+		vec_foreach (&s->flavor_cqs[f], cq)
+			s->cqs[*cq].dirty = true;
+	}
+}
+
+void sched_release(struct sched *s, uint32_t id)
+{
+	struct sched_wl *wl = &s->wl[id];
+	struct sched_admission *adm = wl->adm;
+	struct sched_cq *q;
+	uint32_t last;
+
+	BUG_ON(wl->state != SCHED_WL_ADMITTED || !adm);
+	q = &s->cqs[adm->cq];
+	charge_adm(s, wl->w, adm, -1);
+	tas_charge(s, wl->w, adm, -1);
+	BUG_ON(q->admitted.items[wl->adm_pos] != id);
+	last = vec_pop(&q->admitted);
+	if (last != id) {
+		q->admitted.items[wl->adm_pos] = last;
+		s->wl[last].adm_pos = wl->adm_pos;
+	}
+	mark_dirty(s, adm);
+	free_adm(adm);
+	wl->adm = NULL;
+	s->epoch++;
+}
+
+/* Release an admitted workload and make it pending again. */
+static void requeue(struct sched *s, uint32_t id, const char *reason, char *msg,
+		    int64_t now_us)
+{
+	struct sched_wl *wl = &s->wl[id];
+
+	sched_release(s, id);
+	wl->state = SCHED_WL_PENDING;
+	wl->queue_ts_us = s->requeue_by_creation && wl->w->creation_us
+				  ? wl->w->creation_us
+				  : now_us;
+	sched_set_cond(wl, SCHED_COND_EVICTED, true, reason, msg, now_us);
+	sched_set_cond(wl, SCHED_COND_QUOTA_RESERVED, false, "Pending",
+		       xstrdup(msg), now_us);
+	sched_set_cond(wl, SCHED_COND_ADMITTED, false, "NoReservation",
+		       xstrdup("The workload has no reservation"), now_us);
+	sched_set_cond(wl, SCHED_COND_REQUEUED, true, reason,
+		       xstrdup("The workload was requeued"), now_us);
+	sched_why_set(&wl->why, SCHED_PEND_EVALUATION, NULL);
+}
+
+void sched_preempt(struct sched *s, uint32_t victim, uint32_t by,
+		   enum sched_preempt_reason reason, int64_t now_us)
+{
+	const struct workload *p = s->wl[by].w;
+	char *msg = xasprintf("Preempted to accommodate a workload (%s/%s) "
+			      "due to %s",
+			      p->ns ? p->ns : "", p->name,
+			      sched_preempt_reason_name(reason));
+
+	requeue(s, victim, "Preempted", msg, now_us);
+	sched_set_cond(&s->wl[victim], SCHED_COND_PREEMPTED, true,
+		       sched_preempt_reason_name(reason), xstrdup(msg), now_us);
+	s->wl[victim].deferred = true;
+	vec_push(&s->deferred, victim);
+}
+
+void sched_evict(struct sched *s, uint32_t id, const char *reason,
+		 int64_t now_us)
+{
+	requeue(s, id, reason,
+		xasprintf("The workload was evicted: %s", reason), now_us);
+	sched_enqueue(s, id);
+}
+
+void sched_finish(struct sched *s, uint32_t id, int64_t now_us)
+{
+	struct sched_wl *wl = &s->wl[id];
+
+	sched_release(s, id);
+	wl->state = SCHED_WL_FINISHED;
+	sched_set_cond(wl, SCHED_COND_FINISHED, true, "Succeeded",
+		       xstrdup("Job finished successfully"), now_us);
+}
+
+static int load_podset(struct sched *s, const struct workload *w, size_t i,
+		       const struct podset_admission *pa,
+		       struct sched_podset_admission *out, struct strbuf *why)
+{
+	const struct podset *ps = &w->podsets[i];
+
+	out->count = pa && pa->count ? pa->count : (pa ? ps->count : 0);
+	out->tas_flavor = -1;
+	for (int r = 0; r < RESOURCE_MAX; r++) {
+		const char *fn = pa ? pa->flavors[r] : NULL;
+		const struct flavor *fl;
+
+		out->flavor[r] = -1;
+		if (!fn)
+			continue;
+		fl = cluster_find(s->c, KIND_FLAVOR, NULL, fn);
+		if (!fl) {
+			if (why)
+				strbuf_addf(why, "unknown flavor %s", fn);
+			return -ENOENT;
+		}
+		out->flavor[r] = (int16_t)(fl - s->c->flavors.items);
+		if (pa->topology && out->tas_flavor < 0 &&
+		    s->tas[out->flavor[r]].t &&
+		    tas_resolve(s, out->flavor[r], ps, pa->topology, out->count,
+				out) < 0) {
+			if (why)
+				strbuf_addf(why,
+					    "pod set %s: a domain of its "
+					    "topologyAssignment is unknown",
+					    ps->name);
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
+static const struct podset_admission *find_pa(const struct admission *a,
+					      const char *name)
+{
+	for (size_t i = 0; i < a->npodsets; i++) {
+		if (a->podsets[i].name && strcmp(a->podsets[i].name, name) == 0)
+			return &a->podsets[i];
+	}
+	return NULL;
+}
+
+int sched_assume_admitted(struct sched *s, uint32_t id, int64_t now_us,
+			  struct strbuf *why)
+{
+	struct sched_wl *wl = &s->wl[id];
+	const struct workload *w = wl->w;
+	struct sched_admission *adm;
+	int32_t cq;
+
+	BUG_ON(!w->admission || wl->state != SCHED_WL_NEW);
+	cq = find_index(s->c, KIND_CLUSTER_QUEUE, NULL,
+			w->admission->cluster_queue);
+	if (cq < 0) {
+		if (why)
+			strbuf_addf(why, "unknown ClusterQueue %s",
+				    w->admission->cluster_queue);
+		return -ENOENT;
+	}
+	adm = xcalloc(1, sizeof(*adm));
+	adm->cq = cq;
+	adm->npodsets = w->npodsets;
+	for (size_t i = 0; i < w->npodsets; i++) {
+		if (load_podset(s, w, i,
+				find_pa(w->admission, w->podsets[i].name),
+				&adm->ps[i], why) < 0) {
+			free_adm(adm);
+			return -ENOENT;
+		}
+	}
+	wl->adm = adm;
+	wl->cq = cq;
+	wl->seq = ++s->seq;
+	wl->queue_ts_us = w->creation_us;
+	charge_adm(s, w, adm, 1);
+	tas_charge(s, w, adm, 1);
+	add_admitted(s, id, now_us);
+	return 0;
+}
+
+/* The first flavor of cq whose node labels node carries, or -1. */
+static int32_t pod_flavor(const struct sched *s, int32_t cq,
+			  const struct node *node)
+{
+	const struct cluster_queue *q = s->cqs[cq].cq;
+
+	for (size_t g = 0; g < q->ngroups; g++) {
+		for (size_t f = 0; f < q->groups[g].nflavors; f++) {
+			const struct flavor *fl =
+				cluster_find(s->c, KIND_FLAVOR, NULL,
+					     q->groups[g].flavors[f].flavor);
+
+			if (fl && labels_contains_all(&node->labels,
+						      &fl->node_labels))
+				return (int32_t)(fl - s->c->flavors.items);
+		}
+	}
+	return -1;
+}
+
+int sched_assume_pod(struct sched *s, const struct pod *p)
+{
+	const char *lqn = labels_get(&p->labels, "kueue.x-k8s.io/queue-name");
+	const struct node *node;
+	int32_t lq, cq, f;
+
+	if (!lqn || !pod_holds_resources(p))
+		return -ENOENT;
+	lq = find_index(s->c, KIND_LOCAL_QUEUE, p->ns, lqn);
+	cq = lq < 0 ? -1
+		    : find_index(s->c, KIND_CLUSTER_QUEUE, NULL,
+				 s->c->local_queues.items[lq].cluster_queue);
+	node = cluster_find(s->c, KIND_NODE, NULL, p->node_name);
+	if (cq < 0 || !node)
+		return -ENOENT;
+	f = pod_flavor(s, cq, node);
+	if (f < 0)
+		return -ESRCH;
+	for (int r = 0; r < RESOURCE_MAX; r++) {
+		size_t fr = QUOTA_FR(f, r);
+
+		if (p->requests.v[r] && s->q.nodes[cq].listed[fr])
+			quota_add(&s->q, cq, fr, p->requests.v[r]);
+	}
+	return 0;
+}
+
+enum sched_wl_state sched_wl_state(const struct sched *s, uint32_t wl)
+{
+	return s->wl[wl].state;
+}
+
+int32_t sched_wl_cq(const struct sched *s, uint32_t wl)
+{
+	return s->wl[wl].cq;
+}
+
+const char *sched_cq_name(const struct sched *s, int32_t cq)
+{
+	return cq >= 0 ? s->cqs[cq].cq->name : NULL;
+}
+
+int32_t sched_wl_priority(const struct sched *s, uint32_t wl)
+{
+	return s->wl[wl].priority;
+}
+
+const struct sched_admission *sched_wl_admission(const struct sched *s,
+						 uint32_t wl)
+{
+	return s->wl[wl].adm;
+}
+
+const struct topo *sched_topo(const struct sched *s, int32_t f)
+{
+	return f >= 0 && (size_t)f < s->c->flavors.len ? s->tas[f].t : NULL;
+}
+
+const struct quota *sched_quota(const struct sched *s)
+{
+	return &s->q;
+}
+
+struct sched_condition sched_wl_condition(const struct sched *s, uint32_t wl,
+					  enum sched_cond type)
+{
+	const struct sched_wl *w = &s->wl[wl];
+	struct sched_condition c = w->cond[type];
+
+	if (type == SCHED_COND_QUOTA_RESERVED && w->state == SCHED_WL_PENDING) {
+		const struct sched_why *why = parked_why(s, wl);
+
+		if (!why || w->why.code != SCHED_PEND_EVALUATION)
+			why = &w->why;
+		c.present = true;
+		c.status = false;
+		c.reason = sched_pend_name(why->code);
+		c.message = why->msg ? why->msg : "";
+	}
+	return c;
+}
+
+static char *default_msg(const struct sched *s, const struct sched_wl *wl)
+{
+	const struct sched_cq *q = wl->cq >= 0 ? &s->cqs[wl->cq] : NULL;
+
+	if (q && !q->active)
+		return xasprintf("ClusterQueue %s %s", q->cq->name,
+				 q->inactive);
+	if (wl->deferred)
+		return xstrdup("requeued after preemption; tried again in "
+			       "the next cycle");
+	return xstrdup("waiting for the next admission cycle");
+}
+
+enum sched_pend sched_wl_pending(const struct sched *s, uint32_t id,
+				 struct strbuf *msg)
+{
+	const struct sched_wl *wl = &s->wl[id];
+	const struct sched_cq *q = wl->cq >= 0 ? &s->cqs[wl->cq] : NULL;
+	const struct sched_why *why = &wl->why;
+	enum sched_pend code;
+	char *m = NULL;
+
+	if (wl->state != SCHED_WL_PENDING)
+		return SCHED_PEND_EVALUATION;
+	if (q && why->code == SCHED_PEND_EVALUATION && parked_why(s, id))
+		why = parked_why(s, id);
+	code = why->code;
+	if (q && code != SCHED_PEND_DEACTIVATED && !q->active) {
+		code = SCHED_PEND_ON_HOLD;
+	} else if (q && q->cq->queueing == QUEUEING_STRICT_FIFO &&
+		   queue_contains(&q->heap, id) && queue_peek(&q->heap) != id) {
+		const struct workload *h = s->wl[queue_peek(&q->heap)].w;
+
+		code = SCHED_PEND_BEHIND;
+		m = xasprintf("waits behind %s/%s, the head of StrictFIFO "
+			      "ClusterQueue %s",
+			      h->ns ? h->ns : "", h->name, q->cq->name);
+	} else if (why->msg) {
+		m = xstrdup(why->msg);
+	}
+	if (msg) {
+		if (!m)
+			m = default_msg(s, wl);
+		strbuf_addstr(msg, m);
+	}
+	free(m);
+	return code;
+}
+
+/* Every pending workload of queue i, in the order of a next cycle. */
+static size_t queued(const struct sched *s, size_t i, uint32_t *out)
+{
+	const struct sched_cq *q = &s->cqs[i];
+	size_t n = 0;
+
+	for (size_t k = 0; k < q->heap.len; k++)
+		out[n++] = q->heap.items[k];
+	vec_foreach (&q->classes, k) {
+		for (size_t j = 0; j < k->q.len; j++)
+			out[n++] = k->q.items[j];
+	}
+	vec_foreach (&s->deferred, id) {
+		if (s->wl[*id].cq == (int32_t)i &&
+		    s->wl[*id].state == SCHED_WL_PENDING)
+			out[n++] = *id;
+	}
+	return n;
+}
+
+static int pos_cmp(const void *x, const void *y, void *ctx)
+{
+	return sched_wl_cmp(ctx, *(const uint32_t *)x, *(const uint32_t *)y);
+}
+
+void sched_positions(const struct sched *s, int64_t *cq_pos, int64_t *lq_pos)
+{
+	uint32_t *ids = xcalloc(s->nwl + 1, sizeof(*ids));
+	int64_t *lq_next = xcalloc(s->c->local_queues.len + 1, sizeof(int64_t));
+
+	for (size_t i = 0; i < s->nwl; i++)
+		cq_pos[i] = lq_pos[i] = -1;
+	for (size_t i = 0; i < s->ncq; i++) {
+		size_t n = queued(s, i, ids);
+
+		qsort_r(ids, n, sizeof(*ids), pos_cmp, (void *)s);
+		for (size_t k = 0; k < n; k++) {
+			int32_t lq = s->wl[ids[k]].lq;
+
+			cq_pos[ids[k]] = (int64_t)k;
+			if (lq >= 0)
+				lq_pos[ids[k]] = lq_next[lq]++;
+		}
+	}
+	free(lq_next);
+	free(ids);
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The scheduler core: queues, quota, the admission cycle and preemption,
+ * with Kueue's model (ClusterQueues in a cohort tree, flavors walked in
+ * order, LocalQueues feeding them), and the status of every workload
+ * (conditions, admission, pending reason, position). See
+ * docs/internals/admission.md.
+ *
+ * A struct sched refers to a loaded struct cluster, which must outlive it
+ * and not change while it lives; workloads are named by their index in
+ * cluster->workloads. The core is pure: it reads no clock (time comes in
+ * as now_us arguments), makes no system calls and never logs. Every order
+ * it uses has a total tie-break, so the same calls give the same
+ * decisions. Three drivers use it: `echelon plan` (no time passes), the
+ * simulator (virtual clock) and the daemon (wall clock).
+ *
+ * Lifecycle of a workload: sched_submit() queues it (pending);
+ * sched_cycle() admits it (or preempts others for it); sched_finish()
+ * releases its quota for good; sched_evict() releases it and queues it
+ * again. "Does not fit" is data: the pending reason says why, with the
+ * flavor, resource and amounts, or the topology level.
+ */
+#ifndef ECHELON_SCHED_SCHED_H
+#define ECHELON_SCHED_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/compiler.h"
+#include "base/strbuf.h"
+#include "base/vec.h"
+#include "model/cluster.h"
+#include "topo/topo.h"
+
+struct sched;
+
+enum sched_wl_state {
+	SCHED_WL_NEW,	   /* not submitted */
+	SCHED_WL_PENDING,  /* queued or parked, or unqueueable (reason) */
+	SCHED_WL_ADMITTED, /* holds quota (QuotaReserved and Admitted) */
+	SCHED_WL_FINISHED,
+	SCHED_WL_STATE_COUNT
+};
+
+/* Why a workload is pending; names are Kueue's QuotaReserved reasons. */
+enum sched_pend {
+	SCHED_PEND_EVALUATION,	  /* PendingEvaluation: not tried yet */
+	SCHED_PEND_MISCONFIGURED, /* no LocalQueue or ClusterQueue */
+	SCHED_PEND_DEACTIVATED,	  /* spec.active is false */
+	SCHED_PEND_ON_HOLD,	  /* stopped or inactive ClusterQueue */
+	SCHED_PEND_NO_MATCHING_FLAVOR,
+	SCHED_PEND_EXCEEDS_MAX_QUOTA, /* more than it could ever borrow */
+	SCHED_PEND_WAITING_FOR_QUOTA,
+	SCHED_PEND_TOPOLOGY, /* TopologyPlacementFailed */
+	SCHED_PEND_BEHIND,   /* StrictFIFO: behind a blocked head */
+	SCHED_PEND_COUNT
+};
+
+/* Kueue's Preempted condition reasons. */
+enum sched_preempt_reason {
+	SCHED_PREEMPT_IN_CLUSTER_QUEUE,
+	SCHED_PREEMPT_RECLAMATION,	       /* InCohortReclamation */
+	SCHED_PREEMPT_RECLAIM_WHILE_BORROWING, /* ...WhileBorrowing */
+	SCHED_PREEMPT_FAIR_SHARING,	       /* InCohortFairSharing */
+	SCHED_PREEMPT_REASON_COUNT
+};
+
+/* Kueue's workload condition types, in this order in the status. */
+enum sched_cond {
+	SCHED_COND_QUOTA_RESERVED,
+	SCHED_COND_ADMITTED,
+	SCHED_COND_EVICTED,
+	SCHED_COND_PREEMPTED,
+	SCHED_COND_REQUEUED,
+	SCHED_COND_FINISHED,
+	SCHED_COND_COUNT
+};
+
+struct sched_condition {
+	bool present;
+	bool status;
+	const char *reason;  /* static string */
+	const char *message; /* owned by the scheduler; may be "" */
+	int64_t transition_us;
+};
+
+struct sched_options {
+	bool fair_sharing;	/* order and preempt by dominant share */
+	bool no_partial;	/* disable partial admission (minCount) */
+	size_t max_tas_domains; /* domains tried per topology-aware
+				   preemption; 0: 256 */
+};
+
+/* What one cycle did, in order. */
+enum sched_decision_kind { SCHED_DECIDE_ADMIT, SCHED_DECIDE_PREEMPT };
+
+struct sched_decision {
+	enum sched_decision_kind kind;
+	uint32_t wl;
+	uint32_t by; /* preemptor of a SCHED_DECIDE_PREEMPT */
+	enum sched_preempt_reason reason;
+};
+
+struct sched_decisions {
+	VEC(struct sched_decision) items;
+};
+
+/* The admission of one pod set: count, flavor per resource, placement. */
+struct sched_podset_admission {
+	int32_t count;
+	int16_t flavor[RESOURCE_MAX]; /* flavor id, -1 for none */
+	int32_t tas_flavor;	      /* flavor id of its placement, or -1 */
+	uint32_t *nodes;	      /* topo node of each pod; owned */
+};
+
+struct sched_admission {
+	int32_t cq; /* ClusterQueue index */
+	size_t npodsets;
+	struct sched_podset_admission ps[WORKLOAD_MAX_PODSETS];
+};
+
+/*
+ * A scheduler over c (borrowed, must outlive it) with opt (NULL for
+ * defaults): quota tree, one queue per ClusterQueue, one topology index
+ * per TAS flavor built from the nodes' current usage. Never NULL.
+ */
+struct sched *sched_new(const struct cluster *c,
+			const struct sched_options *opt);
+/* Free everything; NULL ok. */
+void sched_free(struct sched *s);
+
+/*
+ * Count workload wl's status.admission as usage: quota in its
+ * ClusterQueue and, on TAS flavors, its topologyAssignment on the nodes.
+ * Returns 0, or -ENOENT with a message in why (may be NULL) when the
+ * admission names an unknown ClusterQueue or flavor.
+ */
+int sched_assume_admitted(struct sched *s, uint32_t wl, int64_t now_us,
+			  struct strbuf *why) MUST_CHECK;
+
+/*
+ * Count a running pod of a LocalQueue (label kueue.x-k8s.io/queue-name,
+ * in its namespace) as quota usage of that queue's ClusterQueue, on the
+ * queue's first flavor whose node labels its node carries. Its node usage
+ * is already in the topology indexes. Returns 0, -ENOENT when the pod has
+ * no such queue or holds no resources, -ESRCH when no flavor matches.
+ */
+int sched_assume_pod(struct sched *s, const struct pod *p) MUST_CHECK;
+
+/* Queue wl (a NEW or FINISHED workload) at now_us. */
+void sched_submit(struct sched *s, uint32_t wl, int64_t now_us);
+
+/*
+ * Run one admission cycle at now_us: admit as many pending workloads as
+ * fit, preempting where policies allow. Appends what it did to out (may
+ * be NULL). Returns the number of decisions.
+ */
+size_t sched_cycle(struct sched *s, int64_t now_us,
+		   struct sched_decisions *out);
+
+/* wl (admitted) completed: release its quota and placement. */
+void sched_finish(struct sched *s, uint32_t wl, int64_t now_us);
+
+/*
+ * Evict admitted wl with Kueue's Evicted reason (e.g. "PodsReadyTimeout")
+ * and queue it again, ordered by now_us (eviction time) or by creation as
+ * the configuration's requeuing strategy says.
+ */
+void sched_evict(struct sched *s, uint32_t wl, const char *reason,
+		 int64_t now_us);
+
+void sched_decisions_init(struct sched_decisions *d);
+void sched_decisions_release(struct sched_decisions *d);
+
+/* Status of a workload. */
+enum sched_wl_state sched_wl_state(const struct sched *s, uint32_t wl);
+/* Its ClusterQueue index (-1 when none), and that queue's name. */
+int32_t sched_wl_cq(const struct sched *s, uint32_t wl);
+const char *sched_cq_name(const struct sched *s, int32_t cq);
+/* Effective priority (WorkloadPriorityClass, else spec.priority). */
+int32_t sched_wl_priority(const struct sched *s, uint32_t wl);
+/* The admission of an admitted workload, else NULL. */
+const struct sched_admission *sched_wl_admission(const struct sched *s,
+						 uint32_t wl);
+/* The pending reason code and its message into msg (may be NULL). */
+enum sched_pend sched_wl_pending(const struct sched *s, uint32_t wl,
+				 struct strbuf *msg);
+/* A condition of wl (present false when it has none of that type). */
+struct sched_condition sched_wl_condition(const struct sched *s, uint32_t wl,
+					  enum sched_cond type);
+/*
+ * 0-based positions of every pending workload in its ClusterQueue and
+ * LocalQueue (the order the next cycle would try them), into cq_pos and
+ * lq_pos indexed by workload (-1 for workloads not queued). Arrays of
+ * cluster->workloads.len entries.
+ */
+void sched_positions(const struct sched *s, int64_t *cq_pos, int64_t *lq_pos);
+
+/* The topology index of flavor id f, or NULL when it is not TAS. */
+const struct topo *sched_topo(const struct sched *s, int32_t f);
+/* The quota tree, read-only (for checks and reports). */
+const struct quota *sched_quota(const struct sched *s);
+
+/* Names of the enums above. */
+const char *sched_pend_name(enum sched_pend p);
+const char *sched_preempt_reason_name(enum sched_preempt_reason r);
+const char *sched_cond_name(enum sched_cond c);
+
+#endif

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Internals of the scheduler core shared by its files (sched.c: state and
+ * lifecycle; sched_cycle.c: the cycle; assign.c: flavor assignment;
+ * preempt.c: victim selection; tas.c: placements). Not an API: nothing
+ * outside src/sched includes it.
+ *
+ * Invariants: a workload is in at most one queue (its ClusterQueue's heap
+ * or one parking class of it), and in one only while PENDING; an admitted
+ * workload's quota usage is in the quota tree and its placement applied to
+ * the topology index of its flavor, exactly once.
+ */
+#ifndef ECHELON_SCHED_SCHED_INT_H
+#define ECHELON_SCHED_SCHED_INT_H
+
+#include "base/hmap.h"
+#include "place/place_workload.h"
+#include "sched/queue.h"
+#include "sched/quota.h"
+#include "sched/sched.h"
+
+/* The reason a workload is pending, with numbers. */
+struct sched_why {
+	enum sched_pend code;
+	char *msg; /* owned; NULL: none */
+};
+
+struct sched_wl {
+	const struct workload *w;
+	int32_t cq, lq; /* -1: none */
+	int32_t priority;
+	enum sched_wl_state state;
+	bool deferred; /* evicted this cycle: queued again next cycle */
+	int64_t queue_ts_us;
+	int64_t admit_us;
+	uint64_t seq;	    /* submission order, the last tie-break */
+	uint64_t admit_seq; /* admission order (victims: newest first) */
+	uint64_t hash;	    /* scheduling shape (parking class) */
+	uint64_t phash;	    /* placement shape: pod sets only */
+	int32_t klass;	    /* parking class in its queue, or -1 */
+	uint32_t adm_pos;   /* index in its queue's admitted list */
+	struct sched_admission *adm;
+	struct sched_why why;
+	struct sched_condition cond[SCHED_COND_COUNT];
+	char *cond_msg[SCHED_COND_COUNT]; /* owned messages */
+};
+
+/*
+ * The pending workloads of one shape in a BestEffortFIFO queue. Only the
+ * best of them ("out") is in the queue's heap, so the heap is a merge of
+ * classes and a class that does not fit is parked as a whole in O(1):
+ * its members are never looked at until capacity changes.
+ */
+struct sched_class {
+	uint64_t hash;
+	struct queue q;	      /* members not in the heap, in queue order */
+	uint32_t out;	      /* the member in the heap, or QUEUE_NONE */
+	bool parked;	      /* did not fit; waits for a release */
+	struct sched_why why; /* of the last failure */
+};
+
+struct sched_cq {
+	const struct cluster_queue *cq;
+	bool active;
+	const char *inactive; /* why not active (static text) */
+	struct queue heap;
+	struct hmap class_of; /* hash -> index in classes */
+	VEC(struct sched_class) classes;
+	VEC(uint32_t) admitted;
+	bool dirty;   /* capacity changed: unpark at the next cycle */
+	bool blocked; /* StrictFIFO head did not fit this cycle */
+	int32_t root; /* quota node of its tree's root */
+};
+
+#define SCHED_SCRATCH_SLOTS 32
+
+/* A placement that failed, valid while no usage is released. */
+struct sched_tas_fail {
+	uint64_t epoch;
+	char *msg;
+};
+
+struct sched_tas {
+	const struct flavor *fl;
+	struct topo *t;
+};
+
+struct sched {
+	const struct cluster *c;
+	struct sched_options opt;
+	struct quota q;
+	struct sched_wl *wl; /* [nwl] */
+	size_t nwl;
+	uint32_t *pos;	      /* queue positions, [nwl] */
+	struct sched_cq *cqs; /* [ncq] */
+	size_t ncq;
+	struct sched_tas *tas;	   /* [nflavors]; t NULL when not TAS */
+	VEC(int32_t) * flavor_cqs; /* [nflavors] CQs listing the flavor */
+	VEC(uint32_t) deferred;
+	uint64_t seq, admit_seq;
+	uint64_t cycle; /* cycles run */
+	uint64_t epoch; /* bumped whenever usage is released */
+	bool requeue_by_creation;
+	/* Placement results by shape, so that the engine's per-request
+	 * cache stays warm across workloads of one shape. */
+	struct place_workload_result *scratch[SCHED_SCRATCH_SLOTS];
+	struct hmap tas_memo; /* (placement shape, flavor) -> tas_fails */
+	uint64_t tas_gen;     /* bumped on every change of node usage */
+	struct {	      /* the last successful tas_check() */
+		uint32_t id;
+		int32_t f;
+		uint64_t gen;
+		bool valid;
+		struct place_workload_result *r;
+		uint32_t fast_node; /* UINT32_MAX: the result r holds it */
+	} last_check;
+	bool no_fast; /* tests: always use the placement engine */
+	VEC(struct sched_tas_fail) tas_fails;
+};
+
+/* The flavor assignment of one workload at given pod counts. */
+enum assign_mode { ASSIGN_FIT, ASSIGN_PREEMPT, ASSIGN_NOFIT };
+
+struct assign {
+	enum assign_mode mode;
+	bool borrows;
+	int32_t counts[WORKLOAD_MAX_PODSETS];
+	int16_t flavor[RESOURCE_MAX]; /* per resource, -1 for none */
+	int64_t need[RESOURCE_MAX];   /* total request per resource */
+	int32_t tas_flavor;	      /* -1: no placement needed */
+	bool tas_short;		      /* quota fits, placement does not */
+	struct sched_why why;	      /* when not FIT */
+};
+
+/* sched.c */
+int sched_wl_cmp(const struct sched *s, uint32_t a, uint32_t b);
+void sched_why_set(struct sched_why *w, enum sched_pend code, char *msg);
+void sched_enqueue(struct sched *s, uint32_t id);
+void sched_park(struct sched *s, uint32_t id, struct sched_why *why);
+void sched_leave_heap(struct sched *s, uint32_t id);
+void sched_unpark_dirty(struct sched *s);
+void sched_admit(struct sched *s, uint32_t id, const struct assign *a,
+		 int64_t now_us);
+void sched_release(struct sched *s, uint32_t id);
+void sched_preempt(struct sched *s, uint32_t victim, uint32_t by,
+		   enum sched_preempt_reason reason, int64_t now_us);
+void sched_set_cond(struct sched_wl *wl, enum sched_cond c, bool status,
+		    const char *reason, char *msg, int64_t now_us);
+
+/* assign.c */
+void assign_init(struct assign *a);
+void assign_release(struct assign *a);
+/*
+ * Choose flavors for wl at counts (NULL: full counts) against current
+ * usage and decide FIT / PREEMPT / NOFIT. a is overwritten.
+ */
+void assign_workload(struct sched *s, uint32_t id, const int32_t *counts,
+		     struct assign *a);
+/* Whether wl fits a's flavors now (quota, and placement when TAS);
+ * without borrowing beyond its nominal quota unless allow_borrow. */
+bool assign_fits(struct sched *s, uint32_t id, const struct assign *a,
+		 bool allow_borrow);
+/* Add (sign 1) or remove (-1) a's quota usage in ClusterQueue cq. */
+void assign_charge(struct sched *s, int32_t cq, const struct assign *a,
+		   int sign);
+
+/* preempt.c */
+/*
+ * Find a minimal set of admitted workloads whose eviction lets wl fit a
+ * (whose mode is PREEMPT). Returns the number of targets (0: none); the
+ * targets and their reasons go to arrays allocated here (caller frees,
+ * also when 0 is returned).
+ */
+size_t preempt_find(struct sched *s, uint32_t id, const struct assign *a,
+		    uint32_t **ret_targets,
+		    enum sched_preempt_reason **ret_reasons);
+
+/* tas.c */
+/* Build the topology index of every TAS flavor of c. */
+void tas_build(struct sched *s);
+void tas_free(struct sched *s);
+/*
+ * Place wl at counts on TAS flavor f. With apply, keep the usage on the
+ * index and fill ps[i].nodes (allocated) for each pod set. Returns fit;
+ * on failure the reason text goes to why (may be NULL).
+ */
+bool tas_place(struct sched *s, int32_t f, const struct workload *w,
+	       const int32_t *counts, bool apply, struct sched_admission *adm,
+	       struct strbuf *why);
+/*
+ * Place wl (full counts) on f without applying, remembering failures:
+ * a shape that did not fit f fails again without a new try until usage is
+ * released (epoch), whatever its queue. Returns fit; the reason into why.
+ */
+bool tas_check(struct sched *s, int32_t f, uint32_t id, struct strbuf *why);
+/*
+ * The node the placement engine would choose for a single pod required
+ * at the hostname level on f when nothing filters nodes (no taints on the
+ * flavor's nodes, node selector, affinity, slices, groups, balanced or
+ * LeastFreeCapacity placement): the live node with the fewest pods of
+ * this shape fitting, at least one, first in topology order. UINT32_MAX
+ * when the fast path does not apply or no node fits (the engine then
+ * decides, and explains). tests/unit/test_tas_fast.c checks it against
+ * the engine.
+ */
+uint32_t tas_fast_node(const struct sched *s, int32_t f,
+		       const struct workload *w, const int32_t *counts);
+/* Add (sign 1) or remove (-1) the node usage recorded in adm. */
+void tas_charge(struct sched *s, const struct workload *w,
+		const struct sched_admission *adm, int sign);
+/*
+ * Nodes of an admission given as a topologyAssignment (status.admission
+ * of a loaded workload): resolve each domain to its unit and put its pods
+ * on the unit's nodes. Returns 0 or -ENOENT when a domain is unknown.
+ */
+int tas_resolve(struct sched *s, int32_t f, const struct podset *ps,
+		const struct topology_assignment *ta, int32_t count,
+		struct sched_podset_admission *pa) MUST_CHECK;
+/* The level-l domain of node n on the index of flavor f. */
+uint32_t tas_domain_of(const struct sched *s, int32_t f, uint32_t node,
+		       unsigned level);
+
+#endif

@@ -1,0 +1,53 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Golden tests of `echelon plan`: every folder of tests/scenarios/plan holds
+# an input.yaml (cluster, queues, workloads), optional extra arguments in
+# args, and the expected `plan -o json` output in expected.json. With
+# --update as third argument, or UPDATE=1, the expected files are
+# rewritten instead of compared (review the diff before committing).
+# usage: plan.sh ECHELON SOURCE_DIR [--update]
+set -u
+echelon=$1
+src=$2
+update=${UPDATE:-0}
+[ "${3:-}" = "--update" ] && update=1
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for dir in "$src"/tests/scenarios/plan/*/; do
+	name=$(basename "$dir")
+	args=""
+	[ -f "$dir/args" ] && args=$(cat "$dir/args")
+	# shellcheck disable=SC2086
+	"$echelon" plan -f "$dir/input.yaml" -o json $args >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -ne 0 ] || [ -s "$tmp/err" ]; then
+		echo "FAIL: $name: exit $rc"
+		cat "$tmp/err"
+		fail=1
+		continue
+	fi
+	if [ "$update" = 1 ]; then
+		cp "$tmp/out" "$dir/expected.json"
+		echo "updated: $name"
+	elif diff -u "$dir/expected.json" "$tmp/out"; then
+		echo "ok: $name"
+	else
+		echo "FAIL: $name: output differs from expected.json"
+		fail=1
+	fi
+done
+
+# The other output forms carry the same decisions.
+dir="$src/tests/scenarios/plan/preempt-within-cq"
+"$echelon" plan -f "$dir/input.yaml" -o yaml >"$tmp/yaml" 2>&1 &&
+	grep -q '^  - name: "ns/low-b"$' "$tmp/yaml" &&
+	grep -q 'reason: "InClusterQueue"' "$tmp/yaml"
+if [ $? -ne 0 ]; then echo "FAIL: yaml output"; fail=1; else echo "ok: yaml"; fi
+"$echelon" plan -f "$dir/input.yaml" >"$tmp/table" 2>&1 &&
+	grep -q '^preempted ns/low-b .*InClusterQueue by ns/high$' "$tmp/table"
+if [ $? -ne 0 ]; then echo "FAIL: table output"; fail=1; else echo "ok: table"; fi
+"$echelon" plan >/dev/null 2>&1
+if [ $? -ne 2 ]; then echo "FAIL: no -f is a usage error"; fail=1; else echo "ok: usage"; fi
+exit $fail
