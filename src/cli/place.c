@@ -19,12 +19,12 @@
 #include "place/place_workload.h"
 #include "topo/topo.h"
 
+#include "cli/output.h"
+
 #include "base/banned.h"
 
-enum out_format { OUT_TABLE, OUT_JSON, OUT_YAML };
-
 struct place_opts {
-	enum out_format fmt;
+	enum output_format fmt;
 	enum place_policy policy;
 	bool pods; /* print the node of every pod index */
 };
@@ -447,73 +447,15 @@ static json_t *decision_json(const struct decision *d, bool pods)
 	return jw;
 }
 
-/* A YAML scalar: JSON's string syntax is valid YAML. */
-static void yaml_scalar(json_t *v, struct strbuf *out)
-{
-	char *s = json_dumps(v, JSON_ENCODE_ANY);
-
-	strbuf_addstr(out, s);
-	free(s);
-}
-
-static void yaml_emit(json_t *v, int indent, bool in_seq, struct strbuf *out)
-{
-	const char *key;
-	json_t *val;
-	size_t i;
-	bool first = true;
-
-	if (json_is_object(v)) {
-		json_object_foreach(v, key, val)
-		{
-			if (!(first && in_seq))
-				strbuf_addf(out, "%*s", indent, "");
-			first = false;
-			strbuf_addf(out, "%s:", key);
-			if ((json_is_object(val) && json_object_size(val)) ||
-			    (json_is_array(val) && json_array_size(val))) {
-				strbuf_addch(out, '\n');
-				yaml_emit(val, indent + 2, false, out);
-			} else {
-				strbuf_addch(out, ' ');
-				yaml_scalar(val, out);
-				strbuf_addch(out, '\n');
-			}
-		}
-		return;
-	}
-	json_array_foreach(v, i, val)
-	{
-		strbuf_addf(out, "%*s- ", indent, "");
-		if (json_is_object(val) && json_object_size(val)) {
-			yaml_emit(val, indent + 2, true, out);
-		} else {
-			yaml_scalar(val, out);
-			strbuf_addch(out, '\n');
-		}
-	}
-}
-
 static void print_structured(const struct decision *ds, size_t n,
 			     const struct place_opts *po)
 {
 	json_t *root = json_object(), *jws = json_array();
-	struct strbuf sb;
-	char *s;
 
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(jws, decision_json(&ds[i], po->pods));
 	json_object_set_new(root, "workloads", jws);
-	if (po->fmt == OUT_JSON) {
-		s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		printf("%s\n", s);
-		free(s);
-	} else {
-		strbuf_init(&sb);
-		yaml_emit(root, 0, false, &sb);
-		fputs(sb.buf, stdout);
-		strbuf_release(&sb);
-	}
+	output_print(root, po->fmt);
 	json_decref(root);
 }
 
@@ -624,13 +566,7 @@ static int parse_args(int argc, char **argv, const char **paths, size_t *n,
 			paths[(*n)++] = optarg;
 			break;
 		case 'o':
-			if (strcmp(optarg, "json") == 0)
-				po->fmt = OUT_JSON;
-			else if (strcmp(optarg, "yaml") == 0)
-				po->fmt = OUT_YAML;
-			else if (strcmp(optarg, "table") == 0)
-				po->fmt = OUT_TABLE;
-			else
+			if (output_parse(optarg, &po->fmt) < 0)
 				return 2;
 			break;
 		case 'p':
@@ -654,7 +590,7 @@ int cli_place(int argc, char **argv)
 {
 	const char **paths = xcalloc((size_t)argc + 1, sizeof(*paths));
 	struct tas_flavors tfs = VEC_INIT;
-	struct place_opts po = { OUT_TABLE, PLACE_POLICY_TAS, false };
+	struct place_opts po = { OUTPUT_TABLE, PLACE_POLICY_TAS, false };
 	struct decision *ds = NULL;
 	struct cluster c;
 	size_t n = 0;
@@ -683,7 +619,7 @@ int cli_place(int argc, char **argv)
 			decide(&c, tfs.items, tfs.len, po.policy, &ds[i]);
 		share_usage(tfs.items, tfs.len, &ds[i]);
 	}
-	if (po.fmt == OUT_TABLE)
+	if (po.fmt == OUTPUT_TABLE)
 		print_table(ds, c.workloads.len, po.pods);
 	else
 		print_structured(ds, c.workloads.len, &po);

@@ -19,16 +19,16 @@
 #include "place/place.h"
 #include "sched/sched.h"
 
+#include "cli/output.h"
+
 #include "base/banned.h"
 
 #define PLAN_MAX_CYCLES 1000
 
-enum out_format { OUT_TABLE, OUT_JSON, OUT_YAML };
-
 struct plan_opts {
 	const char **paths;
 	size_t npaths;
-	enum out_format fmt;
+	enum output_format fmt;
 	struct sched_options sched;
 };
 
@@ -226,60 +226,6 @@ static json_t *pending_json(const struct plan *p, struct strbuf *sb)
 	return arr;
 }
 
-/* A YAML scalar: JSON's string syntax is valid YAML. */
-static void yaml_scalar(json_t *v, struct strbuf *out)
-{
-	char *s = json_dumps(v, JSON_ENCODE_ANY);
-
-	strbuf_addstr(out, s);
-	free(s);
-}
-
-static void yaml_emit(json_t *v, int indent, bool in_seq, struct strbuf *out);
-
-static void yaml_value(json_t *val, int indent, struct strbuf *out)
-{
-	if ((json_is_object(val) && json_object_size(val)) ||
-	    (json_is_array(val) && json_array_size(val))) {
-		strbuf_addch(out, '\n');
-		yaml_emit(val, indent + 2, false, out);
-		return;
-	}
-	strbuf_addch(out, ' ');
-	yaml_scalar(val, out);
-	strbuf_addch(out, '\n');
-}
-
-static void yaml_emit(json_t *v, int indent, bool in_seq, struct strbuf *out)
-{
-	const char *key;
-	json_t *val;
-	size_t i;
-	bool first = true;
-
-	if (json_is_object(v)) {
-		json_object_foreach(v, key, val)
-		{
-			if (!(first && in_seq))
-				strbuf_addf(out, "%*s", indent, "");
-			first = false;
-			strbuf_addf(out, "%s:", key);
-			yaml_value(val, indent, out);
-		}
-		return;
-	}
-	json_array_foreach(v, i, val)
-	{
-		strbuf_addf(out, "%*s- ", indent, "");
-		if (json_is_object(val) && json_object_size(val)) {
-			yaml_emit(val, indent + 2, true, out);
-		} else {
-			yaml_scalar(val, out);
-			strbuf_addch(out, '\n');
-		}
-	}
-}
-
 static json_t *plan_json(const struct plan *p)
 {
 	json_t *root = json_object();
@@ -291,23 +237,6 @@ static json_t *plan_json(const struct plan *p)
 	json_object_set_new(root, "pending", pending_json(p, &sb));
 	strbuf_release(&sb);
 	return root;
-}
-
-static void print_structured(json_t *root, enum out_format fmt)
-{
-	struct strbuf sb;
-	char *s;
-
-	if (fmt == OUT_JSON) {
-		s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		printf("%s\n", s);
-		free(s);
-		return;
-	}
-	strbuf_init(&sb);
-	yaml_emit(root, 0, false, &sb);
-	fputs(sb.buf, stdout);
-	strbuf_release(&sb);
 }
 
 static void table_podsets(json_t *jps, struct strbuf *sb)
@@ -402,13 +331,7 @@ static int parse_args(int argc, char **argv, struct plan_opts *o)
 			o->paths[o->npaths++] = optarg;
 			break;
 		case 'o':
-			if (strcmp(optarg, "json") == 0)
-				o->fmt = OUT_JSON;
-			else if (strcmp(optarg, "yaml") == 0)
-				o->fmt = OUT_YAML;
-			else if (strcmp(optarg, "table") == 0)
-				o->fmt = OUT_TABLE;
-			else
+			if (output_parse(optarg, &o->fmt) < 0)
 				return 2;
 			break;
 		case 'F':
@@ -517,10 +440,10 @@ int cli_plan(int argc, char **argv)
 	submit_all(&p);
 	run(&p);
 	root = plan_json(&p);
-	if (o.fmt == OUT_TABLE)
+	if (o.fmt == OUTPUT_TABLE)
 		print_table(root);
 	else
-		print_structured(root, o.fmt);
+		output_print(root, o.fmt);
 	json_decref(root);
 	sched_decisions_release(&p.preempted);
 	free(p.admitted_here);

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Structured output: JSON through jansson, and YAML written from the same
+ * jansson values (scalars in JSON syntax, which YAML accepts as is).
+ */
+#include "cli/output.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/strbuf.h"
+
+#include "base/banned.h"
+
+int output_parse(const char *s, enum output_format *ret)
+{
+	static const char *const names[OUTPUT_FORMAT_COUNT] = {
+		[OUTPUT_TABLE] = "table",
+		[OUTPUT_JSON] = "json",
+		[OUTPUT_YAML] = "yaml",
+	};
+
+	for (int i = 0; i < OUTPUT_FORMAT_COUNT; i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*ret = (enum output_format)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static void yaml_scalar(json_t *v, struct strbuf *out)
+{
+	char *s = json_dumps(v, JSON_ENCODE_ANY);
+
+	BUG_ON(!s);
+	strbuf_addstr(out, s);
+	free(s);
+}
+
+static bool nonempty_container(json_t *v)
+{
+	return (json_is_object(v) && json_object_size(v)) ||
+	       (json_is_array(v) && json_array_size(v));
+}
+
+static void yaml_emit(json_t *v, int indent, bool in_seq, struct strbuf *out)
+{
+	const char *key;
+	json_t *val;
+	size_t i;
+	bool first = true;
+
+	if (json_is_object(v)) {
+		json_object_foreach(v, key, val)
+		{
+			if (!(first && in_seq))
+				strbuf_addf(out, "%*s", indent, "");
+			first = false;
+			strbuf_addf(out, "%s:", key);
+			if (nonempty_container(val)) {
+				strbuf_addch(out, '\n');
+				yaml_emit(val, indent + 2, false, out);
+			} else {
+				strbuf_addch(out, ' ');
+				yaml_scalar(val, out);
+				strbuf_addch(out, '\n');
+			}
+		}
+		return;
+	}
+	json_array_foreach(v, i, val)
+	{
+		strbuf_addf(out, "%*s- ", indent, "");
+		if (json_is_object(val) && json_object_size(val)) {
+			yaml_emit(val, indent + 2, true, out);
+		} else {
+			yaml_scalar(val, out);
+			strbuf_addch(out, '\n');
+		}
+	}
+}
+
+void output_print(json_t *v, enum output_format fmt)
+{
+	struct strbuf sb;
+	char *s;
+
+	BUG_ON(fmt == OUTPUT_TABLE);
+	if (fmt == OUTPUT_JSON) {
+		s = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		BUG_ON(!s);
+		printf("%s\n", s);
+		free(s);
+		return;
+	}
+	strbuf_init(&sb);
+	yaml_emit(v, 0, false, &sb);
+	fputs(sb.buf, stdout);
+	strbuf_release(&sb);
+}
