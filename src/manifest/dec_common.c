@@ -120,27 +120,46 @@ static int dec_taint(struct dec *x, struct ynode *n, struct taint *t)
 	return rc;
 }
 
+/* Decode a list into a new array of items of the given size. */
+typedef int (*item_fn)(struct dec *x, struct ynode *n, void *item);
+
+static int dec_array(struct dec *x, struct ynode *n, size_t size,
+		     item_fn decode, void **ret, size_t *ret_n)
+{
+	struct ynode *item;
+	char *items;
+	int rc = 0;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (dec_expect_seq(x, n) < 0)
+		return -EINVAL;
+	items = n->n ? xcalloc(n->n, size) : NULL;
+	ynode_foreach(n, item)
+	{
+		size_t len = dec_push_index(x, i_item);
+
+		if (decode(x, item, items + i_item * size) < 0)
+			rc = -EINVAL;
+		dec_pop(x, len);
+	}
+	*ret = items;
+	*ret_n = n->n;
+	return rc;
+}
+
+static int taint_item(struct dec *x, struct ynode *n, void *item)
+{
+	return dec_taint(x, n, item);
+}
+
 int dec_taints(struct dec *x, struct ynode *n, struct taint **ret,
 	       size_t *ret_n)
 {
-	size_t count, i = 0;
-	struct ynode *item;
-	int rc = 0;
+	void *items;
+	int rc = dec_array(x, n, sizeof(**ret), taint_item, &items, ret_n);
 
-	if (dec_expect_seq(x, n) < 0)
-		return -EINVAL;
-	count = (size_t)n->n;
-	*ret = count ? xcalloc(count, sizeof(**ret)) : NULL;
-	ynode_foreach(n, item)
-	{
-		size_t len = dec_push_index(x, i);
-
-		if (dec_taint(x, item, &(*ret)[i]) < 0)
-			rc = -EINVAL;
-		dec_pop(x, len);
-		i++;
-	}
-	*ret_n = count;
+	*ret = items;
 	return rc;
 }
 
@@ -186,27 +205,18 @@ static int dec_toleration(struct dec *x, struct ynode *n, struct toleration *t)
 	return rc;
 }
 
+static int toleration_item(struct dec *x, struct ynode *n, void *item)
+{
+	return dec_toleration(x, n, item);
+}
+
 int dec_tolerations(struct dec *x, struct ynode *n, struct toleration **ret,
 		    size_t *ret_n)
 {
-	size_t count, i = 0;
-	struct ynode *item;
-	int rc = 0;
+	void *items;
+	int rc = dec_array(x, n, sizeof(**ret), toleration_item, &items, ret_n);
 
-	if (dec_expect_seq(x, n) < 0)
-		return -EINVAL;
-	count = (size_t)n->n;
-	*ret = count ? xcalloc(count, sizeof(**ret)) : NULL;
-	ynode_foreach(n, item)
-	{
-		size_t len = dec_push_index(x, i);
-
-		if (dec_toleration(x, item, &(*ret)[i]) < 0)
-			rc = -EINVAL;
-		dec_pop(x, len);
-		i++;
-	}
-	*ret_n = count;
+	*ret = items;
 	return rc;
 }
 

@@ -351,9 +351,7 @@ void dec_pod_spec_release(struct dec_pod_spec *ps)
 {
 	labels_release(&ps->node_selector);
 	node_affinity_release(&ps->affinity);
-	for (size_t i = 0; i < ps->npreferred; i++)
-		selector_release(&ps->preferred[i].match);
-	free(ps->preferred);
+	preferred_terms_free(ps->preferred, ps->npreferred);
 	free(ps->tolerations);
 	memset(ps, 0, sizeof(*ps));
 }

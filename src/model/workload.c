@@ -27,11 +27,16 @@ void podset_release(struct podset *ps)
 		return;
 	labels_release(&ps->node_selector);
 	node_affinity_release(&ps->affinity);
-	for (size_t i = 0; i < ps->npreferred; i++)
-		selector_release(&ps->preferred[i].match);
-	free(ps->preferred);
+	preferred_terms_free(ps->preferred, ps->npreferred);
 	free(ps->tolerations);
 	memset(ps, 0, sizeof(*ps));
+}
+
+void preferred_terms_free(struct preferred_term *terms, size_t n)
+{
+	for (size_t i = 0; terms && i < n; i++)
+		selector_release(&terms[i].match);
+	free(terms);
 }
 
 void workload_init(struct workload *w)

@@ -119,6 +119,8 @@ struct podset *workload_add_podset(struct workload *w);
 void podset_init(struct podset *ps);
 void podset_release(struct podset *ps);
 void topology_assignment_free(struct topology_assignment *ta);
+/* Free an array of preferred terms and their selectors; NULL ok. */
+void preferred_terms_free(struct preferred_term *terms, size_t n);
 /* Total pods over all pod sets. */
 int64_t workload_pod_count(const struct workload *w);
 const char *topology_mode_name(enum topology_mode mode);
