@@ -29,10 +29,10 @@ char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
 NORETURN void bug_fail(const char *file, int line, const char *cond);
 
 /* Abort with file and line when cond holds. Always compiled in. */
-#define BUG_ON(cond)                                            \
-	do {                                                    \
-		if (__builtin_expect(!!(cond), 0))              \
-			bug_fail(__FILE__, __LINE__, #cond);    \
+#define BUG_ON(cond)                                                           \
+	do {                                                                   \
+		if (__builtin_expect(!!(cond), 0))                             \
+			bug_fail(__FILE__, __LINE__, #cond);                   \
 	} while (0)
 
 #endif

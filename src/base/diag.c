@@ -17,8 +17,7 @@ void diag_init(struct diag *d)
 
 void diag_release(struct diag *d)
 {
-	vec_foreach(&d->msgs, m)
-	{
+	vec_foreach (&d->msgs, m) {
 		free(m->file);
 		free(m->text);
 	}
@@ -77,8 +76,7 @@ void diag_at(struct diag *d, enum diag_severity severity,
 
 void diag_move(struct diag *dst, struct diag *src)
 {
-	vec_foreach(&src->msgs, m)
-	{
+	vec_foreach (&src->msgs, m) {
 		if (dst->msgs.len >= DIAG_MAX) {
 			dst->dropped++;
 			free(m->file);
@@ -96,8 +94,7 @@ void diag_move(struct diag *dst, struct diag *src)
 
 void diag_format(const struct diag *d, struct strbuf *out)
 {
-	vec_foreach(&d->msgs, m)
-	{
+	vec_foreach (&d->msgs, m) {
 		if (m->file && m->line)
 			strbuf_addf(out, "%s:%d:%d: ", m->file, m->line,
 				    m->col);

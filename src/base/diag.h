@@ -30,17 +30,13 @@ struct srcpos {
 	int col;
 };
 
-enum diag_severity {
-	DIAG_ERROR,
-	DIAG_WARNING,
-	DIAG_SEVERITY_COUNT
-};
+enum diag_severity { DIAG_ERROR, DIAG_WARNING, DIAG_SEVERITY_COUNT };
 
 struct diag_msg {
 	enum diag_severity severity;
-	char *file; /* owned; may be NULL */
+	char *file;    /* owned; may be NULL */
 	int line, col; /* 1-based; 0 when unknown */
-	char *text; /* owned: "path: what is wrong" */
+	char *text;    /* owned: "path: what is wrong" */
 };
 
 struct diag {

@@ -15,7 +15,8 @@ void intern_init(struct intern *t)
 
 void intern_release(struct intern *t)
 {
-	vec_foreach(&t->strs, s) free(*s);
+	vec_foreach (&t->strs, s)
+		free(*s);
 	vec_release(&t->strs);
 	hmap_release(&t->map);
 }

@@ -16,7 +16,7 @@
 #include "base/vec.h"
 
 struct intern {
-	struct hmap map; /* string -> id */
+	struct hmap map;  /* string -> id */
 	VEC(char *) strs; /* id -> string (owned) */
 };
 

@@ -11,13 +11,7 @@
 
 #include "base/compiler.h"
 
-enum log_level {
-	LOG_ERROR,
-	LOG_WARN,
-	LOG_INFO,
-	LOG_DEBUG,
-	LOG_LEVEL_COUNT
-};
+enum log_level { LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG, LOG_LEVEL_COUNT };
 
 void log_set_level(enum log_level level);
 enum log_level log_get_level(void);
@@ -26,8 +20,8 @@ int log_parse_level(const char *s, enum log_level *ret_level) MUST_CHECK;
 void log_msg(enum log_level level, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 #define log_error(...) log_msg(LOG_ERROR, __VA_ARGS__)
-#define log_warn(...) log_msg(LOG_WARN, __VA_ARGS__)
-#define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
+#define log_warn(...)  log_msg(LOG_WARN, __VA_ARGS__)
+#define log_info(...)  log_msg(LOG_INFO, __VA_ARGS__)
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
 
 #endif

@@ -20,55 +20,58 @@
 
 #include "base/alloc.h"
 
-#define VEC(T)                       \
-	struct {                     \
-		T *items;            \
-		size_t len;          \
-		size_t cap;          \
+#define VEC(T)                                                                 \
+	struct {                                                               \
+		T *items;                                                      \
+		size_t len;                                                    \
+		size_t cap;                                                    \
 	}
 
-#define VEC_INIT { NULL, 0, 0 }
+#define VEC_INIT                                                               \
+	{                                                                      \
+		NULL, 0, 0                                                     \
+	}
 
 /* Make room for at least n elements in total. */
-#define vec_reserve(v, n)                                                    \
-	do {                                                                 \
-		if ((n) > (v)->cap) {                                        \
-			size_t c_ = (v)->cap ? (v)->cap : 8;                 \
-			while (c_ < (n))                                     \
-				c_ *= 2;                                     \
-			(v)->items = xreallocarray((v)->items, c_,           \
-						   sizeof(*(v)->items));     \
-			(v)->cap = c_;                                       \
-		}                                                            \
+#define vec_reserve(v, n)                                                      \
+	do {                                                                   \
+		if ((n) > (v)->cap) {                                          \
+			size_t c_ = (v)->cap ? (v)->cap : 8;                   \
+			while (c_ < (n))                                       \
+				c_ *= 2;                                       \
+			(v)->items = xreallocarray((v)->items, c_,             \
+						   sizeof(*(v)->items));       \
+			(v)->cap = c_;                                         \
+		}                                                              \
 	} while (0)
 
-#define vec_push(v, x)                                 \
-	do {                                           \
-		vec_reserve((v), (v)->len + 1);        \
-		(v)->items[(v)->len++] = (x);          \
+#define vec_push(v, x)                                                         \
+	do {                                                                   \
+		vec_reserve((v), (v)->len + 1);                                \
+		(v)->items[(v)->len++] = (x);                                  \
 	} while (0)
 
 /* Append one zeroed element and return a pointer to it. */
-#define vec_push_zero(v)                                                   \
-	__extension__({                                                    \
-		vec_reserve((v), (v)->len + 1);                            \
-		memset(&(v)->items[(v)->len], 0, sizeof(*(v)->items));     \
-		&(v)->items[(v)->len++];                                   \
+#define vec_push_zero(v)                                                       \
+	__extension__({                                                        \
+		vec_reserve((v), (v)->len + 1);                                \
+		memset(&(v)->items[(v)->len], 0, sizeof(*(v)->items));         \
+		&(v)->items[(v)->len++];                                       \
 	})
 
-#define vec_pop(v) ((v)->items[--(v)->len])
+#define vec_pop(v)  ((v)->items[--(v)->len])
 #define vec_last(v) (&(v)->items[(v)->len - 1])
 
-#define vec_foreach(v, p) \
-	for (__typeof__(&*(v)->items) p = (v)->items;                     \
+#define vec_foreach(v, p)                                                      \
+	for (__typeof__(&*(v)->items) p = (v)->items;                          \
 	     p && p < (v)->items + (v)->len; p++)
 
 /* Free the array; the vector is empty and reusable afterwards. */
-#define vec_release(v)                         \
-	do {                                   \
-		free((v)->items);              \
-		(v)->items = NULL;             \
-		(v)->len = (v)->cap = 0;       \
+#define vec_release(v)                                                         \
+	do {                                                                   \
+		free((v)->items);                                              \
+		(v)->items = NULL;                                             \
+		(v)->len = (v)->cap = 0;                                       \
 	} while (0)
 
 #endif

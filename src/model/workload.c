@@ -122,12 +122,11 @@ static int check_slices(const struct podset *ps, struct errbuf *eb)
 			return errbuf_set(eb, -EINVAL,
 					  "slice size %d must evenly divide %s "
 					  "%d",
-					  size, i ? "the outer slice size" :
-						    "count",
+					  size,
+					  i ? "the outer slice size" : "count",
 					  outer);
 		for (size_t j = 0; j < i; j++) {
-			if (strcmp(t->slices[j].level, t->slices[i].level) ==
-			    0)
+			if (strcmp(t->slices[j].level, t->slices[i].level) == 0)
 				return errbuf_set(eb, -EINVAL,
 						  "slice topology \"%s\" is "
 						  "used twice",

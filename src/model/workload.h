@@ -125,7 +125,6 @@ void preferred_terms_free(struct preferred_term *terms, size_t n);
 int64_t workload_pod_count(const struct workload *w);
 const char *topology_mode_name(enum topology_mode mode);
 
-
 /*
  * Check a pod set's topology request against Kueue's validation rules that
  * need no Topology: slice size with a slice level, sizes dividing the
@@ -133,6 +132,7 @@ const char *topology_mode_name(enum topology_mode mode);
  * name only with required or preferred. -EINVAL with a message naming the
  * field ("podSetSliceSize: must evenly divide count 6").
  */
-int podset_check_topology(const struct podset *ps, struct errbuf *eb) MUST_CHECK;
+int podset_check_topology(const struct podset *ps,
+			  struct errbuf *eb) MUST_CHECK;
 
 #endif
