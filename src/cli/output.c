@@ -5,11 +5,13 @@
  */
 #include "cli/output.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/alloc.h"
 #include "base/strbuf.h"
@@ -33,9 +35,37 @@ int output_parse(const char *s, enum output_format *ret)
 	return -EINVAL;
 }
 
+/* A string YAML reads back as the same string without quotes: words of
+ * letters, digits and "_./-" that start with a letter, "_" or "/" and are
+ * not one of YAML's booleans or nulls. */
+static bool plain_safe(const char *s)
+{
+	static const char *const reserved[] = { "true", "false", "yes",
+						"no",	"on",	 "off",
+						"null", "y",	 "n" };
+
+	if (!*s || !(isalpha((unsigned char)*s) || *s == '_' || *s == '/'))
+		return false;
+	for (const char *p = s; *p; p++) {
+		if (!isalnum((unsigned char)*p) && !strchr("_./-", *p))
+			return false;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(reserved); i++) {
+		if (strcasecmp(s, reserved[i]) == 0)
+			return false;
+	}
+	return true;
+}
+
 static void yaml_scalar(json_t *v, struct strbuf *out)
 {
-	char *s = json_dumps(v, JSON_ENCODE_ANY);
+	char *s;
+
+	if (json_is_string(v) && plain_safe(json_string_value(v))) {
+		strbuf_addstr(out, json_string_value(v));
+		return;
+	}
+	s = json_dumps(v, JSON_ENCODE_ANY);
 
 	BUG_ON(!s);
 	strbuf_addstr(out, s);

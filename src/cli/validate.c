@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "base/strbuf.h"
+#include "cli/output.h"
+#include "manifest/enc.h"
 #include "model/quantity.h"
 
 #include "base/banned.h"
@@ -18,6 +20,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: echelon validate -f PATH [-f PATH...] [--strict]\n"
+		"                        [-o summary|json|yaml]\n"
 		"\n"
 		"Check manifests (files or folders of YAML/JSON) and print a\n"
 		"one-line summary per kind. Every error is reported as\n"
@@ -25,6 +28,11 @@ static void usage(FILE *out)
 		"1.\n"
 		"\n"
 		"  -f, --filename PATH   a file, a folder, or - for stdin\n"
+		"  -o, --output FORMAT   summary (default), or json or yaml:\n"
+		"                        every object as echelon understood "
+		"it\n"
+		"                        (canonical quantities, Jobs as the\n"
+		"                        Workloads made from them)\n"
 		"      --strict          treat warnings as errors\n");
 }
 
@@ -102,6 +110,7 @@ int cli_validate(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "filename", required_argument, NULL, 'f' },
 		{ "strict", no_argument, NULL, 's' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -110,12 +119,22 @@ int cli_validate(int argc, char **argv)
 	struct diag d;
 	struct strbuf sb;
 	size_t n = 0, warnings = 0;
-	bool strict = false;
+	bool strict = false, summary = true;
+	enum output_format fmt = OUTPUT_TABLE;
 	int opt, rc = 1;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
 		switch (opt) {
+		case 'o':
+			summary = strcmp(optarg, "summary") == 0;
+			if (!summary && (output_parse(optarg, &fmt) < 0 ||
+					 fmt == OUTPUT_TABLE)) {
+				usage(stderr);
+				free(paths);
+				return 2;
+			}
+			break;
 		case 'f':
 			paths[n++] = optarg;
 			break;
@@ -144,7 +163,14 @@ int cli_validate(int argc, char **argv)
 		cluster_check_refs(&c, &d);
 		diag_format(&d, &sb);
 		fputs(sb.buf, stderr);
-		summarise(&c);
+		if (summary) {
+			summarise(&c);
+		} else {
+			json_t *all = enc_cluster(&c);
+
+			output_print(all, fmt);
+			json_decref(all);
+		}
 		rc = strict && (warnings || d.warnings) ? 1 : 0;
 	}
 	strbuf_release(&sb);

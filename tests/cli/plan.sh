@@ -42,8 +42,8 @@ done
 # The other output forms carry the same decisions.
 dir="$src/tests/scenarios/plan/preempt-within-cq"
 "$echelon" plan -f "$dir/input.yaml" -o yaml >"$tmp/yaml" 2>&1 &&
-	grep -q '^  - name: "ns/low-b"$' "$tmp/yaml" &&
-	grep -q 'reason: "InClusterQueue"' "$tmp/yaml"
+	grep -q '^  - name: ns/low-b$' "$tmp/yaml" &&
+	grep -q 'reason: InClusterQueue' "$tmp/yaml"
 if [ $? -ne 0 ]; then echo "FAIL: yaml output"; fail=1; else echo "ok: yaml"; fi
 "$echelon" plan -f "$dir/input.yaml" >"$tmp/table" 2>&1 &&
 	grep -q '^preempted ns/low-b .*InClusterQueue by ns/high$' "$tmp/table"

@@ -51,6 +51,20 @@ check "--strict fails on a warning" $(($? != 1))
 grep -q '<stdin>:5:3: warning: metadata: unknown field "bogus" is ignored' "$tmp/out"
 check "warning text" $?
 
+"$echelon" validate -f "$src/examples/quickstart" -o yaml >"$tmp/q1.yaml"
+check "validate -o yaml" $?
+"$echelon" validate -f "$tmp/q1.yaml" -o yaml >"$tmp/q2.yaml"
+check "its YAML loads again" $?
+cmp -s "$tmp/q1.yaml" "$tmp/q2.yaml"
+check "and encodes to the same text" $?
+grep -q '^    kind: Workload$' "$tmp/q1.yaml"
+check "Jobs are shown as Workloads" $?
+"$echelon" validate -f "$src/examples/quickstart" -o json >"$tmp/q.json" &&
+	"$echelon" validate -f "$tmp/q.json" >/dev/null
+check "validate -o json loads again" $?
+"$echelon" validate -f "$src/examples/quickstart" -o xml >/dev/null 2>&1
+check "an unknown format is a usage error (2)" $(($? != 2))
+
 "$echelon" version | grep -q '^echelon [0-9]'
 check "version" $?
 exit $fail

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Tests of the encoder: every fixture of the repository loads, encodes,
+ * loads again from its own encoding (as JSON and as YAML) and encodes to
+ * the same text; and a table of single objects pins the canonical form.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/strbuf.h"
+#include "manifest/enc.h"
+#include "manifest/manifest.h"
+#include "testutil.h"
+
+static char *encode(const struct cluster *c)
+{
+	json_t *all = enc_cluster(c);
+	char *s = json_dumps(all, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+	json_decref(all);
+	return s;
+}
+
+/* Load text under name into a fresh cluster and encode it again. */
+static char *reencode(const char *name, const char *text)
+{
+	struct cluster c;
+	struct strbuf sb;
+	struct diag d;
+	char *out;
+
+	cluster_init(&c);
+	diag_init(&d);
+	if (manifest_load_buffer(&c, name, text, strlen(text), &d) < 0) {
+		strbuf_init(&sb);
+		diag_format(&d, &sb);
+		fail_msg("%s does not load:\n%s", name, sb.buf);
+	}
+	cluster_compute_usage(&c, NULL);
+	out = encode(&c);
+	diag_release(&d);
+	cluster_release(&c);
+	return out;
+}
+
+static const char *const fixtures[] = {
+	"examples/quickstart",
+	"tests/data/place/cluster.yaml",
+	"tests/data/place/admitted.yaml",
+	"tests/data/place/group.yaml",
+	"tests/data/place/jobs.yaml",
+	"tests/data/place/overlap.yaml",
+	"tests/data/place/preferred.yaml",
+	"tests/data/place/racks.yaml",
+	"tests/data/place/reference-balanced.yaml",
+	"tests/data/place/reference-workloads.yaml",
+	"tests/data/manifest/usage",
+};
+
+static void round_trip(const char *path)
+{
+	const char *paths[] = { path };
+	struct cluster c;
+	struct diag d;
+	char *first, *second;
+
+	cluster_init(&c);
+	diag_init(&d);
+	if (manifest_load_paths(&c, paths, 1, &d) < 0)
+		fail_msg("%s does not load", path);
+	first = encode(&c);
+	assert_true(strlen(first) > 100);
+	second = reencode("again.json", first);
+	if (strcmp(first, second) != 0)
+		fail_msg("%s: the encoding changes on a second round:"
+			 "\n--- first\n%s\n--- second\n%s",
+			 path, first, second);
+	free(second);
+	free(first);
+	diag_release(&d);
+	cluster_release(&c);
+}
+
+static void test_round_trip(void **state)
+{
+	char *pattern = testutil_path("tests/scenarios/plan/*/input.yaml");
+	glob_t g;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(fixtures); i++) {
+		char *path = testutil_path(fixtures[i]);
+
+		round_trip(path);
+		free(path);
+	}
+	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
+	assert_true(g.gl_pathc >= 10);
+	for (size_t i = 0; i < g.gl_pathc; i++)
+		round_trip(g.gl_pathv[i]);
+	globfree(&g);
+	free(pattern);
+}
+
+static const struct {
+	const char *in;
+	const char *want; /* a substring of the JSON encoding */
+} cases[] = {
+	/* quantities come out canonical */
+	{ "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n"
+	  "status: {allocatable: {cpu: 1500m, memory: 2048Mi, pods: 110}}\n",
+	  "\"allocatable\":{\"cpu\":\"1500m\",\"memory\":\"2Gi\","
+	  "\"pods\":\"110\"}" },
+	/* a Job is the Workload made from it */
+	{ "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\n"
+	  "  labels: {kueue.x-k8s.io/queue-name: q}\n"
+	  "spec:\n  parallelism: 3\n  template:\n    metadata:\n"
+	  "      annotations:\n"
+	  "        kueue.x-k8s.io/podset-required-topology: rack\n"
+	  "    spec: {containers: [{resources: {requests: {cpu: 2}}}]}\n",
+	  "\"kind\":\"Workload\",\"metadata\":{\"name\":\"job-j\","
+	  "\"namespace\":\"default\"},\"spec\":{\"queueName\":\"q\","
+	  "\"podSets\":[{\"name\":\"main\",\"count\":3," },
+	{ "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\n"
+	  "spec:\n  parallelism: 3\n  template:\n    metadata:\n"
+	  "      annotations:\n"
+	  "        kueue.x-k8s.io/podset-required-topology: rack\n"
+	  "    spec: {containers: [{resources: {requests: {cpu: 2}}}]}\n",
+	  "\"topologyRequest\":{\"required\":\"rack\"}" },
+	/* durations in Go's form */
+	{ "apiVersion: echelon.dev/v1alpha1\nkind: Configuration\n"
+	  "waitForPodsReady: {timeout: 90m, recoveryTimeout: 90s}\n",
+	  "\"timeout\":\"1h30m0s\",\"recoveryTimeout\":\"1m30s\"" },
+	/* defaults are left out: no spec for a bare ResourceFlavor */
+	{ "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\n"
+	  "metadata: {name: f}\n",
+	  "\"kind\":\"ResourceFlavor\",\"metadata\":{\"name\":\"f\"}}" },
+};
+
+static void test_canonical(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *out = reencode("t.yaml", cases[i].in);
+
+		if (!strstr(out, cases[i].want))
+			fail_msg("case %zu: want\n%s\nin\n%s", i, cases[i].want,
+				 out);
+		free(out);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_canonical),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
