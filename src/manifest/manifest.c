@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ struct kind_decoder {
 static const struct kind_decoder decoders[] = {
 	{ "", "v1", "Node", dec_node },
 	{ "", "v1", "Pod", dec_pod },
+	{ "scheduling.k8s.io", "v1", "PriorityClass", dec_pod_priority_class },
 	{ "kueue.x-k8s.io", "v1alpha1 v1beta1 v1beta2", "Topology",
 	  dec_topology },
 	{ "kueue.x-k8s.io", "v1beta1 v1beta2", "ResourceFlavor", dec_flavor },
@@ -216,24 +218,49 @@ static size_t utf8_len(const unsigned char *p, size_t left)
  * libfyaml sees the text: its 0.7 scanner loops forever on some invalid
  * sequences in a directive line ("%\x80", found by fuzz_manifest).
  */
-static int check_utf8(struct dec *x, const char *buf, size_t len)
+/* Line and column (1-based, in characters) of byte offset off. */
+static void position_of(const unsigned char *p, size_t off, int *ret_line,
+			int *ret_col)
 {
-	const unsigned char *p = (const unsigned char *)buf;
 	int line = 1, col = 1;
 
-	for (size_t i = 0; i < len;) {
-		size_t n = utf8_len(p + i, len - i);
-
-		if (n == 0) {
-			diag_add(x->d, DIAG_ERROR, x->file, line, col,
-				 "invalid YAML: not UTF-8 (byte 0x%02x)", p[i]);
-			return -EINVAL;
-		}
+	for (size_t i = 0; i < off; i++) {
 		if (p[i] == '\n') {
 			line++;
 			col = 1;
-		} else {
+		} else if ((p[i] & 0xc0) != 0x80) {
 			col++;
+		}
+	}
+	*ret_line = line;
+	*ret_col = col;
+}
+
+static int check_utf8(struct dec *x, const char *buf, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	int line, col;
+
+	for (size_t i = 0; i < len;) {
+		size_t n;
+
+		/* ASCII, eight bytes at a time. */
+		while (i + 8 <= len) {
+			uint64_t w;
+
+			memcpy(&w, p + i, 8);
+			if (w & 0x8080808080808080ULL)
+				break;
+			i += 8;
+		}
+		if (i >= len)
+			break;
+		n = utf8_len(p + i, len - i);
+		if (n == 0) {
+			position_of(p, i, &line, &col);
+			diag_add(x->d, DIAG_ERROR, x->file, line, col,
+				 "invalid YAML: not UTF-8 (byte 0x%02x)", p[i]);
+			return -EINVAL;
 		}
 		i += n;
 	}
