@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # echelon's one entry point for people and CI:
 #   ./build.sh run     install what is missing, build, run echelon on the quickstart
+#                      (validate it, then plan its admission and placement)
 #   ./build.sh test    install what is missing, build, run the whole test suite
 #   ./build.sh asan    the test suite under AddressSanitizer + UBSan
 #   ./build.sh format  reformat the tree (clang-format); format-check only checks
@@ -34,6 +35,8 @@ case "${1:-}" in
 run)
 	build build
 	build/echelon validate -f examples/quickstart
+	echo
+	build/echelon plan -f examples/quickstart
 	;;
 test)
 	build build
@@ -60,7 +63,7 @@ fuzz)
 		"-max_total_time=600 fuzz/corpus/manifest)"
 	;;
 *)
-	sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,10p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac
