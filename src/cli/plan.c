@@ -2,7 +2,8 @@
 /*
  * echelon plan: load a cluster, its queues, admitted and pending
  * workloads, run the admission cycle until nothing changes (no time
- * passes), and print what happens: the workloads admitted with their
+ * passes), and print what happens: what ran already (Workloads with
+ * status.admission, running Jobs), the workloads admitted with their
  * ClusterQueue, flavors and topology assignment, the workloads preempted
  * and why, and the pending ones with their reason and queue position.
  */
@@ -32,11 +33,27 @@ struct plan_opts {
 	struct sched_options sched;
 };
 
+/* Why a workload counts as running when the plan starts. */
+enum run_source {
+	RUN_NO,
+	RUN_WORKLOAD, /* its status.admission */
+	RUN_JOB,      /* a Job's status.active */
+	RUN_PODS,     /* a Job's pods, listed in the input */
+	RUN_SOURCE_COUNT
+};
+
+static const char *const run_source_names[RUN_SOURCE_COUNT] = {
+	[RUN_WORKLOAD] = "Workload",
+	[RUN_JOB] = "Job",
+	[RUN_PODS] = "Pods",
+};
+
 struct plan {
 	const struct cluster *c;
 	int64_t now_us; /* the newest creation time: no time passes */
 	struct sched *s;
 	bool *admitted_here;
+	enum run_source *running; /* per workload */
 	struct sched_decisions preempted;
 	size_t cycles;
 };
@@ -50,9 +67,9 @@ static void usage(FILE *out)
 		"[--no-partial-admission]\n"
 		"\n"
 		"Load a cluster, its queues and workloads (a Workload with\n"
-		"status.admission counts as usage), run admission cycles "
-		"until\n"
-		"nothing changes, and print the workloads admitted (queue,\n"
+		"status.admission, a running Job and a running pod of a queue\n"
+		"count as usage), run admission cycles until nothing changes,\n"
+		"and print the workloads running before, admitted (queue,\n"
 		"flavors, topology assignment), preempted (by whom, why) and\n"
 		"pending (reason, position in its ClusterQueue).\n"
 		"\n"
@@ -226,12 +243,37 @@ static json_t *pending_json(const struct plan *p, struct strbuf *sb)
 	return arr;
 }
 
+static json_t *running_json(const struct plan *p, struct strbuf *sb)
+{
+	json_t *arr = json_array();
+
+	for (uint32_t i = 0; i < p->c->workloads.len; i++) {
+		const char *cq = sched_cq_name(p->s, sched_wl_cq(p->s, i));
+		json_t *j;
+
+		if (p->running[i] == RUN_NO)
+			continue;
+		j = json_object();
+		json_object_set_new(
+			j, "name",
+			json_string(wl_name(&p->c->workloads.items[i], sb)));
+		json_object_set_new(j, "clusterQueue",
+				    cq ? json_string(cq) : json_null());
+		json_object_set_new(
+			j, "source",
+			json_string(run_source_names[p->running[i]]));
+		json_array_append_new(arr, j);
+	}
+	return arr;
+}
+
 static json_t *plan_json(const struct plan *p)
 {
 	json_t *root = json_object();
 	struct strbuf sb;
 
 	strbuf_init(&sb);
+	json_object_set_new(root, "running", running_json(p, &sb));
 	json_object_set_new(root, "admitted", admitted_json(p, &sb));
 	json_object_set_new(root, "preempted", preempted_json(p, &sb));
 	json_object_set_new(root, "pending", pending_json(p, &sb));
@@ -279,6 +321,16 @@ static void print_table(json_t *root)
 	strbuf_init(&sb);
 	printf("%-9s %-32s %-16s %s\n", "STATUS", "WORKLOAD", "CLUSTERQUEUE",
 	       "DETAIL");
+	json_array_foreach(json_object_get(root, "running"), i, j)
+	{
+		const char *cq =
+			json_string_value(json_object_get(j, "clusterQueue"));
+
+		printf("%-9s %-32s %-16s from %s\n", "running",
+		       json_string_value(json_object_get(j, "name")),
+		       cq ? cq : "-",
+		       json_string_value(json_object_get(j, "source")));
+	}
 	json_array_foreach(json_object_get(root, "admitted"), i, j)
 	{
 		table_podsets(json_object_get(j, "podSets"), &sb);
@@ -350,7 +402,36 @@ static int parse_args(int argc, char **argv, struct plan_opts *o)
 	return o->npaths == 0 || optind < argc ? 2 : 0;
 }
 
-/* Admitted workloads as usage, the others queued, in file order. */
+/* A workload without admission: a running Job's usage, or queued. */
+static void submit_one(struct plan *p, uint32_t i, struct strbuf *name)
+{
+	const struct workload *w = &p->c->workloads.items[i];
+
+	switch (sched_assume_job(p->s, i)) {
+	case SCHED_JOB_NOT_RUNNING:
+		sched_submit(p->s, i, p->now_us);
+		break;
+	case SCHED_JOB_OWN_WORKLOAD: /* its Workload stands for it */
+		break;
+	case SCHED_JOB_PODS:
+		p->running[i] = RUN_PODS;
+		break;
+	case SCHED_JOB_NO_FLAVOR:
+		fprintf(stderr,
+			"echelon plan: %s: no flavor of its queue covers the "
+			"running Job's pods; its usage is not counted\n",
+			wl_name(w, name));
+		/* fall through */
+	case SCHED_JOB_COUNTED:
+	case SCHED_JOB_NO_QUEUE:
+		p->running[i] = RUN_JOB;
+		break;
+	case SCHED_JOB_USAGE_COUNT:
+		BUG_ON(1);
+	}
+}
+
+/* What runs as usage, the others queued, in file order. */
 static void submit_all(struct plan *p)
 {
 	struct strbuf why, name;
@@ -361,7 +442,7 @@ static void submit_all(struct plan *p)
 		const struct workload *w = &p->c->workloads.items[i];
 
 		if (!w->admission) {
-			sched_submit(p->s, i, p->now_us);
+			submit_one(p, i, &name);
 			continue;
 		}
 		strbuf_reset(&why);
@@ -370,6 +451,8 @@ static void submit_all(struct plan *p)
 				"echelon plan: %s: admission ignored: %s\n",
 				wl_name(w, &name), why.buf);
 			sched_submit(p->s, i, p->now_us);
+		} else {
+			p->running[i] = RUN_WORKLOAD;
 		}
 	}
 	strbuf_release(&why);
@@ -435,6 +518,7 @@ int cli_plan(int argc, char **argv)
 	}
 	p.s = sched_new(&c, &o.sched);
 	p.admitted_here = xcalloc(c.workloads.len + 1, sizeof(bool));
+	p.running = xcalloc(c.workloads.len + 1, sizeof(*p.running));
 	sched_decisions_init(&p.preempted);
 	assume_pods(&p);
 	submit_all(&p);
@@ -447,6 +531,7 @@ int cli_plan(int argc, char **argv)
 	json_decref(root);
 	sched_decisions_release(&p.preempted);
 	free(p.admitted_here);
+	free(p.running);
 	sched_free(p.s);
 	rc = 0;
 out:

@@ -131,7 +131,9 @@ void dec_meta_release(struct dec_meta *m);
 struct dec_pod_spec {
 	struct resvec requests; /* effective, with pods = 1 */
 	const char *node_name;
-	const char *priority_class;
+	const char *priority_class; /* spec.priorityClassName; NULL: none */
+	int32_t priority;	    /* spec.priority, when has_priority */
+	bool has_priority;
 	struct labels node_selector;
 	struct node_affinity affinity;
 	struct preferred_term *preferred;
@@ -154,6 +156,7 @@ int dec_cluster_queue(struct dec *x, struct ynode *root) MUST_CHECK;
 int dec_cohort(struct dec *x, struct ynode *root) MUST_CHECK;
 int dec_local_queue(struct dec *x, struct ynode *root) MUST_CHECK;
 int dec_priority_class(struct dec *x, struct ynode *root) MUST_CHECK;
+int dec_pod_priority_class(struct dec *x, struct ynode *root) MUST_CHECK;
 int dec_workload(struct dec *x, struct ynode *root) MUST_CHECK;
 int dec_job(struct dec *x, struct ynode *root) MUST_CHECK;
 int dec_pod_group(struct dec *x, struct ynode *root) MUST_CHECK;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * Decoders for object metadata, pod specs (with kube-scheduler's effective
- * request), and the core kinds v1 Node and v1 Pod.
+ * request), and the core kinds v1 Node, v1 Pod and scheduling.k8s.io/v1
+ * PriorityClass.
  */
 #include "manifest/dec.h"
 
@@ -356,11 +357,11 @@ void dec_pod_spec_release(struct dec_pod_spec *ps)
 	memset(ps, 0, sizeof(*ps));
 }
 
-static const char *const spec_known[] = {
-	"containers",  "initContainers",    "overhead",
-	"nodeName",    "nodeSelector",	    "affinity",
-	"tolerations", "priorityClassName", NULL
-};
+static const char *const spec_known[] = { "containers",	  "initContainers",
+					  "overhead",	  "nodeName",
+					  "nodeSelector", "affinity",
+					  "tolerations",  "priorityClassName",
+					  "priority",	  NULL };
 static const char *const spec_ignored[] = { "volumes",
 					    "restartPolicy",
 					    "terminationGracePeriodSeconds",
@@ -379,7 +380,6 @@ static const char *const spec_ignored[] = { "volumes",
 					    "subdomain",
 					    "schedulerName",
 					    "hostAliases",
-					    "priority",
 					    "dnsConfig",
 					    "readinessGates",
 					    "runtimeClassName",
@@ -398,15 +398,22 @@ static const char *const spec_ignored[] = { "volumes",
 static int spec_scheduling(struct dec *x, struct ynode *spec,
 			   struct dec_pod_spec *out)
 {
+	int64_t prio = 0;
 	struct ynode *f;
 	size_t len;
-	int rc = 0;
+	int r, rc = 0;
 
 	if (dec_str_field(x, spec, "nodeName", false, &out->node_name) < 0)
 		rc = -EINVAL;
 	if (dec_str_field(x, spec, "priorityClassName", false,
 			  &out->priority_class) < 0)
 		rc = -EINVAL;
+	r = dec_int_field(x, spec, "priority", false, INT32_MIN, INT32_MAX,
+			  &prio);
+	if (r < 0)
+		rc = -EINVAL;
+	out->has_priority = r > 0;
+	out->priority = (int32_t)prio;
 	if ((f = dec_get(spec, "nodeSelector"))) {
 		len = dec_push(x, "nodeSelector");
 		if (dec_labels(x, f, &out->node_selector) < 0)
@@ -560,7 +567,9 @@ int dec_node(struct dec *x, struct ynode *root)
 	if (dec_metadata(x, root, false, &m) < 0)
 		rc = -EINVAL;
 	n->name = m.name;
-	labels_copy(&n->labels, &m.labels);
+	labels_release(&n->labels);
+	n->labels = m.labels; /* moved: the metadata gives them up */
+	labels_init(&m.labels);
 	dec_meta_release(&m);
 	if (SUB(x, root, "spec", node_spec, n) < 0)
 		rc = -EINVAL;
@@ -609,7 +618,9 @@ int dec_pod(struct dec *x, struct ynode *root)
 		rc = -EINVAL;
 	p->name = m.name;
 	p->ns = m.ns;
-	labels_copy(&p->labels, &m.labels);
+	labels_release(&p->labels);
+	p->labels = m.labels; /* moved: the metadata gives them up */
+	labels_init(&m.labels);
 	dec_meta_release(&m);
 	dec_pod_spec_init(&ps);
 	len = dec_push(x, "spec");
@@ -631,4 +642,38 @@ int dec_pod(struct dec *x, struct ynode *root)
 		return -EINVAL;
 	}
 	return dec_commit(x, KIND_POD, root);
+}
+
+int dec_pod_priority_class(struct dec *x, struct ynode *root)
+{
+	static const char *const known[] = { "apiVersion",  "kind",
+					     "metadata",    "value",
+					     "description", "globalDefault",
+					     NULL };
+	static const char *const ignored[] = { "preemptionPolicy", NULL };
+	struct pod_priority_class *pc =
+		vec_push_zero(&x->batch->pod_priority_classes);
+	struct dec_meta m;
+	int64_t value = 0;
+	int rc = 0;
+
+	pc->pos = x->obj_pos;
+	dec_check_fields(x, root, known, ignored);
+	if (dec_metadata(x, root, false, &m) < 0)
+		rc = -EINVAL;
+	pc->name = m.name;
+	dec_meta_release(&m);
+	if (dec_int_field(x, root, "value", true, INT32_MIN, INT32_MAX,
+			  &value) < 0)
+		rc = -EINVAL;
+	if (dec_bool_field(x, root, "globalDefault", &pc->global_default) < 0)
+		rc = -EINVAL;
+	if (dec_str_field(x, root, "description", false, &pc->description) < 0)
+		rc = -EINVAL;
+	pc->value = (int32_t)value;
+	if (rc < 0 || !pc->name) {
+		cluster_pop_last(x->batch, KIND_POD_PRIORITY_CLASS);
+		return -EINVAL;
+	}
+	return dec_commit(x, KIND_POD_PRIORITY_CLASS, root);
 }

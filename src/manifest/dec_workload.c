@@ -43,9 +43,20 @@ static void podset_take_spec(struct podset *ps, struct dec_pod_spec *spec)
 	spec->npreferred = 0;
 }
 
+/* The first pod set's priority class and priority that are set count. */
+static void take_priority(struct workload *w, const struct dec_pod_spec *spec)
+{
+	if (!w->pod_priority_class_name)
+		w->pod_priority_class_name = spec->priority_class;
+	if (!w->has_pod_priority && spec->has_priority) {
+		w->has_pod_priority = true;
+		w->pod_priority = spec->priority;
+	}
+}
+
 /* template: {metadata: {labels, annotations}, spec: PodSpec}. */
-static int pod_template(struct dec *x, struct ynode *tmpl, struct podset *ps,
-			struct labels *ret_annotations)
+static int pod_template(struct dec *x, struct ynode *tmpl, struct workload *w,
+			struct podset *ps, struct labels *ret_annotations)
 {
 	static const char *const known[] = { "metadata", "spec", NULL };
 	static const char *const meta_known[] = { "labels", "annotations",
@@ -93,6 +104,7 @@ static int pod_template(struct dec *x, struct ynode *tmpl, struct podset *ps,
 		rc = -EINVAL;
 	}
 	dec_pop(x, len);
+	take_priority(w, &spec);
 	podset_take_spec(ps, &spec);
 	dec_pod_spec_release(&spec);
 	return rc;
@@ -219,7 +231,8 @@ static int topology_request(struct dec *x, struct ynode *tr,
 	return rc;
 }
 
-static int podset(struct dec *x, struct ynode *n, struct podset *ps)
+static int podset(struct dec *x, struct ynode *n, struct workload *w,
+		  struct podset *ps)
 {
 	static const char *const known[] = {
 		"name", "count", "minCount", "template", "topologyRequest", NULL
@@ -257,7 +270,7 @@ static int podset(struct dec *x, struct ynode *n, struct podset *ps)
 	if (!(f = dec_get(n, "template"))) {
 		dec_error(x, n, "is required");
 		rc = -EINVAL;
-	} else if (pod_template(x, f, ps, &annotations) < 0) {
+	} else if (pod_template(x, f, w, ps, &annotations) < 0) {
 		rc = -EINVAL;
 	}
 	dec_pop(x, len);
@@ -292,7 +305,7 @@ static int podsets(struct dec *x, struct ynode *spec, struct workload *w)
 		{
 			size_t l2 = dec_push_index(x, i++);
 
-			if (podset(x, item, workload_add_podset(w)) < 0)
+			if (podset(x, item, w, workload_add_podset(w)) < 0)
 				rc = -EINVAL;
 			for (size_t j = 0; rc == 0 && j + 1 < w->npodsets;
 			     j++) {
@@ -534,32 +547,152 @@ static int workload_status(struct dec *x, struct ynode *status,
 	return admission(x, status, w);
 }
 
+/* v1beta2 spec.priorityClassRef: {group, kind, name}. */
+static int priority_class_ref(struct dec *x, struct ynode *ref,
+			      struct workload *w, bool *ret_pod_class)
+{
+	static const char *const known[] = { "group", "kind", "name", NULL };
+	static const char *const groups[] = { "kueue.x-k8s.io",
+					      "scheduling.k8s.io", NULL };
+	static const char *const kinds[] = { "WorkloadPriorityClass",
+					     "PriorityClass", NULL };
+	int group = 0, kind = 0, rc = 0;
+
+	if (dec_expect_map(x, ref) < 0)
+		return -EINVAL;
+	dec_check_fields(x, ref, known, NULL);
+	if (dec_enum_field(x, ref, "group", groups, &group) < 0)
+		rc = -EINVAL;
+	if (dec_enum_field(x, ref, "kind", kinds, &kind) < 0)
+		rc = -EINVAL;
+	if (dec_str_field(x, ref, "name", true, &w->priority_class_name) < 0)
+		rc = -EINVAL;
+	*ret_pod_class = kind == 1;
+	return rc;
+}
+
+/*
+ * The class the Workload names: spec.priorityClassName, or v1beta2's
+ * priorityClassRef. It is a WorkloadPriorityClass unless the v1beta1
+ * priorityClassSource or the ref says it is a (pod) PriorityClass, which
+ * then counts as the pods' class.
+ */
+static int workload_class(struct dec *x, struct ynode *spec, struct workload *w)
+{
+	const char *source = NULL;
+	bool pod_class = false;
+	struct ynode *ref;
+	int rc = 0;
+
+	if (dec_str_field(x, spec, "priorityClassName", false,
+			  &w->priority_class_name) < 0)
+		rc = -EINVAL;
+	if (dec_str_field(x, spec, "priorityClassSource", false, &source) < 0)
+		rc = -EINVAL;
+	pod_class = source &&
+		    strcmp(source, "scheduling.k8s.io/priorityclass") == 0;
+	if ((ref = dec_get(spec, "priorityClassRef"))) {
+		size_t len = dec_push(x, "priorityClassRef");
+
+		if (priority_class_ref(x, ref, w, &pod_class) < 0)
+			rc = -EINVAL;
+		dec_pop(x, len);
+	}
+	if (pod_class) {
+		w->pod_priority_class_name = w->priority_class_name;
+		w->priority_class_name = NULL;
+	}
+	return rc;
+}
+
 static int workload_spec(struct dec *x, struct ynode *spec, struct workload *w)
 {
-	static const char *const known[] = {
-		"podSets",  "queueName", "priorityClassName",
-		"priority", "active",	 NULL
-	};
-	static const char *const ignored[] = { "priorityClassSource",
-					       "maximumExecutionTimeSeconds",
-					       "priorityClassRef", NULL };
+	static const char *const known[] = { "podSets",
+					     "queueName",
+					     "priorityClassName",
+					     "priorityClassSource",
+					     "priorityClassRef",
+					     "priority",
+					     "active",
+					     NULL };
+	static const char *const ignored[] = { "maximumExecutionTimeSeconds",
+					       NULL };
 	int64_t prio = 0;
-	int rc = 0;
+	int r, rc = 0;
 
 	dec_check_fields(x, spec, known, ignored);
 	if (dec_str_field(x, spec, "queueName", false, &w->queue_name) < 0)
 		rc = -EINVAL;
-	if (dec_str_field(x, spec, "priorityClassName", false,
-			  &w->priority_class_name) < 0)
+	if (workload_class(x, spec, w) < 0)
 		rc = -EINVAL;
-	if (dec_int_field(x, spec, "priority", false, INT32_MIN, INT32_MAX,
-			  &prio) < 0)
+	r = dec_int_field(x, spec, "priority", false, INT32_MIN, INT32_MAX,
+			  &prio);
+	if (r < 0)
 		rc = -EINVAL;
+	w->has_priority = r > 0;
 	if (dec_bool_field(x, spec, "active", &w->active) < 0)
 		rc = -EINVAL;
 	w->priority = (int32_t)prio;
 	if (podsets(x, spec, w) < 0)
 		rc = -EINVAL;
+	return rc;
+}
+
+/* One ownerReferences entry: the first controller, else the first entry,
+ * is the owner. */
+static int owner_ref(struct dec *x, struct ynode *ref, struct workload *w,
+		     bool *have_controller)
+{
+	static const char *const known[] = { "kind", "name", "controller",
+					     NULL };
+	static const char *const ignored[] = { "apiVersion", "uid",
+					       "blockOwnerDeletion", NULL };
+	const char *kind = NULL, *name = NULL;
+	bool controller = false;
+	int rc = 0;
+
+	if (dec_expect_map(x, ref) < 0)
+		return -EINVAL;
+	dec_check_fields(x, ref, known, ignored);
+	if (dec_str_field(x, ref, "kind", true, &kind) < 0)
+		rc = -EINVAL;
+	if (dec_str_field(x, ref, "name", true, &name) < 0)
+		rc = -EINVAL;
+	if (dec_bool_field(x, ref, "controller", &controller) < 0)
+		rc = -EINVAL;
+	if (rc < 0 || *have_controller || (w->owner_kind && !controller))
+		return rc;
+	w->owner_kind = kind;
+	w->owner_name = name;
+	*have_controller = controller;
+	return 0;
+}
+
+/* metadata.ownerReferences of a Workload: the Job it stands for. */
+static int owner_refs(struct dec *x, struct ynode *root, struct workload *w)
+{
+	struct ynode *list, *item;
+	bool have_controller = false;
+	size_t len, i = 0;
+	int rc = 0;
+
+	list = dec_get(dec_get(root, "metadata"), "ownerReferences");
+	if (!list)
+		return 0;
+	len = dec_push(x, "metadata.ownerReferences");
+	if (dec_expect_seq(x, list) < 0) {
+		dec_pop(x, len);
+		return -EINVAL;
+	}
+	ynode_foreach(list, item)
+	{
+		size_t l2 = dec_push_index(x, i++);
+
+		if (owner_ref(x, item, w, &have_controller) < 0)
+			rc = -EINVAL;
+		dec_pop(x, l2);
+	}
+	dec_pop(x, len);
 	return rc;
 }
 
@@ -580,6 +713,8 @@ int dec_workload(struct dec *x, struct ynode *root)
 	w->ns = m.ns;
 	w->creation_us = m.creation_us;
 	dec_meta_release(&m);
+	if (owner_refs(x, root, w) < 0)
+		rc = -EINVAL;
 	len = dec_push(x, "spec");
 	if (!(spec = dec_get(root, "spec"))) {
 		dec_error(x, root, "is required");
@@ -738,7 +873,7 @@ static int job_topology(struct dec *x, struct ynode *at,
 static int job_spec(struct dec *x, struct ynode *spec, struct workload *w)
 {
 	static const char *const known[] = { "parallelism", "completions",
-					     "template", NULL };
+					     "template", "suspend", NULL };
 	static const char *const ignored[] = { "activeDeadlineSeconds",
 					       "podFailurePolicy",
 					       "successPolicy",
@@ -749,7 +884,6 @@ static int job_spec(struct dec *x, struct ynode *spec, struct workload *w)
 					       "manualSelector",
 					       "ttlSecondsAfterFinished",
 					       "completionMode",
-					       "suspend",
 					       "podReplacementPolicy",
 					       "managedBy",
 					       NULL };
@@ -767,6 +901,8 @@ static int job_spec(struct dec *x, struct ynode *spec, struct workload *w)
 	if (dec_int_field(x, spec, "completions", false, 0, MAX_POD_COUNT,
 			  &completions) < 0)
 		rc = -EINVAL;
+	if (dec_bool_field(x, spec, "suspend", &w->job.suspend) < 0)
+		rc = -EINVAL;
 	ps->name = cluster_str(x->batch, "main");
 	/* Kueue's pod count: parallelism, capped by completions. */
 	ps->count = (int32_t)(completions >= 0 && completions < parallelism
@@ -779,7 +915,7 @@ static int job_spec(struct dec *x, struct ynode *spec, struct workload *w)
 		dec_error(x, spec, "is required");
 		rc = -EINVAL;
 	} else {
-		if (pod_template(x, tmpl, ps, &ann) < 0)
+		if (pod_template(x, tmpl, w, ps, &ann) < 0)
 			rc = -EINVAL;
 		struct ynode *at =
 			dec_get(dec_get(tmpl, "metadata"), "annotations");
@@ -792,6 +928,36 @@ static int job_spec(struct dec *x, struct ynode *spec, struct workload *w)
 	}
 	dec_pop(x, len);
 	labels_release(&ann);
+	return rc;
+}
+
+/* status.active and status.ready: how many of its pods exist now. */
+static int job_status(struct dec *x, struct ynode *status, struct workload *w)
+{
+	static const char *const known[] = { "active", "ready", NULL };
+	static const char *const ignored[] = { "succeeded",
+					       "failed",
+					       "terminating",
+					       "conditions",
+					       "startTime",
+					       "completionTime",
+					       "completedIndexes",
+					       "failedIndexes",
+					       "uncountedTerminatedPods",
+					       NULL };
+	int64_t active = 0, ready = -1;
+	int rc = 0;
+
+	if (dec_expect_map(x, status) < 0)
+		return -EINVAL;
+	dec_check_fields(x, status, known, ignored);
+	if (dec_int_field(x, status, "active", false, 0, INT32_MAX, &active) <
+	    0)
+		rc = -EINVAL;
+	if (dec_int_field(x, status, "ready", false, 0, INT32_MAX, &ready) < 0)
+		rc = -EINVAL;
+	w->job.active = (int32_t)active;
+	w->job.ready = (int32_t)ready;
 	return rc;
 }
 
@@ -814,6 +980,7 @@ int dec_job(struct dec *x, struct ynode *root)
 	w->creation_us = m.creation_us;
 	w->owner_kind = cluster_str(x->batch, "Job");
 	w->owner_name = m.name;
+	w->from_job = true;
 	w->queue_name = labels_get(&m.labels, ANN_PREFIX "queue-name");
 	if (!w->queue_name)
 		w->queue_name =
@@ -828,6 +995,12 @@ int dec_job(struct dec *x, struct ynode *root)
 		rc = -EINVAL;
 	}
 	dec_pop(x, len);
+	if ((spec = dec_get(root, "status"))) {
+		len = dec_push(x, "status");
+		if (job_status(x, spec, w) < 0)
+			rc = -EINVAL;
+		dec_pop(x, len);
+	}
 	/* Partial admission: at least this many of the pods. */
 	len = dec_push(x, "metadata.annotations");
 	r = ann_int(x, dec_get(dec_get(root, "metadata"), "annotations"),

@@ -426,6 +426,18 @@ static json_t *enc_priority_class(const struct priority_class *pc)
 	return o;
 }
 
+static json_t *enc_pod_priority_class(const struct pod_priority_class *pc)
+{
+	json_t *o =
+		head("scheduling.k8s.io/v1", "PriorityClass", NULL, pc->name);
+
+	json_object_set_new(o, "value", json_integer(pc->value));
+	if (pc->global_default)
+		json_object_set_new(o, "globalDefault", json_true());
+	set_str(o, "description", pc->description);
+	return o;
+}
+
 /* Go's Duration.String() for whole seconds ("1h30m0s", "5m0s", "45s");
  * milliseconds or microseconds otherwise. */
 static json_t *duration(int64_t us)
@@ -554,6 +566,20 @@ static json_t *admission(const struct cluster *c, const struct admission *a)
 			 "podSetAssignments", list);
 }
 
+/* The pods' priority on the first pod set's template, where the decoder
+ * finds it again (it takes the first pod set's that has one). */
+static void pod_priority(json_t *ps, const struct workload *w)
+{
+	json_t *spec = json_object_get(json_object_get(ps, "template"), "spec");
+
+	if (!spec)
+		return;
+	set_str(spec, "priorityClassName", w->pod_priority_class_name);
+	if (w->has_pod_priority)
+		json_object_set_new(spec, "priority",
+				    json_integer(w->pod_priority));
+}
+
 static json_t *enc_workload(const struct cluster *c, const struct workload *w)
 {
 	json_t *o = head(KUEUE, "Workload", w->ns, w->name);
@@ -565,13 +591,14 @@ static json_t *enc_workload(const struct cluster *c, const struct workload *w)
 				    timestamp(w->creation_us));
 	set_str(spec, "queueName", w->queue_name);
 	set_str(spec, "priorityClassName", w->priority_class_name);
-	if (w->priority)
+	if (w->has_priority)
 		json_object_set_new(spec, "priority",
 				    json_integer(w->priority));
 	if (!w->active)
 		json_object_set_new(spec, "active", json_false());
 	for (size_t i = 0; i < w->npodsets; i++)
 		json_array_append_new(ps, podset(c, &w->podsets[i]));
+	pod_priority(json_array_get(ps, 0), w);
 	json_object_set_new(spec, "podSets", ps);
 	json_object_set_new(o, "spec", spec);
 	if (w->admission)
@@ -654,6 +681,9 @@ json_t *enc_object(const struct cluster *c, enum kind k, size_t i)
 		return enc_local_queue(&c->local_queues.items[i]);
 	case KIND_PRIORITY_CLASS:
 		return enc_priority_class(&c->priority_classes.items[i]);
+	case KIND_POD_PRIORITY_CLASS:
+		return enc_pod_priority_class(
+			&c->pod_priority_classes.items[i]);
 	case KIND_WORKLOAD:
 		return enc_workload(c, &c->workloads.items[i]);
 	case KIND_POD_GROUP:

@@ -97,6 +97,9 @@ static const struct kind_info kinds[KIND_COUNT] = {
 	[KIND_PRIORITY_CLASS] = KIND("WorkloadPriorityClass", priority_classes,
 				     struct priority_class, -1,
 				     NAME(struct priority_class), NULL),
+	[KIND_POD_PRIORITY_CLASS] = KIND("PriorityClass", pod_priority_classes,
+					 struct pod_priority_class, -1,
+					 NAME(struct pod_priority_class), NULL),
 	[KIND_WORKLOAD] = KIND("Workload", workloads, struct workload,
 			       NS(struct workload), NAME(struct workload),
 			       release_workload),
@@ -285,6 +288,8 @@ static size_t report_clashes(struct cluster *c, struct cluster *batch,
 	for (int k = 0; k < KIND_COUNT; k++) {
 		struct raw_vec *bv = vec_of(batch, (enum kind)k);
 
+		if (c->index[k].len == 0)
+			continue; /* nothing here to clash with */
 		for (size_t j = 0; j < bv->len; j++) {
 			const void *obj = elem(bv, (enum kind)k, j);
 			const struct srcpos *prev;
@@ -389,6 +394,26 @@ static void check_ref(const struct cluster *c, struct diag *d,
 			field, kinds[k].name, name);
 }
 
+/* Kubernetes admits one global default PriorityClass; should a race let
+ * in more, pods get the lowest value (the priority admission plugin). */
+static void check_global_default(const struct cluster *c, struct diag *d)
+{
+	const struct pod_priority_class *first = NULL;
+
+	vec_foreach (&c->pod_priority_classes, pc) {
+		if (!pc->global_default)
+			continue;
+		if (first)
+			diag_at(d, DIAG_WARNING, &pc->pos,
+				"globalDefault: PriorityClass \"%s\" is "
+				"also the global default; the lowest value "
+				"counts",
+				first->name);
+		else
+			first = pc;
+	}
+}
+
 void cluster_check_refs(const struct cluster *c, struct diag *d)
 {
 	vec_foreach (&c->flavors, f)
@@ -409,9 +434,20 @@ void cluster_check_refs(const struct cluster *c, struct diag *d)
 		check_ref(c, d, &lq->pos, "spec.clusterQueue",
 			  KIND_CLUSTER_QUEUE, NULL, lq->cluster_queue);
 	vec_foreach (&c->workloads, w) {
+		int32_t v;
+
 		check_ref(c, d, &w->pos, "spec.queueName", KIND_LOCAL_QUEUE,
 			  w->ns, w->queue_name);
 		check_ref(c, d, &w->pos, "spec.priorityClassName",
 			  KIND_PRIORITY_CLASS, NULL, w->priority_class_name);
+		if (!pod_priority_class_builtin(w->pod_priority_class_name, &v))
+			check_ref(c, d, &w->pos,
+				  w->from_job ? "spec.template.spec."
+						"priorityClassName"
+					      : "spec.podSets.template.spec."
+						"priorityClassName",
+				  KIND_POD_PRIORITY_CLASS, NULL,
+				  w->pod_priority_class_name);
 	}
+	check_global_default(c, d);
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The cluster description: every object loaded from manifests (nodes, pods,
- * topologies, flavors, queues, priority classes, workloads, pod groups and
- * the configuration), with the string table and resource registry they
- * share.
+ * topologies, flavors, queues, workload and pod priority classes, workloads,
+ * pod groups and the configuration), with the string table and resource
+ * registry they share.
  *
  * Ownership: the cluster owns its objects and their arrays; every string
  * in them is interned in c->strings and lives as long as the cluster.
@@ -33,6 +33,7 @@
 #include "model/node.h"
 #include "model/pod.h"
 #include "model/pod_group.h"
+#include "model/pod_priority_class.h"
 #include "model/priority_class.h"
 #include "model/resource.h"
 #include "model/topology.h"
@@ -47,6 +48,7 @@ enum kind {
 	KIND_COHORT,
 	KIND_LOCAL_QUEUE,
 	KIND_PRIORITY_CLASS,
+	KIND_POD_PRIORITY_CLASS,
 	KIND_WORKLOAD,
 	KIND_POD_GROUP,
 	KIND_CONFIG,
@@ -64,7 +66,8 @@ struct cluster {
 	VEC(struct cluster_queue) cluster_queues;
 	VEC(struct cohort) cohorts;
 	VEC(struct local_queue) local_queues;
-	VEC(struct priority_class) priority_classes;
+	VEC(struct priority_class) priority_classes; /* WorkloadPriorityClass */
+	VEC(struct pod_priority_class) pod_priority_classes; /* PriorityClass */
 	VEC(struct workload) workloads;
 	VEC(struct pod_group) pod_groups;
 	VEC(struct config) configs; /* at most one */
@@ -128,7 +131,8 @@ void cluster_compute_usage(struct cluster *c, struct diag *d);
 
 /* Warn about references to objects that are not defined: flavors' topology,
  * ClusterQueues' flavors and cohorts, LocalQueues' ClusterQueue,
- * workloads' LocalQueue and priority class. */
+ * workloads' LocalQueue, WorkloadPriorityClass and pod PriorityClass; and
+ * about more than one PriorityClass with globalDefault. */
 void cluster_check_refs(const struct cluster *c, struct diag *d);
 
 #endif

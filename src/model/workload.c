@@ -43,6 +43,7 @@ void workload_init(struct workload *w)
 {
 	memset(w, 0, sizeof(*w));
 	w->active = true;
+	w->job.ready = -1;
 }
 
 void topology_assignment_free(struct topology_assignment *ta)

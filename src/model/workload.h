@@ -96,16 +96,40 @@ struct admission {
 	size_t npodsets;
 };
 
+/* What a batch/v1 Job says about its own progress. */
+struct job_status {
+	bool suspend;	/* spec.suspend (false when absent) */
+	int32_t active; /* status.active: pods running or pending */
+	int32_t ready;	/* status.ready; -1 when absent */
+};
+
 struct workload {
 	const char *ns;
 	const char *name;
-	const char *queue_name;		 /* LocalQueue; NULL when none */
-	const char *priority_class_name; /* NULL when none */
-	int32_t priority;
+	const char *queue_name; /* LocalQueue; NULL when none */
+	/* A WorkloadPriorityClass (Workload spec.priorityClassName or
+	 * priorityClassRef, a Job's label kueue.x-k8s.io/priority-class);
+	 * NULL when none. */
+	const char *priority_class_name;
+	int32_t priority; /* spec.priority, when has_priority */
+	bool has_priority;
+	/* The pods' scheduling.k8s.io PriorityClass (the one a Workload
+	 * names through priorityClassSource or priorityClassRef, else the
+	 * pod templates' spec.priorityClassName) and spec.priority: the
+	 * first pod set's that has one. sched_wl_priority() says in which
+	 * order they count. */
+	const char *pod_priority_class_name; /* NULL when none */
+	int32_t pod_priority;		     /* when has_pod_priority */
+	bool has_pod_priority;
 	bool active;
-	int64_t creation_us;	/* metadata.creationTimestamp; 0 when absent */
-	const char *owner_kind; /* "Job" when made from a Job; else NULL */
+	int64_t creation_us; /* metadata.creationTimestamp; 0 when absent */
+	/* The controlling owner: the Job a workload was made from (from_job),
+	 * or a Workload's metadata.ownerReferences entry (controller: true,
+	 * else the first). NULL when none. */
+	const char *owner_kind;
 	const char *owner_name;
+	bool from_job;	       /* made from a batch/v1 Job */
+	struct job_status job; /* when from_job */
 	struct podset podsets[WORKLOAD_MAX_PODSETS];
 	size_t npodsets;
 	struct admission *admission; /* owned; NULL while not admitted */

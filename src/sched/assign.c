@@ -91,8 +91,7 @@ static bool affinity_ok(const struct node_affinity *a, const struct labels *fl)
 	return false;
 }
 
-/* Whether w may use flavor f; why not into out. */
-static bool eligible(const struct sched *s, const struct workload *w,
+bool assign_eligible(const struct sched *s, const struct workload *w,
 		     const struct flavor *fl, struct strbuf *out)
 {
 	bool tas = s->tas[fl - s->c->flavors.items].t != NULL;
@@ -279,7 +278,7 @@ static void walk_group(struct sched *s, uint32_t id,
 		int32_t f = -1;
 
 		strbuf_reset(&fm);
-		if (fl && eligible(s, s->wl[id].w, fl, &fm)) {
+		if (fl && assign_eligible(s, s->wl[id].w, fl, &fm)) {
 			f = (int32_t)(fl - s->c->flavors.items);
 			any = true;
 			try_flavor(s, id, f, g, a, &t, &fm);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * Scheduler state and workload lifecycle: building the queues, quota tree
- * and topology indexes from a cluster, submitting, parking (BestEffortFIFO
- * classes of equal shape), admitting, releasing, preempting, evicting and
- * finishing workloads, and the status read back by drivers (conditions,
- * pending reasons, positions). The cycle itself is in sched_cycle.c.
+ * and topology indexes from a cluster, the effective priority of each
+ * workload, submitting, parking (BestEffortFIFO classes of equal shape),
+ * admitting, releasing, preempting, evicting and finishing workloads, and
+ * the status read back by drivers (conditions, pending reasons,
+ * positions). The cycle itself is in sched_cycle.c, the usage of running
+ * pods and Jobs in running.c.
  */
 #include "sched/sched.h"
 
@@ -157,8 +159,8 @@ static uint64_t placement_hash(const struct sched_wl *wl, uint32_t id)
 	return h;
 }
 
-static int32_t find_index(const struct cluster *c, enum kind k, const char *ns,
-			  const char *name)
+int32_t sched_find_index(const struct cluster *c, enum kind k, const char *ns,
+			 const char *name)
 {
 	const void *p = cluster_find(c, k, ns, name);
 
@@ -171,26 +173,78 @@ static int32_t find_index(const struct cluster *c, enum kind k, const char *ns,
 			 c->cluster_queues.items);
 }
 
-static void init_wl(struct sched *s, uint32_t id)
+/* The value of PriorityClass name (declared or built in) into *ret. */
+static bool pod_class_value(const struct cluster *c, const char *name,
+			    int32_t *ret)
+{
+	const struct pod_priority_class *pc;
+
+	if (!name)
+		return false;
+	pc = cluster_find(c, KIND_POD_PRIORITY_CLASS, NULL, name);
+	if (pc) {
+		*ret = pc->value;
+		return true;
+	}
+	return pod_priority_class_builtin(name, ret);
+}
+
+/*
+ * The priority of w, first that applies: its WorkloadPriorityClass, its
+ * spec.priority, its pods' PriorityClass, the pod template's spec.priority,
+ * the global default PriorityClass (dflt, 0 when none). A class that is
+ * not defined is skipped (cluster_check_refs() warns about it).
+ */
+static int32_t wl_priority(const struct cluster *c, const struct workload *w,
+			   int32_t dflt)
+{
+	const struct priority_class *wpc = NULL;
+	int32_t v;
+
+	if (w->priority_class_name)
+		wpc = cluster_find(c, KIND_PRIORITY_CLASS, NULL,
+				   w->priority_class_name);
+	if (wpc)
+		return wpc->value;
+	if (w->has_priority)
+		return w->priority;
+	if (pod_class_value(c, w->pod_priority_class_name, &v))
+		return v;
+	if (w->has_pod_priority)
+		return w->pod_priority;
+	return dflt;
+}
+
+/* The global default PriorityClass's value (the lowest of them, as the
+ * API server's admission picks it), 0 when none is. */
+static int32_t default_priority(const struct cluster *c)
+{
+	bool found = false;
+	int32_t v = 0;
+
+	vec_foreach (&c->pod_priority_classes, pc) {
+		if (pc->global_default && (!found || pc->value < v)) {
+			v = pc->value;
+			found = true;
+		}
+	}
+	return v;
+}
+
+static void init_wl(struct sched *s, uint32_t id, int32_t dflt)
 {
 	struct sched_wl *wl = &s->wl[id];
 	const struct workload *w = &s->c->workloads.items[id];
-	const struct priority_class *pc = NULL;
 
 	wl->w = w;
 	wl->cq = wl->lq = -1;
 	wl->klass = -1;
-	wl->priority = w->priority;
-	if (w->priority_class_name)
-		pc = cluster_find(s->c, KIND_PRIORITY_CLASS, NULL,
-				  w->priority_class_name);
-	if (pc)
-		wl->priority = pc->value;
+	wl->priority = wl_priority(s->c, w, dflt);
 	if (w->queue_name)
-		wl->lq = find_index(s->c, KIND_LOCAL_QUEUE, w->ns,
-				    w->queue_name);
+		wl->lq = sched_find_index(s->c, KIND_LOCAL_QUEUE, w->ns,
+					  w->queue_name);
 	if (wl->lq >= 0)
-		wl->cq = find_index(
+		wl->cq = sched_find_index(
 			s->c, KIND_CLUSTER_QUEUE, NULL,
 			s->c->local_queues.items[wl->lq].cluster_queue);
 	wl->phash = placement_hash(wl, id);
@@ -262,6 +316,7 @@ struct sched *sched_new(const struct cluster *c,
 {
 	struct sched *s = xcalloc(1, sizeof(*s));
 	const struct config *cfg = cluster_config(c);
+	int32_t dflt;
 
 	s->c = c;
 	if (opt)
@@ -276,8 +331,10 @@ struct sched *sched_new(const struct cluster *c,
 	s->wl = xcalloc(s->nwl + 1, sizeof(*s->wl));
 	s->pos = xcalloc(s->nwl + 1, sizeof(*s->pos));
 	init_cqs(s);
+	dflt = default_priority(c);
 	for (uint32_t i = 0; i < s->nwl; i++)
-		init_wl(s, i);
+		init_wl(s, i, dflt);
+	running_init(s);
 	return s;
 }
 
@@ -463,6 +520,7 @@ void sched_submit(struct sched *s, uint32_t id, int64_t now_us)
 
 	BUG_ON(id >= s->nwl);
 	BUG_ON(wl->state == SCHED_WL_PENDING || wl->state == SCHED_WL_ADMITTED);
+	BUG_ON(wl->assumed); /* its usage is counted already */
 	wl->queue_ts_us = wl->state == SCHED_WL_NEW && wl->w->creation_us
 				  ? wl->w->creation_us
 				  : now_us;
@@ -709,8 +767,8 @@ int sched_assume_admitted(struct sched *s, uint32_t id, int64_t now_us,
 	int32_t cq;
 
 	BUG_ON(!w->admission || wl->state != SCHED_WL_NEW);
-	cq = find_index(s->c, KIND_CLUSTER_QUEUE, NULL,
-			w->admission->cluster_queue);
+	cq = sched_find_index(s->c, KIND_CLUSTER_QUEUE, NULL,
+			      w->admission->cluster_queue);
 	if (cq < 0) {
 		if (why)
 			strbuf_addf(why, "unknown ClusterQueue %s",
@@ -735,53 +793,6 @@ int sched_assume_admitted(struct sched *s, uint32_t id, int64_t now_us,
 	charge_adm(s, w, adm, 1);
 	tas_charge(s, w, adm, 1);
 	add_admitted(s, id, now_us);
-	return 0;
-}
-
-/* The first flavor of cq whose node labels node carries, or -1. */
-static int32_t pod_flavor(const struct sched *s, int32_t cq,
-			  const struct node *node)
-{
-	const struct cluster_queue *q = s->cqs[cq].cq;
-
-	for (size_t g = 0; g < q->ngroups; g++) {
-		for (size_t f = 0; f < q->groups[g].nflavors; f++) {
-			const struct flavor *fl =
-				cluster_find(s->c, KIND_FLAVOR, NULL,
-					     q->groups[g].flavors[f].flavor);
-
-			if (fl && labels_contains_all(&node->labels,
-						      &fl->node_labels))
-				return (int32_t)(fl - s->c->flavors.items);
-		}
-	}
-	return -1;
-}
-
-int sched_assume_pod(struct sched *s, const struct pod *p)
-{
-	const char *lqn = labels_get(&p->labels, "kueue.x-k8s.io/queue-name");
-	const struct node *node;
-	int32_t lq, cq, f;
-
-	if (!lqn || !pod_holds_resources(p))
-		return -ENOENT;
-	lq = find_index(s->c, KIND_LOCAL_QUEUE, p->ns, lqn);
-	cq = lq < 0 ? -1
-		    : find_index(s->c, KIND_CLUSTER_QUEUE, NULL,
-				 s->c->local_queues.items[lq].cluster_queue);
-	node = cluster_find(s->c, KIND_NODE, NULL, p->node_name);
-	if (cq < 0 || !node)
-		return -ENOENT;
-	f = pod_flavor(s, cq, node);
-	if (f < 0)
-		return -ESRCH;
-	for (int r = 0; r < RESOURCE_MAX; r++) {
-		size_t fr = QUOTA_FR(f, r);
-
-		if (p->requests.v[r] && s->q.nodes[cq].listed[fr])
-			quota_add(&s->q, cq, fr, p->requests.v[r]);
-	}
 	return 0;
 }
 

@@ -140,13 +140,39 @@ int sched_assume_admitted(struct sched *s, uint32_t wl, int64_t now_us,
 			  struct strbuf *why) MUST_CHECK;
 
 /*
- * Count a running pod of a LocalQueue (label kueue.x-k8s.io/queue-name,
- * in its namespace) as quota usage of that queue's ClusterQueue, on the
- * queue's first flavor whose node labels its node carries. Its node usage
- * is already in the topology indexes. Returns 0, -ENOENT when the pod has
- * no such queue or holds no resources, -ESRCH when no flavor matches.
+ * Count a running pod of a LocalQueue (label kueue.x-k8s.io/queue-name, or
+ * else the queue of the Job named by its label batch.kubernetes.io/job-name
+ * or job-name, in its namespace) as quota usage of that queue's
+ * ClusterQueue, on the queue's first flavor whose node labels its node
+ * carries. Its node usage is already in the topology indexes. Returns 0,
+ * -ENOENT when the pod has no such queue or holds no resources, -ESRCH
+ * when no flavor matches.
  */
 int sched_assume_pod(struct sched *s, const struct pod *p) MUST_CHECK;
+
+/* What sched_assume_job() made of a workload. */
+enum sched_job_usage {
+	SCHED_JOB_NOT_RUNNING,	/* not a Job, suspended or no active pod */
+	SCHED_JOB_OWN_WORKLOAD, /* a Workload of the input stands for it */
+	SCHED_JOB_PODS,		/* its pods are in the input: they count */
+	SCHED_JOB_COUNTED,	/* running: its usage is counted */
+	SCHED_JOB_NO_QUEUE,	/* running, without LocalQueue/ClusterQueue */
+	SCHED_JOB_NO_FLAVOR,	/* running, no flavor of its queue covers it */
+	SCHED_JOB_USAGE_COUNT
+};
+
+/*
+ * Kueue suspends a Job until its Workload is admitted, so a workload made
+ * from a Job with spec.suspend false and status.active > 0 runs already:
+ * count active x the per-pod requests as quota usage of its ClusterQueue,
+ * on the queue's first flavor that the pod template may use (node
+ * selector, affinity, taints) and that has quota for every resource it
+ * requests; its node usage is unknown. Such a workload (and any but
+ * SCHED_JOB_NOT_RUNNING) must not be submitted. A Job that a Workload
+ * (metadata.ownerReferences) or pods (label job-name) of the input stand
+ * for is not counted: those are. wl must be NEW.
+ */
+enum sched_job_usage sched_assume_job(struct sched *s, uint32_t wl);
 
 /* Queue wl (a NEW or FINISHED workload) at now_us. */
 void sched_submit(struct sched *s, uint32_t wl, int64_t now_us);
@@ -178,7 +204,15 @@ enum sched_wl_state sched_wl_state(const struct sched *s, uint32_t wl);
 /* Its ClusterQueue index (-1 when none), and that queue's name. */
 int32_t sched_wl_cq(const struct sched *s, uint32_t wl);
 const char *sched_cq_name(const struct sched *s, int32_t cq);
-/* Effective priority (WorkloadPriorityClass, else spec.priority). */
+/*
+ * Effective priority, the first that applies: the WorkloadPriorityClass
+ * named (Workload spec.priorityClassName, Job label
+ * kueue.x-k8s.io/priority-class), Workload spec.priority, the pod
+ * template's PriorityClass (spec.priorityClassName; also the built-in
+ * system-cluster-critical and system-node-critical), the pod template's
+ * spec.priority, the PriorityClass with globalDefault, 0. A class that is
+ * not defined is skipped.
+ */
 int32_t sched_wl_priority(const struct sched *s, uint32_t wl);
 /* The admission of an admitted workload, else NULL. */
 const struct sched_admission *sched_wl_admission(const struct sched *s,

@@ -43,6 +43,10 @@ struct sched_wl {
 	struct sched_why why;
 	struct sched_condition cond[SCHED_COND_COUNT];
 	char *cond_msg[SCHED_COND_COUNT]; /* owned messages */
+	/* Made from a Job: a Workload of the input is its own (ownerRef),
+	 * its pods are in the input (label job-name), sched_assume_job()
+	 * counted it or found it counted otherwise (never queued then). */
+	bool job_own_wl, job_pods, assumed;
 };
 
 /*
@@ -134,6 +138,9 @@ struct assign {
 
 /* sched.c */
 int sched_wl_cmp(const struct sched *s, uint32_t a, uint32_t b);
+/* Index of the LocalQueue or ClusterQueue named, or -1. */
+int32_t sched_find_index(const struct cluster *c, enum kind k, const char *ns,
+			 const char *name);
 void sched_why_set(struct sched_why *w, enum sched_pend code, char *msg);
 void sched_enqueue(struct sched *s, uint32_t id);
 void sched_park(struct sched *s, uint32_t id, struct sched_why *why);
@@ -148,6 +155,10 @@ void sched_set_cond(struct sched_wl *wl, enum sched_cond c, bool status,
 		    const char *reason, char *msg, int64_t now_us);
 
 /* assign.c */
+/* Whether w may use flavor fl (node selector, required affinity, taints,
+ * topology request); why not into out. */
+bool assign_eligible(const struct sched *s, const struct workload *w,
+		     const struct flavor *fl, struct strbuf *out);
 void assign_init(struct assign *a);
 void assign_release(struct assign *a);
 /*
@@ -174,6 +185,10 @@ void assign_charge(struct sched *s, int32_t cq, const struct assign *a,
 size_t preempt_find(struct sched *s, uint32_t id, const struct assign *a,
 		    uint32_t **ret_targets,
 		    enum sched_preempt_reason **ret_reasons);
+
+/* running.c */
+/* Mark the Jobs that a Workload or pods of the input stand for. */
+void running_init(struct sched *s);
 
 /* tas.c */
 /* Build the topology index of every TAS flavor of c. */

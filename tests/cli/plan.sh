@@ -48,6 +48,11 @@ if [ $? -ne 0 ]; then echo "FAIL: yaml output"; fail=1; else echo "ok: yaml"; fi
 "$echelon" plan -f "$dir/input.yaml" >"$tmp/table" 2>&1 &&
 	grep -q '^preempted ns/low-b .*InClusterQueue by ns/high$' "$tmp/table"
 if [ $? -ne 0 ]; then echo "FAIL: table output"; fail=1; else echo "ok: table"; fi
+dir="$src/tests/scenarios/plan/running-jobs"
+"$echelon" plan -f "$dir/input.yaml" >"$tmp/table" 2>&1 &&
+	grep -q '^running   ns/job-train .* from Job$' "$tmp/table" &&
+	grep -q '^running   ns/job-etl .* from Pods$' "$tmp/table"
+if [ $? -ne 0 ]; then echo "FAIL: running in the table"; fail=1; else echo "ok: running table"; fi
 "$echelon" plan >/dev/null 2>&1
 if [ $? -ne 2 ]; then echo "FAIL: no -f is a usage error"; fail=1; else echo "ok: usage"; fi
 exit $fail

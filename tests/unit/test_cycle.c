@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * Tests of the admission cycle: many admissions per queue per cycle,
- * queue order (priority, timestamp, submission), BestEffortFIFO parking
+ * the effective priority (WorkloadPriorityClass, spec.priority, the pods'
+ * PriorityClass and priority, the global default), queue order
+ * (priority, timestamp, submission), BestEffortFIFO parking
  * until a release and StrictFIFO blocking, eviction and requeue order,
  * partial admission, stop policies, the conditions and pending reasons
  * with their numbers, and topology-aware admission that never gives the
@@ -117,6 +119,92 @@ static void test_order(void **state)
 	assert_int_equal(cqp[fx_id(&x.c, "old")], -1);
 	strbuf_release(&m);
 	stop(&x);
+}
+
+#define WPC(name, v)                                                           \
+	"---\n" K2 "kind: WorkloadPriorityClass\nmetadata: {name: " name       \
+	"}\nvalue: " v "\n"
+#define PC(name, v, extra)                                                     \
+	"---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"         \
+	"metadata: {name: " name "}\nvalue: " v "\n" extra
+/* Workload w: spec fields, then its pod template's spec fields. */
+#define W(spec, pod)                                                           \
+	"---\n" K2 "kind: Workload\nmetadata: {name: w, namespace: ns}\n"      \
+	"spec:\n" spec "  podSets:\n  - template:\n      spec:\n" pod          \
+	"        containers: [{}]\n"
+/* Job j: metadata labels, then its pod template's spec fields. */
+#define J(labels, pod)                                                         \
+	"---\napiVersion: batch/v1\nkind: Job\n"                               \
+	"metadata: {name: j, namespace: ns, labels: {" labels "}}\n"           \
+	"spec:\n  template:\n    spec:\n" pod "      containers: [{}]\n"
+
+#define CLASSES WPC("wpc", "7") PC("pc", "300", "") PC("other", "-5", "")
+#define DEFAULT PC("dflt", "40", "globalDefault: true\n")
+
+static const struct {
+	const char *text;
+	const char *wl;
+	int32_t want;
+} priority_cases[] = {
+	/* the WorkloadPriorityClass first */
+	{ CLASSES DEFAULT W("  priorityClassName: wpc\n  priority: 5\n",
+			    "        priorityClassName: pc\n"
+			    "        priority: 9\n"),
+	  "w", 7 },
+	/* then Workload spec.priority (0 counts when set) */
+	{ CLASSES W("  priority: 5\n", "        priorityClassName: pc\n"), "w",
+	  5 },
+	{ CLASSES DEFAULT W("  priority: 0\n", ""), "w", 0 },
+	/* then the pods' PriorityClass */
+	{ CLASSES DEFAULT W("", "        priorityClassName: pc\n"
+				"        priority: 9\n"),
+	  "w", 300 },
+	/* then the pod template's spec.priority */
+	{ CLASSES DEFAULT W("", "        priority: 9\n"), "w", 9 },
+	/* then the global default PriorityClass, else 0 */
+	{ CLASSES DEFAULT W("", ""), "w", 40 },
+	{ CLASSES W("", ""), "w", 0 },
+	/* two global defaults (a race Kubernetes may let in): the lowest */
+	{ CLASSES DEFAULT PC("dflt2", "30", "globalDefault: true\n") W("", ""),
+	  "w", 30 },
+	/* classes that are not defined are skipped */
+	{ CLASSES W("  priorityClassName: nope\n",
+		    "        priorityClassName: pc\n"),
+	  "w", 300 },
+	{ CLASSES DEFAULT W("", "        priorityClassName: nope\n"
+				"        priority: 9\n"),
+	  "w", 9 },
+	/* classes every cluster has */
+	{ W("", "        priorityClassName: system-node-critical\n"), "w",
+	  2000001000 },
+	{ W("", "        priorityClassName: system-cluster-critical\n"), "w",
+	  2000000000 },
+	/* a Job: its label names the WorkloadPriorityClass */
+	{ CLASSES J("kueue.x-k8s.io/priority-class: wpc",
+		    "      priorityClassName: pc\n"),
+	  "job-j", 7 },
+	{ CLASSES J("", "      priorityClassName: other\n"), "job-j", -5 },
+	{ CLASSES DEFAULT J("", ""), "job-j", 40 },
+};
+
+static void test_priority(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(priority_cases); i++) {
+		struct cluster c;
+		struct sched *s;
+
+		fx_load(&c, priority_cases[i].text);
+		s = sched_new(&c, NULL);
+		if (sched_wl_priority(s, fx_id(&c, priority_cases[i].wl)) !=
+		    priority_cases[i].want)
+			print_error("case %zu\n", i);
+		assert_int_equal(
+			sched_wl_priority(s, fx_id(&c, priority_cases[i].wl)),
+			priority_cases[i].want);
+		sched_free(s);
+		cluster_release(&c);
+	}
 }
 
 static void test_best_effort_parks(void **state)
@@ -498,6 +586,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_many_per_cycle),
+		cmocka_unit_test(test_priority),
 		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_best_effort_parks),
 		cmocka_unit_test(test_strict_blocks),

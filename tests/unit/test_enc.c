@@ -135,6 +135,16 @@ static const struct {
 	  "        kueue.x-k8s.io/podset-required-topology: rack\n"
 	  "    spec: {containers: [{resources: {requests: {cpu: 2}}}]}\n",
 	  "\"topologyRequest\":{\"required\":\"rack\"}" },
+	/* a PriorityClass, and the pods' priority on the first template */
+	{ "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
+	  "metadata: {name: high}\nvalue: 1000\nglobalDefault: true\n",
+	  "\"kind\":\"PriorityClass\",\"metadata\":{\"name\":\"high\"},"
+	  "\"value\":1000,\"globalDefault\":true}" },
+	{ "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\n"
+	  "spec: {template: {spec: {priorityClassName: high, priority: 5, "
+	  "containers: [{}]}}}\n",
+	  "\"template\":{\"spec\":{\"containers\":[{\"name\":\"main\"}],"
+	  "\"priorityClassName\":\"high\",\"priority\":5}}" },
 	/* durations in Go's form */
 	{ "apiVersion: echelon.dev/v1alpha1\nkind: Configuration\n"
 	  "waitForPodsReady: {timeout: 90m, recoveryTimeout: 90s}\n",

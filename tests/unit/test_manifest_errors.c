@@ -1042,6 +1042,134 @@ static const struct msg_case error_cases[] = {
 	  "metadata: {name: p}\n"
 	  "value: 1.0\n",
 	  "t.yaml:4:8: value: must be an integer, not 1.0\n" },
+	/* PriorityClass value is required */
+	{ "t.yaml",
+	  "apiVersion: scheduling.k8s.io/v1\n"
+	  "kind: PriorityClass\n"
+	  "metadata: {name: p}\n",
+	  "t.yaml:1:1: value: is required\n" },
+	/* PriorityClass value out of int32, globalDefault not a boolean */
+	{ "t.yaml",
+	  "apiVersion: scheduling.k8s.io/v1\n"
+	  "kind: PriorityClass\n"
+	  "metadata: {name: p}\n"
+	  "value: -2147483649\n"
+	  "globalDefault: \"true\"\n"
+	  "description: 5\n",
+	  "t.yaml:4:8: value: must be between -2147483648 and 2147483647, "
+	  "not -2147483649\n"
+	  "t.yaml:5:17: globalDefault: must be a boolean (true or false), "
+	  "not the string \"true\"\n"
+	  "t.yaml:6:14: description: must be a string, not 5 (quote it)\n" },
+	/* PriorityClass: only scheduling.k8s.io/v1 */
+	{ "t.yaml",
+	  "apiVersion: scheduling.k8s.io/v1beta1\n"
+	  "kind: PriorityClass\n"
+	  "metadata: {name: p}\n"
+	  "value: 1\n",
+	  "t.yaml:1:13: apiVersion: unsupported apiVersion "
+	  "\"scheduling.k8s.io/v1beta1\" for kind PriorityClass\n" },
+	/* PriorityClass name must be a DNS subdomain */
+	{ "t.yaml",
+	  "apiVersion: scheduling.k8s.io/v1\n"
+	  "kind: PriorityClass\n"
+	  "metadata: {name: High}\n"
+	  "value: 1\n",
+	  "t.yaml:3:18: metadata.name: \"High\" is not a DNS-1123 "
+	  "subdomain: at most 253 lowercase letters, digits, '-' and '.', "
+	  "starting and ending with a letter or digit\n" },
+	/* duplicate PriorityClass; a WorkloadPriorityClass of the same name
+	 * is another kind */
+	{ "t.yaml",
+	  "apiVersion: scheduling.k8s.io/v1\n"
+	  "kind: PriorityClass\n"
+	  "metadata: {name: p}\n"
+	  "value: 1\n"
+	  "---\n"
+	  "apiVersion: kueue.x-k8s.io/v1beta2\n"
+	  "kind: WorkloadPriorityClass\n"
+	  "metadata: {name: p}\n"
+	  "value: 1\n"
+	  "---\n"
+	  "apiVersion: scheduling.k8s.io/v1\n"
+	  "kind: PriorityClass\n"
+	  "metadata: {name: p}\n"
+	  "value: 2\n",
+	  "t.yaml:13:18: metadata.name: PriorityClass \"p\" is defined twice "
+	  "in this file\n" },
+	/* a pod template's spec.priority is an int32 */
+	{ "t.yaml",
+	  "apiVersion: batch/v1\n"
+	  "kind: Job\n"
+	  "metadata: {name: j}\n"
+	  "spec:\n"
+	  "  template:\n"
+	  "    spec:\n"
+	  "      priority: high\n"
+	  "      priorityClassName: [a]\n"
+	  "      containers: [{}]\n",
+	  "t.yaml:8:26: spec.template.spec.priorityClassName: must be a "
+	  "string, not a list\n"
+	  "t.yaml:7:17: spec.template.spec.priority: must be an integer, "
+	  "not high\n" },
+	/* Job spec.suspend, status.active and status.ready */
+	{ "t.yaml",
+	  "apiVersion: batch/v1\n"
+	  "kind: Job\n"
+	  "metadata: {name: j}\n"
+	  "spec:\n"
+	  "  suspend: 0\n"
+	  "  template: {spec: {containers: [{}]}}\n"
+	  "status: {active: -1, ready: 1.5}\n",
+	  "t.yaml:5:12: spec.suspend: must be a boolean (true or false), "
+	  "not 0\n"
+	  "t.yaml:7:18: status.active: must be between 0 and 2147483647, "
+	  "not -1\n"
+	  "t.yaml:7:29: status.ready: must be an integer, not 1.5\n" },
+	/* Job status must be an object */
+	{ "t.yaml",
+	  "apiVersion: batch/v1\n"
+	  "kind: Job\n"
+	  "metadata: {name: j}\n"
+	  "spec: {template: {spec: {containers: [{}]}}}\n"
+	  "status: [active]\n",
+	  "t.yaml:5:9: status: must be an object, not a list\n" },
+	/* priorityClassRef: known group and kind, a name */
+	{ "t.yaml",
+	  "apiVersion: kueue.x-k8s.io/v1beta2\n"
+	  "kind: Workload\n"
+	  "metadata: {name: w}\n"
+	  "spec:\n"
+	  "  priorityClassRef: {group: x.io, kind: Foo}\n"
+	  "  podSets: [{template: {spec: {containers: [{}]}}}]\n",
+	  "t.yaml:5:29: spec.priorityClassRef.group: unsupported value "
+	  "\"x.io\": must be one of \"kueue.x-k8s.io\", "
+	  "\"scheduling.k8s.io\"\n"
+	  "t.yaml:5:41: spec.priorityClassRef.kind: unsupported value "
+	  "\"Foo\": must be one of \"WorkloadPriorityClass\", "
+	  "\"PriorityClass\"\n"
+	  "t.yaml:5:21: spec.priorityClassRef.name: is required\n" },
+	/* a Workload's ownerReferences: a list of {kind, name} */
+	{ "t.yaml",
+	  "apiVersion: kueue.x-k8s.io/v1beta2\n"
+	  "kind: Workload\n"
+	  "metadata:\n"
+	  "  name: w\n"
+	  "  ownerReferences:\n"
+	  "  - {kind: Job, controller: yes}\n"
+	  "  - name: x\n"
+	  "spec: {podSets: [{template: {spec: {containers: [{}]}}}]}\n",
+	  "t.yaml:6:5: metadata.ownerReferences[0].name: is required\n"
+	  "t.yaml:6:29: metadata.ownerReferences[0].controller: must be a "
+	  "boolean (true or false), not yes\n"
+	  "t.yaml:7:5: metadata.ownerReferences[1].kind: is required\n" },
+	{ "t.yaml",
+	  "apiVersion: kueue.x-k8s.io/v1beta2\n"
+	  "kind: Workload\n"
+	  "metadata: {name: w, ownerReferences: {kind: Job}}\n"
+	  "spec: {podSets: [{template: {spec: {containers: [{}]}}}]}\n",
+	  "t.yaml:3:38: metadata.ownerReferences: must be a list, not an "
+	  "object\n" },
 	/* Workload spec is required */
 	{ "t.yaml",
 	  "apiVersion: kueue.x-k8s.io/v1beta1\n"
@@ -1786,6 +1914,34 @@ static const struct msg_case warning_cases[] = {
 	  "1.2.3.4, startTime: x, qosClass: Burstable, containerStatuses: "
 	  "[]}\n",
 	  "" },
+	/* unknown PriorityClass, Job status and ownerReferences fields;
+	 * preemptionPolicy is known but unused */
+	{ "t.yaml",
+	  "apiVersion: scheduling.k8s.io/v1\n"
+	  "kind: PriorityClass\n"
+	  "metadata: {name: p}\n"
+	  "value: 1\n"
+	  "preemptionPolicy: Never\n"
+	  "colour: red\n"
+	  "---\n"
+	  "apiVersion: batch/v1\n"
+	  "kind: Job\n"
+	  "metadata: {name: j}\n"
+	  "spec: {template: {spec: {containers: [{}]}}}\n"
+	  "status: {active: 1, succeeded: 2, colour: red}\n"
+	  "---\n"
+	  "apiVersion: kueue.x-k8s.io/v1beta2\n"
+	  "kind: Workload\n"
+	  "metadata:\n"
+	  "  name: w\n"
+	  "  ownerReferences: [{apiVersion: batch/v1, kind: Job, name: j, "
+	  "uid: u, colour: red}]\n"
+	  "spec: {podSets: [{template: {spec: {containers: [{}]}}}]}\n",
+	  "t.yaml:6:1: warning: unknown field \"colour\" is ignored\n"
+	  "t.yaml:12:35: warning: status: unknown field \"colour\" is "
+	  "ignored\n"
+	  "t.yaml:18:72: warning: metadata.ownerReferences[0]: unknown field "
+	  "\"colour\" is ignored\n" },
 	/* known but unused Job and Workload fields */
 	{ "t.yaml",
 	  "apiVersion: batch/v1\n"

@@ -200,8 +200,16 @@ static void describe_workload(struct strbuf *sb, const struct cluster *c,
 	strbuf_addf(sb, "%s/%s queue=%s class=%s priority=%d active=%d", w->ns,
 		    w->name, opt(w->queue_name), opt(w->priority_class_name),
 		    w->priority, w->active);
+	if (w->pod_priority_class_name)
+		strbuf_addf(sb, " podClass=%s", w->pod_priority_class_name);
+	if (w->has_pod_priority)
+		strbuf_addf(sb, " podPriority=%d", w->pod_priority);
 	if (w->owner_kind)
 		strbuf_addf(sb, " owner=%s/%s", w->owner_kind, w->owner_name);
+	if (w->from_job &&
+	    (w->job.suspend || w->job.active || w->job.ready >= 0))
+		strbuf_addf(sb, " suspend=%d active=%d ready=%d",
+			    w->job.suspend, w->job.active, w->job.ready);
 	if (w->creation_us)
 		strbuf_addf(sb, " created=%lld", (long long)w->creation_us);
 	for (size_t i = 0; i < w->npodsets; i++)
@@ -329,6 +337,15 @@ static void describe(struct strbuf *sb, const struct cluster *c, enum kind k,
 		const struct priority_class *pc = &c->priority_classes.items[i];
 
 		strbuf_addf(sb, "%s=%d (%s)", pc->name, pc->value,
+			    opt(pc->description));
+		break;
+	}
+	case KIND_POD_PRIORITY_CLASS: {
+		const struct pod_priority_class *pc =
+			&c->pod_priority_classes.items[i];
+
+		strbuf_addf(sb, "%s=%d%s (%s)", pc->name, pc->value,
+			    pc->global_default ? " default" : "",
 			    opt(pc->description));
 		break;
 	}
@@ -640,6 +657,78 @@ static const struct decode_case decode_cases[] = {
 	  KUEUE2 "kind: WorkloadPriorityClass\nmetadata: {name: low}\n"
 		 "value: -2147483648\n",
 	  KIND_PRIORITY_CLASS, 0, "low=-2147483648 (-)" },
+	/* PriorityClass (scheduling.k8s.io): value, globalDefault,
+	 * description; preemptionPolicy is accepted silently. */
+	{ "pc.yaml",
+	  "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
+	  "metadata: {name: batch-high}\nvalue: 1000000\n"
+	  "globalDefault: true\ndescription: batch jobs\n"
+	  "preemptionPolicy: Never\n",
+	  KIND_POD_PRIORITY_CLASS, 0,
+	  "batch-high=1000000 default (batch jobs)" },
+	{ "pc.yaml",
+	  "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
+	  "metadata: {name: low}\nvalue: -2147483648\n",
+	  KIND_POD_PRIORITY_CLASS, 0, "low=-2147483648 (-)" },
+	/* Pod priority of a Workload: the first pod set's template
+	 * priorityClassName and spec.priority that are set. */
+	{ "w.yaml",
+	  KUEUE2 "kind: Workload\nmetadata: {name: w, namespace: ns}\n"
+		 "spec:\n"
+		 "  podSets:\n"
+		 "  - name: a\n"
+		 "    template: {spec: {priority: 7, containers: [{}]}}\n"
+		 "  - name: b\n"
+		 "    template: {spec: {priorityClassName: high, priority: 9, "
+		 "containers: [{}]}}\n",
+	  KIND_WORKLOAD, 0,
+	  "ns/w queue=- class=- priority=0 active=1 podClass=high "
+	  "podPriority=7 podset a count=1 min=1 req=pods=1 podset b "
+	  "count=1 min=1 req=pods=1" },
+	/* The class a Workload names is a PriorityClass when v1beta1's
+	 * priorityClassSource or v1beta2's priorityClassRef says so. */
+	{ "w.yaml",
+	  KUEUE1 "kind: Workload\nmetadata: {name: w}\n"
+		 "spec:\n"
+		 "  priorityClassName: p\n"
+		 "  priorityClassSource: scheduling.k8s.io/priorityclass\n"
+		 "  priority: 100\n"
+		 "  podSets: [{template: {spec: {containers: [{}]}}}]\n",
+	  KIND_WORKLOAD, 0,
+	  "default/w queue=- class=- priority=100 active=1 podClass=p "
+	  "podset main count=1 min=1 req=pods=1" },
+	{ "w.yaml",
+	  KUEUE2 "kind: Workload\nmetadata: {name: w}\n"
+		 "spec:\n"
+		 "  priorityClassRef: {group: scheduling.k8s.io, kind: "
+		 "PriorityClass, name: p}\n"
+		 "  podSets: [{template: {spec: {containers: [{}]}}}]\n",
+	  KIND_WORKLOAD, 0,
+	  "default/w queue=- class=- priority=0 active=1 podClass=p "
+	  "podset main count=1 min=1 req=pods=1" },
+	{ "w.yaml",
+	  KUEUE2 "kind: Workload\nmetadata: {name: w}\n"
+		 "spec:\n"
+		 "  priorityClassRef: {group: kueue.x-k8s.io, kind: "
+		 "WorkloadPriorityClass, name: wpc}\n"
+		 "  podSets: [{template: {spec: {priorityClassName: p, "
+		 "containers: [{}]}}}]\n",
+	  KIND_WORKLOAD, 0,
+	  "default/w queue=- class=wpc priority=0 active=1 podClass=p "
+	  "podset main count=1 min=1 req=pods=1" },
+	/* A Workload's owner: the controller among its ownerReferences. */
+	{ "w.yaml",
+	  KUEUE2 "kind: Workload\n"
+		 "metadata:\n"
+		 "  name: job-x-1a2b3\n"
+		 "  ownerReferences:\n"
+		 "  - {apiVersion: v1, kind: ConfigMap, name: cm, uid: u1}\n"
+		 "  - {apiVersion: batch/v1, kind: Job, name: x, uid: u2, "
+		 "controller: true, blockOwnerDeletion: true}\n"
+		 "spec: {podSets: [{template: {spec: {containers: [{}]}}}]}\n",
+	  KIND_WORKLOAD, 0,
+	  "default/job-x-1a2b3 queue=- class=- priority=0 active=1 "
+	  "owner=Job/x podset main count=1 min=1 req=pods=1" },
 	/* Workload: pod sets, minCount, topology request with a slice. */
 	{ "w.yaml",
 	  KUEUE2
@@ -751,7 +840,8 @@ static const struct decode_case decode_cases[] = {
 	  "      - {name: t, image: x, resources: {requests: {cpu: 8}}}\n",
 	  KIND_WORKLOAD, 0,
 	  "team-a/job-llama queue=training class=production priority=0 "
-	  "active=1 owner=Job/llama podset main count=6 min=2 "
+	  "active=1 owner=Job/llama suspend=1 active=0 ready=-1 "
+	  "podset main count=6 min=2 "
 	  "req=cpu=8,pods=1 topology=required:block slice=rack/3 "
 	  "group=grp" },
 	/* Preferred mode and the JSON constraints annotation; completions
@@ -794,6 +884,29 @@ static const struct decode_case decode_cases[] = {
 	  "default/job-one queue=- class=- priority=0 active=1 "
 	  "owner=Job/one podset main count=1 min=1 req=pods=1 "
 	  "topology=unconstrained:-" },
+	/* A running Job: spec.suspend false, status.active and ready; the
+	 * template's priorityClassName and priority. */
+	{ "j.yaml",
+	  "apiVersion: batch/v1\nkind: Job\n"
+	  "metadata: {name: run, namespace: ns}\n"
+	  "spec:\n"
+	  "  parallelism: 4\n"
+	  "  suspend: false\n"
+	  "  template:\n"
+	  "    spec:\n"
+	  "      priorityClassName: batch-high\n"
+	  "      priority: 1000\n"
+	  "      containers: [{name: t}]\n"
+	  "status:\n"
+	  "  active: 3\n"
+	  "  ready: 2\n"
+	  "  succeeded: 1\n"
+	  "  startTime: \"2024-05-01T10:00:00Z\"\n"
+	  "  conditions: []\n",
+	  KIND_WORKLOAD, 0,
+	  "ns/job-run queue=- class=- priority=0 active=1 "
+	  "podClass=batch-high podPriority=1000 owner=Job/run suspend=0 "
+	  "active=3 ready=2 podset main count=4 min=4 req=pods=1" },
 	/* PodGroup. */
 	{ "pg.yaml",
 	  "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\n"
@@ -1075,6 +1188,54 @@ static void test_usage(void **state)
 	free(want);
 	free(dir);
 	strbuf_release(&sb);
+	diag_release(&d);
+	cluster_release(&c);
+}
+
+/* References to undefined objects are warnings; built-in PriorityClasses
+ * are defined; a second global default PriorityClass is a warning. */
+static void test_check_refs(void **state)
+{
+	static const char text[] =
+		"apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
+		"metadata: {name: a}\nvalue: 1\nglobalDefault: true\n"
+		"---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
+		"metadata: {name: b}\nvalue: 2\nglobalDefault: true\n"
+		"---\n" KUEUE2 "kind: Workload\nmetadata: {name: w}\n"
+		"spec: {priorityClassName: wpc, podSets: [{template: {spec: "
+		"{priorityClassName: pc, containers: [{}]}}}]}\n"
+		"---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\n"
+		"spec: {template: {spec: {priorityClassName: gone, "
+		"containers: [{}]}}}\n"
+		"---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: k}\n"
+		"spec: {template: {spec: {priorityClassName: a, "
+		"containers: [{}]}}}\n"
+		"---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: s}\n"
+		"spec: {template: {spec: {priorityClassName: "
+		"system-node-critical, containers: [{}]}}}\n";
+	struct cluster c;
+	struct diag d;
+	char *out;
+
+	(void)state;
+	cluster_init(&c);
+	load_clean(&c, "r.yaml", text);
+	diag_init(&d);
+	cluster_check_refs(&c, &d);
+	out = format_diag(&d);
+	assert_string_equal(
+		out, "r.yaml:13:1: warning: spec.priorityClassName: "
+		     "WorkloadPriorityClass \"wpc\" is not defined\n"
+		     "r.yaml:13:1: warning: spec.podSets.template.spec."
+		     "priorityClassName: PriorityClass \"pc\" is not "
+		     "defined\n"
+		     "r.yaml:18:1: warning: spec.template.spec."
+		     "priorityClassName: PriorityClass \"gone\" is not "
+		     "defined\n"
+		     "r.yaml:7:1: warning: globalDefault: PriorityClass "
+		     "\"a\" is also the global default; the lowest value "
+		     "counts\n");
+	free(out);
 	diag_release(&d);
 	cluster_release(&c);
 }
@@ -1495,6 +1656,7 @@ int main(void)
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_default_config),
 		cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_check_refs),
 		cmocka_unit_test(test_all_or_nothing_files),
 		cmocka_unit_test(test_missing_path),
 		cmocka_unit_test(test_all_or_nothing_buffers),
