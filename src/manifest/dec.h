@@ -148,6 +148,7 @@ int dec_pod_spec(struct dec *x, struct ynode *spec,
 		 struct dec_pod_spec *out) MUST_CHECK;
 
 /* The decoders of each kind: root is the document's mapping. */
+int dec_namespace(struct dec *x, struct ynode *root) MUST_CHECK;
 int dec_node(struct dec *x, struct ynode *root) MUST_CHECK;
 int dec_pod(struct dec *x, struct ynode *root) MUST_CHECK;
 int dec_topology(struct dec *x, struct ynode *root) MUST_CHECK;

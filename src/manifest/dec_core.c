@@ -582,6 +582,44 @@ int dec_node(struct dec *x, struct ynode *root)
 	return dec_commit(x, KIND_NODE, root);
 }
 
+/* A Namespace: its labels; spec (finalizers) and status (phase) do not
+ * matter to admission. Its name is a DNS-1123 label. */
+int dec_namespace(struct dec *x, struct ynode *root)
+{
+	static const char *const known[] = { "apiVersion", "kind", "metadata",
+					     NULL };
+	static const char *const ignored[] = { "spec", "status", NULL };
+	struct nspace *ns = vec_push_zero(&x->batch->namespaces);
+	struct dec_meta m;
+	size_t len;
+	int rc = 0;
+
+	nspace_init(ns);
+	ns->pos = x->obj_pos;
+	dec_check_fields(x, root, known, ignored);
+	/* A name already reported as no subdomain is not checked again. */
+	if (dec_metadata(x, root, false, &m) < 0) {
+		rc = -EINVAL;
+	} else if (m.name) {
+		len = dec_push(x, "metadata.name");
+		if (dec_check_name(x,
+				   dec_get(dec_get(root, "metadata"), "name"),
+				   m.name, false) < 0)
+			rc = -EINVAL;
+		dec_pop(x, len);
+	}
+	ns->name = m.name;
+	labels_release(&ns->labels);
+	ns->labels = m.labels; /* moved: the metadata gives them up */
+	labels_init(&m.labels);
+	dec_meta_release(&m);
+	if (rc < 0 || !ns->name) {
+		cluster_pop_last(x->batch, KIND_NAMESPACE);
+		return -EINVAL;
+	}
+	return dec_commit(x, KIND_NAMESPACE, root);
+}
+
 static int pod_status(struct dec *x, struct ynode *status, struct pod *p)
 {
 	const char *phase = NULL;

@@ -723,9 +723,12 @@ int dec_cohort(struct dec *x, struct ynode *root)
 
 int dec_local_queue(struct dec *x, struct ynode *root)
 {
-	static const char *const known[] = { "clusterQueue", NULL };
-	static const char *const ignored[] = { "stopPolicy", "fairSharing",
-					       NULL };
+	static const char *const known[] = { "clusterQueue", "stopPolicy",
+					     NULL };
+	static const char *const ignored[] = { "fairSharing", NULL };
+	static const char *const stops[] = { "None", "Hold", "HoldAndDrain",
+					     NULL };
+	int stop = 0;
 	struct local_queue *lq = vec_push_zero(&x->batch->local_queues);
 	struct ynode *spec;
 	struct dec_meta m;
@@ -747,6 +750,9 @@ int dec_local_queue(struct dec *x, struct ynode *root)
 		if (dec_str_field(x, spec, "clusterQueue", true,
 				  &lq->cluster_queue) < 0)
 			rc = -EINVAL;
+		if (dec_enum_field(x, spec, "stopPolicy", stops, &stop) < 0)
+			rc = -EINVAL;
+		lq->stop = (enum stop_policy)stop;
 	}
 	dec_pop(x, len);
 	if (rc < 0 || !lq->name) {

@@ -185,6 +185,15 @@ static json_t *affinity(const struct node_affinity *na,
 	return o;
 }
 
+static json_t *enc_nspace(const struct nspace *ns)
+{
+	json_t *o = head("v1", "Namespace", NULL, ns->name);
+
+	set_nonempty(json_object_get(o, "metadata"), "labels",
+		     labels(&ns->labels));
+	return o;
+}
+
 static json_t *enc_node(const struct cluster *c, const struct node *n)
 {
 	json_t *o = head("v1", "Node", NULL, n->name), *spec = json_object();
@@ -364,31 +373,35 @@ static json_t *fungibility(const struct cluster_queue *cq)
 	return o;
 }
 
+static const char *const stop_names[STOP_POLICY_COUNT] = {
+	[STOP_NONE] = "None",
+	[STOP_HOLD] = "Hold",
+	[STOP_HOLD_AND_DRAIN] = "HoldAndDrain",
+};
+
 static json_t *enc_cluster_queue(const struct cluster *c,
 				 const struct cluster_queue *cq)
 {
-	static const char *const stops[STOP_POLICY_COUNT] = {
-		[STOP_NONE] = "None",
-		[STOP_HOLD] = "Hold",
-		[STOP_HOLD_AND_DRAIN] = "HoldAndDrain",
-	};
 	json_t *o = head(KUEUE, "ClusterQueue", NULL, cq->name);
 	json_t *spec = json_object();
 
 	set_str(spec, "cohortName", cq->cohort);
 	if (cq->queueing == QUEUEING_STRICT_FIFO)
 		set_str(spec, "queueingStrategy", "StrictFIFO");
-	if (cq->namespace_selector.len)
-		json_object_set_new(
-			spec, "namespaceSelector",
-			json_pack("{s:o}", "matchExpressions",
-				  requirements(&cq->namespace_selector)));
+	/* Kueue reads an absent selector as "no namespace": say {} for
+	 * every namespace, as echelon reads an absent one. */
+	json_object_set_new(
+		spec, "namespaceSelector",
+		cq->namespace_selector.len
+			? json_pack("{s:o}", "matchExpressions",
+				    requirements(&cq->namespace_selector))
+			: json_object());
 	set_nonempty(spec, "resourceGroups",
 		     groups(c, cq->groups, cq->ngroups));
 	set_nonempty(spec, "preemption", preemption(cq));
 	set_nonempty(spec, "flavorFungibility", fungibility(cq));
 	if (cq->stop != STOP_NONE)
-		set_str(spec, "stopPolicy", stops[cq->stop]);
+		set_str(spec, "stopPolicy", stop_names[cq->stop]);
 	fair_weight(c, spec, cq->fair_weight_milli);
 	json_object_set_new(o, "spec", spec);
 	return o;
@@ -409,11 +422,12 @@ static json_t *enc_cohort(const struct cluster *c, const struct cohort *co)
 
 static json_t *enc_local_queue(const struct local_queue *lq)
 {
-	json_t *o = head(KUEUE, "LocalQueue", lq->ns, lq->name);
+	json_t *o = head(KUEUE, "LocalQueue", lq->ns, lq->name),
+	       *spec = json_pack("{s:s}", "clusterQueue", lq->cluster_queue);
 
-	json_object_set_new(
-		o, "spec",
-		json_pack("{s:s}", "clusterQueue", lq->cluster_queue));
+	if (lq->stop != STOP_NONE)
+		set_str(spec, "stopPolicy", stop_names[lq->stop]);
+	json_object_set_new(o, "spec", spec);
 	return o;
 }
 
@@ -665,6 +679,8 @@ static json_t *enc_config(const struct config *cfg)
 json_t *enc_object(const struct cluster *c, enum kind k, size_t i)
 {
 	switch (k) {
+	case KIND_NAMESPACE:
+		return enc_nspace(&c->namespaces.items[i]);
 	case KIND_NODE:
 		return enc_node(c, &c->nodes.items[i]);
 	case KIND_POD:

@@ -29,6 +29,7 @@ struct kind_decoder {
 };
 
 static const struct kind_decoder decoders[] = {
+	{ "", "v1", "Namespace", dec_namespace },
 	{ "", "v1", "Node", dec_node },
 	{ "", "v1", "Pod", dec_pod },
 	{ "scheduling.k8s.io", "v1", "PriorityClass", dec_pod_priority_class },

@@ -38,6 +38,11 @@ struct kind_info {
 	release_fn release;
 };
 
+static void release_nspace(void *o)
+{
+	nspace_release(o);
+}
+
 static void release_node(void *o)
 {
 	node_release(o);
@@ -78,6 +83,8 @@ static void release_workload(void *o)
 #define NAME(T) ((ssize_t)offsetof(T, name))
 
 static const struct kind_info kinds[KIND_COUNT] = {
+	[KIND_NAMESPACE] = KIND("Namespace", namespaces, struct nspace, -1,
+				NAME(struct nspace), release_nspace),
 	[KIND_NODE] = KIND("Node", nodes, struct node, -1, NAME(struct node),
 			   release_node),
 	[KIND_POD] = KIND("Pod", pods, struct pod, NS(struct pod),

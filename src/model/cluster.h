@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The cluster description: every object loaded from manifests (nodes, pods,
- * topologies, flavors, queues, workload and pod priority classes, workloads,
- * pod groups and the configuration), with the string table and resource
- * registry they share.
+ * The cluster description: every object loaded from manifests (namespaces,
+ * nodes, pods, topologies, flavors, queues, workload and pod priority
+ * classes, workloads, pod groups and the configuration), with the string
+ * table and resource registry they share.
  *
  * Ownership: the cluster owns its objects and their arrays; every string
  * in them is interned in c->strings and lives as long as the cluster.
@@ -31,6 +31,7 @@
 #include "model/flavor.h"
 #include "model/local_queue.h"
 #include "model/node.h"
+#include "model/nspace.h"
 #include "model/pod.h"
 #include "model/pod_group.h"
 #include "model/pod_priority_class.h"
@@ -40,6 +41,7 @@
 #include "model/workload.h"
 
 enum kind {
+	KIND_NAMESPACE,
 	KIND_NODE,
 	KIND_POD,
 	KIND_TOPOLOGY,
@@ -59,6 +61,7 @@ struct cluster {
 	struct intern *strings;
 	struct resource_registry *resources;
 
+	VEC(struct nspace) namespaces;
 	VEC(struct node) nodes;
 	VEC(struct pod) pods;
 	VEC(struct topology) topologies;

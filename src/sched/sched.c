@@ -285,6 +285,22 @@ static bool cq_active(struct sched *s, size_t i, const char **why)
 	return true;
 }
 
+/*
+ * Mark the queues whose admitted workloads StopPolicy HoldAndDrain may
+ * take: their own, or, when any LocalQueue drains, every queue (a loaded
+ * admission may be in a ClusterQueue other than its LocalQueue's).
+ */
+static void init_drains(struct sched *s)
+{
+	bool lq_drains = false;
+
+	vec_foreach (&s->c->local_queues, lq)
+		lq_drains |= lq->stop == STOP_HOLD_AND_DRAIN;
+	for (size_t i = 0; i < s->ncq; i++)
+		s->cqs[i].drains =
+			lq_drains || s->cqs[i].cq->stop == STOP_HOLD_AND_DRAIN;
+}
+
 static void init_cqs(struct sched *s)
 {
 	size_t nf = s->c->flavors.len;
@@ -309,6 +325,7 @@ static void init_cqs(struct sched *s)
 				vec_push(&s->flavor_cqs[f], (int32_t)i);
 		}
 	}
+	init_drains(s);
 }
 
 struct sched *sched_new(const struct cluster *c,
@@ -432,12 +449,55 @@ static void release_next(struct sched_cq *q, struct sched_class *k)
 		queue_push(&q->heap, k->out);
 }
 
+/* Whether the namespaceSelector of ClusterQueue cq selects namespace ns
+ * (a Namespace object's labels, when one is loaded, and its name). */
+static bool ns_selected(const struct cluster *c, const char *ns,
+			const struct cluster_queue *cq)
+{
+	if (!cq->namespace_selector.len)
+		return true; /* no lookup for the common case */
+	if (!ns)
+		ns = "default";
+	return nspace_selected(cluster_find(c, KIND_NAMESPACE, NULL, ns), ns,
+			       &cq->namespace_selector);
+}
+
+/*
+ * Whether id stays out of its queue: its LocalQueue is stopped, or its
+ * ClusterQueue does not select its namespace. Kueue does not queue such
+ * workloads either, so they never block others; the reason goes to why.
+ */
+static bool held_out(struct sched *s, uint32_t id)
+{
+	struct sched_wl *wl = &s->wl[id];
+	const struct local_queue *lq =
+		wl->lq >= 0 ? &s->c->local_queues.items[wl->lq] : NULL;
+
+	if (lq && lq->stop != STOP_NONE) {
+		sched_why_set(&wl->why, SCHED_PEND_ON_HOLD,
+			      xasprintf("LocalQueue %s/%s is stopped "
+					"(stopPolicy)",
+					lq->ns, lq->name));
+		return true;
+	}
+	if (!ns_selected(s->c, wl->w->ns, s->cqs[wl->cq].cq)) {
+		sched_why_set(&wl->why, SCHED_PEND_MISCONFIGURED,
+			      xstrdup("Workload namespace doesn't match "
+				      "ClusterQueue selector"));
+		return true;
+	}
+	return false;
+}
+
 void sched_enqueue(struct sched *s, uint32_t id)
 {
 	struct sched_wl *wl = &s->wl[id];
 	struct sched_cq *q = &s->cqs[wl->cq];
-	struct sched_class *k = class_of(s, id);
+	struct sched_class *k;
 
+	if (held_out(s, id))
+		return;
+	k = class_of(s, id);
 	if (!k) {
 		queue_push(&q->heap, id);
 		return;

@@ -46,9 +46,11 @@ enum sched_wl_state {
 /* Why a workload is pending; names are Kueue's QuotaReserved reasons. */
 enum sched_pend {
 	SCHED_PEND_EVALUATION,	  /* PendingEvaluation: not tried yet */
-	SCHED_PEND_MISCONFIGURED, /* no LocalQueue or ClusterQueue */
+	SCHED_PEND_MISCONFIGURED, /* no LocalQueue or ClusterQueue, or its
+				     namespace is not selected by it */
 	SCHED_PEND_DEACTIVATED,	  /* spec.active is false */
-	SCHED_PEND_ON_HOLD,	  /* stopped or inactive ClusterQueue */
+	SCHED_PEND_ON_HOLD,	  /* stopped LocalQueue, stopped or inactive
+				     ClusterQueue */
 	SCHED_PEND_NO_MATCHING_FLAVOR,
 	SCHED_PEND_EXCEEDS_MAX_QUOTA, /* more than it could ever borrow */
 	SCHED_PEND_WAITING_FOR_QUOTA,
@@ -174,7 +176,13 @@ enum sched_job_usage {
  */
 enum sched_job_usage sched_assume_job(struct sched *s, uint32_t wl);
 
-/* Queue wl (a NEW or FINISHED workload) at now_us. */
+/*
+ * Queue wl (a NEW or FINISHED workload) at now_us. One that cannot be
+ * queued stays pending outside every queue, with its reason: deactivated,
+ * no LocalQueue or ClusterQueue, a stopped LocalQueue (OnHold), or a
+ * namespace that its ClusterQueue's namespaceSelector does not select
+ * (Misconfigured). The last two hold for every later requeue as well.
+ */
 void sched_submit(struct sched *s, uint32_t wl, int64_t now_us);
 
 /*

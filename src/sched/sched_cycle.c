@@ -177,19 +177,42 @@ static size_t process(struct sched *s, uint32_t id, struct assign *a,
 	return n + 1;
 }
 
-/* StopPolicy HoldAndDrain: evict what the queue has admitted. */
+/*
+ * The Evicted reason when StopPolicy HoldAndDrain takes admitted id away
+ * from queue q: q's own policy, else that of id's LocalQueue; or NULL.
+ */
+static const char *drain_reason(const struct sched *s, const struct sched_cq *q,
+				uint32_t id)
+{
+	int32_t lq = s->wl[id].lq;
+
+	if (q->cq->stop == STOP_HOLD_AND_DRAIN)
+		return "ClusterQueueStopped";
+	if (lq >= 0 && s->c->local_queues.items[lq].stop == STOP_HOLD_AND_DRAIN)
+		return "LocalQueueStopped";
+	return NULL;
+}
+
+/* StopPolicy HoldAndDrain: evict what a stopped ClusterQueue or
+ * LocalQueue has admitted. */
 static size_t drain(struct sched *s, int64_t now_us)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->ncq; i++) {
 		struct sched_cq *q = &s->cqs[i];
+		size_t j = 0;
 
-		if (q->cq->stop != STOP_HOLD_AND_DRAIN)
-			continue;
-		while (q->admitted.len) {
-			sched_evict(s, q->admitted.items[0],
-				    "ClusterQueueStopped", now_us);
+		while (q->drains && j < q->admitted.len) {
+			uint32_t id = q->admitted.items[j];
+			const char *why = drain_reason(s, q, id);
+
+			if (!why) {
+				j++;
+				continue;
+			}
+			/* The last admitted one takes slot j. */
+			sched_evict(s, id, why, now_us);
 			n++;
 		}
 	}

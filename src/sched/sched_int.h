@@ -71,6 +71,7 @@ struct sched_cq {
 	struct hmap class_of; /* hash -> index in classes */
 	VEC(struct sched_class) classes;
 	VEC(uint32_t) admitted;
+	bool drains;  /* HoldAndDrain may evict here (init_drains()) */
 	bool dirty;   /* capacity changed: unpark at the next cycle */
 	bool blocked; /* StrictFIFO head did not fit this cycle */
 	int32_t root; /* quota node of its tree's root */

@@ -5,7 +5,8 @@
  * PriorityClass and priority, the global default), queue order
  * (priority, timestamp, submission), BestEffortFIFO parking
  * until a release and StrictFIFO blocking, eviction and requeue order,
- * partial admission, stop policies, the conditions and pending reasons
+ * partial admission, stop policies of ClusterQueues and LocalQueues,
+ * namespace selectors, the conditions and pending reasons
  * with their numbers, and topology-aware admission that never gives the
  * same capacity twice.
  */
@@ -372,6 +373,142 @@ static void test_stop_policies(void **state)
 	stop(&x);
 }
 
+/* A LocalQueue with a stop policy in namespace ns. */
+static void lq_stopped(struct strbuf *sb, const char *name, const char *cq,
+		       const char *policy)
+{
+	strbuf_addf(sb,
+		    "---\n" K2 "kind: LocalQueue\n"
+		    "metadata: {name: %s, namespace: ns}\n"
+		    "spec: {clusterQueue: %s, stopPolicy: %s}\n",
+		    name, cq, policy);
+}
+
+/* Pretend wl was admitted to cq before the run. */
+static void assume(struct fx *x, const char *wl, const char *cq)
+{
+	uint32_t id = fx_id(&x->c, wl);
+
+	x->c.workloads.items[id].admission =
+		&(struct admission){ .cluster_queue = cq };
+	assert_int_equal(sched_assume_admitted(x->s, id, 0, NULL), 0);
+	x->c.workloads.items[id].admission = NULL;
+}
+
+static void test_local_queue_stop(void **state)
+{
+	struct strbuf sb, m;
+	struct fx x;
+	int64_t cqp[8], lqp[8];
+
+	(void)state;
+	strbuf_init(&sb);
+	strbuf_init(&m);
+	cq(&sb, "q", "4", "  queueingStrategy: StrictFIFO\n");
+	lq_stopped(&sb, "h", "q", "Hold");
+	lq_stopped(&sb, "d", "q", "HoldAndDrain");
+	fx_lq(&sb, "open", "q");
+	fx_wl(&sb, "held", "h", 10, 1, "10", 0, NULL); /* would block q */
+	fx_wl(&sb, "kept", "h", 0, 1, "1", 0, NULL);
+	fx_wl(&sb, "drained", "d", 0, 1, "1", 0, NULL);
+	fx_wl(&sb, "free", "open", 0, 1, "1", 0, NULL);
+	start(&x, &sb);
+	assume(&x, "kept", "q");
+	assume(&x, "drained", "q");
+	sched_submit(x.s, fx_id(&x.c, "held"), 0);
+	sched_submit(x.s, fx_id(&x.c, "free"), 0);
+	assert_int_equal(pend(&x, "held", &m), SCHED_PEND_ON_HOLD);
+	assert_string_equal(m.buf, "LocalQueue ns/h is stopped (stopPolicy)");
+	/* drained is evicted, free admitted: held blocks nothing */
+	assert_int_equal(sched_cycle(x.s, 1, &x.d), 2);
+	assert_true(fx_admitted(x.s, &x.c, "free"));
+	assert_true(fx_admitted(x.s, &x.c, "kept")); /* Hold keeps it */
+	assert_false(fx_admitted(x.s, &x.c, "drained"));
+	assert_string_equal(sched_wl_condition(x.s, fx_id(&x.c, "drained"),
+					       SCHED_COND_EVICTED)
+				    .reason,
+			    "LocalQueueStopped");
+	assert_int_equal(pend(&x, "drained", &m), SCHED_PEND_ON_HOLD);
+	assert_string_equal(m.buf, "LocalQueue ns/d is stopped (stopPolicy)");
+	assert_string_equal(sched_wl_condition(x.s, fx_id(&x.c, "held"),
+					       SCHED_COND_QUOTA_RESERVED)
+				    .reason,
+			    "OnHold");
+	sched_positions(x.s, cqp, lqp);
+	assert_int_equal(cqp[fx_id(&x.c, "held")], -1);
+	assert_int_equal(sched_cycle(x.s, 2, &x.d), 0);
+	strbuf_release(&m);
+	stop(&x);
+}
+
+/* A Workload of one pod of cpu in namespace ns, queue lq. */
+static void wl_in(struct strbuf *sb, const char *name, const char *ns,
+		  const char *lq, int prio, const char *cpu)
+{
+	strbuf_addf(sb,
+		    "---\n" K2 "kind: Workload\n"
+		    "metadata: {name: %s, namespace: %s}\n"
+		    "spec:\n  queueName: %s\n  priority: %d\n"
+		    "  podSets:\n  - name: main\n    count: 1\n"
+		    "    template: {spec: {containers: [{name: c, resources: "
+		    "{requests: {cpu: \"%s\"}}}]}}\n",
+		    name, ns, lq, prio, cpu);
+}
+
+static void test_namespace_selector(void **state)
+{
+	struct strbuf sb, m;
+	struct fx x;
+	int64_t cqp[8], lqp[8];
+
+	(void)state;
+	strbuf_init(&sb);
+	strbuf_init(&m);
+	cq(&sb, "gold", "4",
+	   "  queueingStrategy: StrictFIFO\n"
+	   "  namespaceSelector: {matchLabels: {tier: gold}}\n");
+	cq(&sb, "named", "4",
+	   "  namespaceSelector: {matchExpressions: [{key: "
+	   "kubernetes.io/metadata.name, operator: In, values: [ns]}]}\n");
+	cq(&sb, "all", "4", "  namespaceSelector: {}\n");
+	strbuf_addstr(&sb, "---\napiVersion: v1\nkind: Namespace\n"
+			   "metadata: {name: team, labels: {tier: gold}}\n");
+	fx_lq(&sb, "lq", "gold");
+	fx_lq(&sb, "byname", "named");
+	fx_lq(&sb, "any", "all");
+	strbuf_addstr(&sb, "---\n" K2 "kind: LocalQueue\n"
+			   "metadata: {name: lq, namespace: team}\n"
+			   "spec: {clusterQueue: gold}\n---\n" K2
+			   "kind: LocalQueue\n"
+			   "metadata: {name: byname, namespace: team}\n"
+			   "spec: {clusterQueue: named}\n");
+	/* out would block StrictFIFO gold if it were queued */
+	wl_in(&sb, "out", "ns", "lq", 10, "10");
+	wl_in(&sb, "in", "team", "lq", 0, "1");
+	wl_in(&sb, "by-name", "ns", "byname", 0, "1");
+	wl_in(&sb, "not-by-name", "team", "byname", 0, "1");
+	wl_in(&sb, "anyone", "ns", "any", 0, "1");
+	start(&x, &sb);
+	fx_run(x.s, &x.c, &x.d);
+	assert_true(fx_admitted(x.s, &x.c, "in"));
+	assert_true(fx_admitted(x.s, &x.c, "by-name"));
+	assert_true(fx_admitted(x.s, &x.c, "anyone"));
+	assert_false(fx_admitted(x.s, &x.c, "out"));
+	assert_false(fx_admitted(x.s, &x.c, "not-by-name"));
+	assert_int_equal(pend(&x, "out", &m), SCHED_PEND_MISCONFIGURED);
+	assert_string_equal(m.buf, "Workload namespace doesn't match "
+				   "ClusterQueue selector");
+	assert_int_equal(pend(&x, "not-by-name", &m), SCHED_PEND_MISCONFIGURED);
+	assert_string_equal(sched_wl_condition(x.s, fx_id(&x.c, "out"),
+					       SCHED_COND_QUOTA_RESERVED)
+				    .reason,
+			    "Misconfigured");
+	sched_positions(x.s, cqp, lqp);
+	assert_int_equal(cqp[fx_id(&x.c, "out")], -1);
+	strbuf_release(&m);
+	stop(&x);
+}
+
 static void test_misconfigured(void **state)
 {
 	struct strbuf sb, m;
@@ -593,6 +730,8 @@ int main(void)
 		cmocka_unit_test(test_evict_requeue),
 		cmocka_unit_test(test_partial),
 		cmocka_unit_test(test_stop_policies),
+		cmocka_unit_test(test_local_queue_stop),
+		cmocka_unit_test(test_namespace_selector),
 		cmocka_unit_test(test_misconfigured),
 		cmocka_unit_test(test_tas_no_double_booking),
 		cmocka_unit_test(test_fair_order),

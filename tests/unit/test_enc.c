@@ -145,6 +145,27 @@ static const struct {
 	  "containers: [{}]}}}\n",
 	  "\"template\":{\"spec\":{\"containers\":[{\"name\":\"main\"}],"
 	  "\"priorityClassName\":\"high\",\"priority\":5}}" },
+	/* a Namespace keeps its labels; spec and status are not read */
+	{ "apiVersion: v1\nkind: Namespace\n"
+	  "metadata: {name: team, labels: {tier: gold}}\n"
+	  "status: {phase: Active}\n",
+	  "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":"
+	  "{\"name\":\"team\",\"labels\":{\"tier\":\"gold\"}}}" },
+	/* a LocalQueue's stop policy */
+	{ "apiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\n"
+	  "metadata: {name: q, namespace: a}\n"
+	  "spec: {clusterQueue: cq, stopPolicy: HoldAndDrain}\n",
+	  "\"spec\":{\"clusterQueue\":\"cq\",\"stopPolicy\":"
+	  "\"HoldAndDrain\"}" },
+	/* no namespaceSelector means every namespace: {} for Kueue */
+	{ "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"
+	  "metadata: {name: cq}\nspec: {}\n",
+	  "\"spec\":{\"namespaceSelector\":{}}" },
+	{ "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"
+	  "metadata: {name: cq}\n"
+	  "spec: {namespaceSelector: {matchLabels: {tier: gold}}}\n",
+	  "\"namespaceSelector\":{\"matchExpressions\":[{\"key\":\"tier\","
+	  "\"operator\":\"In\",\"values\":[\"gold\"]}]}" },
 	/* durations in Go's form */
 	{ "apiVersion: echelon.dev/v1alpha1\nkind: Configuration\n"
 	  "waitForPodsReady: {timeout: 90m, recoveryTimeout: 90s}\n",

@@ -906,6 +906,25 @@ static const struct msg_case error_cases[] = {
 	  "  - {coveredResources: [r.io/x15], flavors: []}\n"
 	  "  - {coveredResources: [r.io/x16], flavors: []}\n",
 	  "t.yaml:6:3: spec.resourceGroups: must have at most 16 groups\n" },
+	/* LocalQueue stopPolicy: Kueue's three values only */
+	{ "t.yaml",
+	  "apiVersion: kueue.x-k8s.io/v1beta2\n"
+	  "kind: LocalQueue\n"
+	  "metadata: {name: q}\n"
+	  "spec: {clusterQueue: cq, stopPolicy: Drain}\n",
+	  "t.yaml:4:38: spec.stopPolicy: unsupported value \"Drain\": must be "
+	  "one of \"None\", \"Hold\", \"HoldAndDrain\"\n" },
+	/* Namespace: a DNS-1123 label, valid labels, no unknown fields */
+	{ "t.yaml",
+	  "apiVersion: v1\n"
+	  "kind: Namespace\n"
+	  "metadata:\n"
+	  "  name: team.a\n"
+	  "data: {}\n",
+	  "t.yaml:5:1: warning: unknown field \"data\" is ignored\n"
+	  "t.yaml:4:9: metadata.name: \"team.a\" is not a DNS-1123 label: at "
+	  "most 63 lowercase letters, digits, '-', starting and ending with a "
+	  "letter or digit\n" },
 	/* bad enums */
 	{ "t.yaml",
 	  "apiVersion: kueue.x-k8s.io/v1beta1\n"

@@ -275,6 +275,13 @@ static void describe(struct strbuf *sb, const struct cluster *c, enum kind k,
 		     size_t i)
 {
 	switch (k) {
+	case KIND_NAMESPACE: {
+		const struct nspace *ns = &c->namespaces.items[i];
+
+		strbuf_addstr(sb, ns->name);
+		add_labels(sb, "labels", &ns->labels);
+		break;
+	}
 	case KIND_NODE: {
 		const struct node *n = &c->nodes.items[i];
 
@@ -331,6 +338,8 @@ static void describe(struct strbuf *sb, const struct cluster *c, enum kind k,
 
 		strbuf_addf(sb, "%s/%s -> %s", lq->ns, lq->name,
 			    lq->cluster_queue);
+		if (lq->stop != STOP_NONE)
+			strbuf_addf(sb, " stop=%s", stop_names[lq->stop]);
 		break;
 	}
 	case KIND_PRIORITY_CLASS: {
@@ -648,6 +657,25 @@ static const struct decode_case decode_cases[] = {
 	  KUEUE1 "kind: LocalQueue\nmetadata: {name: q}\n"
 		 "spec: {clusterQueue: cq}\n",
 	  KIND_LOCAL_QUEUE, 0, "default/q -> cq" },
+	/* LocalQueue stopPolicy, in both apiVersions. */
+	{ "lq.yaml",
+	  KUEUE1 "kind: LocalQueue\nmetadata: {name: q, namespace: a}\n"
+		 "spec: {clusterQueue: cq, stopPolicy: Hold}\n",
+	  KIND_LOCAL_QUEUE, 0, "a/q -> cq stop=Hold" },
+	{ "lq.yaml",
+	  KUEUE2 "kind: LocalQueue\nmetadata: {name: q}\n"
+		 "spec: {clusterQueue: cq, stopPolicy: HoldAndDrain, "
+		 "fairSharing: {weight: 2}}\n",
+	  KIND_LOCAL_QUEUE, 0, "default/q -> cq stop=HoldAndDrain" },
+	/* Namespace: labels; spec and status are accepted, not used. */
+	{ "ns.yaml",
+	  "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-a\n"
+	  "  labels: {tier: gold, kubernetes.io/metadata.name: team-a}\n"
+	  "spec: {finalizers: [kubernetes]}\nstatus: {phase: Active}\n",
+	  KIND_NAMESPACE, 0,
+	  "team-a labels=[kubernetes.io/metadata.name=team-a,tier=gold]" },
+	{ "ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: b}\n",
+	  KIND_NAMESPACE, 0, "b" },
 	/* WorkloadPriorityClass: value at both int32 bounds. */
 	{ "pc.yaml",
 	  KUEUE1 "kind: WorkloadPriorityClass\nmetadata: {name: high}\n"
@@ -1041,6 +1069,7 @@ static const struct counts_case counts_cases[] = {
 	{ "e.yaml", "# nothing\n---\n---\n", "" },
 	/* Every kind in one multi-document file. */
 	{ "all.yaml",
+	  "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n---\n"
 	  "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n---\n"
 	  "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
 	  "spec: {containers: [{name: c}]}\n---\n" KUEUE2
@@ -1059,7 +1088,8 @@ static const struct counts_case counts_cases[] = {
 	  "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\n"
 	  "metadata: {name: pg}\nspec: {minMember: 2}\n---\n"
 	  "apiVersion: echelon.dev/v1alpha1\nkind: Configuration\n",
-	  "Node=1 Pod=1 Topology=1 ResourceFlavor=1 ClusterQueue=1 Cohort=1 "
+	  "Namespace=1 Node=1 Pod=1 Topology=1 ResourceFlavor=1 "
+	  "ClusterQueue=1 Cohort=1 "
 	  "LocalQueue=1 WorkloadPriorityClass=1 Workload=2 PodGroup=1 "
 	  "Configuration=1 jobs=1" },
 	/* The same name in two namespaces, or in two kinds, is no clash;
