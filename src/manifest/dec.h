@@ -163,8 +163,12 @@ int dec_job(struct dec *x, struct ynode *root) MUST_CHECK;
 int dec_pod_group(struct dec *x, struct ynode *root) MUST_CHECK;
 int dec_config(struct dec *x, struct ynode *root) MUST_CHECK;
 
-/* Push the object just decoded into its index; report a duplicate name
- * within the same batch (and pop it) as an error. */
-int dec_commit(struct dec *x, enum kind k, struct ynode *root) MUST_CHECK;
+/*
+ * Finish the object just pushed onto its vector: when ok, index it by name
+ * (a duplicate within the batch is reported, and the object dropped);
+ * otherwise drop it. Returns 0, or -EINVAL when it was dropped.
+ */
+int dec_commit(struct dec *x, enum kind k, struct ynode *root,
+	       bool ok) MUST_CHECK;
 
 #endif

@@ -199,12 +199,16 @@ void dec_meta_release(struct dec_meta *m)
 	labels_release(&m->annotations);
 }
 
-int dec_commit(struct dec *x, enum kind k, struct ynode *root)
+int dec_commit(struct dec *x, enum kind k, struct ynode *root, bool ok)
 {
 	struct ynode *meta = dec_get(root, "metadata");
 	struct strbuf key;
 	size_t len;
 
+	if (!ok) {
+		cluster_pop_last(x->batch, k);
+		return -EINVAL;
+	}
 	if (cluster_index_last(x->batch, k) == 0)
 		return 0;
 	strbuf_init(&key);
@@ -575,11 +579,7 @@ int dec_node(struct dec *x, struct ynode *root)
 		rc = -EINVAL;
 	if (SUB(x, root, "status", node_status, n) < 0)
 		rc = -EINVAL;
-	if (rc < 0 || !n->name) {
-		cluster_pop_last(x->batch, KIND_NODE);
-		return -EINVAL;
-	}
-	return dec_commit(x, KIND_NODE, root);
+	return dec_commit(x, KIND_NODE, root, rc == 0 && n->name);
 }
 
 /* A Namespace: its labels; spec (finalizers) and status (phase) do not
@@ -613,11 +613,7 @@ int dec_namespace(struct dec *x, struct ynode *root)
 	ns->labels = m.labels; /* moved: the metadata gives them up */
 	labels_init(&m.labels);
 	dec_meta_release(&m);
-	if (rc < 0 || !ns->name) {
-		cluster_pop_last(x->batch, KIND_NAMESPACE);
-		return -EINVAL;
-	}
-	return dec_commit(x, KIND_NAMESPACE, root);
+	return dec_commit(x, KIND_NAMESPACE, root, rc == 0 && ns->name);
 }
 
 static int pod_status(struct dec *x, struct ynode *status, struct pod *p)
@@ -675,11 +671,7 @@ int dec_pod(struct dec *x, struct ynode *root)
 	dec_pod_spec_release(&ps);
 	if (SUB(x, root, "status", pod_status, p) < 0)
 		rc = -EINVAL;
-	if (rc < 0 || !p->name) {
-		cluster_pop_last(x->batch, KIND_POD);
-		return -EINVAL;
-	}
-	return dec_commit(x, KIND_POD, root);
+	return dec_commit(x, KIND_POD, root, rc == 0 && p->name);
 }
 
 int dec_pod_priority_class(struct dec *x, struct ynode *root)
@@ -709,9 +701,6 @@ int dec_pod_priority_class(struct dec *x, struct ynode *root)
 	if (dec_str_field(x, root, "description", false, &pc->description) < 0)
 		rc = -EINVAL;
 	pc->value = (int32_t)value;
-	if (rc < 0 || !pc->name) {
-		cluster_pop_last(x->batch, KIND_POD_PRIORITY_CLASS);
-		return -EINVAL;
-	}
-	return dec_commit(x, KIND_POD_PRIORITY_CLASS, root);
+	return dec_commit(x, KIND_POD_PRIORITY_CLASS, root,
+			  rc == 0 && pc->name);
 }

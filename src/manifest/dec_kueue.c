@@ -132,11 +132,7 @@ int dec_topology(struct dec *x, struct ynode *root)
 			rc = -EINVAL;
 	}
 	dec_pop(x, len);
-	if (rc < 0 || !t->name) {
-		cluster_pop_last(x->batch, KIND_TOPOLOGY);
-		return -EINVAL;
-	}
-	return dec_commit(x, KIND_TOPOLOGY, root);
+	return dec_commit(x, KIND_TOPOLOGY, root, rc == 0 && t->name);
 }
 
 static int flavor_spec(struct dec *x, struct ynode *spec, struct flavor *f)
@@ -204,11 +200,7 @@ int dec_flavor(struct dec *x, struct ynode *root)
 			rc = -EINVAL;
 		dec_pop(x, len);
 	}
-	if (rc < 0 || !f->name) {
-		cluster_pop_last(x->batch, KIND_FLAVOR);
-		return -EINVAL;
-	}
-	return dec_commit(x, KIND_FLAVOR, root);
+	return dec_commit(x, KIND_FLAVOR, root, rc == 0 && f->name);
 }
 
 static int quota_field(struct dec *x, struct ynode *res, const char *key,
@@ -670,11 +662,7 @@ int dec_cluster_queue(struct dec *x, struct ynode *root)
 	if (!spec || cq_spec(x, spec, cq) < 0)
 		rc = -EINVAL;
 	dec_pop(x, len);
-	if (rc < 0 || !cq->name) {
-		cluster_pop_last(x->batch, KIND_CLUSTER_QUEUE);
-		return -EINVAL;
-	}
-	return dec_commit(x, KIND_CLUSTER_QUEUE, root);
+	return dec_commit(x, KIND_CLUSTER_QUEUE, root, rc == 0 && cq->name);
 }
 
 int dec_cohort(struct dec *x, struct ynode *root)
@@ -714,11 +702,7 @@ int dec_cohort(struct dec *x, struct ynode *root)
 		}
 		dec_pop(x, len);
 	}
-	if (rc < 0 || !c->name) {
-		cluster_pop_last(x->batch, KIND_COHORT);
-		return -EINVAL;
-	}
-	return dec_commit(x, KIND_COHORT, root);
+	return dec_commit(x, KIND_COHORT, root, rc == 0 && c->name);
 }
 
 int dec_local_queue(struct dec *x, struct ynode *root)
@@ -755,11 +739,7 @@ int dec_local_queue(struct dec *x, struct ynode *root)
 		lq->stop = (enum stop_policy)stop;
 	}
 	dec_pop(x, len);
-	if (rc < 0 || !lq->name) {
-		cluster_pop_last(x->batch, KIND_LOCAL_QUEUE);
-		return -EINVAL;
-	}
-	return dec_commit(x, KIND_LOCAL_QUEUE, root);
+	return dec_commit(x, KIND_LOCAL_QUEUE, root, rc == 0 && lq->name);
 }
 
 int dec_priority_class(struct dec *x, struct ynode *root)
@@ -784,9 +764,5 @@ int dec_priority_class(struct dec *x, struct ynode *root)
 	if (dec_str_field(x, root, "description", false, &pc->description) < 0)
 		rc = -EINVAL;
 	pc->value = (int32_t)value;
-	if (rc < 0 || !pc->name) {
-		cluster_pop_last(x->batch, KIND_PRIORITY_CLASS);
-		return -EINVAL;
-	}
-	return dec_commit(x, KIND_PRIORITY_CLASS, root);
+	return dec_commit(x, KIND_PRIORITY_CLASS, root, rc == 0 && pc->name);
 }

@@ -730,11 +730,7 @@ int dec_workload(struct dec *x, struct ynode *root)
 			rc = -EINVAL;
 		dec_pop(x, len);
 	}
-	if (rc < 0 || !w->name) {
-		cluster_pop_last(x->batch, KIND_WORKLOAD);
-		return -EINVAL;
-	}
-	return dec_commit(x, KIND_WORKLOAD, root);
+	return dec_commit(x, KIND_WORKLOAD, root, rc == 0 && w->name);
 }
 
 /*
@@ -1017,15 +1013,15 @@ int dec_job(struct dec *x, struct ynode *root)
 		rc = -EINVAL;
 	}
 	dec_meta_release(&m);
-	if (rc < 0 || !w->owner_name) {
-		cluster_pop_last(x->batch, KIND_WORKLOAD);
-		return -EINVAL;
+	if (w->owner_name) {
+		name = xasprintf("job-%s", w->owner_name);
+		w->name = cluster_str(x->batch, name);
+		free(name);
 	}
-	name = xasprintf("job-%s", w->owner_name);
-	w->name = cluster_str(x->batch, name);
-	free(name);
-	x->batch->jobs++;
-	return dec_commit(x, KIND_WORKLOAD, root);
+	rc = dec_commit(x, KIND_WORKLOAD, root, rc == 0 && w->name);
+	if (rc == 0)
+		x->batch->jobs++;
+	return rc;
 }
 
 int dec_pod_group(struct dec *x, struct ynode *root)
@@ -1072,9 +1068,5 @@ int dec_pod_group(struct dec *x, struct ynode *root)
 	dec_pop(x, len);
 	pg->min_member = (int32_t)min;
 	pg->schedule_timeout_s = (int32_t)timeout;
-	if (rc < 0 || !pg->name) {
-		cluster_pop_last(x->batch, KIND_POD_GROUP);
-		return -EINVAL;
-	}
-	return dec_commit(x, KIND_POD_GROUP, root);
+	return dec_commit(x, KIND_POD_GROUP, root, rc == 0 && pg->name);
 }
