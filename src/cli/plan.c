@@ -152,6 +152,33 @@ static json_t *podset_json(const struct plan *p, const struct workload *w,
 	return j;
 }
 
+/* Kueue's conditions of a workload, in their usual order. */
+static json_t *conditions_json(const struct plan *p, uint32_t wl)
+{
+	json_t *arr = json_array();
+
+	for (int t = 0; t < SCHED_COND_COUNT; t++) {
+		struct sched_condition c =
+			sched_wl_condition(p->s, wl, (enum sched_cond)t);
+		json_t *j;
+
+		if (!c.present)
+			continue;
+		j = json_object();
+		json_object_set_new(
+			j, "type",
+			json_string(sched_cond_name((enum sched_cond)t)));
+		json_object_set_new(j, "status",
+				    json_string(c.status ? "True" : "False"));
+		json_object_set_new(j, "reason", json_string(c.reason));
+		if (c.message && *c.message)
+			json_object_set_new(j, "message",
+					    json_string(c.message));
+		json_array_append_new(arr, j);
+	}
+	return arr;
+}
+
 static json_t *admitted_json(const struct plan *p, struct strbuf *sb)
 {
 	json_t *arr = json_array();
@@ -174,6 +201,7 @@ static json_t *admitted_json(const struct plan *p, struct strbuf *sb)
 			json_array_append_new(
 				jps, podset_json(p, w, k, &adm->ps[k]));
 		json_object_set_new(jw, "podSets", jps);
+		json_object_set_new(jw, "conditions", conditions_json(p, i));
 		json_array_append_new(arr, jw);
 	}
 	return arr;
@@ -196,6 +224,7 @@ static json_t *preempted_json(const struct plan *p, struct strbuf *sb)
 		json_object_set_new(
 			j, "reason",
 			json_string(sched_preempt_reason_name(d->reason)));
+		json_object_set_new(j, "conditions", conditions_json(p, d->wl));
 		json_array_append_new(arr, j);
 	}
 	return arr;
@@ -235,6 +264,7 @@ static json_t *pending_json(const struct plan *p, struct strbuf *sb)
 		json_object_set_new(j, "reason",
 				    json_string(sched_pend_name(why)));
 		json_object_set_new(j, "message", json_string(msg.buf));
+		json_object_set_new(j, "conditions", conditions_json(p, i));
 		json_array_append_new(arr, j);
 	}
 	strbuf_release(&msg);
