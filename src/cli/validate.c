@@ -105,7 +105,16 @@ static void summarise(const struct cluster *c)
 	strbuf_release(&sb);
 }
 
-int cli_validate(int argc, char **argv)
+struct validate_opts {
+	const char **paths;
+	size_t npaths;
+	bool strict;
+	bool summary;
+	enum output_format fmt;
+};
+
+/* 0 to go on, else the exit status (1 is never returned here). */
+static int parse_args(int argc, char **argv, struct validate_opts *o)
 {
 	static const struct option opts[] = {
 		{ "filename", required_argument, NULL, 'f' },
@@ -114,68 +123,80 @@ int cli_validate(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char **paths = xcalloc((size_t)argc, sizeof(*paths));
-	struct cluster c;
-	struct diag d;
-	struct strbuf sb;
-	size_t n = 0, warnings = 0;
-	bool strict = false, summary = true;
-	enum output_format fmt = OUTPUT_TABLE;
-	int opt, rc = 1;
+	int opt;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
-			summary = strcmp(optarg, "summary") == 0;
-			if (!summary && (output_parse(optarg, &fmt) < 0 ||
-					 fmt == OUTPUT_TABLE)) {
-				usage(stderr);
-				free(paths);
+			o->summary = strcmp(optarg, "summary") == 0;
+			if (!o->summary && (output_parse(optarg, &o->fmt) < 0 ||
+					    o->fmt == OUTPUT_TABLE))
 				return 2;
-			}
 			break;
 		case 'f':
-			paths[n++] = optarg;
+			o->paths[o->npaths++] = optarg;
 			break;
 		case 's':
-			strict = true;
+			o->strict = true;
 			break;
 		case 'h':
 			usage(stdout);
-			free(paths);
-			return 0;
+			return -1;
 		default:
-			usage(stderr);
-			free(paths);
 			return 2;
 		}
 	}
-	if (n == 0 || optind < argc) {
-		usage(stderr);
-		free(paths);
-		return 2;
-	}
-	cluster_init(&c);
+	return o->npaths == 0 || optind < argc ? 2 : 0;
+}
+
+/* Print the summary or the objects; returns the exit status. */
+static int report(const struct cluster *c, const struct validate_opts *o,
+		  size_t load_warnings)
+{
+	struct strbuf sb;
+	struct diag d;
+	int rc;
+
 	diag_init(&d);
 	strbuf_init(&sb);
-	if (cli_load(&c, paths, n, false, &warnings) == 0) {
-		cluster_check_refs(&c, &d);
-		diag_format(&d, &sb);
-		fputs(sb.buf, stderr);
-		if (summary) {
-			summarise(&c);
-		} else {
-			json_t *all = enc_cluster(&c);
+	cluster_check_refs(c, &d);
+	diag_format(&d, &sb);
+	fputs(sb.buf, stderr);
+	if (o->summary) {
+		summarise(c);
+	} else {
+		json_t *all = enc_cluster(c);
 
-			output_print(all, fmt);
-			json_decref(all);
-		}
-		rc = strict && (warnings || d.warnings) ? 1 : 0;
+		output_print(all, o->fmt);
+		json_decref(all);
 	}
+	rc = o->strict && (load_warnings || d.warnings) ? 1 : 0;
 	strbuf_release(&sb);
 	diag_release(&d);
+	return rc;
+}
+
+int cli_validate(int argc, char **argv)
+{
+	struct validate_opts o = { .summary = true, .fmt = OUTPUT_TABLE };
+	struct cluster c;
+	size_t warnings = 0;
+	int rc;
+
+	o.paths = xcalloc((size_t)argc, sizeof(*o.paths));
+	rc = parse_args(argc, argv, &o);
+	if (rc) {
+		if (rc == 2)
+			usage(stderr);
+		free(o.paths);
+		return rc < 0 ? 0 : rc;
+	}
+	cluster_init(&c);
+	rc = 1;
+	if (cli_load(&c, o.paths, o.npaths, false, &warnings) == 0)
+		rc = report(&c, &o, warnings);
 	cluster_release(&c);
-	free(paths);
+	free(o.paths);
 	return rc;
 }
