@@ -562,9 +562,12 @@ void sched_unpark_dirty(struct sched *s)
 static const struct sched_why *parked_why(const struct sched *s, uint32_t id)
 {
 	const struct sched_wl *wl = &s->wl[id];
-	const struct sched_cq *q = &s->cqs[wl->cq];
+	const struct sched_cq *q;
 	int64_t i;
 
+	if (wl->cq < 0)
+		return NULL; /* no ClusterQueue: never queued, never parked */
+	q = &s->cqs[wl->cq];
 	if (q->cq->queueing != QUEUEING_BEST_EFFORT_FIFO ||
 	    !hmap_get(&q->class_of, &wl->hash, sizeof(wl->hash), &i))
 		return NULL;
