@@ -20,6 +20,11 @@
  * when one does: that result is the one the full pass would give, because
  * the pruned domains cannot fit and only a fitting domain is ever chosen.
  * Otherwise (no fit, climbing, greedy) the full pass runs over every unit.
+ *
+ * No level is sorted (Kueue sorts every domain of the fit level, for an
+ * unconstrained request every host): place_select.c scans for a single
+ * domain and selects the few the greedy walk takes. Affinity tiers keep
+ * the sort (find_sorted()), and req->sorted keeps it for the tests.
  */
 #include "place/place.h"
 #include "place/place_run.h"
@@ -877,87 +882,52 @@ static int32_t failed_count(const struct run *r, const struct idvec *ids)
 	return r->lfc ? r->pd[pick].state : r->pd[pick].slice;
 }
 
+static bool find_level(struct run *r, struct place_result *res, unsigned level,
+		       struct idvec *ids, struct idvec *out);
+
 /*
- * findLevelWithFitDomains at one level for a single fitting domain,
- * without sorting: the first domain of the sorted order is the least one
- * under place_run_cmp, and the best fit is the least by (count, dom_cmp) among
- * those that hold the request. False when no single domain is chosen.
+ * find_level() once place_select_one() found no single domain (no
+ * affinity tiers), as find_sorted() goes on, with scans for the sort:
+ * required fails, preferred climbs a level, the rest is the greedy walk.
+ * top does not hold the request (else it had been chosen); a required
+ * LeastFreeCapacity request that fails never gets here, as
+ * fits_anywhere() decided it.
  */
-static bool fast_pick(struct run *r, struct place_result *res, unsigned level,
-		      const struct idvec *ids, struct idvec *out)
+static bool no_single(struct run *r, struct place_result *res, unsigned level,
+		      struct idvec *ids, struct idvec *out)
 {
-	struct sort_arg sa = { r, true };
 	int64_t slices = r->count / r->slice_size;
-	enum field f =
-		r->lfc ? F_SLICE : (r->leader_count ? F_SLICE_WL : F_SLICE);
-	uint32_t top = DOM_NONE, best = DOM_NONE;
+	uint32_t first, top;
+	int32_t fit;
 
-	for (size_t i = 0; i < ids->len; i++) {
-		uint32_t d = ids->items[i];
-		int32_t v = field(&r->pd[d], f);
-
-		if (top == DOM_NONE || place_run_cmp(&d, &top, &sa) < 0)
-			top = d;
-		if (v < slices)
-			continue;
-		if (best == DOM_NONE || v < field(&r->pd[best], f) ||
-		    (v == field(&r->pd[best], f) &&
-		     place_run_cmp(&d, &best, &sa) < 0))
-			best = d;
-	}
-	if (top == DOM_NONE || best == DOM_NONE)
-		return false;
-	if (!r->lfc && (r->pd[top].slice_wl < slices ||
-			r->pd[top].leader < r->leader_count))
-		return false;
-	if (r->lfc) {
-		/* the first in sorted order that fits, not the tightest */
-		best = DOM_NONE;
-		for (size_t i = 0; i < ids->len; i++) {
-			uint32_t d = ids->items[i];
-
-			if (r->pd[d].slice >= slices &&
-			    (best == DOM_NONE ||
-			     place_run_cmp(&d, &best, &sa) < 0))
-				best = d;
-		}
-	} else if (r->pd[best].slice_wl < slices ||
-		   r->pd[best].leader < r->leader_count) {
-		return false;
-	}
-	vec_push(out, best);
+	top = place_select_top(r, ids, &first);
+	if (r->required)
+		return fail_at(r, res, level, r->pd[top].slice,
+			       (int32_t)slices);
+	if (level > 0 && !r->unconstrained)
+		return find_level(r, res, level - 1, ids, out);
 	res->level = level;
-	return true;
+	switch (place_select_greedy(r, ids, first, out, &fit)) {
+	case WALK_DONE:
+		return true;
+	case WALK_SHORT:
+		return fail_at(r, res, level, fit, (int32_t)slices);
+	default:
+		place_run_sort(r, ids->items, ids->len, true);
+		return greedy(r, res, level, ids->items, ids->len, out);
+	}
 }
 
-/*
- * findLevelWithFitDomains. ids holds the domains to consider at `level`
- * (all live ones, or the fast pass's candidates); the chosen domains go
- * to out. With fast set, anything but a single fitting domain at this
- * level returns false with no reason, for the caller to run the full pass.
- */
-static bool find_level(struct run *r, struct place_result *res, unsigned level,
-		       struct idvec *ids, struct idvec *out, bool fast)
+/* findLevelWithFitDomains on the sorted level (ids, all live domains). */
+static bool find_sorted(struct run *r, struct place_result *res, unsigned level,
+			struct idvec *ids, struct idvec *out)
 {
 	int64_t slices = r->count / r->slice_size;
 	uint32_t top;
 
-	if (!fast)
-		level_doms(r, level, ids);
-	if (!ids->len) {
-		if (fast)
-			return false;
-		strbuf_addf(&res->reason, "no topology domains at level: %s",
-			    r->t->topology->levels[level]);
-		return false;
-	}
-	if (!fast && r->required && !r->aff && !fits_anywhere(r, ids, slices))
-		return fail_at(r, res, level, failed_count(r, ids),
-			       (int32_t)slices);
 	place_run_sort(r, ids->items, ids->len, true);
 	top = ids->items[0];
-	if (!r->lfc && r->pd[top].slice_wl >= slices &&
-	    r->pd[top].leader >= r->leader_count)
+	if (!r->lfc && place_run_holds(r, top, slices))
 		top = best_fit(r, ids->items, ids->len, slices, r->leader_count,
 			       true);
 	if (r->lfc) {
@@ -968,42 +938,71 @@ static bool find_level(struct run *r, struct place_result *res, unsigned level,
 				return true;
 			}
 		}
-		if (r->required || fast)
-			return fast ? false
-				    : fail_at(r, res, level,
-					      r->pd[vec_last(ids)[0]].state,
-					      (int32_t)slices);
-	}
-	if (r->pd[top].slice_wl < slices ||
-	    r->pd[top].leader < r->leader_count) {
-		if (fast)
-			return false;
-		if (r->required && r->aff) {
-			/* a lower affinity tier may still hold it */
-			for (size_t i = 1; i < ids->len; i++) {
-				const struct pdom *q = &r->pd[ids->items[i]];
-
-				if (q->slice_wl < slices ||
-				    q->leader < r->leader_count)
-					continue;
-				vec_push(out, best_fit(r, ids->items + i,
-						       ids->len - i, slices,
-						       r->leader_count, true));
-				res->level = level;
-				return true;
-			}
-		}
 		if (r->required)
-			return fail_at(r, res, level, r->pd[top].slice,
+			return fail_at(r, res, level,
+				       r->pd[vec_last(ids)[0]].state,
 				       (int32_t)slices);
-		if (level > 0 && !r->unconstrained)
-			return find_level(r, res, level - 1, ids, out, false);
-		res->level = level;
-		return greedy(r, res, level, ids->items, ids->len, out);
 	}
-	vec_push(out, top);
+	if (place_run_holds(r, top, slices)) {
+		vec_push(out, top);
+		res->level = level;
+		return true;
+	}
+	if (r->required && r->aff) {
+		/* a lower affinity tier may still hold it */
+		for (size_t i = 1; i < ids->len; i++) {
+			if (!place_run_holds(r, ids->items[i], slices))
+				continue;
+			vec_push(out, best_fit(r, ids->items + i, ids->len - i,
+					       slices, r->leader_count, true));
+			res->level = level;
+			return true;
+		}
+	}
+	if (r->required)
+		return fail_at(r, res, level, r->pd[top].slice,
+			       (int32_t)slices);
+	if (level > 0 && !r->unconstrained)
+		return find_level(r, res, level - 1, ids, out);
 	res->level = level;
-	return true;
+	return greedy(r, res, level, ids->items, ids->len, out);
+}
+
+/*
+ * findLevelWithFitDomains: the chosen domains of `level` (or of a level
+ * above, climbing) go to out; ids is scratch. Kueue sorts the level; here
+ * one scan finds a single fitting domain, and only the greedy walk looks
+ * further, at no more domains than it takes. Affinity tiers (and the
+ * tests' reference, req->sorted) take the sort.
+ */
+static bool find_level(struct run *r, struct place_result *res, unsigned level,
+		       struct idvec *ids, struct idvec *out)
+{
+	const struct topo *t = r->t;
+	int64_t slices = r->count / r->slice_size;
+	bool scan = !r->aff && !r->req->sorted;
+
+	if (scan) {
+		uint32_t d = place_select_one(r, level, NULL, 0);
+
+		if (d != DOM_NONE) {
+			vec_push(out, d);
+			res->level = level;
+			return true;
+		}
+	}
+	level_doms(r, level, ids);
+	if (!ids->len) {
+		strbuf_addf(&res->reason, "no topology domains at level: %s",
+			    t->topology->levels[level]);
+		return false;
+	}
+	if (r->required && !r->aff && !fits_anywhere(r, ids, slices))
+		return fail_at(r, res, level, failed_count(r, ids),
+			       (int32_t)slices);
+	if (scan)
+		return no_single(r, res, level, ids, out);
+	return find_sorted(r, res, level, ids, out);
 }
 
 /* ---- Phase 2b: down to the units --------------------------------------- */
@@ -1216,7 +1215,9 @@ static bool dom_may_hold(const struct run *r, uint32_t d, const int64_t *thr)
 
 /*
  * The fast pass: fill only the requested level's domains whose aggregates
- * allow the whole request, and keep the answer when one of them fits.
+ * allow the whole request, and keep the answer when one of them fits. At
+ * the lowest level nothing is pruned: every unit is filled (mostly from
+ * the cache) and the level is scanned without listing it.
  */
 static bool try_fast(struct run *r, struct place_result *res, struct idvec *ids,
 		     struct idvec *out)
@@ -1224,26 +1225,34 @@ static bool try_fast(struct run *r, struct place_result *res, struct idvec *ids,
 	const struct topo *t = r->t;
 	unsigned level = r->req_level;
 	int64_t slices = r->count / r->slice_size;
-
 	int64_t thr[RESOURCE_MAX];
-	bool prune = level < r->unit_level && !r->missing;
+	uint32_t d;
 
-	ids->len = 0;
 	r->stats = false;
+	if (level == r->unit_level) {
+		fill_all(r);
+		d = place_select_one(r, level, NULL, 0);
+		goto out;
+	}
+	ids->len = 0;
 	for (int i = 0; i < r->nfast; i++) {
 		if (__builtin_mul_overflow(slices * r->slice_size,
 					   r->wreq[r->fast_ids[i]], &thr[i]))
 			thr[i] = INT64_MAX;
 	}
-	for (uint32_t d = t->level_off[level]; d < t->level_off[level + 1];
-	     d++) {
-		if (!t->dom_live[d] || (prune && !dom_may_hold(r, d, thr)))
-			continue;
-		vec_push(ids, d);
+	for (d = t->level_off[level]; d < t->level_off[level + 1]; d++) {
+		if (t->dom_live[d] && (r->missing || dom_may_hold(r, d, thr)))
+			vec_push(ids, d);
 	}
 	for (size_t i = 0; i < ids->len; i++)
 		fill_dom(r, ids->items[i], level);
-	return fast_pick(r, res, level, ids, out);
+	d = place_select_one(r, level, ids->items, ids->len);
+out:
+	if (d == DOM_NONE)
+		return false;
+	vec_push(out, d);
+	res->level = level;
+	return true;
 }
 
 static void split_result(struct run *r, struct place_result *res,
@@ -1346,8 +1355,7 @@ static bool run_place(struct run *r, struct place_result *res)
 			ok = used_balanced =
 				place_balanced(r, &s->a, &res->level);
 		if (!ok)
-			ok = find_level(r, res, r->req_level, &s->b, &s->a,
-					false);
+			ok = find_level(r, res, r->req_level, &s->b, &s->a);
 	}
 	if (!ok) {
 		if (r->failed)

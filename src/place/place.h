@@ -53,6 +53,11 @@ struct place_request {
 	const char *slice_override_level;
 	bool exhaustive; /* skip the fast pass and the cache (for tests) */
 	bool cold;	 /* do not reuse counts cached in the result */
+	/*
+	 * Sort each level as Kueue does instead of scanning it and selecting
+	 * from it (tests: with exhaustive, the reference for both).
+	 */
+	bool sorted;
 };
 
 /* Pods of one pod set on one unit (lowest-level domain). */

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The state of one placement run, shared by the files of the placement
- * algorithm (place.c, place_balanced.c) and by nothing else: per-domain
- * counts, the request turned into Kueue's parameters, the scratch memory
- * kept in a place_result between calls, and the few helpers the balanced
- * policy reuses. Not an API: callers use place.h.
+ * algorithm (place.c, place_balanced.c, place_select.c) and by nothing
+ * else: per-domain counts, the request turned into Kueue's parameters, the
+ * scratch memory kept in a place_result between calls, and the few helpers
+ * the balanced policy and the selection reuse. Not an API: callers use
+ * place.h.
  */
 #ifndef ECHELON_PLACE_RUN_H
 #define ECHELON_PLACE_RUN_H
@@ -135,6 +136,42 @@ void place_run_fill_parent(struct run *r, uint32_t d, unsigned level);
 /* Append the live children of the domains from[0..n) to `to`. */
 void place_run_children(const struct run *r, const uint32_t *from, size_t n,
 			struct idvec *to);
+
+/* Whether domain d holds the whole request (count / slice size) and the
+ * leader. */
+static inline bool place_run_holds(const struct run *r, uint32_t d,
+				   int64_t slices)
+{
+	return r->pd[d].slice_wl >= slices &&
+	       r->pd[d].leader >= r->leader_count;
+}
+
+/*
+ * place_select.c: findLevelWithFitDomains without sorting the level (no
+ * affinity tiers), on filled counts.
+ *
+ * place_select_one(): the single domain chosen at `level` among ids[0..n)
+ * (ascending), or with ids NULL among the live domains of the level;
+ * DOM_NONE when no single domain is chosen.
+ *
+ * place_select_top(): for the live domains ids (not empty), the first in
+ * sort order into *ret_first; returns it, or BestFit's best fit in its
+ * place when it holds the request.
+ *
+ * place_select_greedy(): the greedy walk from `first` (as above). WALK_DONE
+ * with the domains appended to out; WALK_SHORT with the count Kueue reports
+ * in *ret_fit; WALK_SORT when only greedy() on the sorted level walks it
+ * (out untouched). Uses r->s->c.
+ */
+enum select_walk { WALK_DONE, WALK_SHORT, WALK_SORT };
+
+uint32_t place_select_one(const struct run *r, unsigned level,
+			  const uint32_t *ids, size_t n);
+uint32_t place_select_top(const struct run *r, const struct idvec *ids,
+			  uint32_t *ret_first);
+enum select_walk place_select_greedy(struct run *r, const struct idvec *ids,
+				     uint32_t first, struct idvec *out,
+				     int32_t *ret_fit);
 
 /*
  * place_setup.c: the requested resources (ordered for counting) and the
