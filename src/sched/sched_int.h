@@ -117,9 +117,7 @@ struct sched {
 		uint64_t gen;
 		bool valid;
 		struct place_workload_result *r;
-		uint32_t fast_node; /* UINT32_MAX: the result r holds it */
 	} last_check;
-	bool no_fast; /* tests: always use the placement engine */
 	VEC(struct sched_tas_fail) tas_fails;
 };
 
@@ -209,18 +207,6 @@ bool tas_place(struct sched *s, int32_t f, const struct workload *w,
  * released (epoch), whatever its queue. Returns fit; the reason into why.
  */
 bool tas_check(struct sched *s, int32_t f, uint32_t id, struct strbuf *why);
-/*
- * The node the placement engine would choose for a single pod required
- * at the hostname level on f when nothing filters nodes (no taints on the
- * flavor's nodes, node selector, affinity, slices, groups, balanced or
- * LeastFreeCapacity placement): the live node with the fewest pods of
- * this shape fitting, at least one, first in topology order. UINT32_MAX
- * when the fast path does not apply or no node fits (the engine then
- * decides, and explains). tests/unit/test_tas_fast.c checks it against
- * the engine.
- */
-uint32_t tas_fast_node(const struct sched *s, int32_t f,
-		       const struct workload *w, const int32_t *counts);
 /* Add (sign 1) or remove (-1) the node usage recorded in adm. */
 void tas_charge(struct sched *s, const struct workload *w,
 		const struct sched_admission *adm, int sign);

@@ -85,78 +85,6 @@ static struct place_workload_result *scratch_for(struct sched *s, int32_t f,
 	return s->scratch[slot];
 }
 
-static bool fast_eligible(const struct sched *s, const struct topo *t,
-			  const struct workload *w, const int32_t *counts)
-{
-	const struct placement_config *cfg = &cluster_config(s->c)->placement;
-	const struct podset *ps = &w->podsets[0];
-	const struct topology_request *tr = &ps->topology;
-
-	if (s->no_fast || w->npodsets != 1 ||
-	    (counts ? counts[0] : ps->count) != 1)
-		return false;
-	if (tr->mode != TOPOLOGY_REQUIRED || !tr->level || tr->nslices ||
-	    tr->group_name || !t->hostname_lowest ||
-	    topology_level_index(t->topology, tr->level) != (int)t->nlevels - 1)
-		return false;
-	if (ps->node_selector.len || ps->affinity.present || ps->npreferred ||
-	    cfg->balanced || cfg->algorithm == PLACEMENT_LEAST_FREE_CAPACITY)
-		return false;
-	for (uint32_t d = t->level_off[0]; d < t->level_off[1]; d++) {
-		if (t->dom_tainted[d])
-			return false;
-	}
-	for (int r = t->nres; r < RESOURCE_MAX; r++) {
-		if (ps->requests.v[r])
-			return false;
-	}
-	return true;
-}
-
-uint32_t tas_fast_node(const struct sched *s, int32_t f,
-		       const struct workload *w, const int32_t *counts)
-{
-	const struct topo *t = s->tas[f].t;
-	const int64_t *req = w->podsets[0].requests.v;
-	uint32_t best = UINT32_MAX;
-	int64_t bs = INT64_MAX;
-
-	if (!fast_eligible(s, t, w, counts))
-		return UINT32_MAX;
-	for (uint32_t n = 0; n < t->nnodes; n++) {
-		const int64_t *fr = &t->node_free[(size_t)n * t->nres];
-		int64_t k = INT64_MAX;
-
-		if (!topo_node_live(t, n))
-			continue;
-		for (int r = 0; r < t->nres && k > 0; r++) {
-			if (req[r] > 0 && fr[r] / req[r] < k)
-				k = fr[r] > 0 ? fr[r] / req[r] : 0;
-		}
-		if (k >= 1 && k < bs) {
-			best = n;
-			bs = k;
-			if (k == 1) /* nothing can fit tighter */
-				break;
-		}
-	}
-	return best;
-}
-
-/* Admit the single pod of w on node n of f. */
-static bool record_fast(struct sched *s, int32_t f, const struct workload *w,
-			struct sched_admission *adm, uint32_t n)
-{
-	struct sched_podset_admission *pa = &adm->ps[0];
-
-	pa->tas_flavor = f;
-	pa->nodes = xcalloc(2, sizeof(*pa->nodes));
-	pa->nodes[0] = n;
-	topo_node_add_usage(s->tas[f].t, n, &w->podsets[0].requests, 1);
-	s->tas_gen++;
-	return true;
-}
-
 /* Whether the last check placed w on f against today's usage. */
 static bool reuse(const struct sched *s, int32_t f, const struct workload *w,
 		  const int32_t *counts)
@@ -182,18 +110,10 @@ bool tas_place(struct sched *s, int32_t f, const struct workload *w,
 	BUG_ON(!t);
 	if (apply && reuse(s, f, w, counts)) {
 		r = s->last_check.r;
-		if (s->last_check.fast_node != UINT32_MAX)
-			return record_fast(s, f, w, adm,
-					   s->last_check.fast_node);
 		goto record;
 	}
 	s->last_check.valid = false;
 	s->last_check.r = r;
-	s->last_check.fast_node = tas_fast_node(s, f, w, counts);
-	if (s->last_check.fast_node != UINT32_MAX)
-		return apply ? record_fast(s, f, w, adm,
-					   s->last_check.fast_node)
-			     : true;
 	for (size_t i = 0; i < w->npodsets; i++) {
 		if (counts)
 			tmp.podsets[i].count = counts[i];
