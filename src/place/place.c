@@ -83,6 +83,7 @@ void place_result_release(struct place_result *res)
 		vec_release(&s->a);
 		vec_release(&s->b);
 		vec_release(&s->c);
+		vec_release(&s->by_unit);
 		vec_release(&s->tols);
 		clear_taint_stats(s);
 		vec_release(&s->taints);
@@ -1291,6 +1292,50 @@ static int assign_cmp(const void *a, const void *b)
 }
 
 /*
+ * Sort an assignment by unit id. Its units are distinct and, for a gang
+ * in one domain, lie in a narrow id range: counting them into a table over
+ * that range is linear, where qsort was a tenth of a placement of 1,024
+ * pods. Wide ranges (spread placements) still use qsort.
+ */
+static void sort_by_unit(struct place_scratch *s, struct place_assign *as,
+			 size_t n)
+{
+	uint32_t lo = UINT32_MAX, hi = 0;
+	size_t range, k = 0;
+
+	if (n < 2)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		lo = as[i].unit < lo ? as[i].unit : lo;
+		hi = as[i].unit > hi ? as[i].unit : hi;
+	}
+	range = (size_t)(hi - lo) + 1;
+	if (range > 8 * n + 256) {
+		qsort(as, n, sizeof(*as), assign_cmp);
+		return;
+	}
+	vec_reserve(&s->by_unit, range);
+	memset(s->by_unit.items, 0, range * sizeof(*s->by_unit.items));
+	for (size_t i = 0; i < n; i++) {
+		int32_t *slot = &s->by_unit.items[as[i].unit - lo];
+
+		if (*slot || as[i].count < 0 || as[i].count == INT32_MAX) {
+			/* not a plain set of units: keep qsort's order */
+			qsort(as, n, sizeof(*as), assign_cmp);
+			return;
+		}
+		*slot = as[i].count + 1; /* 0 marks an absent unit */
+	}
+	for (size_t u = 0; u < range; u++) {
+		if (s->by_unit.items[u])
+			as[k++] = (struct place_assign){
+				(uint32_t)(lo + u), s->by_unit.items[u] - 1
+			};
+	}
+	BUG_ON(k != n);
+}
+
+/*
  * Node of each pod of one assignment, in rank order: the unit's node for
  * hostname units; else the unit's live nodes first-fit in node order.
  */
@@ -1379,12 +1424,8 @@ static bool run_place(struct run *r, struct place_result *res)
 			      "assignment here)");
 		return false;
 	}
-	if (res->workers.len > 1)
-		qsort(res->workers.items, res->workers.len,
-		      sizeof(struct place_assign), assign_cmp);
-	if (res->leader.len > 1)
-		qsort(res->leader.items, res->leader.len,
-		      sizeof(struct place_assign), assign_cmp);
+	sort_by_unit(s, res->workers.items, res->workers.len);
+	sort_by_unit(s, res->leader.items, res->leader.len);
 	return true;
 }
 

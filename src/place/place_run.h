@@ -79,6 +79,7 @@ struct place_scratch {
 	uint32_t cap;
 	uint32_t ex_cap;
 	struct idvec a, b, c;
+	VEC(int32_t) by_unit; /* pods per unit, to sort an assignment */
 	VEC(struct toleration) tols;
 	VEC(struct taint_stat) taints;
 };
