@@ -14,39 +14,57 @@
 
 #include "base/banned.h"
 
-int dec_labels(struct dec *x, struct ynode *n, struct labels *out)
+/* One string-to-string pair; label syntax is checked when as_labels. */
+static int string_pair(struct dec *x, struct ynode *k, struct ynode *v,
+		       bool as_labels, struct labels *out)
 {
-	struct ynode *pk, *pv;
+	const char *key, *value = "";
+	struct errbuf eb;
+	size_t len;
+	int rc = 0;
+
+	if (dec_string(x, k, &key) < 0)
+		return -EINVAL;
+	len = dec_push_key(x, key);
+	if (as_labels && label_check_key(key, &eb) < 0) {
+		dec_error(x, k, "%s", eb.msg);
+		rc = -EINVAL;
+	} else if (!dec_is_null(v) && dec_string(x, v, &value) < 0) {
+		rc = -EINVAL;
+	} else if (as_labels && label_check_value(value, &eb) < 0) {
+		dec_error(x, v, "%s", eb.msg);
+		rc = -EINVAL;
+	} else {
+		labels_set(out, key, value);
+	}
+	dec_pop(x, len);
+	return rc;
+}
+
+static int string_map(struct dec *x, struct ynode *n, bool as_labels,
+		      struct labels *out)
+{
+	struct ynode *k, *v;
 	int rc = 0;
 
 	if (dec_expect_map(x, n) < 0)
 		return -EINVAL;
-	ynode_foreach_pair(n, pk, pv)
+	ynode_foreach_pair(n, k, v)
 	{
-		struct ynode *v = pv;
-		const char *key, *value = "";
-		struct errbuf eb;
-		size_t len;
-
-		if (dec_string(x, pk, &key) < 0) {
+		if (string_pair(x, k, v, as_labels, out) < 0)
 			rc = -EINVAL;
-			continue;
-		}
-		len = dec_push_key(x, key);
-		if (label_check_key(key, &eb) < 0) {
-			dec_error(x, pk, "%s", eb.msg);
-			rc = -EINVAL;
-		} else if (!dec_is_null(v) && dec_string(x, v, &value) < 0) {
-			rc = -EINVAL;
-		} else if (label_check_value(value, &eb) < 0) {
-			dec_error(x, v, "%s", eb.msg);
-			rc = -EINVAL;
-		} else {
-			labels_set(out, key, value);
-		}
-		dec_pop(x, len);
 	}
 	return rc;
+}
+
+int dec_labels(struct dec *x, struct ynode *n, struct labels *out)
+{
+	return string_map(x, n, true, out);
+}
+
+int dec_labels_any(struct dec *x, struct ynode *n, struct labels *out)
+{
+	return string_map(x, n, false, out);
 }
 
 int dec_resource_list(struct dec *x, struct ynode *n, struct resvec *out)

@@ -72,33 +72,6 @@ static int parse_time(const char *s, int64_t *ret_us)
 	return 0;
 }
 
-int dec_labels_any(struct dec *x, struct ynode *n, struct labels *out)
-{
-	struct ynode *pk, *pv;
-	int rc = 0;
-
-	if (dec_expect_map(x, n) < 0)
-		return -EINVAL;
-	ynode_foreach_pair(n, pk, pv)
-	{
-		const char *key, *value = "";
-		struct ynode *v = pv;
-		size_t len;
-
-		if (dec_string(x, pk, &key) < 0) {
-			rc = -EINVAL;
-			continue;
-		}
-		len = dec_push_key(x, key);
-		if (!dec_is_null(v) && dec_string(x, v, &value) < 0)
-			rc = -EINVAL;
-		else
-			labels_set(out, key, value);
-		dec_pop(x, len);
-	}
-	return rc;
-}
-
 static int meta_fields(struct dec *x, struct ynode *meta, bool namespaced,
 		       struct dec_meta *m)
 {
