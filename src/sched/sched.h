@@ -31,6 +31,7 @@
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "model/cluster.h"
+#include "place/place_baseline.h"
 #include "topo/topo.h"
 
 struct sched;
@@ -92,6 +93,10 @@ struct sched_options {
 	bool no_partial;	/* disable partial admission (minCount) */
 	size_t max_tas_domains; /* domains tried per topology-aware
 				   preemption; 0: 256 */
+	/* How pods of TAS flavors are put on nodes: Kueue's topology-aware
+	 * placement (the default, 0), or a baseline that ignores the
+	 * topology request (kube-default, first-fit) for comparison. */
+	enum place_policy policy;
 };
 
 /* What one cycle did, in order. */

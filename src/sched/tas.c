@@ -121,7 +121,7 @@ bool tas_place(struct sched *s, int32_t f, const struct workload *w,
 	}
 	r->failed = 0;
 	ok = place_workload(t, s->tas[f].fl, &tmp,
-			    &cluster_config(s->c)->placement, PLACE_POLICY_TAS,
+			    &cluster_config(s->c)->placement, s->opt.policy,
 			    apply, r);
 	if (!ok) {
 		if (why)

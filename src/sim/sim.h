@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The cluster simulator: a discrete-event simulation in virtual time of
+ * jobs submitted to the scheduler core (src/sched), bound and supervised by
+ * the gang lifecycle (src/gang), running for their trace duration stretched
+ * by the training-throughput model (sim/throughput.h), under node and pod
+ * failures. See docs/internals/simulator.md.
+ *
+ * Ownership: a struct sim_input owns nothing but its job array; it refers
+ * to a struct cluster (borrowed) whose workloads include every job's
+ * workload, and, for the no-gang policy, one single-pod workload per pod
+ * of every job (sim_input_add_split()). The cluster must not change while
+ * runs use it. A struct sim_result is owned by the caller of sim_run() and
+ * freed with sim_result_release().
+ *
+ * Pure and deterministic: no I/O, no clock; randomness (failures, backoff
+ * jitter) comes from the seed; every order has a total tie-break. The same
+ * input, options and seed give the same result, byte for byte once
+ * written out (sim_out.h).
+ */
+#ifndef ECHELON_SIM_SIM_H
+#define ECHELON_SIM_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/compiler.h"
+#include "base/errbuf.h"
+#include "base/strbuf.h"
+#include "base/vec.h"
+#include "model/cluster.h"
+#include "sim/throughput.h"
+
+/* How a run schedules. The first three place gangs all or nothing and
+ * differ in placement; no-gang admits every pod on its own (kube-default
+ * placement) and a job runs once all its pods are up. */
+enum sim_policy {
+	SIM_POLICY_TAS,
+	SIM_POLICY_KUBE_DEFAULT,
+	SIM_POLICY_FIRST_FIT,
+	SIM_POLICY_NO_GANG,
+	SIM_POLICY_COUNT
+};
+
+/* Where a job ends up when the run stops. */
+enum sim_job_state {
+	SIM_JOB_UNSUBMITTED, /* submitted after the run stopped */
+	SIM_JOB_PENDING,     /* queued (or evicted and queued again) */
+	SIM_JOB_ADMITTED,    /* holds quota, not all pods running yet */
+	SIM_JOB_RUNNING,
+	SIM_JOB_FINISHED,
+	SIM_JOB_DEACTIVATED, /* waitForPodsReady backoff limit reached */
+	SIM_JOB_STATE_COUNT
+};
+
+/* One job of the input: a gang workload of the cluster. */
+struct sim_job {
+	uint32_t wl;	      /* its workload in cluster->workloads */
+	int64_t submit_us;    /* >= 0 */
+	int64_t duration_us;  /* runtime at the ideal placement, > 0 */
+	const char *klass;    /* class for per-class figures; NULL: none */
+	int32_t pods;	      /* all pods of all pod sets */
+	int64_t gpus;	      /* GPUs of all pods */
+	int32_t gpus_per_pod; /* most GPUs of one pod (the model's rank) */
+	uint32_t split;	      /* no-gang: first of its pods' workloads,
+				 UINT32_MAX when not split */
+};
+
+/* Domains of a node for topology figures (-1: not in a topology). */
+struct sim_node_place {
+	int32_t block, rack; /* indices into sim_input's names */
+};
+
+struct sim_input {
+	const struct cluster *c;
+	VEC(struct sim_job) jobs; /* in submission order (then input order) */
+	const char *gpu_resource; /* interned; "nvidia.com/gpu" by default */
+	int gpu_id;		  /* its resource id, -1 when not registered */
+	/* Topology of the nodes for the figures: per cluster node its block
+	 * and rack, the names, and the geometry of the ideal placement (the
+	 * largest host, rack and block). Filled by sim_input_init(). */
+	struct sim_node_place *node_place; /* [c->nodes.len] */
+	VEC(const char *) block_names;
+	VEC(const char *) rack_names;
+	struct throughput_geometry geometry;
+	int64_t total_gpus; /* allocatable GPUs of all nodes */
+};
+
+/* A node failure from a schedule: node down at at_us, back after
+ * repair_us (0: never). */
+struct sim_failure {
+	int64_t at_us;
+	const char *node; /* node name */
+	int64_t repair_us;
+};
+
+struct sim_options {
+	enum sim_policy policy;
+	uint64_t seed;
+	int64_t until_us;     /* stop at this time; 0: when nothing is left */
+	int64_t pod_start_us; /* bind -> pod Running and Ready; default 10 s */
+	int64_t sample_us;    /* timeseries period; 0: span / 1,000, >= 60 s */
+	double node_mtbf_h;   /* mean hours between failures of a node; 0 */
+	int64_t node_repair_us; /* default 1 h */
+	double pod_fail_per_h;	/* failures per running pod-hour; 0 */
+	const struct sim_failure *failures; /* borrowed schedule */
+	size_t nfailures;
+	int64_t checkpoint_us; /* checkpoint period (lost work); 0: none */
+	struct throughput_config tp;
+	bool check; /* check the invariants after every event (slow) */
+	/* Event log for golden tests (one line per event); NULL: none. */
+	struct strbuf *log;
+	/* Called every ~1/1000 of the submissions with the fraction done;
+	 * NULL: none. */
+	void (*progress)(void *ctx, double done);
+	void *progress_ctx;
+};
+
+/* One job's outcome. Times are -1 where they do not apply. */
+struct sim_job_rec {
+	enum sim_job_state state;
+	int64_t admit_us;	      /* first admission */
+	int64_t start_us;	      /* first time all pods ran (last start) */
+	int64_t end_us;		      /* finished */
+	int32_t hosts, racks, blocks; /* spanned by its last placement */
+	int32_t min_racks, min_blocks;
+	double throughput_ratio; /* of its last placement; -1: n/a */
+	int32_t evictions;	 /* preemptions and lifecycle evictions */
+	int32_t preemptions;
+	int64_t lost_gpu_us; /* work lost to evictions and node failures */
+	int64_t cq;	     /* ClusterQueue index, -1 when none */
+};
+
+/* One row of the time series. */
+struct sim_sample {
+	int64_t t_us;
+	int64_t gpus_allocated; /* held by bound pods */
+	int64_t gpus_busy;	/* of running jobs */
+	int32_t pending, admitted, running, finished;
+};
+
+/* The summary table of one run (summary.json). Means over the jobs they
+ * apply to; -1 where no job applies. */
+struct sim_summary {
+	int64_t jobs, jobs_finished, jobs_started;
+	double mean_wait_s, p50_wait_s, p95_wait_s; /* submit -> start */
+	double mean_admit_wait_s;		    /* submit -> admission */
+	double mean_jct_s;			    /* submit -> end */
+	double gpu_utilization; /* busy GPU-time / (GPUs x span) */
+	double idle_allocated_gpu_hours;
+	double mean_racks_spanned, mean_min_racks;
+	double mean_blocks_spanned, mean_min_blocks;
+	double on_min_racks; /* fraction of multi-node jobs on min racks */
+	int64_t multi_node_jobs;
+	double mean_throughput_ratio;
+	int64_t makespan_us; /* last end (or the stop time) */
+	int64_t evictions, preemptions, node_failures, pod_failures;
+	double lost_gpu_hours;
+	double min_cq_usage; /* least time-averaged ClusterQueue usage */
+};
+
+/* Per-class figures (jobs with a klass). */
+struct sim_class_summary {
+	const char *klass;
+	int64_t jobs, admitted;
+	double mean_admit_wait_s; /* submit -> first admission */
+};
+
+struct sim_result {
+	enum sim_policy policy;
+	struct sim_job_rec *jobs; /* [in->jobs.len] */
+	VEC(struct sim_sample) samples;
+	int64_t *node_busy_gpu_us; /* per cluster node: GPU-time of running
+				      jobs on it, for the heat map */
+	int64_t span_us;	   /* simulated time */
+	struct sim_summary sum;
+	VEC(struct sim_class_summary) classes; /* sorted by name */
+	double *cq_usage; /* per ClusterQueue: time-averaged usage of its
+			     nominal GPU (else cpu) quota, -1: no quota */
+	uint64_t events, cycles;
+};
+
+/*
+ * Prepare an input over c: node domains from the first topology-aware
+ * flavor's Topology (its last three levels taken as block, rack, host;
+ * without one every node is its own host in one rack), the geometry, and
+ * the GPU resource (NULL: "nvidia.com/gpu"). No jobs yet.
+ */
+void sim_input_init(struct sim_input *in, const struct cluster *c,
+		    const char *gpu_resource);
+void sim_input_release(struct sim_input *in);
+
+/*
+ * Add a job for workload wl of c (after its workload was added to c):
+ * pods, GPUs and the split index are computed here. Returns 0, or
+ * -EINVAL with a message when duration_us <= 0 or submit_us < 0.
+ */
+int sim_input_add_job(struct sim_input *in, uint32_t wl, int64_t submit_us,
+		      int64_t duration_us, const char *klass,
+		      struct errbuf *eb) MUST_CHECK;
+/* Order jobs by submission time, then input order (stable). */
+void sim_input_sort(struct sim_input *in);
+
+/*
+ * For the no-gang policy: add to c, for every job, one workload per pod
+ * ("<name>-pod-<i>": one pod of its pod set's requests, its queue,
+ * priority and creation), and set each job's split. Needs a cluster the
+ * caller may change (the same one in->c points to). Returns 0 or -EEXIST
+ * when a name is taken (nothing added).
+ */
+int sim_input_add_split(struct sim_input *in, struct cluster *c,
+			struct errbuf *eb) MUST_CHECK;
+
+/* Defaults: TAS, seed 1, 10 s pod start, 1 h repair, model defaults. */
+void sim_options_init(struct sim_options *o);
+
+/*
+ * Run the simulation of in under o into res (initialised here; release
+ * with sim_result_release()). Returns 0, or -EINVAL with a message when
+ * an option is out of range or a scheduled failure names no node.
+ */
+int sim_run(const struct sim_input *in, const struct sim_options *o,
+	    struct sim_result *res, struct errbuf *eb) MUST_CHECK;
+void sim_result_release(struct sim_result *res);
+
+const char *sim_policy_name(enum sim_policy p);
+/* "tas", "kube-default", "first-fit", "no-gang"; -EINVAL otherwise. */
+int sim_policy_parse(const char *s, enum sim_policy *ret) MUST_CHECK;
+const char *sim_job_state_name(enum sim_job_state s);
+
+#endif
