@@ -156,7 +156,10 @@ static size_t collect(struct sched *s, uint32_t id, const struct assign *a,
 			struct cand c = { .id = *v,
 					  .own = (int32_t)i == p->cq };
 
-			if (!uses(s, &s->wl[*v], a))
+			/* Admitted by this very cycle: the decision stands
+			 * (Kueue takes victims from the cycle's snapshot). */
+			if (s->wl[*v].admit_cycle == s->cycle ||
+			    !uses(s, &s->wl[*v], a))
 				continue;
 			classify(s, p, &s->wl[*v], &c);
 			if (s->opt.fair_sharing && !c.own)

@@ -3,14 +3,16 @@
  * Scheduler state and workload lifecycle: building the queues, quota tree
  * and topology indexes from a cluster, the effective priority of each
  * workload, submitting, parking (BestEffortFIFO classes of equal shape),
- * admitting, releasing, preempting, evicting and finishing workloads, and
- * the status read back by drivers (conditions, pending reasons,
- * positions). The cycle itself is in sched_cycle.c, the usage of running
- * pods and Jobs in running.c.
+ * admitting, releasing, preempting, evicting (at once or after a requeue
+ * backoff), deactivating and finishing workloads, and the status read
+ * back by drivers (conditions, pending reasons, positions). The cycle
+ * itself is in sched_cycle.c, the usage of running pods and Jobs in
+ * running.c, node failures and pod moves in nodes.c.
  */
 #include "sched/sched.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -82,6 +84,17 @@ int sched_wl_cmp(const struct sched *s, uint32_t a, uint32_t b)
 static int heap_cmp(uint32_t a, uint32_t b, void *ctx)
 {
 	return sched_wl_cmp(ctx, a, b);
+}
+
+/* Order of the workloads waiting for their requeue: time, then index. */
+static int waiting_cmp(uint32_t a, uint32_t b, void *ctx)
+{
+	const struct sched *s = ctx;
+	int64_t x = s->wl[a].requeue_at_us, y = s->wl[b].requeue_at_us;
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return a < b ? -1 : (a > b);
 }
 
 static char *dup_msg(const char *m)
@@ -347,6 +360,8 @@ struct sched *sched_new(const struct cluster *c,
 	s->nwl = c->workloads.len;
 	s->wl = xcalloc(s->nwl + 1, sizeof(*s->wl));
 	s->pos = xcalloc(s->nwl + 1, sizeof(*s->pos));
+	queue_init(&s->waiting, waiting_cmp, s, s->pos);
+	s->node_down = xcalloc(c->nodes.len + 1, sizeof(*s->node_down));
 	init_cqs(s);
 	dflt = default_priority(c);
 	for (uint32_t i = 0; i < s->nwl; i++)
@@ -391,6 +406,8 @@ void sched_free(struct sched *s)
 	free(s->flavor_cqs);
 	free(s->cqs);
 	vec_release(&s->deferred);
+	queue_release(&s->waiting);
+	free(s->node_down);
 	for (size_t i = 0; i < SCHED_SCRATCH_SLOTS; i++) {
 		place_workload_result_release(s->scratch[i]);
 		free(s->scratch[i]);
@@ -577,6 +594,13 @@ static const struct sched_why *parked_why(const struct sched *s, uint32_t id)
 	return &q->classes.items[i].why;
 }
 
+static void set_deactivated_why(struct sched_wl *wl)
+{
+	sched_why_set(&wl->why, SCHED_PEND_DEACTIVATED,
+		      xstrdup("the workload is deactivated "
+			      "(spec.active: false)"));
+}
+
 void sched_submit(struct sched *s, uint32_t id, int64_t now_us)
 {
 	struct sched_wl *wl = &s->wl[id];
@@ -590,10 +614,8 @@ void sched_submit(struct sched *s, uint32_t id, int64_t now_us)
 	wl->state = SCHED_WL_PENDING;
 	wl->seq = ++s->seq;
 	sched_why_set(&wl->why, SCHED_PEND_EVALUATION, NULL);
-	if (!wl->w->active) {
-		sched_why_set(&wl->why, SCHED_PEND_DEACTIVATED,
-			      xstrdup("the workload is deactivated "
-				      "(spec.active: false)"));
+	if (!wl->w->active || wl->deactivated) {
+		set_deactivated_why(wl);
 	} else if (wl->lq < 0) {
 		sched_why_set(
 			&wl->why, SCHED_PEND_MISCONFIGURED,
@@ -637,6 +659,7 @@ static void add_admitted(struct sched *s, uint32_t id, int64_t now_us)
 	wl->state = SCHED_WL_ADMITTED;
 	wl->admit_us = now_us;
 	wl->admit_seq = ++s->admit_seq;
+	wl->admit_cycle = s->cycle;
 	wl->adm_pos = (uint32_t)q->admitted.len;
 	vec_push(&q->admitted, id);
 	sched_why_set(&wl->why, SCHED_PEND_EVALUATION, NULL);
@@ -762,6 +785,106 @@ void sched_evict(struct sched *s, uint32_t id, const char *reason,
 	requeue(s, id, reason,
 		xasprintf("The workload was evicted: %s", reason), now_us);
 	sched_enqueue(s, id);
+}
+
+void sched_evict_until(struct sched *s, uint32_t id, const char *reason,
+		       int64_t requeue_at_us, int64_t now_us)
+{
+	struct sched_wl *wl;
+
+	BUG_ON(id >= s->nwl);
+	wl = &s->wl[id];
+	if (requeue_at_us <= now_us) {
+		sched_evict(s, id, reason, now_us);
+		return;
+	}
+	requeue(s, id, reason,
+		xasprintf("The workload was evicted: %s", reason), now_us);
+	sched_set_cond(wl, SCHED_COND_REQUEUED, false, reason,
+		       xasprintf("The workload is in backoff until %" PRId64
+				 " us",
+				 requeue_at_us),
+		       now_us);
+	sched_why_set(&wl->why, SCHED_PEND_EVALUATION,
+		      xasprintf("waiting for the requeue backoff until %" PRId64
+				" us",
+				requeue_at_us));
+	wl->requeue_at_us = requeue_at_us;
+	queue_push(&s->waiting, id);
+}
+
+int64_t sched_next_requeue_us(const struct sched *s)
+{
+	uint32_t id = queue_peek(&s->waiting);
+
+	return id == QUEUE_NONE ? INT64_MAX : s->wl[id].requeue_at_us;
+}
+
+void sched_requeue_due(struct sched *s, int64_t now_us)
+{
+	uint32_t id;
+
+	while ((id = queue_peek(&s->waiting)) != QUEUE_NONE &&
+	       s->wl[id].requeue_at_us <= now_us) {
+		struct sched_wl *wl = &s->wl[id];
+
+		queue_pop(&s->waiting);
+		BUG_ON(wl->state != SCHED_WL_PENDING || wl->deactivated);
+		sched_set_cond(wl, SCHED_COND_REQUEUED, true, "BackoffFinished",
+			       xstrdup("The workload backoff was finished"),
+			       now_us);
+		sched_why_set(&wl->why, SCHED_PEND_EVALUATION, NULL);
+		sched_enqueue(s, id);
+	}
+}
+
+/* Take pending id out of whatever queue holds it. */
+static void leave_queues(struct sched *s, uint32_t id)
+{
+	struct sched_wl *wl = &s->wl[id];
+	struct sched_class *k;
+
+	if (queue_contains(&s->waiting, id))
+		queue_remove(&s->waiting, id);
+	for (size_t i = 0; wl->deferred && i < s->deferred.len; i++) {
+		if (s->deferred.items[i] != id)
+			continue;
+		s->deferred.items[i] = s->deferred.items[--s->deferred.len];
+		wl->deferred = false;
+	}
+	if (wl->cq < 0)
+		return;
+	if (queue_contains(&s->cqs[wl->cq].heap, id)) {
+		sched_leave_heap(s, id);
+		return;
+	}
+	k = class_of(s, id);
+	if (k && queue_contains(&k->q, id))
+		queue_remove(&k->q, id);
+}
+
+void sched_deactivate(struct sched *s, uint32_t id, const char *reason,
+		      int64_t now_us)
+{
+	struct sched_wl *wl;
+
+	BUG_ON(id >= s->nwl);
+	wl = &s->wl[id];
+	if (wl->deactivated)
+		return;
+	wl->deactivated = true;
+	if (wl->state == SCHED_WL_ADMITTED) {
+		requeue(s, id, reason, xstrdup("The workload is deactivated"),
+			now_us);
+	} else if (wl->state == SCHED_WL_PENDING) {
+		leave_queues(s, id);
+	} else {
+		return; /* NEW or FINISHED: sched_submit() keeps it out */
+	}
+	if (wl->cond[SCHED_COND_REQUEUED].present)
+		sched_set_cond(wl, SCHED_COND_REQUEUED, false, reason,
+			       xstrdup("The workload is deactivated"), now_us);
+	set_deactivated_why(wl);
 }
 
 void sched_finish(struct sched *s, uint32_t id, int64_t now_us)
@@ -893,6 +1016,32 @@ const struct topo *sched_topo(const struct sched *s, int32_t f)
 const struct quota *sched_quota(const struct sched *s)
 {
 	return &s->q;
+}
+
+int64_t sched_cq_usage(const struct sched *s, int32_t cq, int32_t flavor,
+		       int resource)
+{
+	BUG_ON(cq < 0 || (size_t)cq >= s->ncq);
+	BUG_ON(flavor < 0 || (size_t)flavor >= s->q.nflavors);
+	BUG_ON(resource < 0 || resource >= RESOURCE_MAX);
+	return s->q.nodes[cq].usage[QUOTA_FR(flavor, resource)];
+}
+
+int64_t sched_cq_nominal(const struct sched *s, int32_t cq, int resource)
+{
+	const struct quota_node *n;
+	int64_t sum = -1;
+
+	BUG_ON(cq < 0 || (size_t)cq >= s->ncq);
+	BUG_ON(resource < 0 || resource >= RESOURCE_MAX);
+	n = &s->q.nodes[cq];
+	for (size_t f = 0; f < s->q.nflavors; f++) {
+		size_t fr = QUOTA_FR(f, resource);
+
+		if (n->listed[fr])
+			sum = (sum < 0 ? 0 : sum) + n->nominal[fr];
+	}
+	return sum;
 }
 
 struct sched_condition sched_wl_condition(const struct sched *s, uint32_t wl,

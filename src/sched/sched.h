@@ -17,8 +17,15 @@
  * Lifecycle of a workload: sched_submit() queues it (pending);
  * sched_cycle() admits it (or preempts others for it); sched_finish()
  * releases its quota for good; sched_evict() releases it and queues it
- * again. "Does not fit" is data: the pending reason says why, with the
- * flavor, resource and amounts, or the topology level.
+ * again, sched_evict_until() once a requeue backoff has passed;
+ * sched_deactivate() takes it out for good. "Does not fit" is data: the
+ * pending reason says why, with the flavor, resource and amounts, or the
+ * topology level.
+ *
+ * Drivers with nodes that fail tell the scheduler with
+ * sched_node_set_down() and move the pods of a gang that the lifecycle
+ * (src/gang) replaced with sched_move_pod(), so that the topology indexes
+ * stay exact.
  */
 #ifndef ECHELON_SCHED_SCHED_H
 #define ECHELON_SCHED_SCHED_H
@@ -97,6 +104,10 @@ struct sched_options {
 	 * placement (the default, 0), or a baseline that ignores the
 	 * topology request (kube-default, first-fit) for comparison. */
 	enum place_policy policy;
+	/* echelon's compact gangs: accept a placement only when no pod set
+	 * spans more domains at any level than the fewest that could hold
+	 * it on an empty cluster; otherwise the gang waits for room. */
+	bool compact;
 };
 
 /* What one cycle did, in order. */
@@ -209,6 +220,57 @@ void sched_finish(struct sched *s, uint32_t wl, int64_t now_us);
 void sched_evict(struct sched *s, uint32_t wl, const char *reason,
 		 int64_t now_us);
 
+/*
+ * Evict admitted wl like sched_evict(), but queue it again only at the
+ * first sched_cycle() at or after requeue_at_us (Kueue's
+ * requeueState.requeueAt). Until then it is PENDING in no queue, with
+ * condition Requeued=False and a pending message that names the time.
+ * requeue_at_us <= now_us is exactly sched_evict(). reason is static.
+ */
+void sched_evict_until(struct sched *s, uint32_t wl, const char *reason,
+		       int64_t requeue_at_us, int64_t now_us);
+
+/* The earliest requeue time of sched_evict_until() still to come, or
+ * INT64_MAX when no workload waits: the driver runs a cycle then. */
+int64_t sched_next_requeue_us(const struct sched *s);
+
+/*
+ * Deactivate wl for good (Kueue's spec.active: false, e.g. after the
+ * backoff limit): an admitted one is evicted with reason (static, e.g.
+ * "Deactivated"), a pending one leaves its queue or its backoff wait, and
+ * neither is queued again; a NEW or FINISHED one stays out at its next
+ * sched_submit(). The pending reason becomes SCHED_PEND_DEACTIVATED.
+ * Idempotent.
+ */
+void sched_deactivate(struct sched *s, uint32_t wl, const char *reason,
+		      int64_t now_us);
+
+/*
+ * Node node (an index into cluster->nodes) failed (down) or came back.
+ * Down: it stops being schedulable in every topology index that holds it;
+ * the usage of the admitted pods on it stays counted (their release later
+ * is exact) and nothing is evicted here: the gang lifecycle decides.
+ * Up: schedulable again (unless its own status says otherwise: NotReady
+ * or cordoned), and the workloads parked on its flavors are tried again
+ * at the next cycle. Flavors without a topology are not affected.
+ * Idempotent.
+ */
+void sched_node_set_down(struct sched *s, uint32_t node, bool down,
+			 int64_t now_us);
+
+/*
+ * Move pod pod of admitted wl (pods numbered over the spec: pod set 0's
+ * first, then pod set 1's...) to the node called node (not NULL) in its
+ * pod set's topology index: its requests leave the old node and go to the
+ * new one, and the admission records the new node. This is what a driver
+ * does for each pod of a GANG_REPLACED decision. Returns 0 (also when it
+ * is there already), -EINVAL when wl is not admitted, pod is outside the
+ * admitted counts or its pod set has no placement, -ENOENT when the node
+ * is not in that index.
+ */
+int sched_move_pod(struct sched *s, uint32_t wl, uint32_t pod, const char *node,
+		   int64_t now_us) MUST_CHECK;
+
 void sched_decisions_init(struct sched_decisions *d);
 void sched_decisions_release(struct sched_decisions *d);
 
@@ -248,6 +310,13 @@ void sched_positions(const struct sched *s, int64_t *cq_pos, int64_t *lq_pos);
 const struct topo *sched_topo(const struct sched *s, int32_t f);
 /* The quota tree, read-only (for checks and reports). */
 const struct quota *sched_quota(const struct sched *s);
+/* Quota usage of ClusterQueue cq for flavor id flavor and resource id
+ * resource (admitted workloads, running pods and Jobs). */
+int64_t sched_cq_usage(const struct sched *s, int32_t cq, int32_t flavor,
+		       int resource);
+/* cq's nominal quota of resource summed over the flavors that list it,
+ * or -1 when none does. */
+int64_t sched_cq_nominal(const struct sched *s, int32_t cq, int resource);
 
 /* Names of the enums above. */
 const char *sched_pend_name(enum sched_pend p);

@@ -18,8 +18,10 @@
  *    is released; StrictFIFO blocks its queue for the rest of the cycle.
  *
  * Parked classes come back at the start of a cycle after a release in
- * their cohort tree or on their TAS flavor (batched: once per cycle, and
- * one member per class, the rest following as members are admitted).
+ * their cohort tree or on their TAS flavor, or a node of that flavor
+ * coming back (batched: once per cycle, and one member per class, the
+ * rest following as members are admitted). Before them, workloads whose
+ * requeue backoff has passed go back into their queues, earliest first.
  */
 #include "sched/sched.h"
 
@@ -226,6 +228,7 @@ size_t sched_cycle(struct sched *s, int64_t now_us, struct sched_decisions *out)
 	int32_t cq;
 
 	s->cycle++;
+	sched_requeue_due(s, now_us);
 	vec_foreach (&s->deferred, id) {
 		s->wl[*id].deferred = false;
 		if (s->wl[*id].state == SCHED_WL_PENDING)

@@ -2,13 +2,15 @@
 /*
  * Internals of the scheduler core shared by its files (sched.c: state and
  * lifecycle; sched_cycle.c: the cycle; assign.c: flavor assignment;
- * preempt.c: victim selection; tas.c: placements). Not an API: nothing
- * outside src/sched includes it.
+ * preempt.c: victim selection; tas.c: placements; nodes.c: node failures
+ * and pod moves). Not an API: nothing outside src/sched includes it.
  *
  * Invariants: a workload is in at most one queue (its ClusterQueue's heap
- * or one parking class of it), and in one only while PENDING; an admitted
- * workload's quota usage is in the quota tree and its placement applied to
- * the topology index of its flavor, exactly once.
+ * or one parking class of it, or the queue of workloads waiting for their
+ * requeue time), and in one only while PENDING; a deactivated workload is
+ * in none; an admitted workload's quota usage is in the quota tree and
+ * its placement applied to the topology index of its flavor, exactly
+ * once, on the nodes its admission records.
  */
 #ifndef ECHELON_SCHED_SCHED_INT_H
 #define ECHELON_SCHED_SCHED_INT_H
@@ -30,15 +32,19 @@ struct sched_wl {
 	int32_t cq, lq; /* -1: none */
 	int32_t priority;
 	enum sched_wl_state state;
-	bool deferred; /* evicted this cycle: queued again next cycle */
+	bool deferred;	       /* evicted this cycle: queued again next cycle */
+	bool deactivated;      /* sched_deactivate(): never queued again */
+	int64_t requeue_at_us; /* in s->waiting: queued again from then */
 	int64_t queue_ts_us;
 	int64_t admit_us;
-	uint64_t seq;	    /* submission order, the last tie-break */
-	uint64_t admit_seq; /* admission order (victims: newest first) */
-	uint64_t hash;	    /* scheduling shape (parking class) */
-	uint64_t phash;	    /* placement shape: pod sets only */
-	int32_t klass;	    /* parking class in its queue, or -1 */
-	uint32_t adm_pos;   /* index in its queue's admitted list */
+	uint64_t seq;	      /* submission order, the last tie-break */
+	uint64_t admit_seq;   /* admission order (victims: newest first) */
+	uint64_t admit_cycle; /* the cycle that admitted it: not a victim
+				 of that same cycle */
+	uint64_t hash;	      /* scheduling shape (parking class) */
+	uint64_t phash;	      /* placement shape: pod sets only */
+	int32_t klass;	      /* parking class in its queue, or -1 */
+	uint32_t adm_pos;     /* index in its queue's admitted list */
 	struct sched_admission *adm;
 	struct sched_why why;
 	struct sched_condition cond[SCHED_COND_COUNT];
@@ -102,9 +108,12 @@ struct sched {
 	struct sched_tas *tas;	   /* [nflavors]; t NULL when not TAS */
 	VEC(int32_t) * flavor_cqs; /* [nflavors] CQs listing the flavor */
 	VEC(uint32_t) deferred;
+	/* Evicted with a requeue time still to come, by (time, index). */
+	struct queue waiting;
+	bool *node_down; /* [c->nodes.len], sched_node_set_down() */
 	uint64_t seq, admit_seq;
 	uint64_t cycle; /* cycles run */
-	uint64_t epoch; /* bumped whenever usage is released */
+	uint64_t epoch; /* bumped whenever capacity grows */
 	bool requeue_by_creation;
 	/* Placement results by shape, so that the engine's per-request
 	 * cache stays warm across workloads of one shape. */
@@ -119,6 +128,10 @@ struct sched {
 		struct place_workload_result *r;
 	} last_check;
 	VEC(struct sched_tas_fail) tas_fails;
+	/* compact.c: (placement shape, flavor, pod set, count) -> the fewest
+	 * domains per level, TOPOLOGY_MAX_LEVELS entries in compact_min. */
+	struct hmap compact_memo;
+	VEC(int32_t) compact_min;
 };
 
 /* The flavor assignment of one workload at given pod counts. */
@@ -152,6 +165,8 @@ void sched_preempt(struct sched *s, uint32_t victim, uint32_t by,
 		   enum sched_preempt_reason reason, int64_t now_us);
 void sched_set_cond(struct sched_wl *wl, enum sched_cond c, bool status,
 		    const char *reason, char *msg, int64_t now_us);
+/* Queue the workloads whose requeue time is at or before now_us. */
+void sched_requeue_due(struct sched *s, int64_t now_us);
 
 /* assign.c */
 /* Whether w may use flavor fl (node selector, required affinity, taints,
@@ -218,6 +233,20 @@ void tas_charge(struct sched *s, const struct workload *w,
 int tas_resolve(struct sched *s, int32_t f, const struct podset *ps,
 		const struct topology_assignment *ta, int32_t count,
 		struct sched_podset_admission *pa) MUST_CHECK;
+/* compact.c */
+/*
+ * Whether the fitting placement r of wl at counts (NULL: full) on flavor
+ * f spans, at every level above the lowest, no more domains than the
+ * fewest that could hold each pod set; why not into why (may be NULL).
+ */
+bool compact_check(struct sched *s, int32_t f, uint32_t id,
+		   const struct place_workload_result *r, const int32_t *counts,
+		   struct strbuf *why);
+/* Take back the usage that an applied placement r added to f's index. */
+void compact_unapply(struct sched *s, int32_t f, const struct workload *w,
+		     const struct place_workload_result *r,
+		     const int32_t *counts);
+
 /* The level-l domain of node n on the index of flavor f. */
 uint32_t tas_domain_of(const struct sched *s, int32_t f, uint32_t node,
 		       unsigned level);

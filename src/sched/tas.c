@@ -22,6 +22,7 @@ void tas_build(struct sched *s)
 
 	s->tas = xcalloc(c->flavors.len + 1, sizeof(*s->tas));
 	hmap_init(&s->tas_memo);
+	hmap_init(&s->compact_memo);
 	for (size_t f = 0; f < c->flavors.len; f++) {
 		const struct flavor *fl = &c->flavors.items[f];
 		const struct topology *tp;
@@ -42,6 +43,8 @@ void tas_free(struct sched *s)
 		free(f->msg);
 	vec_release(&s->tas_fails);
 	hmap_release(&s->tas_memo);
+	hmap_release(&s->compact_memo);
+	vec_release(&s->compact_min);
 	for (size_t f = 0; s->tas && f < s->c->flavors.len; f++)
 		topo_free(s->tas[f].t);
 	free(s->tas);
@@ -126,6 +129,13 @@ bool tas_place(struct sched *s, int32_t f, const struct workload *w,
 	if (!ok) {
 		if (why)
 			strbuf_addstr(why, r->ps[r->failed].res.reason.buf);
+		return false;
+	}
+	if (s->opt.compact &&
+	    !compact_check(s, f, (uint32_t)(w - s->c->workloads.items), r,
+			   counts, why)) {
+		if (apply)
+			compact_unapply(s, f, &tmp, r, counts);
 		return false;
 	}
 	if (!apply)

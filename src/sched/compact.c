@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Compact gangs (sched_options.compact, an echelon extension): a placement
+ * is accepted only when, at every topology level above the lowest, each
+ * pod set spans no more domains than the fewest that could hold it on an
+ * empty cluster. A gang that the free capacity would scatter waits for
+ * room instead, so that its all-reduce never crosses more switches than it
+ * must (Slurm's topology/tree plugin places such gangs on whatever is
+ * free and scatters large jobs once the cluster is fragmented).
+ *
+ * The fewest domains per level depend on the pod set's shape and the
+ * flavor only; they are computed once per (placement shape, flavor) from
+ * the nodes' allocatable resources and remembered.
+ */
+#include "sched/sched_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+
+#include "base/banned.h"
+
+/* Pods of request req that node n holds when empty. */
+static int64_t node_pods(const struct topo *t, uint32_t n,
+			 const struct resvec *req)
+{
+	int64_t best = INT32_MAX;
+
+	for (int r = 0; r < t->nres; r++) {
+		int64_t q = req->v[r];
+		int64_t k;
+
+		if (q <= 0)
+			continue;
+		k = t->node_alloc[(size_t)n * (size_t)t->nres + (size_t)r] / q;
+		if (k < best)
+			best = k;
+	}
+	return best;
+}
+
+static int i64_desc(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x < y) - (x > y);
+}
+
+/* The fewest level-l domains whose empty capacity holds count pods. */
+static int32_t fewest(const struct topo *t, unsigned l,
+		      const struct resvec *req, int32_t count)
+{
+	uint32_t lo = t->level_off[l], hi = t->level_off[l + 1];
+	int64_t *cap = xcalloc((size_t)(hi - lo) + 1, sizeof(*cap));
+	int64_t sum = 0;
+	int32_t k = 0;
+
+	for (uint32_t d = lo; d < hi; d++) {
+		for (uint32_t i = 0; i < t->dom_nnodes[d]; i++)
+			cap[d - lo] += node_pods(t, t->dom_node[d] + i, req);
+	}
+	qsort(cap, hi - lo, sizeof(*cap), i64_desc);
+	while (k < (int32_t)(hi - lo) && sum < count)
+		sum += cap[k++];
+	free(cap);
+	return k ? k : 1;
+}
+
+/* The remembered fewest domains per level for pod set ps of wl on f. */
+static const int32_t *fewest_all(struct sched *s, int32_t f, uint32_t id,
+				 size_t ps, int32_t count)
+{
+	const struct topo *t = s->tas[f].t;
+	const struct podset *p = &s->wl[id].w->podsets[ps];
+	uint64_t key[4] = { s->wl[id].phash, (uint64_t)f, ps,
+			    (uint64_t)count };
+	int64_t i;
+
+	if (!hmap_get(&s->compact_memo, key, sizeof(key), &i)) {
+		i = (int64_t)s->compact_min.len;
+		for (unsigned l = 0; l < TOPOLOGY_MAX_LEVELS; l++)
+			vec_push(&s->compact_min,
+				 l + 1 < t->nlevels
+					 ? fewest(t, l, &p->requests, count)
+					 : 1);
+		hmap_put(&s->compact_memo, key, sizeof(key), i);
+	}
+	return &s->compact_min.items[i];
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Domains of level l that the nodes n[0..k) are in. */
+static int32_t spanned(const struct topo *t, const uint32_t *n, size_t k,
+		       unsigned l, uint32_t *tmp)
+{
+	int32_t c = 0;
+
+	for (size_t i = 0; i < k; i++) {
+		uint32_t d = t->node_unit[n[i]];
+
+		while (topo_dom_level(t, d) > l)
+			d = t->dom_parent[d];
+		tmp[i] = d;
+	}
+	qsort(tmp, k, sizeof(*tmp), u32_cmp);
+	for (size_t i = 0; i < k; i++)
+		c += i == 0 || tmp[i] != tmp[i - 1];
+	return c;
+}
+
+/* The node of every pod of a fitting result, into n[0..count). */
+static void pod_nodes(const struct topo *t, const struct place_result *res,
+		      uint32_t *n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < res->workers.len; i++) {
+		for (int32_t j = 0; j < res->workers.items[i].count; j++, k++) {
+			uint32_t x = k < res->worker_nodes.len
+					     ? res->worker_nodes.items[k]
+					     : UINT32_MAX;
+
+			n[k] = x == UINT32_MAX
+				       ? t->dom_node[res->workers.items[i].unit]
+				       : x;
+		}
+	}
+}
+
+static bool podset_compact(struct sched *s, int32_t f, uint32_t id, size_t ps,
+			   const struct place_result *res, int32_t count,
+			   struct strbuf *why)
+{
+	const struct topo *t = s->tas[f].t;
+	uint32_t *n = xcalloc((size_t)count + 1, sizeof(*n));
+	uint32_t *tmp = xcalloc((size_t)count + 1, sizeof(*tmp));
+	const int32_t *min = fewest_all(s, f, id, ps, count);
+	bool ok = true;
+
+	pod_nodes(t, res, n);
+	for (unsigned l = 0; ok && l + 1 < t->nlevels; l++) {
+		int32_t used = spanned(t, n, (size_t)count, l, tmp);
+
+		if (used <= min[l])
+			continue;
+		ok = false;
+		if (why)
+			strbuf_addf(why,
+				    "compact placement: %d domains of %s "
+				    "would be used, the fewest possible is %d",
+				    used, t->topology->levels[l], min[l]);
+	}
+	free(n);
+	free(tmp);
+	return ok;
+}
+
+bool compact_check(struct sched *s, int32_t f, uint32_t id,
+		   const struct place_workload_result *r,
+		   const int32_t *counts, struct strbuf *why)
+{
+	const struct workload *w = s->wl[id].w;
+
+	for (size_t i = 0; i < w->npodsets; i++) {
+		int32_t count = counts ? counts[i] : w->podsets[i].count;
+
+		if (count > 1 && r->ps[i].attempted &&
+		    !podset_compact(s, f, id, i, &r->ps[i].res, count, why))
+			return false;
+	}
+	return true;
+}
+
+void compact_unapply(struct sched *s, int32_t f, const struct workload *w,
+		     const struct place_workload_result *r,
+		     const int32_t *counts)
+{
+	struct topo *t = s->tas[f].t;
+
+	for (size_t i = 0; i < w->npodsets; i++) {
+		int32_t count = counts ? counts[i] : w->podsets[i].count;
+		uint32_t *n;
+
+		if (!r->ps[i].attempted || count <= 0)
+			continue;
+		n = xcalloc((size_t)count + 1, sizeof(*n));
+		pod_nodes(t, &r->ps[i].res, n);
+		for (int32_t k = 0; k < count; k++)
+			topo_node_add_usage(t, n[k], &w->podsets[i].requests,
+					    -1);
+		free(n);
+	}
+}
