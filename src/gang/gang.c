@@ -55,6 +55,11 @@ struct gang_wl {
 	struct podgroup_status pgs;
 };
 
+struct gang_dl {
+	int64_t at;
+	uint32_t wl;
+};
+
 struct gang {
 	const struct cluster *c;
 	const struct sched *s;
@@ -68,6 +73,9 @@ struct gang {
 	size_t nwl;
 	size_t nstarting; /* WAITING or BOUND: they block admission */
 	struct place_result res;
+	/* Deadlines as they were set, earliest first; an entry whose
+	 * workload has another deadline now is stale and skipped. */
+	VEC(struct gang_dl) dl;
 };
 
 void gang_decisions_init(struct gang_decisions *d)
@@ -138,6 +146,7 @@ void gang_free(struct gang *g)
 	for (size_t i = 0; i < g->nwl; i++)
 		free(g->wl[i].pods);
 	free(g->wl);
+	vec_release(&g->dl);
 	place_result_release(&g->res);
 	free(g);
 }
@@ -169,6 +178,64 @@ static struct gang_wl *get(struct gang *g, uint32_t wl)
 	for (uint32_t p = 0; p < n; p++)
 		x->pods[p].node = NO_NODE;
 	return x;
+}
+
+static bool dl_less(const struct gang_dl *a, const struct gang_dl *b)
+{
+	return a->at < b->at || (a->at == b->at && a->wl < b->wl);
+}
+
+/* Remember that wl has a deadline at at (a binary min-heap). */
+static void dl_push(struct gang *g, uint32_t wl, int64_t at)
+{
+	size_t i = g->dl.len;
+
+	vec_push(&g->dl, ((struct gang_dl){ at, wl }));
+	while (i > 0 && dl_less(&g->dl.items[i], &g->dl.items[(i - 1) / 2])) {
+		struct gang_dl t = g->dl.items[i];
+
+		g->dl.items[i] = g->dl.items[(i - 1) / 2];
+		g->dl.items[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+static void dl_pop(struct gang *g)
+{
+	size_t i = 0, n = --g->dl.len;
+
+	g->dl.items[0] = g->dl.items[n];
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct gang_dl t;
+
+		if (l < n && dl_less(&g->dl.items[l], &g->dl.items[m]))
+			m = l;
+		if (l + 1 < n && dl_less(&g->dl.items[l + 1], &g->dl.items[m]))
+			m = l + 1;
+		if (m == i)
+			break;
+		t = g->dl.items[i];
+		g->dl.items[i] = g->dl.items[m];
+		g->dl.items[m] = t;
+		i = m;
+	}
+}
+
+/* Whether the entry is wl's deadline now. */
+static bool dl_live(const struct gang *g, const struct gang_dl *d)
+{
+	const struct gang_wl *x = &g->wl[d->wl];
+
+	return x->state != GANG_IDLE && (x->ready_deadline_us == d->at ||
+					 x->permit_deadline_us == d->at);
+}
+
+/* Drop stale entries from the top. */
+static void dl_clean(struct gang *g)
+{
+	while (g->dl.len && !dl_live(g, &g->dl.items[0]))
+		dl_pop(g);
 }
 
 static struct gang_pod *pod_of(struct gang *g, uint32_t wl, uint32_t pod)
@@ -338,10 +405,13 @@ void gang_admitted(struct gang *g, uint32_t wl, int64_t now_us)
 	x->ready_deadline_us = NONE_US;
 	if (g->wfpr->enable)
 		x->ready_deadline_us = now_us + g->wfpr->timeout_us;
+	if (x->ready_deadline_us != NONE_US)
+		dl_push(g, wl, x->ready_deadline_us);
 	if (quorum(x)) {
 		bind_all(g, wl, x);
 	} else {
 		x->permit_deadline_us = now_us + permit_timeout_us(g, x->pg);
+		dl_push(g, wl, x->permit_deadline_us);
 		set_state(g, x, GANG_WAITING);
 	}
 	reconcile(x);
@@ -356,6 +426,8 @@ static void start_recovery(struct gang *g, struct gang_wl *x, int64_t now_us)
 	x->ready_deadline_us = NONE_US;
 	if (g->wfpr->enable && g->wfpr->recovery_timeout_us > 0)
 		x->ready_deadline_us = now_us + g->wfpr->recovery_timeout_us;
+	if (x->ready_deadline_us != NONE_US)
+		dl_push(g, (uint32_t)(x - g->wl), x->ready_deadline_us);
 }
 
 static void check_ready(struct gang *g, struct gang_wl *x, int64_t now_us)
@@ -487,14 +559,32 @@ static void permit_timeout(struct gang *g, uint32_t wl, int64_t now_us,
 	push(out, d);
 }
 
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 size_t gang_tick(struct gang *g, int64_t now_us, struct gang_decisions *out)
 {
-	size_t before = out ? out->items.len : 0;
+	size_t before = out ? out->items.len : 0, n = 0;
+	uint32_t *due;
 
-	for (uint32_t wl = 0; wl < g->nwl; wl++) {
+	/* The workloads with a deadline due, in workload order. */
+	dl_clean(g);
+	due = xcalloc(g->dl.len + 1, sizeof(*due));
+	while (g->dl.len && g->dl.items[0].at <= now_us) {
+		if (dl_live(g, &g->dl.items[0]))
+			due[n++] = g->dl.items[0].wl;
+		dl_pop(g);
+	}
+	qsort(due, n, sizeof(*due), u32_cmp);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t wl = due[i];
 		struct gang_wl *x = &g->wl[wl];
 
-		if (x->state == GANG_IDLE)
+		if ((i && due[i - 1] == wl) || x->state == GANG_IDLE)
 			continue;
 		if (x->ready_deadline_us <= now_us &&
 		    x->ready_deadline_us <= x->permit_deadline_us)
@@ -502,24 +592,25 @@ size_t gang_tick(struct gang *g, int64_t now_us, struct gang_decisions *out)
 		else if (x->permit_deadline_us <= now_us)
 			permit_timeout(g, wl, now_us, out);
 	}
+	free(due);
 	return out ? out->items.len - before : 0;
 }
 
-int64_t gang_next_deadline_us(const struct gang *g)
+int64_t gang_next_deadline_us(struct gang *g)
 {
-	int64_t best = NONE_US;
+	dl_clean(g);
+	return g->dl.len ? g->dl.items[0].at : NONE_US;
+}
 
-	for (size_t i = 0; i < g->nwl; i++) {
-		const struct gang_wl *x = &g->wl[i];
+void gang_evicted(struct gang *g, uint32_t wl, int64_t now_us)
+{
+	struct gang_wl *x = get(g, wl);
 
-		if (x->state == GANG_IDLE)
-			continue;
-		if (x->ready_deadline_us < best)
-			best = x->ready_deadline_us;
-		if (x->permit_deadline_us < best)
-			best = x->permit_deadline_us;
-	}
-	return best;
+	(void)now_us;
+	if (x->state == GANG_IDLE)
+		return;
+	g->ops->release(g->ctx, wl);
+	reset(g, x, false);
 }
 
 void gang_finished(struct gang *g, uint32_t wl, int64_t now_us)

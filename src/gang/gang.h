@@ -145,8 +145,16 @@ size_t gang_node_failed(struct gang *g, const char *node, int64_t now_us,
  * returns how many.
  */
 size_t gang_tick(struct gang *g, int64_t now_us, struct gang_decisions *out);
-/* The earliest pending timeout, or INT64_MAX when none. */
-int64_t gang_next_deadline_us(const struct gang *g);
+/* The earliest pending timeout, or INT64_MAX when none. O(log n)
+ * amortised: entries of deadlines that changed are dropped here. */
+int64_t gang_next_deadline_us(struct gang *g);
+
+/*
+ * The scheduler evicted wl on its own (a preemption, a drained queue):
+ * take its pods off their nodes (the release op) and forget its
+ * placement; its requeue count stays. Nothing when wl is GANG_IDLE.
+ */
+void gang_evicted(struct gang *g, uint32_t wl, int64_t now_us);
 
 /* wl completed (the caller calls sched_finish): forget it, requeues too. */
 void gang_finished(struct gang *g, uint32_t wl, int64_t now_us);
