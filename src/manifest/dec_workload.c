@@ -3,19 +3,24 @@
  * Decoders for the kinds that describe jobs: kueue.x-k8s.io Workload,
  * batch/v1 Job (turned into a Workload the way Kueue's job integration
  * does, topology annotations included) and scheduling.x-k8s.io PodGroup.
+ * Workloads and Jobs may also carry the inputs of a simulation in
+ * sim.echelon.dev annotations.
  */
 #include "manifest/dec.h"
 
 #include <errno.h>
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
+#include "sim/trace.h"
 
 #include "base/banned.h"
 
 #define ANN_PREFIX    "kueue.x-k8s.io/"
+#define SIM_PREFIX    "sim.echelon.dev/"
 #define MAX_POD_COUNT 1000000
 
 static const char *const object_known[] = { "apiVersion", "kind",   "metadata",
@@ -696,6 +701,101 @@ static int owner_refs(struct dec *x, struct ynode *root, struct workload *w)
 	return rc;
 }
 
+static void ann_error(struct dec *x, struct ynode *anns, const char *key,
+		      const char *fmt, ...) PRINTF_LIKE(4, 5);
+
+/* Report at annotation key of anns (the mapping, NULL ok) as the field
+ * key of the current path, at the enclosing object when there is none. */
+static void ann_error(struct dec *x, struct ynode *anns, const char *key,
+		      const char *fmt, ...)
+{
+	size_t len = dec_push_key(x, key);
+	struct ynode *at = anns ? dec_get(anns, key) : NULL;
+	struct strbuf sb;
+	va_list ap;
+
+	strbuf_init(&sb);
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	dec_error(x, at ? at : anns, "%s", sb.buf);
+	strbuf_release(&sb);
+	dec_pop(x, len);
+}
+
+/* A time annotation: seconds or a Go duration (trace_parse_duration()). */
+static int ann_sim_time(struct dec *x, struct ynode *anns,
+			const struct labels *ann, const char *key,
+			bool positive, int64_t *ret_us)
+{
+	const char *v = labels_get(ann, key);
+	struct errbuf eb;
+	int64_t us;
+	int rc;
+
+	if (!v)
+		return 0;
+	rc = trace_parse_duration(v, strlen(v), &us, &eb);
+	if (rc == 0 && positive && us == 0)
+		rc = errbuf_set(&eb, -EINVAL, "must be positive, not \"%s\"",
+				v);
+	if (rc < 0) {
+		ann_error(x, anns, key, "%s", eb.msg);
+		return -EINVAL;
+	}
+	*ret_us = us;
+	return 1;
+}
+
+static bool sim_known(const char *key)
+{
+	return strcmp(key, SIM_PREFIX "submit") == 0 ||
+	       strcmp(key, SIM_PREFIX "duration") == 0 ||
+	       strcmp(key, SIM_PREFIX "class") == 0;
+}
+
+/*
+ * The simulation inputs of a Workload or Job: metadata.annotations
+ * sim.echelon.dev/submit, /duration (> 0) and /class. Other keys with that
+ * prefix are warned about, as unknown fields are.
+ */
+static int sim_annotations(struct dec *x, struct ynode *root,
+			   const struct labels *ann, struct workload *w)
+{
+	struct ynode *anns = dec_get(dec_get(root, "metadata"), "annotations");
+	size_t len = dec_push(x, "metadata.annotations");
+	const char *klass = labels_get(ann, SIM_PREFIX "class");
+	int rc = 0;
+
+	if (ann_sim_time(x, anns, ann, SIM_PREFIX "submit", false,
+			 &w->sim_submit_us) < 0)
+		rc = -EINVAL;
+	if (ann_sim_time(x, anns, ann, SIM_PREFIX "duration", true,
+			 &w->sim_duration_us) < 0)
+		rc = -EINVAL;
+	if (klass && trace_class_valid(klass)) {
+		w->sim_class = klass;
+	} else if (klass) {
+		ann_error(x, anns, SIM_PREFIX "class",
+			  "must be a string of 1 to %d letters, digits, '.', "
+			  "'_' and '-', not \"%s\"",
+			  TRACE_CLASS_MAX_LEN, klass);
+		rc = -EINVAL;
+	}
+	for (size_t i = 0; anns && anns->type == YNODE_MAP && i < anns->n;
+	     i++) {
+		struct ynode *k = anns->kids[2 * i];
+
+		if (k->type == YNODE_SCALAR &&
+		    strncmp(k->text, SIM_PREFIX, strlen(SIM_PREFIX)) == 0 &&
+		    !sim_known(k->text))
+			dec_warn(x, k, "unknown annotation \"%s\" is ignored",
+				 k->text);
+	}
+	dec_pop(x, len);
+	return rc;
+}
+
 int dec_workload(struct dec *x, struct ynode *root)
 {
 	struct workload *w = vec_push_zero(&x->batch->workloads);
@@ -712,6 +812,8 @@ int dec_workload(struct dec *x, struct ynode *root)
 	w->name = m.name;
 	w->ns = m.ns;
 	w->creation_us = m.creation_us;
+	if (sim_annotations(x, root, &m.annotations, w) < 0)
+		rc = -EINVAL;
 	dec_meta_release(&m);
 	if (owner_refs(x, root, w) < 0)
 		rc = -EINVAL;
@@ -741,7 +843,6 @@ static int ann_int(struct dec *x, struct ynode *anns, const struct labels *ann,
 		   const char *key, int64_t *ret)
 {
 	const char *v = labels_get(ann, key);
-	struct ynode *at;
 	char *end;
 	long long n;
 
@@ -751,12 +852,8 @@ static int ann_int(struct dec *x, struct ynode *anns, const struct labels *ann,
 	n = strtoll(v, &end, 10);
 	if (!(*v >= '0' && *v <= '9') || *end || errno == ERANGE || n < 1 ||
 	    n > MAX_POD_COUNT) {
-		size_t len = dec_push_key(x, key);
-
-		at = dec_get(anns, key);
-		dec_error(x, at ? at : anns,
+		ann_error(x, anns, key,
 			  "must be a positive integer, not \"%s\"", v);
-		dec_pop(x, len);
 		return -EINVAL;
 	}
 	*ret = n;
@@ -983,6 +1080,8 @@ int dec_job(struct dec *x, struct ynode *root)
 			labels_get(&m.annotations, ANN_PREFIX "queue-name");
 	w->priority_class_name =
 		labels_get(&m.labels, ANN_PREFIX "priority-class");
+	if (sim_annotations(x, root, &m.annotations, w) < 0)
+		rc = -EINVAL;
 	len = dec_push(x, "spec");
 	if (!(spec = dec_get(root, "spec"))) {
 		dec_error(x, root, "is required");

@@ -594,6 +594,21 @@ static void pod_priority(json_t *ps, const struct workload *w)
 				    json_integer(w->pod_priority));
 }
 
+/* The simulation inputs, as the annotations they are read from. */
+static json_t *sim_annotations(const struct workload *w)
+{
+	json_t *o = json_object();
+
+	if (w->sim_submit_us >= 0)
+		json_object_set_new(o, "sim.echelon.dev/submit",
+				    duration(w->sim_submit_us));
+	if (w->sim_duration_us >= 0)
+		json_object_set_new(o, "sim.echelon.dev/duration",
+				    duration(w->sim_duration_us));
+	set_str(o, "sim.echelon.dev/class", w->sim_class);
+	return o;
+}
+
 static json_t *enc_workload(const struct cluster *c, const struct workload *w)
 {
 	json_t *o = head(KUEUE, "Workload", w->ns, w->name);
@@ -603,6 +618,8 @@ static json_t *enc_workload(const struct cluster *c, const struct workload *w)
 		json_object_set_new(json_object_get(o, "metadata"),
 				    "creationTimestamp",
 				    timestamp(w->creation_us));
+	set_nonempty(json_object_get(o, "metadata"), "annotations",
+		     sim_annotations(w));
 	set_str(spec, "queueName", w->queue_name);
 	set_str(spec, "priorityClassName", w->priority_class_name);
 	if (w->has_priority)

@@ -263,8 +263,16 @@ void cluster_object_key(const struct cluster *c, enum kind k, size_t i,
 void cluster_pop_last(struct cluster *c, enum kind k)
 {
 	struct raw_vec *v = vec_of(c, k);
+	struct strbuf sb;
+	int64_t i;
 
 	BUG_ON(v->len == 0);
+	strbuf_init(&sb);
+	obj_key(&sb, k, elem(v, k, v->len - 1));
+	if (hmap_get(&c->index[k], sb.buf, sb.len, &i) &&
+	    (size_t)i == v->len - 1)
+		hmap_del(&c->index[k], sb.buf, sb.len);
+	strbuf_release(&sb);
 	v->len--;
 	if (kinds[k].release)
 		kinds[k].release(elem(v, k, v->len));

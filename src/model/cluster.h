@@ -110,7 +110,8 @@ int cluster_index_last(struct cluster *c, enum kind k) MUST_CHECK;
 void cluster_object_key(const struct cluster *c, enum kind k, size_t i,
 			struct strbuf *out);
 
-/* Release and remove the last object of a kind (one that failed to index). */
+/* Release and remove the last object of a kind, and its key when the index
+ * names it (an object that failed to index leaves the other one there). */
 void cluster_pop_last(struct cluster *c, enum kind k);
 
 /*

@@ -44,6 +44,8 @@ void workload_init(struct workload *w)
 	memset(w, 0, sizeof(*w));
 	w->active = true;
 	w->job.ready = -1;
+	w->sim_submit_us = -1;
+	w->sim_duration_us = -1;
 }
 
 void topology_assignment_free(struct topology_assignment *ta)

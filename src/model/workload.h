@@ -6,6 +6,8 @@
  * topology assignment per pod set).
  *
  * Each pod set's requests are per pod and already include one "pods" unit.
+ * The simulation inputs (sim_*) come from a manifest's annotations
+ * sim.echelon.dev/submit, /duration and /class, or from a trace job.
  * Strings are interned in the owning cluster; a workload owns its arrays.
  */
 #ifndef ECHELON_MODEL_WORKLOAD_H
@@ -130,12 +132,19 @@ struct workload {
 	const char *owner_name;
 	bool from_job;	       /* made from a batch/v1 Job */
 	struct job_status job; /* when from_job */
+	/* For `echelon sim`: when it submits the workload (from the start)
+	 * and its runtime at the ideal placement (> 0), each -1 when not
+	 * given; its job class for per-class figures, NULL when none. */
+	int64_t sim_submit_us;
+	int64_t sim_duration_us;
+	const char *sim_class;
 	struct podset podsets[WORKLOAD_MAX_PODSETS];
 	size_t npodsets;
 	struct admission *admission; /* owned; NULL while not admitted */
 	struct srcpos pos;
 };
 
+/* An empty workload: active, job.ready and the simulation times -1. */
 void workload_init(struct workload *w);
 void workload_release(struct workload *w);
 /* Append an initialised pod set; NULL when WORKLOAD_MAX_PODSETS are used. */

@@ -22,12 +22,13 @@
  *
  *   {"name": "j1", "submit_s": 0, "duration_s": 3600, "pods": 2,
  *    "requests": {"nvidia.com/gpu": 8, "cpu": "96", "memory": "1Ti"},
- *    "queue": "team-a", "priority": 100, "minCount": 1,
+ *    "queue": "team-a", "class": "large", "priority": 100, "minCount": 1,
  *    "topology": {"required": "rack"}}
  *
  * name (unique in the trace), submit_s (>= 0) and duration_s (> 0, seconds,
  * may have a fraction, kept to the microsecond) are required; pods
- * defaults to 1, minCount to pods, priority to 0; requests values are
+ * defaults to 1, minCount to pods, priority to 0; class (a job class for
+ * per-class figures, trace_class_valid()) to none; requests values are
  * Kubernetes quantities, as strings or numbers; topology is one of
  * {"required": LEVEL}, {"preferred": LEVEL}, {"unconstrained": true}, its
  * LEVEL a node-label key or an alias (block, rack, host) that the caller
@@ -56,6 +57,7 @@
 /* Times beyond ~317 years are errors, so that sums cannot overflow. */
 #define TRACE_MAX_SECONDS   10000000000LL
 #define TRACE_MAX_FILE_SIZE (1LL << 30)
+#define TRACE_CLASS_MAX_LEN 63
 
 struct trace_job {
 	const char *name; /* interned */
@@ -65,6 +67,7 @@ struct trace_job {
 	int32_t min_count;	/* 1..pods; pods unless partial admission */
 	struct resvec requests; /* per pod, "pods" = 1 included */
 	const char *queue;	/* interned; NULL when none */
+	const char *klass;	/* job class, interned; NULL when none */
 	int32_t priority;
 	enum topology_mode topology_mode;
 	const char *topology_level; /* interned as written; NULL when none */
@@ -126,6 +129,23 @@ int trace_read_file(const char *path, size_t max, struct strbuf *out,
 int trace_parse_seconds(const char *s, size_t n, int64_t *ret_us,
 			struct errbuf *eb) MUST_CHECK;
 
+/*
+ * Parse n bytes of s, a simulation duration, into microseconds: a
+ * non-negative number of seconds as trace_parse_seconds() reads it ("3600",
+ * "1.5"), or a Go duration ("90s", "1h30m", "1.5h", "500ms"; units h, m,
+ * s, ms, us, µs, ns), read exactly (up to 18 fraction digits) and rounded
+ * half up to the microsecond. A sign is allowed only as a leading '+'. -EINVAL
+ * (not a duration, negative) or -ERANGE (over TRACE_MAX_SECONDS) with a message
+ * in eb; 0 is accepted (callers that need a positive value check).
+ * *ret_us is written only on success.
+ */
+int trace_parse_duration(const char *s, size_t n, int64_t *ret_us,
+			 struct errbuf *eb) MUST_CHECK;
+
+/* Whether s (not NULL) is a valid job class: 1 to TRACE_CLASS_MAX_LEN
+ * ASCII letters, digits, '.', '_' and '-'. */
+bool trace_class_valid(const char *s);
+
 /* Whether s (not NULL) is a valid job name: a DNS-1123 subdomain of at
  * most 253 lowercase letters, digits, '-' and '.'. */
 bool trace_name_valid(const char *s);
@@ -147,9 +167,10 @@ bool trace_job_set_gpus(struct trace_job *j, int64_t gpus, int32_t gpus_per_pod,
  * name, queue (as the LocalQueue name) and priority, created at its
  * submission time, with one pod set "main" of j->pods pods, minCount,
  * per-pod requests and the topology request, level aliases resolved by
- * gen_level_label(). Strings are interned in c, so j may go first.
- * Returns the workload's index in c->workloads, or -EEXIST (nothing
- * added) when c already has a workload of that name.
+ * gen_level_label(); j's submission time, duration and class are also
+ * the workload's simulation inputs (sim_submit_us, ...). Strings are interned
+ * in c, so j may go first. Returns the workload's index in c->workloads, or
+ * -EEXIST (nothing added) when c already has a workload of that name.
  */
 struct cluster;
 int trace_job_add_workload(const struct trace_job *j, struct cluster *c,

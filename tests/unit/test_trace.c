@@ -3,8 +3,9 @@
  * Tests of the JSONL trace reader and writer: a table of one-line inputs
  * with the exact diagnostics they must produce (every field, every kind of
  * error, warnings for unknown fields), all-or-nothing files, limits on line
- * length and job count, the seconds parser, the fixture files under
- * tests/data/trace, and write-then-parse round trips.
+ * length and job count, the seconds and duration parsers, job classes,
+ * the fixture files under tests/data/trace, and write-then-parse round
+ * trips.
  */
 #include "sim/trace.h"
 
@@ -80,7 +81,9 @@ struct bad_case {
 	const char *diag; /* diag_format output */
 };
 
-#define OK "\"name\":\"a\",\"submit_s\":0,\"duration_s\":1"
+#define OK  "\"name\":\"a\",\"submit_s\":0,\"duration_s\":1"
+#define X8  "xxxxxxxx"
+#define X64 X8 X8 X8 X8 X8 X8 X8 X8
 
 static const struct bad_case bad_cases[] = {
 	{ "{", "t.jsonl:1:1: invalid JSON: string or '}' expected near end "
@@ -121,6 +124,30 @@ static const struct bad_case bad_cases[] = {
 	{ "{" OK ",\"queue\":\"\"}",
 	  "t.jsonl:1:49: queue: must be a non-empty string of at most 317 "
 	  "bytes\n" },
+	{ "{" OK ",\"class\":\"\"}",
+	  "t.jsonl:1:49: class: must be a string of 1 to 63 letters, digits, "
+	  "'.', '_' and '-'\n" },
+	{ "{" OK ",\"class\":7}",
+	  "t.jsonl:1:49: class: must be a string of 1 to 63 letters, digits, "
+	  "'.', '_' and '-'\n" },
+	{ "{" OK ",\"class\":null}",
+	  "t.jsonl:1:49: class: must be a string of 1 to 63 letters, digits, "
+	  "'.', '_' and '-'\n" },
+	{ "{" OK ",\"class\":\"a b\"}",
+	  "t.jsonl:1:49: class: must be a string of 1 to 63 letters, digits, "
+	  "'.', '_' and '-'\n" },
+	{ "{" OK ",\"class\":\"a/b\"}",
+	  "t.jsonl:1:49: class: must be a string of 1 to 63 letters, digits, "
+	  "'.', '_' and '-'\n" },
+	{ "{" OK ",\"class\":\"L\\u00e9\"}",
+	  "t.jsonl:1:49: class: must be a string of 1 to 63 letters, digits, "
+	  "'.', '_' and '-'\n" },
+	{ "{" OK ",\"class\":\"" X64 "\"}",
+	  "t.jsonl:1:49: class: must be a string of 1 to 63 letters, digits, "
+	  "'.', '_' and '-'\n" },
+	{ "{" OK ",\"class\":\"a\",\"pods\":0,\"class\":\"b\"}",
+	  "t.jsonl:1:68: invalid JSON: duplicate object key near "
+	  "'\"class\"'\n" },
 	{ "{" OK ",\"requests\":[]}",
 	  "t.jsonl:1:52: requests: must be an object of resource "
 	  "quantities\n" },
@@ -181,12 +208,13 @@ static void test_good_line(void **state)
 	got = parse(e,
 		    "\t{\"name\":\"g-1.x\",\"submit_s\":12.5,\"duration_s\":"
 		    "3600,\"pods\":4,\"minCount\":2,\"priority\":-7,"
-		    "\"queue\":\"team-a\",\"requests\":{\"nvidia.com/gpu\":8,"
+		    "\"queue\":\"team-a\",\"class\":\"Large_1.v-2\","
+		    "\"requests\":{\"nvidia.com/gpu\":8,"
 		    "\"cpu\":\"500m\",\"memory\":\"1Gi\"},"
 		    "\"topology\":{\"required\":\"rack\"},\"x\":{\"y\":[1]}}"
 		    "\r\n",
 		    0);
-	assert_string_equal(got, "t.jsonl:1:196: warning: x: unknown field "
+	assert_string_equal(got, "t.jsonl:1:218: warning: x: unknown field "
 				 "(ignored)\n");
 	free(got);
 	assert_int_equal(e->t.jobs.len, 1);
@@ -200,6 +228,7 @@ static void test_good_line(void **state)
 	assert_int_equal(j->min_count, 2);
 	assert_int_equal(j->priority, -7);
 	assert_string_equal(j->queue, "team-a");
+	assert_string_equal(j->klass, "Large_1.v-2");
 	assert_int_equal(j->requests.v[gpu], 8);
 	assert_int_equal(j->requests.v[RESOURCE_CPU], 500);
 	assert_int_equal(j->requests.v[RESOURCE_MEMORY], 1073741824);
@@ -225,6 +254,7 @@ static void test_good_line(void **state)
 	assert_int_equal(j->pods, 1);
 	assert_int_equal(j->min_count, 1);
 	assert_null(j->queue);
+	assert_null(j->klass);
 	assert_int_equal(j->topology_mode, TOPOLOGY_NONE);
 	assert_null(j->topology_level);
 	assert_int_equal(j->pos.line, 4);
@@ -333,6 +363,178 @@ static void test_seconds(void **state)
 	}
 }
 
+struct dur_case {
+	const char *in;
+	int rc;
+	int64_t us;
+	const char *msg; /* when rc < 0 and not NULL: the message */
+};
+
+#define NOT_DURATION(s)                                                        \
+	"must be a number of seconds or a duration such as \"90s\", \"45m\" "  \
+	"or \"1h30m\", not \"" s "\""
+#define TOO_BIG "must be at most 10000000000 seconds"
+
+static const struct dur_case dur_cases[] = {
+	/* numbers of seconds, as trace_parse_seconds() reads them */
+	{ "0", 0, 0, NULL },
+	{ "3600", 0, 3600000000LL, NULL },
+	{ "1.5", 0, 1500000, NULL },
+	{ "+5", 0, 5000000, NULL },
+	{ "1.5e3", 0, 1500000000LL, NULL },
+	{ "0.0000005", 0, 1, NULL },
+	{ "10000000000", 0, 10000000000000000LL, NULL },
+	{ "10000000000.000001", -ERANGE, 0, TOO_BIG },
+	{ "1e19", -ERANGE, 0, TOO_BIG },
+	/* Go durations */
+	{ "90s", 0, 90000000, NULL },
+	{ "45m", 0, 2700000000LL, NULL },
+	{ "2h", 0, 7200000000LL, NULL },
+	{ "1h30m", 0, 5400000000LL, NULL },
+	{ "1.5h", 0, 5400000000LL, NULL },
+	{ "0.1h", 0, 360000000, NULL },
+	{ "500ms", 0, 500000, NULL },
+	{ "1h0m0s", 0, 3600000000LL, NULL },
+	{ "1m1m", 0, 120000000, NULL },
+	{ "+1s", 0, 1000000, NULL },
+	{ ".5s", 0, 500000, NULL },
+	{ "1.s", 0, 1000000, NULL },
+	{ "0s", 0, 0, NULL },
+	{ "1500001us", 0, 1500001, NULL },
+	{ "1\xc2\xb5s", 0, 1, NULL }, /* micro sign */
+	{ "1\xce\xbcs", 0, 1, NULL }, /* Greek mu */
+	{ "1ns", 0, 0, NULL },
+	{ "499ns", 0, 0, NULL },
+	{ "500ns", 0, 1, NULL }, /* half up */
+	{ "1.0000005s", 0, 1000001, NULL },
+	{ "0.0000004999s", 0, 0, NULL },
+	/* exact: 499.5 ns + 0.5 ns is 500 ns, which rounds up */
+	{ "0.0000004995s0.0000000005s", 0, 1, NULL },
+	{ "0.333333333333333333h", 0, 1200000000LL, NULL },
+	{ "0.00000000000000000000001h", 0, 0, NULL },
+	{ "10000000000s", 0, 10000000000000000LL, NULL },
+	{ "2777777h46m40s", 0, 10000000000000000LL, NULL },
+	{ "10000000000000000000ns", 0, 10000000000000000LL, NULL },
+	{ "10000000000000000499ns", 0, 10000000000000000LL, NULL },
+	{ "10000000000000000500ns", -ERANGE, 0, TOO_BIG },
+	{ "2777778h", -ERANGE, 0, TOO_BIG },
+	{ "99999999999999999999999999999999999999999h", -ERANGE, 0, TOO_BIG },
+	{ "9223372036854775807h9223372036854775807h", -ERANGE, 0, TOO_BIG },
+	/* negative */
+	{ "-1", -EINVAL, 0, "must not be negative" },
+	{ "-5m", -EINVAL, 0, "must not be negative" },
+	{ "-0", -EINVAL, 0, "must not be negative" },
+	{ "-1e19", -EINVAL, 0, "must not be negative" },
+	/* not durations */
+	{ "", -EINVAL, 0, NOT_DURATION("") },
+	{ "-", -EINVAL, 0, NOT_DURATION("-") },
+	{ "+", -EINVAL, 0, NOT_DURATION("+") },
+	{ "+-1", -EINVAL, 0, NOT_DURATION("+-1") },
+	{ "--1", -EINVAL, 0, NOT_DURATION("--1") },
+	{ "-x", -EINVAL, 0, NOT_DURATION("-x") },
+	{ "5x", -EINVAL, 0, NOT_DURATION("5x") },
+	{ "1d", -EINVAL, 0, NOT_DURATION("1d") },
+	{ "1e3s", -EINVAL, 0, NOT_DURATION("1e3s") },
+	{ "0x10s", -EINVAL, 0, NOT_DURATION("0x10s") },
+	{ "s", -EINVAL, 0, NOT_DURATION("s") },
+	{ ".s", -EINVAL, 0, NOT_DURATION(".s") },
+	{ ".", -EINVAL, 0, NOT_DURATION(".") },
+	{ "1.2.3s", -EINVAL, 0, NOT_DURATION("1.2.3s") },
+	{ "1.2.3", -EINVAL, 0, NOT_DURATION("1.2.3") },
+	{ " 1s", -EINVAL, 0, NOT_DURATION(" 1s") },
+	{ "1s ", -EINVAL, 0, NOT_DURATION("1s ") },
+	{ "1 s", -EINVAL, 0, NOT_DURATION("1 s") },
+	{ "1hh", -EINVAL, 0, NOT_DURATION("1hh") },
+	{ "1mss", -EINVAL, 0, NOT_DURATION("1mss") },
+	{ "1h-5m", -EINVAL, 0, NOT_DURATION("1h-5m") },
+	{ "h1", -EINVAL, 0, NOT_DURATION("h1") },
+	{ "inf", -EINVAL, 0, NOT_DURATION("inf") },
+	{ "nan", -EINVAL, 0, NOT_DURATION("nan") },
+	{ "1S", -EINVAL, 0, NOT_DURATION("1S") },
+	{ "1\xc2s", -EINVAL, 0, NOT_DURATION("1\xc2s") },
+};
+
+static void test_durations(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(dur_cases); i++) {
+		const struct dur_case *c = &dur_cases[i];
+		int64_t us = -1;
+		struct errbuf eb;
+		int rc = trace_parse_duration(c->in, strlen(c->in), &us, &eb);
+
+		if (rc != c->rc)
+			fail_msg("\"%s\": rc %d, want %d", c->in, rc, c->rc);
+		if (us != (rc == 0 ? c->us : -1))
+			fail_msg("\"%s\": %lld us, want %lld", c->in,
+				 (long long)us, (long long)c->us);
+		if (rc < 0 && c->msg)
+			assert_string_equal(eb.msg, c->msg);
+	}
+	/* n bytes only: the rest of the buffer is not read */
+	{
+		int64_t us = -1;
+		struct errbuf eb;
+
+		assert_int_equal(trace_parse_duration("90sx", 3, &us, &eb), 0);
+		assert_int_equal(us, 90000000);
+		assert_int_equal(trace_parse_duration("12", 1, &us, &eb), 0);
+		assert_int_equal(us, 1000000);
+	}
+}
+
+static void test_class(void **state)
+{
+	static const struct {
+		const char *s;
+		bool ok;
+	} cases[] = {
+		{ "small", true },
+		{ "Large_1.v-2", true },
+		{ "-", true },
+		{ "_x_", true },
+		{ X8 X8 X8 X8 X8 X8 X8 "xxxxxxx", true }, /* 63 */
+		{ X64, false },
+		{ "", false },
+		{ "a b", false },
+		{ "a/b", false },
+		{ "a:b", false },
+		{ "\xc3\xa9", false },
+	};
+	struct env *e = *state;
+	struct strbuf out;
+	char *got;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		if (trace_class_valid(cases[i].s) != cases[i].ok)
+			fail_msg("\"%s\": want %d", cases[i].s, cases[i].ok);
+	/* written after queue, before priority; left out when absent */
+	got = parse(e,
+		    "{\"priority\":3,\"class\":\"medium\",\"queue\":\"q\","
+		    "\"duration_s\":2,\"submit_s\":1,\"name\":\"a\"}\n"
+		    "{\"class\":\"" X8 X8 X8 X8 X8 X8 X8 "xxxxxxx\","
+		    "\"name\":\"b\",\"submit_s\":1,\"duration_s\":2}\n"
+		    "{\"name\":\"c\",\"submit_s\":1,\"duration_s\":2}\n",
+		    0);
+	assert_string_equal(got, "");
+	free(got);
+	strbuf_init(&out);
+	trace_write_jsonl(&e->t, &out);
+	assert_string_equal(
+		out.buf, "{\"name\":\"a\",\"submit_s\":1,\"duration_s\":2,"
+			 "\"requests\":{},\"queue\":\"q\",\"class\":\"medium\","
+			 "\"priority\":3}\n"
+			 "{\"name\":\"b\",\"submit_s\":1,\"duration_s\":2,"
+			 "\"requests\":{},\"class\":\"" X8 X8 X8 X8 X8 X8 X8
+			 "xxxxxxx\"}\n"
+			 "{\"name\":\"c\",\"submit_s\":1,\"duration_s\":2,"
+			 "\"requests\":{}}\n");
+	strbuf_release(&out);
+	/* interned in the trace's table */
+	assert_ptr_equal(e->t.jobs.items[0].klass,
+			 intern_str(&e->strings, "medium"));
+}
+
 static void test_files(void **state)
 {
 	struct env *e = *state;
@@ -428,14 +630,15 @@ static void test_round_trip_and_sort(void **state)
 		trace_parse_jsonl(
 			&e->t, "x",
 			"{\"name\":\"late\",\"submit_s\":9,"
-			"\"duration_s\":1.25,\"queue\":\"q \\\"1\\\"\"}\n"
+			"\"duration_s\":1.25,\"queue\":\"q \\\"1\\\"\","
+			"\"class\":\"large\"}\n"
 			"{\"name\":\"early\",\"submit_s\":1,"
 			"\"duration_s\":1}\n"
 			"{\"name\":\"tie\",\"submit_s\":9,"
 			"\"duration_s\":1e-6}\n",
 			strlen("{\"name\":\"late\",\"submit_s\":9,"
 			       "\"duration_s\":1.25,\"queue\":"
-			       "\"q \\\"1\\\"\"}\n"
+			       "\"q \\\"1\\\"\",\"class\":\"large\"}\n"
 			       "{\"name\":\"early\",\"submit_s\":1,"
 			       "\"duration_s\":1}\n"
 			       "{\"name\":\"tie\",\"submit_s\":9,"
@@ -455,6 +658,8 @@ static void test_round_trip_and_sort(void **state)
 	trace_write_jsonl(&t2, &b);
 	assert_string_equal(a.buf, b.buf);
 	assert_string_equal(t2.jobs.items[1].queue, "q \"1\"");
+	assert_string_equal(t2.jobs.items[1].klass, "large");
+	assert_null(t2.jobs.items[0].klass);
 	assert_false(trace_is_jsonl("# x\n\njob_id,a\n", 14));
 	assert_true(trace_is_jsonl("# x\n\n {", 8));
 	assert_false(trace_is_jsonl("", 0));
@@ -472,7 +677,8 @@ static void test_add_workload(void **state)
 	const struct workload *w;
 	static const char text[] =
 		"{\"name\":\"a\",\"submit_s\":5,\"duration_s\":1,\"pods\":4,"
-		"\"minCount\":2,\"queue\":\"lq\",\"priority\":9,"
+		"\"minCount\":2,\"queue\":\"lq\",\"class\":\"large\","
+		"\"priority\":9,"
 		"\"requests\":{\"nvidia.com/gpu\":8},\"topology\":"
 		"{\"required\":\"rack\"}}\n"
 		"{\"name\":\"b\",\"submit_s\":6,\"duration_s\":1}\n";
@@ -503,9 +709,14 @@ static void test_add_workload(void **state)
 	assert_string_equal(w->podsets[0].topology.level,
 			    "cloud.provider.com/topology-rack");
 	assert_string_equal(w->pos.file, "w.jsonl");
+	assert_int_equal(w->sim_submit_us, 5000000);
+	assert_int_equal(w->sim_duration_us, 1000000);
+	assert_string_equal(w->sim_class, "large");
 	w = cluster_find(&c, KIND_WORKLOAD, "ns1", "b");
 	assert_non_null(w);
 	assert_null(w->queue_name);
+	assert_null(w->sim_class);
+	assert_int_equal(w->sim_submit_us, 6000000);
 	assert_int_equal(w->podsets[0].topology.mode, TOPOLOGY_NONE);
 	assert_null(w->podsets[0].topology.level);
 	/* the same name again is refused and adds nothing */
@@ -528,6 +739,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
 		cmocka_unit_test(test_seconds),
+		cmocka_unit_test(test_durations),
+		cmocka_unit_test_setup_teardown(test_class, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_round_trip_and_sort, setup,
 						teardown),
