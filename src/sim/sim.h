@@ -108,6 +108,9 @@ struct sim_options {
 	size_t nfailures;
 	int64_t checkpoint_us; /* checkpoint period (lost work); 0: none */
 	struct throughput_config tp;
+	/* tas: Kueue's placement as it is, without echelon's compact gangs
+	 * (a gang may span more racks than it needs when that is free). */
+	bool loose;
 	bool check; /* check the invariants after every event (slow) */
 	/* Event log for golden tests (one line per event); NULL: none. */
 	struct strbuf *log;

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The figures of a simulation run: the shape of every placement (hosts,
+ * racks and blocks spanned against the fewest possible, and the throughput
+ * the model gives it), the invariant checks, and at the end the records
+ * and the summary table.
+ */
+#include "sim/sim_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+
+#include "base/banned.h"
+
+struct node_gpus {
+	int32_t node;
+	int64_t gpus;
+};
+
+static int ng_cmp(const void *a, const void *b)
+{
+	const struct node_gpus *x = a, *y = b;
+
+	return (x->node > y->node) - (x->node < y->node);
+}
+
+static int i32_cmp(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Number of distinct values of v[0..n); sorts v. */
+static int32_t distinct(int32_t *v, size_t n)
+{
+	int32_t k = 0;
+
+	qsort(v, n, sizeof(*v), i32_cmp);
+	for (size_t i = 0; i < n; i++)
+		k += i == 0 || v[i] != v[i - 1];
+	return k;
+}
+
+/*
+ * The shape of the bound pods of job j: GPUs per host from (node, GPUs)
+ * pairs sorted by node, racks and blocks from the hosts. Returns false
+ * when a pod has no node (a flavor without topology).
+ */
+static bool actual_shape(struct sim_state *st, uint32_t j,
+			 struct throughput_shape *sh, bool *topo)
+{
+	const struct sim_jst *x = &st->js[j];
+	size_t n = (size_t)st->in->jobs.items[j].pods, k = 0, h = 0;
+	struct node_gpus *ng = xcalloc(n + 1, sizeof(*ng));
+	int32_t *racks = xcalloc(n + 1, sizeof(*racks));
+	int32_t *blocks = xcalloc(n + 1, sizeof(*blocks));
+	bool ok = true;
+
+	*topo = true;
+	memset(sh, 0, sizeof(*sh));
+	for (size_t p = 0; p < n && ok; p++) {
+		if (!x->pods[p].bound)
+			continue;
+		ok = x->pods[p].node >= 0;
+		ng[k].node = x->pods[p].node;
+		ng[k++].gpus = x->pods[p].gpus;
+		sh->gpus += (int32_t)x->pods[p].gpus;
+	}
+	qsort(ng, k, sizeof(*ng), ng_cmp);
+	sh->host_gpus_min = INT32_MAX;
+	for (size_t i = 0; ok && i < k;) {
+		const struct sim_node_place *np =
+			&st->in->node_place[ng[i].node];
+		int64_t g = 0;
+		size_t e = i;
+
+		for (; e < k && ng[e].node == ng[i].node; e++)
+			g += ng[e].gpus;
+		sh->host_gpus_min = g < sh->host_gpus_min ? (int32_t)g
+							  : sh->host_gpus_min;
+		sh->host_gpus_max = g > sh->host_gpus_max ? (int32_t)g
+							  : sh->host_gpus_max;
+		*topo = *topo && np->rack >= 0;
+		racks[h] = np->rack;
+		blocks[h++] = np->block;
+		i = e;
+	}
+	sh->hosts = (int32_t)h;
+	sh->racks = *topo ? distinct(racks, h) : 1;
+	sh->blocks = *topo ? distinct(blocks, h) : 1;
+	free(ng);
+	free(racks);
+	free(blocks);
+	return ok && k > 0;
+}
+
+void sim_figures_shape(struct sim_state *st, uint32_t j)
+{
+	const struct sim_job *job = &st->in->jobs.items[j];
+	struct sim_jst *x = &st->js[j];
+	struct sim_job_rec *r = &st->res->jobs[j];
+	struct throughput_geometry geo = st->in->geometry;
+	struct throughput_shape act, ideal;
+	int32_t gpp = job->gpus_per_pod;
+	struct errbuf eb = { 0 };
+	bool topo;
+
+	x->ratio = 1;
+	x->min_hosts = -1;
+	r->hosts = r->racks = r->blocks = r->min_racks = r->min_blocks = -1;
+	if (gpp <= 0) { /* pods without GPUs: one per host at best */
+		gpp = 1;
+		geo.gpus_per_host = 1;
+	}
+	if (throughput_ideal_shape(&geo, x->want, gpp, &ideal, &eb) == 0)
+		x->min_hosts = ideal.hosts;
+	if (!actual_shape(st, j, &act, &topo)) {
+		r->throughput_ratio = x->ratio;
+		return;
+	}
+	r->hosts = act.hosts;
+	if (topo) {
+		r->racks = act.racks;
+		r->blocks = act.blocks;
+		r->min_racks = x->min_hosts > 0 ? ideal.racks : -1;
+		r->min_blocks = x->min_hosts > 0 ? ideal.blocks : -1;
+	}
+	if (job->gpus_per_pod > 0 && x->min_hosts > 0 && act.gpus > 0)
+		x->ratio = throughput_ratio(&st->o->tp, &act, &ideal);
+	r->throughput_ratio = x->ratio;
+}
+
+/* The pods: bound GPUs per node and in all, all or none under a gang. */
+static void check_pods(struct sim_state *st)
+{
+	const struct cluster *c = st->in->c;
+	int64_t *per = xcalloc(c->nodes.len + 1, sizeof(*per));
+	int64_t alloc = 0, busy = 0, n[SIM_JOB_STATE_COUNT] = { 0 };
+
+	for (size_t j = 0; j < st->in->jobs.len; j++) {
+		const struct sim_jst *x = &st->js[j];
+		enum sim_job_state s = st->res->jobs[j].state;
+
+		n[s]++;
+		if (s == SIM_JOB_RUNNING)
+			busy += x->run_gpus;
+		if (!st->split)
+			BUG_ON(x->bound != 0 && x->bound != x->want);
+		BUG_ON(x->bound > x->want && !st->split);
+		for (int32_t p = 0; x->pods && p < st->in->jobs.items[j].pods;
+		     p++) {
+			if (!x->pods[p].bound)
+				continue;
+			alloc += x->pods[p].gpus;
+			if (x->pods[p].node >= 0)
+				per[x->pods[p].node] += x->pods[p].gpus;
+		}
+	}
+	for (size_t i = 0; i < c->nodes.len; i++) {
+		BUG_ON(per[i] != st->node_gpus[i]);
+		if (st->in->gpu_id >= 0)
+			BUG_ON(per[i] >
+			       c->nodes.items[i].allocatable.v[st->in->gpu_id]);
+	}
+	BUG_ON(alloc != st->alloc_gpus || busy != st->busy_gpus);
+	for (int s = 0; s < SIM_JOB_STATE_COUNT; s++)
+		BUG_ON(n[s] != st->count[s]);
+	free(per);
+}
+
+/* The quota tree: consistent, and no ClusterQueue above what it may use. */
+static void check_quota(const struct sim_state *st)
+{
+	const struct quota *q = sched_quota(st->s);
+
+	BUG_ON(!quota_check(q, NULL));
+	for (size_t cq = 0; cq < q->ncq; cq++) {
+		for (size_t fr = 0; fr < q->nfr; fr++) {
+			if (q->nodes[cq].usage[fr] > 0)
+				BUG_ON(quota_available(q, (int32_t)cq, fr) < 0);
+		}
+	}
+}
+
+void sim_figures_check(struct sim_state *st)
+{
+	check_pods(st);
+	check_quota(st);
+}
+
+/* Nearest-rank percentile of sorted v[0..n). */
+static double pct(const double *v, size_t n, double p)
+{
+	size_t i = (size_t)ceil(p * (double)n);
+
+	if (!n)
+		return -1;
+	return v[i ? i - 1 : 0];
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Running sums for a mean; -1 when nothing was added. */
+struct mean {
+	double sum;
+	int64_t n;
+};
+
+static void mean_add(struct mean *m, double v)
+{
+	m->sum += v;
+	m->n++;
+}
+
+static double mean_of(const struct mean *m)
+{
+	return m->n ? m->sum / (double)m->n : -1;
+}
+
+static void wait_figures(struct sim_state *st, struct sim_summary *s)
+{
+	size_t nj = st->in->jobs.len, k = 0;
+	double *w = xcalloc(nj + 1, sizeof(*w));
+	struct mean wait = { 0 }, adm = { 0 }, jct = { 0 };
+
+	for (size_t j = 0; j < nj; j++) {
+		const struct sim_job_rec *r = &st->res->jobs[j];
+		double sub = (double)st->in->jobs.items[j].submit_us;
+
+		if (r->admit_us >= 0)
+			mean_add(&adm, ((double)r->admit_us - sub) / 1e6);
+		if (r->end_us >= 0)
+			mean_add(&jct, ((double)r->end_us - sub) / 1e6);
+		if (r->start_us < 0)
+			continue;
+		w[k] = ((double)r->start_us - sub) / 1e6;
+		mean_add(&wait, w[k++]);
+	}
+	qsort(w, k, sizeof(*w), dbl_cmp);
+	s->jobs_started = (int64_t)k;
+	s->mean_wait_s = mean_of(&wait);
+	s->p50_wait_s = pct(w, k, 0.5);
+	s->p95_wait_s = pct(w, k, 0.95);
+	s->mean_admit_wait_s = mean_of(&adm);
+	s->mean_jct_s = mean_of(&jct);
+	free(w);
+}
+
+static void topology_figures(struct sim_state *st, struct sim_summary *s)
+{
+	struct mean racks = { 0 }, minr = { 0 }, blocks = { 0 }, minb = { 0 },
+		    ratio = { 0 };
+	int64_t on_min = 0;
+
+	for (size_t j = 0; j < st->in->jobs.len; j++) {
+		const struct sim_job_rec *r = &st->res->jobs[j];
+
+		if (r->start_us < 0)
+			continue;
+		if (r->throughput_ratio >= 0)
+			mean_add(&ratio, r->throughput_ratio);
+		if (st->js[j].min_hosts <= 1 || r->racks < 0 ||
+		    r->min_racks < 0)
+			continue;
+		mean_add(&racks, r->racks);
+		mean_add(&minr, r->min_racks);
+		mean_add(&blocks, r->blocks);
+		mean_add(&minb, r->min_blocks);
+		on_min += r->racks <= r->min_racks;
+	}
+	s->multi_node_jobs = racks.n;
+	s->mean_racks_spanned = mean_of(&racks);
+	s->mean_min_racks = mean_of(&minr);
+	s->mean_blocks_spanned = mean_of(&blocks);
+	s->mean_min_blocks = mean_of(&minb);
+	s->on_min_racks = racks.n ? (double)on_min / (double)racks.n : -1;
+	s->mean_throughput_ratio = mean_of(&ratio);
+}
+
+/* Time-averaged usage of each ClusterQueue's nominal quota. */
+static void cq_figures(struct sim_state *st, struct sim_summary *s)
+{
+	const struct quota *q = sched_quota(st->s);
+	struct sim_result *res = st->res;
+
+	s->min_cq_usage = -1;
+	res->cq_usage = xcalloc(st->ncq + 1, sizeof(*res->cq_usage));
+	for (size_t cq = 0; cq < st->ncq; cq++) {
+		int64_t nominal = 0;
+
+		for (size_t f = 0; st->cq_res >= 0 && f < q->nflavors; f++)
+			nominal += q->nodes[cq].nominal[QUOTA_FR(f, st->cq_res)];
+		res->cq_usage[cq] = -1;
+		if (nominal <= 0 || res->span_us <= 0)
+			continue;
+		res->cq_usage[cq] = st->cq_int[cq] /
+				    ((double)nominal * (double)res->span_us);
+		if (s->min_cq_usage < 0 || res->cq_usage[cq] < s->min_cq_usage)
+			s->min_cq_usage = res->cq_usage[cq];
+	}
+}
+
+static int class_cmp(const void *a, const void *b)
+{
+	const struct sim_class_summary *x = a, *y = b;
+
+	return strcmp(x->klass, y->klass);
+}
+
+static void class_figures(struct sim_state *st)
+{
+	struct sim_result *res = st->res;
+
+	for (size_t j = 0; j < st->in->jobs.len; j++) {
+		const char *k = st->in->jobs.items[j].klass;
+		const struct sim_job_rec *r = &res->jobs[j];
+		struct sim_class_summary *c = NULL;
+
+		if (!k)
+			continue;
+		vec_foreach (&res->classes, x) {
+			if (strcmp(x->klass, k) == 0)
+				c = x;
+		}
+		if (!c) {
+			c = vec_push_zero(&res->classes);
+			c->klass = k;
+		}
+		c->jobs++;
+		if (r->admit_us < 0)
+			continue;
+		/* A running mean: sum kept in the field until the end. */
+		c->mean_admit_wait_s +=
+			(double)(r->admit_us - st->in->jobs.items[j].submit_us) /
+			1e6;
+		c->admitted++;
+	}
+	vec_foreach (&res->classes, c)
+		c->mean_admit_wait_s = c->admitted ? c->mean_admit_wait_s /
+							     (double)c->admitted
+						   : -1;
+	if (res->classes.len)
+		qsort(res->classes.items, res->classes.len,
+		      sizeof(*res->classes.items), class_cmp);
+}
+
+/* Busy time of the jobs still running at the end, for the heat map. */
+static void close_running(struct sim_state *st)
+{
+	for (size_t j = 0; j < st->in->jobs.len; j++) {
+		const struct sim_jst *x = &st->js[j];
+		int64_t seg = st->now - x->seg_start_us;
+
+		if (st->res->jobs[j].state != SIM_JOB_RUNNING)
+			continue;
+		for (int32_t p = 0; p < st->in->jobs.items[j].pods; p++) {
+			if (x->pods[p].up && x->pods[p].node >= 0)
+				st->res->node_busy_gpu_us[x->pods[p].node] +=
+					seg * x->pods[p].gpus;
+		}
+	}
+}
+
+void sim_figures_finish(struct sim_state *st)
+{
+	struct sim_result *res = st->res;
+	struct sim_summary *s = &res->sum;
+	int64_t end = st->o->until_us ? st->o->until_us : st->now, last = 0;
+
+	sim_run_advance(st, end);
+	st->now = end;
+	for (; st->next_sample <= end; st->next_sample += st->sample_us)
+		sim_run_sample(st, st->next_sample);
+	if (!res->samples.len || vec_last(&res->samples)->t_us < end)
+		sim_run_sample(st, end);
+	close_running(st);
+	res->span_us = end;
+	s->jobs = (int64_t)st->in->jobs.len;
+	s->jobs_finished = st->count[SIM_JOB_FINISHED];
+	wait_figures(st, s);
+	topology_figures(st, s);
+	cq_figures(st, s);
+	class_figures(st);
+	s->gpu_utilization = -1;
+	if (st->in->total_gpus > 0 && end > 0)
+		s->gpu_utilization =
+			st->busy_int / ((double)st->in->total_gpus * (double)end);
+	s->idle_allocated_gpu_hours = st->alloc_int / 3.6e9;
+	for (size_t j = 0; j < st->in->jobs.len; j++) {
+		s->lost_gpu_hours += (double)res->jobs[j].lost_gpu_us / 3.6e9;
+		if (res->jobs[j].end_us > last)
+			last = res->jobs[j].end_us;
+	}
+	s->makespan_us = s->jobs_finished == s->jobs ? last : end;
+}

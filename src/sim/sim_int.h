@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Internals of one simulation run, shared by sim_run.c (the event loop and
+ * the state of jobs and pods), sim_apply.c (admission cycles, timeouts and
+ * failures: the scheduler's and the lifecycle's decisions applied) and
+ * sim_figures.c (placement shapes, invariant checks, the summary). Not an
+ * API: nothing outside src/sim includes it.
+ *
+ * Invariants (sim_figures_check()): a job's pods are bound all or none
+ * under the gang policies; a node's bound GPUs never exceed its
+ * allocatable ones; the quota tree is consistent and no ClusterQueue uses
+ * more than it may; the GPU totals equal the sums over pods and jobs.
+ */
+#ifndef ECHELON_SIM_SIM_INT_H
+#define ECHELON_SIM_SIM_INT_H
+
+#include <stdarg.h>
+
+#include "base/hmap.h"
+#include "base/rng.h"
+#include "gang/gang.h"
+#include "sched/quota.h"
+#include "sched/sched.h"
+#include "sim/evq.h"
+#include "sim/sim.h"
+
+/* Event kinds; at one time they are handled in the rank order of
+ * sim_run.c's table. */
+enum sim_ev {
+	EV_NODE_UP,   /* b: 1 after a failure drawn from the rate */
+	EV_NODE_DOWN, /* b: index of the scheduled failure, -1 drawn */
+	EV_FINISH,
+	EV_POD_FAIL,
+	EV_POD_UP,
+	EV_TICK, /* a gang timeout or a requeue time */
+	EV_SUBMIT,
+	EV_KIND_COUNT
+};
+
+struct sim_pod {
+	int32_t node; /* cluster node index; -1 unbound or without node */
+	bool bound, up;
+	int64_t gpus;
+	uint64_t up_ev; /* pending start-up event, 0: none */
+};
+
+/* The run's view of one job. */
+struct sim_jst {
+	struct sim_pod *pods; /* [job pods], made at first admission */
+	int32_t bound, up;    /* pods bound, pods up */
+	int32_t want;	      /* pods its admission(s) hold */
+	int32_t adm;	      /* its workloads admitted now */
+	int64_t seg_start_us; /* running since */
+	double ratio;	      /* throughput of its placement */
+	int32_t min_hosts;    /* of its ideal placement */
+	int64_t run_gpus;     /* GPUs of its running pods */
+	int64_t progress_us;  /* ideal work kept by checkpoints */
+	uint64_t end_ev, fail_ev;
+};
+
+struct sim_moved {
+	uint32_t wl, pod;
+};
+
+struct sim_state {
+	const struct sim_input *in;
+	const struct sim_options *o;
+	struct sim_result *res;
+	struct sched *s;
+	struct gang *g;
+	struct evq q;
+	struct rng rng;
+	bool split; /* no-gang: pods are workloads of their own */
+
+	int32_t *wl_job;   /* per cluster workload: its job, -1 none */
+	uint32_t *wl_pod0; /* its first pod in that job */
+	int32_t *wl_count; /* pods its admission holds, 0: not admitted */
+	struct sim_jst *js;
+	struct hmap node_idx; /* node name -> cluster node index */
+	int64_t *node_gpus;   /* GPUs bound on each node */
+	bool *node_down;
+	VEC(struct sim_moved) moved; /* pods a replacement rebound */
+
+	int64_t now, last_t;
+	bool dirty;  /* something changed: run a cycle */
+	size_t live; /* pending events that can change the outcome */
+	int64_t count[SIM_JOB_STATE_COUNT];
+	size_t submitted, terminal;
+	unsigned progress_pm;
+
+	int64_t alloc_gpus, busy_gpus;
+	double busy_int, alloc_int; /* GPU-us: busy, allocated but idle */
+	int64_t sample_us, next_sample;
+	int cq_res; /* resource of the ClusterQueue usage figure */
+	size_t ncq;
+	double *cq_int; /* usage x time per ClusterQueue */
+
+	uint64_t tick_ev;
+	int64_t tick_at;
+};
+
+/* sim_run.c */
+void sim_run_log(struct sim_state *st, const char *fmt, ...) PRINTF_LIKE(2, 3);
+uint64_t sim_run_push(struct sim_state *st, int64_t t, enum sim_ev kind,
+		      int64_t a, int64_t b, bool live);
+/* Cancel *id (0: none) and clear it. */
+void sim_run_cancel(struct sim_state *st, uint64_t *id, bool live);
+void sim_run_set_state(struct sim_state *st, uint32_t j,
+		       enum sim_job_state s);
+/* Stop job j if it runs; finished or not (lost work). */
+void sim_run_stop(struct sim_state *st, uint32_t j, bool finished);
+/* Samples before t and the integrals up to t (before t's events). */
+void sim_run_advance(struct sim_state *st, int64_t t);
+/* One sample of the state now, at time t. */
+void sim_run_sample(struct sim_state *st, int64_t t);
+/* The job of workload wl's admission: count it, with its pods. */
+void sim_run_admitted(struct sim_state *st, uint32_t wl);
+/* Workload wl no longer holds quota (evicted, deactivated). */
+void sim_run_unadmitted(struct sim_state *st, uint32_t wl, bool deactivated);
+
+/* sim_apply.c */
+/* Admission cycles at now while something changed. */
+void sim_apply_cycles(struct sim_state *st);
+/* Gang timeouts and requeues due now. */
+void sim_apply_tick(struct sim_state *st);
+/* Node down; which: the index of its scheduled failure, -1 when drawn. */
+void sim_apply_node_down(struct sim_state *st, uint32_t node, int64_t which);
+/* Node repaired; random: it failed at random (draw its next failure). */
+void sim_apply_node_up(struct sim_state *st, uint32_t node, int64_t random);
+/* The scheduled failures and the first random one of every node. */
+void sim_apply_failures(struct sim_state *st);
+
+/* sim_figures.c */
+/* Hosts, racks, blocks and throughput ratio of job j's placement. */
+void sim_figures_shape(struct sim_state *st, uint32_t j);
+/* The invariants above; BUG when one fails. */
+void sim_figures_check(struct sim_state *st);
+/* Close the run: samples to the end, records, summary. */
+void sim_figures_finish(struct sim_state *st);
+
+#endif

@@ -1,0 +1,730 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The simulator's event loop: submissions, admission cycles, binding and
+ * pod start-up through the gang lifecycle, running jobs stretched by the
+ * throughput model, finishes, node and pod failures, and the figures that
+ * come out of it. See docs/internals/simulator.md ("The event loop").
+ *
+ * Everything a run owns lives in one struct sim_state; the scheduler core
+ * and the gang lifecycle are driven only through their APIs, and their
+ * decisions are applied here. Events at one time are handled in the order
+ * of their kinds (repairs, failures, finishes, pod start-ups, timeouts,
+ * submissions), then a cycle runs, so the same input gives the same run.
+ */
+#include "sim/sim_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "base/alloc.h"
+
+#include "base/banned.h"
+
+static const int32_t kind_rank[EV_KIND_COUNT] = {
+	[EV_NODE_UP] = 0, [EV_NODE_DOWN] = 1, [EV_FINISH] = 2,
+	[EV_POD_FAIL] = 3, [EV_POD_UP] = 4,   [EV_TICK] = 5,
+	[EV_SUBMIT] = 6,
+};
+
+void sim_run_log(struct sim_state *st, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!st->o->log)
+		return;
+	strbuf_addf(st->o->log, "%" PRId64 ".%06" PRId64 " ",
+		    st->now / 1000000, st->now % 1000000);
+	va_start(ap, fmt);
+	strbuf_vaddf(st->o->log, fmt, ap);
+	va_end(ap);
+	strbuf_addch(st->o->log, '\n');
+}
+
+uint64_t sim_run_push(struct sim_state *st, int64_t t, enum sim_ev kind,
+		    int64_t a, int64_t b, bool live)
+{
+	struct evq_event e = { .time_us = t, .kind = kind, .a = a, .b = b };
+
+	e.ptr = live ? &st->live : NULL;
+	st->live += live;
+	return evq_push(&st->q, &e);
+}
+
+void sim_run_cancel(struct sim_state *st, uint64_t *id, bool live)
+{
+	if (*id && evq_cancel(&st->q, *id) && live)
+		st->live--;
+	*id = 0;
+}
+
+/* The workload a pod of job j belongs to, and the pod's index in it. */
+static uint32_t pod_wl(const struct sim_state *st, uint32_t j, uint32_t p,
+		       uint32_t *ret_pod)
+{
+	const struct sim_job *job = &st->in->jobs.items[j];
+
+	if (st->split) {
+		*ret_pod = 0;
+		return job->split + p;
+	}
+	*ret_pod = p;
+	return job->wl;
+}
+
+void sim_run_set_state(struct sim_state *st, uint32_t j, enum sim_job_state s)
+{
+	struct sim_job_rec *r = &st->res->jobs[j];
+
+	st->count[r->state]--;
+	st->count[s]++;
+	r->state = s;
+}
+
+/* PENDING or ADMITTED from what the job holds now (not terminal). */
+static void refresh_state(struct sim_state *st, uint32_t j)
+{
+	const struct sim_jst *x = &st->js[j];
+	enum sim_job_state s = st->res->jobs[j].state;
+
+	if (s == SIM_JOB_FINISHED || s == SIM_JOB_DEACTIVATED ||
+	    s == SIM_JOB_RUNNING)
+		return;
+	sim_run_set_state(st, j,
+			x->adm || x->bound ? SIM_JOB_ADMITTED
+					   : SIM_JOB_PENDING);
+}
+
+/* The pods of job j, made on first use: GPUs per pod from its pod sets. */
+static struct sim_pod *pods_of(struct sim_state *st, uint32_t j)
+{
+	const struct sim_job *job = &st->in->jobs.items[j];
+	const struct workload *w = &st->in->c->workloads.items[job->wl];
+	struct sim_jst *x = &st->js[j];
+	uint32_t k = 0;
+
+	if (x->pods)
+		return x->pods;
+	x->pods = xcalloc((size_t)job->pods, sizeof(*x->pods));
+	for (size_t i = 0; i < w->npodsets; i++) {
+		const struct podset *ps = &w->podsets[i];
+		int64_t g = st->in->gpu_id >= 0 ? ps->requests.v[st->in->gpu_id]
+						: 0;
+
+		for (int32_t p = 0; p < ps->count; p++, k++) {
+			x->pods[k].node = -1;
+			x->pods[k].gpus = g;
+		}
+	}
+	BUG_ON(k != (uint32_t)job->pods);
+	return x->pods;
+}
+
+/* Stop a running job: its work since the last checkpoint is lost unless
+ * it finished. */
+void sim_run_stop(struct sim_state *st, uint32_t j, bool finished)
+{
+	struct sim_jst *x = &st->js[j];
+	const struct sim_job *job = &st->in->jobs.items[j];
+	struct sim_job_rec *r = &st->res->jobs[j];
+	int64_t seg = st->now - x->seg_start_us, kept = seg;
+
+	if (r->state != SIM_JOB_RUNNING)
+		return;
+	for (int32_t p = 0; p < job->pods; p++) {
+		if (x->pods[p].up && x->pods[p].node >= 0)
+			st->res->node_busy_gpu_us[x->pods[p].node] +=
+				seg * x->pods[p].gpus;
+	}
+	st->busy_gpus -= x->run_gpus;
+	sim_run_cancel(st, &x->end_ev, true);
+	sim_run_cancel(st, &x->fail_ev, false);
+	if (!finished) {
+		if (st->o->checkpoint_us > 0)
+			kept = seg / st->o->checkpoint_us * st->o->checkpoint_us;
+		else
+			kept = 0;
+		x->progress_us += (int64_t)((double)kept * x->ratio);
+		if (x->progress_us >= job->duration_us)
+			x->progress_us = job->duration_us - 1;
+		r->lost_gpu_us += (seg - kept) * x->run_gpus;
+	}
+	sim_run_set_state(st, j, SIM_JOB_ADMITTED);
+	refresh_state(st, j);
+}
+
+/* Take pod p of job j off its node. */
+static void unbind_pod(struct sim_state *st, uint32_t j, uint32_t p)
+{
+	struct sim_jst *x = &st->js[j];
+	struct sim_pod *sp = &x->pods[p];
+
+	if (!sp->bound)
+		return;
+	sim_run_stop(st, j, false);
+	sim_run_cancel(st, &sp->up_ev, true);
+	if (sp->node >= 0)
+		st->node_gpus[sp->node] -= sp->gpus;
+	st->alloc_gpus -= sp->gpus;
+	x->up -= sp->up;
+	x->bound--;
+	sp->bound = sp->up = false;
+	sp->node = -1;
+}
+
+static void on_bind(void *ctx, uint32_t wl, uint32_t pod, const char *node)
+{
+	struct sim_state *st = ctx;
+	uint32_t j = (uint32_t)st->wl_job[wl];
+	uint32_t p = st->wl_pod0[wl] + pod;
+	struct sim_pod *sp = &pods_of(st, j)[p];
+	int64_t n = -1;
+
+	if (sp->bound) { /* a replacement moves it */
+		unbind_pod(st, j, p);
+		vec_push(&st->moved, ((struct sim_moved){ wl, pod }));
+	}
+	if (node && !hmap_get_str(&st->node_idx, node, &n))
+		BUG_ON(1); /* the scheduler placed it on a node we know */
+	sp->node = (int32_t)n;
+	sp->bound = true;
+	sp->up = false;
+	if (n >= 0)
+		st->node_gpus[n] += sp->gpus;
+	st->alloc_gpus += sp->gpus;
+	st->js[j].bound++;
+	sp->up_ev = sim_run_push(st, st->now + st->o->pod_start_us, EV_POD_UP, j,
+			       p, true);
+	refresh_state(st, j);
+}
+
+static void on_release(void *ctx, uint32_t wl)
+{
+	struct sim_state *st = ctx;
+	uint32_t j = (uint32_t)st->wl_job[wl];
+	const struct sim_job *job = &st->in->jobs.items[j];
+	uint32_t first = st->wl_pod0[wl];
+	uint32_t n = st->split ? 1 : (uint32_t)job->pods;
+
+	pods_of(st, j);
+	for (uint32_t p = first; p < first + n; p++)
+		unbind_pod(st, j, p);
+	refresh_state(st, j);
+}
+
+static const struct gang_ops ops = { on_bind, on_release };
+
+/* Usage of the figures' resource by ClusterQueue cq now. */
+static int64_t cq_use(const struct sim_state *st, size_t cq)
+{
+	const struct quota *q = sched_quota(st->s);
+	int64_t u = 0;
+
+	if (st->cq_res < 0)
+		return 0;
+	for (size_t f = 0; f < q->nflavors; f++)
+		u += q->nodes[cq].usage[QUOTA_FR(f, st->cq_res)];
+	return u;
+}
+
+void sim_run_sample(struct sim_state *st, int64_t t)
+{
+	struct sim_sample smp = {
+		.t_us = t,
+		.gpus_allocated = st->alloc_gpus,
+		.gpus_busy = st->busy_gpus,
+		.pending = (int32_t)st->count[SIM_JOB_PENDING],
+		.admitted = (int32_t)st->count[SIM_JOB_ADMITTED],
+		.running = (int32_t)st->count[SIM_JOB_RUNNING],
+		.finished = (int32_t)st->count[SIM_JOB_FINISHED],
+	};
+
+	vec_push(&st->res->samples, smp);
+}
+
+void sim_run_advance(struct sim_state *st, int64_t t)
+{
+	int64_t dt = t - st->last_t;
+
+	/* The state now is the state at every sample time before t. */
+	for (; st->next_sample < t; st->next_sample += st->sample_us)
+		sim_run_sample(st, st->next_sample);
+	if (dt <= 0)
+		return;
+	st->busy_int += (double)st->busy_gpus * (double)dt;
+	st->alloc_int += (double)(st->alloc_gpus - st->busy_gpus) * (double)dt;
+	for (size_t cq = 0; cq < st->ncq; cq++)
+		st->cq_int[cq] += (double)cq_use(st, cq) * (double)dt;
+	st->last_t = t;
+}
+
+/* All pods of job j are up: it runs at the speed its placement allows. */
+static void start_job(struct sim_state *st, uint32_t j)
+{
+	struct sim_jst *x = &st->js[j];
+	const struct sim_job *job = &st->in->jobs.items[j];
+	struct sim_job_rec *r = &st->res->jobs[j];
+	int64_t rem;
+
+	sim_figures_shape(st, j);
+	x->run_gpus = 0;
+	for (int32_t p = 0; p < job->pods; p++)
+		x->run_gpus += x->pods[p].bound ? x->pods[p].gpus : 0;
+	if (r->start_us < 0)
+		r->start_us = st->now;
+	rem = job->duration_us - x->progress_us;
+	if (x->want < job->pods) /* partial admission: fewer pods, longer */
+		rem = rem * job->pods / (x->want > 0 ? x->want : 1);
+	x->seg_start_us = st->now;
+	x->end_ev = sim_run_push(st, st->now + throughput_stretch_us(rem, x->ratio),
+			       EV_FINISH, j, 0, true);
+	st->busy_gpus += x->run_gpus;
+	sim_run_set_state(st, j, SIM_JOB_RUNNING);
+	sim_run_log(st, "start %s pods=%d hosts=%d racks=%d blocks=%d ratio=%.4f",
+		  st->in->c->workloads.items[job->wl].name, x->want, r->hosts,
+		  r->racks, r->blocks, x->ratio);
+	if (st->o->pod_fail_per_h > 0) {
+		double rate = st->o->pod_fail_per_h * x->want / 3.6e9;
+		double u = rng_double(&st->rng);
+		int64_t at = st->now + (int64_t)(-log1p(-u) / rate);
+
+		if (at < st->now + throughput_stretch_us(rem, x->ratio))
+			x->fail_ev = sim_run_push(
+				st, at, EV_POD_FAIL, j,
+				(int64_t)rng_below(&st->rng,
+						   (uint64_t)job->pods),
+				false);
+	}
+}
+
+/* Pods job j runs with: all of them without gangs, else those its
+ * admission holds (fewer after a partial admission). */
+static int32_t need(const struct sim_state *st, uint32_t j)
+{
+	return st->split ? st->in->jobs.items[j].pods : st->js[j].want;
+}
+
+static void pod_up(struct sim_state *st, uint32_t j, uint32_t p)
+{
+	struct sim_jst *x = &st->js[j];
+	struct sim_pod *sp = &x->pods[p];
+	uint32_t pod, wl = pod_wl(st, j, p, &pod);
+
+	sp->up_ev = 0;
+	if (!sp->bound || sp->up)
+		return;
+	sp->up = true;
+	x->up++;
+	gang_pod_ready(st->g, wl, pod, st->now);
+	if (x->up == need(st, j) && x->bound == x->up &&
+	    st->res->jobs[j].state != SIM_JOB_RUNNING)
+		start_job(st, j);
+}
+
+static void finish_job(struct sim_state *st, uint32_t j)
+{
+	struct sim_jst *x = &st->js[j];
+	const struct sim_job *job = &st->in->jobs.items[j];
+	struct sim_job_rec *r = &st->res->jobs[j];
+
+	x->end_ev = 0;
+	sim_run_stop(st, j, true);
+	for (int32_t p = 0; p < job->pods; p++)
+		unbind_pod(st, j, (uint32_t)p);
+	for (uint32_t k = 0; k < (st->split ? (uint32_t)job->pods : 1); k++) {
+		uint32_t wl = st->split ? job->split + k : job->wl;
+
+		gang_finished(st->g, wl, st->now);
+		if (sched_wl_state(st->s, wl) == SCHED_WL_ADMITTED)
+			sched_finish(st->s, wl, st->now);
+		st->wl_count[wl] = 0;
+	}
+	x->adm = 0;
+	x->progress_us = job->duration_us;
+	r->end_us = st->now;
+	sim_run_set_state(st, j, SIM_JOB_FINISHED);
+	st->terminal++;
+	st->dirty = true;
+	sim_run_log(st, "finish %s", st->in->c->workloads.items[job->wl].name);
+}
+
+/*
+ * Submit job j; without gangs its pod k (the next pod is queued as a
+ * later event at the same time, so that the pods of jobs submitted
+ * together interleave as their controllers would create them).
+ */
+static void submit_job(struct sim_state *st, uint32_t j, int64_t k)
+{
+	const struct sim_job *job = &st->in->jobs.items[j];
+
+	if (k == 0) {
+		sim_run_set_state(st, j, SIM_JOB_PENDING);
+		st->submitted++;
+		sim_run_log(st, "submit %s",
+			    st->in->c->workloads.items[job->wl].name);
+	}
+	st->dirty = true;
+	if (!st->split) {
+		sched_submit(st->s, job->wl, st->now);
+		return;
+	}
+	sched_submit(st->s, job->split + (uint32_t)k, st->now);
+	if (k + 1 < job->pods)
+		sim_run_push(st, st->now, EV_SUBMIT, j, k + 1, true);
+}
+
+/* A running pod fails and restarts in place after the start latency. */
+static void pod_fail(struct sim_state *st, uint32_t j, uint32_t p)
+{
+	struct sim_jst *x = &st->js[j];
+	struct sim_pod *sp = &x->pods[p];
+	uint32_t pod, wl = pod_wl(st, j, p, &pod);
+
+	x->fail_ev = 0;
+	if (!sp->up)
+		return;
+	st->res->sum.pod_failures++;
+	sim_run_log(st, "pod-fail %s pod=%u",
+		  st->in->c->workloads.items[st->in->jobs.items[j].wl].name, p);
+	sim_run_stop(st, j, false);
+	sp->up = false;
+	x->up--;
+	gang_pod_failed(st->g, wl, pod, st->now);
+	gang_pod_created(st->g, wl, pod, st->now);
+	sp->up_ev = sim_run_push(st, st->now + st->o->pod_start_us, EV_POD_UP, j,
+			       p, true);
+}
+
+void sim_run_admitted(struct sim_state *st, uint32_t wl)
+{
+	const struct sched_admission *adm = sched_wl_admission(st->s, wl);
+	uint32_t j = (uint32_t)st->wl_job[wl];
+	struct sim_jst *x = &st->js[j];
+	struct sim_job_rec *r = &st->res->jobs[j];
+	int32_t n = 0;
+
+	BUG_ON(!adm || st->wl_count[wl]);
+	for (size_t i = 0; i < adm->npodsets; i++)
+		n += adm->ps[i].count;
+	st->wl_count[wl] = n;
+	x->want += n;
+	x->adm++;
+	if (r->admit_us < 0)
+		r->admit_us = st->now;
+	r->cq = adm->cq;
+	pods_of(st, j);
+	refresh_state(st, j);
+	sim_run_log(st, "admit %s cq=%s pods=%d",
+		    st->in->c->workloads.items[wl].name,
+		    sched_cq_name(st->s, adm->cq), n);
+	gang_admitted(st->g, wl, st->now);
+	if (gang_state(st->g, wl) != GANG_WAITING)
+		return;
+	for (int32_t p = 0; p < n; p++) /* a PodGroup: its pods appear */
+		gang_pod_created(st->g, wl, (uint32_t)p, st->now);
+}
+
+void sim_run_unadmitted(struct sim_state *st, uint32_t wl, bool deactivated)
+{
+	uint32_t j = (uint32_t)st->wl_job[wl];
+	struct sim_jst *x = &st->js[j];
+
+	if (!st->wl_count[wl])
+		return;
+	x->want -= st->wl_count[wl];
+	x->adm--;
+	st->wl_count[wl] = 0;
+	st->res->jobs[j].evictions++;
+	st->res->sum.evictions++;
+	if (deactivated) {
+		sim_run_stop(st, j, false);
+		sim_run_set_state(st, j, SIM_JOB_DEACTIVATED);
+		st->terminal++;
+		return;
+	}
+	refresh_state(st, j);
+	st->dirty = true;
+}
+
+static void handle(struct sim_state *st, const struct evq_event *e)
+{
+	if (e->ptr)
+		st->live--;
+	st->res->events++;
+	switch ((enum sim_ev)e->kind) {
+	case EV_SUBMIT:
+		submit_job(st, (uint32_t)e->a, e->b);
+		break;
+	case EV_POD_UP:
+		pod_up(st, (uint32_t)e->a, (uint32_t)e->b);
+		break;
+	case EV_FINISH:
+		finish_job(st, (uint32_t)e->a);
+		break;
+	case EV_POD_FAIL:
+		pod_fail(st, (uint32_t)e->a, (uint32_t)e->b);
+		break;
+	case EV_NODE_DOWN:
+		sim_apply_node_down(st, (uint32_t)e->a, e->b);
+		break;
+	case EV_NODE_UP:
+		sim_apply_node_up(st, (uint32_t)e->a, e->b);
+		break;
+	case EV_TICK:
+		st->tick_ev = 0;
+		st->tick_at = INT64_MAX;
+		sim_apply_tick(st);
+		break;
+	default:
+		BUG_ON(1);
+	}
+}
+
+/* The next gang timeout or requeue time gets one tick event. */
+static void schedule_tick(struct sim_state *st)
+{
+	int64_t next = gang_next_deadline_us(st->g);
+	int64_t rq = sched_next_requeue_us(st->s);
+
+	if (rq < next)
+		next = rq;
+	if (next < st->now)
+		next = st->now;
+	if (next == st->tick_at)
+		return;
+	sim_run_cancel(st, &st->tick_ev, true);
+	st->tick_at = next;
+	if (next != INT64_MAX)
+		st->tick_ev = sim_run_push(st, next, EV_TICK, 0, 0, true);
+}
+
+static void report_progress(struct sim_state *st)
+{
+	size_t n = st->in->jobs.len;
+	unsigned pm;
+
+	if (!st->o->progress || !n)
+		return;
+	pm = (unsigned)((st->submitted + st->terminal) * 1000 / (2 * n));
+	if (pm == st->progress_pm)
+		return;
+	st->progress_pm = pm;
+	st->o->progress(st->o->progress_ctx, pm / 1000.0);
+}
+
+/* Whether anything can still happen: a live event, or a running job. */
+static bool alive(const struct sim_state *st)
+{
+	return st->live > 0 || st->count[SIM_JOB_RUNNING] > 0;
+}
+
+static void loop(struct sim_state *st)
+{
+	struct evq_event e;
+
+	while (alive(st) && evq_peek(&st->q, &e)) {
+		if (st->o->until_us && e.time_us > st->o->until_us)
+			break;
+		sim_run_advance(st, e.time_us);
+		st->now = e.time_us;
+		while (evq_peek(&st->q, &e) && e.time_us == st->now) {
+			evq_pop(&st->q, &e);
+			handle(st, &e);
+		}
+		sim_apply_cycles(st);
+		schedule_tick(st);
+		if (st->o->check)
+			sim_figures_check(st);
+		report_progress(st);
+	}
+}
+
+static void push_submissions(struct sim_state *st)
+{
+	for (size_t j = 0; j < st->in->jobs.len; j++)
+		sim_run_push(st, st->in->jobs.items[j].submit_us, EV_SUBMIT,
+			   (int64_t)j, 0, true);
+}
+
+/* The timeseries period: a thousandth of the expected span, >= 1 s. */
+static int64_t sample_period(const struct sim_input *in,
+			     const struct sim_options *o)
+{
+	int64_t end = 0, p;
+
+	if (o->sample_us > 0)
+		return o->sample_us;
+	vec_foreach (&in->jobs, j) {
+		if (j->submit_us + j->duration_us > end)
+			end = j->submit_us + j->duration_us;
+	}
+	if (o->until_us && o->until_us < end)
+		end = o->until_us;
+	p = end / 1000;
+	p = (p + 999999) / 1000000 * 1000000;
+	return p < 1000000 ? 1000000 : p;
+}
+
+static int check_options(const struct sim_input *in,
+			 const struct sim_options *o, struct errbuf *eb)
+{
+	if ((unsigned)o->policy >= SIM_POLICY_COUNT)
+		return errbuf_set(eb, -EINVAL, "policy: unknown");
+	if (o->policy == SIM_POLICY_NO_GANG) {
+		vec_foreach (&in->jobs, j) {
+			if (j->split == UINT32_MAX)
+				return errbuf_set(eb, -EINVAL,
+						  "no-gang: the input has no "
+						  "per-pod workloads");
+		}
+	}
+	if (o->until_us < 0 || o->pod_start_us < 0 || o->sample_us < 0 ||
+	    o->node_repair_us < 0 || o->checkpoint_us < 0)
+		return errbuf_set(eb, -EINVAL, "times must not be negative");
+	if (!(o->node_mtbf_h >= 0) || !(o->pod_fail_per_h >= 0))
+		return errbuf_set(eb, -EINVAL,
+				  "failure rates must not be negative");
+	for (size_t i = 0; i < o->nfailures; i++) {
+		const struct sim_failure *f = &o->failures[i];
+
+		if (f->at_us < 0 || f->repair_us < 0)
+			return errbuf_set(eb, -EINVAL,
+					  "failure %zu: negative time", i + 1);
+		if (!f->node || !cluster_find(in->c, KIND_NODE, NULL, f->node))
+			return errbuf_set(eb, -EINVAL,
+					  "failure %zu: no node named \"%s\"",
+					  i + 1, f->node ? f->node : "");
+	}
+	return throughput_config_check(&o->tp, eb);
+}
+
+/* Which job and pod every workload of the run stands for. */
+static void map_workloads(struct sim_state *st)
+{
+	size_t nwl = st->in->c->workloads.len;
+
+	st->wl_job = xcalloc(nwl + 1, sizeof(*st->wl_job));
+	st->wl_pod0 = xcalloc(nwl + 1, sizeof(*st->wl_pod0));
+	st->wl_count = xcalloc(nwl + 1, sizeof(*st->wl_count));
+	for (size_t w = 0; w < nwl; w++)
+		st->wl_job[w] = -1;
+	for (size_t j = 0; j < st->in->jobs.len; j++) {
+		const struct sim_job *job = &st->in->jobs.items[j];
+
+		if (!st->split) {
+			st->wl_job[job->wl] = (int32_t)j;
+			continue;
+		}
+		for (int32_t k = 0; k < job->pods; k++) {
+			st->wl_job[job->split + (uint32_t)k] = (int32_t)j;
+			st->wl_pod0[job->split + (uint32_t)k] = (uint32_t)k;
+		}
+	}
+}
+
+/* The resource whose ClusterQueue usage is reported: GPUs when some queue
+ * has GPU quota, else cpu. */
+static int usage_resource(const struct sim_state *st)
+{
+	const struct quota *q = sched_quota(st->s);
+	int cpu = resource_lookup(st->in->c->resources, "cpu");
+
+	for (size_t cq = 0; st->in->gpu_id >= 0 && cq < q->ncq; cq++) {
+		for (size_t f = 0; f < q->nflavors; f++) {
+			if (q->nodes[cq].nominal[QUOTA_FR(f, st->in->gpu_id)])
+				return st->in->gpu_id;
+		}
+	}
+	return cpu;
+}
+
+static void state_init(struct sim_state *st, const struct sim_input *in,
+		       const struct sim_options *o, struct sim_result *res)
+{
+	const struct cluster *c = in->c;
+	struct sched_options so = { 0 };
+	size_t nj = in->jobs.len;
+
+	memset(st, 0, sizeof(*st));
+	st->in = in;
+	st->o = o;
+	st->res = res;
+	st->split = o->policy == SIM_POLICY_NO_GANG;
+	so.policy = o->policy == SIM_POLICY_TAS	      ? PLACE_POLICY_TAS
+		    : o->policy == SIM_POLICY_FIRST_FIT ? PLACE_POLICY_FIRST_FIT
+							: PLACE_POLICY_KUBE_DEFAULT;
+	so.compact = o->policy == SIM_POLICY_TAS && !o->loose;
+	st->s = sched_new(c, &so);
+	evq_init(&st->q, kind_rank, EV_KIND_COUNT);
+	rng_seed(&st->rng, o->seed);
+	st->js = xcalloc(nj + 1, sizeof(*st->js));
+	hmap_init(&st->node_idx);
+	for (size_t n = 0; n < c->nodes.len; n++)
+		hmap_put_str(&st->node_idx, c->nodes.items[n].name,
+			     (int64_t)n);
+	st->node_gpus = xcalloc(c->nodes.len + 1, sizeof(*st->node_gpus));
+	st->node_down = xcalloc(c->nodes.len + 1, sizeof(*st->node_down));
+	st->tick_at = INT64_MAX;
+	st->ncq = sched_quota(st->s)->ncq;
+	st->cq_int = xcalloc(st->ncq + 1, sizeof(*st->cq_int));
+	st->cq_res = usage_resource(st);
+	res->policy = o->policy;
+	res->jobs = xcalloc(nj + 1, sizeof(*res->jobs));
+	res->node_busy_gpu_us =
+		xcalloc(c->nodes.len + 1, sizeof(*res->node_busy_gpu_us));
+	for (size_t j = 0; j < nj; j++) {
+		struct sim_job_rec *r = &res->jobs[j];
+
+		r->state = SIM_JOB_UNSUBMITTED;
+		r->admit_us = r->start_us = r->end_us = -1;
+		r->hosts = r->racks = r->blocks = -1;
+		r->min_racks = r->min_blocks = -1;
+		r->throughput_ratio = -1;
+		r->cq = -1;
+	}
+	st->count[SIM_JOB_UNSUBMITTED] = (int64_t)nj;
+	map_workloads(st);
+}
+
+static void state_free(struct sim_state *st)
+{
+	gang_free(st->g);
+	sched_free(st->s);
+	evq_release(&st->q);
+	for (size_t j = 0; j < st->in->jobs.len; j++)
+		free(st->js[j].pods);
+	free(st->js);
+	free(st->wl_job);
+	free(st->wl_pod0);
+	free(st->wl_count);
+	hmap_release(&st->node_idx);
+	free(st->node_gpus);
+	free(st->node_down);
+	free(st->cq_int);
+	vec_release(&st->moved);
+}
+
+int sim_run(const struct sim_input *in, const struct sim_options *o,
+	    struct sim_result *res, struct errbuf *eb)
+{
+	struct gang_options gopt = { 0 };
+	struct sim_state st;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	rc = check_options(in, o, eb);
+	if (rc < 0)
+		return rc;
+	state_init(&st, in, o, res);
+	st.sample_us = sample_period(in, o);
+	gopt.jitter = true;
+	gopt.seed = o->seed;
+	st.g = gang_new(in->c, st.s, &gopt, &ops, &st);
+	push_submissions(&st);
+	sim_apply_failures(&st);
+	loop(&st);
+	sim_figures_finish(&st);
+	state_free(&st);
+	return 0;
+}
