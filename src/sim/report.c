@@ -1,0 +1,959 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The HTML report of a simulation: a page of inline SVG charts drawn here
+ * from the runs' samples, job records and per-node busy time, so that it
+ * opens anywhere without a network or a script. Charts share one frame
+ * (plot area, axes with tick labels, a legend in the right margin); all
+ * coordinates are written with one decimal through sim_out_fixed(), which
+ * keeps the page independent of the locale and byte-for-byte repeatable.
+ * Long series are averaged down and distributions sampled at quantiles,
+ * so the page size depends on the number of runs and nodes only.
+ */
+#include "sim/report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "sim/sim_out.h"
+
+#include "base/banned.h"
+
+#define CHART_W	 720
+#define CHART_H	 300
+#define M_LEFT	 64
+#define M_RIGHT	 150
+#define M_TOP	 28
+#define M_BOTTOM 44
+#define PLOT_W	 (CHART_W - M_LEFT - M_RIGHT)
+#define PLOT_H	 (CHART_H - M_TOP - M_BOTTOM)
+
+#define HIST_BUCKETS 10
+
+/* Heat map geometry: cell pitch, cells per line, label font width. */
+#define HM_CELL	     10
+#define HM_PITCH     12
+#define HM_WRAP	     64
+#define HM_LINE	     14
+#define HM_CHAR_W    7
+#define HM_LABEL_MAX 32
+
+static const char *const palette[] = {
+	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+	"#9467bd", "#8c564b", "#e377c2", "#17becf",
+};
+
+static const char page_head[] =
+	"<meta charset=\"utf-8\">\n"
+	"<style>\n"
+	"body{font-family:sans-serif;margin:2em;color:#222;max-width:"
+	"1100px}\n"
+	"table{border-collapse:collapse}\n"
+	"th,td{padding:3px 10px;border-bottom:1px solid #ddd;"
+	"text-align:right}\n"
+	"th:first-child,td:first-child{text-align:left}\n"
+	"svg{display:block;margin:0.5em 0 1.5em}\n"
+	"svg text{font-size:11px;fill:#333}\n"
+	".frame{fill:none;stroke:#888}\n"
+	".grid{stroke:#e8e8e8}\n"
+	".l{fill:none;stroke-width:1.5}\n"
+	"</style>\n";
+
+/* One axis: a data range, where ticks go and how they read. */
+struct axis {
+	double lo, hi;
+	bool log;	     /* log10 scale; ticks from log_ticks[] */
+	double step;	     /* linear: tick spacing in data units */
+	double unit;	     /* a tick label reads value / unit */
+	int decimals;	     /* of tick labels */
+	const char *suffix;  /* after each tick label */
+	const char *caption; /* text, static */
+};
+
+struct chart {
+	struct axis x, y;
+};
+
+/* A line of a chart: points in data units. */
+struct series {
+	enum sim_policy policy;
+	double *x, *y;
+	size_t n;
+};
+
+static const struct {
+	double s;
+	const char *label;
+} log_ticks[] = {
+	{ 1, "1 s" },	     { 10, "10 s" },	 { 60, "1 min" },
+	{ 600, "10 min" },   { 3600, "1 h" },	 { 36000, "10 h" },
+	{ 86400, "1 d" },    { 864000, "10 d" }, { 8640000, "100 d" },
+	{ 31536000, "1 y" },
+};
+
+static void html_esc(const char *s, struct strbuf *out)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '&':
+			strbuf_addstr(out, "&amp;");
+			break;
+		case '<':
+			strbuf_addstr(out, "&lt;");
+			break;
+		case '>':
+			strbuf_addstr(out, "&gt;");
+			break;
+		case '"':
+			strbuf_addstr(out, "&quot;");
+			break;
+		case '\'':
+			strbuf_addstr(out, "&#39;");
+			break;
+		default:
+			/* Control characters are not allowed in HTML text. */
+			if (*p < 0x20 && *p != '\t' && *p != '\n')
+				strbuf_addch(out, '?');
+			else
+				strbuf_addch(out, (char)*p);
+		}
+	}
+}
+
+static const char *color_of(enum sim_policy p)
+{
+	return palette[(size_t)p % ARRAY_SIZE(palette)];
+}
+
+/* ` name="v"` with one decimal. */
+static void attr(const char *name, double v, struct strbuf *out)
+{
+	strbuf_addf(out, " %s=\"", name);
+	sim_out_fixed(v, 1, true, out);
+	strbuf_addch(out, '"');
+}
+
+static void text_at(double x, double y, const char *anchor, const char *text,
+		    struct strbuf *out)
+{
+	strbuf_addstr(out, "<text");
+	attr("x", x, out);
+	attr("y", y, out);
+	if (anchor)
+		strbuf_addf(out, " text-anchor=\"%s\"", anchor);
+	strbuf_addch(out, '>');
+	html_esc(text, out);
+	strbuf_addstr(out, "</text>\n");
+}
+
+static void line_at(double x1, double y1, double x2, double y2, const char *cls,
+		    struct strbuf *out)
+{
+	strbuf_addf(out, "<line class=\"%s\"", cls);
+	attr("x1", x1, out);
+	attr("y1", y1, out);
+	attr("x2", x2, out);
+	attr("y2", y2, out);
+	strbuf_addstr(out, "/>\n");
+}
+
+static void rect_at(double x, double y, double w, double h, const char *fill,
+		    struct strbuf *out)
+{
+	strbuf_addstr(out, "<rect");
+	attr("x", x, out);
+	attr("y", y, out);
+	attr("width", w, out);
+	attr("height", h, out);
+	strbuf_addf(out, " fill=\"%s\"", fill);
+}
+
+static double clamp01(double f)
+{
+	return !(f > 0) ? 0 : f > 1 ? 1 : f;
+}
+
+static double axis_frac(const struct axis *a, double v)
+{
+	if (a->log)
+		return clamp01((log10(v) - log10(a->lo)) /
+			       (log10(a->hi) - log10(a->lo)));
+	return clamp01((v - a->lo) / (a->hi - a->lo));
+}
+
+static double chart_px(const struct chart *c, double x)
+{
+	return M_LEFT + PLOT_W * axis_frac(&c->x, x);
+}
+
+static double chart_py(const struct chart *c, double y)
+{
+	return M_TOP + PLOT_H * (1 - axis_frac(&c->y, y));
+}
+
+/* The step of 1, 2 or 5 times a power of ten nearest to range / want. */
+static double nice_step(double range, int want)
+{
+	double raw = range / want, mag = 1, norm;
+
+	BUG_ON(!(range > 0));
+	while (mag * 10 <= raw)
+		mag *= 10;
+	while (mag > raw)
+		mag /= 10;
+	norm = raw / mag;
+	return (norm < 1.5 ? 1 : norm < 3.5 ? 2 : norm < 7.5 ? 5 : 10) * mag;
+}
+
+/* Decimals that write multiples of step exactly (at most 6). */
+static int step_decimals(double step)
+{
+	int d = 0;
+
+	while (d < 6 && fabs(step - round(step)) > 1e-9 * fmax(1, step)) {
+		step *= 10;
+		d++;
+	}
+	return d;
+}
+
+/* A linear axis from 0 to max (at least min_hi) in units of unit. */
+static void axis_linear(struct axis *a, double max, double min_hi, double unit,
+			const char *suffix, const char *caption)
+{
+	double hi_u = fmax(max, min_hi) / unit, step_u;
+
+	step_u = nice_step(hi_u > 0 ? hi_u : 1, 5);
+	*a = (struct axis){
+		.lo = 0,
+		.hi = ceil(hi_u / step_u - 1e-9) * step_u * unit,
+		.step = step_u * unit,
+		.unit = unit,
+		.decimals = step_decimals(step_u),
+		.suffix = suffix,
+		.caption = caption,
+	};
+	if (!(a->hi > 0))
+		a->hi = a->step;
+}
+
+static void tick_label(const struct axis *a, double v, struct strbuf *out)
+{
+	sim_out_fixed(v / a->unit, a->decimals, false, out);
+	strbuf_addstr(out, a->suffix);
+}
+
+static void x_tick(const struct chart *c, double v, const char *label,
+		   struct strbuf *out)
+{
+	double x = chart_px(c, v);
+
+	line_at(x, M_TOP, x, M_TOP + PLOT_H, "grid", out);
+	text_at(x, M_TOP + PLOT_H + 16, "middle", label, out);
+}
+
+static void x_ticks(const struct chart *c, struct strbuf *out)
+{
+	struct strbuf label;
+
+	if (c->x.log) {
+		for (size_t i = 0; i < ARRAY_SIZE(log_ticks); i++)
+			if (log_ticks[i].s >= c->x.lo &&
+			    log_ticks[i].s <= c->x.hi)
+				x_tick(c, log_ticks[i].s, log_ticks[i].label,
+				       out);
+		return;
+	}
+	strbuf_init(&label);
+	for (int k = 0; k * c->x.step <= c->x.hi + c->x.step * 1e-9; k++) {
+		strbuf_reset(&label);
+		tick_label(&c->x, k * c->x.step, &label);
+		x_tick(c, k * c->x.step, label.buf, out);
+	}
+	strbuf_release(&label);
+}
+
+static void y_ticks(const struct chart *c, struct strbuf *out)
+{
+	struct strbuf label;
+
+	strbuf_init(&label);
+	for (int k = 0; k * c->y.step <= c->y.hi + c->y.step * 1e-9; k++) {
+		double y = chart_py(c, k * c->y.step);
+
+		strbuf_reset(&label);
+		tick_label(&c->y, k * c->y.step, &label);
+		line_at(M_LEFT, y, M_LEFT + PLOT_W, y, "grid", out);
+		text_at(M_LEFT - 6, y + 4, "end", label.buf, out);
+	}
+	strbuf_release(&label);
+}
+
+/* Open an <svg> of w x h whose accessible name is label. */
+static void svg_open(int w, int h, const char *label, struct strbuf *out)
+{
+	strbuf_addf(out,
+		    "<svg width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+		    "role=\"img\" aria-label=\"",
+		    w, h, w, h);
+	html_esc(label, out);
+	strbuf_addstr(out, "\">\n");
+}
+
+static void chart_open(const struct chart *c, const char *label,
+		       struct strbuf *out)
+{
+	svg_open(CHART_W, CHART_H, label, out);
+	x_ticks(c, out);
+	y_ticks(c, out);
+	strbuf_addstr(out, "<rect class=\"frame\"");
+	attr("x", M_LEFT, out);
+	attr("y", M_TOP, out);
+	attr("width", PLOT_W, out);
+	attr("height", PLOT_H, out);
+	strbuf_addstr(out, "/>\n");
+	text_at(M_LEFT + PLOT_W / 2.0, CHART_H - 8, "middle", c->x.caption,
+		out);
+	text_at(M_LEFT, M_TOP - 10, "start", c->y.caption, out);
+}
+
+static void legend(const struct sim_result *runs, size_t n, struct strbuf *out)
+{
+	for (size_t r = 0; r < n; r++) {
+		double y = M_TOP + 18.0 * r;
+
+		rect_at(M_LEFT + PLOT_W + 14, y, 12, 12,
+			color_of(runs[r].policy), out);
+		strbuf_addstr(out, "/>\n");
+		text_at(M_LEFT + PLOT_W + 32, y + 10, NULL,
+			sim_policy_name(runs[r].policy), out);
+	}
+}
+
+static void polyline(const struct chart *c, const struct series *s,
+		     struct strbuf *out)
+{
+	if (!s->n)
+		return;
+	strbuf_addf(out, "<polyline class=\"l\" stroke=\"%s\" points=\"",
+		    color_of(s->policy));
+	for (size_t i = 0; i < s->n; i++) {
+		if (i)
+			strbuf_addch(out, ' ');
+		sim_out_fixed(chart_px(c, s->x[i]), 1, true, out);
+		strbuf_addch(out, ',');
+		sim_out_fixed(chart_py(c, s->y[i]), 1, true, out);
+	}
+	strbuf_addstr(out, "\"/>\n");
+}
+
+/* A chart of lines, one per run, with its axes and legend. */
+static void chart_lines(const struct chart *c, const struct series *lines,
+			const struct sim_result *runs, size_t n,
+			const char *label, struct strbuf *out)
+{
+	chart_open(c, label, out);
+	for (size_t r = 0; r < n; r++)
+		polyline(c, &lines[r], out);
+	legend(runs, n, out);
+	strbuf_addstr(out, "</svg>\n");
+}
+
+static void series_alloc(struct series *s, enum sim_policy p, size_t n)
+{
+	s->policy = p;
+	s->x = xcalloc(n ? n : 1, sizeof(*s->x));
+	s->y = xcalloc(n ? n : 1, sizeof(*s->y));
+	s->n = n;
+}
+
+static void series_free(struct series *lines, size_t n)
+{
+	for (size_t r = 0; r < n; r++) {
+		free(lines[r].x);
+		free(lines[r].y);
+	}
+	free(lines);
+}
+
+/* Average consecutive points down to at most max, in place. */
+static void downsample(struct series *s, size_t max)
+{
+	size_t per = (s->n + max - 1) / max, k = 0;
+
+	if (s->n <= max)
+		return;
+	for (size_t i = 0; i < s->n; i += per, k++) {
+		size_t end = i + per < s->n ? i + per : s->n;
+		double sum = 0;
+
+		for (size_t j = i; j < end; j++)
+			sum += s->y[j];
+		s->x[k] = s->x[i];
+		s->y[k] = sum / (double)(end - i);
+	}
+	s->n = k;
+}
+
+enum metric { METRIC_UTILIZATION, METRIC_PENDING };
+
+static double sample_value(const struct sim_input *in,
+			   const struct sim_sample *s, enum metric m)
+{
+	if (m == METRIC_PENDING)
+		return s->pending;
+	return in->total_gpus > 0
+		       ? 100.0 * (double)s->gpus_busy / (double)in->total_gpus
+		       : 0;
+}
+
+/* A time axis from 0 to span_s in the largest unit giving two ticks. */
+static void axis_time(struct axis *a, double span_s)
+{
+	static const struct {
+		double s;
+		const char *caption;
+	} units[] = {
+		{ 86400, "time (d)" },
+		{ 3600, "time (h)" },
+		{ 60, "time (min)" },
+		{ 1, "time (s)" },
+	};
+	size_t u = 0;
+
+	while (u + 1 < ARRAY_SIZE(units) && span_s < 2 * units[u].s)
+		u++;
+	axis_linear(a, span_s, units[u].s, units[u].s, "", units[u].caption);
+	a->hi = fmax(span_s, units[u].s); /* no empty stretch after the end */
+}
+
+static void chart_time(const struct sim_input *in,
+		       const struct sim_result *runs, size_t n, enum metric m,
+		       struct strbuf *out)
+{
+	struct series *lines = xcalloc(n ? n : 1, sizeof(*lines));
+	double span_s = 0, ymax = 0;
+	struct chart c;
+
+	for (size_t r = 0; r < n; r++) {
+		const struct sim_result *res = &runs[r];
+
+		series_alloc(&lines[r], res->policy, res->samples.len);
+		span_s = fmax(span_s, (double)res->span_us / 1e6);
+		for (size_t i = 0; i < res->samples.len; i++) {
+			const struct sim_sample *s = &res->samples.items[i];
+
+			lines[r].x[i] = (double)s->t_us / 1e6;
+			lines[r].y[i] = sample_value(in, s, m);
+			span_s = fmax(span_s, lines[r].x[i]);
+			ymax = fmax(ymax, lines[r].y[i]);
+		}
+		downsample(&lines[r], REPORT_MAX_SERIES_POINTS);
+	}
+	axis_time(&c.x, span_s);
+	if (m == METRIC_UTILIZATION)
+		axis_linear(&c.y, fmin(ymax, 100), 10, 1, " %", "GPUs busy");
+	else
+		axis_linear(&c.y, ymax, 1, 1, "", "jobs pending");
+	chart_lines(&c, lines, runs, n,
+		    m == METRIC_UTILIZATION ? "GPU utilization over time"
+					    : "queue depth over time",
+		    out);
+	series_free(lines, n);
+}
+
+static int cmp_i64(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* Waits (or JCTs) of the jobs they apply to, sorted; *submitted counts
+ * the jobs submitted before the run stopped. */
+static size_t job_times(const struct sim_input *in, const struct sim_result *r,
+			bool jct, int64_t *v, size_t *submitted)
+{
+	size_t m = 0;
+
+	*submitted = 0;
+	for (size_t j = 0; j < in->jobs.len; j++) {
+		const struct sim_job_rec *rec = &r->jobs[j];
+		int64_t t = jct ? rec->end_us : rec->start_us;
+
+		if (rec->state != SIM_JOB_UNSUBMITTED)
+			(*submitted)++;
+		if (t >= 0)
+			v[m++] = t - in->jobs.items[j].submit_us;
+	}
+	qsort(v, m, sizeof(*v), cmp_i64);
+	return m;
+}
+
+/* The CDF of m sorted times over total jobs, at most max points; times
+ * below 1 s are drawn at 1 s (log axis). */
+static void cdf_points(const int64_t *v, size_t m, size_t total, size_t max,
+		       struct series *s)
+{
+	size_t k = 0, picks = m < max ? m : max;
+
+	if (!m || !total) {
+		s->n = 0;
+		return;
+	}
+	s->x[k] = fmax(1, (double)v[0] / 1e6);
+	s->y[k++] = 0;
+	for (size_t p = 1; p <= picks; p++) {
+		size_t i = (p * m + picks - 1) / picks - 1; /* last: m - 1 */
+
+		s->x[k] = fmax(1, (double)v[i] / 1e6);
+		s->y[k++] = 100.0 * (double)(i + 1) / (double)total;
+	}
+	s->n = k;
+}
+
+/* The smallest log tick at or above s, above lo and at least a minute. */
+static double log_axis_hi(double s, double lo)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(log_ticks); i++)
+		if (log_ticks[i].s >= s && log_ticks[i].s > lo &&
+		    log_ticks[i].s >= 60)
+			return log_ticks[i].s;
+	return fmax(s, lo * 10);
+}
+
+/* The largest log tick at or below s (at least 1 s). */
+static double log_axis_lo(double s)
+{
+	double lo = log_ticks[0].s;
+
+	for (size_t i = 0; i < ARRAY_SIZE(log_ticks); i++)
+		if (log_ticks[i].s <= s)
+			lo = log_ticks[i].s;
+	return lo;
+}
+
+static void chart_cdf(const struct sim_input *in, const struct sim_result *runs,
+		      size_t n, bool jct, struct strbuf *out)
+{
+	struct series *lines = xcalloc(n ? n : 1, sizeof(*lines));
+	int64_t *v = xcalloc(in->jobs.len ? in->jobs.len : 1, sizeof(*v));
+	double xmin = INFINITY, xmax = 1;
+	struct chart c;
+
+	for (size_t r = 0; r < n; r++) {
+		size_t submitted,
+			m = job_times(in, &runs[r], jct, v, &submitted);
+
+		series_alloc(&lines[r], runs[r].policy,
+			     REPORT_MAX_CDF_POINTS + 1);
+		cdf_points(v, m, submitted, REPORT_MAX_CDF_POINTS, &lines[r]);
+		if (!lines[r].n)
+			continue;
+		xmin = fmin(xmin, lines[r].x[0]);
+		xmax = fmax(xmax, lines[r].x[lines[r].n - 1]);
+	}
+	c.x = (struct axis){ .lo = log_axis_lo(isfinite(xmin) ? xmin : 1),
+			     .log = true };
+	c.x.hi = log_axis_hi(xmax, c.x.lo);
+	c.x.caption = jct ? "job completion time (submit to end, log scale)"
+			  : "wait (submit to start, log scale)";
+	axis_linear(&c.y, 100, 100, 1, " %", "jobs (of all submitted)");
+	chart_lines(&c, lines, runs, n,
+		    jct ? "distribution of job completion time"
+			: "distribution of wait",
+		    out);
+	series_free(lines, n);
+	free(v);
+}
+
+/* Percent of the jobs with a throughput ratio in each tenth. */
+static void tput_hist(const struct sim_input *in, const struct sim_result *r,
+		      double pct[HIST_BUCKETS])
+{
+	size_t counts[HIST_BUCKETS] = { 0 }, total = 0;
+
+	for (size_t j = 0; j < in->jobs.len; j++) {
+		double t = r->jobs[j].throughput_ratio;
+		int b;
+
+		if (!isfinite(t) || t < 0)
+			continue;
+		b = (int)(t * HIST_BUCKETS);
+		counts[b < 0 ? 0 : b >= HIST_BUCKETS ? HIST_BUCKETS - 1 : b]++;
+		total++;
+	}
+	for (int b = 0; b < HIST_BUCKETS; b++)
+		pct[b] = total ? 100.0 * (double)counts[b] / (double)total : 0;
+}
+
+static void hist_bar(const struct chart *c, const struct sim_result *r,
+		     size_t idx, size_t n, int b, double pct,
+		     struct strbuf *out)
+{
+	double x0 = chart_px(c, (double)b / HIST_BUCKETS);
+	double bw = chart_px(c, 1.0 / HIST_BUCKETS) - chart_px(c, 0);
+	double w = bw * 0.8 / (double)n, y = chart_py(c, pct);
+
+	rect_at(x0 + bw * 0.1 + w * (double)idx, y, w, M_TOP + PLOT_H - y,
+		color_of(r->policy), out);
+	strbuf_addstr(out, "><title>");
+	html_esc(sim_policy_name(r->policy), out);
+	strbuf_addf(out, ", %d-%d %%: ", b * 10, b * 10 + 10);
+	sim_out_fixed(pct, 1, false, out);
+	strbuf_addstr(out, " % of jobs</title></rect>\n");
+}
+
+static void chart_hist(const struct sim_input *in,
+		       const struct sim_result *runs, size_t n,
+		       struct strbuf *out)
+{
+	double(*pct)[HIST_BUCKETS] = xcalloc(n ? n : 1, sizeof(*pct));
+	double ymax = 0;
+	struct chart c;
+
+	for (size_t r = 0; r < n; r++) {
+		tput_hist(in, &runs[r], pct[r]);
+		for (int b = 0; b < HIST_BUCKETS; b++)
+			ymax = fmax(ymax, pct[r][b]);
+	}
+	axis_linear(&c.x, 1, 1, 0.01, " %", "throughput vs ideal placement");
+	axis_linear(&c.y, ymax, 1, 1, " %", "jobs (of those placed)");
+	chart_open(&c, "throughput vs ideal", out);
+	for (size_t r = 0; r < n; r++)
+		for (int b = 0; b < HIST_BUCKETS; b++)
+			hist_bar(&c, &runs[r], r, n, b, pct[r][b], out);
+	legend(runs, n, out);
+	strbuf_addstr(out, "</svg>\n");
+	free(pct);
+}
+
+/* The heat map's rows: racks grouped by block, then "no topology". */
+struct hm_row {
+	int32_t block, rack; /* rack -1: the nodes with no topology */
+	size_t first, count; /* in hm.order */
+};
+
+struct hm {
+	uint32_t *order; /* node indices, row by row */
+	VEC(struct hm_row) rows;
+	size_t label_w; /* pixels */
+	int width, height;
+};
+
+static int32_t node_rack(const struct sim_input *in, size_t i)
+{
+	int32_t rack = in->node_place ? in->node_place[i].rack : -1;
+
+	BUG_ON(rack >= (int64_t)in->rack_names.len);
+	return rack < 0 ? -1 : rack;
+}
+
+static int32_t node_block(const struct sim_input *in, size_t i)
+{
+	int32_t block = in->node_place ? in->node_place[i].block : -1;
+
+	BUG_ON(block >= (int64_t)in->block_names.len);
+	return block < 0 ? -1 : block;
+}
+
+static int cmp_row(const void *pa, const void *pb)
+{
+	const struct hm_row *a = pa, *b = pb;
+	/* Racks without a block after those with one; no topology last. */
+	int64_t ka =
+		a->rack < 0 ? INT64_MAX : (a->block < 0 ? INT32_MAX : a->block);
+	int64_t kb =
+		b->rack < 0 ? INT64_MAX : (b->block < 0 ? INT32_MAX : b->block);
+
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	return (a->rack > b->rack) - (a->rack < b->rack);
+}
+
+/* Bucket the nodes by rack (index R for none), keeping node order. */
+static void hm_rows(const struct sim_input *in, struct hm *hm)
+{
+	size_t nn = in->c->nodes.len, nr = in->rack_names.len;
+	size_t *start = xcalloc(nr + 2, sizeof(*start));
+
+	for (size_t i = 0; i < nn; i++) {
+		int32_t rack = node_rack(in, i);
+
+		start[(rack < 0 ? nr : (size_t)rack) + 1]++;
+	}
+	for (size_t k = 0; k <= nr; k++) {
+		if (start[k + 1]) {
+			struct hm_row *row = vec_push_zero(&hm->rows);
+
+			row->rack = k < nr ? (int32_t)k : -1;
+			row->block = -1;
+			row->first = start[k];
+		}
+		start[k + 1] += start[k];
+	}
+	for (size_t i = 0; i < nn; i++) {
+		int32_t rack = node_rack(in, i);
+
+		hm->order[start[rack < 0 ? nr : (size_t)rack]++] = (uint32_t)i;
+	}
+	vec_foreach (&hm->rows, row) {
+		row->count = start[row->rack < 0 ? nr : (size_t)row->rack] -
+			     row->first;
+		if (row->rack >= 0)
+			row->block = node_block(in, hm->order[row->first]);
+	}
+	qsort(hm->rows.items, hm->rows.len, sizeof(*hm->rows.items), cmp_row);
+	free(start);
+}
+
+static const char *row_label(const struct sim_input *in,
+			     const struct hm_row *row)
+{
+	return row->rack < 0 ? "no topology" : in->rack_names.items[row->rack];
+}
+
+static const char *block_label(const struct sim_input *in, int32_t block)
+{
+	return block < 0 ? "(no block)" : in->block_names.items[block];
+}
+
+/* Whether row i starts a block group (a heading line above it). */
+static bool hm_heading(const struct hm *hm, size_t i)
+{
+	const struct hm_row *row = &hm->rows.items[i];
+
+	if (row->rack < 0)
+		return false;
+	return i == 0 || row->block != hm->rows.items[i - 1].block;
+}
+
+static size_t label_chars(const char *s)
+{
+	size_t len = strlen(s);
+
+	return len < HM_LABEL_MAX ? len : HM_LABEL_MAX;
+}
+
+static void hm_layout(const struct sim_input *in, struct hm *hm)
+{
+	size_t chars = 0, cols = 1, lines = 0;
+
+	hm->order = xcalloc(in->c->nodes.len + 1, sizeof(*hm->order));
+	hm_rows(in, hm);
+	for (size_t i = 0; i < hm->rows.len; i++) {
+		const struct hm_row *row = &hm->rows.items[i];
+
+		if (hm_heading(hm, i))
+			lines++;
+		lines += (row->count + HM_WRAP - 1) / HM_WRAP;
+		if (row->count > cols)
+			cols = row->count < HM_WRAP ? row->count : HM_WRAP;
+		if (label_chars(row_label(in, row)) > chars)
+			chars = label_chars(row_label(in, row));
+	}
+	hm->label_w = chars * HM_CHAR_W + 12;
+	hm->width = (int)(hm->label_w + cols * HM_PITCH + 16);
+	if (hm->width < 340)
+		hm->width = 340;
+	hm->height = (int)(lines * HM_PITCH + 2 * HM_LINE + 56);
+}
+
+/* A sequential colour scale for a busy fraction in [0, 1]. */
+static void heat_color(double f, char buf[8])
+{
+	static const int stops[3][3] = {
+		{ 247, 251, 255 },
+		{ 107, 174, 214 },
+		{ 8, 48, 107 },
+	};
+	int lo, rgb[3];
+	double t;
+
+	f = clamp01(f) * 2;
+	lo = f >= 1 ? 1 : 0;
+	t = f - lo;
+	for (int k = 0; k < 3; k++)
+		rgb[k] = (int)lround(stops[lo][k] +
+				     t * (stops[lo + 1][k] - stops[lo][k]));
+	snprintf(buf, 8, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
+}
+
+static void hm_cell(const struct sim_input *in, const struct sim_result *r,
+		    uint32_t node, double x, double y, struct strbuf *out)
+{
+	const struct node *nd = &in->c->nodes.items[node];
+	int64_t gpus = in->gpu_id >= 0 ? nd->allocatable.v[in->gpu_id] : 0;
+	int64_t busy = r->node_busy_gpu_us ? r->node_busy_gpu_us[node] : 0;
+	char color[8] = "#cccccc";
+	double f = 0;
+
+	if (gpus > 0 && r->span_us > 0) {
+		f = (double)busy / ((double)gpus * (double)r->span_us);
+		heat_color(f, color);
+	}
+	rect_at(x, y, HM_CELL, HM_CELL, color, out);
+	strbuf_addstr(out, "><title>");
+	html_esc(nd->name, out);
+	if (gpus > 0 && r->span_us > 0) {
+		strbuf_addstr(out, ": ");
+		sim_out_fixed(f * 100, 1, false, out);
+		strbuf_addstr(out, " % busy");
+	} else {
+		strbuf_addstr(out, ": no GPUs");
+	}
+	strbuf_addstr(out, "</title></rect>\n");
+}
+
+static double hm_row_draw(const struct sim_input *in,
+			  const struct sim_result *r, const struct hm *hm,
+			  const struct hm_row *row, double y,
+			  struct strbuf *out)
+{
+	text_at(8, y + HM_CELL - 1, NULL, row_label(in, row), out);
+	for (size_t k = 0; k < row->count; k++) {
+		if (k && k % HM_WRAP == 0)
+			y += HM_PITCH;
+		hm_cell(in, r, hm->order[row->first + k],
+			(double)hm->label_w + (double)(k % HM_WRAP) * HM_PITCH,
+			y, out);
+	}
+	return y + HM_PITCH;
+}
+
+static void hm_legend(const struct hm *hm, struct strbuf *out)
+{
+	double y = hm->height - 30;
+	char color[8];
+
+	text_at(8, y + 9, NULL, "GPU-time busy:", out);
+	for (int k = 0; k < 10; k++) {
+		heat_color((k + 0.5) / 10, color);
+		rect_at(110 + 16 * k, y, 16, HM_CELL, color, out);
+		strbuf_addstr(out, "/>\n");
+	}
+	text_at(110, y + 24, "middle", "0 %", out);
+	text_at(190, y + 24, "middle", "50 %", out);
+	text_at(270, y + 24, "middle", "100 %", out);
+}
+
+static void heat_map(const struct sim_input *in, const struct sim_result *r,
+		     const struct hm *hm, struct strbuf *out)
+{
+	double y = HM_LINE;
+
+	svg_open(hm->width, hm->height, sim_policy_name(r->policy), out);
+	for (size_t i = 0; i < hm->rows.len; i++) {
+		const struct hm_row *row = &hm->rows.items[i];
+
+		if (hm_heading(hm, i)) {
+			strbuf_addstr(out, "<g font-weight=\"bold\">");
+			text_at(8, y + HM_CELL - 1, NULL,
+				block_label(in, row->block), out);
+			strbuf_addstr(out, "</g>\n");
+			y += HM_PITCH;
+		}
+		y = hm_row_draw(in, r, hm, row, y, out);
+	}
+	hm_legend(hm, out);
+	strbuf_addstr(out, "</svg>\n");
+}
+
+static void heat_maps(const struct sim_input *in, const struct sim_result *runs,
+		      size_t n, struct strbuf *out)
+{
+	struct hm hm = { .rows = VEC_INIT };
+
+	hm_layout(in, &hm);
+	strbuf_addstr(out, "<h2>Topology heat map</h2>\n<p>One row per rack, "
+			   "grouped by block; one cell per node, coloured by "
+			   "the share of its GPU-time that running jobs "
+			   "used.</p>\n");
+	for (size_t r = 0; r < n; r++) {
+		strbuf_addstr(out, "<h3>");
+		html_esc(sim_policy_name(runs[r].policy), out);
+		strbuf_addstr(out, "</h3>\n");
+		heat_map(in, &runs[r], &hm, out);
+	}
+	vec_release(&hm.rows);
+	free(hm.order);
+}
+
+static void summary_table(const struct sim_result *runs, size_t n,
+			  struct strbuf *out)
+{
+	struct strbuf cell;
+
+	strbuf_init(&cell);
+	strbuf_addstr(out, "<table>\n<tr><th></th>");
+	for (size_t r = 0; r < n; r++) {
+		strbuf_addstr(out, "<th>");
+		html_esc(sim_policy_name(runs[r].policy), out);
+		strbuf_addstr(out, "</th>");
+	}
+	strbuf_addstr(out, "</tr>\n");
+	for (size_t row = 0; row < SIM_OUT_TABLE_ROWS; row++) {
+		strbuf_addstr(out, "<tr><td>");
+		html_esc(sim_out_row_label(row), out);
+		strbuf_addstr(out, "</td>");
+		for (size_t r = 0; r < n; r++) {
+			strbuf_reset(&cell);
+			sim_out_cell(&runs[r], row, &cell);
+			strbuf_addstr(out, "<td>");
+			html_esc(cell.buf, out);
+			strbuf_addstr(out, "</td>");
+		}
+		strbuf_addstr(out, "</tr>\n");
+	}
+	strbuf_addstr(out, "</table>\n");
+	strbuf_release(&cell);
+}
+
+static void heading(const char *h2, struct strbuf *out)
+{
+	strbuf_addstr(out, "<h2>");
+	html_esc(h2, out);
+	strbuf_addstr(out, "</h2>\n");
+}
+
+static void page_open(const struct sim_input *in, const char *title,
+		      struct strbuf *out)
+{
+	strbuf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n");
+	strbuf_addstr(out, page_head);
+	strbuf_addstr(out, "<title>");
+	html_esc(title, out);
+	strbuf_addstr(out, "</title>\n</head>\n<body>\n<h1>");
+	html_esc(title, out);
+	strbuf_addf(out,
+		    "</h1>\n<p>%zu jobs on %zu nodes with %" PRId64
+		    " GPUs.</p>\n",
+		    in->jobs.len, in->c->nodes.len, in->total_gpus);
+}
+
+void report_html(const struct sim_input *in, const struct sim_result *runs,
+		 size_t n, const char *title, struct strbuf *out)
+{
+	BUG_ON(!in || !in->c);
+	BUG_ON(n && !runs);
+	for (size_t r = 0; r < n; r++)
+		BUG_ON(in->jobs.len && !runs[r].jobs);
+	page_open(in, title ? title : "echelon simulation", out);
+	heading("Summary", out);
+	summary_table(runs, n, out);
+	heading("GPU utilization", out);
+	chart_time(in, runs, n, METRIC_UTILIZATION, out);
+	heading("Queue depth", out);
+	chart_time(in, runs, n, METRIC_PENDING, out);
+	heading("Wait", out);
+	chart_cdf(in, runs, n, false, out);
+	heading("Job completion time", out);
+	chart_cdf(in, runs, n, true, out);
+	heading("Throughput vs ideal placement", out);
+	chart_hist(in, runs, n, out);
+	heat_maps(in, runs, n, out);
+	strbuf_addstr(out, "</body>\n</html>\n");
+}

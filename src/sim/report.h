@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The simulator's HTML report: one self-contained page (inline CSS and
+ * SVG drawn here, no script, no external reference) comparing the runs of
+ * one input: the summary table, GPU utilization and queue depth over time,
+ * the distributions of wait and job completion time, throughput against
+ * the ideal placement, and a heat map of the topology per run. See
+ * docs/internals/sim-outputs.md.
+ *
+ * Pure and deterministic like sim_out.h: the same input gives the same
+ * bytes. Every text from the input is escaped. The page stays small on
+ * large runs: a time series is averaged down to at most
+ * REPORT_MAX_SERIES_POINTS points per line and a distribution to
+ * REPORT_MAX_CDF_POINTS.
+ */
+#ifndef ECHELON_SIM_REPORT_H
+#define ECHELON_SIM_REPORT_H
+
+#include <stddef.h>
+
+#include "base/strbuf.h"
+#include "sim/sim.h"
+
+#define REPORT_MAX_SERIES_POINTS 1000
+#define REPORT_MAX_CDF_POINTS	 200
+
+/*
+ * Append the page for runs[0..n) of sim_run() over in (runs may be NULL
+ * when n is 0). title (NULL: "echelon simulation") heads the page. The
+ * page holds 5 + n <svg> charts: utilization, queue depth, wait CDF, JCT
+ * CDF, throughput histogram, then one heat map per run.
+ */
+void report_html(const struct sim_input *in, const struct sim_result *runs,
+		 size_t n, const char *title, struct strbuf *out);
+
+#endif
