@@ -43,6 +43,7 @@ int cli_bench(int argc, char **argv);
 int cli_bench_place(int argc, char **argv);
 int cli_bench_load(int argc, char **argv);
 int cli_plan(int argc, char **argv);
+int cli_sim(int argc, char **argv);
 int cli_bench_admit(int argc, char **argv);
 int cli_version(int argc, char **argv);
 int cli_help(int argc, char **argv);

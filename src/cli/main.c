@@ -13,6 +13,7 @@ static const struct cli_verb verbs[] = {
 	{ "validate", cli_validate, "check manifests and summarise them" },
 	{ "place", cli_place, "place workloads on the cluster's topology" },
 	{ "plan", cli_plan, "run admission cycles and print the plan" },
+	{ "sim", cli_sim, "simulate jobs on a cluster, policies side by side" },
 	{ "bench", cli_bench, "measure placement speed and memory" },
 	{ "version", cli_version, "print the version" },
 	{ "help", cli_help, "show this help" },

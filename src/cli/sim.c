@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * echelon sim: replay jobs against a cluster in virtual time under one or
+ * more scheduling policies, print the summary table side by side, and
+ * write the records, time series, metrics, summary and HTML report.
+ */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/metrics.h"
+#include "base/strbuf.h"
+#include "cli/sim_setup.h"
+#include "sim/report.h"
+#include "sim/sim_metrics.h"
+#include "sim/sim_out.h"
+#include "sim/trace.h"
+
+#include "base/banned.h"
+
+struct sim_args {
+	struct sim_setup_opts setup;
+	struct sim_options o;
+	enum sim_policy policies[SIM_POLICY_COUNT];
+	size_t npolicies;
+	const char *out;
+	const char *log;
+	VEC(struct sim_failure) failures;
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: echelon sim [-f PATH...] [--trace FILE|DIR...] "
+	      "[--cluster SPEC]\n"
+	      "                   [--synth N] [--seed N] [--until T] "
+	      "[--compare P,P...]\n"
+	      "                   [--out DIR] [options]\n"
+	      "\n"
+	      "Replay jobs against a cluster in virtual time: admission under "
+	      "the\n"
+	      "queues' quotas, gang binding, pod start-up, training slowed by "
+	      "the\n"
+	      "placement, failures; then the summary per policy.\n"
+	      "\n"
+	      "  -f, --filename PATH    manifests: cluster, queues, and jobs "
+	      "with\n"
+	      "                         sim.echelon.dev/duration (and /submit)\n"
+	      "      --trace PATH       echelon JSONL or ITP CSV trace, or a "
+	      "folder of them\n"
+	      "      --cluster SPEC     generate hosts: "
+	      "blocks=4,racks=8,hosts=32,gpus=8\n"
+	      "      --synth N          N synthetic jobs (ITP-like); "
+	      "--synth-rate R per hour\n"
+	      "      --queue RULE       queue of jobs without one: "
+	      "gpus<=8:small,*:large\n"
+	      "      --topology T       request of multi-pod trace jobs "
+	      "without one:\n"
+	      "                         required:L, preferred:L (default "
+	      "preferred:rack),\n"
+	      "                         unconstrained or none\n"
+	      "      --compare LIST     policies: tas, kube-default, "
+	      "first-fit, no-gang\n"
+	      "                         (default tas); --policy P is the same\n"
+	      "      --no-compact       tas without compact gangs (a gang may "
+	      "span more\n"
+	      "                         racks than it needs when they are "
+	      "free)\n"
+	      "      --seed N           random seed (default 1)\n"
+	      "      --until T          stop at T (seconds, or 90m, 36h...)\n"
+	      "      --pod-start T      bind to Ready (default 10s)\n"
+	      "      --checkpoint T     checkpoint period; work since is lost "
+	      "(default none)\n"
+	      "      --node-mtbf H      mean hours between failures of a node\n"
+	      "      --node-repair T    repair time (default 1h)\n"
+	      "      --pod-failures R   failures per running pod-hour\n"
+	      "      --fail NODE@T[+R]  fail NODE at T, repaired after R\n"
+	      "      --algo A           ring (default) or hierarchical "
+	      "all-reduce\n"
+	      "      --comm-fraction F  all-reduce share of the ideal step "
+	      "(0.3)\n"
+	      "      --out DIR          write workloads.jsonl, timeseries.csv,\n"
+	      "                         metrics.prom, summary.json, "
+	      "report.html\n"
+	      "      --log FILE         write the event log\n"
+	      "      --check            check the invariants after every event\n"
+	      "  -q, --quiet            no progress bar, no warnings\n",
+	      out);
+}
+
+static int bad(const char *opt, const char *val, const char *what)
+{
+	fprintf(stderr, "echelon sim: %s: %s, not \"%s\"\n", opt, what, val);
+	return 2;
+}
+
+static int parse_time(const char *opt, const char *s, int64_t *ret)
+{
+	struct errbuf eb = { 0 };
+
+	if (trace_parse_duration(s, strlen(s), ret, &eb) < 0)
+		return bad(opt, s, eb.msg);
+	return 0;
+}
+
+static int parse_double(const char *opt, const char *s, double *ret)
+{
+	char *e;
+
+	errno = 0;
+	*ret = strtod(s, &e);
+	if (e == s || *e || errno || !(*ret >= 0))
+		return bad(opt, s, "expected a non-negative number");
+	return 0;
+}
+
+static int parse_u64(const char *opt, const char *s, uint64_t *ret)
+{
+	char *e;
+
+	errno = 0;
+	*ret = strtoull(s, &e, 10);
+	if (e == s || *e || errno || s[0] == '-')
+		return bad(opt, s, "expected a whole number");
+	return 0;
+}
+
+static int parse_policies(struct sim_args *a, const char *s)
+{
+	char *copy = xstrdup(s), *save = NULL;
+	int rc = 0;
+
+	a->npolicies = 0;
+	for (char *t = strtok_r(copy, ",", &save); t && !rc;
+	     t = strtok_r(NULL, ",", &save)) {
+		enum sim_policy p;
+
+		if (sim_policy_parse(t, &p) < 0) {
+			rc = bad("--compare", t,
+				 "expected tas, kube-default, first-fit or "
+				 "no-gang");
+			break;
+		}
+		for (size_t i = 0; i < a->npolicies && !rc; i++) {
+			if (a->policies[i] == p)
+				rc = bad("--compare", t, "listed twice");
+		}
+		if (!rc)
+			a->policies[a->npolicies++] = p;
+	}
+	free(copy);
+	if (!rc && !a->npolicies)
+		rc = bad("--compare", s, "expected at least one policy");
+	return rc;
+}
+
+/* NODE@T[+R]. */
+static int parse_fail(struct sim_args *a, const char *s)
+{
+	const char *at = strrchr(s, '@');
+	struct sim_failure f = { 0 };
+	char *t, *plus;
+	int rc;
+
+	if (!at || at == s || !at[1])
+		return bad("--fail", s, "expected NODE@TIME[+REPAIR]");
+	t = xstrdup(at + 1);
+	plus = strchr(t, '+');
+	if (plus)
+		*plus++ = '\0';
+	rc = parse_time("--fail", t, &f.at_us);
+	if (!rc && plus)
+		rc = parse_time("--fail", plus, &f.repair_us);
+	free(t);
+	if (rc)
+		return rc;
+	f.node = xstrndup(s, (size_t)(at - s));
+	vec_push(&a->failures, f);
+	return 0;
+}
+
+enum {
+	OPT_TRACE = 256,
+	OPT_CLUSTER,
+	OPT_SYNTH,
+	OPT_SYNTH_RATE,
+	OPT_QUEUE,
+	OPT_TOPOLOGY,
+	OPT_COMPARE,
+	OPT_SEED,
+	OPT_UNTIL,
+	OPT_OUT,
+	OPT_POD_START,
+	OPT_CHECKPOINT,
+	OPT_MTBF,
+	OPT_REPAIR,
+	OPT_POD_FAIL,
+	OPT_FAIL,
+	OPT_ALGO,
+	OPT_COMM,
+	OPT_LOG,
+	OPT_CHECK,
+	OPT_NO_COMPACT,
+};
+
+static const struct option opts[] = {
+	{ "filename", required_argument, NULL, 'f' },
+	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "cluster", required_argument, NULL, OPT_CLUSTER },
+	{ "synth", required_argument, NULL, OPT_SYNTH },
+	{ "synth-rate", required_argument, NULL, OPT_SYNTH_RATE },
+	{ "queue", required_argument, NULL, OPT_QUEUE },
+	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
+	{ "compare", required_argument, NULL, OPT_COMPARE },
+	{ "policy", required_argument, NULL, OPT_COMPARE },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "until", required_argument, NULL, OPT_UNTIL },
+	{ "out", required_argument, NULL, OPT_OUT },
+	{ "pod-start", required_argument, NULL, OPT_POD_START },
+	{ "checkpoint", required_argument, NULL, OPT_CHECKPOINT },
+	{ "node-mtbf", required_argument, NULL, OPT_MTBF },
+	{ "node-repair", required_argument, NULL, OPT_REPAIR },
+	{ "pod-failures", required_argument, NULL, OPT_POD_FAIL },
+	{ "fail", required_argument, NULL, OPT_FAIL },
+	{ "algo", required_argument, NULL, OPT_ALGO },
+	{ "comm-fraction", required_argument, NULL, OPT_COMM },
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "no-compact", no_argument, NULL, OPT_NO_COMPACT },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_opt(struct sim_args *a, int opt, const char *v)
+{
+	struct sim_setup_opts *s = &a->setup;
+	struct sim_options *o = &a->o;
+	uint64_t u;
+
+	switch (opt) {
+	case 'f':
+		s->paths[s->npaths++] = v;
+		return 0;
+	case OPT_TRACE:
+		s->traces[s->ntraces++] = v;
+		return 0;
+	case OPT_CLUSTER:
+		s->cluster_spec = v;
+		return 0;
+	case OPT_SYNTH:
+		if (parse_u64("--synth", v, &u) || u == 0 || u > TRACE_MAX_JOBS)
+			return bad("--synth", v, "expected 1 to 4194304 jobs");
+		s->synth_jobs = (size_t)u;
+		return 0;
+	case OPT_SYNTH_RATE:
+		return parse_double("--synth-rate", v, &s->synth_rate);
+	case OPT_QUEUE:
+		s->queue_rule = v;
+		return 0;
+	case OPT_TOPOLOGY:
+		s->topology = v;
+		return 0;
+	case OPT_COMPARE:
+		return parse_policies(a, v);
+	case OPT_SEED:
+		if (parse_u64("--seed", v, &o->seed))
+			return 2;
+		s->seed = o->seed;
+		return 0;
+	case OPT_UNTIL:
+		return parse_time("--until", v, &o->until_us);
+	case OPT_OUT:
+		a->out = v;
+		return 0;
+	case OPT_POD_START:
+		return parse_time("--pod-start", v, &o->pod_start_us);
+	case OPT_CHECKPOINT:
+		return parse_time("--checkpoint", v, &o->checkpoint_us);
+	case OPT_MTBF:
+		return parse_double("--node-mtbf", v, &o->node_mtbf_h);
+	case OPT_REPAIR:
+		return parse_time("--node-repair", v, &o->node_repair_us);
+	case OPT_POD_FAIL:
+		return parse_double("--pod-failures", v, &o->pod_fail_per_h);
+	case OPT_FAIL:
+		return parse_fail(a, v);
+	case OPT_ALGO:
+		if (strcmp(v, "ring") == 0)
+			o->tp.algo = THROUGHPUT_RING;
+		else if (strcmp(v, "hierarchical") == 0)
+			o->tp.algo = THROUGHPUT_HIERARCHICAL;
+		else
+			return bad("--algo", v, "expected ring or hierarchical");
+		return 0;
+	case OPT_COMM:
+		if (parse_double("--comm-fraction", v, &o->tp.comm_fraction))
+			return 2;
+		if (o->tp.comm_fraction <= 0 || o->tp.comm_fraction > 1)
+			return bad("--comm-fraction", v,
+				   "expected a number in (0, 1]");
+		return 0;
+	case OPT_LOG:
+		a->log = v;
+		return 0;
+	case OPT_CHECK:
+		o->check = true;
+		return 0;
+	case OPT_NO_COMPACT:
+		o->loose = true;
+		return 0;
+	case 'q':
+		s->quiet = true;
+		return 0;
+	case 'h':
+		usage(stdout);
+		return 1;
+	default:
+		usage(stderr);
+		return 2;
+	}
+}
+
+static int parse_args(int argc, char **argv, struct sim_args *a)
+{
+	int opt, rc;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "f:qh", opts, NULL)) != -1) {
+		rc = parse_opt(a, opt, optarg);
+		if (rc)
+			return rc;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "echelon sim: unexpected argument \"%s\"\n",
+			argv[optind]);
+		return 2;
+	}
+	return 0;
+}
+
+static void progress(void *ctx, double done)
+{
+	const char *name = ctx;
+	int w = 40, k = (int)(done * w);
+
+	fprintf(stderr, "\r  %-12s [%.*s%*s] %3d%%", name, k,
+		"########################################", w - k, "",
+		(int)(done * 100));
+	fflush(stderr);
+}
+
+static int write_path(const char *path, const struct strbuf *sb)
+{
+	FILE *f = fopen(path, "w");
+	int rc = 0;
+
+	if (!f || fwrite(sb->buf, 1, sb->len, f) != sb->len)
+		rc = 1;
+	if (f && fclose(f) != 0)
+		rc = 1;
+	if (rc)
+		fprintf(stderr, "echelon sim: %s: %s\n", path,
+			strerror(errno));
+	return rc;
+}
+
+static int write_file(const char *dir, const char *name,
+		      const struct strbuf *sb)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	int rc = write_path(path, sb);
+
+	free(path);
+	return rc;
+}
+
+static int write_outputs(const char *dir, const struct sim_input *in,
+			 const struct sim_result *runs, size_t n)
+{
+	struct metrics *m = metrics_new();
+	struct strbuf sb;
+	int rc = 0;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		fprintf(stderr, "echelon sim: %s: %s\n", dir, strerror(errno));
+		metrics_free(m);
+		return 1;
+	}
+	strbuf_init(&sb);
+	sim_out_workloads_jsonl(in, runs, n, &sb);
+	rc |= write_file(dir, "workloads.jsonl", &sb);
+	strbuf_reset(&sb);
+	sim_out_timeseries_csv(in, runs, n, &sb);
+	rc |= write_file(dir, "timeseries.csv", &sb);
+	strbuf_reset(&sb);
+	sim_out_summary_json(runs, n, &sb);
+	rc |= write_file(dir, "summary.json", &sb);
+	strbuf_reset(&sb);
+	sim_metrics_fill(m, in, runs, n);
+	metrics_write(m, &sb);
+	rc |= write_file(dir, "metrics.prom", &sb);
+	strbuf_reset(&sb);
+	report_html(in, runs, n, "echelon simulation", &sb);
+	rc |= write_file(dir, "report.html", &sb);
+	strbuf_release(&sb);
+	metrics_free(m);
+	return rc;
+}
+
+/* Run every policy; the event log of each goes to log (may be NULL). */
+static int run_all(struct sim_args *a, const struct sim_input *in,
+		   struct sim_result *runs, struct strbuf *log)
+{
+	bool bar = !a->setup.quiet && isatty(STDERR_FILENO);
+
+	for (size_t i = 0; i < a->npolicies; i++) {
+		struct sim_options o = a->o;
+		struct errbuf eb = { 0 };
+
+		o.policy = a->policies[i];
+		o.failures = a->failures.items;
+		o.nfailures = a->failures.len;
+		o.log = log;
+		if (log)
+			strbuf_addf(log, "# policy %s\n",
+				    sim_policy_name(o.policy));
+		if (bar) {
+			o.progress = progress;
+			o.progress_ctx = (void *)sim_policy_name(o.policy);
+		}
+		if (sim_run(in, &o, &runs[i], &eb) < 0) {
+			fprintf(stderr, "echelon sim: %s\n", eb.msg);
+			return 1;
+		}
+		if (bar)
+			fputc('\n', stderr);
+	}
+	return 0;
+}
+
+static void print_header(const struct sim_input *in)
+{
+	printf("%zu jobs on %zu nodes (%lld GPUs); policies side by side:\n\n",
+	       in->jobs.len, in->c->nodes.len, (long long)in->total_gpus);
+}
+
+static int simulate(struct sim_args *a)
+{
+	struct sim_result runs[SIM_POLICY_COUNT] = { 0 };
+	bool split = false;
+	struct sim_input in;
+	struct strbuf sb, log;
+	struct cluster c;
+	int rc;
+
+	for (size_t i = 0; i < a->npolicies; i++)
+		split |= a->policies[i] == SIM_POLICY_NO_GANG;
+	cluster_init(&c);
+	strbuf_init(&sb);
+	strbuf_init(&log);
+	rc = sim_setup_load(&c, &in, &a->setup, split);
+	if (!rc)
+		rc = run_all(a, &in, runs, a->log ? &log : NULL);
+	if (!rc) {
+		print_header(&in);
+		sim_out_table(runs, a->npolicies, &sb);
+		fputs(sb.buf, stdout);
+	}
+	if (!rc && a->log)
+		rc = write_path(a->log, &log);
+	if (!rc && a->out)
+		rc = write_outputs(a->out, &in, runs, a->npolicies);
+	for (size_t i = 0; i < a->npolicies; i++)
+		sim_result_release(&runs[i]);
+	sim_input_release(&in);
+	cluster_release(&c);
+	strbuf_release(&sb);
+	strbuf_release(&log);
+	return rc;
+}
+
+int cli_sim(int argc, char **argv)
+{
+	struct sim_args a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	sim_options_init(&a.o);
+	a.setup.seed = a.o.seed;
+	a.setup.paths = xcalloc((size_t)argc + 1, sizeof(char *));
+	a.setup.traces = xcalloc((size_t)argc + 1, sizeof(char *));
+	a.policies[0] = SIM_POLICY_TAS;
+	a.npolicies = 1;
+	rc = parse_args(argc, argv, &a);
+	if (rc == 0)
+		rc = simulate(&a);
+	else if (rc == 1)
+		rc = 0; /* --help */
+	vec_foreach (&a.failures, f)
+		free((char *)f->node);
+	vec_release(&a.failures);
+	free(a.setup.paths);
+	free(a.setup.traces);
+	return rc;
+}

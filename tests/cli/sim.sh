@@ -1,0 +1,93 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Golden tests of `echelon sim`: every folder of tests/scenarios/sim holds
+# the arguments of one run in args (paths relative to the folder; its
+# *.yaml files are passed with -f when there are any, trace.jsonl with
+# --trace), and the expected event log and summary in expected.log and
+# expected.json. With --update as third argument, or UPDATE=1, the expected
+# files are rewritten instead of compared (review the diff before
+# committing). Every run is made twice and must give byte-identical files:
+# the simulation is deterministic for a seed.
+# usage: sim.sh ECHELON SOURCE_DIR [--update]
+set -u
+echelon=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+src=$(cd "$2" && pwd)
+update=${UPDATE:-0}
+[ "${3:-}" = "--update" ] && update=1
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+run() { # dir out
+	set --  "$1" "$2"
+	files=""
+	for f in "$1"/*.yaml; do
+		[ -f "$f" ] && files="$files -f $f"
+	done
+	[ -f "$1/trace.jsonl" ] && files="$files --trace $1/trace.jsonl"
+	args=$(cat "$1/args")
+	mkdir -p "$2"
+	# shellcheck disable=SC2086
+	(cd "$1" && "$echelon" sim -q --check $files $args --log "$2/log" \
+		--out "$2/out" >"$2/table" 2>"$2/err")
+}
+
+for dir in "$src"/tests/scenarios/sim/*/; do
+	dir=${dir%/}
+	name=$(basename "$dir")
+	run "$dir" "$tmp/$name.1"
+	rc=$?
+	if [ $rc -ne 0 ] || [ -s "$tmp/$name.1/err" ]; then
+		echo "FAIL: $name: exit $rc"
+		cat "$tmp/$name.1/err"
+		fail=1
+		continue
+	fi
+	run "$dir" "$tmp/$name.2"
+	if ! diff -r "$tmp/$name.1" "$tmp/$name.2" >/dev/null; then
+		echo "FAIL: $name: two runs differ"
+		diff -r "$tmp/$name.1" "$tmp/$name.2" | head -20
+		fail=1
+		continue
+	fi
+	if [ "$update" = 1 ]; then
+		cp "$tmp/$name.1/log" "$dir/expected.log"
+		cp "$tmp/$name.1/out/summary.json" "$dir/expected.json"
+		echo "updated: $name"
+	elif diff -u "$dir/expected.log" "$tmp/$name.1/log" &&
+		diff -u "$dir/expected.json" "$tmp/$name.1/out/summary.json"; then
+		echo "ok: $name"
+	else
+		echo "FAIL: $name: output differs from expected.log/.json"
+		fail=1
+	fi
+done
+
+# Usage errors and bad input: a precise message and a non-zero exit.
+check_err() { # expected-status expected-text args...
+	want=$1
+	text=$2
+	shift 2
+	"$echelon" sim -q "$@" >"$tmp/o" 2>"$tmp/e"
+	rc=$?
+	if [ $rc -ne "$want" ] || ! grep -qF -- "$text" "$tmp/e"; then
+		echo "FAIL: sim $*: exit $rc, want $want and \"$text\":"
+		cat "$tmp/e"
+		fail=1
+	else
+		echo "ok: error: $text"
+	fi
+}
+check_err 2 "--compare: expected tas, kube-default, first-fit or no-gang" \
+	--cluster blocks=1,racks=1,hosts=1 --synth 1 --compare tas,bogus
+check_err 2 "--cluster:1:" --cluster blocks=x --synth 1
+check_err 2 "--until" --cluster blocks=1,racks=1,hosts=1 --synth 1 --until -5
+check_err 1 "no job to simulate" --cluster blocks=1,racks=1,hosts=1
+check_err 1 "no node named \"nope\"" --cluster blocks=1,racks=1,hosts=1 \
+	--synth 1 --fail nope@10
+check_err 2 "--queue:1:5: rule: expected <, <=, >, >= or =" \
+	--cluster blocks=1,racks=1,hosts=1 --synth 1 --queue 'gpus!8:x'
+printf '{"name": "a", "submit_s": 0}\n' >"$tmp/bad.jsonl"
+check_err 1 "bad.jsonl:1:" --cluster blocks=1,racks=1,hosts=1 \
+	--trace "$tmp/bad.jsonl"
+exit $fail
