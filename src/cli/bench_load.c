@@ -10,38 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include "base/strbuf.h"
 #include "manifest/manifest.h"
 
 #include "base/banned.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double cpu_s(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
-
-static long peak_rss_kb(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_maxrss;
-}
 
 static void generate(struct strbuf *sb, long nodes)
 {
@@ -86,15 +59,15 @@ int cli_bench_load(int argc, char **argv)
 	}
 	strbuf_init(&sb);
 	generate(&sb, nodes);
-	rss_before = peak_rss_kb();
+	rss_before = cli_peak_rss_kb();
 	cluster_init(&c);
 	diag_init(&d);
-	t0 = now_s();
-	c0 = cpu_s();
+	t0 = cli_now_s();
+	c0 = cli_cpu_s();
 	rc = manifest_load_buffer(&c, "nodes.yaml", sb.buf, sb.len, &d);
-	t1 = now_s();
-	c1 = cpu_s();
-	rss_after = peak_rss_kb();
+	t1 = cli_now_s();
+	c1 = cli_cpu_s();
+	rss_after = cli_peak_rss_kb();
 	printf("{\"nodes\":%ld,\"loaded\":%zu,\"input_bytes\":%zu,"
 	       "\"seconds\":%.3f,\"cpu_seconds\":%.3f,\"nodes_per_s\":%.0f,"
 	       "\"peak_rss_mb\":%.1f,\"rss_growth_mb\":%.1f,\"errors\":%zu}\n",

@@ -6,6 +6,8 @@
 #include "cli/cli.h"
 
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "base/banned.h"
 
@@ -13,7 +15,33 @@ static const struct cli_verb benches[] = {
 	{ "place", cli_bench_place, "topology-aware placement of one gang" },
 	{ "admit", cli_bench_admit, "admission cycles over queues and quota" },
 	{ "load", cli_bench_load, "loading Node manifests" },
+	{ "sim", cli_bench_sim, "replaying the ITP trace in the simulator" },
 };
+
+double cli_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double cli_cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+long cli_peak_rss_kb(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
 
 static void usage(FILE *out)
 {

@@ -42,6 +42,12 @@ int cli_place(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 int cli_bench_place(int argc, char **argv);
 int cli_bench_load(int argc, char **argv);
+int cli_bench_sim(int argc, char **argv);
+/* For the benchmarks: monotonic wall seconds, CPU seconds of the process
+ * and its peak resident set in KiB. */
+double cli_now_s(void);
+double cli_cpu_s(void);
+long cli_peak_rss_kb(void);
 int cli_plan(int argc, char **argv);
 int cli_sim(int argc, char **argv);
 int cli_bench_admit(int argc, char **argv);

@@ -50,7 +50,8 @@ static void usage(FILE *out)
 	      "\n"
 	      "  -f, --filename PATH    manifests: cluster, queues, and jobs "
 	      "with\n"
-	      "                         sim.echelon.dev/duration (and /submit)\n"
+	      "                         sim.echelon.dev/duration (and "
+	      "/submit)\n"
 	      "      --trace PATH       echelon JSONL or ITP CSV trace, or a "
 	      "folder of them\n"
 	      "      --cluster SPEC     generate hosts: "
@@ -84,11 +85,13 @@ static void usage(FILE *out)
 	      "all-reduce\n"
 	      "      --comm-fraction F  all-reduce share of the ideal step "
 	      "(0.3)\n"
-	      "      --out DIR          write workloads.jsonl, timeseries.csv,\n"
+	      "      --out DIR          write workloads.jsonl, "
+	      "timeseries.csv,\n"
 	      "                         metrics.prom, summary.json, "
 	      "report.html\n"
 	      "      --log FILE         write the event log\n"
-	      "      --check            check the invariants after every event\n"
+	      "      --check            check the invariants after every "
+	      "event\n"
 	      "  -q, --quiet            no progress bar, no warnings\n",
 	      out);
 }
@@ -296,7 +299,8 @@ static int parse_opt(struct sim_args *a, int opt, const char *v)
 		else if (strcmp(v, "hierarchical") == 0)
 			o->tp.algo = THROUGHPUT_HIERARCHICAL;
 		else
-			return bad("--algo", v, "expected ring or hierarchical");
+			return bad("--algo", v,
+				   "expected ring or hierarchical");
 		return 0;
 	case OPT_COMM:
 		if (parse_double("--comm-fraction", v, &o->tp.comm_fraction))
@@ -365,8 +369,7 @@ static int write_path(const char *path, const struct strbuf *sb)
 	if (f && fclose(f) != 0)
 		rc = 1;
 	if (rc)
-		fprintf(stderr, "echelon sim: %s: %s\n", path,
-			strerror(errno));
+		fprintf(stderr, "echelon sim: %s: %s\n", path, strerror(errno));
 	return rc;
 }
 

@@ -112,8 +112,9 @@ static void make_queues(struct cluster *c)
 		strbuf_addf(&y, "    - name: \"%s\"\n      resources:\n",
 			    fl->name);
 		for (int r = 0; r < reg->count; r++) {
-			strbuf_addf(&y, "      - name: \"%s\"\n"
-					"        nominalQuota: \"",
+			strbuf_addf(&y,
+				    "      - name: \"%s\"\n"
+				    "        nominalQuota: \"",
 				    resource_name(reg, r));
 			quantity_format(cap.v[r], reg->kinds[r], &y);
 			strbuf_addstr(&y, "\"\n");
@@ -269,8 +270,8 @@ static int rule_error(const char *text, const char *at, const char *msg)
 }
 
 /* Parse "gpus<=8:small,pods>4:big,*:default" into rules. */
-static int parse_rules(struct cluster *c, const char *text,
-		       struct qrule **ret, size_t *n)
+static int parse_rules(struct cluster *c, const char *text, struct qrule **ret,
+		       size_t *n)
 {
 	const char *p = text;
 
@@ -303,8 +304,7 @@ static int parse_rules(struct cluster *c, const char *text,
 						  "expected a whole number");
 			p = e;
 		} else {
-			return rule_error(text, p,
-					  "expected gpus, pods or *");
+			return rule_error(text, p, "expected gpus, pods or *");
 		}
 		if (*p != ':')
 			return rule_error(text, p, "expected ':' and a queue");
@@ -312,7 +312,8 @@ static int parse_rules(struct cluster *c, const char *text,
 		end = colon + strcspn(colon, ",");
 		if (end == colon)
 			return rule_error(text, p, "empty queue name");
-		r->queue = intern_strn(c->strings, colon, (size_t)(end - colon));
+		r->queue =
+			intern_strn(c->strings, colon, (size_t)(end - colon));
 		p = *end ? end + 1 : end;
 	}
 	return 0;
@@ -458,11 +459,10 @@ static int add_jobs(struct cluster *c, struct sim_input *in, bool split)
 			skipped++;
 			continue;
 		}
-		if (sim_input_add_job(in, (uint32_t)i,
-				      w->sim_submit_us < 0 ? 0
-							   : w->sim_submit_us,
-				      w->sim_duration_us, w->sim_class,
-				      &eb) < 0) {
+		if (sim_input_add_job(
+			    in, (uint32_t)i,
+			    w->sim_submit_us < 0 ? 0 : w->sim_submit_us,
+			    w->sim_duration_us, w->sim_class, &eb) < 0) {
 			fprintf(stderr, "%s\n", eb.msg);
 			return 1;
 		}

@@ -23,9 +23,12 @@ static const char *const policy_names[SIM_POLICY_COUNT] = {
 };
 
 static const char *const state_names[SIM_JOB_STATE_COUNT] = {
-	[SIM_JOB_UNSUBMITTED] = "unsubmitted", [SIM_JOB_PENDING] = "pending",
-	[SIM_JOB_ADMITTED] = "admitted",       [SIM_JOB_RUNNING] = "running",
-	[SIM_JOB_FINISHED] = "finished",       [SIM_JOB_DEACTIVATED] = "deactivated",
+	[SIM_JOB_UNSUBMITTED] = "unsubmitted",
+	[SIM_JOB_PENDING] = "pending",
+	[SIM_JOB_ADMITTED] = "admitted",
+	[SIM_JOB_RUNNING] = "running",
+	[SIM_JOB_FINISHED] = "finished",
+	[SIM_JOB_DEACTIVATED] = "deactivated",
 };
 
 const char *sim_policy_name(enum sim_policy p)
@@ -77,8 +80,8 @@ static const struct topology *first_topology(const struct cluster *c)
 }
 
 /* Index of name in names (keyed by key in m), added when new. */
-static int32_t domain_index(struct hmap *m, const char *key,
-			    const char *name, void *names_vec)
+static int32_t domain_index(struct hmap *m, const char *key, const char *name,
+			    void *names_vec)
 {
 	VEC(const char *) *names = names_vec;
 	int64_t i;
@@ -152,9 +155,10 @@ static void set_geometry(struct sim_input *in)
 	for (size_t r = 0; r < nr; r++)
 		rack_block[r] = -1;
 	for (size_t n = 0; n < c->nodes.len; n++) {
-		int64_t gpus = in->gpu_id >= 0 ? c->nodes.items[n]
-							 .allocatable.v[in->gpu_id]
-					       : 0;
+		int64_t gpus =
+			in->gpu_id >= 0
+				? c->nodes.items[n].allocatable.v[in->gpu_id]
+				: 0;
 		int32_t r = in->node_place[n].rack;
 
 		in->total_gpus += gpus;
@@ -199,8 +203,7 @@ void sim_input_release(struct sim_input *in)
 }
 
 int sim_input_add_job(struct sim_input *in, uint32_t wl, int64_t submit_us,
-		      int64_t duration_us, const char *klass,
-		      struct errbuf *eb)
+		      int64_t duration_us, const char *klass, struct errbuf *eb)
 {
 	const struct workload *w;
 	struct sim_job j = { .wl = wl,

@@ -149,8 +149,8 @@ void sim_apply_node_down(struct sim_state *st, uint32_t node, int64_t which)
 	apply_gang(st, &gd);
 	gang_decisions_release(&gd);
 	if (repair > 0)
-		sim_run_push(st, st->now + repair, EV_NODE_UP, node,
-			     which < 0, true);
+		sim_run_push(st, st->now + repair, EV_NODE_UP, node, which < 0,
+			     true);
 }
 
 void sim_apply_node_up(struct sim_state *st, uint32_t node, int64_t random)

@@ -80,10 +80,10 @@ static bool actual_shape(struct sim_state *st, uint32_t j,
 
 		for (; e < k && ng[e].node == ng[i].node; e++)
 			g += ng[e].gpus;
-		sh->host_gpus_min = g < sh->host_gpus_min ? (int32_t)g
-							  : sh->host_gpus_min;
-		sh->host_gpus_max = g > sh->host_gpus_max ? (int32_t)g
-							  : sh->host_gpus_max;
+		sh->host_gpus_min =
+			g < sh->host_gpus_min ? (int32_t)g : sh->host_gpus_min;
+		sh->host_gpus_max =
+			g > sh->host_gpus_max ? (int32_t)g : sh->host_gpus_max;
 		*topo = *topo && np->rack >= 0;
 		racks[h] = np->rack;
 		blocks[h++] = np->block;
@@ -298,7 +298,8 @@ static void cq_figures(struct sim_state *st, struct sim_summary *s)
 		int64_t nominal = 0;
 
 		for (size_t f = 0; st->cq_res >= 0 && f < q->nflavors; f++)
-			nominal += q->nodes[cq].nominal[QUOTA_FR(f, st->cq_res)];
+			nominal +=
+				q->nodes[cq].nominal[QUOTA_FR(f, st->cq_res)];
 		res->cq_usage[cq] = -1;
 		if (nominal <= 0 || res->span_us <= 0)
 			continue;
@@ -340,14 +341,15 @@ static void class_figures(struct sim_state *st)
 			continue;
 		/* A running mean: sum kept in the field until the end. */
 		c->mean_admit_wait_s +=
-			(double)(r->admit_us - st->in->jobs.items[j].submit_us) /
+			(double)(r->admit_us -
+				 st->in->jobs.items[j].submit_us) /
 			1e6;
 		c->admitted++;
 	}
 	vec_foreach (&res->classes, c)
-		c->mean_admit_wait_s = c->admitted ? c->mean_admit_wait_s /
-							     (double)c->admitted
-						   : -1;
+		c->mean_admit_wait_s =
+			c->admitted ? c->mean_admit_wait_s / (double)c->admitted
+				    : -1;
 	if (res->classes.len)
 		qsort(res->classes.items, res->classes.len,
 		      sizeof(*res->classes.items), class_cmp);
@@ -392,8 +394,8 @@ void sim_figures_finish(struct sim_state *st)
 	class_figures(st);
 	s->gpu_utilization = -1;
 	if (st->in->total_gpus > 0 && end > 0)
-		s->gpu_utilization =
-			st->busy_int / ((double)st->in->total_gpus * (double)end);
+		s->gpu_utilization = st->busy_int /
+				     ((double)st->in->total_gpus * (double)end);
 	s->idle_allocated_gpu_hours = st->alloc_int / 3.6e9;
 	for (size_t j = 0; j < st->in->jobs.len; j++) {
 		s->lost_gpu_hours += (double)res->jobs[j].lost_gpu_us / 3.6e9;

@@ -105,8 +105,7 @@ uint64_t sim_run_push(struct sim_state *st, int64_t t, enum sim_ev kind,
 		      int64_t a, int64_t b, bool live);
 /* Cancel *id (0: none) and clear it. */
 void sim_run_cancel(struct sim_state *st, uint64_t *id, bool live);
-void sim_run_set_state(struct sim_state *st, uint32_t j,
-		       enum sim_job_state s);
+void sim_run_set_state(struct sim_state *st, uint32_t j, enum sim_job_state s);
 /* Stop job j if it runs; finished or not (lost work). */
 void sim_run_stop(struct sim_state *st, uint32_t j, bool finished);
 /* Samples before t and the integrals up to t (before t's events). */

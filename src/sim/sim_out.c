@@ -458,6 +458,9 @@ enum row {
 	ROW_THROUGHPUT,
 	ROW_EVICTIONS,
 	ROW_LOST,
+	ROW_MAKESPAN,
+	ROW_ADMIT_WAIT,
+	ROW_MIN_CQ,
 	ROW_COUNT
 };
 
@@ -477,6 +480,9 @@ static const char *const row_labels[ROW_COUNT] = {
 	[ROW_THROUGHPUT] = "throughput vs ideal",
 	[ROW_EVICTIONS] = "evictions",
 	[ROW_LOST] = "lost GPU-h",
+	[ROW_MAKESPAN] = "makespan",
+	[ROW_ADMIT_WAIT] = "mean time to admission",
+	[ROW_MIN_CQ] = "least ClusterQueue usage",
 };
 
 const char *sim_out_row_label(size_t row)
@@ -557,6 +563,15 @@ void sim_out_cell(const struct sim_result *r, size_t row, struct strbuf *out)
 	case ROW_LOST:
 		cell_number(s->lost_gpu_hours, 1, out);
 		break;
+	case ROW_MAKESPAN:
+		sim_out_duration((double)s->makespan_us / 1e6, out);
+		break;
+	case ROW_ADMIT_WAIT:
+		sim_out_duration(s->mean_admit_wait_s, out);
+		break;
+	case ROW_MIN_CQ:
+		cell_percent(s->min_cq_usage, out);
+		break;
 	default:
 		BUG_ON(1);
 	}
@@ -596,37 +611,93 @@ static void table_line(const char *label, size_t label_w,
 	strbuf_addch(out, '\n');
 }
 
+/* The classes of every run, sorted, without repeats. */
+static size_t class_names(const struct sim_result *runs, size_t n,
+			  const char ***ret)
+{
+	size_t k = 0, cap = 0;
+
+	for (size_t r = 0; r < n; r++)
+		cap += runs[r].classes.len;
+	*ret = xcalloc(cap + 1, sizeof(**ret));
+	for (size_t r = 0; r < n; r++) {
+		vec_foreach (&runs[r].classes, c) {
+			size_t i = 0;
+
+			while (i < k && strcmp((*ret)[i], c->klass) < 0)
+				i++;
+			if (i < k && strcmp((*ret)[i], c->klass) == 0)
+				continue;
+			memmove(&(*ret)[i + 1], &(*ret)[i],
+				(k - i) * sizeof(**ret));
+			(*ret)[i] = c->klass;
+			k++;
+		}
+	}
+	return k;
+}
+
+/* Mean time to admission of class k in run r, "-" when it has none. */
+static void class_cell(const struct sim_result *r, const char *k,
+		       struct strbuf *out)
+{
+	vec_foreach (&r->classes, c) {
+		if (strcmp(c->klass, k) == 0) {
+			sim_out_duration(c->mean_admit_wait_s, out);
+			return;
+		}
+	}
+	strbuf_addch(out, '-');
+}
+
 void sim_out_table(const struct sim_result *runs, size_t n, struct strbuf *out)
 {
 	struct strbuf *cells;
-	size_t *widths, label_w = 0;
+	const char **classes;
+	char **labels;
+	size_t *widths, label_w = 0, nc, rows;
 
 	check_runs(NULL, runs, n);
 	if (!n)
 		return;
-	/* Row 0 holds the policy names, row 1 + i the figures of row i. */
-	cells = xcalloc((ROW_COUNT + 1) * n, sizeof(*cells));
+	nc = class_names(runs, n, &classes);
+	rows = ROW_COUNT + nc;
+	/* Row 0 holds the policy names, row 1 + i the figures of row i,
+	 * then one row per job class. */
+	labels = xcalloc(rows + 1, sizeof(*labels));
+	for (size_t i = 0; i < rows; i++)
+		labels[i] = i < ROW_COUNT ? xstrdup(row_labels[i])
+					  : xasprintf("  admission, %s",
+						      classes[i - ROW_COUNT]);
+	cells = xcalloc((rows + 1) * n, sizeof(*cells));
 	widths = xcalloc(n, sizeof(*widths));
-	for (size_t i = 0; i <= ROW_COUNT; i++) {
+	for (size_t i = 0; i <= rows; i++) {
 		if (i)
-			label_w = max_size(label_w, strlen(row_labels[i - 1]));
+			label_w = max_size(label_w, strlen(labels[i - 1]));
 		for (size_t r = 0; r < n; r++) {
 			struct strbuf *c = &cells[i * n + r];
 
 			strbuf_init(c);
-			if (i)
-				sim_out_cell(&runs[r], i - 1, c);
-			else
+			if (!i)
 				strbuf_addstr(c,
 					      sim_policy_name(runs[r].policy));
+			else if (i <= ROW_COUNT)
+				sim_out_cell(&runs[r], i - 1, c);
+			else
+				class_cell(&runs[r], classes[i - 1 - ROW_COUNT],
+					   c);
 			widths[r] = max_size(widths[r], c->len);
 		}
 	}
-	for (size_t i = 0; i <= ROW_COUNT; i++)
-		table_line(i ? row_labels[i - 1] : "", label_w, &cells[i * n],
+	for (size_t i = 0; i <= rows; i++)
+		table_line(i ? labels[i - 1] : "", label_w, &cells[i * n],
 			   widths, n, out);
-	for (size_t i = 0; i < (ROW_COUNT + 1) * n; i++)
+	for (size_t i = 0; i < (rows + 1) * n; i++)
 		strbuf_release(&cells[i]);
+	for (size_t i = 0; i < rows; i++)
+		free(labels[i]);
+	free(labels);
+	free(classes);
 	free(cells);
 	free(widths);
 }

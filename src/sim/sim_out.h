@@ -23,7 +23,7 @@
 #include "sim/sim.h"
 
 /* Rows of the summary table (sim_out_table(), sim_out_cell()). */
-enum { SIM_OUT_TABLE_ROWS = 13 };
+enum { SIM_OUT_TABLE_ROWS = 16 };
 
 /* One JSON object per line per job per run: runs in order, jobs in input
  * order. */
@@ -42,7 +42,8 @@ void sim_out_summary_json(const struct sim_result *runs, size_t n,
 			  struct strbuf *out);
 
 /* The terminal table: a header line of policy names, then one aligned line
- * per figure; plain ASCII. Nothing when n is 0. */
+ * per figure and one per job class (its mean time to admission); plain
+ * ASCII. Nothing when n is 0. */
 void sim_out_table(const struct sim_result *runs, size_t n, struct strbuf *out);
 
 /* The label of table row row (< SIM_OUT_TABLE_ROWS; BUG otherwise), static. */

@@ -23,8 +23,8 @@
 #include "base/banned.h"
 
 static const int32_t kind_rank[EV_KIND_COUNT] = {
-	[EV_NODE_UP] = 0, [EV_NODE_DOWN] = 1, [EV_FINISH] = 2,
-	[EV_POD_FAIL] = 3, [EV_POD_UP] = 4,   [EV_TICK] = 5,
+	[EV_NODE_UP] = 0,  [EV_NODE_DOWN] = 1, [EV_FINISH] = 2,
+	[EV_POD_FAIL] = 3, [EV_POD_UP] = 4,    [EV_TICK] = 5,
 	[EV_SUBMIT] = 6,
 };
 
@@ -34,8 +34,8 @@ void sim_run_log(struct sim_state *st, const char *fmt, ...)
 
 	if (!st->o->log)
 		return;
-	strbuf_addf(st->o->log, "%" PRId64 ".%06" PRId64 " ",
-		    st->now / 1000000, st->now % 1000000);
+	strbuf_addf(st->o->log, "%" PRId64 ".%06" PRId64 " ", st->now / 1000000,
+		    st->now % 1000000);
 	va_start(ap, fmt);
 	strbuf_vaddf(st->o->log, fmt, ap);
 	va_end(ap);
@@ -43,7 +43,7 @@ void sim_run_log(struct sim_state *st, const char *fmt, ...)
 }
 
 uint64_t sim_run_push(struct sim_state *st, int64_t t, enum sim_ev kind,
-		    int64_t a, int64_t b, bool live)
+		      int64_t a, int64_t b, bool live)
 {
 	struct evq_event e = { .time_us = t, .kind = kind, .a = a, .b = b };
 
@@ -91,9 +91,8 @@ static void refresh_state(struct sim_state *st, uint32_t j)
 	if (s == SIM_JOB_FINISHED || s == SIM_JOB_DEACTIVATED ||
 	    s == SIM_JOB_RUNNING)
 		return;
-	sim_run_set_state(st, j,
-			x->adm || x->bound ? SIM_JOB_ADMITTED
-					   : SIM_JOB_PENDING);
+	sim_run_set_state(
+		st, j, x->adm || x->bound ? SIM_JOB_ADMITTED : SIM_JOB_PENDING);
 }
 
 /* The pods of job j, made on first use: GPUs per pod from its pod sets. */
@@ -142,7 +141,8 @@ void sim_run_stop(struct sim_state *st, uint32_t j, bool finished)
 	sim_run_cancel(st, &x->fail_ev, false);
 	if (!finished) {
 		if (st->o->checkpoint_us > 0)
-			kept = seg / st->o->checkpoint_us * st->o->checkpoint_us;
+			kept = seg / st->o->checkpoint_us *
+			       st->o->checkpoint_us;
 		else
 			kept = 0;
 		x->progress_us += (int64_t)((double)kept * x->ratio);
@@ -194,8 +194,8 @@ static void on_bind(void *ctx, uint32_t wl, uint32_t pod, const char *node)
 		st->node_gpus[n] += sp->gpus;
 	st->alloc_gpus += sp->gpus;
 	st->js[j].bound++;
-	sp->up_ev = sim_run_push(st, st->now + st->o->pod_start_us, EV_POD_UP, j,
-			       p, true);
+	sp->up_ev = sim_run_push(st, st->now + st->o->pod_start_us, EV_POD_UP,
+				 j, p, true);
 	refresh_state(st, j);
 }
 
@@ -277,13 +277,15 @@ static void start_job(struct sim_state *st, uint32_t j)
 	if (x->want < job->pods) /* partial admission: fewer pods, longer */
 		rem = rem * job->pods / (x->want > 0 ? x->want : 1);
 	x->seg_start_us = st->now;
-	x->end_ev = sim_run_push(st, st->now + throughput_stretch_us(rem, x->ratio),
-			       EV_FINISH, j, 0, true);
+	x->end_ev =
+		sim_run_push(st, st->now + throughput_stretch_us(rem, x->ratio),
+			     EV_FINISH, j, 0, true);
 	st->busy_gpus += x->run_gpus;
 	sim_run_set_state(st, j, SIM_JOB_RUNNING);
-	sim_run_log(st, "start %s pods=%d hosts=%d racks=%d blocks=%d ratio=%.4f",
-		  st->in->c->workloads.items[job->wl].name, x->want, r->hosts,
-		  r->racks, r->blocks, x->ratio);
+	sim_run_log(st,
+		    "start %s pods=%d hosts=%d racks=%d blocks=%d ratio=%.4f",
+		    st->in->c->workloads.items[job->wl].name, x->want, r->hosts,
+		    r->racks, r->blocks, x->ratio);
 	if (st->o->pod_fail_per_h > 0) {
 		double rate = st->o->pod_fail_per_h * x->want / 3.6e9;
 		double u = rng_double(&st->rng);
@@ -386,14 +388,15 @@ static void pod_fail(struct sim_state *st, uint32_t j, uint32_t p)
 		return;
 	st->res->sum.pod_failures++;
 	sim_run_log(st, "pod-fail %s pod=%u",
-		  st->in->c->workloads.items[st->in->jobs.items[j].wl].name, p);
+		    st->in->c->workloads.items[st->in->jobs.items[j].wl].name,
+		    p);
 	sim_run_stop(st, j, false);
 	sp->up = false;
 	x->up--;
 	gang_pod_failed(st->g, wl, pod, st->now);
 	gang_pod_created(st->g, wl, pod, st->now);
-	sp->up_ev = sim_run_push(st, st->now + st->o->pod_start_us, EV_POD_UP, j,
-			       p, true);
+	sp->up_ev = sim_run_push(st, st->now + st->o->pod_start_us, EV_POD_UP,
+				 j, p, true);
 }
 
 void sim_run_admitted(struct sim_state *st, uint32_t wl)
@@ -544,7 +547,7 @@ static void push_submissions(struct sim_state *st)
 {
 	for (size_t j = 0; j < st->in->jobs.len; j++)
 		sim_run_push(st, st->in->jobs.items[j].submit_us, EV_SUBMIT,
-			   (int64_t)j, 0, true);
+			     (int64_t)j, 0, true);
 }
 
 /* The timeseries period: a thousandth of the expected span, >= 1 s. */
@@ -651,9 +654,10 @@ static void state_init(struct sim_state *st, const struct sim_input *in,
 	st->o = o;
 	st->res = res;
 	st->split = o->policy == SIM_POLICY_NO_GANG;
-	so.policy = o->policy == SIM_POLICY_TAS	      ? PLACE_POLICY_TAS
-		    : o->policy == SIM_POLICY_FIRST_FIT ? PLACE_POLICY_FIRST_FIT
-							: PLACE_POLICY_KUBE_DEFAULT;
+	so.policy = o->policy == SIM_POLICY_TAS ? PLACE_POLICY_TAS
+		    : o->policy == SIM_POLICY_FIRST_FIT
+			    ? PLACE_POLICY_FIRST_FIT
+			    : PLACE_POLICY_KUBE_DEFAULT;
 	so.compact = o->policy == SIM_POLICY_TAS && !o->loose;
 	st->s = sched_new(c, &so);
 	evq_init(&st->q, kind_rank, EV_KIND_COUNT);
@@ -661,8 +665,7 @@ static void state_init(struct sim_state *st, const struct sim_input *in,
 	st->js = xcalloc(nj + 1, sizeof(*st->js));
 	hmap_init(&st->node_idx);
 	for (size_t n = 0; n < c->nodes.len; n++)
-		hmap_put_str(&st->node_idx, c->nodes.items[n].name,
-			     (int64_t)n);
+		hmap_put_str(&st->node_idx, c->nodes.items[n].name, (int64_t)n);
 	st->node_gpus = xcalloc(c->nodes.len + 1, sizeof(*st->node_gpus));
 	st->node_down = xcalloc(c->nodes.len + 1, sizeof(*st->node_down));
 	st->tick_at = INT64_MAX;

@@ -541,20 +541,24 @@ static void test_summary(void **state)
 }
 
 static const char want_table[] =
-	"                              tas  kube-default\n"
-	"jobs finished               1 / 2         1 / 2\n"
-	"mean wait                    11 s           0 s\n"
-	"p50 wait                     10 s           0 s\n"
-	"p95 wait                     12 s           0 s\n"
-	"mean JCT                    1.0 h       1.0 min\n"
-	"GPU utilization            12.3 %         1.0 %\n"
-	"idle allocated GPU-h          1.5           0.0\n"
-	"racks spanned / min   1.00 / 1.00   1.00 / 1.00\n"
-	"blocks spanned / min  1.00 / 1.00   1.00 / 1.00\n"
-	"on min racks              100.0 %             -\n"
-	"throughput vs ideal        93.8 %       100.0 %\n"
-	"evictions                       1             0\n"
-	"lost GPU-h                    1.5           0.0\n";
+	"                                  tas  kube-default\n"
+	"jobs finished                   1 / 2         1 / 2\n"
+	"mean wait                        11 s           0 s\n"
+	"p50 wait                         10 s           0 s\n"
+	"p95 wait                         12 s           0 s\n"
+	"mean JCT                        1.0 h       1.0 min\n"
+	"GPU utilization                12.3 %         1.0 %\n"
+	"idle allocated GPU-h              1.5           0.0\n"
+	"racks spanned / min       1.00 / 1.00   1.00 / 1.00\n"
+	"blocks spanned / min      1.00 / 1.00   1.00 / 1.00\n"
+	"on min racks                  100.0 %             -\n"
+	"throughput vs ideal            93.8 %       100.0 %\n"
+	"evictions                           1             0\n"
+	"lost GPU-h                        1.5           0.0\n"
+	"makespan                        1.0 h       1.0 min\n"
+	"mean time to admission          0.8 s           0 s\n"
+	"least ClusterQueue usage       25.0 %             -\n"
+	"  admission, train                0 s             -\n";
 
 static void test_table(void **state)
 {
