@@ -73,8 +73,7 @@ static const int32_t *fewest_all(struct sched *s, int32_t f, uint32_t id,
 {
 	const struct topo *t = s->tas[f].t;
 	const struct podset *p = &s->wl[id].w->podsets[ps];
-	uint64_t key[4] = { s->wl[id].phash, (uint64_t)f, ps,
-			    (uint64_t)count };
+	uint64_t key[4] = { s->wl[id].phash, (uint64_t)f, ps, (uint64_t)count };
 	int64_t i;
 
 	if (!hmap_get(&s->compact_memo, key, sizeof(key), &i)) {
@@ -163,8 +162,8 @@ static bool podset_compact(struct sched *s, int32_t f, uint32_t id, size_t ps,
 }
 
 bool compact_check(struct sched *s, int32_t f, uint32_t id,
-		   const struct place_workload_result *r,
-		   const int32_t *counts, struct strbuf *why)
+		   const struct place_workload_result *r, const int32_t *counts,
+		   struct strbuf *why)
 {
 	const struct workload *w = s->wl[id].w;
 
