@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # echelon's one entry point for people and CI:
-#   ./build.sh run     install what is missing, build, run echelon on the quickstart
-#                      (validate it, then plan its admission and placement)
+#   ./build.sh run     install what is missing, build, and simulate the quickstart
+#                      cluster and jobs under four policies side by side
 #   ./build.sh test    install what is missing, build, run the whole test suite
 #   ./build.sh asan    the test suite under AddressSanitizer + UBSan
 #   ./build.sh format  reformat the tree (clang-format); format-check only checks
@@ -34,9 +34,11 @@ sources() {
 case "${1:-}" in
 run)
 	build build
-	build/echelon validate -f examples/quickstart
+	build/echelon sim -f examples/quickstart \
+		--trace examples/quickstart/trace.jsonl \
+		--compare tas,kube-default,first-fit,no-gang --out out/quickstart
 	echo
-	build/echelon plan -f examples/quickstart
+	echo "records, time series, metrics and report.html: out/quickstart/"
 	;;
 test)
 	build build

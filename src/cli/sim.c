@@ -383,6 +383,26 @@ static int write_file(const char *dir, const char *name,
 	return rc;
 }
 
+/* mkdir -p. */
+static int make_dirs(const char *dir)
+{
+	char *p = xstrdup(dir);
+	int rc = 0;
+
+	for (char *s = p + 1; *s && !rc; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+			rc = -1;
+		*s = '/';
+	}
+	if (!rc && mkdir(p, 0755) < 0 && errno != EEXIST)
+		rc = -1;
+	free(p);
+	return rc;
+}
+
 static int write_outputs(const char *dir, const struct sim_input *in,
 			 const struct sim_result *runs, size_t n)
 {
@@ -390,7 +410,7 @@ static int write_outputs(const char *dir, const struct sim_input *in,
 	struct strbuf sb;
 	int rc = 0;
 
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+	if (make_dirs(dir) < 0) {
 		fprintf(stderr, "echelon sim: %s: %s\n", dir, strerror(errno));
 		metrics_free(m);
 		return 1;
