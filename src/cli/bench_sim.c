@@ -56,8 +56,9 @@ static int parse(int argc, char **argv, struct sim_setup_opts *so,
 		case 'p':
 			if (sim_policy_parse(optarg, &o->policy) == 0)
 				break;
-			fprintf(stderr, "echelon bench sim: --policy: unknown "
-					"policy \"%s\"\n",
+			fprintf(stderr,
+				"echelon bench sim: --policy: unknown "
+				"policy \"%s\"\n",
 				optarg);
 			return 2;
 		case 'h':

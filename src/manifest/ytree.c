@@ -78,33 +78,40 @@ static void arena_reset(struct yparser *p)
 	c->used = 0;
 }
 
-/* libfyaml reports parse errors as text "name:line:col: error: msg". */
-static void on_diag(struct fy_diag *diag, void *user, const char *buf,
-		    size_t len)
+/*
+ * libfyaml reports an error at a token either as text, followed by the source
+ * line with the token underlined, or by adding it to a list on the diag
+ * object. Version 0.7.12 cannot always print the underline: for a quoted
+ * scalar that spans several lines wider than 80 columns and opens far to the
+ * right, the '~' run of a later line overruns a buffer on its stack, and no
+ * diag setting turns the underline off (found by fuzz_manifest). So errors
+ * are collected (yparser_new) and read back here, with their position as
+ * numbers. Each is read once: after the first, the parser stops for good.
+ */
+static void report_collected(struct yparser *p)
 {
-	struct yparser *p = user;
-	char *text = xstrndup(buf, len), *err, *c;
-	int line = 0, col = 0;
+	struct fy_diag_error *err;
+	void *iter = NULL;
 
-	(void)diag;
-	err = strstr(text, ": error: ");
-	if (err) {
-		*err = '\0';
-		c = strrchr(text, ':');
-		if (c) {
-			col = (int)strtol(c + 1, NULL, 10);
-			*c = '\0';
-			c = strrchr(text, ':');
-			if (c)
-				line = (int)strtol(c + 1, NULL, 10);
-		}
-		err += strlen(": error: ");
-		err[strcspn(err, "\n")] = '\0';
-		diag_add(p->d, DIAG_ERROR, p->file, line, col,
-			 "invalid YAML: %s", err);
+	while ((err = fy_diag_errors_iterate(p->diag, &iter))) {
+		if (err->type < FYET_ERROR)
+			continue;
+		diag_add(p->d, DIAG_ERROR, p->file, err->line, err->column,
+			 "invalid YAML: %.*s", (int)strcspn(err->msg, "\n"),
+			 err->msg);
 		p->failed = true;
 	}
-	free(text);
+}
+
+/* What is still printed carries no position and is not an error at a
+ * token: the generic "invalid YAML" of yparser_next() stands for it. */
+static void discard(struct fy_diag *diag, void *user, const char *buf,
+		    size_t len)
+{
+	(void)diag;
+	(void)user;
+	(void)buf;
+	(void)len;
 }
 
 struct yparser *yparser_new(const char *buf, size_t len, bool json,
@@ -118,13 +125,13 @@ struct yparser *yparser_new(const char *buf, size_t len, bool json,
 	p->file = file;
 	fy_diag_cfg_default(&dcfg);
 	dcfg.fp = NULL;
-	dcfg.output_fn = on_diag;
-	dcfg.user = p;
+	dcfg.output_fn = discard;
 	dcfg.level = FYET_ERROR;
 	dcfg.colorize = false;
 	dcfg.show_source = false;
 	p->diag = fy_diag_create(&dcfg);
 	BUG_ON(!p->diag);
+	fy_diag_set_collect_errors(p->diag, true);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.flags = FYPCF_QUIET | (json ? FYPCF_JSON_FORCE : FYPCF_JSON_NONE);
 	cfg.diag = p->diag;
@@ -251,7 +258,10 @@ int yparser_next(struct yparser *p, struct ynode **ret_root)
 			started = true;
 		done = on_event(p, e, &root);
 		fy_parser_event_free(p->fyp, e);
+		report_collected(p);
 	}
+	if (!p->failed)
+		report_collected(p);
 	if (p->failed || fy_parser_get_stream_error(p->fyp)) {
 		if (!p->failed)
 			diag_add(p->d, DIAG_ERROR, p->file, 0, 0,
