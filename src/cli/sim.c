@@ -106,8 +106,10 @@ static int parse_time(const char *opt, const char *s, int64_t *ret)
 {
 	struct errbuf eb = { 0 };
 
-	if (trace_parse_duration(s, strlen(s), ret, &eb) < 0)
-		return bad(opt, s, eb.msg);
+	if (trace_parse_duration(s, strlen(s), ret, &eb) < 0) {
+		fprintf(stderr, "echelon sim: %s: %s\n", opt, eb.msg);
+		return 2;
+	}
 	return 0;
 }
 
@@ -173,7 +175,10 @@ static int parse_fail(struct sim_args *a, const char *s)
 	if (!at || at == s || !at[1])
 		return bad("--fail", s, "expected NODE@TIME[+REPAIR]");
 	t = xstrdup(at + 1);
-	plus = strchr(t, '+');
+	/* T+R; a '+' of an exponent (1e+3) is part of T. */
+	plus = strrchr(t, '+');
+	if (plus && plus > t && (plus[-1] == 'e' || plus[-1] == 'E'))
+		plus = NULL;
 	if (plus)
 		*plus++ = '\0';
 	rc = parse_time("--fail", t, &f.at_us);

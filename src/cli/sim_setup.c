@@ -219,14 +219,17 @@ static int read_traces(struct trace *t, const struct sim_setup_opts *o)
 {
 	int rc = 0;
 
+	/* Every file is read, so that all their errors are reported. */
 	for (size_t i = 0; i < o->ntraces; i++) {
 		char **files;
 		size_t n;
 
-		if (trace_files(o->traces[i], &files, &n) < 0)
-			return 1;
+		if (trace_files(o->traces[i], &files, &n) < 0) {
+			rc = 1;
+			continue;
+		}
 		for (size_t k = 0; k < n; k++) {
-			if (rc == 0 && read_trace(t, files[k], o->quiet) < 0)
+			if (read_trace(t, files[k], o->quiet) < 0)
 				rc = 1;
 			free(files[k]);
 		}
@@ -292,10 +295,11 @@ static int parse_rules(struct cluster *c, const char *text, struct qrule **ret,
 			r->field = p[0];
 			p += 4;
 			ol = strspn(p, "<>=");
-			if (ol < 1 || ol > 2)
+			memcpy(r->op, p, ol < 3 ? ol : 2);
+			if (ol < 1 || ol > 2 || (ol == 2 && r->op[1] != '='))
 				return rule_error(text, p,
-						  "expected <, <=, >, >= or =");
-			memcpy(r->op, p, ol);
+						  "expected <, <=, >, >=, = or "
+						  "==");
 			p += ol;
 			errno = 0;
 			r->v = strtoll(p, &e, 10);
@@ -380,6 +384,27 @@ static const char *default_queue(const struct cluster *c, bool made)
 	return NULL;
 }
 
+/* The rack level of the first topology-aware flavor's Topology: the level
+ * above the hosts (the lowest level, or the one above the hostname). */
+static const char *rack_level(const struct cluster *c)
+{
+	vec_foreach (&c->flavors, fl) {
+		const struct topology *tp;
+		int l;
+
+		if (!fl->topology_name)
+			continue;
+		tp = cluster_find(c, KIND_TOPOLOGY, NULL, fl->topology_name);
+		if (!tp || !tp->nlevels)
+			continue;
+		l = (int)tp->nlevels - 1;
+		if (topology_lowest_is_hostname(tp))
+			l--;
+		return l >= 0 ? tp->levels[l] : NULL;
+	}
+	return NULL;
+}
+
 /* Queue rule, default queue and topology request for the trace jobs. */
 static int shape_jobs(struct cluster *c, struct trace *t,
 		      const struct sim_setup_opts *o, bool made)
@@ -388,9 +413,8 @@ static int shape_jobs(struct cluster *c, struct trace *t,
 	int gpu = resource_lookup(c->resources, GEN_GPU_RESOURCE);
 	/* Gangs keep to a rack where they can when the cluster has a
 	 * topology; --topology changes it. */
-	enum topology_mode mode =
-		c->topologies.len ? TOPOLOGY_PREFERRED : TOPOLOGY_NONE;
-	const char *level = c->topologies.len ? cluster_str(c, "rack") : NULL;
+	const char *level = rack_level(c);
+	enum topology_mode mode = level ? TOPOLOGY_PREFERRED : TOPOLOGY_NONE;
 	struct qrule *rules = NULL;
 	size_t nrules = 0;
 

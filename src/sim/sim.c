@@ -2,7 +2,7 @@
 /*
  * The simulator's input (jobs over a cluster, the topology of its nodes for
  * the figures, the no-gang split), its options and its names. The event
- * loop is in sim_run.c, the summary in sim_summary.c.
+ * loop is in sim_run.c and sim_apply.c, the figures in sim_figures.c.
  */
 #include "sim/sim.h"
 
@@ -62,6 +62,9 @@ void sim_options_init(struct sim_options *o)
 	o->pod_start_us = 10 * 1000000LL;
 	o->node_repair_us = 3600 * 1000000LL;
 	throughput_config_init(&o->tp);
+#ifndef NDEBUG
+	o->check = true; /* debug builds check every event */
+#endif
 }
 
 /* The first topology-aware flavor's Topology, or NULL. */

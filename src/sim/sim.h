@@ -100,7 +100,7 @@ struct sim_options {
 	uint64_t seed;
 	int64_t until_us;     /* stop at this time; 0: when nothing is left */
 	int64_t pod_start_us; /* bind -> pod Running and Ready; default 10 s */
-	int64_t sample_us;    /* timeseries period; 0: span / 1,000, >= 60 s */
+	int64_t sample_us;    /* timeseries period; 0: span / 1,000, >= 1 s */
 	double node_mtbf_h;   /* mean hours between failures of a node; 0 */
 	int64_t node_repair_us; /* default 1 h */
 	double pod_fail_per_h;	/* failures per running pod-hour; 0 */
@@ -111,7 +111,8 @@ struct sim_options {
 	/* tas: Kueue's placement as it is, without echelon's compact gangs
 	 * (a gang may span more racks than it needs when that is free). */
 	bool loose;
-	bool check; /* check the invariants after every event (slow) */
+	bool check; /* check the invariants after the events of each time
+		       (on by default in debug builds, without NDEBUG) */
 	/* Event log for golden tests (one line per event); NULL: none. */
 	struct strbuf *log;
 	/* Called every ~1/1000 of the submissions with the fraction done;

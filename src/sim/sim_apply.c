@@ -138,8 +138,13 @@ void sim_apply_node_down(struct sim_state *st, uint32_t node, int64_t which)
 				   : st->o->failures[which].repair_us;
 	struct gang_decisions gd;
 
-	if (st->node_down[node])
-		return; /* down already: its repair is pending */
+	if (st->node_down[node]) {
+		/* Down already, its repair pending: a drawn failure is drawn
+		 * again from now, a scheduled one is dropped. */
+		if (which < 0)
+			push_random_failure(st, node);
+		return;
+	}
 	st->node_down[node] = true;
 	st->res->sum.node_failures++;
 	sim_run_log(st, "node-down %s", name);

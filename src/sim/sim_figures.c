@@ -139,19 +139,18 @@ static void check_pods(struct sim_state *st)
 {
 	const struct cluster *c = st->in->c;
 	int64_t *per = xcalloc(c->nodes.len + 1, sizeof(*per));
-	int64_t alloc = 0, busy = 0, n[SIM_JOB_STATE_COUNT] = { 0 };
+	int64_t alloc = 0, busy = 0, total = 0;
 
-	for (size_t j = 0; j < st->in->jobs.len; j++) {
-		const struct sim_jst *x = &st->js[j];
-		enum sim_job_state s = st->res->jobs[j].state;
+	vec_foreach (&st->active, j) {
+		const struct sim_jst *x = &st->js[*j];
 
-		n[s]++;
-		if (s == SIM_JOB_RUNNING)
+		BUG_ON(x->active_pos == 0 ||
+		       st->active.items[x->active_pos - 1] != *j);
+		if (st->res->jobs[*j].state == SIM_JOB_RUNNING)
 			busy += x->run_gpus;
-		if (!st->split)
+		if (!st->split) /* a gang is bound whole or not at all */
 			BUG_ON(x->bound != 0 && x->bound != x->want);
-		BUG_ON(x->bound > x->want && !st->split);
-		for (int32_t p = 0; x->pods && p < st->in->jobs.items[j].pods;
+		for (int32_t p = 0; x->pods && p < st->in->jobs.items[*j].pods;
 		     p++) {
 			if (!x->pods[p].bound)
 				continue;
@@ -168,7 +167,10 @@ static void check_pods(struct sim_state *st)
 	}
 	BUG_ON(alloc != st->alloc_gpus || busy != st->busy_gpus);
 	for (int s = 0; s < SIM_JOB_STATE_COUNT; s++)
-		BUG_ON(n[s] != st->count[s]);
+		total += st->count[s];
+	BUG_ON(total != (int64_t)st->in->jobs.len);
+	BUG_ON(st->count[SIM_JOB_RUNNING] + st->count[SIM_JOB_ADMITTED] >
+	       (int64_t)st->active.len);
 	free(per);
 }
 

@@ -56,6 +56,7 @@ struct sim_jst {
 	int64_t run_gpus;     /* GPUs of its running pods */
 	int64_t progress_us;  /* ideal work kept by checkpoints */
 	uint64_t end_ev, fail_ev;
+	uint32_t active_pos; /* 1 + its place in sim_state.active; 0: none */
 };
 
 struct sim_moved {
@@ -80,6 +81,7 @@ struct sim_state {
 	int64_t *node_gpus;   /* GPUs bound on each node */
 	bool *node_down;
 	VEC(struct sim_moved) moved; /* pods a replacement rebound */
+	VEC(uint32_t) active; /* jobs holding quota or pods (for checks) */
 
 	int64_t now, last_t;
 	bool dirty;  /* something changed: run a cycle */

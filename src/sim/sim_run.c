@@ -73,6 +73,8 @@ static uint32_t pod_wl(const struct sim_state *st, uint32_t j, uint32_t p,
 	return job->wl;
 }
 
+static void track(struct sim_state *st, uint32_t j);
+
 void sim_run_set_state(struct sim_state *st, uint32_t j, enum sim_job_state s)
 {
 	struct sim_job_rec *r = &st->res->jobs[j];
@@ -80,6 +82,28 @@ void sim_run_set_state(struct sim_state *st, uint32_t j, enum sim_job_state s)
 	st->count[r->state]--;
 	st->count[s]++;
 	r->state = s;
+	track(st, j);
+}
+
+/* Keep job j in the active list while it holds quota, pods or runs. */
+static void track(struct sim_state *st, uint32_t j)
+{
+	struct sim_jst *x = &st->js[j];
+	bool holds =
+		x->adm || x->bound || st->res->jobs[j].state == SIM_JOB_RUNNING;
+	uint32_t last;
+
+	if (holds && !x->active_pos) {
+		vec_push(&st->active, j);
+		x->active_pos = (uint32_t)st->active.len;
+	} else if (!holds && x->active_pos) {
+		last = vec_pop(&st->active);
+		if (last != j) {
+			st->active.items[x->active_pos - 1] = last;
+			st->js[last].active_pos = x->active_pos;
+		}
+		x->active_pos = 0;
+	}
 }
 
 /* PENDING or ADMITTED from what the job holds now (not terminal). */
@@ -87,6 +111,8 @@ static void refresh_state(struct sim_state *st, uint32_t j)
 {
 	const struct sim_jst *x = &st->js[j];
 	enum sim_job_state s = st->res->jobs[j].state;
+
+	track(st, j);
 
 	if (s == SIM_JOB_FINISHED || s == SIM_JOB_DEACTIVATED ||
 	    s == SIM_JOB_RUNNING)
@@ -145,7 +171,11 @@ void sim_run_stop(struct sim_state *st, uint32_t j, bool finished)
 			       st->o->checkpoint_us;
 		else
 			kept = 0;
-		x->progress_us += (int64_t)((double)kept * x->ratio);
+		/* Work of the whole job: a partial admission runs at
+		 * want / pods of its speed (start_job()). */
+		x->progress_us +=
+			(int64_t)((double)kept * x->ratio * (double)x->want /
+				  (double)job->pods);
 		if (x->progress_us >= job->duration_us)
 			x->progress_us = job->duration_us - 1;
 		r->lost_gpu_us += (seg - kept) * x->run_gpus;
@@ -183,7 +213,9 @@ static void on_bind(void *ctx, uint32_t wl, uint32_t pod, const char *node)
 
 	if (sp->bound) { /* a replacement moves it */
 		unbind_pod(st, j, p);
-		vec_push(&st->moved, ((struct sim_moved){ wl, pod }));
+		/* at once: the next gang replaced for this node must see it */
+		BUG_ON(!node ||
+		       sched_move_pod(st->s, wl, pod, node, st->now) < 0);
 	}
 	if (node && !hmap_get_str(&st->node_idx, node, &n))
 		BUG_ON(1); /* the scheduler placed it on a node we know */
@@ -259,6 +291,20 @@ void sim_run_advance(struct sim_state *st, int64_t t)
 	st->last_t = t;
 }
 
+/* A pod of running job j drawn at random among those that run. */
+static int64_t running_pod(struct sim_state *st, uint32_t j)
+{
+	const struct sim_jst *x = &st->js[j];
+	uint64_t k = rng_below(&st->rng, (uint64_t)x->up);
+
+	for (int32_t p = 0; p < st->in->jobs.items[j].pods; p++) {
+		if (x->pods[p].up && k-- == 0)
+			return p;
+	}
+	BUG_ON(1);
+	return -1;
+}
+
 /* All pods of job j are up: it runs at the speed its placement allows. */
 static void start_job(struct sim_state *st, uint32_t j)
 {
@@ -292,11 +338,8 @@ static void start_job(struct sim_state *st, uint32_t j)
 		int64_t at = st->now + (int64_t)(-log1p(-u) / rate);
 
 		if (at < st->now + throughput_stretch_us(rem, x->ratio))
-			x->fail_ev = sim_run_push(
-				st, at, EV_POD_FAIL, j,
-				(int64_t)rng_below(&st->rng,
-						   (uint64_t)job->pods),
-				false);
+			x->fail_ev = sim_run_push(st, at, EV_POD_FAIL, j,
+						  running_pod(st, j), false);
 	}
 }
 
@@ -440,6 +483,7 @@ void sim_run_unadmitted(struct sim_state *st, uint32_t wl, bool deactivated)
 	st->wl_count[wl] = 0;
 	st->res->jobs[j].evictions++;
 	st->res->sum.evictions++;
+	st->dirty = true; /* its quota is free */
 	if (deactivated) {
 		sim_run_stop(st, j, false);
 		sim_run_set_state(st, j, SIM_JOB_DEACTIVATED);
@@ -447,7 +491,6 @@ void sim_run_unadmitted(struct sim_state *st, uint32_t wl, bool deactivated)
 		return;
 	}
 	refresh_state(st, j);
-	st->dirty = true;
 }
 
 static void handle(struct sim_state *st, const struct evq_event *e)
@@ -490,6 +533,10 @@ static void schedule_tick(struct sim_state *st)
 	int64_t next = gang_next_deadline_us(st->g);
 	int64_t rq = sched_next_requeue_us(st->s);
 
+	/* Requeues due while blockAdmission holds the cycles wait for the
+	 * pod events that release it (dirty stays set). */
+	if (rq <= st->now && gang_blocks_admission(st->g))
+		rq = INT64_MAX;
 	if (rq < next)
 		next = rq;
 	if (next < st->now)
@@ -702,6 +749,7 @@ static void state_free(struct sim_state *st)
 	free(st->wl_pod0);
 	free(st->wl_count);
 	hmap_release(&st->node_idx);
+	vec_release(&st->active);
 	free(st->node_gpus);
 	free(st->node_down);
 	free(st->cq_int);

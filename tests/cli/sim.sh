@@ -85,7 +85,7 @@ check_err 2 "--until" --cluster blocks=1,racks=1,hosts=1 --synth 1 --until -5
 check_err 1 "no job to simulate" --cluster blocks=1,racks=1,hosts=1
 check_err 1 "no node named \"nope\"" --cluster blocks=1,racks=1,hosts=1 \
 	--synth 1 --fail nope@10
-check_err 2 "--queue:1:5: rule: expected <, <=, >, >= or =" \
+check_err 2 "--queue:1:5: rule: expected <, <=, >, >=, = or ==" \
 	--cluster blocks=1,racks=1,hosts=1 --synth 1 --queue 'gpus!8:x'
 printf '{"name": "a", "submit_s": 0}\n' >"$tmp/bad.jsonl"
 check_err 1 "bad.jsonl:1:" --cluster blocks=1,racks=1,hosts=1 \
