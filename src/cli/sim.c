@@ -81,6 +81,10 @@ static void usage(FILE *out)
 	      "      --node-repair T    repair time (default 1h)\n"
 	      "      --pod-failures R   failures per running pod-hour\n"
 	      "      --fail NODE@T[+R]  fail NODE at T, repaired after R\n"
+	      "      --network KEYS     the throughput model's figures, e.g.\n"
+	      "                         bw-rack=45,lat-block=2.6,oversub-block="
+	      "2 (also\n"
+	      "                         accepted in --cluster's SPEC)\n"
 	      "      --algo A           ring (default) or hierarchical "
 	      "all-reduce\n"
 	      "      --comm-fraction F  all-reduce share of the ideal step "
@@ -214,6 +218,7 @@ enum {
 	OPT_LOG,
 	OPT_CHECK,
 	OPT_NO_COMPACT,
+	OPT_NETWORK,
 };
 
 static const struct option opts[] = {
@@ -240,6 +245,7 @@ static const struct option opts[] = {
 	{ "log", required_argument, NULL, OPT_LOG },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "no-compact", no_argument, NULL, OPT_NO_COMPACT },
+	{ "network", required_argument, NULL, OPT_NETWORK },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -249,6 +255,7 @@ static int parse_opt(struct sim_args *a, int opt, const char *v)
 {
 	struct sim_setup_opts *s = &a->setup;
 	struct sim_options *o = &a->o;
+	struct errbuf eb = { 0 };
 	uint64_t u;
 
 	switch (opt) {
@@ -323,6 +330,11 @@ static int parse_opt(struct sim_args *a, int opt, const char *v)
 	case OPT_NO_COMPACT:
 		o->loose = true;
 		return 0;
+	case OPT_NETWORK:
+		if (throughput_parse(v, "--network", &o->tp, &eb) == 0)
+			return 0;
+		fprintf(stderr, "echelon sim: %s\n", eb.msg);
+		return 2;
 	case 'q':
 		s->quiet = true;
 		return 0;
@@ -521,6 +533,7 @@ int cli_sim(int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	sim_options_init(&a.o);
 	a.setup.seed = a.o.seed;
+	a.setup.net = &a.o.tp;
 	a.setup.paths = xcalloc((size_t)argc + 1, sizeof(char *));
 	a.setup.traces = xcalloc((size_t)argc + 1, sizeof(char *));
 	a.policies[0] = SIM_POLICY_TAS;

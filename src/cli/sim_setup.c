@@ -60,7 +60,8 @@ static int load_cluster(struct cluster *c, const struct sim_setup_opts *o)
 		return 1;
 	if (!o->cluster_spec)
 		return 0;
-	if (gen_parse(o->cluster_spec, "--cluster", &spec, &eb) < 0) {
+	if (gen_parse_network(o->cluster_spec, "--cluster", &spec, o->net,
+			      &eb) < 0) {
 		fprintf(stderr, "%s\n", eb.msg);
 		return 2;
 	}

@@ -31,6 +31,9 @@ struct sim_setup_opts {
 	const char *topology;	  /* --topology for multi-pod trace jobs */
 	uint64_t seed;
 	bool quiet;
+	/* Where --cluster's network keys go (bw-rack=..., see
+	 * gen_parse_network()); NULL: they are errors. */
+	struct throughput_config *net;
 };
 
 /*

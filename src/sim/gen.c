@@ -155,9 +155,29 @@ static const struct key *find_key(const char *s, size_t n)
 	return NULL;
 }
 
+/* A network key of the throughput model (sim/throughput.h) into net. */
+static int network_key(struct spec_ctx *x, const char *text, size_t off,
+		       size_t klen, size_t end, struct throughput_config *net)
+{
+	struct errbuf kb = { 0 };
+	char key[40];
+	int rc;
+
+	if (!net)
+		return -ENOENT;
+	rc = throughput_set_key(net, text + off, klen, text + off + klen + 1,
+				end - off - klen - 1, &kb);
+	if (rc != -EINVAL)
+		return rc;
+	snprintf(key, sizeof(key), "%.*s", (int)(klen > 32 ? 32 : klen),
+		 text + off);
+	return fail(x, off + klen + 1, key, "%s", kb.msg);
+}
+
 /* One "key=value" item at text[off..end). */
 static int parse_item(struct spec_ctx *x, const char *text, size_t off,
-		      size_t end, unsigned *seen, struct gen_spec *s)
+		      size_t end, unsigned *seen, struct gen_spec *s,
+		      struct throughput_config *net)
 {
 	const char *eq = memchr(text + off, '=', end - off);
 	const struct key *k;
@@ -169,12 +189,18 @@ static int parse_item(struct spec_ctx *x, const char *text, size_t off,
 	klen = (size_t)(eq - text) - off;
 	voff = off + klen + 1;
 	k = find_key(text + off, klen);
-	if (!k)
+	if (!k) {
+		int rc = network_key(x, text, off, klen, end, net);
+
+		if (rc != -ENOENT)
+			return rc;
 		return fail(x, off, NULL,
 			    "%.*s: unknown key (expected blocks, racks, "
 			    "hosts, gpus, cpu, memory, pods, prefix, "
-			    "topology or flavor)",
-			    (int)(klen > 32 ? 32 : klen), text + off);
+			    "topology or flavor%s)",
+			    (int)(klen > 32 ? 32 : klen), text + off,
+			    net ? ", or a network key: " THROUGHPUT_KEYS : "");
+	}
 	if (*seen & (1u << (k - keys)))
 		return fail(x, off, k->name, "given twice");
 	*seen |= 1u << (k - keys);
@@ -209,13 +235,23 @@ static int check_totals(struct spec_ctx *x, const struct gen_spec *s)
 int gen_parse(const char *text, const char *origin, struct gen_spec *ret,
 	      struct errbuf *eb)
 {
+	return gen_parse_network(text, origin, ret, NULL, eb);
+}
+
+int gen_parse_network(const char *text, const char *origin,
+		      struct gen_spec *ret, struct throughput_config *net,
+		      struct errbuf *eb)
+{
 	struct spec_ctx x = { origin ? origin : "spec", eb };
+	struct throughput_config tmp;
 	struct gen_spec s;
 	size_t len = strlen(text), off = 0;
 	unsigned seen = 0;
 	int rc;
 
 	gen_spec_init(&s);
+	if (net)
+		tmp = *net;
 	if (len == 0)
 		return fail(&x, 0, NULL,
 			    "the spec is empty (expected e.g. "
@@ -224,14 +260,23 @@ int gen_parse(const char *text, const char *origin, struct gen_spec *ret,
 		const char *comma = memchr(text + off, ',', len - off);
 		size_t end = comma ? (size_t)(comma - text) : len;
 
-		rc = parse_item(&x, text, off, end, &seen, &s);
+		rc = parse_item(&x, text, off, end, &seen, &s,
+				net ? &tmp : NULL);
 		if (rc < 0)
 			return rc;
 		off = end + 1;
 	}
 	if ((rc = check_totals(&x, &s)) < 0)
 		return rc;
+	if (net && throughput_config_check(&tmp, eb) < 0) {
+		char m[ERRBUF_SIZE];
+
+		snprintf(m, sizeof(m), "%s", eb->msg);
+		return fail(&x, 0, NULL, "%s", m);
+	}
 	*ret = s;
+	if (net)
+		*net = tmp;
 	return 0;
 }
 

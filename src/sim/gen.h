@@ -28,6 +28,7 @@
 #include "base/diag.h"
 #include "base/errbuf.h"
 #include "model/cluster.h"
+#include "sim/throughput.h"
 
 #define GEN_LABEL_BLOCK	 "cloud.provider.com/topology-block"
 #define GEN_LABEL_RACK	 "cloud.provider.com/topology-rack"
@@ -60,6 +61,16 @@ void gen_spec_init(struct gen_spec *s);
  */
 int gen_parse(const char *text, const char *origin, struct gen_spec *ret,
 	      struct errbuf *eb) MUST_CHECK;
+
+/*
+ * gen_parse() that also takes the throughput model's network keys
+ * (throughput_set_key(): bw-rack=45, oversub-block=2, ...) into net
+ * (unchanged unless the whole spec is good): the bandwidth, latency and
+ * oversubscription of each level of the generated cluster.
+ */
+int gen_parse_network(const char *text, const char *origin,
+		      struct gen_spec *ret, struct throughput_config *net,
+		      struct errbuf *eb) MUST_CHECK;
 
 /* The spec as text that gen_parse() reads back; appended to out. */
 void gen_format(const struct gen_spec *s, struct strbuf *out);

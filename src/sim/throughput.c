@@ -12,8 +12,10 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/alloc.h"
 #include "base/hmap.h"
@@ -41,6 +43,129 @@ void throughput_config_init(struct throughput_config *c)
 	c->compute_us = 0;
 	c->comm_fraction = 0.3;
 	c->overlap = 0;
+}
+
+/* The value of a key, a finite number >= min; -EINVAL otherwise. */
+static int number(const char *v, size_t n, double min, double *ret)
+{
+	char buf[64], *end;
+
+	if (n == 0 || n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, v, n);
+	buf[n] = '\0';
+	*ret = strtod(buf, &end);
+	if (*end || !isfinite(*ret) || *ret < min)
+		return -EINVAL;
+	return 0;
+}
+
+/* bw-<level>, lat-<level>, oversub-<level>: the field and the level. */
+static double *link_field(struct throughput_config *c, const char *k, size_t n,
+			  double *min)
+{
+	static const char *const prefix[] = { "bw-", "lat-", "oversub-" };
+
+	for (int f = 0; f < 3; f++) {
+		size_t pl = strlen(prefix[f]);
+
+		if (n <= pl || memcmp(k, prefix[f], pl) != 0)
+			continue;
+		for (int l = 0; l < THROUGHPUT_LEVEL_COUNT; l++) {
+			struct throughput_link *x = &c->link[l];
+
+			if (strlen(level_names[l]) != n - pl ||
+			    memcmp(level_names[l], k + pl, n - pl) != 0)
+				continue;
+			*min = f == 2 ? 1 : 0;
+			return f == 0	? &x->bw_gbps
+			       : f == 1 ? &x->alpha_us
+					: &x->oversub;
+		}
+	}
+	return NULL;
+}
+
+int throughput_set_key(struct throughput_config *c, const char *key,
+		       size_t klen, const char *val, size_t vlen,
+		       struct errbuf *eb)
+{
+	double min = 0, v, *field = link_field(c, key, klen, &min);
+
+	if (klen == 4 && memcmp(key, "algo", 4) == 0) {
+		for (int a = 0; a < THROUGHPUT_ALGO_COUNT; a++) {
+			const char *name =
+				throughput_algo_name((enum throughput_algo)a);
+
+			if (strlen(name) == vlen &&
+			    memcmp(name, val, vlen) == 0) {
+				c->algo = (enum throughput_algo)a;
+				return 0;
+			}
+		}
+		return errbuf_set(eb, -EINVAL,
+				  "must be ring or hierarchical, not \"%.*s\"",
+				  (int)(vlen > 32 ? 32 : vlen), val);
+	}
+	if (!field && klen == 4 && memcmp(key, "grad", 4) == 0)
+		field = &c->grad_bytes;
+	else if (!field && klen == 13 && memcmp(key, "comm-fraction", 13) == 0)
+		field = &c->comm_fraction;
+	else if (!field && klen == 7 && memcmp(key, "overlap", 7) == 0)
+		field = &c->overlap;
+	else if (!field && klen == 7 && memcmp(key, "compute", 7) == 0)
+		field = &c->compute_us;
+	if (!field)
+		return -ENOENT;
+	if (number(val, vlen, min, &v) < 0)
+		return errbuf_set(eb, -EINVAL,
+				  "must be a number of at least %g, not "
+				  "\"%.*s\"",
+				  min, (int)(vlen > 32 ? 32 : vlen), val);
+	*field = v;
+	return 0;
+}
+
+int throughput_parse(const char *text, const char *origin,
+		     struct throughput_config *c, struct errbuf *eb)
+{
+	struct throughput_config x = *c;
+	size_t len = strlen(text), off = 0;
+
+	while (off <= len) {
+		const char *comma = memchr(text + off, ',', len - off);
+		size_t end = comma ? (size_t)(comma - text) : len;
+		const char *eq = memchr(text + off, '=', end - off);
+		struct errbuf kb = { 0 };
+		size_t kl;
+		int rc;
+
+		if (!eq)
+			return errbuf_set(eb, -EINVAL,
+					  "%s:1:%zu: expected key=value",
+					  origin, off + 1);
+		kl = (size_t)(eq - text) - off;
+		rc = throughput_set_key(&x, text + off, kl, eq + 1,
+					end - off - kl - 1, &kb);
+		if (rc == -ENOENT)
+			return errbuf_set(eb, -EINVAL,
+					  "%s:1:%zu: %.*s: unknown key "
+					  "(expected " THROUGHPUT_KEYS ")",
+					  origin, off + 1, (int)kl, text + off);
+		if (rc < 0)
+			return errbuf_set(eb, -EINVAL, "%s:1:%zu: %.*s: %s",
+					  origin, off + kl + 2, (int)kl,
+					  text + off, kb.msg);
+		off = end + 1;
+	}
+	if (throughput_config_check(&x, eb) < 0) {
+		char m[ERRBUF_SIZE];
+
+		snprintf(m, sizeof(m), "%s", eb->msg);
+		return errbuf_set(eb, -EINVAL, "%s:1:1: %s", origin, m);
+	}
+	*c = x;
+	return 0;
 }
 
 int throughput_config_check(const struct throughput_config *c,

@@ -166,6 +166,30 @@ double throughput_ratio(const struct throughput_config *c,
  * (0, 1]), rounded to the microsecond and saturated at INT64_MAX. */
 int64_t throughput_stretch_us(int64_t ideal_us, double ratio);
 
+/* The keys throughput_set_key() knows, for messages. */
+#define THROUGHPUT_KEYS                                                        \
+	"bw-LEVEL (GB/s), lat-LEVEL (us), oversub-LEVEL, LEVEL one of host, "  \
+	"rack, block, cluster; algo, grad (bytes), compute (us), "             \
+	"comm-fraction, overlap"
+
+/*
+ * Set one figure from text: bw-host, bw-rack, bw-block, bw-cluster (GB/s),
+ * lat-<level> (us per ring step), oversub-<level> (>= 1), algo (ring or
+ * hierarchical), grad (bytes per step), compute (us per step, 0: from
+ * comm-fraction), comm-fraction, overlap. Returns 0, -ENOENT for another
+ * key (nothing set), or -EINVAL with a message in eb for a bad value.
+ * The whole configuration is checked by throughput_config_check().
+ */
+int throughput_set_key(struct throughput_config *c, const char *key,
+		       size_t klen, const char *val, size_t vlen,
+		       struct errbuf *eb) MUST_CHECK;
+/*
+ * Apply "key=value,..." (the keys above) to c, all or nothing; origin
+ * names the text in messages ("origin:1:col: key: what is wrong").
+ */
+int throughput_parse(const char *text, const char *origin,
+		     struct throughput_config *c, struct errbuf *eb) MUST_CHECK;
+
 const char *throughput_level_name(enum throughput_level l);
 const char *throughput_algo_name(enum throughput_algo a);
 

@@ -87,6 +87,12 @@ check_err 1 "no node named \"nope\"" --cluster blocks=1,racks=1,hosts=1 \
 	--synth 1 --fail nope@10
 check_err 2 "--queue:1:5: rule: expected <, <=, >, >=, = or ==" \
 	--cluster blocks=1,racks=1,hosts=1 --synth 1 --queue 'gpus!8:x'
+check_err 2 "--cluster:1:39: oversub-rack: must be a number of at least 1" \
+	--cluster blocks=1,racks=1,hosts=1,oversub-rack=0.5 --synth 1
+check_err 2 "--network:1:1: link.block.bandwidth: must be positive" \
+	--cluster blocks=1,racks=1,hosts=1 --synth 1 --network bw-block=0
+check_err 2 "--network:1:16: algo: must be ring or hierarchical" \
+	--cluster blocks=1,racks=1,hosts=1 --synth 1 --network bw-rack=9,algo=x
 printf '{"name": "a", "submit_s": 0}\n' >"$tmp/bad.jsonl"
 check_err 1 "bad.jsonl:1:" --cluster blocks=1,racks=1,hosts=1 \
 	--trace "$tmp/bad.jsonl"
