@@ -2140,12 +2140,67 @@ static void test_json_like_yaml(void **state)
 	}
 }
 
+/*
+ * A quoted scalar left open at the far right of a long line, continued on a
+ * wider line: libfyaml 0.7.12 overran a stack buffer while underlining it in
+ * its error report and the loader crashed (found by fuzz_manifest).
+ */
+static void test_long_open_quote(void **state)
+{
+	static const struct {
+		const char *open; /* text between the key and the scalar */
+		int key, width;	  /* key and continuation line lengths */
+		const char *want; /* diag_format() of the messages */
+	} cases[] = {
+		{ ": '", 400, 1000,
+		  "t.yaml:1:404: invalid YAML: single-quoted scalar without "
+		  "closing quote\n" },
+		{ ": \"", 400, 1000,
+		  "t.yaml:1:404: invalid YAML: double-quoted scalar without "
+		  "closing quote\n" },
+		{ ": '", 1000, 2000,
+		  "t.yaml:1:1004: invalid YAML: single-quoted scalar without "
+		  "closing quote\n" },
+		/* in a flow mapping, as the fuzzer found it */
+		{ ": {a: '", 400, 1000,
+		  "t.yaml:1:408: invalid YAML: single-quoted scalar without "
+		  "closing quote\n" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct msg_case tc = { "t.yaml", NULL, cases[i].want };
+		struct strbuf in;
+		struct cluster c;
+		struct diag d;
+		char *text;
+		int rc;
+
+		strbuf_init(&in);
+		for (int k = 0; k < cases[i].key; k++)
+			strbuf_addch(&in, 'k');
+		strbuf_addf(&in, "%sv\n  ", cases[i].open);
+		for (int k = 0; k < cases[i].width; k++)
+			strbuf_addch(&in, 'w');
+		strbuf_addch(&in, '\n');
+		tc.text = in.buf;
+		text = load_case(&tc, &c, &d, &rc);
+		assert_string_equal(text, tc.want);
+		assert_int_equal(rc, -EINVAL);
+		free(text);
+		diag_release(&d);
+		cluster_release(&c);
+		strbuf_release(&in);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_warnings),
 		cmocka_unit_test(test_json_like_yaml),
+		cmocka_unit_test(test_long_open_quote),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
