@@ -364,14 +364,21 @@ static void close_running(struct sim_state *st)
 		const struct sim_jst *x = &st->js[j];
 		int64_t seg = st->now - x->seg_start_us;
 
-		if (st->res->jobs[j].state != SIM_JOB_RUNNING)
-			continue;
-		for (int32_t p = 0; p < st->in->jobs.items[j].pods; p++) {
-			if (x->pods[p].up && x->pods[p].node >= 0)
-				st->res->node_busy_gpu_us[x->pods[p].node] +=
-					seg * x->pods[p].gpus;
-		}
+		if (st->res->jobs[j].state == SIM_JOB_RUNNING)
+			sim_run_account(st, (uint32_t)j, seg);
 	}
+}
+
+/* GPU-hours add up: integrated over time, over the jobs' running
+ * segments, and over the nodes (plus pods without a node). */
+static void check_busy(const struct sim_state *st)
+{
+	int64_t nodes = st->busy_unplaced;
+
+	for (size_t n = 0; n < st->in->c->nodes.len; n++)
+		nodes += st->res->node_busy_gpu_us[n];
+	BUG_ON(st->busy_sum != st->busy_jobs);
+	BUG_ON(nodes != st->busy_jobs);
 }
 
 void sim_figures_finish(struct sim_state *st)
@@ -387,6 +394,8 @@ void sim_figures_finish(struct sim_state *st)
 	if (!res->samples.len || vec_last(&res->samples)->t_us < end)
 		sim_run_sample(st, end);
 	close_running(st);
+	if (st->o->check)
+		check_busy(st);
 	res->span_us = end;
 	s->jobs = (int64_t)st->in->jobs.len;
 	s->jobs_finished = st->count[SIM_JOB_FINISHED];

@@ -92,6 +92,10 @@ struct sim_state {
 
 	int64_t alloc_gpus, busy_gpus;
 	double busy_int, alloc_int; /* GPU-us: busy, allocated but idle */
+	/* The same busy GPU-us three ways, for the checks: integrated over
+	 * time, summed over running segments of jobs, and the part of the
+	 * latter on pods without a node (the rest is node_busy_gpu_us). */
+	int64_t busy_sum, busy_jobs, busy_unplaced;
 	int64_t sample_us, next_sample;
 	int cq_res; /* resource of the ClusterQueue usage figure */
 	size_t ncq;
@@ -110,6 +114,9 @@ void sim_run_cancel(struct sim_state *st, uint64_t *id, bool live);
 void sim_run_set_state(struct sim_state *st, uint32_t j, enum sim_job_state s);
 /* Stop job j if it runs; finished or not (lost work). */
 void sim_run_stop(struct sim_state *st, uint32_t j, bool finished);
+/* Add a running segment of seg us of job j to the busy figures (per
+ * node for the heat map). */
+void sim_run_account(struct sim_state *st, uint32_t j, int64_t seg);
 /* Samples before t and the integrals up to t (before t's events). */
 void sim_run_advance(struct sim_state *st, int64_t t);
 /* One sample of the state now, at time t. */

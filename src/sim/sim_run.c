@@ -146,6 +146,23 @@ static struct sim_pod *pods_of(struct sim_state *st, uint32_t j)
 	return x->pods;
 }
 
+void sim_run_account(struct sim_state *st, uint32_t j, int64_t seg)
+{
+	const struct sim_jst *x = &st->js[j];
+
+	for (int32_t p = 0; p < st->in->jobs.items[j].pods; p++) {
+		const struct sim_pod *sp = &x->pods[p];
+
+		if (!sp->up)
+			continue;
+		if (sp->node >= 0)
+			st->res->node_busy_gpu_us[sp->node] += seg * sp->gpus;
+		else
+			st->busy_unplaced += seg * sp->gpus;
+	}
+	st->busy_jobs += seg * x->run_gpus;
+}
+
 /* Stop a running job: its work since the last checkpoint is lost unless
  * it finished. */
 void sim_run_stop(struct sim_state *st, uint32_t j, bool finished)
@@ -157,11 +174,7 @@ void sim_run_stop(struct sim_state *st, uint32_t j, bool finished)
 
 	if (r->state != SIM_JOB_RUNNING)
 		return;
-	for (int32_t p = 0; p < job->pods; p++) {
-		if (x->pods[p].up && x->pods[p].node >= 0)
-			st->res->node_busy_gpu_us[x->pods[p].node] +=
-				seg * x->pods[p].gpus;
-	}
+	sim_run_account(st, j, seg);
 	st->busy_gpus -= x->run_gpus;
 	sim_run_cancel(st, &x->end_ev, true);
 	sim_run_cancel(st, &x->fail_ev, false);
@@ -285,6 +298,7 @@ void sim_run_advance(struct sim_state *st, int64_t t)
 	if (dt <= 0)
 		return;
 	st->busy_int += (double)st->busy_gpus * (double)dt;
+	st->busy_sum += st->busy_gpus * dt;
 	st->alloc_int += (double)(st->alloc_gpus - st->busy_gpus) * (double)dt;
 	for (size_t cq = 0; cq < st->ncq; cq++)
 		st->cq_int[cq] += (double)cq_use(st, cq) * (double)dt;
