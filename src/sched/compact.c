@@ -197,3 +197,60 @@ void compact_unapply(struct sched *s, int32_t f, const struct workload *w,
 		free(n);
 	}
 }
+
+/* Pod sets of more than one pod without a request of their own (none, or
+ * unconstrained) prefer the level above the hosts instead; false when
+ * there is no such pod set or level. */
+static bool widen(const struct topo *t, struct workload *w,
+		  const int32_t *counts)
+{
+	int l = (int)t->nlevels - (t->hostname_lowest ? 2 : 1);
+	bool changed = false;
+
+	if (l < 0)
+		return false;
+	for (size_t i = 0; i < w->npodsets; i++) {
+		struct topology_request *q = &w->podsets[i].topology;
+		int32_t count = counts ? counts[i] : w->podsets[i].count;
+
+		if (count <= 1 || q->nslices || q->group_name ||
+		    (q->mode != TOPOLOGY_NONE &&
+		     q->mode != TOPOLOGY_UNCONSTRAINED))
+			continue;
+		q->mode = TOPOLOGY_PREFERRED;
+		q->level = t->topology->levels[l];
+		changed = true;
+	}
+	return changed;
+}
+
+bool compact_place(struct sched *s, int32_t f, uint32_t id,
+		   struct workload *tmp, struct place_workload_result *r,
+		   const int32_t *counts, bool apply, struct strbuf *why)
+{
+	struct topo *t = s->tas[f].t;
+	struct strbuf first;
+	bool ok = false;
+
+	if (compact_check(s, f, id, r, counts, NULL))
+		return true;
+	strbuf_init(&first);
+	(void)compact_check(s, f, id, r, counts, &first);
+	if (apply)
+		compact_unapply(s, f, tmp, r, counts);
+	if (widen(t, tmp, counts)) {
+		for (size_t i = 0; i < tmp->npodsets; i++)
+			r->ps[i].attempted = r->ps[i].is_leader = false;
+		r->failed = 0;
+		ok = place_workload(t, s->tas[f].fl, tmp,
+				    &cluster_config(s->c)->placement,
+				    s->opt.policy, apply, r) &&
+		     compact_check(s, f, id, r, counts, NULL);
+		if (!ok && apply && r->fit)
+			compact_unapply(s, f, tmp, r, counts);
+	}
+	if (!ok && why)
+		strbuf_addstr(why, first.buf);
+	strbuf_release(&first);
+	return ok;
+}

@@ -679,6 +679,8 @@ void sched_admit(struct sched *s, uint32_t id, const struct assign *a,
 	const struct workload *w = wl->w;
 	struct sched_admission *adm = xcalloc(1, sizeof(*adm));
 
+	s->cycle_admits++;
+
 	BUG_ON(wl->state != SCHED_WL_PENDING || a->mode != ASSIGN_FIT);
 	sched_leave_heap(s, id);
 	adm->cq = wl->cq;

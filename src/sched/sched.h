@@ -108,6 +108,11 @@ struct sched_options {
 	 * spans more domains at any level than the fewest that could hold
 	 * it on an empty cluster; otherwise the gang waits for room. */
 	bool compact;
+	/* Admissions per cycle, 0: as many as fit. Kueue's
+	 * waitForPodsReady.blockAdmission admits one workload and then
+	 * waits for its pods: the driver sets 1 and holds the next cycles
+	 * while the lifecycle says admission is blocked. */
+	size_t admit_limit;
 };
 
 /* What one cycle did, in order. */

@@ -240,7 +240,9 @@ size_t sched_cycle(struct sched *s, int64_t now_us, struct sched_decisions *out)
 	for (size_t i = 0; i < s->ncq; i++)
 		s->cqs[i].blocked = false;
 	assign_init(&a);
-	while ((cq = pick(s)) >= 0)
+	s->cycle_admits = 0;
+	while ((!s->opt.admit_limit || s->cycle_admits < s->opt.admit_limit) &&
+	       (cq = pick(s)) >= 0)
 		n += process(s, queue_peek(&s->cqs[cq].heap), &a, now_us, out);
 	assign_release(&a);
 	return n;

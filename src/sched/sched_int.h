@@ -112,8 +112,9 @@ struct sched {
 	struct queue waiting;
 	bool *node_down; /* [c->nodes.len], sched_node_set_down() */
 	uint64_t seq, admit_seq;
-	uint64_t cycle; /* cycles run */
-	uint64_t epoch; /* bumped whenever capacity grows */
+	uint64_t cycle;	     /* cycles run */
+	size_t cycle_admits; /* admissions in the current cycle */
+	uint64_t epoch;	     /* bumped whenever capacity grows */
 	bool requeue_by_creation;
 	/* Placement results by shape, so that the engine's per-request
 	 * cache stays warm across workloads of one shape. */
@@ -242,6 +243,18 @@ int tas_resolve(struct sched *s, int32_t f, const struct podset *ps,
 bool compact_check(struct sched *s, int32_t f, uint32_t id,
 		   const struct place_workload_result *r, const int32_t *counts,
 		   struct strbuf *why);
+/*
+ * After a fitting placement r of tmp (wl at counts) on f: true when it is
+ * compact. Otherwise it is taken back (when applied) and, for pod sets
+ * without a request of their own (Kueue's implied or unconstrained
+ * placement packs into the fullest domains), tried once more preferring
+ * the level above the hosts; true when that one is compact (then kept,
+ * applied when apply). tmp's requests may be changed. The reason of the
+ * first failure goes to why (may be NULL) on false.
+ */
+bool compact_place(struct sched *s, int32_t f, uint32_t id,
+		   struct workload *tmp, struct place_workload_result *r,
+		   const int32_t *counts, bool apply, struct strbuf *why);
 /* Take back the usage that an applied placement r added to f's index. */
 void compact_unapply(struct sched *s, int32_t f, const struct workload *w,
 		     const struct place_workload_result *r,

@@ -132,12 +132,9 @@ bool tas_place(struct sched *s, int32_t f, const struct workload *w,
 		return false;
 	}
 	if (s->opt.compact &&
-	    !compact_check(s, f, (uint32_t)(w - s->c->workloads.items), r,
-			   counts, why)) {
-		if (apply)
-			compact_unapply(s, f, &tmp, r, counts);
+	    !compact_place(s, f, (uint32_t)(w - s->c->workloads.items), &tmp, r,
+			   counts, apply, why))
 		return false;
-	}
 	if (!apply)
 		return true;
 record:

@@ -53,26 +53,14 @@ void sim_apply_cycles(struct sim_state *st)
 				again = true; /* victims queue next cycle */
 			} else {
 				sim_run_admitted(st, x->wl);
+				/* more may fit once it is ready */
+				again |= st->one_per_cycle;
 			}
 		}
 		st->dirty = again;
 		BUG_ON(++guard > 1000000);
 	}
 	sched_decisions_release(&d);
-}
-
-/* Tell the scheduler where the pods of wl that a replacement moved are. */
-static void moved_pods(struct sim_state *st, uint32_t wl)
-{
-	vec_foreach (&st->moved, m) {
-		const char *node;
-
-		if (m->wl != wl)
-			continue;
-		node = gang_pod_node(st->g, wl, m->pod);
-		BUG_ON(!node);
-		BUG_ON(sched_move_pod(st->s, wl, m->pod, node, st->now) < 0);
-	}
 }
 
 static void apply_gang(struct sim_state *st, const struct gang_decisions *gd)
@@ -97,15 +85,14 @@ static void apply_gang(struct sim_state *st, const struct gang_decisions *gd)
 			sim_run_unadmitted(st, d->wl, true);
 			break;
 		case GANG_REPLACED:
+			/* its pods moved already (on_bind) */
 			sim_run_log(st, "replace %s pods=%u",
 				    wl_name(st, d->wl), d->pods);
-			moved_pods(st, d->wl);
 			break;
 		default:
 			BUG_ON(1);
 		}
 	}
-	st->moved.len = 0;
 }
 
 void sim_apply_tick(struct sim_state *st)

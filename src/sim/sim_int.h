@@ -59,10 +59,6 @@ struct sim_jst {
 	uint32_t active_pos; /* 1 + its place in sim_state.active; 0: none */
 };
 
-struct sim_moved {
-	uint32_t wl, pod;
-};
-
 struct sim_state {
 	const struct sim_input *in;
 	const struct sim_options *o;
@@ -80,12 +76,12 @@ struct sim_state {
 	struct hmap node_idx; /* node name -> cluster node index */
 	int64_t *node_gpus;   /* GPUs bound on each node */
 	bool *node_down;
-	VEC(struct sim_moved) moved; /* pods a replacement rebound */
 	VEC(uint32_t) active; /* jobs holding quota or pods (for checks) */
 
 	int64_t now, last_t;
-	bool dirty;  /* something changed: run a cycle */
-	size_t live; /* pending events that can change the outcome */
+	bool dirty;	    /* something changed: run a cycle */
+	bool one_per_cycle; /* blockAdmission: cycles admit one workload */
+	size_t live;	    /* pending events that can change the outcome */
 	int64_t count[SIM_JOB_STATE_COUNT];
 	size_t submitted, terminal;
 	unsigned progress_pm;

@@ -720,6 +720,10 @@ static void state_init(struct sim_state *st, const struct sim_input *in,
 			    ? PLACE_POLICY_FIRST_FIT
 			    : PLACE_POLICY_KUBE_DEFAULT;
 	so.compact = o->policy == SIM_POLICY_TAS && !o->loose;
+	if (cluster_config(c)->wait_for_pods_ready.enable &&
+	    cluster_config(c)->wait_for_pods_ready.block_admission)
+		so.admit_limit = 1; /* then wait for its pods */
+	st->one_per_cycle = so.admit_limit == 1;
 	st->s = sched_new(c, &so);
 	evq_init(&st->q, kind_rank, EV_KIND_COUNT);
 	rng_seed(&st->rng, o->seed);
@@ -767,7 +771,6 @@ static void state_free(struct sim_state *st)
 	free(st->node_gpus);
 	free(st->node_down);
 	free(st->cq_int);
-	vec_release(&st->moved);
 }
 
 int sim_run(const struct sim_input *in, const struct sim_options *o,
