@@ -36,6 +36,8 @@ struct yparser {
 	struct diag *d;
 	const char *file;
 	bool failed;
+	char *text_msg; /* first error printed as text (on_text) */
+	int text_line, text_col;
 	struct chunk *chunks;
 	VEC(struct ynode *) stack;
 	VEC(struct open) open;
@@ -103,15 +105,32 @@ static void report_collected(struct yparser *p)
 	}
 }
 
-/* What is still printed carries no position and is not an error at a
- * token: the generic "invalid YAML" of yparser_next() stands for it. */
-static void discard(struct fy_diag *diag, void *user, const char *buf,
+/*
+ * An error at no token is still printed, as "<line:col>: [ERR]: msg" with a
+ * 0-based position (show_position), such as "indentation indicator 0" for
+ * "|0". Only the first is kept: yparser_next() reports it when the stream
+ * fails and nothing was collected.
+ */
+static void on_text(struct fy_diag *diag, void *user, const char *buf,
 		    size_t len)
 {
+	struct yparser *p = user;
+	char *text = xstrndup(buf, len), *msg, *end;
+
 	(void)diag;
-	(void)user;
-	(void)buf;
-	(void)len;
+	msg = strstr(text, "[ERR]: ");
+	if (msg && !p->text_msg) {
+		if (text[0] == '<') {
+			p->text_line = (int)strtol(text + 1, &end, 10) + 1;
+			if (*end == ':')
+				p->text_col =
+					(int)strtol(end + 1, NULL, 10) + 1;
+		}
+		msg += strlen("[ERR]: ");
+		msg[strcspn(msg, "\n")] = '\0';
+		p->text_msg = xstrdup(msg);
+	}
+	free(text);
 }
 
 struct yparser *yparser_new(const char *buf, size_t len, bool json,
@@ -125,10 +144,12 @@ struct yparser *yparser_new(const char *buf, size_t len, bool json,
 	p->file = file;
 	fy_diag_cfg_default(&dcfg);
 	dcfg.fp = NULL;
-	dcfg.output_fn = discard;
+	dcfg.output_fn = on_text;
+	dcfg.user = p;
 	dcfg.level = FYET_ERROR;
 	dcfg.colorize = false;
 	dcfg.show_source = false;
+	dcfg.show_position = true;
 	p->diag = fy_diag_create(&dcfg);
 	BUG_ON(!p->diag);
 	fy_diag_set_collect_errors(p->diag, true);
@@ -147,6 +168,7 @@ void yparser_free(struct yparser *p)
 		return;
 	fy_parser_destroy(p->fyp);
 	fy_diag_destroy(p->diag);
+	free(p->text_msg);
 	arena_reset(p);
 	free(p->chunks);
 	vec_release(&p->stack);
@@ -262,13 +284,14 @@ int yparser_next(struct yparser *p, struct ynode **ret_root)
 	}
 	if (!p->failed)
 		report_collected(p);
-	if (p->failed || fy_parser_get_stream_error(p->fyp)) {
-		if (!p->failed)
-			diag_add(p->d, DIAG_ERROR, p->file, 0, 0,
-				 "invalid YAML");
+	if (!p->failed && fy_parser_get_stream_error(p->fyp)) {
+		diag_add(p->d, DIAG_ERROR, p->file, p->text_line, p->text_col,
+			 "invalid YAML%s%s", p->text_msg ? ": " : "",
+			 p->text_msg ? p->text_msg : "");
 		p->failed = true;
-		return -EINVAL;
 	}
+	if (p->failed)
+		return -EINVAL;
 	if (!started)
 		return 0;
 	*ret_root = root;

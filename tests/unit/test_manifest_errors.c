@@ -35,6 +35,9 @@ static const struct msg_case error_cases[] = {
 	{ "t.yaml", "a: [1\n",
 	  "t.yaml:2:1: invalid YAML: flow sequence without a closing "
 	  "bracket\n" },
+	/* YAML syntax error at no token: libfyaml prints it, positioned */
+	{ "t.yaml", "a: |0\n  x\n",
+	  "t.yaml:1:5: invalid YAML: indentation indicator 0\n" },
 	/* JSON syntax error */
 	{ "t.json", "{\"apiVersion\": \"v1\",}\n",
 	  "t.json:1:20: invalid YAML: JSON disallows trailing comma before "
