@@ -94,8 +94,10 @@ static void usage(FILE *out)
 	      "                         metrics.prom, summary.json, "
 	      "report.html\n"
 	      "      --log FILE         write the event log\n"
-	      "      --check            check the invariants after every "
-	      "event\n"
+	      "      --check            check the invariants after the events "
+	      "of "
+	      "each time\n"
+	      "                         (on by default in debug builds)\n"
 	      "  -q, --quiet            no progress bar, no warnings\n",
 	      out);
 }

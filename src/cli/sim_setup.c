@@ -140,7 +140,8 @@ static int trace_files(const char *path, char ***ret, size_t *n)
 	*n = 0;
 	*ret = NULL;
 	if (stat(path, &st) < 0) {
-		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		fprintf(stderr, "echelon sim: --trace: %s: %s\n", path,
+			strerror(errno));
 		return -1;
 	}
 	if (!S_ISDIR(st.st_mode)) {
@@ -150,7 +151,8 @@ static int trace_files(const char *path, char ***ret, size_t *n)
 	}
 	k = scandir(path, &ents, NULL, alphasort);
 	if (k < 0) {
-		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		fprintf(stderr, "echelon sim: --trace: %s: %s\n", path,
+			strerror(errno));
 		return -1;
 	}
 	*ret = xcalloc((size_t)k + 1, sizeof(**ret));
