@@ -33,11 +33,10 @@ static void count(struct diag *d, enum diag_severity severity)
 		d->warnings++;
 }
 
-void diag_add(struct diag *d, enum diag_severity severity, const char *file,
-	      int line, int col, const char *fmt, ...)
+void diag_vadd(struct diag *d, enum diag_severity severity, const char *file,
+	       int line, int col, const char *fmt, va_list ap)
 {
 	struct strbuf sb;
-	va_list ap;
 
 	BUG_ON(severity >= DIAG_SEVERITY_COUNT);
 	count(d, severity);
@@ -46,9 +45,7 @@ void diag_add(struct diag *d, enum diag_severity severity, const char *file,
 		return;
 	}
 	strbuf_init(&sb);
-	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
 	vec_push(&d->msgs, ((struct diag_msg){
 				   .severity = severity,
 				   .file = file ? xstrdup(file) : NULL,
@@ -59,19 +56,25 @@ void diag_add(struct diag *d, enum diag_severity severity, const char *file,
 	strbuf_release(&sb);
 }
 
+void diag_add(struct diag *d, enum diag_severity severity, const char *file,
+	      int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_vadd(d, severity, file, line, col, fmt, ap);
+	va_end(ap);
+}
+
 void diag_at(struct diag *d, enum diag_severity severity,
 	     const struct srcpos *pos, const char *fmt, ...)
 {
-	struct strbuf sb;
 	va_list ap;
 
-	strbuf_init(&sb);
 	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
+	diag_vadd(d, severity, pos ? pos->file : NULL, pos ? pos->line : 0,
+		  pos ? pos->col : 0, fmt, ap);
 	va_end(ap);
-	diag_add(d, severity, pos ? pos->file : NULL, pos ? pos->line : 0,
-		 pos ? pos->col : 0, "%s", sb.buf);
-	strbuf_release(&sb);
 }
 
 void diag_move(struct diag *dst, struct diag *src)

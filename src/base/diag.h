@@ -14,6 +14,7 @@
 #ifndef ECHELON_BASE_DIAG_H
 #define ECHELON_BASE_DIAG_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "base/compiler.h"
@@ -51,6 +52,10 @@ void diag_release(struct diag *d);
 /* Record a message; file may be NULL, line and col 0 when unknown. */
 void diag_add(struct diag *d, enum diag_severity severity, const char *file,
 	      int line, int col, const char *fmt, ...) PRINTF_LIKE(6, 7);
+/* diag_add() with a va_list, for callers that add a position. */
+void diag_vadd(struct diag *d, enum diag_severity severity, const char *file,
+	       int line, int col, const char *fmt, va_list ap)
+	PRINTF_LIKE(6, 0);
 /* diag_add() at a source position. */
 void diag_at(struct diag *d, enum diag_severity severity,
 	     const struct srcpos *pos, const char *fmt, ...) PRINTF_LIKE(4, 5);

@@ -138,16 +138,11 @@ static void error_at(struct itp_ctx *x, size_t off, const char *fmt, ...)
 
 static void error_at(struct itp_ctx *x, size_t off, const char *fmt, ...)
 {
-	struct strbuf sb;
 	va_list ap;
 
-	strbuf_init(&sb);
 	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
+	diag_vadd(x->d, DIAG_ERROR, x->file, x->line, (int)off + 1, fmt, ap);
 	va_end(ap);
-	diag_add(x->d, DIAG_ERROR, x->file, x->line, (int)off + 1, "%s",
-		 sb.buf);
-	strbuf_release(&sb);
 	x->failed = true;
 }
 

@@ -128,15 +128,11 @@ static void report(struct line_ctx *x, enum diag_severity sev, size_t off,
 static void report(struct line_ctx *x, enum diag_severity sev, size_t off,
 		   const char *fmt, ...)
 {
-	struct strbuf sb;
 	va_list ap;
 
-	strbuf_init(&sb);
 	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
+	diag_vadd(x->d, sev, x->file, x->line, (int)off + 1, fmt, ap);
 	va_end(ap);
-	diag_add(x->d, sev, x->file, x->line, (int)off + 1, "%s", sb.buf);
-	strbuf_release(&sb);
 	if (sev == DIAG_ERROR)
 		x->failed = true;
 }
