@@ -33,4 +33,8 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 	PRINTF_LIKE(2, 0);
 
+/* s (not NULL) as a JSON string, quoted, with the escapes RFC 8259
+ * requires: \" \\ \n \r \t, other control characters as \u00XX. */
+void strbuf_add_json_string(struct strbuf *sb, const char *s);
+
 #endif

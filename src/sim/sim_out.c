@@ -102,39 +102,13 @@ void sim_out_duration(double s, struct strbuf *out)
 	BUG_ON(1);
 }
 
-/* JSON string with the escapes RFC 8259 requires; NULL is null. */
+/* A JSON string, or null for NULL. */
 static void add_json_string(const char *s, struct strbuf *out)
 {
-	if (!s) {
+	if (s)
+		strbuf_add_json_string(out, s);
+	else
 		strbuf_addstr(out, "null");
-		return;
-	}
-	strbuf_addch(out, '"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"':
-			strbuf_addstr(out, "\\\"");
-			break;
-		case '\\':
-			strbuf_addstr(out, "\\\\");
-			break;
-		case '\n':
-			strbuf_addstr(out, "\\n");
-			break;
-		case '\r':
-			strbuf_addstr(out, "\\r");
-			break;
-		case '\t':
-			strbuf_addstr(out, "\\t");
-			break;
-		default:
-			if (*p < 0x20)
-				strbuf_addf(out, "\\u%04x", *p);
-			else
-				strbuf_addch(out, (char)*p);
-		}
-	}
-	strbuf_addch(out, '"');
 }
 
 /* Seconds of a time in microseconds; null when negative (n/a). */

@@ -867,24 +867,6 @@ int trace_parse_jsonl(struct trace *t, const char *file, const char *data,
 
 /* --- Writing, sorting, files --------------------------------------- */
 
-static void add_json_string(struct strbuf *out, const char *s)
-{
-	strbuf_addch(out, '"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			strbuf_addch(out, '\\');
-			strbuf_addch(out, (char)c);
-		} else if (c < 0x20) {
-			strbuf_addf(out, "\\u%04x", c);
-		} else {
-			strbuf_addch(out, (char)c);
-		}
-	}
-	strbuf_addch(out, '"');
-}
-
 static void add_seconds(struct strbuf *out, int64_t us)
 {
 	int64_t frac = us % 1000000;
@@ -912,7 +894,7 @@ static void write_requests(const struct trace *t, const struct trace_job *j,
 		if (!first)
 			strbuf_addch(out, ',');
 		first = false;
-		add_json_string(out, resource_name(t->resources, id));
+		strbuf_add_json_string(out, resource_name(t->resources, id));
 		strbuf_addstr(out, ":\"");
 		quantity_format(j->requests.v[id], t->resources->kinds[id],
 				out);
@@ -930,7 +912,7 @@ static void write_job(const struct trace *t, const struct trace_job *j,
 	};
 
 	strbuf_addstr(out, "{\"name\":");
-	add_json_string(out, j->name);
+	strbuf_add_json_string(out, j->name);
 	strbuf_addstr(out, ",\"submit_s\":");
 	add_seconds(out, j->submit_us);
 	strbuf_addstr(out, ",\"duration_s\":");
@@ -940,11 +922,11 @@ static void write_job(const struct trace *t, const struct trace_job *j,
 	write_requests(t, j, out);
 	if (j->queue) {
 		strbuf_addstr(out, ",\"queue\":");
-		add_json_string(out, j->queue);
+		strbuf_add_json_string(out, j->queue);
 	}
 	if (j->klass) {
 		strbuf_addstr(out, ",\"class\":");
-		add_json_string(out, j->klass);
+		strbuf_add_json_string(out, j->klass);
 	}
 	if (j->priority)
 		strbuf_addf(out, ",\"priority\":%d", j->priority);
@@ -955,7 +937,7 @@ static void write_job(const struct trace *t, const struct trace_job *j,
 	} else if (modes[j->topology_mode] && j->topology_level) {
 		strbuf_addf(out,
 			    ",\"topology\":{\"%s\":", modes[j->topology_mode]);
-		add_json_string(out, j->topology_level);
+		strbuf_add_json_string(out, j->topology_level);
 		strbuf_addch(out, '}');
 	}
 	strbuf_addstr(out, "}\n");

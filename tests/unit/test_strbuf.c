@@ -194,6 +194,30 @@ static void test_take(void **state)
 	strbuf_release(&sb);
 }
 
+static void test_json_string(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "", "\"\"" },
+		{ "plain", "\"plain\"" },
+		{ "q\"b\\", "\"q\\\"b\\\\\"" },
+		{ "a\nb\rc\td", "\"a\\nb\\rc\\td\"" },
+		{ "\x01\x1f ", "\"\\u0001\\u001f \"" },
+		{ "caf\xc3\xa9 <&>", "\"caf\xc3\xa9 <&>\"" },
+	};
+	struct strbuf sb;
+
+	(void)state;
+	strbuf_init(&sb);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		strbuf_reset(&sb);
+		strbuf_add_json_string(&sb, cases[i].in);
+		assert_string_equal(sb.buf, cases[i].want);
+	}
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +228,7 @@ int main(void)
 		cmocka_unit_test(test_addf_many),
 		cmocka_unit_test(test_truncate),
 		cmocka_unit_test(test_take),
+		cmocka_unit_test(test_json_string),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
