@@ -158,6 +158,7 @@ struct sim_summary {
 	double on_min_racks; /* fraction of multi-node jobs on min racks */
 	int64_t multi_node_jobs;
 	double mean_throughput_ratio;
+	double mean_multi_node_throughput_ratio; /* of multi-node jobs */
 	int64_t makespan_us; /* last end (or the stop time) */
 	int64_t evictions, preemptions, node_failures, pod_failures;
 	double lost_gpu_hours;

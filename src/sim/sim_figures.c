@@ -260,7 +260,7 @@ static void wait_figures(struct sim_state *st, struct sim_summary *s)
 static void topology_figures(struct sim_state *st, struct sim_summary *s)
 {
 	struct mean racks = { 0 }, minr = { 0 }, blocks = { 0 }, minb = { 0 },
-		    ratio = { 0 };
+		    ratio = { 0 }, mratio = { 0 };
 	int64_t on_min = 0;
 
 	for (size_t j = 0; j < st->in->jobs.len; j++) {
@@ -270,6 +270,8 @@ static void topology_figures(struct sim_state *st, struct sim_summary *s)
 			continue;
 		if (r->throughput_ratio >= 0)
 			mean_add(&ratio, r->throughput_ratio);
+		if (r->throughput_ratio >= 0 && st->js[j].min_hosts > 1)
+			mean_add(&mratio, r->throughput_ratio);
 		if (st->js[j].min_hosts <= 1 || r->racks < 0 ||
 		    r->min_racks < 0)
 			continue;
@@ -286,6 +288,7 @@ static void topology_figures(struct sim_state *st, struct sim_summary *s)
 	s->mean_min_blocks = mean_of(&minb);
 	s->on_min_racks = racks.n ? (double)on_min / (double)racks.n : -1;
 	s->mean_throughput_ratio = mean_of(&ratio);
+	s->mean_multi_node_throughput_ratio = mean_of(&mratio);
 }
 
 /* Time-averaged usage of each ClusterQueue's nominal quota. */

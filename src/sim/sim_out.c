@@ -364,6 +364,8 @@ static void write_summary_more(struct jw *w, const struct sim_summary *s)
 	jw_double(w, "mean_admit_wait_s", s->mean_admit_wait_s);
 	jw_double(w, "on_min_racks", s->on_min_racks);
 	jw_int(w, "multi_node_jobs", s->multi_node_jobs);
+	jw_double(w, "mean_multi_node_throughput_ratio",
+		  s->mean_multi_node_throughput_ratio);
 	jw_key(w, "makespan_s");
 	add_json_us(s->makespan_us, w->out);
 	jw_int(w, "evictions", s->evictions);
@@ -430,6 +432,7 @@ enum row {
 	ROW_BLOCKS,
 	ROW_ON_MIN_RACKS,
 	ROW_THROUGHPUT,
+	ROW_THROUGHPUT_MULTI,
 	ROW_EVICTIONS,
 	ROW_LOST,
 	ROW_MAKESPAN,
@@ -452,6 +455,7 @@ static const char *const row_labels[ROW_COUNT] = {
 	[ROW_BLOCKS] = "blocks spanned / min",
 	[ROW_ON_MIN_RACKS] = "on min racks",
 	[ROW_THROUGHPUT] = "throughput vs ideal",
+	[ROW_THROUGHPUT_MULTI] = "  multi-node jobs",
 	[ROW_EVICTIONS] = "evictions",
 	[ROW_LOST] = "lost GPU-h",
 	[ROW_MAKESPAN] = "makespan",
@@ -530,6 +534,9 @@ void sim_out_cell(const struct sim_result *r, size_t row, struct strbuf *out)
 		break;
 	case ROW_THROUGHPUT:
 		cell_percent(s->mean_throughput_ratio, out);
+		break;
+	case ROW_THROUGHPUT_MULTI:
+		cell_percent(s->mean_multi_node_throughput_ratio, out);
 		break;
 	case ROW_EVICTIONS:
 		strbuf_addf(out, "%" PRId64, s->evictions);

@@ -23,7 +23,7 @@
 #include "sim/sim.h"
 
 /* Rows of the summary table (sim_out_table(), sim_out_cell()). */
-enum { SIM_OUT_TABLE_ROWS = 16 };
+enum { SIM_OUT_TABLE_ROWS = 17 };
 
 /* One JSON object per line per job per run: runs in order, jobs in input
  * order. */
