@@ -24,6 +24,8 @@
 
 #include "base/banned.h"
 
+#define SYNTH_MAX (1u << 20)
+
 struct sim_args {
 	struct sim_setup_opts setup;
 	struct sim_options o;
@@ -271,8 +273,11 @@ static int parse_opt(struct sim_args *a, int opt, const char *v)
 		s->cluster_spec = v;
 		return 0;
 	case OPT_SYNTH:
-		if (parse_u64("--synth", v, &u) || u == 0 || u > TRACE_MAX_JOBS)
-			return bad("--synth", v, "expected 1 to 4194304 jobs");
+		/* ~3 KB a job in the cluster: 1 Mi jobs is ~4 GB already */
+		if (parse_u64("--synth", v, &u))
+			return 2;
+		if (u == 0 || u > SYNTH_MAX)
+			return bad("--synth", v, "expected 1 to 1048576 jobs");
 		s->synth_jobs = (size_t)u;
 		return 0;
 	case OPT_SYNTH_RATE:
