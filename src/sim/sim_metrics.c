@@ -37,6 +37,7 @@ enum fam {
 	F_GPU_UTILIZATION,
 	F_IDLE_ALLOCATED,
 	F_MEAN_THROUGHPUT,
+	F_MULTI_THROUGHPUT,
 	F_ON_MIN_RACKS,
 	F_MAKESPAN,
 	F_NODE_FAILURES,
@@ -100,6 +101,10 @@ static const struct fam_def defs[F_COUNT] = {
 				"Mean throughput ratio of the placed "
 				"workloads; NaN when none.",
 				METRICS_GAUGE, NULL, 0 },
+	[F_MULTI_THROUGHPUT] = { "echelon_sim_multi_node_throughput_ratio",
+				 "Mean throughput ratio of the placed "
+				 "multi-node workloads; NaN when none.",
+				 METRICS_GAUGE, NULL, 0 },
 	[F_ON_MIN_RACKS] = { "echelon_sim_on_min_racks_ratio",
 			     "Fraction of multi-node workloads placed on "
 			     "the fewest racks possible; NaN when none.",
@@ -193,6 +198,8 @@ static void record_summary(struct metrics *m, const int *ids,
 		    s->idle_allocated_gpu_hours);
 	metrics_set(m, ids[F_MEAN_THROUGHPUT], plabels,
 		    figure(s->mean_throughput_ratio));
+	metrics_set(m, ids[F_MULTI_THROUGHPUT], plabels,
+		    figure(s->mean_multi_node_throughput_ratio));
 	metrics_set(m, ids[F_ON_MIN_RACKS], plabels, figure(s->on_min_racks));
 	metrics_set(m, ids[F_MAKESPAN], plabels, seconds(s->makespan_us));
 	metrics_add(m, ids[F_NODE_FAILURES], plabels, (double)s->node_failures);

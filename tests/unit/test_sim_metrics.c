@@ -101,6 +101,7 @@ static struct fixture *fixture_new(void)
 		.gpu_utilization = 0.75,
 		.idle_allocated_gpu_hours = 1.5,
 		.mean_throughput_ratio = 0.725,
+		.mean_multi_node_throughput_ratio = 0.5,
 		.on_min_racks = -1,
 		.makespan_us = 100 * S,
 		.node_failures = 2,
@@ -244,6 +245,7 @@ static const char *const want_lines[] = {
 	"echelon_sim_gpu_utilization{policy=\"tas\"} 0.75",
 	"echelon_sim_idle_allocated_gpu_hours{policy=\"tas\"} 1.5",
 	"echelon_sim_mean_throughput_ratio{policy=\"tas\"} 0.725",
+	"echelon_sim_multi_node_throughput_ratio{policy=\"tas\"} 0.5",
 	"echelon_sim_on_min_racks_ratio{policy=\"first-fit\"} 1",
 	"echelon_sim_on_min_racks_ratio{policy=\"tas\"} NaN",
 	"echelon_sim_makespan_seconds{policy=\"first-fit\"} 50",
@@ -298,12 +300,12 @@ static void test_two_runs(void **state)
 		assert_has_line(text, want_lines[i]);
 	assert_non_null(strstr(text, want_admitted));
 	/*
-	 * 17 families of 2 header lines; 3 queues x 2 policies of 6 plain
-	 * series and 2 histograms of 19 lines; per policy 8 plain series
+	 * 18 families of 2 header lines; 3 queues x 2 policies of 6 plain
+	 * series and 2 histograms of 19 lines; per policy 9 plain series
 	 * and a histogram of 13 lines.
 	 */
 	assert_int_equal(count_lines(text),
-			 17 * 2 + 6 * (6 + 2 * 19) + 2 * (8 + 13));
+			 18 * 2 + 6 * (6 + 2 * 19) + 2 * (9 + 13));
 	free(text);
 	fixture_free(f);
 }
@@ -381,6 +383,10 @@ static const char want_empty[] =
 	"the placed workloads; NaN when none.\n"
 	"# TYPE echelon_sim_mean_throughput_ratio gauge\n"
 	"echelon_sim_mean_throughput_ratio{policy=\"no-gang\"} NaN\n"
+	"# HELP echelon_sim_multi_node_throughput_ratio Mean throughput ratio "
+	"of the placed multi-node workloads; NaN when none.\n"
+	"# TYPE echelon_sim_multi_node_throughput_ratio gauge\n"
+	"echelon_sim_multi_node_throughput_ratio{policy=\"no-gang\"} NaN\n"
 	"# HELP echelon_sim_node_failures_total Node failures.\n"
 	"# TYPE echelon_sim_node_failures_total counter\n"
 	"echelon_sim_node_failures_total{policy=\"no-gang\"} 4\n"
@@ -432,6 +438,7 @@ static void test_empty_run(void **state)
 	run.policy = SIM_POLICY_NO_GANG;
 	run.sum.gpu_utilization = -1;
 	run.sum.mean_throughput_ratio = -1;
+	run.sum.mean_multi_node_throughput_ratio = -1;
 	run.sum.on_min_racks = -1;
 	run.sum.makespan_us = 3600 * S + S / 2;
 	run.sum.node_failures = 4;
@@ -441,7 +448,7 @@ static void test_empty_run(void **state)
 
 	/* no runs: the families alone */
 	text = fill_text(&in, NULL, 0);
-	assert_int_equal(count_lines(text), 17 * 2);
+	assert_int_equal(count_lines(text), 18 * 2);
 	free(text);
 	cluster_release(&c);
 }
