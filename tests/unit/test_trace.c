@@ -81,9 +81,10 @@ struct bad_case {
 	const char *diag; /* diag_format output */
 };
 
-#define OK  "\"name\":\"a\",\"submit_s\":0,\"duration_s\":1"
-#define X8  "xxxxxxxx"
-#define X64 X8 X8 X8 X8 X8 X8 X8 X8
+#define OK "\"name\":\"a\",\"submit_s\":0,\"duration_s\":1"
+/* Filler of the given lengths (valid in a class name). */
+#define C8  "a1b2c3d4"
+#define C64 C8 C8 C8 C8 C8 C8 C8 C8
 
 static const struct bad_case bad_cases[] = {
 	{ "{", "t.jsonl:1:1: invalid JSON: string or '}' expected near end "
@@ -142,7 +143,7 @@ static const struct bad_case bad_cases[] = {
 	{ "{" OK ",\"class\":\"L\\u00e9\"}",
 	  "t.jsonl:1:49: class: must be a string of 1 to 63 letters, digits, "
 	  "'.', '_' and '-'\n" },
-	{ "{" OK ",\"class\":\"" X64 "\"}",
+	{ "{" OK ",\"class\":\"" C64 "\"}",
 	  "t.jsonl:1:49: class: must be a string of 1 to 63 letters, digits, "
 	  "'.', '_' and '-'\n" },
 	{ "{" OK ",\"class\":\"a\",\"pods\":0,\"class\":\"b\"}",
@@ -289,7 +290,7 @@ static void test_limits(void **state)
 	strbuf_addstr(&sb, "{\"name\":\"a\",\"submit_s\":0,\"duration_s\":1,"
 			   "\"pad\":\"");
 	while (sb.len <= TRACE_MAX_LINE)
-		strbuf_addstr(&sb, "xxxxxxxxxxxxxxxx");
+		strbuf_addstr(&sb, "padding-padding-");
 	strbuf_addstr(&sb, "\"}\n");
 	got = parse(e, sb.buf, -EINVAL);
 	assert_string_equal(got, "t.jsonl:1:1: line is longer than 65536 "
@@ -493,8 +494,8 @@ static void test_class(void **state)
 		{ "Large_1.v-2", true },
 		{ "-", true },
 		{ "_x_", true },
-		{ X8 X8 X8 X8 X8 X8 X8 "xxxxxxx", true }, /* 63 */
-		{ X64, false },
+		{ C8 C8 C8 C8 C8 C8 C8 "a1b2c3d", true }, /* 63 */
+		{ C64, false },
 		{ "", false },
 		{ "a b", false },
 		{ "a/b", false },
@@ -512,7 +513,7 @@ static void test_class(void **state)
 	got = parse(e,
 		    "{\"priority\":3,\"class\":\"medium\",\"queue\":\"q\","
 		    "\"duration_s\":2,\"submit_s\":1,\"name\":\"a\"}\n"
-		    "{\"class\":\"" X8 X8 X8 X8 X8 X8 X8 "xxxxxxx\","
+		    "{\"class\":\"" C8 C8 C8 C8 C8 C8 C8 "a1b2c3d\","
 		    "\"name\":\"b\",\"submit_s\":1,\"duration_s\":2}\n"
 		    "{\"name\":\"c\",\"submit_s\":1,\"duration_s\":2}\n",
 		    0);
@@ -525,8 +526,8 @@ static void test_class(void **state)
 			 "\"requests\":{},\"queue\":\"q\",\"class\":\"medium\","
 			 "\"priority\":3}\n"
 			 "{\"name\":\"b\",\"submit_s\":1,\"duration_s\":2,"
-			 "\"requests\":{},\"class\":\"" X8 X8 X8 X8 X8 X8 X8
-			 "xxxxxxx\"}\n"
+			 "\"requests\":{},\"class\":\"" C8 C8 C8 C8 C8 C8 C8
+			 "a1b2c3d\"}\n"
 			 "{\"name\":\"c\",\"submit_s\":1,\"duration_s\":2,"
 			 "\"requests\":{}}\n");
 	strbuf_release(&out);
