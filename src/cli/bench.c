@@ -293,29 +293,18 @@ static void usage(FILE *out)
 		"the counts cached from the previous placement each time.\n");
 }
 
-static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-
-	if (!*s || *end || v < min || v > max)
-		return -1;
-	*ret = v;
-	return 0;
-}
-
 static int parse_opt(int opt, struct bench_opts *o)
 {
 	uint64_t v = 0;
 
 	switch (opt) {
 	case 'n':
-		if (parse_u64(optarg, 1, 1u << 24, &v) < 0)
+		if (cli_parse_u64(optarg, 1, 1u << 24, &v) < 0)
 			return 2;
 		o->nodes = (uint32_t)v;
 		return 0;
 	case 'g':
-		if (parse_u64(optarg, 1, 1u << 20, &v) < 0)
+		if (cli_parse_u64(optarg, 1, 1u << 20, &v) < 0)
 			return 2;
 		o->gang = (int32_t)v;
 		return 0;
@@ -325,12 +314,12 @@ static int parse_opt(int opt, struct bench_opts *o)
 		o->level = optarg;
 		return 0;
 	case 'p':
-		if (parse_u64(optarg, 1, 10000000, &v) < 0)
+		if (cli_parse_u64(optarg, 1, 10000000, &v) < 0)
 			return 2;
 		o->placements = (uint32_t)v;
 		return 0;
 	case 's':
-		if (parse_u64(optarg, 0, UINT64_MAX, &v) < 0)
+		if (cli_parse_u64(optarg, 0, UINT64_MAX, &v) < 0)
 			return 2;
 		o->seed = v;
 		return 0;

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "base/compiler.h"
@@ -43,6 +44,10 @@ int cli_bench(int argc, char **argv);
 int cli_bench_place(int argc, char **argv);
 int cli_bench_load(int argc, char **argv);
 int cli_bench_sim(int argc, char **argv);
+/* s as a whole number in [min, max], digits only (no sign, no space):
+ * 0 and *ret set, or -1. */
+int cli_parse_u64(const char *s, uint64_t min, uint64_t max,
+		  uint64_t *ret) MUST_CHECK;
 /* For the benchmarks: monotonic wall seconds, CPU seconds of the process
  * and its peak resident set in KiB. */
 double cli_now_s(void);

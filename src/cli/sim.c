@@ -134,11 +134,7 @@ static int parse_double(const char *opt, const char *s, double *ret)
 
 static int parse_u64(const char *opt, const char *s, uint64_t *ret)
 {
-	char *e;
-
-	errno = 0;
-	*ret = strtoull(s, &e, 10);
-	if (e == s || *e || errno || s[0] == '-')
+	if (cli_parse_u64(s, 0, UINT64_MAX, ret) < 0)
 		return bad(opt, s, "expected a whole number");
 	return 0;
 }

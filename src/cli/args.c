@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Reading option values shared by the verbs.
+ */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "base/banned.h"
+
+int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9') /* strtoull would take "-1" and " 1" */
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end || errno || v < min || v > max)
+		return -1;
+	*ret = v;
+	return 0;
+}
