@@ -294,17 +294,16 @@ static void topology_figures(struct sim_state *st, struct sim_summary *s)
 /* Time-averaged usage of each ClusterQueue's nominal quota. */
 static void cq_figures(struct sim_state *st, struct sim_summary *s)
 {
-	const struct quota *q = sched_quota(st->s);
 	struct sim_result *res = st->res;
 
 	s->min_cq_usage = -1;
 	res->cq_usage = xcalloc(st->ncq + 1, sizeof(*res->cq_usage));
 	for (size_t cq = 0; cq < st->ncq; cq++) {
-		int64_t nominal = 0;
+		int64_t nominal = st->cq_res < 0
+					  ? -1
+					  : sched_cq_nominal(st->s, (int32_t)cq,
+							     st->cq_res);
 
-		for (size_t f = 0; st->cq_res >= 0 && f < q->nflavors; f++)
-			nominal +=
-				q->nodes[cq].nominal[QUOTA_FR(f, st->cq_res)];
 		res->cq_usage[cq] = -1;
 		if (nominal <= 0 || res->span_us <= 0)
 			continue;

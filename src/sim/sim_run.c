@@ -263,13 +263,11 @@ static const struct gang_ops ops = { on_bind, on_release };
 /* Usage of the figures' resource by ClusterQueue cq now. */
 static int64_t cq_use(const struct sim_state *st, size_t cq)
 {
-	const struct quota *q = sched_quota(st->s);
+	size_t nflavors = sched_quota(st->s)->nflavors;
 	int64_t u = 0;
 
-	if (st->cq_res < 0)
-		return 0;
-	for (size_t f = 0; f < q->nflavors; f++)
-		u += q->nodes[cq].usage[QUOTA_FR(f, st->cq_res)];
+	for (size_t f = 0; st->cq_res >= 0 && f < nflavors; f++)
+		u += sched_cq_usage(st->s, (int32_t)cq, (int32_t)f, st->cq_res);
 	return u;
 }
 
@@ -691,16 +689,13 @@ static void map_workloads(struct sim_state *st)
  * has GPU quota, else cpu. */
 static int usage_resource(const struct sim_state *st)
 {
-	const struct quota *q = sched_quota(st->s);
-	int cpu = resource_lookup(st->in->c->resources, "cpu");
+	size_t ncq = sched_quota(st->s)->ncq;
 
-	for (size_t cq = 0; st->in->gpu_id >= 0 && cq < q->ncq; cq++) {
-		for (size_t f = 0; f < q->nflavors; f++) {
-			if (q->nodes[cq].nominal[QUOTA_FR(f, st->in->gpu_id)])
-				return st->in->gpu_id;
-		}
+	for (size_t cq = 0; st->in->gpu_id >= 0 && cq < ncq; cq++) {
+		if (sched_cq_nominal(st->s, (int32_t)cq, st->in->gpu_id) > 0)
+			return st->in->gpu_id;
 	}
-	return cpu;
+	return resource_lookup(st->in->c->resources, "cpu");
 }
 
 static void state_init(struct sim_state *st, const struct sim_input *in,
