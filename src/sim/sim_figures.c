@@ -407,9 +407,9 @@ void sim_figures_finish(struct sim_state *st)
 	class_figures(st);
 	s->gpu_utilization = -1;
 	if (st->in->total_gpus > 0 && end > 0)
-		s->gpu_utilization = st->busy_int /
+		s->gpu_utilization = (double)st->busy_sum /
 				     ((double)st->in->total_gpus * (double)end);
-	s->idle_allocated_gpu_hours = st->alloc_int / 3.6e9;
+	s->idle_allocated_gpu_hours = (double)st->idle_sum / 3.6e9;
 	for (size_t j = 0; j < st->in->jobs.len; j++) {
 		s->lost_gpu_hours += (double)res->jobs[j].lost_gpu_us / 3.6e9;
 		if (res->jobs[j].end_us > last)

@@ -87,11 +87,11 @@ struct sim_state {
 	unsigned progress_pm;
 
 	int64_t alloc_gpus, busy_gpus;
-	double busy_int, alloc_int; /* GPU-us: busy, allocated but idle */
-	/* The same busy GPU-us three ways, for the checks: integrated over
-	 * time, summed over running segments of jobs, and the part of the
-	 * latter on pods without a node (the rest is node_busy_gpu_us). */
-	int64_t busy_sum, busy_jobs, busy_unplaced;
+	/* GPU-us integrated over time: busy, and allocated but idle. The
+	 * busy ones are also summed over the running segments of jobs, and
+	 * the part of those on pods without a node (the rest is
+	 * node_busy_gpu_us): the checks compare the three. */
+	int64_t busy_sum, idle_sum, busy_jobs, busy_unplaced;
 	int64_t sample_us, next_sample;
 	int cq_res; /* resource of the ClusterQueue usage figure */
 	size_t ncq;

@@ -295,9 +295,8 @@ void sim_run_advance(struct sim_state *st, int64_t t)
 		sim_run_sample(st, st->next_sample);
 	if (dt <= 0)
 		return;
-	st->busy_int += (double)st->busy_gpus * (double)dt;
 	st->busy_sum += st->busy_gpus * dt;
-	st->alloc_int += (double)(st->alloc_gpus - st->busy_gpus) * (double)dt;
+	st->idle_sum += (st->alloc_gpus - st->busy_gpus) * dt;
 	for (size_t cq = 0; cq < st->ncq; cq++)
 		st->cq_int[cq] += (double)cq_use(st, cq) * (double)dt;
 	st->last_t = t;
