@@ -115,7 +115,7 @@ static void push_random_failure(struct sim_state *st, uint32_t node)
 	double at = (double)st->now + h * 3.6e9;
 
 	if (at < 9e18)
-		sim_run_push(st, (int64_t)at, EV_NODE_DOWN, node, -1, false);
+		sim_run_push(st, (int64_t)at, EV_NODE_DOWN, node, -1);
 }
 
 void sim_apply_node_down(struct sim_state *st, uint32_t node, int64_t which)
@@ -141,8 +141,7 @@ void sim_apply_node_down(struct sim_state *st, uint32_t node, int64_t which)
 	apply_gang(st, &gd);
 	gang_decisions_release(&gd);
 	if (repair > 0)
-		sim_run_push(st, st->now + repair, EV_NODE_UP, node, which < 0,
-			     true);
+		sim_run_push(st, st->now + repair, EV_NODE_UP, node, which < 0);
 }
 
 void sim_apply_node_up(struct sim_state *st, uint32_t node, int64_t random)
@@ -164,7 +163,7 @@ void sim_apply_failures(struct sim_state *st)
 		int64_t n;
 
 		BUG_ON(!hmap_get_str(&st->node_idx, f->node, &n));
-		sim_run_push(st, f->at_us, EV_NODE_DOWN, n, (int64_t)i, true);
+		sim_run_push(st, f->at_us, EV_NODE_DOWN, n, (int64_t)i);
 	}
 	if (st->o->node_mtbf_h <= 0)
 		return;

@@ -103,10 +103,11 @@ struct sim_state {
 
 /* sim_run.c */
 void sim_run_log(struct sim_state *st, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* Push an event (counted in live unless it cannot change the outcome). */
 uint64_t sim_run_push(struct sim_state *st, int64_t t, enum sim_ev kind,
-		      int64_t a, int64_t b, bool live);
-/* Cancel *id (0: none) and clear it. */
-void sim_run_cancel(struct sim_state *st, uint64_t *id, bool live);
+		      int64_t a, int64_t b);
+/* Cancel *id (0: none), an event of that kind, and clear it. */
+void sim_run_cancel(struct sim_state *st, uint64_t *id, enum sim_ev kind);
 void sim_run_set_state(struct sim_state *st, uint32_t j, enum sim_job_state s);
 /* Stop job j if it runs; finished or not (lost work). */
 void sim_run_stop(struct sim_state *st, uint32_t j, bool finished);

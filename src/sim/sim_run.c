@@ -42,19 +42,27 @@ void sim_run_log(struct sim_state *st, const char *fmt, ...)
 	strbuf_addch(st->o->log, '\n');
 }
 
+/* Whether an event can change the outcome: all but a pod failure and a
+ * node failure drawn from the rate (a run stops when only those are
+ * left). */
+static bool live(int32_t kind, int64_t b)
+{
+	return kind != EV_POD_FAIL && !(kind == EV_NODE_DOWN && b < 0);
+}
+
 uint64_t sim_run_push(struct sim_state *st, int64_t t, enum sim_ev kind,
-		      int64_t a, int64_t b, bool live)
+		      int64_t a, int64_t b)
 {
 	struct evq_event e = { .time_us = t, .kind = kind, .a = a, .b = b };
 
-	e.ptr = live ? &st->live : NULL;
-	st->live += live;
+	st->live += live(kind, b);
 	return evq_push(&st->q, &e);
 }
 
-void sim_run_cancel(struct sim_state *st, uint64_t *id, bool live)
+void sim_run_cancel(struct sim_state *st, uint64_t *id, enum sim_ev kind)
 {
-	if (*id && evq_cancel(&st->q, *id) && live)
+	BUG_ON(kind == EV_NODE_DOWN); /* its liveness depends on b */
+	if (*id && evq_cancel(&st->q, *id) && live(kind, 0))
 		st->live--;
 	*id = 0;
 }
@@ -176,8 +184,8 @@ void sim_run_stop(struct sim_state *st, uint32_t j, bool finished)
 		return;
 	sim_run_account(st, j, seg);
 	st->busy_gpus -= x->run_gpus;
-	sim_run_cancel(st, &x->end_ev, true);
-	sim_run_cancel(st, &x->fail_ev, false);
+	sim_run_cancel(st, &x->end_ev, EV_FINISH);
+	sim_run_cancel(st, &x->fail_ev, EV_POD_FAIL);
 	if (!finished) {
 		if (st->o->checkpoint_us > 0)
 			kept = seg / st->o->checkpoint_us *
@@ -206,7 +214,7 @@ static void unbind_pod(struct sim_state *st, uint32_t j, uint32_t p)
 	if (!sp->bound)
 		return;
 	sim_run_stop(st, j, false);
-	sim_run_cancel(st, &sp->up_ev, true);
+	sim_run_cancel(st, &sp->up_ev, EV_POD_UP);
 	if (sp->node >= 0)
 		st->node_gpus[sp->node] -= sp->gpus;
 	st->alloc_gpus -= sp->gpus;
@@ -240,7 +248,7 @@ static void on_bind(void *ctx, uint32_t wl, uint32_t pod, const char *node)
 	st->alloc_gpus += sp->gpus;
 	st->js[j].bound++;
 	sp->up_ev = sim_run_push(st, st->now + st->o->pod_start_us, EV_POD_UP,
-				 j, p, true);
+				 j, p);
 	refresh_state(st, j);
 }
 
@@ -336,7 +344,7 @@ static void start_job(struct sim_state *st, uint32_t j)
 	x->seg_start_us = st->now;
 	x->end_ev =
 		sim_run_push(st, st->now + throughput_stretch_us(rem, x->ratio),
-			     EV_FINISH, j, 0, true);
+			     EV_FINISH, j, 0);
 	st->busy_gpus += x->run_gpus;
 	sim_run_set_state(st, j, SIM_JOB_RUNNING);
 	sim_run_log(st,
@@ -350,7 +358,7 @@ static void start_job(struct sim_state *st, uint32_t j)
 
 		if (at < st->now + throughput_stretch_us(rem, x->ratio))
 			x->fail_ev = sim_run_push(st, at, EV_POD_FAIL, j,
-						  running_pod(st, j), false);
+						  running_pod(st, j));
 	}
 }
 
@@ -427,7 +435,7 @@ static void submit_job(struct sim_state *st, uint32_t j, int64_t k)
 	}
 	sched_submit(st->s, job->split + (uint32_t)k, st->now);
 	if (k + 1 < job->pods)
-		sim_run_push(st, st->now, EV_SUBMIT, j, k + 1, true);
+		sim_run_push(st, st->now, EV_SUBMIT, j, k + 1);
 }
 
 /* A running pod fails and restarts in place after the start latency. */
@@ -450,7 +458,7 @@ static void pod_fail(struct sim_state *st, uint32_t j, uint32_t p)
 	gang_pod_failed(st->g, wl, pod, st->now);
 	gang_pod_created(st->g, wl, pod, st->now);
 	sp->up_ev = sim_run_push(st, st->now + st->o->pod_start_us, EV_POD_UP,
-				 j, p, true);
+				 j, p);
 }
 
 void sim_run_admitted(struct sim_state *st, uint32_t wl)
@@ -506,8 +514,7 @@ void sim_run_unadmitted(struct sim_state *st, uint32_t wl, bool deactivated)
 
 static void handle(struct sim_state *st, const struct evq_event *e)
 {
-	if (e->ptr)
-		st->live--;
+	st->live -= live(e->kind, e->b);
 	st->res->events++;
 	switch ((enum sim_ev)e->kind) {
 	case EV_SUBMIT:
@@ -554,10 +561,10 @@ static void schedule_tick(struct sim_state *st)
 		next = st->now;
 	if (next == st->tick_at)
 		return;
-	sim_run_cancel(st, &st->tick_ev, true);
+	sim_run_cancel(st, &st->tick_ev, EV_TICK);
 	st->tick_at = next;
 	if (next != INT64_MAX)
-		st->tick_ev = sim_run_push(st, next, EV_TICK, 0, 0, true);
+		st->tick_ev = sim_run_push(st, next, EV_TICK, 0, 0);
 }
 
 static void report_progress(struct sim_state *st)
@@ -605,7 +612,7 @@ static void push_submissions(struct sim_state *st)
 {
 	for (size_t j = 0; j < st->in->jobs.len; j++)
 		sim_run_push(st, st->in->jobs.items[j].submit_us, EV_SUBMIT,
-			     (int64_t)j, 0, true);
+			     (int64_t)j, 0);
 }
 
 /* The timeseries period: a thousandth of the expected span, >= 1 s. */
