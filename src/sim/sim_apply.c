@@ -160,10 +160,8 @@ void sim_apply_failures(struct sim_state *st)
 
 	for (size_t i = 0; i < st->o->nfailures; i++) {
 		const struct sim_failure *f = &st->o->failures[i];
-		int64_t n;
-
-		BUG_ON(!hmap_get_str(&st->node_idx, f->node, &n));
-		sim_run_push(st, f->at_us, EV_NODE_DOWN, n, (int64_t)i);
+		sim_run_push(st, f->at_us, EV_NODE_DOWN,
+			     sim_run_node(st, f->node), (int64_t)i);
 	}
 	if (st->o->node_mtbf_h <= 0)
 		return;

@@ -16,7 +16,6 @@
 
 #include <stdarg.h>
 
-#include "base/hmap.h"
 #include "base/rng.h"
 #include "gang/gang.h"
 #include "sched/quota.h"
@@ -73,8 +72,7 @@ struct sim_state {
 	uint32_t *wl_pod0; /* its first pod in that job */
 	int32_t *wl_count; /* pods its admission holds, 0: not admitted */
 	struct sim_jst *js;
-	struct hmap node_idx; /* node name -> cluster node index */
-	int64_t *node_gpus;   /* GPUs bound on each node */
+	int64_t *node_gpus; /* GPUs bound on each node */
 	bool *node_down;
 	VEC(uint32_t) active; /* jobs holding quota or pods (for checks) */
 
@@ -106,6 +104,8 @@ void sim_run_log(struct sim_state *st, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* Push an event (counted in live unless it cannot change the outcome). */
 uint64_t sim_run_push(struct sim_state *st, int64_t t, enum sim_ev kind,
 		      int64_t a, int64_t b);
+/* The index in cluster->nodes of the node called name (BUG if none). */
+int32_t sim_run_node(const struct sim_state *st, const char *name);
 /* Cancel *id (0: none), an event of that kind, and clear it. */
 void sim_run_cancel(struct sim_state *st, uint64_t *id, enum sim_ev kind);
 void sim_run_set_state(struct sim_state *st, uint32_t j, enum sim_job_state s);

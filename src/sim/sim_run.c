@@ -224,6 +224,14 @@ static void unbind_pod(struct sim_state *st, uint32_t j, uint32_t p)
 	sp->node = -1;
 }
 
+int32_t sim_run_node(const struct sim_state *st, const char *name)
+{
+	const struct node *n = cluster_find(st->in->c, KIND_NODE, NULL, name);
+
+	BUG_ON(!n); /* the scheduler and sim_run() know only these nodes */
+	return (int32_t)(n - st->in->c->nodes.items);
+}
+
 static void on_bind(void *ctx, uint32_t wl, uint32_t pod, const char *node)
 {
 	struct sim_state *st = ctx;
@@ -238,8 +246,8 @@ static void on_bind(void *ctx, uint32_t wl, uint32_t pod, const char *node)
 		BUG_ON(!node ||
 		       sched_move_pod(st->s, wl, pod, node, st->now) < 0);
 	}
-	if (node && !hmap_get_str(&st->node_idx, node, &n))
-		BUG_ON(1); /* the scheduler placed it on a node we know */
+	if (node)
+		n = sim_run_node(st, node);
 	sp->node = (int32_t)n;
 	sp->bound = true;
 	sp->up = false;
@@ -729,9 +737,6 @@ static void state_init(struct sim_state *st, const struct sim_input *in,
 	evq_init(&st->q, kind_rank, EV_KIND_COUNT);
 	rng_seed(&st->rng, o->seed);
 	st->js = xcalloc(nj + 1, sizeof(*st->js));
-	hmap_init(&st->node_idx);
-	for (size_t n = 0; n < c->nodes.len; n++)
-		hmap_put_str(&st->node_idx, c->nodes.items[n].name, (int64_t)n);
 	st->node_gpus = xcalloc(c->nodes.len + 1, sizeof(*st->node_gpus));
 	st->node_down = xcalloc(c->nodes.len + 1, sizeof(*st->node_down));
 	st->tick_at = INT64_MAX;
@@ -767,7 +772,6 @@ static void state_free(struct sim_state *st)
 	free(st->wl_job);
 	free(st->wl_pod0);
 	free(st->wl_count);
-	hmap_release(&st->node_idx);
 	vec_release(&st->active);
 	free(st->node_gpus);
 	free(st->node_down);
