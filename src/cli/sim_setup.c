@@ -391,21 +391,10 @@ static const char *default_queue(const struct cluster *c, bool made)
  * above the hosts (the lowest level, or the one above the hostname). */
 static const char *rack_level(const struct cluster *c)
 {
-	vec_foreach (&c->flavors, fl) {
-		const struct topology *tp;
-		int l;
+	const struct topology *tp = sim_topology(c);
+	int l = tp ? topology_rack_level(tp) : -1;
 
-		if (!fl->topology_name)
-			continue;
-		tp = cluster_find(c, KIND_TOPOLOGY, NULL, fl->topology_name);
-		if (!tp || !tp->nlevels)
-			continue;
-		l = (int)tp->nlevels - 1;
-		if (topology_lowest_is_hostname(tp))
-			l--;
-		return l >= 0 ? tp->levels[l] : NULL;
-	}
-	return NULL;
+	return l >= 0 ? tp->levels[l] : NULL;
 }
 
 /* Queue rule, default queue and topology request for the trace jobs. */

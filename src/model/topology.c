@@ -17,6 +17,11 @@ int topology_level_index(const struct topology *t, const char *key)
 	return -1;
 }
 
+int topology_rack_level(const struct topology *t)
+{
+	return (int)t->nlevels - (topology_lowest_is_hostname(t) ? 2 : 1);
+}
+
 bool topology_lowest_is_hostname(const struct topology *t)
 {
 	return t->nlevels > 0 &&

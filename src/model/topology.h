@@ -25,6 +25,12 @@ struct topology {
 
 /* Index of the level whose node label is key, or -1. */
 int topology_level_index(const struct topology *t, const char *key);
+/*
+ * The level just above the hosts, where a gang's ring leaves its leaf
+ * switch: the lowest level, or the one above it when that is the hostname
+ * label. -1 when there is none.
+ */
+int topology_rack_level(const struct topology *t);
 /* Whether the lowest level is the hostname label. */
 bool topology_lowest_is_hostname(const struct topology *t);
 

@@ -204,7 +204,7 @@ void compact_unapply(struct sched *s, int32_t f, const struct workload *w,
 static bool widen(const struct topo *t, struct workload *w,
 		  const int32_t *counts)
 {
-	int l = (int)t->nlevels - (t->hostname_lowest ? 2 : 1);
+	int l = topology_rack_level(t->topology);
 	bool changed = false;
 
 	if (l < 0)

@@ -67,8 +67,7 @@ void sim_options_init(struct sim_options *o)
 #endif
 }
 
-/* The first topology-aware flavor's Topology, or NULL. */
-static const struct topology *first_topology(const struct cluster *c)
+const struct topology *sim_topology(const struct cluster *c)
 {
 	vec_foreach (&c->flavors, fl) {
 		const struct topology *tp;
@@ -105,12 +104,8 @@ static void place_nodes(struct sim_input *in, const struct topology *tp)
 	struct hmap blocks, racks;
 
 	if (tp) {
-		int low = (int)tp->nlevels - 1;
-
-		if (topology_lowest_is_hostname(tp))
-			low--;
-		rack_l = low;
-		block_l = low - 1;
+		rack_l = topology_rack_level(tp);
+		block_l = rack_l - 1;
 	}
 	hmap_init(&blocks);
 	hmap_init(&racks);
@@ -190,7 +185,7 @@ void sim_input_init(struct sim_input *in, const struct cluster *c,
 	in->gpu_resource = gpu_resource ? gpu_resource : "nvidia.com/gpu";
 	in->gpu_id = resource_lookup(c->resources, in->gpu_resource);
 	in->node_place = xcalloc(c->nodes.len + 1, sizeof(*in->node_place));
-	place_nodes(in, first_topology(c));
+	place_nodes(in, sim_topology(c));
 	set_geometry(in);
 }
 

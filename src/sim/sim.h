@@ -217,6 +217,10 @@ void sim_input_sort(struct sim_input *in);
 int sim_input_add_split(struct sim_input *in, struct cluster *c,
 			struct errbuf *eb) MUST_CHECK;
 
+/* The Topology of c's first topology-aware flavor (the one whose levels
+ * the figures call block and rack), or NULL. */
+const struct topology *sim_topology(const struct cluster *c);
+
 /* Defaults: TAS, seed 1, 10 s pod start, 1 h repair, model defaults. */
 void sim_options_init(struct sim_options *o);
 

@@ -197,6 +197,7 @@ static void test_build(void **state)
 	assert_string_equal(t->levels[0], GEN_LABEL_BLOCK);
 	assert_string_equal(t->levels[1], GEN_LABEL_RACK);
 	assert_true(topology_lowest_is_hostname(t));
+	assert_int_equal(topology_rack_level(t), 1);
 	f = cluster_find(&c, KIND_FLAVOR, NULL, "tas-gpu");
 	assert_non_null(f);
 	assert_string_equal(f->topology_name, "gpu-topology");
@@ -341,12 +342,34 @@ static void test_level_label(void **state)
 			    "example.com/zone");
 }
 
+/* The level above the hosts, with and without a hostname level. */
+static void test_rack_level(void **state)
+{
+	struct topology t = { .name = "t" };
+
+	(void)state;
+	assert_int_equal(topology_rack_level(&t), -1);
+	t.levels[0] = "zone";
+	t.nlevels = 1;
+	assert_int_equal(topology_rack_level(&t), 0);
+	t.levels[0] = TOPOLOGY_HOSTNAME_LABEL;
+	assert_int_equal(topology_rack_level(&t), -1);
+	t.levels[0] = "block";
+	t.levels[1] = "rack";
+	t.nlevels = 2;
+	assert_int_equal(topology_rack_level(&t), 1);
+	t.levels[2] = TOPOLOGY_HOSTNAME_LABEL;
+	t.nlevels = 3;
+	assert_int_equal(topology_rack_level(&t), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_format_round_trip),
 		cmocka_unit_test(test_build),
+		cmocka_unit_test(test_rack_level),
 		cmocka_unit_test(test_placement),
 		cmocka_unit_test(test_level_label),
 	};
