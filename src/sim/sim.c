@@ -177,7 +177,7 @@ static void set_geometry(struct sim_input *in)
 	free(racks);
 }
 
-void sim_input_init(struct sim_input *in, const struct cluster *c,
+void sim_input_init(struct sim_input *in, struct cluster *c,
 		    const char *gpu_resource)
 {
 	memset(in, 0, sizeof(*in));

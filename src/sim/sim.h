@@ -73,7 +73,7 @@ struct sim_node_place {
 };
 
 struct sim_input {
-	const struct cluster *c;
+	struct cluster *c;
 	VEC(struct sim_job) jobs; /* in submission order (then input order) */
 	const char *gpu_resource; /* interned; "nvidia.com/gpu" by default */
 	int gpu_id;		  /* its resource id, -1 when not registered */
@@ -192,7 +192,7 @@ struct sim_result {
  * without one every node is its own host in one rack), the geometry, and
  * the GPU resource (NULL: "nvidia.com/gpu"). No jobs yet.
  */
-void sim_input_init(struct sim_input *in, const struct cluster *c,
+void sim_input_init(struct sim_input *in, struct cluster *c,
 		    const char *gpu_resource);
 void sim_input_release(struct sim_input *in);
 

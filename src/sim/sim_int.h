@@ -17,6 +17,7 @@
 #include <stdarg.h>
 
 #include "base/rng.h"
+#include "ctl/ctl.h"
 #include "gang/gang.h"
 #include "sched/quota.h"
 #include "sched/sched.h"
@@ -62,8 +63,9 @@ struct sim_state {
 	const struct sim_input *in;
 	const struct sim_options *o;
 	struct sim_result *res;
-	struct sched *s;
-	struct gang *g;
+	struct ctl *ctl;
+	const struct sched *s; /* the controller's, read-only */
+	const struct gang *g;
 	struct evq q;
 	struct rng rng;
 	bool split; /* no-gang: pods are workloads of their own */
@@ -77,9 +79,7 @@ struct sim_state {
 	VEC(uint32_t) active; /* jobs holding quota or pods (for checks) */
 
 	int64_t now, last_t;
-	bool dirty;	    /* something changed: run a cycle */
-	bool one_per_cycle; /* blockAdmission: cycles admit one workload */
-	size_t live;	    /* pending events that can change the outcome */
+	size_t live; /* pending events that can change the outcome */
 	int64_t count[SIM_JOB_STATE_COUNT];
 	size_t submitted, terminal;
 	unsigned progress_pm;
@@ -124,10 +124,6 @@ void sim_run_admitted(struct sim_state *st, uint32_t wl);
 void sim_run_unadmitted(struct sim_state *st, uint32_t wl, bool deactivated);
 
 /* sim_apply.c */
-/* Admission cycles at now while something changed. */
-void sim_apply_cycles(struct sim_state *st);
-/* Gang timeouts and requeues due now. */
-void sim_apply_tick(struct sim_state *st);
 /* Node down; which: the index of its scheduled failure, -1 when drawn. */
 void sim_apply_node_down(struct sim_state *st, uint32_t node, int64_t which);
 /* Node repaired; random: it failed at random (draw its next failure). */

@@ -232,23 +232,17 @@ int32_t sim_run_node(const struct sim_state *st, const char *name)
 	return (int32_t)(n - st->in->c->nodes.items);
 }
 
-static void on_bind(void *ctx, uint32_t wl, uint32_t pod, const char *node)
+static int on_bind(void *ctx, uint32_t wl, uint32_t pod, uint32_t node)
 {
 	struct sim_state *st = ctx;
 	uint32_t j = (uint32_t)st->wl_job[wl];
 	uint32_t p = st->wl_pod0[wl] + pod;
 	struct sim_pod *sp = &pods_of(st, j)[p];
-	int64_t n = -1;
+	int32_t n = node == CTL_NO_NODE ? -1 : (int32_t)node;
 
-	if (sp->bound) { /* a replacement moves it */
+	if (sp->bound) /* a replacement moves it */
 		unbind_pod(st, j, p);
-		/* at once: the next gang replaced for this node must see it */
-		BUG_ON(!node ||
-		       sched_move_pod(st->s, wl, pod, node, st->now) < 0);
-	}
-	if (node)
-		n = sim_run_node(st, node);
-	sp->node = (int32_t)n;
+	sp->node = n;
 	sp->bound = true;
 	sp->up = false;
 	if (n >= 0)
@@ -258,6 +252,7 @@ static void on_bind(void *ctx, uint32_t wl, uint32_t pod, const char *node)
 	sp->up_ev = sim_run_push(st, st->now + st->o->pod_start_us, EV_POD_UP,
 				 j, p);
 	refresh_state(st, j);
+	return CTL_BIND_DONE;
 }
 
 static void on_release(void *ctx, uint32_t wl)
@@ -274,7 +269,52 @@ static void on_release(void *ctx, uint32_t wl)
 	refresh_state(st, j);
 }
 
-static const struct gang_ops ops = { on_bind, on_release };
+static const char *wl_name(const struct sim_state *st, uint32_t wl)
+{
+	return st->in->c->workloads.items[wl].name;
+}
+
+/* The controller's decisions: the records and the log. */
+static void on_event(void *ctx, const struct ctl_event *e)
+{
+	struct sim_state *st = ctx;
+	int32_t j = st->wl_job[e->wl];
+
+	if (j < 0)
+		return; /* not a workload of this run */
+	switch (e->kind) {
+	case CTL_EV_ADMITTED:
+		sim_run_admitted(st, e->wl);
+		break;
+	case CTL_EV_PREEMPTED:
+		sim_run_log(st, "preempt %s by %s reason=%s",
+			    wl_name(st, e->wl), wl_name(st, e->by),
+			    sched_preempt_reason_name(e->why));
+		st->res->jobs[j].preemptions++;
+		st->res->sum.preemptions++;
+		sim_run_unadmitted(st, e->wl, false);
+		break;
+	case CTL_EV_EVICTED:
+		sim_run_log(st, "evict %s reason=%s requeue_at=%.3f",
+			    wl_name(st, e->wl), e->reason,
+			    (double)e->requeue_at_us / 1e6);
+		sim_run_unadmitted(st, e->wl, false);
+		break;
+	case CTL_EV_DEACTIVATED:
+		sim_run_log(st, "deactivate %s reason=%s", wl_name(st, e->wl),
+			    e->reason);
+		sim_run_unadmitted(st, e->wl, true);
+		break;
+	case CTL_EV_REPLACED:
+		sim_run_log(st, "replace %s pods=%u", wl_name(st, e->wl),
+			    e->pods);
+		break;
+	default:
+		BUG_ON(1);
+	}
+}
+
+static const struct ctl_backend_ops ops = { on_bind, on_release, on_event };
 
 /* Usage of the figures' resource by ClusterQueue cq now. */
 static int64_t cq_use(const struct sim_state *st, size_t cq)
@@ -388,7 +428,8 @@ static void pod_up(struct sim_state *st, uint32_t j, uint32_t p)
 		return;
 	sp->up = true;
 	x->up++;
-	gang_pod_ready(st->g, wl, pod, st->now);
+	BUG_ON(ctl_pod_event(st->ctl, ctl_handle(st->ctl, wl), pod,
+			     CTL_POD_READY, st->now) < 0);
 	if (x->up == need(st, j) && x->bound == x->up &&
 	    st->res->jobs[j].state != SIM_JOB_RUNNING)
 		start_job(st, j);
@@ -407,9 +448,8 @@ static void finish_job(struct sim_state *st, uint32_t j)
 	for (uint32_t k = 0; k < (st->split ? (uint32_t)job->pods : 1); k++) {
 		uint32_t wl = st->split ? job->split + k : job->wl;
 
-		gang_finished(st->g, wl, st->now);
-		if (sched_wl_state(st->s, wl) == SCHED_WL_ADMITTED)
-			sched_finish(st->s, wl, st->now);
+		BUG_ON(ctl_finish(st->ctl, ctl_handle(st->ctl, wl), st->now) <
+		       0);
 		st->wl_count[wl] = 0;
 	}
 	x->adm = 0;
@@ -417,8 +457,12 @@ static void finish_job(struct sim_state *st, uint32_t j)
 	r->end_us = st->now;
 	sim_run_set_state(st, j, SIM_JOB_FINISHED);
 	st->terminal++;
-	st->dirty = true;
 	sim_run_log(st, "finish %s", st->in->c->workloads.items[job->wl].name);
+}
+
+static void submit_wl(struct sim_state *st, uint32_t wl)
+{
+	BUG_ON(ctl_submit(st->ctl, ctl_handle(st->ctl, wl), true, st->now) < 0);
 }
 
 /*
@@ -436,12 +480,11 @@ static void submit_job(struct sim_state *st, uint32_t j, int64_t k)
 		sim_run_log(st, "submit %s",
 			    st->in->c->workloads.items[job->wl].name);
 	}
-	st->dirty = true;
 	if (!st->split) {
-		sched_submit(st->s, job->wl, st->now);
+		submit_wl(st, job->wl);
 		return;
 	}
-	sched_submit(st->s, job->split + (uint32_t)k, st->now);
+	submit_wl(st, job->split + (uint32_t)k);
 	if (k + 1 < job->pods)
 		sim_run_push(st, st->now, EV_SUBMIT, j, k + 1);
 }
@@ -463,8 +506,10 @@ static void pod_fail(struct sim_state *st, uint32_t j, uint32_t p)
 	sim_run_stop(st, j, false);
 	sp->up = false;
 	x->up--;
-	gang_pod_failed(st->g, wl, pod, st->now);
-	gang_pod_created(st->g, wl, pod, st->now);
+	BUG_ON(ctl_pod_event(st->ctl, ctl_handle(st->ctl, wl), pod,
+			     CTL_POD_FAILED, st->now) < 0);
+	BUG_ON(ctl_pod_event(st->ctl, ctl_handle(st->ctl, wl), pod,
+			     CTL_POD_RESTARTED, st->now) < 0);
 	sp->up_ev = sim_run_push(st, st->now + st->o->pod_start_us, EV_POD_UP,
 				 j, p);
 }
@@ -491,11 +536,6 @@ void sim_run_admitted(struct sim_state *st, uint32_t wl)
 	sim_run_log(st, "admit %s cq=%s pods=%d",
 		    st->in->c->workloads.items[wl].name,
 		    sched_cq_name(st->s, adm->cq), n);
-	gang_admitted(st->g, wl, st->now);
-	if (gang_state(st->g, wl) != GANG_WAITING)
-		return;
-	for (int32_t p = 0; p < n; p++) /* a PodGroup: its pods appear */
-		gang_pod_created(st->g, wl, (uint32_t)p, st->now);
 }
 
 void sim_run_unadmitted(struct sim_state *st, uint32_t wl, bool deactivated)
@@ -510,7 +550,6 @@ void sim_run_unadmitted(struct sim_state *st, uint32_t wl, bool deactivated)
 	st->wl_count[wl] = 0;
 	st->res->jobs[j].evictions++;
 	st->res->sum.evictions++;
-	st->dirty = true; /* its quota is free */
 	if (deactivated) {
 		sim_run_stop(st, j, false);
 		sim_run_set_state(st, j, SIM_JOB_DEACTIVATED);
@@ -546,7 +585,7 @@ static void handle(struct sim_state *st, const struct evq_event *e)
 	case EV_TICK:
 		st->tick_ev = 0;
 		st->tick_at = INT64_MAX;
-		sim_apply_tick(st);
+		ctl_tick(st->ctl, st->now);
 		break;
 	default:
 		BUG_ON(1);
@@ -556,17 +595,8 @@ static void handle(struct sim_state *st, const struct evq_event *e)
 /* The next gang timeout or requeue time gets one tick event. */
 static void schedule_tick(struct sim_state *st)
 {
-	int64_t next = gang_next_deadline_us(st->g);
-	int64_t rq = sched_next_requeue_us(st->s);
+	int64_t next = ctl_next_wakeup_us(st->ctl, st->now);
 
-	/* Requeues due while blockAdmission holds the cycles wait for the
-	 * pod events that release it (dirty stays set). */
-	if (rq <= st->now && gang_blocks_admission(st->g))
-		rq = INT64_MAX;
-	if (rq < next)
-		next = rq;
-	if (next < st->now)
-		next = st->now;
 	if (next == st->tick_at)
 		return;
 	sim_run_cancel(st, &st->tick_ev, EV_TICK);
@@ -608,7 +638,7 @@ static void loop(struct sim_state *st)
 			evq_pop(&st->q, &e);
 			handle(st, &e);
 		}
-		sim_apply_cycles(st);
+		ctl_run(st->ctl, st->now);
 		schedule_tick(st);
 		if (st->o->check)
 			sim_figures_check(st);
@@ -715,8 +745,8 @@ static int usage_resource(const struct sim_state *st)
 static void state_init(struct sim_state *st, const struct sim_input *in,
 		       const struct sim_options *o, struct sim_result *res)
 {
-	const struct cluster *c = in->c;
-	struct sched_options so = { 0 };
+	struct cluster *c = in->c;
+	struct ctl_options co = { 0 };
 	size_t nj = in->jobs.len;
 
 	memset(st, 0, sizeof(*st));
@@ -724,16 +754,16 @@ static void state_init(struct sim_state *st, const struct sim_input *in,
 	st->o = o;
 	st->res = res;
 	st->split = o->policy == SIM_POLICY_NO_GANG;
-	so.policy = o->policy == SIM_POLICY_TAS ? PLACE_POLICY_TAS
-		    : o->policy == SIM_POLICY_FIRST_FIT
-			    ? PLACE_POLICY_FIRST_FIT
-			    : PLACE_POLICY_KUBE_DEFAULT;
-	so.compact = o->policy == SIM_POLICY_TAS && !o->loose;
-	if (cluster_config(c)->wait_for_pods_ready.enable &&
-	    cluster_config(c)->wait_for_pods_ready.block_admission)
-		so.admit_limit = 1; /* then wait for its pods */
-	st->one_per_cycle = so.admit_limit == 1;
-	st->s = sched_new(c, &so);
+	co.sched.policy = o->policy == SIM_POLICY_TAS ? PLACE_POLICY_TAS
+			  : o->policy == SIM_POLICY_FIRST_FIT
+				  ? PLACE_POLICY_FIRST_FIT
+				  : PLACE_POLICY_KUBE_DEFAULT;
+	co.sched.compact = o->policy == SIM_POLICY_TAS && !o->loose;
+	co.gang.jitter = true;
+	co.gang.seed = o->seed;
+	st->ctl = ctl_new(c, &co, &ops, st);
+	st->s = ctl_sched(st->ctl);
+	st->g = ctl_gang(st->ctl);
 	evq_init(&st->q, kind_rank, EV_KIND_COUNT);
 	rng_seed(&st->rng, o->seed);
 	st->js = xcalloc(nj + 1, sizeof(*st->js));
@@ -763,8 +793,7 @@ static void state_init(struct sim_state *st, const struct sim_input *in,
 
 static void state_free(struct sim_state *st)
 {
-	gang_free(st->g);
-	sched_free(st->s);
+	ctl_free(st->ctl);
 	evq_release(&st->q);
 	for (size_t j = 0; j < st->in->jobs.len; j++)
 		free(st->js[j].pods);
@@ -781,7 +810,6 @@ static void state_free(struct sim_state *st)
 int sim_run(const struct sim_input *in, const struct sim_options *o,
 	    struct sim_result *res, struct errbuf *eb)
 {
-	struct gang_options gopt = { 0 };
 	struct sim_state st;
 	int rc;
 
@@ -791,12 +819,10 @@ int sim_run(const struct sim_input *in, const struct sim_options *o,
 		return rc;
 	state_init(&st, in, o, res);
 	st.sample_us = sample_period(in, o);
-	gopt.jitter = true;
-	gopt.seed = o->seed;
-	st.g = gang_new(in->c, st.s, &gopt, &ops, &st);
 	push_submissions(&st);
 	sim_apply_failures(&st);
 	loop(&st);
+	res->cycles = ctl_stats(st.ctl).cycles;
 	sim_figures_finish(&st);
 	state_free(&st);
 	return 0;

@@ -1,0 +1,625 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The controller: the scheduler core and the gang lifecycle driven as one,
+ * in the phases that ctl.h documents. The lifecycle reaches nodes through
+ * ops that the controller implements itself: a bind moves the scheduler's
+ * node usage at once (the next gang re-placed in the same step must see
+ * it) and goes into an outbox; the outbox is handed to the backend when
+ * the lifecycle's call has returned, in the order the binds were asked
+ * for. See docs/internals/controller.md.
+ */
+#include "ctl/ctl.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/vec.h"
+
+#include "base/banned.h"
+
+#define DEFAULT_BIND_TIMEOUT_US (30LL * 1000000)
+/* kube-scheduler's podInitialBackoffSeconds and podMaxBackoffSeconds,
+ * for a gang whose binds failed. */
+#define BIND_BACKOFF_US	    (1LL * 1000000)
+#define BIND_BACKOFF_MAX_US (10LL * 1000000)
+
+enum pod_bind { POD_UNBOUND, POD_BINDING, POD_BOUND };
+
+/* One slot's workload as the controller knows it. */
+struct ctl_wl {
+	uint32_t gen;	     /* of the workload in the slot now; 0: free */
+	bool pods_exist;     /* ctl_submit(pods_exist) */
+	uint32_t npods;	     /* spec pods; 0 until the first bind */
+	uint8_t *bind;	     /* enum pod_bind per pod */
+	uint32_t *node;	     /* node index per pod, CTL_NO_NODE */
+	uint32_t binding;    /* pods in POD_BINDING */
+	uint64_t bind_epoch; /* bumped on every release: old timeouts */
+	uint32_t bind_fails; /* in a row: the requeue backoff */
+};
+
+/* A call to the backend waiting for the core to finish its step. */
+struct ctl_out {
+	bool release;
+	uint32_t wl, pod, node;
+};
+
+/* A bind timeout: wl must have no pod BINDING from epoch by then. */
+struct ctl_bind_dl {
+	int64_t at_us;
+	uint32_t wl;
+	uint64_t epoch;
+};
+
+struct ctl {
+	struct cluster *c;
+	struct ctl_options opt;
+	const struct ctl_backend_ops *ops;
+	void *ctx;
+	struct sched *s;
+	struct gang *g;
+	bool one_per_cycle; /* blockAdmission: one admission, then wait */
+	bool dirty;
+	int64_t now_us;
+	struct ctl_wl *wl;
+	size_t nwl;
+	bool *node_down;
+	size_t nnodes;
+	VEC(struct ctl_out) out;
+	/* Bind deadlines in time order (the timeout is one constant). */
+	VEC(struct ctl_bind_dl) dl;
+	size_t dl_head;
+	VEC(uint32_t) failed; /* slots whose bind failed, to evict */
+	struct ctl_stats stats;
+};
+
+const char *ctl_event_kind_name(enum ctl_event_kind k)
+{
+	static const char *const names[] = { "Admitted", "Preempted", "Evicted",
+					     "Deactivated", "Replaced" };
+
+	BUG_ON((size_t)k >= ARRAY_SIZE(names));
+	return names[k];
+}
+
+static void emit(struct ctl *x, const struct ctl_event *e)
+{
+	if (x->ops && x->ops->event)
+		x->ops->event(x->ctx, e);
+}
+
+/* The pod arrays of slot wl, made on first use. */
+static struct ctl_wl *pods_of(struct ctl *x, uint32_t wl)
+{
+	struct ctl_wl *w = &x->wl[wl];
+	const struct workload *cw = &x->c->workloads.items[wl];
+	uint32_t n = 0;
+
+	if (w->bind)
+		return w;
+	for (size_t i = 0; i < cw->npodsets; i++)
+		n += (uint32_t)cw->podsets[i].count;
+	w->npods = n;
+	w->bind = xcalloc(n ? n : 1, sizeof(*w->bind));
+	w->node = xcalloc(n ? n : 1, sizeof(*w->node));
+	for (uint32_t p = 0; p < n; p++)
+		w->node[p] = CTL_NO_NODE;
+	return w;
+}
+
+static void drop_pods(struct ctl_wl *w)
+{
+	free(w->bind);
+	free(w->node);
+	w->bind = NULL;
+	w->node = NULL;
+	w->npods = 0;
+	w->binding = 0;
+}
+
+static uint32_t node_index(const struct ctl *x, const char *name)
+{
+	const struct node *n;
+
+	if (!name)
+		return CTL_NO_NODE;
+	n = cluster_find(x->c, KIND_NODE, NULL, name);
+	BUG_ON(!n); /* the scheduler knows only the cluster's nodes */
+	return (uint32_t)(n - x->c->nodes.items);
+}
+
+/*
+ * The lifecycle binds a pod. A pod bound already is being re-placed: its
+ * usage moves in the scheduler's index now, so that the next gang
+ * re-placed in this same step sees the node taken.
+ */
+static void gang_bind(void *ctx, uint32_t wl, uint32_t pod, const char *node)
+{
+	struct ctl *x = ctx;
+	struct ctl_wl *w = pods_of(x, wl);
+
+	BUG_ON(pod >= w->npods);
+	if (w->bind[pod] != POD_UNBOUND)
+		BUG_ON(!node ||
+		       sched_move_pod(x->s, wl, pod, node, x->now_us) < 0);
+	w->node[pod] = node_index(x, node);
+	vec_push(&x->out, ((struct ctl_out){ false, wl, pod, w->node[pod] }));
+}
+
+/* The lifecycle takes every pod of wl off its node. */
+static void gang_release(void *ctx, uint32_t wl)
+{
+	struct ctl *x = ctx;
+	struct ctl_wl *w = &x->wl[wl];
+
+	if (w->bind) {
+		memset(w->bind, POD_UNBOUND, w->npods);
+		for (uint32_t p = 0; p < w->npods; p++)
+			w->node[p] = CTL_NO_NODE;
+	}
+	w->binding = 0;
+	w->bind_epoch++;
+	vec_push(&x->out, ((struct ctl_out){ true, wl, 0, CTL_NO_NODE }));
+}
+
+static const struct gang_ops gang_ops = { gang_bind, gang_release };
+
+static void bind_started(struct ctl *x, uint32_t wl, uint32_t pod)
+{
+	struct ctl_wl *w = &x->wl[wl];
+
+	if (!w->binding)
+		vec_push(&x->dl, ((struct ctl_bind_dl){
+					 x->now_us + x->opt.bind_timeout_us, wl,
+					 w->bind_epoch }));
+	w->bind[pod] = POD_BINDING;
+	w->binding++;
+}
+
+/* Hand the outbox to the backend, in order. */
+static void flush(struct ctl *x)
+{
+	for (size_t i = 0; i < x->out.len; i++) {
+		struct ctl_out o = x->out.items[i];
+		int rc = CTL_BIND_DONE;
+
+		if (o.release) {
+			if (x->ops && x->ops->release)
+				x->ops->release(x->ctx, o.wl);
+			continue;
+		}
+		x->stats.binds++;
+		if (x->ops && x->ops->bind)
+			rc = x->ops->bind(x->ctx, o.wl, o.pod, o.node);
+		if (rc == CTL_BIND_DONE) {
+			x->wl[o.wl].bind[o.pod] = POD_BOUND;
+		} else if (rc == CTL_BIND_STARTED) {
+			bind_started(x, o.wl, o.pod);
+		} else {
+			x->stats.bind_failures++;
+			vec_push(&x->failed, o.wl);
+		}
+	}
+	x->out.len = 0;
+}
+
+static void gang_apply(struct ctl *x, const struct gang_decisions *gd)
+{
+	vec_foreach (&gd->items, d) {
+		struct ctl_event e = { .wl = d->wl, .reason = d->reason };
+
+		switch (d->kind) {
+		case GANG_EVICT:
+		case GANG_RELEASE:
+			sched_evict_until(x->s, d->wl, d->reason,
+					  d->requeue_at_us, x->now_us);
+			e.kind = CTL_EV_EVICTED;
+			e.requeue_at_us = d->requeue_at_us;
+			x->dirty = true; /* its quota is free */
+			break;
+		case GANG_DEACTIVATE:
+			sched_deactivate(x->s, d->wl, d->reason, x->now_us);
+			e.kind = CTL_EV_DEACTIVATED;
+			x->dirty = true;
+			break;
+		case GANG_REPLACED:
+			e.kind = CTL_EV_REPLACED;
+			e.pods = d->pods;
+			break;
+		default:
+			BUG_ON(1);
+		}
+		emit(x, &e);
+	}
+}
+
+/* The wait before a gang whose binds failed n times in a row is tried
+ * again: 1 s, doubling, at most 10 s. */
+static int64_t bind_backoff_us(uint32_t n)
+{
+	int64_t d = BIND_BACKOFF_US;
+
+	while (--n && d < BIND_BACKOFF_MAX_US)
+		d *= 2;
+	return d < BIND_BACKOFF_MAX_US ? d : BIND_BACKOFF_MAX_US;
+}
+
+/* Evict the gangs whose binds failed: whole, queued again after the
+ * backoff. */
+static void evict_failed(struct ctl *x, const char *reason)
+{
+	while (x->failed.len) {
+		uint32_t wl = vec_pop(&x->failed);
+		struct ctl_event e = { .kind = CTL_EV_EVICTED,
+				       .wl = wl,
+				       .reason = reason };
+
+		if (sched_wl_state(x->s, wl) != SCHED_WL_ADMITTED)
+			continue; /* evicted already in this step */
+		e.requeue_at_us =
+			x->now_us + bind_backoff_us(++x->wl[wl].bind_fails);
+		gang_evicted(x->g, wl, x->now_us);
+		flush(x);
+		sched_evict_until(x->s, wl, reason, e.requeue_at_us, x->now_us);
+		x->dirty = true;
+		emit(x, &e);
+	}
+}
+
+static void grow(struct ctl *x)
+{
+	size_t nwl = x->c->workloads.len, nn = x->c->nodes.len;
+
+	if (nwl > x->nwl) {
+		x->wl = xreallocarray(x->wl, nwl, sizeof(*x->wl));
+		memset(x->wl + x->nwl, 0, (nwl - x->nwl) * sizeof(*x->wl));
+		for (size_t i = x->nwl; i < nwl; i++)
+			x->wl[i].gen = 1;
+		x->nwl = nwl;
+	}
+	if (nn > x->nnodes) {
+		x->node_down =
+			xreallocarray(x->node_down, nn, sizeof(*x->node_down));
+		memset(x->node_down + x->nnodes, 0, nn - x->nnodes);
+		x->nnodes = nn;
+	}
+}
+
+struct ctl *ctl_new(struct cluster *c, const struct ctl_options *o,
+		    const struct ctl_backend_ops *ops, void *ctx)
+{
+	struct ctl *x = xcalloc(1, sizeof(*x));
+	const struct wait_for_pods_ready *wf =
+		&cluster_config(c)->wait_for_pods_ready;
+
+	x->c = c;
+	if (o)
+		x->opt = *o;
+	if (x->opt.bind_timeout_us <= 0)
+		x->opt.bind_timeout_us = DEFAULT_BIND_TIMEOUT_US;
+	if (wf->enable && wf->block_admission)
+		x->opt.sched.admit_limit = 1; /* then wait for its pods */
+	x->one_per_cycle = x->opt.sched.admit_limit == 1;
+	x->ops = ops;
+	x->ctx = ctx;
+	x->s = sched_new(c, &x->opt.sched);
+	x->g = gang_new(c, x->s, &x->opt.gang, &gang_ops, x);
+	grow(x);
+	return x;
+}
+
+void ctl_free(struct ctl *x)
+{
+	if (!x)
+		return;
+	gang_free(x->g);
+	sched_free(x->s);
+	for (size_t i = 0; i < x->nwl; i++)
+		drop_pods(&x->wl[i]);
+	free(x->wl);
+	free(x->node_down);
+	vec_release(&x->out);
+	vec_release(&x->dl);
+	vec_release(&x->failed);
+	free(x);
+}
+
+uint64_t ctl_handle(const struct ctl *x, uint32_t wl)
+{
+	if (wl >= x->nwl || !x->wl[wl].gen)
+		return 0;
+	return CTL_HANDLE(wl, x->wl[wl].gen);
+}
+
+const struct sched *ctl_sched(const struct ctl *x)
+{
+	return x->s;
+}
+
+const struct gang *ctl_gang(const struct ctl *x)
+{
+	return x->g;
+}
+
+struct ctl_stats ctl_stats(const struct ctl *x)
+{
+	return x->stats;
+}
+
+bool ctl_dirty(const struct ctl *x)
+{
+	return x->dirty;
+}
+
+/* The slot of a live handle, or -ESTALE. */
+static int64_t slot_of(struct ctl *x, uint64_t h)
+{
+	uint32_t wl = CTL_SLOT(h);
+
+	grow(x);
+	if (wl >= x->nwl || !x->wl[wl].gen || x->wl[wl].gen != CTL_GEN(h))
+		return -ESTALE;
+	return wl;
+}
+
+static void set_now(struct ctl *x, int64_t now_us)
+{
+	BUG_ON(now_us < x->now_us);
+	x->now_us = now_us;
+}
+
+int ctl_submit(struct ctl *x, uint64_t h, bool pods_exist, int64_t now_us)
+{
+	int64_t wl = slot_of(x, h);
+
+	if (wl < 0)
+		return (int)wl;
+	set_now(x, now_us);
+	x->wl[wl].pods_exist = pods_exist;
+	sched_submit(x->s, (uint32_t)wl, now_us);
+	x->dirty = true;
+	return 0;
+}
+
+int ctl_adopt(struct ctl *x, uint64_t h, int64_t now_us, struct strbuf *why)
+{
+	int64_t wl = slot_of(x, h);
+	struct ctl_wl *w;
+	int rc;
+
+	if (wl < 0)
+		return (int)wl;
+	set_now(x, now_us);
+	rc = sched_assume_admitted(x->s, (uint32_t)wl, now_us, why);
+	if (rc < 0)
+		return rc;
+	w = pods_of(x, (uint32_t)wl);
+	w->pods_exist = true;
+	gang_admitted(x->g, (uint32_t)wl, now_us);
+	/* Its pods are on their nodes already: nothing to ask. */
+	vec_foreach (&x->out, o) {
+		BUG_ON(o->release || o->wl != (uint32_t)wl);
+		w->bind[o->pod] = POD_BOUND;
+	}
+	x->out.len = 0;
+	if (gang_state(x->g, (uint32_t)wl) == GANG_WAITING) {
+		for (uint32_t p = 0; p < w->npods; p++)
+			gang_pod_created(x->g, (uint32_t)wl, p, now_us);
+		vec_foreach (&x->out, o)
+			w->bind[o->pod] = POD_BOUND;
+		x->out.len = 0;
+	}
+	return 0;
+}
+
+int ctl_finish(struct ctl *x, uint64_t h, int64_t now_us)
+{
+	int64_t wl = slot_of(x, h);
+
+	if (wl < 0)
+		return (int)wl;
+	set_now(x, now_us);
+	gang_finished(x->g, (uint32_t)wl, now_us);
+	if (sched_wl_state(x->s, (uint32_t)wl) == SCHED_WL_ADMITTED)
+		sched_finish(x->s, (uint32_t)wl, now_us);
+	drop_pods(&x->wl[wl]);
+	x->wl[wl].bind_epoch++;
+	x->wl[wl].bind_fails = 0;
+	x->dirty = true;
+	return 0;
+}
+
+int ctl_pod_event(struct ctl *x, uint64_t h, uint32_t pod, enum ctl_pod_ev ev,
+		  int64_t now_us)
+{
+	int64_t wl = slot_of(x, h);
+
+	if (wl < 0)
+		return (int)wl;
+	if (pod >= pods_of(x, (uint32_t)wl)->npods)
+		return -EINVAL;
+	set_now(x, now_us);
+	switch (ev) {
+	case CTL_POD_READY:
+		gang_pod_ready(x->g, (uint32_t)wl, pod, now_us);
+		break;
+	case CTL_POD_FAILED:
+		gang_pod_failed(x->g, (uint32_t)wl, pod, now_us);
+		break;
+	case CTL_POD_RESTARTED:
+		gang_pod_created(x->g, (uint32_t)wl, pod, now_us);
+		break;
+	}
+	flush(x);
+	return 0;
+}
+
+int ctl_bind_result(struct ctl *x, uint64_t h, uint32_t pod, int err,
+		    int64_t now_us)
+{
+	int64_t wl = slot_of(x, h);
+	struct ctl_wl *w;
+
+	if (wl < 0)
+		return (int)wl;
+	set_now(x, now_us);
+	w = &x->wl[wl];
+	if (!w->bind || pod >= w->npods || w->bind[pod] != POD_BINDING)
+		return 0; /* released or moved since: not ours any more */
+	w->binding--;
+	if (!err) {
+		w->bind[pod] = POD_BOUND;
+		if (!w->binding)
+			w->bind_fails = 0;
+		return 0;
+	}
+	x->stats.bind_failures++;
+	vec_push(&x->failed, (uint32_t)wl);
+	evict_failed(x, "BindFailed");
+	return 0;
+}
+
+void ctl_node_down(struct ctl *x, uint32_t node, bool down, int64_t now_us)
+{
+	struct gang_decisions gd;
+
+	grow(x);
+	BUG_ON(node >= x->nnodes);
+	set_now(x, now_us);
+	if (x->node_down[node] == down)
+		return;
+	x->node_down[node] = down;
+	sched_node_set_down(x->s, node, down, now_us);
+	if (!down) {
+		x->dirty = true;
+		return;
+	}
+	gang_decisions_init(&gd);
+	gang_node_failed(x->g, x->c->nodes.items[node].name, now_us, &gd);
+	flush(x);
+	gang_apply(x, &gd);
+	gang_decisions_release(&gd);
+	evict_failed(x, "BindFailed");
+}
+
+/* Gangs still partly bound when their bind timeout came: evicted. */
+static void bind_timeouts(struct ctl *x)
+{
+	while (x->dl_head < x->dl.len &&
+	       x->dl.items[x->dl_head].at_us <= x->now_us) {
+		struct ctl_bind_dl d = x->dl.items[x->dl_head++];
+		const struct ctl_wl *w = &x->wl[d.wl];
+
+		if (w->bind_epoch == d.epoch && w->binding)
+			vec_push(&x->failed, d.wl);
+	}
+	if (x->dl_head == x->dl.len)
+		x->dl_head = x->dl.len = 0;
+	evict_failed(x, "BindTimeout");
+}
+
+void ctl_tick(struct ctl *x, int64_t now_us)
+{
+	struct gang_decisions gd;
+
+	grow(x);
+	set_now(x, now_us);
+	gang_decisions_init(&gd);
+	gang_tick(x->g, now_us, &gd);
+	flush(x);
+	gang_apply(x, &gd);
+	gang_decisions_release(&gd);
+	bind_timeouts(x);
+	if (sched_next_requeue_us(x->s) <= now_us)
+		x->dirty = true;
+}
+
+/* Admission: bind the gang, or wait for a PodGroup's quorum. */
+static void admitted(struct ctl *x, uint32_t wl)
+{
+	const struct sched_admission *adm = sched_wl_admission(x->s, wl);
+	struct ctl_event e = { .kind = CTL_EV_ADMITTED, .wl = wl };
+	int32_t n = 0;
+
+	BUG_ON(!adm);
+	x->stats.admissions++;
+	emit(x, &e);
+	pods_of(x, wl);
+	gang_admitted(x->g, wl, x->now_us);
+	flush(x);
+	if (gang_state(x->g, wl) != GANG_WAITING || !x->wl[wl].pods_exist)
+		return;
+	for (size_t i = 0; i < adm->npodsets; i++)
+		n += adm->ps[i].count;
+	for (int32_t p = 0; p < n; p++) /* a PodGroup: count its pods */
+		gang_pod_created(x->g, wl, (uint32_t)p, x->now_us);
+	flush(x);
+}
+
+static void preempted(struct ctl *x, const struct sched_decision *d)
+{
+	struct ctl_event e = { .kind = CTL_EV_PREEMPTED,
+			       .wl = d->wl,
+			       .by = d->by,
+			       .why = d->reason };
+
+	gang_evicted(x->g, d->wl, x->now_us);
+	flush(x);
+	emit(x, &e);
+}
+
+static void cycles(struct ctl *x)
+{
+	struct sched_decisions d;
+	unsigned guard = 0;
+
+	sched_decisions_init(&d);
+	while (x->dirty && !gang_blocks_admission(x->g)) {
+		bool again = false;
+
+		x->dirty = false;
+		d.items.len = 0;
+		sched_cycle(x->s, x->now_us, &d);
+		x->stats.cycles++;
+		vec_foreach (&d.items, it) {
+			if (it->kind == SCHED_DECIDE_PREEMPT) {
+				preempted(x, it);
+				again = true; /* victims queue next cycle */
+			} else {
+				admitted(x, it->wl);
+				/* more may fit once it is ready */
+				again |= x->one_per_cycle;
+			}
+		}
+		x->dirty |= again;
+		evict_failed(x, "BindFailed");
+		BUG_ON(++guard > 1000000);
+	}
+	sched_decisions_release(&d);
+}
+
+void ctl_run(struct ctl *x, int64_t now_us)
+{
+	ctl_tick(x, now_us);
+	cycles(x);
+}
+
+int64_t ctl_next_wakeup_us(struct ctl *x, int64_t now_us)
+{
+	int64_t next = gang_next_deadline_us(x->g);
+	int64_t rq = sched_next_requeue_us(x->s);
+
+	/* Requeues due while blockAdmission holds the cycles wait for the
+	 * pod events that release it. */
+	if (rq <= now_us && gang_blocks_admission(x->g))
+		rq = INT64_MAX;
+	if (rq < next)
+		next = rq;
+	if (x->dl_head < x->dl.len && x->dl.items[x->dl_head].at_us < next)
+		next = x->dl.items[x->dl_head].at_us;
+	if (x->dirty && !gang_blocks_admission(x->g) && now_us < next)
+		next = now_us;
+	if (next < now_us)
+		next = now_us;
+	return next;
+}

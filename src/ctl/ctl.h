@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The controller: the one piece of code that drives the scheduler core
+ * (src/sched) and the gang lifecycle (src/gang) together. The simulator,
+ * `echelon plan`, the daemon's embedded cluster and the Kubernetes backend
+ * are all backends of it, so that they make the same decisions from the
+ * same events. See docs/internals/controller.md.
+ *
+ * Like the core it is pure: it reads no clock (time comes in as now_us),
+ * makes no system call, never logs, and uses no thread. A driver feeds it
+ * events (submissions, pod and node events, bind results) and calls
+ * ctl_run() whenever something happened or ctl_next_wakeup_us() is due.
+ * ctl_run() runs, in this fixed order of phases:
+ *
+ *   1. timeouts: the gang lifecycle's deadlines due at now (schedule
+ *      timeout, waitForPodsReady, recovery, bind timeout) and their
+ *      evictions, deactivations and releases;
+ *   2. requeues: evicted workloads whose requeue time has come;
+ *   3. admission: scheduler cycles while something changed and
+ *      waitForPodsReady.blockAdmission does not hold them; each admission
+ *      binds its gang, each preemption releases its victim.
+ *
+ * Calls to the backend happen only from the controller's own functions,
+ * after the core has finished its step: no backend op is called while the
+ * scheduler or the lifecycle is in the middle of a change, and no backend
+ * op may call back into the controller.
+ *
+ * Workloads are the cluster's workloads, named by a handle that carries
+ * their slot (their index in cluster->workloads) and a generation: a
+ * handle of a deleted workload is stale and every call taking one returns
+ * -ESTALE for it. Backend ops receive slots, which are valid for the
+ * duration of the call.
+ */
+#ifndef ECHELON_CTL_CTL_H
+#define ECHELON_CTL_CTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/compiler.h"
+#include "gang/gang.h"
+#include "model/cluster.h"
+#include "sched/sched.h"
+
+struct ctl;
+
+/* A workload's handle: generation << 32 | slot. 0 is never a handle. */
+#define CTL_HANDLE(slot, gen) (((uint64_t)(gen) << 32) | (uint32_t)(slot))
+#define CTL_SLOT(h)	      ((uint32_t)((h)&0xffffffffu))
+#define CTL_GEN(h)	      ((uint32_t)((h) >> 32))
+
+/* No node: the admission fixed none and the backend chooses. */
+#define CTL_NO_NODE UINT32_MAX
+
+/* What a bind op says at once. */
+enum ctl_bind_rc {
+	CTL_BIND_DONE = 0,    /* bound now */
+	CTL_BIND_STARTED = 1, /* completes later: ctl_bind_result() */
+};
+
+/* What the controller decided, reported to the backend's observer. */
+enum ctl_event_kind {
+	CTL_EV_ADMITTED,    /* quota reserved; its binds follow */
+	CTL_EV_PREEMPTED,   /* evicted for `by`, queued again */
+	CTL_EV_EVICTED,	    /* evicted by the lifecycle, requeue at */
+	CTL_EV_DEACTIVATED, /* evicted for good (backoff limit) */
+	CTL_EV_REPLACED,    /* pods moved to other nodes in the domain */
+	CTL_EV_KIND_COUNT
+};
+
+struct ctl_event {
+	enum ctl_event_kind kind;
+	uint32_t wl;		       /* slot */
+	uint32_t by;		       /* CTL_EV_PREEMPTED: the preemptor */
+	enum sched_preempt_reason why; /* CTL_EV_PREEMPTED */
+	const char *reason;	       /* static: "PodsReadyTimeout"... */
+	int64_t requeue_at_us;	       /* CTL_EV_EVICTED */
+	uint32_t pods;		       /* CTL_EV_REPLACED: pods moved */
+};
+
+/*
+ * The backend. Every op is called on the controller's thread, from inside
+ * a ctl_* call, after the core has finished the step that asked for it;
+ * none may call any ctl_* function (queue work and feed it in later).
+ */
+struct ctl_backend_ops {
+	/*
+	 * Bind pod `pod` of workload slot wl to node (an index into
+	 * cluster->nodes, or CTL_NO_NODE). The controller has already
+	 * counted the pod's usage on that node. Returns CTL_BIND_DONE,
+	 * CTL_BIND_STARTED (the result comes later through
+	 * ctl_bind_result()), or a negative errno when it failed at once
+	 * (then as ctl_bind_result() with that error). May be NULL: every
+	 * bind is done at once.
+	 */
+	int (*bind)(void *ctx, uint32_t wl, uint32_t pod, uint32_t node);
+	/*
+	 * Take every pod of wl off its node (unbind or delete them). The
+	 * controller has already released their usage. Cannot fail: a
+	 * backend retries on its own. May be NULL.
+	 */
+	void (*release)(void *ctx, uint32_t wl);
+	/* A decision, for the backend's records and status. May be NULL. */
+	void (*event)(void *ctx, const struct ctl_event *e);
+};
+
+struct ctl_options {
+	struct sched_options sched; /* admit_limit is set from the config */
+	struct gang_options gang;
+	/* How long a gang may stay partly bound (binds started and not all
+	 * completed) before it is evicted whole; 0: 30 s. */
+	int64_t bind_timeout_us;
+};
+
+struct ctl_stats {
+	uint64_t cycles;     /* scheduler cycles run */
+	uint64_t admissions; /* CTL_EV_ADMITTED */
+	uint64_t binds;	     /* bind ops called */
+	uint64_t bind_failures;
+};
+
+/*
+ * A controller over c (borrowed: it must outlive the controller), with
+ * options o (NULL: defaults) and the backend ops (borrowed) called with
+ * ctx. Builds its scheduler and lifecycle over c's objects. Never NULL.
+ */
+struct ctl *ctl_new(struct cluster *c, const struct ctl_options *o,
+		    const struct ctl_backend_ops *ops, void *ctx);
+/* Free everything; NULL ok. The cluster stays the caller's. */
+void ctl_free(struct ctl *x);
+
+/* The handle of the workload in slot wl now (0 when the slot is free). */
+uint64_t ctl_handle(const struct ctl *x, uint32_t wl);
+
+/* The scheduler and the lifecycle, read-only, for status and figures. */
+const struct sched *ctl_sched(const struct ctl *x);
+const struct gang *ctl_gang(const struct ctl *x);
+struct ctl_stats ctl_stats(const struct ctl *x);
+
+/*
+ * Queue workload h at now_us (sched_submit()). With pods_exist, its pods
+ * exist already (a PodGroup's quorum counts them at admission). Returns
+ * 0 or -ESTALE.
+ */
+int ctl_submit(struct ctl *x, uint64_t h, bool pods_exist, int64_t now_us);
+
+/*
+ * Workload h was admitted before the controller started: count its
+ * status.admission (sched_assume_admitted()) and take its pods as bound
+ * where the admission says, without asking the backend to bind them.
+ * Pods report Ready through ctl_pod_event(). Returns 0, -ESTALE, or
+ * -ENOENT with a message in why (may be NULL) when the admission names an
+ * unknown ClusterQueue, flavor or domain.
+ */
+int ctl_adopt(struct ctl *x, uint64_t h, int64_t now_us,
+	      struct strbuf *why) MUST_CHECK;
+
+/*
+ * Workload h completed: its pods are gone, its quota and nodes are
+ * released. Returns 0 or -ESTALE.
+ */
+int ctl_finish(struct ctl *x, uint64_t h, int64_t now_us);
+
+/* Pod events of workload h's pod `pod` (spec order, see gang.h). Return
+ * 0, -ESTALE, or -EINVAL for a pod outside the workload. */
+enum ctl_pod_ev { CTL_POD_READY, CTL_POD_FAILED, CTL_POD_RESTARTED };
+int ctl_pod_event(struct ctl *x, uint64_t h, uint32_t pod, enum ctl_pod_ev ev,
+		  int64_t now_us);
+
+/*
+ * The result of a bind that returned CTL_BIND_STARTED: err 0 (bound) or a
+ * negative errno (-EEXIST conflict, -ENOENT pod gone, -ENODEV node gone).
+ * A failed bind evicts the whole gang, which is queued again; a result for
+ * a pod the controller no longer binds (evicted since, moved) is ignored.
+ * Returns 0 or -ESTALE.
+ */
+int ctl_bind_result(struct ctl *x, uint64_t h, uint32_t pod, int err,
+		    int64_t now_us);
+
+/*
+ * Node node (an index into cluster->nodes) went down: it takes no new
+ * pods, and every gang with pods there is re-placed inside its domain or
+ * evicted (NodeFailures). Up: schedulable again. Idempotent.
+ */
+void ctl_node_down(struct ctl *x, uint32_t node, bool down, int64_t now_us);
+
+/* Run everything due at now_us, in the phases above, until nothing
+ * changes. now_us never goes back between calls. */
+void ctl_run(struct ctl *x, int64_t now_us);
+
+/* Only phases 1 and 2 (timeouts and requeues), for drivers that order
+ * them among their own events; the cycles wait for ctl_run(). */
+void ctl_tick(struct ctl *x, int64_t now_us);
+
+/*
+ * When ctl_run() must be called next without any new event: the earliest
+ * lifecycle deadline or requeue time (requeues are not counted while
+ * blockAdmission holds the cycles: the pod events that release it come
+ * first). INT64_MAX when nothing is due; at most now_us when a change is
+ * waiting for a cycle.
+ */
+int64_t ctl_next_wakeup_us(struct ctl *x, int64_t now_us);
+
+/* Whether a change is waiting for an admission cycle. */
+bool ctl_dirty(const struct ctl *x);
+
+const char *ctl_event_kind_name(enum ctl_event_kind k);
+
+#endif
