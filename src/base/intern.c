@@ -11,6 +11,8 @@ void intern_init(struct intern *t)
 {
 	hmap_init(&t->map);
 	t->strs = (__typeof__(t->strs))VEC_INIT;
+	t->refs = (__typeof__(t->refs))VEC_INIT;
+	t->free_ids = (__typeof__(t->free_ids))VEC_INIT;
 }
 
 void intern_release(struct intern *t)
@@ -18,20 +20,68 @@ void intern_release(struct intern *t)
 	vec_foreach (&t->strs, s)
 		free(*s);
 	vec_release(&t->strs);
+	vec_release(&t->refs);
+	vec_release(&t->free_ids);
 	hmap_release(&t->map);
+}
+
+/* The id of s, added with refs references when new; an existing string
+ * gains one reference when refs is 1, or is kept for good when 0. */
+static uint32_t add(struct intern *t, const char *s, size_t len, uint32_t refs)
+{
+	int64_t id;
+
+	if (hmap_get(&t->map, s, len, &id)) {
+		uint32_t *r = &t->refs.items[id];
+
+		if (!refs)
+			*r = 0;
+		else if (*r)
+			(*r)++;
+		return (uint32_t)id;
+	}
+	if (t->free_ids.len) {
+		id = vec_pop(&t->free_ids);
+		t->strs.items[id] = xstrndup(s, len);
+		t->refs.items[id] = refs;
+	} else {
+		BUG_ON(t->strs.len >= UINT32_MAX);
+		id = (int64_t)t->strs.len;
+		vec_push(&t->strs, xstrndup(s, len));
+		vec_push(&t->refs, refs);
+	}
+	hmap_put(&t->map, s, len, id);
+	return (uint32_t)id;
 }
 
 uint32_t intern_idn(struct intern *t, const char *s, size_t len)
 {
+	return add(t, s, len, 0);
+}
+
+const char *intern_str_counted(struct intern *t, const char *s)
+{
+	uint32_t id = add(t, s, strlen(s), 1);
+
+	return t->strs.items[id];
+}
+
+void intern_unref(struct intern *t, const char *s)
+{
 	int64_t id;
 
-	if (hmap_get(&t->map, s, len, &id))
-		return (uint32_t)id;
-	BUG_ON(t->strs.len >= UINT32_MAX);
-	id = (int64_t)t->strs.len;
-	vec_push(&t->strs, xstrndup(s, len));
-	hmap_put(&t->map, s, len, id);
-	return (uint32_t)id;
+	BUG_ON(!hmap_get_str(&t->map, s, &id));
+	if (!t->refs.items[id] || --t->refs.items[id])
+		return;
+	hmap_del(&t->map, s, strlen(s));
+	free(t->strs.items[id]);
+	t->strs.items[id] = NULL;
+	vec_push(&t->free_ids, (uint32_t)id);
+}
+
+size_t intern_count(const struct intern *t)
+{
+	return t->strs.len - t->free_ids.len;
 }
 
 uint32_t intern_id(struct intern *t, const char *s)
@@ -56,7 +106,7 @@ const char *intern_str(struct intern *t, const char *s)
 
 const char *intern_name(const struct intern *t, uint32_t id)
 {
-	BUG_ON(id >= t->strs.len);
+	BUG_ON(id >= t->strs.len || !t->strs.items[id]);
 	return t->strs.items[id];
 }
 

@@ -28,7 +28,8 @@ enum pod_bind { POD_UNBOUND, POD_BINDING, POD_BOUND };
 
 /* One slot's workload as the controller knows it. */
 struct ctl_wl {
-	uint32_t gen;	     /* of the workload in the slot now; 0: free */
+	uint32_t gen;	     /* of the slot's workload; bumped when freed */
+	bool live;	     /* the slot holds a workload */
 	bool pods_exist;     /* ctl_submit(pods_exist) */
 	uint32_t npods;	     /* spec pods; 0 until the first bind */
 	uint8_t *bind;	     /* enum pod_bind per pod */
@@ -273,8 +274,11 @@ static void grow(struct ctl *x)
 	if (nwl > x->nwl) {
 		x->wl = xreallocarray(x->wl, nwl, sizeof(*x->wl));
 		memset(x->wl + x->nwl, 0, (nwl - x->nwl) * sizeof(*x->wl));
-		for (size_t i = x->nwl; i < nwl; i++)
+		for (size_t i = x->nwl; i < nwl; i++) {
 			x->wl[i].gen = 1;
+			x->wl[i].live =
+				workload_live(&x->c->workloads.items[i]);
+		}
 		x->nwl = nwl;
 	}
 	if (nn > x->nnodes) {
@@ -326,7 +330,7 @@ void ctl_free(struct ctl *x)
 
 uint64_t ctl_handle(const struct ctl *x, uint32_t wl)
 {
-	if (wl >= x->nwl || !x->wl[wl].gen)
+	if (wl >= x->nwl || !x->wl[wl].live)
 		return 0;
 	return CTL_HANDLE(wl, x->wl[wl].gen);
 }
@@ -357,7 +361,7 @@ static int64_t slot_of(struct ctl *x, uint64_t h)
 	uint32_t wl = CTL_SLOT(h);
 
 	grow(x);
-	if (wl >= x->nwl || !x->wl[wl].gen || x->wl[wl].gen != CTL_GEN(h))
+	if (wl >= x->nwl || !x->wl[wl].live || x->wl[wl].gen != CTL_GEN(h))
 		return -ESTALE;
 	return wl;
 }
@@ -366,6 +370,49 @@ static void set_now(struct ctl *x, int64_t now_us)
 {
 	BUG_ON(now_us < x->now_us);
 	x->now_us = now_us;
+}
+
+int ctl_workload_add(struct ctl *x, struct workload *w, uint64_t *ret_h)
+{
+	uint32_t slot;
+	int rc;
+
+	rc = cluster_workload_put(x->c, w, &slot);
+	if (rc < 0)
+		return rc;
+	grow(x);
+	x->wl[slot].live = true;
+	sched_wl_add(x->s, slot);
+	gang_wl_add(x->g, slot);
+	*ret_h = CTL_HANDLE(slot, x->wl[slot].gen);
+	return 0;
+}
+
+int ctl_workload_delete(struct ctl *x, uint64_t h, int64_t now_us)
+{
+	int64_t wl = slot_of(x, h);
+	struct ctl_wl *w;
+
+	if (wl < 0)
+		return (int)wl;
+	set_now(x, now_us);
+	w = &x->wl[wl];
+	if (sched_wl_state(x->s, (uint32_t)wl) == SCHED_WL_ADMITTED) {
+		gang_evicted(x->g, (uint32_t)wl, now_us);
+		flush(x);
+		x->dirty = true; /* its quota and nodes are free */
+	}
+	gang_wl_remove(x->g, (uint32_t)wl);
+	sched_wl_remove(x->s, (uint32_t)wl);
+	cluster_workload_remove(x->c, (uint32_t)wl);
+	drop_pods(w);
+	w->pods_exist = false;
+	w->bind_fails = 0;
+	w->bind_epoch++;
+	w->live = false;
+	if (++w->gen == 0) /* a handle is never 0 */
+		w->gen = 1;
+	return 0;
 }
 
 int ctl_submit(struct ctl *x, uint64_t h, bool pods_exist, int64_t now_us)

@@ -139,6 +139,22 @@ const struct gang *ctl_gang(const struct ctl *x);
 struct ctl_stats ctl_stats(const struct ctl *x);
 
 /*
+ * Add workload *w (moved in, *w zeroed; see cluster_workload_put()) to the
+ * cluster, as NEW: ctl_submit() queues it. Writes its handle to *ret_h.
+ * Returns 0, or -EEXIST when its namespace/name is taken (w untouched).
+ */
+int ctl_workload_add(struct ctl *x, struct workload *w,
+		     uint64_t *ret_h) MUST_CHECK;
+
+/*
+ * Delete workload h (Kubernetes deleted the object): an admitted one
+ * releases its pods (the release op) and its quota, a pending one leaves
+ * its queue; its slot is freed and every handle of it is stale from now
+ * on. Returns 0 or -ESTALE.
+ */
+int ctl_workload_delete(struct ctl *x, uint64_t h, int64_t now_us);
+
+/*
  * Queue workload h at now_us (sched_submit()). With pods_exist, its pods
  * exist already (a PodGroup's quorum counts them at admission). Returns
  * 0 or -ESTALE.

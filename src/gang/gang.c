@@ -106,6 +106,18 @@ const char *gang_decision_kind_name(enum gang_decision_kind k)
 	return names[k];
 }
 
+static void init_wl(struct gang *g, uint32_t i)
+{
+	const struct workload *w = &g->c->workloads.items[i];
+	struct gang_wl *x = &g->wl[i];
+
+	memset(x, 0, sizeof(*x));
+	x->pg = cluster_find(g->c, KIND_POD_GROUP, w->ns, w->name);
+	x->permit_deadline_us = NONE_US;
+	x->ready_deadline_us = NONE_US;
+	x->pgs.creation_us = w->creation_us;
+}
+
 struct gang *gang_new(const struct cluster *c, const struct sched *s,
 		      const struct gang_options *opt,
 		      const struct gang_ops *ops, void *ctx)
@@ -128,15 +140,39 @@ struct gang *gang_new(const struct cluster *c, const struct sched *s,
 	g->nwl = c->workloads.len;
 	g->wl = xcalloc(g->nwl ? g->nwl : 1, sizeof(*g->wl));
 	for (size_t i = 0; i < g->nwl; i++) {
-		const struct workload *w = &c->workloads.items[i];
-
-		g->wl[i].pg = cluster_find(c, KIND_POD_GROUP, w->ns, w->name);
-		g->wl[i].permit_deadline_us = NONE_US;
-		g->wl[i].ready_deadline_us = NONE_US;
-		g->wl[i].pgs.creation_us = w->creation_us;
+		if (workload_live(&c->workloads.items[i]))
+			init_wl(g, (uint32_t)i);
 	}
 	place_result_init(&g->res);
 	return g;
+}
+
+void gang_wl_add(struct gang *g, uint32_t wl)
+{
+	size_t n = g->c->workloads.len;
+
+	BUG_ON(wl >= n || !workload_live(&g->c->workloads.items[wl]));
+	if (n > g->nwl) {
+		g->wl = xreallocarray(g->wl, n, sizeof(*g->wl));
+		memset(g->wl + g->nwl, 0, (n - g->nwl) * sizeof(*g->wl));
+		g->nwl = n;
+	}
+	BUG_ON(g->wl[wl].pods); /* the slot is free */
+	init_wl(g, wl);
+}
+
+void gang_wl_remove(struct gang *g, uint32_t wl)
+{
+	struct gang_wl *x;
+
+	BUG_ON(wl >= g->nwl);
+	x = &g->wl[wl];
+	if (x->state == GANG_WAITING || x->state == GANG_BOUND)
+		g->nstarting--;
+	free(x->pods);
+	memset(x, 0, sizeof(*x));
+	x->permit_deadline_us = NONE_US;
+	x->ready_deadline_us = NONE_US;
 }
 
 void gang_free(struct gang *g)

@@ -107,6 +107,12 @@ struct gang *gang_new(const struct cluster *c, const struct sched *s,
 /* Free everything; NULL ok. */
 void gang_free(struct gang *g);
 
+/* Workload slot wl of the cluster was just filled: take it in, IDLE. */
+void gang_wl_add(struct gang *g, uint32_t wl);
+/* Forget wl before its slot is freed; the caller has taken its pods off
+ * their nodes (gang_evicted()) if it held any. */
+void gang_wl_remove(struct gang *g, uint32_t wl);
+
 /* The PodGroup of wl (borrowed; NULL: none, all pods are the quorum). */
 void gang_set_pod_group(struct gang *g, uint32_t wl,
 			const struct pod_group *pg);

@@ -212,6 +212,7 @@ void cluster_release(struct cluster *c)
 	if (!c)
 		return;
 	release_objects(c);
+	vec_release(&c->free_workloads);
 	if (c->owns_tables) {
 		intern_release(&c->own_strings);
 		resource_registry_release(&c->own_resources);
@@ -276,6 +277,50 @@ void cluster_pop_last(struct cluster *c, enum kind k)
 	v->len--;
 	if (kinds[k].release)
 		kinds[k].release(elem(v, k, v->len));
+}
+
+int cluster_workload_put(struct cluster *c, struct workload *w,
+			 uint32_t *ret_slot)
+{
+	struct strbuf sb;
+	uint32_t slot;
+	bool fresh;
+
+	strbuf_init(&sb);
+	key_of(&sb, KIND_WORKLOAD, w->ns, w->name);
+	fresh = !hmap_get(&c->index[KIND_WORKLOAD], sb.buf, sb.len, NULL);
+	if (fresh) {
+		w->name = intern_str_counted(c->strings, w->name);
+		if (c->free_workloads.len) {
+			slot = vec_pop(&c->free_workloads);
+			c->workloads.items[slot] = *w;
+		} else {
+			slot = (uint32_t)c->workloads.len;
+			vec_push(&c->workloads, *w);
+		}
+		hmap_put(&c->index[KIND_WORKLOAD], sb.buf, sb.len, slot);
+		memset(w, 0, sizeof(*w));
+		*ret_slot = slot;
+	}
+	strbuf_release(&sb);
+	return fresh ? 0 : -EEXIST;
+}
+
+void cluster_workload_remove(struct cluster *c, uint32_t slot)
+{
+	struct workload *w;
+	struct strbuf sb;
+
+	BUG_ON(slot >= c->workloads.len);
+	w = &c->workloads.items[slot];
+	BUG_ON(!workload_live(w));
+	strbuf_init(&sb);
+	key_of(&sb, KIND_WORKLOAD, w->ns, w->name);
+	BUG_ON(!hmap_del(&c->index[KIND_WORKLOAD], sb.buf, sb.len));
+	strbuf_release(&sb);
+	intern_unref(c->strings, w->name);
+	workload_release(w); /* zeroes it: name NULL */
+	vec_push(&c->free_workloads, slot);
 }
 
 const void *cluster_find(const struct cluster *c, enum kind k, const char *ns,

@@ -75,6 +75,10 @@ struct cluster {
 	VEC(struct pod_group) pod_groups;
 	VEC(struct config) configs; /* at most one */
 
+	/* Slots of removed workloads (cluster_workload_remove()), taken
+	 * again by cluster_workload_put(), last freed first. */
+	VEC(uint32_t) free_workloads;
+
 	size_t jobs; /* workloads that came from batch/v1 Jobs */
 	struct config default_config;  /* Kueue's defaults */
 	struct hmap index[KIND_COUNT]; /* key -> position in its vector */
@@ -121,6 +125,20 @@ void cluster_pop_last(struct cluster *c, enum kind k);
  */
 int cluster_absorb(struct cluster *c, struct cluster *batch,
 		   struct diag *d) MUST_CHECK;
+
+/*
+ * Workloads that come and go while the cluster lives (a daemon's): put
+ * moves *w (its strings interned in c, but for its name, which may be any
+ * string: it is interned here with a reference of its own) into a free
+ * slot or at the end, and writes the slot to *ret_slot; *w is zeroed.
+ * Returns -EEXIST (w untouched) when the name is taken. A slot keeps its
+ * index while its workload lives; after remove it is free (name NULL,
+ * workload_live() false) until the next put. Loops over c->workloads
+ * skip free slots.
+ */
+int cluster_workload_put(struct cluster *c, struct workload *w,
+			 uint32_t *ret_slot) MUST_CHECK;
+void cluster_workload_remove(struct cluster *c, uint32_t slot);
 
 /* Objects by name; NULL when absent. ns may be NULL for cluster scope. */
 const void *cluster_find(const struct cluster *c, enum kind k, const char *ns,

@@ -168,4 +168,11 @@ const char *topology_mode_name(enum topology_mode mode);
 int podset_check_topology(const struct podset *ps,
 			  struct errbuf *eb) MUST_CHECK;
 
+/* Whether a cluster's workload slot holds a workload (see
+ * cluster_workload_put()). */
+static inline bool workload_live(const struct workload *w)
+{
+	return w->name != NULL;
+}
+
 #endif

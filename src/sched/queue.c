@@ -11,7 +11,8 @@
 
 #include "base/banned.h"
 
-void queue_init(struct queue *q, queue_cmp_fn cmp, void *ctx, uint32_t *pos)
+void queue_init(struct queue *q, queue_cmp_fn cmp, void *ctx,
+		uint32_t *const *pos)
 {
 	q->items = NULL;
 	q->len = q->cap = 0;
@@ -32,7 +33,7 @@ void queue_release(struct queue *q)
 static void put(struct queue *q, size_t i, uint32_t id)
 {
 	q->items[i] = id;
-	q->pos[id] = (uint32_t)i;
+	(*q->pos)[id] = (uint32_t)i;
 }
 
 static void sift_up(struct queue *q, size_t i)
@@ -87,14 +88,14 @@ uint32_t queue_peek(const struct queue *q)
 
 bool queue_contains(const struct queue *q, uint32_t id)
 {
-	uint32_t i = q->pos[id];
+	uint32_t i = (*q->pos)[id];
 
 	return i < q->len && q->items[i] == id;
 }
 
 void queue_remove(struct queue *q, uint32_t id)
 {
-	size_t i = q->pos[id];
+	size_t i = (*q->pos)[id];
 	uint32_t last;
 
 	BUG_ON(!queue_contains(q, id));
@@ -103,7 +104,7 @@ void queue_remove(struct queue *q, uint32_t id)
 		return;
 	put(q, i, last);
 	sift_up(q, i);
-	sift_down(q, q->pos[last]);
+	sift_down(q, (*q->pos)[last]);
 }
 
 uint32_t queue_pop(struct queue *q)

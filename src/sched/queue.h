@@ -27,10 +27,13 @@ struct queue {
 	size_t len, cap;
 	queue_cmp_fn cmp;
 	void *ctx;
-	uint32_t *pos; /* borrowed: pos[id] = index in items */
+	/* borrowed: (*pos)[id] = index in items; the owner may move the
+	 * array as ids are added. */
+	uint32_t *const *pos;
 };
 
-void queue_init(struct queue *q, queue_cmp_fn cmp, void *ctx, uint32_t *pos);
+void queue_init(struct queue *q, queue_cmp_fn cmp, void *ctx,
+		uint32_t *const *pos);
 /* Free the item array; NULL ok. */
 void queue_release(struct queue *q);
 void queue_push(struct queue *q, uint32_t id);

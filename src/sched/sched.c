@@ -327,7 +327,7 @@ static void init_cqs(struct sched *s)
 		q->cq = &s->c->cluster_queues.items[i];
 		q->active = cq_active(s, i, &q->inactive);
 		q->root = s->q.nodes[i].root;
-		queue_init(&q->heap, heap_cmp, s, s->pos);
+		queue_init(&q->heap, heap_cmp, s, &s->pos);
 		hmap_init(&q->class_of);
 		for (size_t f = 0; f < nf; f++) {
 			bool listed = false;
@@ -360,14 +360,69 @@ struct sched *sched_new(const struct cluster *c,
 	s->nwl = c->workloads.len;
 	s->wl = xcalloc(s->nwl + 1, sizeof(*s->wl));
 	s->pos = xcalloc(s->nwl + 1, sizeof(*s->pos));
-	queue_init(&s->waiting, waiting_cmp, s, s->pos);
+	queue_init(&s->waiting, waiting_cmp, s, &s->pos);
 	s->node_down = xcalloc(c->nodes.len + 1, sizeof(*s->node_down));
 	init_cqs(s);
 	dflt = default_priority(c);
-	for (uint32_t i = 0; i < s->nwl; i++)
-		init_wl(s, i, dflt);
+	for (uint32_t i = 0; i < s->nwl; i++) {
+		if (workload_live(&c->workloads.items[i]))
+			init_wl(s, i, dflt);
+	}
+	s->wl_base = c->workloads.items;
 	running_init(s);
 	return s;
+}
+
+static void leave_queues(struct sched *s, uint32_t id);
+static void free_adm(struct sched_admission *adm);
+
+/* The cluster's workload array moved (a push): point at the new one. */
+static void rebase(struct sched *s)
+{
+	const struct workload *base = s->c->workloads.items;
+
+	if (base == s->wl_base)
+		return;
+	for (size_t i = 0; i < s->nwl; i++) {
+		if (s->wl[i].w)
+			s->wl[i].w = &base[i];
+	}
+	s->wl_base = base;
+}
+
+void sched_wl_add(struct sched *s, uint32_t id)
+{
+	size_t n = s->c->workloads.len;
+
+	BUG_ON(id >= n || !workload_live(&s->c->workloads.items[id]));
+	if (n > s->nwl) {
+		s->wl = xreallocarray(s->wl, n, sizeof(*s->wl));
+		memset(s->wl + s->nwl, 0, (n - s->nwl) * sizeof(*s->wl));
+		s->pos = xreallocarray(s->pos, n, sizeof(*s->pos));
+		memset(s->pos + s->nwl, 0, (n - s->nwl) * sizeof(*s->pos));
+		s->nwl = n;
+	}
+	rebase(s);
+	BUG_ON(s->wl[id].w); /* the slot is free */
+	init_wl(s, id, default_priority(s->c));
+}
+
+void sched_wl_remove(struct sched *s, uint32_t id)
+{
+	struct sched_wl *wl;
+
+	BUG_ON(id >= s->nwl || !s->wl[id].w);
+	wl = &s->wl[id];
+	if (wl->state == SCHED_WL_ADMITTED)
+		sched_release(s, id);
+	else if (wl->state == SCHED_WL_PENDING)
+		leave_queues(s, id);
+	free_adm(wl->adm);
+	free(wl->why.msg);
+	for (int k = 0; k < SCHED_COND_COUNT; k++)
+		free(wl->cond_msg[k]);
+	memset(wl, 0, sizeof(*wl));
+	s->last_check.valid = false; /* it may name this slot */
 }
 
 static void free_adm(struct sched_admission *adm)
@@ -442,7 +497,7 @@ static struct sched_class *class_get(struct sched *s, struct sched_cq *q,
 	k = vec_push_zero(&q->classes);
 	k->hash = hash;
 	k->out = QUEUE_NONE;
-	queue_init(&k->q, heap_cmp, s, s->pos);
+	queue_init(&k->q, heap_cmp, s, &s->pos);
 	hmap_put(&q->class_of, &hash, sizeof(hash),
 		 (int64_t)(q->classes.len - 1));
 	return k;

@@ -6,9 +6,11 @@
  * (conditions, admission, pending reason, position). See
  * docs/internals/admission.md.
  *
- * A struct sched refers to a loaded struct cluster, which must outlive it
- * and not change while it lives; workloads are named by their index in
- * cluster->workloads. The core is pure: it reads no clock (time comes in
+ * A struct sched refers to a loaded struct cluster, which must outlive it;
+ * workloads are named by their slot in cluster->workloads. Workloads may
+ * come and go while it lives (sched_wl_add(), sched_wl_remove()); other
+ * objects of the cluster must not change (the controller rebuilds the
+ * scheduler when they do). The core is pure: it reads no clock (time comes in
  * as now_us arguments), makes no system calls and never logs. Every order
  * it uses has a total tie-break, so the same calls give the same
  * decisions. Three drivers use it: `echelon plan` (no time passes), the
@@ -152,6 +154,18 @@ struct sched *sched_new(const struct cluster *c,
 			const struct sched_options *opt);
 /* Free everything; NULL ok. */
 void sched_free(struct sched *s);
+
+/*
+ * Workload slot id of the cluster was just filled (cluster_workload_put()):
+ * take it in, as NEW. The slot must be free here.
+ */
+void sched_wl_add(struct sched *s, uint32_t id);
+/*
+ * Forget workload id before its slot is freed: an admitted one releases
+ * its quota and placement (its capacity is free at the next cycle), a
+ * pending one leaves its queue; nothing of it stays.
+ */
+void sched_wl_remove(struct sched *s, uint32_t id);
 
 /*
  * Count workload wl's status.admission as usage: quota in its

@@ -100,10 +100,11 @@ struct sched {
 	const struct cluster *c;
 	struct sched_options opt;
 	struct quota q;
-	struct sched_wl *wl; /* [nwl] */
+	struct sched_wl *wl; /* [nwl]; w NULL: a free slot */
 	size_t nwl;
-	uint32_t *pos;	      /* queue positions, [nwl] */
-	struct sched_cq *cqs; /* [ncq] */
+	const struct workload *wl_base; /* c->workloads.items seen last */
+	uint32_t *pos;			/* queue positions, [nwl] */
+	struct sched_cq *cqs;		/* [ncq] */
 	size_t ncq;
 	struct sched_tas *tas;	   /* [nflavors]; t NULL when not TAS */
 	VEC(int32_t) * flavor_cqs; /* [nflavors] CQs listing the flavor */

@@ -76,15 +76,14 @@ bool trace_job_set_gpus(struct trace_job *j, int64_t gpus, int32_t gpus_per_pod,
 	return gpus % per_pod != 0;
 }
 
-int trace_job_add_workload(const struct trace_job *j, struct cluster *c,
-			   const char *ns)
+void trace_job_workload(const struct trace_job *j, struct cluster *c,
+			const char *ns, struct workload *w)
 {
-	struct workload *w = vec_push_zero(&c->workloads);
 	struct podset *ps;
 
 	workload_init(w);
 	w->ns = cluster_str(c, ns ? ns : "default");
-	w->name = cluster_str(c, j->name);
+	w->name = j->name;
 	w->queue_name = cluster_str(c, j->queue);
 	w->priority = j->priority;
 	w->creation_us = j->submit_us;
@@ -103,6 +102,15 @@ int trace_job_add_workload(const struct trace_job *j, struct cluster *c,
 	if (j->topology_level)
 		ps->topology.level =
 			cluster_str(c, gen_level_label(j->topology_level));
+}
+
+int trace_job_add_workload(const struct trace_job *j, struct cluster *c,
+			   const char *ns)
+{
+	struct workload *w = vec_push_zero(&c->workloads);
+
+	trace_job_workload(j, c, ns, w);
+	w->name = cluster_str(c, j->name);
 	if (cluster_index_last(c, KIND_WORKLOAD) < 0) {
 		cluster_pop_last(c, KIND_WORKLOAD);
 		return -EEXIST;

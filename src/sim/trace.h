@@ -173,8 +173,17 @@ bool trace_job_set_gpus(struct trace_job *j, int64_t gpus, int32_t gpus_per_pod,
  * -EEXIST (nothing added) when c already has a workload of that name.
  */
 struct cluster;
+struct workload;
 int trace_job_add_workload(const struct trace_job *j, struct cluster *c,
 			   const char *ns) MUST_CHECK;
+
+/*
+ * The same workload into *w (initialised here) instead of appending it:
+ * its name is j->name as is, not interned (cluster_workload_put() interns
+ * it), for workloads added while a controller runs.
+ */
+void trace_job_workload(const struct trace_job *j, struct cluster *c,
+			const char *ns, struct workload *w);
 
 /* Initial fill for a job record: pods 1, min_count 1, requests pods=1. */
 void trace_job_init(struct trace_job *j);

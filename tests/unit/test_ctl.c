@@ -20,6 +20,7 @@
 #include "base/rng.h"
 #include "ctl/ctl.h"
 #include "sched/quota.h"
+#include "sim/trace.h"
 #include "test_sched_fixture.h"
 #include "testutil.h"
 
@@ -481,6 +482,84 @@ static void random_run(uint64_t seed)
 	cluster_release(&c);
 }
 
+/* A 2-pod gang of 1 GPU each, made while the controller runs. */
+static int add(struct ctl *x, struct cluster *c, const char *name,
+	       uint64_t *ret_h)
+{
+	struct trace_job j;
+	struct workload w;
+	int rc;
+
+	trace_job_init(&j);
+	j.name = name;
+	j.queue = "lq";
+	j.duration_us = S;
+	trace_job_set_gpus(&j, 2, 1,
+			   resource_lookup(c->resources, "nvidia.com/gpu"),
+			   1000, 0);
+	trace_job_workload(&j, c, "ns", &w);
+	rc = ctl_workload_add(x, &w, ret_h);
+	workload_release(&w); /* nothing when moved in */
+	return rc;
+}
+
+/* Workloads come and go: stable handles, stale ones refused, memory of the
+ * live ones only. */
+static void test_dynamic_workloads(void **state)
+{
+	struct cluster c;
+	struct ctl *x;
+	struct be b;
+	uint64_t h[3], again;
+	size_t strings;
+	char name[32];
+
+	(void)state;
+	small(&c, 0);
+	be_init(&b, &c);
+	x = ctl_new(&c, NULL, &be_ops, &b);
+	for (int i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "d%d", i);
+		assert_int_equal(add(x, &c, name, &h[i]), 0);
+		assert_int_equal(ctl_submit(x, h[i], true, 0), 0);
+	}
+	assert_int_equal(add(x, &c, "d1", &again), -EEXIST);
+	ctl_run(x, 0);
+	assert_string_equal(b.log.buf,
+			    "Admitted d0; bind d0/0 n0; bind d0/1 n1; "
+			    "Admitted d1; bind d1/0 n2; bind d1/1 n3; ");
+	strbuf_reset(&b.log);
+	/* Deleting an admitted gang frees its nodes for the third. */
+	assert_int_equal(ctl_workload_delete(x, h[0], S), 0);
+	assert_int_equal(ctl_workload_delete(x, h[0], S), -ESTALE);
+	assert_int_equal(ctl_submit(x, h[0], true, S), -ESTALE);
+	ctl_run(x, S);
+	assert_string_equal(b.log.buf, "release d0; Admitted d2; "
+				       "bind d2/0 n0; bind d2/1 n1; ");
+	/* Its slot is taken again, under a new generation. */
+	assert_int_equal(add(x, &c, "d3", &again), 0);
+	assert_int_equal(CTL_SLOT(again), CTL_SLOT(h[0]));
+	assert_true(again != h[0]);
+	assert_int_equal(ctl_finish(x, h[0], S), -ESTALE);
+	assert_int_equal(ctl_workload_delete(x, again, S), 0);
+	/* Many more come and go: nothing grows with the history. */
+	strings = intern_count(c.strings);
+	for (int i = 0; i < 1000; i++) {
+		uint64_t t;
+
+		snprintf(name, sizeof(name), "churn-%d", i);
+		assert_int_equal(add(x, &c, name, &t), 0);
+		assert_int_equal(ctl_submit(x, t, true, 2 * S), 0);
+		ctl_run(x, 2 * S);
+		assert_int_equal(ctl_workload_delete(x, t, 2 * S), 0);
+	}
+	assert_int_equal(intern_count(c.strings), strings);
+	assert_int_equal(c.workloads.len, 3);
+	ctl_free(x);
+	be_release_all(&b);
+	cluster_release(&c);
+}
+
 static void test_random_faults(void **state)
 {
 	(void)state;
@@ -495,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_bind_failure),
 		cmocka_unit_test(test_bind_timeout),
 		cmocka_unit_test(test_bind_refused_and_stale),
+		cmocka_unit_test(test_dynamic_workloads),
 		cmocka_unit_test(test_random_faults),
 	};
 

@@ -43,7 +43,7 @@ static uint32_t model_min(const bool *in)
 
 static void test_random_against_model(void **state)
 {
-	uint32_t pos[N];
+	uint32_t pos_arr[N], *pos = pos_arr;
 	bool in[N] = { false };
 	struct queue q;
 	struct rng r;
@@ -52,7 +52,7 @@ static void test_random_against_model(void **state)
 	rng_seed(&r, 42);
 	for (int i = 0; i < N; i++)
 		keys[i] = (int)(rng_next(&r) % 16); /* many ties */
-	queue_init(&q, cmp, NULL, pos);
+	queue_init(&q, cmp, NULL, &pos);
 	for (int step = 0; step < 20000; step++) {
 		uint32_t id = (uint32_t)(rng_next(&r) % N);
 		unsigned op = (unsigned)(rng_next(&r) % 3);
@@ -78,11 +78,11 @@ static void test_random_against_model(void **state)
 
 static void test_empty(void **state)
 {
-	uint32_t pos[4] = { 0 };
+	uint32_t pos_arr[4] = { 0 }, *pos = pos_arr;
 	struct queue q;
 
 	(void)state;
-	queue_init(&q, cmp, NULL, pos);
+	queue_init(&q, cmp, NULL, &pos);
 	assert_int_equal(queue_peek(&q), QUEUE_NONE);
 	assert_int_equal(queue_pop(&q), QUEUE_NONE);
 	assert_false(queue_contains(&q, 0));
