@@ -8,7 +8,7 @@
  * the lifecycle's call has returned, in the order the binds were asked
  * for. See docs/internals/controller.md.
  */
-#include "ctl/ctl.h"
+#include "ctl/ctl_int.h"
 
 #include <errno.h>
 #include <string.h>
@@ -17,62 +17,6 @@
 #include "base/vec.h"
 
 #include "base/banned.h"
-
-#define DEFAULT_BIND_TIMEOUT_US (30LL * 1000000)
-/* kube-scheduler's podInitialBackoffSeconds and podMaxBackoffSeconds,
- * for a gang whose binds failed. */
-#define BIND_BACKOFF_US	    (1LL * 1000000)
-#define BIND_BACKOFF_MAX_US (10LL * 1000000)
-
-enum pod_bind { POD_UNBOUND, POD_BINDING, POD_BOUND };
-
-/* One slot's workload as the controller knows it. */
-struct ctl_wl {
-	uint32_t gen;	     /* of the slot's workload; bumped when freed */
-	bool live;	     /* the slot holds a workload */
-	bool pods_exist;     /* ctl_submit(pods_exist) */
-	uint32_t npods;	     /* spec pods; 0 until the first bind */
-	uint8_t *bind;	     /* enum pod_bind per pod */
-	uint32_t *node;	     /* node index per pod, CTL_NO_NODE */
-	uint32_t binding;    /* pods in POD_BINDING */
-	uint64_t bind_epoch; /* bumped on every release: old timeouts */
-	uint32_t bind_fails; /* in a row: the requeue backoff */
-};
-
-/* A call to the backend waiting for the core to finish its step. */
-struct ctl_out {
-	bool release;
-	uint32_t wl, pod, node;
-};
-
-/* A bind timeout: wl must have no pod BINDING from epoch by then. */
-struct ctl_bind_dl {
-	int64_t at_us;
-	uint32_t wl;
-	uint64_t epoch;
-};
-
-struct ctl {
-	struct cluster *c;
-	struct ctl_options opt;
-	const struct ctl_backend_ops *ops;
-	void *ctx;
-	struct sched *s;
-	struct gang *g;
-	bool one_per_cycle; /* blockAdmission: one admission, then wait */
-	bool dirty;
-	int64_t now_us;
-	struct ctl_wl *wl;
-	size_t nwl;
-	bool *node_down;
-	size_t nnodes;
-	VEC(struct ctl_out) out;
-	/* Bind deadlines in time order (the timeout is one constant). */
-	VEC(struct ctl_bind_dl) dl;
-	size_t dl_head;
-	VEC(uint32_t) failed; /* slots whose bind failed, to evict */
-	struct ctl_stats stats;
-};
 
 const char *ctl_event_kind_name(enum ctl_event_kind k)
 {
@@ -83,14 +27,14 @@ const char *ctl_event_kind_name(enum ctl_event_kind k)
 	return names[k];
 }
 
-static void emit(struct ctl *x, const struct ctl_event *e)
+void ctl_emit(struct ctl *x, const struct ctl_event *e)
 {
 	if (x->ops && x->ops->event)
 		x->ops->event(x->ctx, e);
 }
 
 /* The pod arrays of slot wl, made on first use. */
-static struct ctl_wl *pods_of(struct ctl *x, uint32_t wl)
+struct ctl_wl *ctl_pods_of(struct ctl *x, uint32_t wl)
 {
 	struct ctl_wl *w = &x->wl[wl];
 	const struct workload *cw = &x->c->workloads.items[wl];
@@ -137,10 +81,10 @@ static uint32_t node_index(const struct ctl *x, const char *name)
 static void gang_bind(void *ctx, uint32_t wl, uint32_t pod, const char *node)
 {
 	struct ctl *x = ctx;
-	struct ctl_wl *w = pods_of(x, wl);
+	struct ctl_wl *w = ctl_pods_of(x, wl);
 
 	BUG_ON(pod >= w->npods);
-	if (w->bind[pod] != POD_UNBOUND)
+	if (w->bind[pod] != CTL_POD_UNBOUND)
 		BUG_ON(!node ||
 		       sched_move_pod(x->s, wl, pod, node, x->now_us) < 0);
 	w->node[pod] = node_index(x, node);
@@ -154,7 +98,7 @@ static void gang_release(void *ctx, uint32_t wl)
 	struct ctl_wl *w = &x->wl[wl];
 
 	if (w->bind) {
-		memset(w->bind, POD_UNBOUND, w->npods);
+		memset(w->bind, CTL_POD_UNBOUND, w->npods);
 		for (uint32_t p = 0; p < w->npods; p++)
 			w->node[p] = CTL_NO_NODE;
 	}
@@ -165,20 +109,42 @@ static void gang_release(void *ctx, uint32_t wl)
 
 static const struct gang_ops gang_ops = { gang_bind, gang_release };
 
+void ctl_push_bind_deadline(struct ctl *x, uint32_t wl)
+{
+	struct ctl_bind_dl d = { x->wl[wl].bind_deadline_us, wl,
+				 x->wl[wl].bind_epoch };
+	size_t i = x->dl.len;
+
+	vec_push(&x->dl, d);
+	for (; i > x->dl_head && (x->dl.items[i - 1].at_us > d.at_us ||
+				  (x->dl.items[i - 1].at_us == d.at_us &&
+				   x->dl.items[i - 1].wl > wl));
+	     i--)
+		x->dl.items[i] = x->dl.items[i - 1];
+	x->dl.items[i] = d;
+}
+
+/* Set the bind state of a pod, keeping the count of BINDING ones. */
+static void set_bind(struct ctl_wl *w, uint32_t pod, enum ctl_pod_bind b)
+{
+	w->binding -= w->bind[pod] == CTL_POD_BINDING;
+	w->binding += b == CTL_POD_BINDING;
+	w->bind[pod] = (uint8_t)b;
+}
+
 static void bind_started(struct ctl *x, uint32_t wl, uint32_t pod)
 {
 	struct ctl_wl *w = &x->wl[wl];
 
-	if (!w->binding)
-		vec_push(&x->dl, ((struct ctl_bind_dl){
-					 x->now_us + x->opt.bind_timeout_us, wl,
-					 w->bind_epoch }));
-	w->bind[pod] = POD_BINDING;
-	w->binding++;
+	if (!w->binding) {
+		w->bind_deadline_us = x->now_us + x->opt.bind_timeout_us;
+		ctl_push_bind_deadline(x, wl);
+	}
+	set_bind(w, pod, CTL_POD_BINDING);
 }
 
 /* Hand the outbox to the backend, in order. */
-static void flush(struct ctl *x)
+void ctl_flush(struct ctl *x)
 {
 	for (size_t i = 0; i < x->out.len; i++) {
 		struct ctl_out o = x->out.items[i];
@@ -193,10 +159,11 @@ static void flush(struct ctl *x)
 		if (x->ops && x->ops->bind)
 			rc = x->ops->bind(x->ctx, o.wl, o.pod, o.node);
 		if (rc == CTL_BIND_DONE) {
-			x->wl[o.wl].bind[o.pod] = POD_BOUND;
+			set_bind(&x->wl[o.wl], o.pod, CTL_POD_BOUND);
 		} else if (rc == CTL_BIND_STARTED) {
 			bind_started(x, o.wl, o.pod);
 		} else {
+			set_bind(&x->wl[o.wl], o.pod, CTL_POD_UNBOUND);
 			x->stats.bind_failures++;
 			vec_push(&x->failed, o.wl);
 		}
@@ -230,7 +197,7 @@ static void gang_apply(struct ctl *x, const struct gang_decisions *gd)
 		default:
 			BUG_ON(1);
 		}
-		emit(x, &e);
+		ctl_emit(x, &e);
 	}
 }
 
@@ -249,8 +216,9 @@ static int64_t bind_backoff_us(uint32_t n)
  * backoff. */
 static void evict_failed(struct ctl *x, const char *reason)
 {
-	while (x->failed.len) {
-		uint32_t wl = vec_pop(&x->failed);
+	/* in the order they failed; evicting may add none, but stay safe */
+	for (size_t i = 0; i < x->failed.len; i++) {
+		uint32_t wl = x->failed.items[i];
 		struct ctl_event e = { .kind = CTL_EV_EVICTED,
 				       .wl = wl,
 				       .reason = reason };
@@ -260,14 +228,15 @@ static void evict_failed(struct ctl *x, const char *reason)
 		e.requeue_at_us =
 			x->now_us + bind_backoff_us(++x->wl[wl].bind_fails);
 		gang_evicted(x->g, wl, x->now_us);
-		flush(x);
+		ctl_flush(x);
 		sched_evict_until(x->s, wl, reason, e.requeue_at_us, x->now_us);
 		x->dirty = true;
-		emit(x, &e);
+		ctl_emit(x, &e);
 	}
+	x->failed.len = 0;
 }
 
-static void grow(struct ctl *x)
+void ctl_grow(struct ctl *x)
 {
 	size_t nwl = x->c->workloads.len, nn = x->c->nodes.len;
 
@@ -308,8 +277,23 @@ struct ctl *ctl_new(struct cluster *c, const struct ctl_options *o,
 	x->ctx = ctx;
 	x->s = sched_new(c, &x->opt.sched);
 	x->g = gang_new(c, x->s, &x->opt.gang, &gang_ops, x);
-	grow(x);
+	ctl_grow(x);
 	return x;
+}
+
+/* Forget the binds of every slot (a rebuild restores them). */
+static void reset_binds(struct ctl *x)
+{
+	for (size_t i = 0; i < x->nwl; i++) {
+		struct ctl_wl *w = &x->wl[i];
+
+		free(w->bind);
+		free(w->node);
+		w->bind = NULL;
+		w->node = NULL;
+		w->npods = w->binding = 0;
+	}
+	x->dl.len = x->dl_head = 0;
 }
 
 void ctl_free(struct ctl *x)
@@ -360,7 +344,7 @@ static int64_t slot_of(struct ctl *x, uint64_t h)
 {
 	uint32_t wl = CTL_SLOT(h);
 
-	grow(x);
+	ctl_grow(x);
 	if (wl >= x->nwl || !x->wl[wl].live || x->wl[wl].gen != CTL_GEN(h))
 		return -ESTALE;
 	return wl;
@@ -380,7 +364,7 @@ int ctl_workload_add(struct ctl *x, struct workload *w, uint64_t *ret_h)
 	rc = cluster_workload_put(x->c, w, &slot);
 	if (rc < 0)
 		return rc;
-	grow(x);
+	ctl_grow(x);
 	x->wl[slot].live = true;
 	sched_wl_add(x->s, slot);
 	gang_wl_add(x->g, slot);
@@ -399,7 +383,7 @@ int ctl_workload_delete(struct ctl *x, uint64_t h, int64_t now_us)
 	w = &x->wl[wl];
 	if (sched_wl_state(x->s, (uint32_t)wl) == SCHED_WL_ADMITTED) {
 		gang_evicted(x->g, (uint32_t)wl, now_us);
-		flush(x);
+		ctl_flush(x);
 		x->dirty = true; /* its quota and nodes are free */
 	}
 	gang_wl_remove(x->g, (uint32_t)wl);
@@ -440,20 +424,20 @@ int ctl_adopt(struct ctl *x, uint64_t h, int64_t now_us, struct strbuf *why)
 	rc = sched_assume_admitted(x->s, (uint32_t)wl, now_us, why);
 	if (rc < 0)
 		return rc;
-	w = pods_of(x, (uint32_t)wl);
+	w = ctl_pods_of(x, (uint32_t)wl);
 	w->pods_exist = true;
 	gang_admitted(x->g, (uint32_t)wl, now_us);
 	/* Its pods are on their nodes already: nothing to ask. */
 	vec_foreach (&x->out, o) {
 		BUG_ON(o->release || o->wl != (uint32_t)wl);
-		w->bind[o->pod] = POD_BOUND;
+		w->bind[o->pod] = CTL_POD_BOUND;
 	}
 	x->out.len = 0;
 	if (gang_state(x->g, (uint32_t)wl) == GANG_WAITING) {
 		for (uint32_t p = 0; p < w->npods; p++)
 			gang_pod_created(x->g, (uint32_t)wl, p, now_us);
 		vec_foreach (&x->out, o)
-			w->bind[o->pod] = POD_BOUND;
+			w->bind[o->pod] = CTL_POD_BOUND;
 		x->out.len = 0;
 	}
 	return 0;
@@ -483,7 +467,7 @@ int ctl_pod_event(struct ctl *x, uint64_t h, uint32_t pod, enum ctl_pod_ev ev,
 
 	if (wl < 0)
 		return (int)wl;
-	if (pod >= pods_of(x, (uint32_t)wl)->npods)
+	if (pod >= ctl_pods_of(x, (uint32_t)wl)->npods)
 		return -EINVAL;
 	set_now(x, now_us);
 	switch (ev) {
@@ -497,7 +481,7 @@ int ctl_pod_event(struct ctl *x, uint64_t h, uint32_t pod, enum ctl_pod_ev ev,
 		gang_pod_created(x->g, (uint32_t)wl, pod, now_us);
 		break;
 	}
-	flush(x);
+	ctl_flush(x);
 	return 0;
 }
 
@@ -511,15 +495,15 @@ int ctl_bind_result(struct ctl *x, uint64_t h, uint32_t pod, int err,
 		return (int)wl;
 	set_now(x, now_us);
 	w = &x->wl[wl];
-	if (!w->bind || pod >= w->npods || w->bind[pod] != POD_BINDING)
+	if (!w->bind || pod >= w->npods || w->bind[pod] != CTL_POD_BINDING)
 		return 0; /* released or moved since: not ours any more */
-	w->binding--;
 	if (!err) {
-		w->bind[pod] = POD_BOUND;
+		set_bind(w, pod, CTL_POD_BOUND);
 		if (!w->binding)
 			w->bind_fails = 0;
 		return 0;
 	}
+	set_bind(w, pod, CTL_POD_UNBOUND);
 	x->stats.bind_failures++;
 	vec_push(&x->failed, (uint32_t)wl);
 	evict_failed(x, "BindFailed");
@@ -530,7 +514,7 @@ void ctl_node_down(struct ctl *x, uint32_t node, bool down, int64_t now_us)
 {
 	struct gang_decisions gd;
 
-	grow(x);
+	ctl_grow(x);
 	BUG_ON(node >= x->nnodes);
 	set_now(x, now_us);
 	if (x->node_down[node] == down)
@@ -543,10 +527,18 @@ void ctl_node_down(struct ctl *x, uint32_t node, bool down, int64_t now_us)
 	}
 	gang_decisions_init(&gd);
 	gang_node_failed(x->g, x->c->nodes.items[node].name, now_us, &gd);
-	flush(x);
+	ctl_flush(x);
 	gang_apply(x, &gd);
 	gang_decisions_release(&gd);
 	evict_failed(x, "BindFailed");
+}
+
+/* Whether a bind deadline no longer applies. */
+static bool stale(const struct ctl *x, const struct ctl_bind_dl *d)
+{
+	const struct ctl_wl *w = &x->wl[d->wl];
+
+	return w->bind_epoch != d->epoch || !w->binding;
 }
 
 /* Gangs still partly bound when their bind timeout came: evicted. */
@@ -555,9 +547,7 @@ static void bind_timeouts(struct ctl *x)
 	while (x->dl_head < x->dl.len &&
 	       x->dl.items[x->dl_head].at_us <= x->now_us) {
 		struct ctl_bind_dl d = x->dl.items[x->dl_head++];
-		const struct ctl_wl *w = &x->wl[d.wl];
-
-		if (w->bind_epoch == d.epoch && w->binding)
+		if (!stale(x, &d))
 			vec_push(&x->failed, d.wl);
 	}
 	if (x->dl_head == x->dl.len)
@@ -569,11 +559,11 @@ void ctl_tick(struct ctl *x, int64_t now_us)
 {
 	struct gang_decisions gd;
 
-	grow(x);
+	ctl_grow(x);
 	set_now(x, now_us);
 	gang_decisions_init(&gd);
 	gang_tick(x->g, now_us, &gd);
-	flush(x);
+	ctl_flush(x);
 	gang_apply(x, &gd);
 	gang_decisions_release(&gd);
 	bind_timeouts(x);
@@ -590,17 +580,17 @@ static void admitted(struct ctl *x, uint32_t wl)
 
 	BUG_ON(!adm);
 	x->stats.admissions++;
-	emit(x, &e);
-	pods_of(x, wl);
+	ctl_emit(x, &e);
+	ctl_pods_of(x, wl);
 	gang_admitted(x->g, wl, x->now_us);
-	flush(x);
+	ctl_flush(x);
 	if (gang_state(x->g, wl) != GANG_WAITING || !x->wl[wl].pods_exist)
 		return;
 	for (size_t i = 0; i < adm->npodsets; i++)
 		n += adm->ps[i].count;
 	for (int32_t p = 0; p < n; p++) /* a PodGroup: count its pods */
 		gang_pod_created(x->g, wl, (uint32_t)p, x->now_us);
-	flush(x);
+	ctl_flush(x);
 }
 
 static void preempted(struct ctl *x, const struct sched_decision *d)
@@ -611,8 +601,8 @@ static void preempted(struct ctl *x, const struct sched_decision *d)
 			       .why = d->reason };
 
 	gang_evicted(x->g, d->wl, x->now_us);
-	flush(x);
-	emit(x, &e);
+	ctl_flush(x);
+	ctl_emit(x, &e);
 }
 
 static void cycles(struct ctl *x)
@@ -662,6 +652,8 @@ int64_t ctl_next_wakeup_us(struct ctl *x, int64_t now_us)
 		rq = INT64_MAX;
 	if (rq < next)
 		next = rq;
+	while (x->dl_head < x->dl.len && stale(x, &x->dl.items[x->dl_head]))
+		x->dl_head++; /* its gang was released or bound since */
 	if (x->dl_head < x->dl.len && x->dl.items[x->dl_head].at_us < next)
 		next = x->dl.items[x->dl_head].at_us;
 	if (x->dirty && !gang_blocks_admission(x->g) && now_us < next)
@@ -669,4 +661,30 @@ int64_t ctl_next_wakeup_us(struct ctl *x, int64_t now_us)
 	if (next < now_us)
 		next = now_us;
 	return next;
+}
+
+int ctl_reconfigure(struct ctl *x, int (*change)(void *ctx, struct cluster *c),
+		    void *ctx, int64_t now_us)
+{
+	struct ctl_snapshot *sn;
+	int rc, lost;
+
+	set_now(x, now_us);
+	sn = ctl_snapshot(x);
+	gang_free(x->g);
+	sched_free(x->s);
+	reset_binds(x);
+	rc = change(ctx, x->c);
+	x->s = sched_new(x->c, &x->opt.sched);
+	x->g = gang_new(x->c, x->s, &x->opt.gang, &gang_ops, x);
+	memset(x->node_down, 0, x->nnodes);
+	ctl_grow(x);
+	lost = ctl_restore(x, sn);
+	BUG_ON(lost < 0);
+	/* What did not fit may fit now: Kueue requeues the inadmissible
+	 * workloads when a queue, flavor or node changes. */
+	for (size_t cq = 0; cq < x->c->cluster_queues.len; cq++)
+		sched_cq_set_dirty(x->s, (int32_t)cq);
+	ctl_snapshot_free(sn);
+	return rc < 0 ? rc : lost;
 }

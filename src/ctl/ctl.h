@@ -201,6 +201,41 @@ int ctl_bind_result(struct ctl *x, uint64_t h, uint32_t pod, int err,
  */
 void ctl_node_down(struct ctl *x, uint32_t node, bool down, int64_t now_us);
 
+/*
+ * The whole scheduling state, by names (ClusterQueues, flavors and nodes
+ * are named, not indexed): every workload's queue order, admission,
+ * conditions, requeue count and time, lifecycle and binds, with the
+ * core's tie-break counters. A controller restored from it over the same
+ * cluster continues exactly as the one it was taken from would have.
+ * The snapshot borrows the cluster's strings: it must not outlive it.
+ */
+struct ctl_snapshot;
+struct ctl_snapshot *ctl_snapshot(const struct ctl *x);
+void ctl_snapshot_free(struct ctl_snapshot *sn);
+/*
+ * Restore sn into x, a controller just made over the cluster sn was taken
+ * from (whose other objects may have changed since): every workload of sn
+ * must be live in the same slot. A workload whose admission names a
+ * ClusterQueue, flavor or node that is gone is evicted and queued again
+ * (CTL_EV_EVICTED, reason NodeFailures; its pods are released). Returns
+ * how many were, or -ENOENT when a workload of sn is not in the cluster.
+ */
+int ctl_restore(struct ctl *x, const struct ctl_snapshot *sn) MUST_CHECK;
+
+/*
+ * Change the cluster's objects other than workloads (ClusterQueues,
+ * LocalQueues, cohorts, flavors, topologies, priority classes, the
+ * configuration, nodes added, removed or relabelled) while running: the
+ * state is taken by names, the scheduler and the lifecycle are freed,
+ * change(ctx, c) edits the cluster, and both are built again over it and
+ * restored. A quota change so applies to the next cycle. Returns what
+ * change returned when negative (the cluster must then be as before), or
+ * the number of workloads evicted because what they held is gone. The
+ * pointers ctl_sched() and ctl_gang() returned before are stale after.
+ */
+int ctl_reconfigure(struct ctl *x, int (*change)(void *ctx, struct cluster *c),
+		    void *ctx, int64_t now_us);
+
 /* Run everything due at now_us, in the phases above, until nothing
  * changes. now_us never goes back between calls. */
 void ctl_run(struct ctl *x, int64_t now_us);

@@ -11,6 +11,7 @@
  */
 #include "gang/gang.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,11 +31,6 @@ enum gang_pod_flag {
 	GP_READY = 1 << 1,
 	GP_FAILED = 1 << 2,
 	GP_SUCCEEDED = 1 << 3,
-};
-
-struct gang_pod {
-	uint32_t node; /* topo node in its pod set's flavor, or NO_NODE */
-	uint8_t flags;
 };
 
 struct gang_wl {
@@ -941,4 +937,66 @@ size_t gang_node_failed(struct gang *g, const char *node, int64_t now_us,
 			node_failed_wl(g, wl, node, now_us, out);
 	}
 	return out ? out->items.len - before : 0;
+}
+
+void gang_wl_export(const struct gang *g, uint32_t wl, struct gang_saved *out)
+{
+	const struct gang_wl *x;
+
+	BUG_ON(wl >= g->nwl);
+	x = &g->wl[wl];
+	memset(out, 0, sizeof(*out));
+	out->state = x->state;
+	out->npods = x->pods ? x->npods : 0;
+	out->pods = x->pods;
+	memcpy(out->adm_count, x->adm_count, sizeof(out->adm_count));
+	memcpy(out->tas_flavor, x->tas_flavor, sizeof(out->tas_flavor));
+	out->admitted = x->admitted;
+	out->bound = x->bound;
+	out->permit_deadline_us = x->permit_deadline_us;
+	out->ready_deadline_us = x->ready_deadline_us;
+	out->ckpt_base_us = x->ckpt_base_us;
+	out->requeues = x->requeues;
+	out->lost_pod_us = x->lost_pod_us;
+	out->lost_gpu_us = x->lost_gpu_us;
+	out->pgs = x->pgs;
+}
+
+int gang_wl_import(struct gang *g, uint32_t wl, const struct gang_saved *in)
+{
+	struct gang_wl *x;
+
+	BUG_ON(wl >= g->nwl);
+	x = get(g, wl);
+	if (x->state != GANG_IDLE || (in->npods && in->npods != x->npods))
+		return -EINVAL;
+	if (in->npods)
+		memcpy(x->pods, in->pods, in->npods * sizeof(*x->pods));
+	memcpy(x->adm_count, in->adm_count, sizeof(x->adm_count));
+	memcpy(x->tas_flavor, in->tas_flavor, sizeof(x->tas_flavor));
+	x->admitted = in->admitted;
+	x->bound = in->bound;
+	x->permit_deadline_us = in->permit_deadline_us;
+	x->ready_deadline_us = in->ready_deadline_us;
+	x->ckpt_base_us = in->ckpt_base_us;
+	x->requeues = in->requeues;
+	x->lost_pod_us = in->lost_pod_us;
+	x->lost_gpu_us = in->lost_gpu_us;
+	x->pgs = in->pgs;
+	set_state(g, x, in->state);
+	if (x->permit_deadline_us != NONE_US)
+		dl_push(g, wl, x->permit_deadline_us);
+	if (x->ready_deadline_us != NONE_US)
+		dl_push(g, wl, x->ready_deadline_us);
+	return 0;
+}
+
+void gang_export_rng(const struct gang *g, struct rng *out)
+{
+	*out = g->rng;
+}
+
+void gang_import_rng(struct gang *g, const struct rng *in)
+{
+	g->rng = *in;
 }

@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/compiler.h"
+#include "base/rng.h"
 #include "base/vec.h"
 #include "gang/podgroup.h"
 #include "model/cluster.h"
@@ -46,6 +48,29 @@ enum gang_state {
 	GANG_READY,	 /* all pods Ready (or Succeeded) */
 	GANG_RECOVERING, /* was Ready, a pod failed or was lost */
 	GANG_STATE_COUNT
+};
+
+/* One pod of a gang, as the lifecycle knows it. */
+struct gang_pod {
+	uint32_t node; /* topo node in its pod set's flavor, or UINT32_MAX */
+	uint8_t flags; /* created, ready, failed, succeeded (gang.c) */
+};
+
+/*
+ * The lifecycle's state of one workload, exported so that a lifecycle
+ * rebuilt over the same cluster continues exactly (see sched_saved).
+ */
+struct gang_saved {
+	enum gang_state state;
+	uint32_t npods;		     /* 0: no pod state yet */
+	const struct gang_pod *pods; /* [npods]; borrowed */
+	int32_t adm_count[WORKLOAD_MAX_PODSETS];
+	int32_t tas_flavor[WORKLOAD_MAX_PODSETS];
+	uint32_t admitted;
+	bool bound;
+	int64_t permit_deadline_us, ready_deadline_us, ckpt_base_us;
+	int64_t requeues, lost_pod_us, lost_gpu_us;
+	struct podgroup_status pgs;
 };
 
 /* The backend: the simulator, a Kubernetes binder, or a test's recorder. */
@@ -178,6 +203,16 @@ int64_t gang_requeues(const struct gang *g, uint32_t wl);
 /* Work lost to node failures: pod-microseconds and GPU-microseconds. */
 void gang_lost_work(const struct gang *g, uint32_t wl, int64_t *ret_pod_us,
 		    int64_t *ret_gpu_us);
+
+/* The state of wl into *out; its pods stay g's (valid until g changes). */
+void gang_wl_export(const struct gang *g, uint32_t wl, struct gang_saved *out);
+/* Give IDLE workload wl the state *in (copied), deadlines included.
+ * Returns 0, or -EINVAL when wl is not IDLE or the pod count differs. */
+int gang_wl_import(struct gang *g, uint32_t wl,
+		   const struct gang_saved *in) MUST_CHECK;
+/* The backoff jitter's random state. */
+void gang_export_rng(const struct gang *g, struct rng *out);
+void gang_import_rng(struct gang *g, const struct rng *in);
 
 const char *gang_state_name(enum gang_state st);
 const char *gang_decision_kind_name(enum gang_decision_kind k);

@@ -631,7 +631,7 @@ void sched_unpark_dirty(struct sched *s)
 }
 
 /* The reason of a member of a parked class, or NULL. */
-static const struct sched_why *parked_why(const struct sched *s, uint32_t id)
+const struct sched_why *sched_parked_why(const struct sched *s, uint32_t id)
 {
 	const struct sched_wl *wl = &s->wl[id];
 	const struct sched_cq *q;
@@ -1039,6 +1039,18 @@ int sched_assume_admitted(struct sched *s, uint32_t id, int64_t now_us,
 	return 0;
 }
 
+void sched_admit_restored(struct sched *s, uint32_t id,
+			  struct sched_admission *adm, int64_t admit_us)
+{
+	struct sched_wl *wl = &s->wl[id];
+
+	wl->adm = adm;
+	wl->cq = adm->cq;
+	charge_adm(s, wl->w, adm, 1);
+	tas_charge(s, wl->w, adm, 1);
+	add_admitted(s, id, admit_us);
+}
+
 enum sched_wl_state sched_wl_state(const struct sched *s, uint32_t wl)
 {
 	return s->wl[wl].state;
@@ -1108,7 +1120,7 @@ struct sched_condition sched_wl_condition(const struct sched *s, uint32_t wl,
 	struct sched_condition c = w->cond[type];
 
 	if (type == SCHED_COND_QUOTA_RESERVED && w->state == SCHED_WL_PENDING) {
-		const struct sched_why *why = parked_why(s, wl);
+		const struct sched_why *why = sched_parked_why(s, wl);
 
 		if (!why || w->why.code != SCHED_PEND_EVALUATION)
 			why = &w->why;
@@ -1144,8 +1156,8 @@ enum sched_pend sched_wl_pending(const struct sched *s, uint32_t id,
 
 	if (wl->state != SCHED_WL_PENDING)
 		return SCHED_PEND_EVALUATION;
-	if (q && why->code == SCHED_PEND_EVALUATION && parked_why(s, id))
-		why = parked_why(s, id);
+	if (q && why->code == SCHED_PEND_EVALUATION && sched_parked_why(s, id))
+		why = sched_parked_why(s, id);
 	code = why->code;
 	if (q && code != SCHED_PEND_DEACTIVATED && !q->active) {
 		code = SCHED_PEND_ON_HOLD;

@@ -290,6 +290,56 @@ void sched_node_set_down(struct sched *s, uint32_t node, bool down,
 int sched_move_pod(struct sched *s, uint32_t wl, uint32_t pod, const char *node,
 		   int64_t now_us) MUST_CHECK;
 
+/*
+ * The scheduling state of one workload: what Kueue keeps in the Workload's
+ * status (conditions, admission, requeueState.requeueAt, the queue-order
+ * timestamp) and echelon's tie-breaks, so that a scheduler rebuilt over
+ * the same cluster continues exactly as the old one would have.
+ */
+struct sched_saved {
+	enum sched_wl_state state;
+	bool deactivated;
+	bool queued; /* PENDING in its ClusterQueue's queue */
+	/* Parked (BestEffortFIFO: inadmissible until capacity is freed),
+	 * with the reason of its class. */
+	bool parked;
+	enum sched_pend why;
+	const char *why_msg;   /* borrowed; NULL: none */
+	int64_t queue_ts_us;   /* queue-order timestamp */
+	int64_t requeue_at_us; /* in backoff until then; 0: not */
+	int64_t admit_us;
+	uint64_t seq, admit_seq, admit_cycle;
+	const struct sched_admission *adm;	       /* ADMITTED; borrowed */
+	struct sched_condition cond[SCHED_COND_COUNT]; /* borrowed texts */
+};
+
+/* The scheduler's own counters (tie-breaks), exported with the state. */
+struct sched_global {
+	uint64_t seq, admit_seq, cycle;
+};
+
+/* Whether ClusterQueue cq had capacity freed since its last cycle (its
+ * parked workloads are tried again at the next one), and set it so. */
+bool sched_cq_dirty(const struct sched *s, int32_t cq);
+void sched_cq_set_dirty(struct sched *s, int32_t cq);
+
+/* The state of workload id into *out; what it points to is s's, valid
+ * until s changes. */
+void sched_wl_export(const struct sched *s, uint32_t id,
+		     struct sched_saved *out);
+/*
+ * Give NEW workload id the state *in (copied), as if it had lived here:
+ * an admitted one counts its quota and placement, a pending one goes to
+ * its queue or its backoff wait. Returns 0, or -EINVAL when the admission
+ * names a ClusterQueue, flavor or pod sets this scheduler does not have.
+ * Condition reasons must be static or live as long as s.
+ */
+int sched_wl_import(struct sched *s, uint32_t id, const struct sched_saved *in,
+		    int64_t now_us) MUST_CHECK;
+void sched_export_global(const struct sched *s, struct sched_global *out);
+/* Set the counters; after every sched_wl_import(). */
+void sched_import_global(struct sched *s, const struct sched_global *in);
+
 void sched_decisions_init(struct sched_decisions *d);
 void sched_decisions_release(struct sched_decisions *d);
 

@@ -167,6 +167,12 @@ void sched_preempt(struct sched *s, uint32_t victim, uint32_t by,
 		   enum sched_preempt_reason reason, int64_t now_us);
 void sched_set_cond(struct sched_wl *wl, enum sched_cond c, bool status,
 		    const char *reason, char *msg, int64_t now_us);
+/* The reason of a member of a parked class (BestEffortFIFO's
+ * inadmissible workloads), or NULL when id is not parked. */
+const struct sched_why *sched_parked_why(const struct sched *s, uint32_t id);
+/* Admit id with an admission restored from an export (adm is taken). */
+void sched_admit_restored(struct sched *s, uint32_t id,
+			  struct sched_admission *adm, int64_t admit_us);
 /* Queue the workloads whose requeue time is at or before now_us. */
 void sched_requeue_due(struct sched *s, int64_t now_us);
 

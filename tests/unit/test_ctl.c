@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 
 #include "base/rng.h"
@@ -567,6 +568,247 @@ static void test_random_faults(void **state)
 		random_run(seed);
 }
 
+/* Quota of queue q's GPUs set to *ctx. */
+static int set_gpu_quota(void *ctx, struct cluster *c)
+{
+	struct flavor_quotas *fq =
+		&c->cluster_queues.items[0].groups[0].flavors[0];
+	int gpu = resource_lookup(c->resources, "nvidia.com/gpu");
+
+	for (size_t r = 0; r < fq->nresources; r++) {
+		if (fq->resources[r].resource == gpu)
+			fq->resources[r].nominal = *(int64_t *)ctx;
+	}
+	return 0;
+}
+
+/* Node n1 leaves the flavor (its pool label changes). */
+static int relabel_n1(void *ctx, struct cluster *c)
+{
+	struct node *n = (struct node *)cluster_find(c, KIND_NODE, NULL, "n1");
+
+	(void)ctx;
+	labels_set(&n->labels, cluster_str(c, "pool"), cluster_str(c, "other"));
+	return 0;
+}
+
+/* Queues, quotas and nodes change while running: a quota change applies at
+ * the next cycle, a gang on a node that left is evicted whole. */
+static void test_reconfigure(void **state)
+{
+	struct cluster c;
+	struct ctl *x;
+	struct be b;
+	int64_t q = 2;
+
+	(void)state;
+	small(&c, 2);
+	be_init(&b, &c);
+	x = ctl_new(&c, NULL, &be_ops, &b);
+	assert_int_equal(ctl_reconfigure(x, set_gpu_quota, &q, 0), 0);
+	for (uint32_t w = 0; w < 2; w++)
+		assert_int_equal(ctl_submit(x, ctl_handle(x, w), true, 0), 0);
+	ctl_run(x, 0);
+	assert_string_equal(b.log.buf,
+			    "Admitted w0; bind w0/0 n0; bind w0/1 n1; ");
+	assert_int_equal(sched_wl_state(ctl_sched(x), 1), SCHED_WL_PENDING);
+	strbuf_reset(&b.log);
+	q = 4;
+	assert_int_equal(ctl_reconfigure(x, set_gpu_quota, &q, S), 0);
+	assert_string_equal(b.log.buf, "");
+	ctl_run(x, S);
+	assert_string_equal(b.log.buf,
+			    "Admitted w1; bind w1/0 n2; bind w1/1 n3; ");
+	strbuf_reset(&b.log);
+	/* w0's pod on n1 has nowhere to be: w0 is evicted and released */
+	assert_int_equal(ctl_reconfigure(x, relabel_n1, NULL, 2 * S), 1);
+	assert_string_equal(b.log.buf, "release w0; Evicted w0 NodeFailures; ");
+	assert_int_equal(sched_wl_state(ctl_sched(x), 0), SCHED_WL_PENDING);
+	assert_int_equal(sched_wl_state(ctl_sched(x), 1), SCHED_WL_ADMITTED);
+	assert_true(topo_check(sched_topo(ctl_sched(x), 0), NULL));
+	ctl_free(x);
+	be_release_all(&b);
+	cluster_release(&c);
+}
+
+/*
+ * A cluster for restarts: two racks of four 1-GPU hosts, one queue that
+ * preempts lower priorities, waitForPodsReady with a short timeout and
+ * backoff, and eight gangs of 1 to 4 pods at three priorities.
+ */
+static void restart_cluster(struct cluster *c)
+{
+	struct wait_for_pods_ready *w = &c->default_config.wait_for_pods_ready;
+	struct strbuf sb;
+	char name[16];
+
+	strbuf_init(&sb);
+	for (int i = 0; i < 8; i++)
+		strbuf_addf(&sb,
+			    "---\napiVersion: v1\nkind: Node\n"
+			    "metadata: {name: n%d, labels: {pool: g, "
+			    "rack: r%d, kubernetes.io/hostname: n%d}}\n"
+			    "status: {allocatable: {cpu: \"8\", pods: \"10\", "
+			    "nvidia.com/gpu: \"1\"}}\n",
+			    i, i / 4, i);
+	strbuf_addstr(&sb,
+		      "---\n" K2 "kind: Topology\nmetadata: {name: t}\n"
+		      "spec: {levels: [{nodeLabel: rack}, "
+		      "{nodeLabel: kubernetes.io/hostname}]}\n"
+		      "---\n" K2 "kind: ResourceFlavor\nmetadata: "
+		      "{name: f}\nspec: {nodeLabels: {pool: g}, "
+		      "topologyName: t}\n"
+		      "---\n" K2 "kind: ClusterQueue\nmetadata: {name: q}\n"
+		      "spec:\n  preemption: {withinClusterQueue: "
+		      "LowerPriority}\n  resourceGroups:\n"
+		      "  - coveredResources: [cpu, nvidia.com/gpu]\n"
+		      "    flavors: [{name: f, resources: [{name: cpu, "
+		      "nominalQuota: 1000}, {name: nvidia.com/gpu, "
+		      "nominalQuota: 6}]}]\n");
+	fx_lq(&sb, "lq", "q");
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "g%d", i);
+		fx_wl(&sb, name, "lq", (i * 7) % 3, 1 + (i * 5) % 4, "1", 1,
+		      "    topologyRequest: {required: rack}\n");
+	}
+	fx_load(c, sb.buf);
+	strbuf_release(&sb);
+	w->enable = true;
+	w->timeout_us = 6 * S;
+	w->recovery_timeout_us = 3 * S;
+	w->requeuing.backoff_base_s = 2;
+	w->requeuing.backoff_max_s = 20;
+	w->requeuing.backoff_limit_count = -1;
+}
+
+/*
+ * A run of random events (pods ready or failed, gangs finished and
+ * resubmitted, nodes down and up, binds completing in any order, time
+ * passing); with restart_at >= 0 the controller is snapshotted, freed and
+ * restored into a new one before that step. Returns the backend's log.
+ */
+static char *restart_run(uint64_t seed, int restart_at)
+{
+	struct ctl_options o = { .bind_timeout_us = 4 * S,
+				 .gang = { .jitter = true, .seed = 3 } };
+	struct cluster c;
+	struct ctl *x;
+	struct be b;
+	struct rng r;
+	int64_t now = 0;
+	char *out;
+
+	restart_cluster(&c);
+	be_init(&b, &c);
+	b.random = true;
+	rng_seed(&b.rng, seed);
+	rng_seed(&r, seed * 31 + 7);
+	x = ctl_new(&c, &o, &be_ops, &b);
+	b.x = x;
+	for (uint32_t w = 0; w < c.workloads.len; w++)
+		assert_int_equal(ctl_submit(x, ctl_handle(x, w), true, 0), 0);
+	for (int step = 0; step < 300; step++) {
+		uint32_t w = (uint32_t)rng_below(&r, c.workloads.len);
+		uint32_t p = (uint32_t)rng_below(&r, MAXP);
+		uint64_t act = rng_below(&r, 12);
+		uint64_t h;
+
+		if (step == restart_at) {
+			struct ctl_snapshot *sn = ctl_snapshot(x);
+
+			ctl_free(x);
+			x = ctl_new(&c, &o, &be_ops, &b);
+			b.x = x;
+			assert_int_equal(ctl_restore(x, sn), 0);
+			ctl_snapshot_free(sn);
+		}
+		h = ctl_handle(x, w);
+		p %= (uint32_t)c.workloads.items[w].podsets[0].count;
+		strbuf_addf(&b.log, "\n%d:", step);
+		if (act < 3 && b.binding[w][p]) {
+			int err = rng_below(&r, 5) ? 0 : -EEXIST;
+
+			b.binding[w][p] = false;
+			if (!err)
+				bound(&b, w, p, (uint32_t)b.pod_node[w][p]);
+			else
+				b.pod_node[w][p] = -1;
+			assert_int_equal(ctl_bind_result(x, h, p, err, now), 0);
+		} else if (act < 6 && b.pod_node[w][p] >= 0 &&
+			   !b.binding[w][p]) {
+			assert_int_equal(ctl_pod_event(x, h, p,
+						       act == 5 ? CTL_POD_FAILED
+								: CTL_POD_READY,
+						       now),
+					 0);
+		} else if (act == 6 &&
+			   gang_state(ctl_gang(x), w) == GANG_READY) {
+			be_release(&b, w);
+			assert_int_equal(ctl_finish(x, h, now), 0);
+			assert_int_equal(ctl_submit(x, h, true, now), 0);
+		} else if (act == 7) {
+			ctl_node_down(x, (uint32_t)rng_below(&r, c.nodes.len),
+				      rng_below(&r, 2) == 0, now);
+		} else {
+			now += (int64_t)rng_below(&r, 3 * S);
+		}
+		ctl_run(x, now);
+		strbuf_addf(&b.log, " next=%" PRId64,
+			    ctl_next_wakeup_us(x, now));
+	}
+	for (uint32_t w = 0; w < c.workloads.len; w++) {
+		struct strbuf msg;
+
+		strbuf_init(&msg);
+		strbuf_addf(&b.log, "\n%s %d %s", c.workloads.items[w].name,
+			    (int)sched_wl_state(ctl_sched(x), w),
+			    gang_state_name(gang_state(ctl_gang(x), w)));
+		sched_wl_pending(ctl_sched(x), w, &msg);
+		strbuf_addf(&b.log, " [%s]", msg.buf);
+		strbuf_release(&msg);
+	}
+	out = xstrdup(b.log.buf);
+	ctl_free(x);
+	be_release_all(&b);
+	cluster_release(&c);
+	return out;
+}
+
+/* The line of a where it first differs from b. */
+static const char *first_diff(const char *a, const char *b)
+{
+	const char *line = a;
+
+	for (; *a && *a == *b; a++, b++) {
+		if (*a == '\n')
+			line = a + 1;
+	}
+	return line;
+}
+
+/* A controller restored from a snapshot continues exactly as the one it
+ * was taken from. */
+static void test_restart_exact(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 30; seed++) {
+		char *want = restart_run(seed, -1);
+
+		for (int at = 1; at < 300; at += 37) {
+			char *got = restart_run(seed, at);
+
+			if (strcmp(want, got) != 0)
+				print_error("seed %" PRIu64 " restart at %d:\n"
+					    "want %.300s\ngot  %.300s\n",
+					    seed, at, first_diff(want, got),
+					    first_diff(got, want));
+			assert_true(strcmp(want, got) == 0);
+			free(got);
+		}
+		free(want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -576,6 +818,8 @@ int main(void)
 		cmocka_unit_test(test_bind_refused_and_stale),
 		cmocka_unit_test(test_dynamic_workloads),
 		cmocka_unit_test(test_random_faults),
+		cmocka_unit_test(test_restart_exact),
+		cmocka_unit_test(test_reconfigure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
