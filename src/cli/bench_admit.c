@@ -20,13 +20,10 @@
 
 #include "base/alloc.h"
 #include "base/rng.h"
+#include "cli/bench_cluster.h"
 #include "sched/sched.h"
 
 #include "base/banned.h"
-
-#define HOSTS_PER_RACK	40
-#define RACKS_PER_BLOCK 25
-#define GPUS		8
 
 struct admit_opts {
 	uint32_t nodes, cqs, cohorts, workloads, cycles;
@@ -45,128 +42,6 @@ static int64_t now_ns(clockid_t clk)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static const char *str(struct cluster *c, const char *fmt, uint32_t a,
-		       uint32_t b, uint32_t d)
-{
-	char buf[96];
-
-	snprintf(buf, sizeof(buf), fmt, a, b, d);
-	return cluster_str(c, buf);
-}
-
-static void add_nodes(struct cluster *c, const struct admit_opts *o, int gpu)
-{
-	uint32_t n = o->nodes;
-	struct topology *tp = vec_push_zero(&c->topologies);
-	struct flavor *fl;
-
-	tp->name = cluster_str(c, "gpu-topology");
-	tp->levels[0] = cluster_str(c, "block");
-	tp->levels[1] = cluster_str(c, "rack");
-	tp->levels[2] = cluster_str(c, TOPOLOGY_HOSTNAME_LABEL);
-	tp->nlevels = 3;
-	BUG_ON(cluster_index_last(c, KIND_TOPOLOGY) < 0);
-	fl = vec_push_zero(&c->flavors);
-	flavor_init(fl);
-	fl->name = cluster_str(c, "gpu");
-	fl->topology_name = o->no_topology ? NULL : tp->name;
-	labels_set(&fl->node_labels, cluster_str(c, "pool"),
-		   cluster_str(c, "gpu"));
-	BUG_ON(cluster_index_last(c, KIND_FLAVOR) < 0);
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t h = i % HOSTS_PER_RACK, r = i / HOSTS_PER_RACK;
-		uint32_t b = r / RACKS_PER_BLOCK;
-		struct node *nd = vec_push_zero(&c->nodes);
-
-		node_init(nd);
-		nd->name = str(c, "gpu-b%u-r%u-h%u", b, r, h);
-		labels_set(&nd->labels, cluster_str(c, "pool"),
-			   cluster_str(c, "gpu"));
-		labels_set(&nd->labels, tp->levels[0], str(c, "b%u", b, 0, 0));
-		labels_set(&nd->labels, tp->levels[1], str(c, "r%u", r, 0, 0));
-		labels_set(&nd->labels, tp->levels[2], nd->name);
-		nd->allocatable.v[RESOURCE_CPU] = 96000;
-		nd->allocatable.v[RESOURCE_MEMORY] = INT64_C(1536) << 30;
-		nd->allocatable.v[RESOURCE_PODS] = 110;
-		nd->allocatable.v[gpu] = GPUS;
-		nd->ready = true;
-		BUG_ON(cluster_index_last(c, KIND_NODE) < 0);
-	}
-}
-
-static void add_queues(struct cluster *c, const struct admit_opts *o, int gpu)
-{
-	int64_t share = (int64_t)o->nodes * GPUS / o->cqs;
-
-	for (uint32_t i = 0; i < o->cqs; i++) {
-		struct cluster_queue *cq = vec_push_zero(&c->cluster_queues);
-		struct local_queue *lq;
-		struct resource_group *g;
-		struct flavor_quotas *fq;
-		struct resource_quota *rq;
-
-		cluster_queue_init(cq);
-		cq->name = str(c, "cq-%u", i, 0, 0);
-		cq->cohort = str(c, "cohort-%u", i % o->cohorts, 0, 0);
-		if (o->preemption)
-			cq->within_cluster_queue = PREEMPT_LOWER_PRIORITY;
-		g = cluster_queue_add_group(cq);
-		g->covered[g->ncovered++] = RESOURCE_CPU;
-		g->covered[g->ncovered++] = gpu;
-		fq = resource_group_add_flavor(g);
-		fq->flavor = cluster_str(c, "gpu");
-		rq = flavor_quotas_add(fq);
-		*rq = (struct resource_quota){ RESOURCE_CPU, share * 12000,
-					       QUOTA_UNLIMITED,
-					       QUOTA_UNLIMITED };
-		rq = flavor_quotas_add(fq);
-		*rq = (struct resource_quota){ gpu, share, QUOTA_UNLIMITED,
-					       QUOTA_UNLIMITED };
-		BUG_ON(cluster_index_last(c, KIND_CLUSTER_QUEUE) < 0);
-		lq = vec_push_zero(&c->local_queues);
-		lq->ns = str(c, "team-%u", i, 0, 0);
-		lq->name = cluster_str(c, "training");
-		lq->cluster_queue = cq->name;
-		BUG_ON(cluster_index_last(c, KIND_LOCAL_QUEUE) < 0);
-	}
-}
-
-/* Mixed sizes: pods x GPUs per pod and the topology request. */
-static void shape(struct cluster *c, const struct admit_opts *o, struct rng *g,
-		  struct podset *ps, int gpu)
-{
-	uint64_t k = rng_below(g, 100);
-	int32_t pods = 1, per = 1;
-
-	if (strcmp(o->small_level, "none") != 0) {
-		ps->topology.mode = TOPOLOGY_REQUIRED;
-		ps->topology.level = cluster_str(c, o->small_level);
-	}
-	if (k < 40) {
-		per = 1;
-	} else if (k < 65) {
-		per = 4;
-	} else if (k < 80) {
-		per = 8;
-	} else if (k < 92) {
-		pods = 4, per = 8;
-		ps->topology.mode = TOPOLOGY_REQUIRED;
-		ps->topology.level = cluster_str(c, "rack");
-	} else if (k < 98) {
-		pods = 16, per = 8;
-		ps->topology.mode = TOPOLOGY_REQUIRED;
-		ps->topology.level = cluster_str(c, "rack");
-	} else {
-		pods = 64, per = 8;
-		ps->topology.mode = TOPOLOGY_PREFERRED;
-		ps->topology.level = cluster_str(c, "block");
-	}
-	ps->count = ps->min_count = pods;
-	ps->requests.v[gpu] = per;
-	ps->requests.v[RESOURCE_CPU] = per * 12000;
-	ps->requests.v[RESOURCE_PODS] = 1;
-}
-
 static void add_workloads(struct cluster *c, const struct admit_opts *o,
 			  struct rng *g, int gpu)
 {
@@ -176,14 +51,14 @@ static void add_workloads(struct cluster *c, const struct admit_opts *o,
 		struct podset *ps;
 
 		workload_init(w);
-		w->ns = str(c, "team-%u", q, 0, 0);
-		w->name = str(c, "job-%u", i, 0, 0);
+		w->ns = bench_str(c, "team-%u", q, 0, 0);
+		w->name = bench_str(c, "job-%u", i, 0, 0);
 		w->queue_name = cluster_str(c, "training");
 		w->priority = (int32_t)rng_below(g, 4);
 		w->creation_us = i;
 		ps = workload_add_podset(w);
 		ps->name = cluster_str(c, "main");
-		shape(c, o, g, ps, gpu);
+		bench_shape(c, o->small_level, g, ps, gpu);
 		if (o->no_topology)
 			ps->topology.mode = TOPOLOGY_NONE;
 		BUG_ON(cluster_index_last(c, KIND_WORKLOAD) < 0);
@@ -274,8 +149,15 @@ static void run(const struct admit_opts *o)
 	rng_seed(&g, o->seed);
 	gpu = resource_id(c.resources, "nvidia.com/gpu", NULL);
 	BUG_ON(gpu < 0);
-	add_nodes(&c, o, gpu);
-	add_queues(&c, o, gpu);
+	bench_cluster_build(&c,
+			    &(struct bench_cluster_spec){
+				    .nodes = o->nodes,
+				    .cqs = o->cqs,
+				    .cohorts = o->cohorts,
+				    .preemption = o->preemption,
+				    .no_topology = o->no_topology,
+			    },
+			    gpu);
 	add_workloads(&c, o, &g, gpu);
 	s = sched_new(&c, NULL);
 	sched_decisions_init(&d);

@@ -16,6 +16,8 @@ static const struct cli_verb benches[] = {
 	{ "admit", cli_bench_admit, "admission cycles over queues and quota" },
 	{ "load", cli_bench_load, "loading Node manifests" },
 	{ "sim", cli_bench_sim, "replaying the ITP trace in the simulator" },
+	{ "churn", cli_bench_churn,
+	  "workloads streamed through the controller" },
 };
 
 double cli_now_s(void)
