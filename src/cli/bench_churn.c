@@ -74,7 +74,7 @@ static void arrive(struct churn *ch)
 	w.creation_us = ch->now;
 	ps = workload_add_podset(&w);
 	ps->name = cluster_str(&ch->c, "main");
-	bench_shape(&ch->c, "rack", &ch->g, ps, ch->gpu);
+	bench_shape(&ch->c, TOPOLOGY_HOSTNAME_LABEL, &ch->g, ps, ch->gpu);
 	BUG_ON(ctl_workload_add(ch->x, &w, &h) < 0);
 	workload_release(&w);
 	BUG_ON(ctl_submit(ch->x, h, true, ch->now) < 0);
