@@ -277,9 +277,12 @@ struct ctl *ctl_new(struct cluster *c, const struct ctl_options *o,
 	x->ctx = ctx;
 	x->s = sched_new(c, &x->opt.sched);
 	x->g = gang_new(c, x->s, &x->opt.gang, &gang_ops, x);
+	hmap_init(&x->pod_uid);
 	ctl_grow(x);
 	return x;
 }
+
+static void unmap_pods(struct ctl *x, struct ctl_wl *w);
 
 /* Forget the binds of every slot (a rebuild restores them). */
 static void reset_binds(struct ctl *x)
@@ -302,8 +305,11 @@ void ctl_free(struct ctl *x)
 		return;
 	gang_free(x->g);
 	sched_free(x->s);
-	for (size_t i = 0; i < x->nwl; i++)
+	for (size_t i = 0; i < x->nwl; i++) {
 		drop_pods(&x->wl[i]);
+		unmap_pods(x, &x->wl[i]);
+	}
+	hmap_release(&x->pod_uid);
 	free(x->wl);
 	free(x->node_down);
 	vec_release(&x->out);
@@ -386,6 +392,7 @@ int ctl_workload_delete(struct ctl *x, uint64_t h, int64_t now_us)
 		ctl_flush(x);
 		x->dirty = true; /* its quota and nodes are free */
 	}
+	unmap_pods(x, w);
 	gang_wl_remove(x->g, (uint32_t)wl);
 	sched_wl_remove(x->s, (uint32_t)wl);
 	cluster_workload_remove(x->c, (uint32_t)wl);
@@ -397,6 +404,62 @@ int ctl_workload_delete(struct ctl *x, uint64_t h, int64_t now_us)
 	if (++w->gen == 0) /* a handle is never 0 */
 		w->gen = 1;
 	return 0;
+}
+
+int ctl_pod_map(struct ctl *x, const char *uid, uint64_t h, uint32_t pod)
+{
+	int64_t wl = slot_of(x, h);
+	struct ctl_wl *w;
+
+	if (wl < 0)
+		return (int)wl;
+	w = ctl_pods_of(x, (uint32_t)wl);
+	if (pod >= w->npods)
+		return -EINVAL;
+	if (hmap_get_str(&x->pod_uid, uid, NULL))
+		return -EEXIST;
+	hmap_put_str(&x->pod_uid, uid, wl << 32 | pod);
+	vec_push(&w->uids, xstrdup(uid));
+	return 0;
+}
+
+int ctl_pod_find(const struct ctl *x, const char *uid, uint64_t *ret_h,
+		 uint32_t *ret_pod)
+{
+	int64_t v;
+
+	if (!hmap_get_str(&x->pod_uid, uid, &v))
+		return -ENOENT;
+	*ret_h = CTL_HANDLE((uint32_t)(v >> 32), x->wl[v >> 32].gen);
+	*ret_pod = (uint32_t)(v & 0xffffffff);
+	return 0;
+}
+
+/* Drop the UIDs of slot wl's pods. */
+static void unmap_pods(struct ctl *x, struct ctl_wl *w)
+{
+	vec_foreach (&w->uids, u) {
+		hmap_del(&x->pod_uid, *u, strlen(*u));
+		free((char *)*u);
+	}
+	vec_release(&w->uids);
+}
+
+void ctl_node_status(struct ctl *x, uint32_t node, bool ready,
+		     bool unschedulable, int64_t now_us)
+{
+	struct node *n;
+
+	ctl_grow(x);
+	BUG_ON(node >= x->nnodes);
+	set_now(x, now_us);
+	n = &x->c->nodes.items[node];
+	if (n->ready == ready && n->unschedulable == unschedulable)
+		return;
+	n->ready = ready;
+	n->unschedulable = unschedulable;
+	sched_node_set_status(x->s, node, ready, unschedulable);
+	x->dirty = true;
 }
 
 int ctl_submit(struct ctl *x, uint64_t h, bool pods_exist, int64_t now_us)

@@ -185,6 +185,18 @@ int ctl_pod_event(struct ctl *x, uint64_t h, uint32_t pod, enum ctl_pod_ev ev,
 		  int64_t now_us);
 
 /*
+ * Kubernetes names pods by UID: map uid to pod `pod` of workload h, so
+ * that the backend finds the workload and pod index of a pod event with
+ * ctl_pod_find(). Deleting the workload drops its pods' entries. Returns
+ * 0, -ESTALE, -EINVAL for a pod outside the workload, or -EEXIST when uid
+ * is mapped already.
+ */
+int ctl_pod_map(struct ctl *x, const char *uid, uint64_t h, uint32_t pod);
+/* The workload and pod of uid: 0, or -ENOENT when it is not mapped. */
+int ctl_pod_find(const struct ctl *x, const char *uid, uint64_t *ret_h,
+		 uint32_t *ret_pod);
+
+/*
  * The result of a bind that returned CTL_BIND_STARTED: err 0 (bound) or a
  * negative errno (-EEXIST conflict, -ENOENT pod gone, -ENODEV node gone).
  * A failed bind evicts the whole gang, which is queued again; a result for
@@ -235,6 +247,15 @@ int ctl_restore(struct ctl *x, const struct ctl_snapshot *sn) MUST_CHECK;
  */
 int ctl_reconfigure(struct ctl *x, int (*change)(void *ctx, struct cluster *c),
 		    void *ctx, int64_t now_us);
+
+/*
+ * Node node's status changed: its Ready condition and spec.unschedulable
+ * (a cordon). A node not Ready or cordoned takes no new pods; the pods on
+ * it keep running (a backend that decides the node failed calls
+ * ctl_node_down()). The cluster's node is updated too.
+ */
+void ctl_node_status(struct ctl *x, uint32_t node, bool ready,
+		     bool unschedulable, int64_t now_us);
 
 /* Run everything due at now_us, in the phases above, until nothing
  * changes. now_us never goes back between calls. */

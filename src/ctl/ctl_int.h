@@ -12,6 +12,7 @@
 #ifndef ECHELON_CTL_CTL_INT_H
 #define ECHELON_CTL_CTL_INT_H
 
+#include "base/hmap.h"
 #include "base/rng.h"
 #include "base/vec.h"
 #include "ctl/ctl.h"
@@ -36,6 +37,7 @@ struct ctl_wl {
 	int64_t bind_deadline_us; /* while binding */
 	uint64_t bind_epoch;	  /* bumped on every release: old timeouts */
 	uint32_t bind_fails;	  /* in a row: the requeue backoff */
+	VEC(const char *) uids;	  /* its pods' UIDs (ctl_pod_map) */
 };
 
 /* A call to the backend waiting for the core to finish its step. */
@@ -70,6 +72,7 @@ struct ctl {
 	VEC(struct ctl_bind_dl) dl;
 	size_t dl_head;
 	VEC(uint32_t) failed; /* slots whose bind failed, to evict */
+	struct hmap pod_uid;  /* pod UID -> slot << 32 | pod */
 	struct ctl_stats stats;
 };
 

@@ -53,6 +53,29 @@ void sched_node_set_down(struct sched *s, uint32_t node, bool down,
 	s->tas_gen++;
 }
 
+void sched_node_set_status(struct sched *s, uint32_t node, bool ready,
+			   bool unschedulable)
+{
+	const char *name;
+
+	BUG_ON(node >= s->c->nodes.len);
+	name = s->c->nodes.items[node].name;
+	for (size_t f = 0; f < s->c->flavors.len; f++) {
+		struct topo *t = s->tas[f].t;
+		int64_t n = t ? topo_find_node(t, name) : -1;
+		bool was;
+
+		if (n < 0)
+			continue;
+		was = topo_node_live(t, (uint32_t)n);
+		topo_node_set_ready(t, (uint32_t)n, ready);
+		topo_node_set_unschedulable(t, (uint32_t)n, unschedulable);
+		if (!was && topo_node_live(t, (uint32_t)n))
+			flavor_grew(s, (int32_t)f);
+	}
+	s->tas_gen++;
+}
+
 /* The pod set of pod (numbered over the spec counts) and its index in
  * it, or false when pod is outside the admitted counts. */
 static bool find_pod(const struct sched_wl *wl, uint32_t pod, size_t *ret_ps,

@@ -278,6 +278,16 @@ void sched_node_set_down(struct sched *s, uint32_t node, bool down,
 			 int64_t now_us);
 
 /*
+ * Node node's status changed (Ready condition, spec.unschedulable, as a
+ * cordon sets it): a node that is not Ready or is cordoned takes no new
+ * pods in any topology index that holds it; the pods on it stay and are
+ * not evicted here. A node that becomes schedulable again frees capacity
+ * (parked workloads are tried at the next cycle). Idempotent.
+ */
+void sched_node_set_status(struct sched *s, uint32_t node, bool ready,
+			   bool unschedulable);
+
+/*
  * Move pod pod of admitted wl (pods numbered over the spec: pod set 0's
  * first, then pod set 1's...) to the node called node (not NULL) in its
  * pod set's topology index: its requests leave the old node and go to the

@@ -568,6 +568,48 @@ static void test_random_faults(void **state)
 		random_run(seed);
 }
 
+/* Pods found by UID; a cordoned or NotReady node takes no new pods. */
+static void test_pods_and_node_status(void **state)
+{
+	struct cluster c;
+	struct ctl *x;
+	struct be b;
+	uint64_t h, fh;
+	uint32_t pod;
+
+	(void)state;
+	small(&c, 1);
+	be_init(&b, &c);
+	x = ctl_new(&c, NULL, &be_ops, &b);
+	h = ctl_handle(x, 0);
+	assert_int_equal(ctl_pod_map(x, "uid-0", h, 0), 0);
+	assert_int_equal(ctl_pod_map(x, "uid-1", h, 1), 0);
+	assert_int_equal(ctl_pod_map(x, "uid-1", h, 1), -EEXIST);
+	assert_int_equal(ctl_pod_map(x, "uid-9", h, 9), -EINVAL);
+	assert_int_equal(ctl_pod_find(x, "uid-1", &fh, &pod), 0);
+	assert_true(fh == h && pod == 1);
+	assert_int_equal(ctl_pod_find(x, "uid-7", &fh, &pod), -ENOENT);
+	ctl_node_status(x, 0, true, true, 0);	/* cordoned */
+	ctl_node_status(x, 1, false, false, 0); /* NotReady */
+	ctl_node_status(x, 2, true, true, 0);
+	assert_int_equal(ctl_submit(x, h, true, 0), 0);
+	ctl_run(x, 0);
+	assert_string_equal(b.log.buf, "");
+	ctl_node_status(x, 1, true, false, S); /* Ready again */
+	ctl_run(x, S);
+	assert_string_equal(b.log.buf,
+			    "Admitted w0; bind w0/0 n1; bind w0/1 n3; ");
+	/* a cordon does not evict what runs there */
+	ctl_node_status(x, 1, true, true, 2 * S);
+	ctl_run(x, 2 * S);
+	assert_int_equal(sched_wl_state(ctl_sched(x), 0), SCHED_WL_ADMITTED);
+	assert_int_equal(ctl_workload_delete(x, h, 3 * S), 0);
+	assert_int_equal(ctl_pod_find(x, "uid-0", &fh, &pod), -ENOENT);
+	ctl_free(x);
+	be_release_all(&b);
+	cluster_release(&c);
+}
+
 /* Quota of queue q's GPUs set to *ctx. */
 static int set_gpu_quota(void *ctx, struct cluster *c)
 {
@@ -820,6 +862,7 @@ int main(void)
 		cmocka_unit_test(test_random_faults),
 		cmocka_unit_test(test_restart_exact),
 		cmocka_unit_test(test_reconfigure),
+		cmocka_unit_test(test_pods_and_node_status),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
