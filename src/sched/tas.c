@@ -4,8 +4,11 @@
  * once from the nodes and kept up to date by every admission and release,
  * and the bridge to the placement engine (place_workload) at reduced pod
  * counts. An admission records the node of every pod, so that releasing
- * it takes back exactly the usage it added. This file only adds to
- * src/topo and src/place; it changes neither.
+ * it takes back exactly the usage it added. Flavors may select the same
+ * nodes: every change of a node's usage goes to each index that holds the
+ * node (tas_node_charge), so a placement on one flavor sees what the
+ * others took. This file only adds to src/topo and src/place; it changes
+ * neither.
  */
 #include "sched/sched_int.h"
 
@@ -15,6 +18,38 @@
 #include "base/alloc.h"
 
 #include "base/banned.h"
+
+/* The index of the TAS indexes by node of the cluster (share_off, share). */
+static void build_share(struct sched *s)
+{
+	const struct cluster *c = s->c;
+	uint32_t *next;
+
+	s->share_off = xcalloc(c->nodes.len + 1, sizeof(*s->share_off));
+	for (size_t f = 0; f < c->flavors.len; f++) {
+		const struct topo *t = s->tas[f].t;
+
+		for (uint32_t k = 0; t && k < t->nnodes; k++)
+			s->share_off[t->node_src[k] - c->nodes.items + 1]++;
+	}
+	for (size_t n = 0; n < c->nodes.len; n++)
+		s->share_off[n + 1] += s->share_off[n];
+	s->share = xcalloc((size_t)s->share_off[c->nodes.len] + 1,
+			   sizeof(*s->share));
+	next = xcalloc(c->nodes.len + 1, sizeof(*next));
+	memcpy(next, s->share_off, (c->nodes.len + 1) * sizeof(*next));
+	for (size_t f = 0; f < c->flavors.len; f++) {
+		const struct topo *t = s->tas[f].t;
+
+		for (uint32_t k = 0; t && k < t->nnodes; k++) {
+			size_t n = (size_t)(t->node_src[k] - c->nodes.items);
+
+			s->share[next[n]++] =
+				(struct sched_tas_ref){ (int32_t)f, k };
+		}
+	}
+	free(next);
+}
 
 void tas_build(struct sched *s)
 {
@@ -35,6 +70,52 @@ void tas_build(struct sched *s)
 			s->tas[f].t = topo_new(tp, fl, c->nodes.items,
 					       c->nodes.len, c->resources);
 	}
+	build_share(s);
+}
+
+void tas_wake_shared(struct sched *s)
+{
+	size_t nf = s->c->flavors.len;
+	bool *shared = xcalloc(nf * nf + 1, sizeof(*shared));
+
+	for (size_t n = 0; n < s->c->nodes.len; n++) {
+		for (uint32_t i = s->share_off[n]; i < s->share_off[n + 1]; i++)
+			for (uint32_t j = s->share_off[n];
+			     j < s->share_off[n + 1]; j++)
+				shared[(size_t)s->share[i].f * nf +
+				       (size_t)s->share[j].f] = true;
+	}
+	for (size_t f = 0; f < nf; f++) {
+		for (size_t g = 0; g < nf; g++) {
+			if (g == f || !shared[f * nf + g])
+				continue;
+			for (size_t i = 0; i < s->flavor_cqs[g].len; i++) {
+				int32_t cq = s->flavor_cqs[g].items[i];
+				bool have = false;
+
+				vec_foreach (&s->flavor_cqs[f], x)
+					have |= *x == cq;
+				if (!have)
+					vec_push(&s->flavor_cqs[f], cq);
+			}
+		}
+	}
+	free(shared);
+}
+
+void tas_node_charge(struct sched *s, int32_t f, uint32_t n,
+		     const struct resvec *req, int64_t k, bool others)
+{
+	const struct topo *t = s->tas[f].t;
+	size_t cn = (size_t)(t->node_src[n] - s->c->nodes.items);
+
+	BUG_ON(cn >= s->c->nodes.len);
+	for (uint32_t i = s->share_off[cn]; i < s->share_off[cn + 1]; i++) {
+		const struct sched_tas_ref *x = &s->share[i];
+
+		if (!others || x->f != f)
+			topo_node_add_usage(s->tas[x->f].t, x->n, req, k);
+	}
 }
 
 void tas_free(struct sched *s)
@@ -47,6 +128,8 @@ void tas_free(struct sched *s)
 	vec_release(&s->compact_min);
 	for (size_t f = 0; s->tas && f < s->c->flavors.len; f++)
 		topo_free(s->tas[f].t);
+	free(s->share_off);
+	free(s->share);
 	free(s->tas);
 	s->tas = NULL;
 }
@@ -71,6 +154,23 @@ static void record_nodes(const struct topo *t, const struct place_result *res,
 		}
 	}
 	BUG_ON(k != (size_t)count);
+}
+
+/* tas_charge(), leaving the index of each pod set's flavor alone when
+ * others (the placement engine charged it). */
+static void charge(struct sched *s, const struct workload *w,
+		   const struct sched_admission *adm, int sign, bool others)
+{
+	for (size_t i = 0; i < adm->npodsets; i++) {
+		const struct sched_podset_admission *pa = &adm->ps[i];
+
+		if (pa->tas_flavor < 0 || !pa->nodes)
+			continue;
+		for (int32_t k = 0; k < pa->count; k++)
+			tas_node_charge(s, pa->tas_flavor, pa->nodes[k],
+					&w->podsets[i].requests, sign, others);
+	}
+	s->tas_gen++;
 }
 
 /* The result (and engine cache) for w's placement shape on f. */
@@ -144,9 +244,9 @@ record:
 		pa->tas_flavor = f;
 		record_nodes(t, &r->ps[i].res, tmp.podsets[i].count, pa);
 	}
-	if (!ok) /* reused: the check did not apply its usage */
-		tas_charge(s, w, adm, 1);
-	s->tas_gen++;
+	/* A reused check did not apply its usage; a fresh placement applied
+	 * it to f's index only. */
+	charge(s, w, adm, 1, ok);
 	return true;
 }
 
@@ -188,18 +288,7 @@ bool tas_check(struct sched *s, int32_t f, uint32_t id, struct strbuf *why)
 void tas_charge(struct sched *s, const struct workload *w,
 		const struct sched_admission *adm, int sign)
 {
-	for (size_t i = 0; i < adm->npodsets; i++) {
-		const struct sched_podset_admission *pa = &adm->ps[i];
-		struct topo *t;
-
-		if (pa->tas_flavor < 0 || !pa->nodes)
-			continue;
-		t = s->tas[pa->tas_flavor].t;
-		for (int32_t k = 0; k < pa->count; k++)
-			topo_node_add_usage(t, pa->nodes[k],
-					    &w->podsets[i].requests, sign);
-	}
-	s->tas_gen++;
+	charge(s, w, adm, sign, false);
 }
 
 /* The unit whose path ends with vals[0..n), or UINT32_MAX. */
