@@ -104,8 +104,9 @@ int sched_move_pod(struct sched *s, uint32_t id, uint32_t pod, const char *node,
 	if (from == (uint32_t)to)
 		return 0;
 	req = &s->wl[id].w->podsets[i].requests;
-	tas_node_charge(s, pa->tas_flavor, from, req, -1, false);
-	tas_node_charge(s, pa->tas_flavor, (uint32_t)to, req, 1, false);
+	place_flavors_charge(&s->pf, pa->tas_flavor, from, req, -1, false);
+	place_flavors_charge(&s->pf, pa->tas_flavor, (uint32_t)to, req, 1,
+			     false);
 	pa->nodes[k] = (uint32_t)to;
 	s->tas_gen++;
 	if (topo_node_live(t, from))

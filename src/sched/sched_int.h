@@ -16,6 +16,7 @@
 #define ECHELON_SCHED_SCHED_INT_H
 
 #include "base/hmap.h"
+#include "place/place_flavors.h"
 #include "place/place_workload.h"
 #include "sched/queue.h"
 #include "sched/quota.h"
@@ -96,12 +97,6 @@ struct sched_tas {
 	struct topo *t;
 };
 
-/* Node n of the index of TAS flavor f. */
-struct sched_tas_ref {
-	int32_t f;
-	uint32_t n;
-};
-
 struct sched {
 	const struct cluster *c;
 	struct sched_options opt;
@@ -115,12 +110,9 @@ struct sched {
 	/* [nflavors] CQs to wake when capacity on the flavor's nodes grows:
 	 * those listing it or a TAS flavor that shares a node with it. */
 	VEC(int32_t) * flavor_cqs;
-	/* Every TAS index that holds a node, by node of the cluster: entries
-	 * [share_off[n], share_off[n + 1]) of share. Flavors may select
-	 * overlapping nodes; each has its own index, and a node's usage is
-	 * charged to all of them, so that no capacity counts twice. */
-	uint32_t *share_off; /* [c->nodes.len + 1] */
-	struct sched_tas_ref *share;
+	/* The indexes of tas[].t, whose node usage is shared by every index
+	 * that holds the node (flavors may select overlapping nodes). */
+	struct place_flavors pf;
 	VEC(uint32_t) deferred;
 	/* Evicted with a requeue time still to come, by (time, index). */
 	struct queue waiting;
@@ -225,13 +217,6 @@ void tas_build(struct sched *s);
 /* Add the CQs of every TAS flavor sharing a node with f to flavor_cqs[f];
  * after tas_build() and the CQs. */
 void tas_wake_shared(struct sched *s);
-/*
- * usage of node n of f's index += k * req, in every TAS index that holds
- * the node; with others, in all of them but f's (whose usage the
- * placement engine already changed).
- */
-void tas_node_charge(struct sched *s, int32_t f, uint32_t n,
-		     const struct resvec *req, int64_t k, bool others);
 void tas_free(struct sched *s);
 /*
  * Place wl at counts on TAS flavor f. With apply, keep the usage on the

@@ -6,8 +6,8 @@
  * counts. An admission records the node of every pod, so that releasing
  * it takes back exactly the usage it added. Flavors may select the same
  * nodes: every change of a node's usage goes to each index that holds the
- * node (tas_node_charge), so a placement on one flavor sees what the
- * others took. This file only adds to src/topo and src/place; it changes
+ * node (place_flavors_charge), so a placement on one flavor sees what
+ * the others took. This file only adds to src/topo and src/place; it changes
  * neither.
  */
 #include "sched/sched_int.h"
@@ -19,38 +19,6 @@
 
 #include "base/banned.h"
 
-/* The index of the TAS indexes by node of the cluster (share_off, share). */
-static void build_share(struct sched *s)
-{
-	const struct cluster *c = s->c;
-	uint32_t *next;
-
-	s->share_off = xcalloc(c->nodes.len + 1, sizeof(*s->share_off));
-	for (size_t f = 0; f < c->flavors.len; f++) {
-		const struct topo *t = s->tas[f].t;
-
-		for (uint32_t k = 0; t && k < t->nnodes; k++)
-			s->share_off[t->node_src[k] - c->nodes.items + 1]++;
-	}
-	for (size_t n = 0; n < c->nodes.len; n++)
-		s->share_off[n + 1] += s->share_off[n];
-	s->share = xcalloc((size_t)s->share_off[c->nodes.len] + 1,
-			   sizeof(*s->share));
-	next = xcalloc(c->nodes.len + 1, sizeof(*next));
-	memcpy(next, s->share_off, (c->nodes.len + 1) * sizeof(*next));
-	for (size_t f = 0; f < c->flavors.len; f++) {
-		const struct topo *t = s->tas[f].t;
-
-		for (uint32_t k = 0; t && k < t->nnodes; k++) {
-			size_t n = (size_t)(t->node_src[k] - c->nodes.items);
-
-			s->share[next[n]++] =
-				(struct sched_tas_ref){ (int32_t)f, k };
-		}
-	}
-	free(next);
-}
-
 void tas_build(struct sched *s)
 {
 	const struct cluster *c = s->c;
@@ -58,36 +26,21 @@ void tas_build(struct sched *s)
 	s->tas = xcalloc(c->flavors.len + 1, sizeof(*s->tas));
 	hmap_init(&s->tas_memo);
 	hmap_init(&s->compact_memo);
+	place_flavors_init(&s->pf, c);
 	for (size_t f = 0; f < c->flavors.len; f++) {
-		const struct flavor *fl = &c->flavors.items[f];
-		const struct topology *tp;
-
-		s->tas[f].fl = fl;
-		if (!fl->topology_name)
-			continue;
-		tp = cluster_find(c, KIND_TOPOLOGY, NULL, fl->topology_name);
-		if (tp)
-			s->tas[f].t = topo_new(tp, fl, c->nodes.items,
-					       c->nodes.len, c->resources);
+		s->tas[f].fl = &c->flavors.items[f];
+		s->tas[f].t = s->pf.t[f];
 	}
-	build_share(s);
 }
 
 void tas_wake_shared(struct sched *s)
 {
 	size_t nf = s->c->flavors.len;
-	bool *shared = xcalloc(nf * nf + 1, sizeof(*shared));
 
-	for (size_t n = 0; n < s->c->nodes.len; n++) {
-		for (uint32_t i = s->share_off[n]; i < s->share_off[n + 1]; i++)
-			for (uint32_t j = s->share_off[n];
-			     j < s->share_off[n + 1]; j++)
-				shared[(size_t)s->share[i].f * nf +
-				       (size_t)s->share[j].f] = true;
-	}
 	for (size_t f = 0; f < nf; f++) {
 		for (size_t g = 0; g < nf; g++) {
-			if (g == f || !shared[f * nf + g])
+			if (g == f || !place_flavors_overlap(&s->pf, (int32_t)f,
+							     (int32_t)g))
 				continue;
 			for (size_t i = 0; i < s->flavor_cqs[g].len; i++) {
 				int32_t cq = s->flavor_cqs[g].items[i];
@@ -100,22 +53,6 @@ void tas_wake_shared(struct sched *s)
 			}
 		}
 	}
-	free(shared);
-}
-
-void tas_node_charge(struct sched *s, int32_t f, uint32_t n,
-		     const struct resvec *req, int64_t k, bool others)
-{
-	const struct topo *t = s->tas[f].t;
-	size_t cn = (size_t)(t->node_src[n] - s->c->nodes.items);
-
-	BUG_ON(cn >= s->c->nodes.len);
-	for (uint32_t i = s->share_off[cn]; i < s->share_off[cn + 1]; i++) {
-		const struct sched_tas_ref *x = &s->share[i];
-
-		if (!others || x->f != f)
-			topo_node_add_usage(s->tas[x->f].t, x->n, req, k);
-	}
 }
 
 void tas_free(struct sched *s)
@@ -126,10 +63,8 @@ void tas_free(struct sched *s)
 	hmap_release(&s->tas_memo);
 	hmap_release(&s->compact_memo);
 	vec_release(&s->compact_min);
-	for (size_t f = 0; s->tas && f < s->c->flavors.len; f++)
-		topo_free(s->tas[f].t);
-	free(s->share_off);
-	free(s->share);
+	if (s->tas)
+		place_flavors_release(&s->pf);
 	free(s->tas);
 	s->tas = NULL;
 }
@@ -167,8 +102,9 @@ static void charge(struct sched *s, const struct workload *w,
 		if (pa->tas_flavor < 0 || !pa->nodes)
 			continue;
 		for (int32_t k = 0; k < pa->count; k++)
-			tas_node_charge(s, pa->tas_flavor, pa->nodes[k],
-					&w->podsets[i].requests, sign, others);
+			place_flavors_charge(
+				&s->pf, pa->tas_flavor, pa->nodes[k],
+				&w->podsets[i].requests, sign, others);
 	}
 	s->tas_gen++;
 }

@@ -61,26 +61,7 @@ static void load(struct cluster *c, const struct shared_case *tc)
 	char name[16];
 
 	strbuf_init(&sb);
-	strbuf_addstr(&sb, "---\n" K2 "kind: Topology\nmetadata: {name: t}\n"
-			   "spec: {levels: [{nodeLabel: rack}, "
-			   "{nodeLabel: kubernetes.io/hostname}]}\n");
-	for (const char *f = "ab"; *f; f++)
-		strbuf_addf(&sb,
-			    "---\n" K2 "kind: ResourceFlavor\n"
-			    "metadata: {name: f%c}\nspec: {nodeLabels: "
-			    "{%c: \"1\"}, topologyName: t}\n",
-			    *f, *f);
-	for (int i = 0; i < 4 && tc->nodes[i]; i++) {
-		strbuf_addf(&sb,
-			    "---\napiVersion: v1\nkind: Node\n"
-			    "metadata: {name: n%d, labels: {rack: r, "
-			    "kubernetes.io/hostname: n%d",
-			    i, i);
-		for (const char *f = tc->nodes[i]; *f; f++)
-			strbuf_addf(&sb, ", %c: \"1\"", *f);
-		strbuf_addstr(&sb, "}}\nstatus: {allocatable: {cpu: \"4\", "
-				   "pods: \"10\"}}\n");
-	}
+	fx_two_flavors(&sb, tc->nodes, ARRAY_SIZE(tc->nodes));
 	if (tc->one_cq) {
 		cq(&sb, "a", "ab");
 	} else {
