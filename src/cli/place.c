@@ -15,6 +15,8 @@
 
 #include "base/alloc.h"
 #include "base/strbuf.h"
+#include "manifest/enc.h"
+#include "place/place_assignment.h"
 #include "place/place_flavors.h"
 
 #include "cli/output.h"
@@ -110,28 +112,12 @@ static bool ps_placed(const struct decision *d, size_t i)
 static json_t *assignment_json(const struct topo *t,
 			       const struct place_result *res)
 {
-	json_t *ta = json_object(), *levels = json_array(),
-	       *doms = json_array();
-	unsigned first = place_first_level(t);
+	struct topology_assignment *ta =
+		place_assignment(t, res->workers.items, res->workers.len);
+	json_t *j = enc_topology_assignment(ta);
 
-	for (size_t l = first; l < t->nlevels; l++)
-		json_array_append_new(levels,
-				      json_string(t->topology->levels[l]));
-	for (size_t i = 0; i < res->workers.len; i++) {
-		const char *vals[TOPOLOGY_MAX_LEVELS];
-		json_t *dom = json_object(), *jv = json_array();
-		size_t n = topo_dom_values(t, res->workers.items[i].unit, vals);
-
-		for (size_t l = first; l < n; l++)
-			json_array_append_new(jv, json_string(vals[l]));
-		json_object_set_new(dom, "values", jv);
-		json_object_set_new(dom, "count",
-				    json_integer(res->workers.items[i].count));
-		json_array_append_new(doms, dom);
-	}
-	json_object_set_new(ta, "levels", levels);
-	json_object_set_new(ta, "domains", doms);
-	return ta;
+	topology_assignment_free(ta);
+	return j;
 }
 
 /* The node of every pod index, in rank order ("" when not a single node). */
@@ -211,17 +197,17 @@ static void print_structured(const struct decision *ds, size_t n,
 static void table_domains(const struct topo *t, const struct place_result *res,
 			  struct strbuf *sb)
 {
-	unsigned first = place_first_level(t);
+	struct topology_assignment *ta =
+		place_assignment(t, res->workers.items, res->workers.len);
 
-	for (size_t i = 0; i < res->workers.len; i++) {
-		const char *vals[TOPOLOGY_MAX_LEVELS];
-		size_t n = topo_dom_values(t, res->workers.items[i].unit, vals);
-
+	for (size_t i = 0; i < ta->ndomains; i++) {
 		strbuf_addstr(sb, i ? " " : "");
-		for (size_t l = first; l < n; l++)
-			strbuf_addf(sb, "%s%s", l > first ? "/" : "", vals[l]);
-		strbuf_addf(sb, "=%d", res->workers.items[i].count);
+		for (size_t l = 0; l < ta->nlevels; l++)
+			strbuf_addf(sb, "%s%s", l ? "/" : "",
+				    ta->domains[i].values[l]);
+		strbuf_addf(sb, "=%d", ta->domains[i].count);
 	}
+	topology_assignment_free(ta);
 }
 
 /* "  pods 0-1: h3  2-3: h4": runs of consecutive ranks on one node. */

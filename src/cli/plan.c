@@ -17,7 +17,8 @@
 
 #include "base/alloc.h"
 #include "base/strbuf.h"
-#include "place/place.h"
+#include "manifest/enc.h"
+#include "place/place_assignment.h"
 #include "sched/sched.h"
 
 #include "cli/output.h"
@@ -87,49 +88,6 @@ static const char *wl_name(const struct workload *w, struct strbuf *sb)
 	return sb->buf;
 }
 
-/* Pods per unit of a placement, from the node of every pod. */
-static json_t *assignment_json(const struct topo *t, const uint32_t *nodes,
-			       int32_t count)
-{
-	json_t *ta = json_object(), *levels = json_array(),
-	       *doms = json_array();
-	uint32_t *units = xcalloc((size_t)count + 1, sizeof(*units));
-	unsigned first = place_first_level(t);
-
-	for (int32_t i = 0; i < count; i++)
-		units[i] = t->node_unit[nodes[i]];
-	for (int32_t i = 1; i < count; i++) { /* insertion sort: small */
-		uint32_t u = units[i];
-		int32_t j = i;
-
-		for (; j > 0 && units[j - 1] > u; j--)
-			units[j] = units[j - 1];
-		units[j] = u;
-	}
-	for (size_t l = first; l < t->nlevels; l++)
-		json_array_append_new(levels,
-				      json_string(t->topology->levels[l]));
-	for (int32_t i = 0; i < count;) {
-		const char *vals[TOPOLOGY_MAX_LEVELS];
-		json_t *dom = json_object(), *jv = json_array();
-		size_t n = topo_dom_values(t, units[i], vals);
-		int32_t j = i;
-
-		while (j < count && units[j] == units[i])
-			j++;
-		for (size_t l = first; l < n; l++)
-			json_array_append_new(jv, json_string(vals[l]));
-		json_object_set_new(dom, "values", jv);
-		json_object_set_new(dom, "count", json_integer(j - i));
-		json_array_append_new(doms, dom);
-		i = j;
-	}
-	free(units);
-	json_object_set_new(ta, "levels", levels);
-	json_object_set_new(ta, "domains", doms);
-	return ta;
-}
-
 static json_t *podset_json(const struct plan *p, const struct workload *w,
 			   size_t i, const struct sched_podset_admission *pa)
 {
@@ -146,9 +104,14 @@ static json_t *podset_json(const struct plan *p, const struct workload *w,
 			json_string(p->c->flavors.items[pa->flavor[r]].name));
 	}
 	json_object_set_new(j, "flavors", fl);
-	if (t && pa->nodes && pa->count > 0)
+	if (t && pa->nodes && pa->count > 0) {
+		struct topology_assignment *ta = place_assignment_of_nodes(
+			t, pa->nodes, (size_t)pa->count);
+
 		json_object_set_new(j, "topologyAssignment",
-				    assignment_json(t, pa->nodes, pa->count));
+				    enc_topology_assignment(ta));
+		topology_assignment_free(ta);
+	}
 	return j;
 }
 
