@@ -6,6 +6,7 @@
  * status.admission, running Jobs), the workloads admitted with their
  * ClusterQueue, flavors and topology assignment, the workloads preempted
  * and why, and the pending ones with their reason and queue position.
+ * Each workload's status is encoded by src/status, as the daemon's is.
  */
 #include "cli/cli.h"
 
@@ -17,8 +18,8 @@
 
 #include "base/alloc.h"
 #include "base/strbuf.h"
-#include "place/place.h"
 #include "sched/sched.h"
+#include "status/status.h"
 
 #include "cli/output.h"
 
@@ -87,187 +88,42 @@ static const char *wl_name(const struct workload *w, struct strbuf *sb)
 	return sb->buf;
 }
 
-/* Pods per unit of a placement, from the node of every pod. */
-static json_t *assignment_json(const struct topo *t, const uint32_t *nodes,
-			       int32_t count)
-{
-	json_t *ta = json_object(), *levels = json_array(),
-	       *doms = json_array();
-	uint32_t *units = xcalloc((size_t)count + 1, sizeof(*units));
-	unsigned first = place_first_level(t);
-
-	for (int32_t i = 0; i < count; i++)
-		units[i] = t->node_unit[nodes[i]];
-	for (int32_t i = 1; i < count; i++) { /* insertion sort: small */
-		uint32_t u = units[i];
-		int32_t j = i;
-
-		for (; j > 0 && units[j - 1] > u; j--)
-			units[j] = units[j - 1];
-		units[j] = u;
-	}
-	for (size_t l = first; l < t->nlevels; l++)
-		json_array_append_new(levels,
-				      json_string(t->topology->levels[l]));
-	for (int32_t i = 0; i < count;) {
-		const char *vals[TOPOLOGY_MAX_LEVELS];
-		json_t *dom = json_object(), *jv = json_array();
-		size_t n = topo_dom_values(t, units[i], vals);
-		int32_t j = i;
-
-		while (j < count && units[j] == units[i])
-			j++;
-		for (size_t l = first; l < n; l++)
-			json_array_append_new(jv, json_string(vals[l]));
-		json_object_set_new(dom, "values", jv);
-		json_object_set_new(dom, "count", json_integer(j - i));
-		json_array_append_new(doms, dom);
-		i = j;
-	}
-	free(units);
-	json_object_set_new(ta, "levels", levels);
-	json_object_set_new(ta, "domains", doms);
-	return ta;
-}
-
-static json_t *podset_json(const struct plan *p, const struct workload *w,
-			   size_t i, const struct sched_podset_admission *pa)
-{
-	json_t *j = json_object(), *fl = json_object();
-	const struct topo *t = sched_topo(p->s, pa->tas_flavor);
-
-	json_object_set_new(j, "name", json_string(w->podsets[i].name));
-	json_object_set_new(j, "count", json_integer(pa->count));
-	for (int r = 0; r < RESOURCE_MAX; r++) {
-		if (pa->flavor[r] < 0)
-			continue;
-		json_object_set_new(
-			fl, resource_name(p->c->resources, r),
-			json_string(p->c->flavors.items[pa->flavor[r]].name));
-	}
-	json_object_set_new(j, "flavors", fl);
-	if (t && pa->nodes && pa->count > 0)
-		json_object_set_new(j, "topologyAssignment",
-				    assignment_json(t, pa->nodes, pa->count));
-	return j;
-}
-
-/* Kueue's conditions of a workload, in their usual order. */
-static json_t *conditions_json(const struct plan *p, uint32_t wl)
-{
-	json_t *arr = json_array();
-
-	for (int t = 0; t < SCHED_COND_COUNT; t++) {
-		struct sched_condition c =
-			sched_wl_condition(p->s, wl, (enum sched_cond)t);
-		json_t *j;
-
-		if (!c.present)
-			continue;
-		j = json_object();
-		json_object_set_new(
-			j, "type",
-			json_string(sched_cond_name((enum sched_cond)t)));
-		json_object_set_new(j, "status",
-				    json_string(c.status ? "True" : "False"));
-		json_object_set_new(j, "reason", json_string(c.reason));
-		if (c.message && *c.message)
-			json_object_set_new(j, "message",
-					    json_string(c.message));
-		json_array_append_new(arr, j);
-	}
-	return arr;
-}
-
-static json_t *admitted_json(const struct plan *p, struct strbuf *sb)
+static json_t *admitted_json(const struct plan *p)
 {
 	json_t *arr = json_array();
 
 	for (uint32_t i = 0; i < p->c->workloads.len; i++) {
-		const struct workload *w = &p->c->workloads.items[i];
-		const struct sched_admission *adm;
-		json_t *jw, *jps;
-
-		if (!p->admitted_here[i] ||
-		    sched_wl_state(p->s, i) != SCHED_WL_ADMITTED)
-			continue;
-		adm = sched_wl_admission(p->s, i);
-		jw = json_object();
-		jps = json_array();
-		json_object_set_new(jw, "name", json_string(wl_name(w, sb)));
-		json_object_set_new(jw, "clusterQueue",
-				    json_string(sched_cq_name(p->s, adm->cq)));
-		for (size_t k = 0; k < adm->npodsets; k++)
-			json_array_append_new(
-				jps, podset_json(p, w, k, &adm->ps[k]));
-		json_object_set_new(jw, "podSets", jps);
-		json_object_set_new(jw, "conditions", conditions_json(p, i));
-		json_array_append_new(arr, jw);
+		if (p->admitted_here[i] &&
+		    sched_wl_state(p->s, i) == SCHED_WL_ADMITTED)
+			json_array_append_new(arr,
+					      status_admitted(p->c, p->s, i));
 	}
 	return arr;
 }
 
-static json_t *preempted_json(const struct plan *p, struct strbuf *sb)
+static json_t *preempted_json(const struct plan *p)
 {
 	json_t *arr = json_array();
 
-	vec_foreach (&p->preempted.items, d) {
-		const struct workload *v = &p->c->workloads.items[d->wl];
-		const struct workload *by = &p->c->workloads.items[d->by];
-		json_t *j = json_object();
-
-		json_object_set_new(j, "name", json_string(wl_name(v, sb)));
-		json_object_set_new(j, "clusterQueue",
-				    json_string(sched_cq_name(
-					    p->s, sched_wl_cq(p->s, d->wl))));
-		json_object_set_new(j, "by", json_string(wl_name(by, sb)));
-		json_object_set_new(
-			j, "reason",
-			json_string(sched_preempt_reason_name(d->reason)));
-		json_object_set_new(j, "conditions", conditions_json(p, d->wl));
-		json_array_append_new(arr, j);
-	}
+	vec_foreach (&p->preempted.items, d)
+		json_array_append_new(arr, status_preempted(p->c, p->s, d));
 	return arr;
 }
 
-static json_t *pending_json(const struct plan *p, struct strbuf *sb)
+static json_t *pending_json(const struct plan *p)
 {
 	size_t n = p->c->workloads.len;
 	int64_t *cqp = xcalloc(n + 1, sizeof(*cqp));
 	int64_t *lqp = xcalloc(n + 1, sizeof(*lqp));
 	json_t *arr = json_array();
-	struct strbuf msg;
 
-	strbuf_init(&msg);
 	sched_positions(p->s, cqp, lqp);
 	for (uint32_t i = 0; i < n; i++) {
-		const char *cq = sched_cq_name(p->s, sched_wl_cq(p->s, i));
-		json_t *j;
-		enum sched_pend why;
-
-		if (sched_wl_state(p->s, i) != SCHED_WL_PENDING)
-			continue;
-		strbuf_reset(&msg);
-		why = sched_wl_pending(p->s, i, &msg);
-		j = json_object();
-		json_object_set_new(
-			j, "name",
-			json_string(wl_name(&p->c->workloads.items[i], sb)));
-		json_object_set_new(j, "clusterQueue",
-				    cq ? json_string(cq) : json_null());
-		json_object_set_new(j, "position",
-				    cqp[i] >= 0 ? json_integer(cqp[i])
-						: json_null());
-		json_object_set_new(j, "positionInLocalQueue",
-				    lqp[i] >= 0 ? json_integer(lqp[i])
-						: json_null());
-		json_object_set_new(j, "reason",
-				    json_string(sched_pend_name(why)));
-		json_object_set_new(j, "message", json_string(msg.buf));
-		json_object_set_new(j, "conditions", conditions_json(p, i));
-		json_array_append_new(arr, j);
+		if (sched_wl_state(p->s, i) == SCHED_WL_PENDING)
+			json_array_append_new(
+				arr,
+				status_pending(p->c, p->s, i, cqp[i], lqp[i]));
 	}
-	strbuf_release(&msg);
 	free(cqp);
 	free(lqp);
 	return arr;
@@ -304,9 +160,9 @@ static json_t *plan_json(const struct plan *p)
 
 	strbuf_init(&sb);
 	json_object_set_new(root, "running", running_json(p, &sb));
-	json_object_set_new(root, "admitted", admitted_json(p, &sb));
-	json_object_set_new(root, "preempted", preempted_json(p, &sb));
-	json_object_set_new(root, "pending", pending_json(p, &sb));
+	json_object_set_new(root, "admitted", admitted_json(p));
+	json_object_set_new(root, "preempted", preempted_json(p));
+	json_object_set_new(root, "pending", pending_json(p));
 	strbuf_release(&sb);
 	return root;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/duration.h"
 #include "base/metrics.h"
 #include "base/strbuf.h"
 #include "cli/sim_setup.h"
@@ -114,7 +115,7 @@ static int parse_time(const char *opt, const char *s, int64_t *ret)
 {
 	struct errbuf eb = { 0 };
 
-	if (trace_parse_duration(s, strlen(s), ret, &eb) < 0) {
+	if (duration_parse_time(s, strlen(s), ret, &eb) < 0) {
 		fprintf(stderr, "echelon sim: %s: %s\n", opt, eb.msg);
 		return 2;
 	}

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/duration.h"
 #include "model/quantity.h"
 
 #include "base/banned.h"
@@ -334,79 +335,24 @@ int dec_quantity(struct dec *x, struct ynode *n, int resource, int64_t *ret)
 	return 0;
 }
 
-static int duration_unit(const char *s, size_t *ret_len, int64_t *ret_us)
-{
-	static const struct {
-		const char *name;
-		int64_t us;
-	} units[] = {
-		{ "h", 3600000000LL }, { "ms", 1000 }, { "m", 60000000LL },
-		{ "s", 1000000 },      { "us", 1 },    { "µs", 1 },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
-		size_t len = strlen(units[i].name);
-
-		if (strncmp(s, units[i].name, len) == 0) {
-			*ret_len = len;
-			*ret_us = units[i].us;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-/* Go's time.ParseDuration, for non-negative values, to microseconds. */
-static int parse_duration(const char *s, int64_t *ret_us)
-{
-	int64_t total = 0;
-
-	if (strcmp(s, "0") == 0) {
-		*ret_us = 0;
-		return 0;
-	}
-	if (!*s)
-		return -EINVAL;
-	while (*s) {
-		char *end;
-		double v;
-		size_t ulen;
-		int64_t unit;
-
-		size_t digits = strspn(s, "0123456789.");
-
-		/* Go's form only: strtod would also take 1e3, 0x10, inf. */
-		if (digits == 0 || digits == strspn(s, "."))
-			return -EINVAL;
-		v = strtod(s, &end);
-		if (end != s + digits || duration_unit(end, &ulen, &unit) < 0)
-			return -EINVAL;
-		if (v * (double)unit > 9.2e18 - (double)total)
-			return -ERANGE;
-		total += (int64_t)(v * (double)unit + 0.5);
-		s = end + ulen;
-	}
-	*ret_us = total;
-	return 0;
-}
-
 int dec_duration(struct dec *x, struct ynode *n, int64_t *ret_us)
 {
+	struct errbuf eb;
 	const char *s;
-	char *copy;
-	int rc;
+	int64_t us;
 
 	if (dec_string(x, n, &s) < 0)
 		return -EINVAL;
-	copy = xstrdup(s);
-	rc = parse_duration(copy, ret_us);
-	free(copy);
-	if (rc < 0)
-		dec_error(x, n,
-			  "must be a duration such as \"90s\", \"5m\" or "
-			  "\"1h30m\", not \"%s\"",
-			  s);
-	return rc < 0 ? -EINVAL : 0;
+	if (duration_parse(s, strlen(s), &us, &eb) < 0) {
+		dec_error(x, n, "%s", eb.msg);
+		return -EINVAL;
+	}
+	if (us < 0) {
+		dec_error(x, n, "must not be negative, not \"%s\"", s);
+		return -EINVAL;
+	}
+	*ret_us = us;
+	return 0;
 }
 
 /* Shared shape of the *_field accessors. */

@@ -70,7 +70,8 @@ int dec_int(struct dec *x, struct ynode *n, int64_t min, int64_t max,
 int dec_bool(struct dec *x, struct ynode *n, bool *ret) MUST_CHECK;
 int dec_quantity(struct dec *x, struct ynode *n, int resource,
 		 int64_t *ret) MUST_CHECK;
-/* A Go duration ("90s", "5m", "1h30m") in microseconds, >= 0. */
+/* A Go duration ("90s", "5m", "1h30m", "1500ns"; duration_parse()) in
+ * microseconds, >= 0. */
 int dec_duration(struct dec *x, struct ynode *n, int64_t *ret_us) MUST_CHECK;
 
 /* Fields of map, with "is required" reported when required and absent. */

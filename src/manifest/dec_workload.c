@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "sim/trace.h"
+#include "base/duration.h"
 
 #include "base/banned.h"
 
@@ -723,7 +723,7 @@ static void ann_error(struct dec *x, struct ynode *anns, const char *key,
 	dec_pop(x, len);
 }
 
-/* A time annotation: seconds or a Go duration (trace_parse_duration()). */
+/* A time annotation: seconds or a Go duration (duration_parse_time()). */
 static int ann_sim_time(struct dec *x, struct ynode *anns,
 			const struct labels *ann, const char *key,
 			bool positive, int64_t *ret_us)
@@ -735,7 +735,7 @@ static int ann_sim_time(struct dec *x, struct ynode *anns,
 
 	if (!v)
 		return 0;
-	rc = trace_parse_duration(v, strlen(v), &us, &eb);
+	rc = duration_parse_time(v, strlen(v), &us, &eb);
 	if (rc == 0 && positive && us == 0)
 		rc = errbuf_set(&eb, -EINVAL, "must be positive, not \"%s\"",
 				v);
@@ -773,13 +773,13 @@ static int sim_annotations(struct dec *x, struct ynode *root,
 	if (ann_sim_time(x, anns, ann, SIM_PREFIX "duration", true,
 			 &w->sim_duration_us) < 0)
 		rc = -EINVAL;
-	if (klass && trace_class_valid(klass)) {
+	if (klass && workload_class_valid(klass)) {
 		w->sim_class = klass;
 	} else if (klass) {
 		ann_error(x, anns, SIM_PREFIX "class",
 			  "must be a string of 1 to %d letters, digits, '.', "
 			  "'_' and '-', not \"%s\"",
-			  TRACE_CLASS_MAX_LEN, klass);
+			  WORKLOAD_CLASS_MAX_LEN, klass);
 		rc = -EINVAL;
 	}
 	for (size_t i = 0; anns && anns->type == YNODE_MAP && i < anns->n;

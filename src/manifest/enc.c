@@ -538,7 +538,7 @@ static json_t *podset(const struct cluster *c, const struct podset *ps)
 	return o;
 }
 
-static json_t *assignment(const struct topology_assignment *ta)
+json_t *enc_topology_assignment(const struct topology_assignment *ta)
 {
 	json_t *levels = json_array(), *domains = json_array();
 
@@ -572,8 +572,9 @@ static json_t *admission(const struct cluster *c, const struct admission *a)
 		set_nonempty(o, "flavors", fl);
 		json_object_set_new(o, "count", json_integer(pa->count));
 		if (pa->topology)
-			json_object_set_new(o, "topologyAssignment",
-					    assignment(pa->topology));
+			json_object_set_new(
+				o, "topologyAssignment",
+				enc_topology_assignment(pa->topology));
 		json_array_append_new(list, o);
 	}
 	return json_pack("{s:s,s:o}", "clusterQueue", a->cluster_queue,

@@ -18,5 +18,9 @@
 json_t *enc_object(const struct cluster *c, enum kind k, size_t i);
 /* Every object as a v1 List, kinds in the order of enum kind. */
 json_t *enc_cluster(const struct cluster *c);
+/* A topologyAssignment ({"levels": [...], "domains": [{"values": [...],
+ * "count": n}]}): the one encoder of a placement, for status.admission,
+ * `echelon plan` and `echelon place`. The caller owns the new reference. */
+json_t *enc_topology_assignment(const struct topology_assignment *ta);
 
 #endif

@@ -94,6 +94,23 @@ int64_t workload_pod_count(const struct workload *w)
 	return n;
 }
 
+bool workload_class_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > WORKLOAD_CLASS_MAX_LEN)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+		      c == '-'))
+			return false;
+	}
+	return true;
+}
+
 const char *topology_mode_name(enum topology_mode mode)
 {
 	static const char *const names[TOPOLOGY_MODE_COUNT] = {

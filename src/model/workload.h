@@ -25,8 +25,9 @@
 #include "model/selector.h"
 #include "model/taint.h"
 
-#define WORKLOAD_MAX_PODSETS 8
-#define SLICE_MAX_LAYERS     3
+#define WORKLOAD_MAX_PODSETS   8
+#define SLICE_MAX_LAYERS       3
+#define WORKLOAD_CLASS_MAX_LEN 63
 
 enum topology_mode {
 	TOPOLOGY_NONE, /* no request: implied by the flavor */
@@ -156,6 +157,9 @@ void topology_assignment_free(struct topology_assignment *ta);
 void preferred_terms_free(struct preferred_term *terms, size_t n);
 /* Total pods over all pod sets. */
 int64_t workload_pod_count(const struct workload *w);
+/* Whether s (not NULL) is a valid job class (sim_class): 1 to
+ * WORKLOAD_CLASS_MAX_LEN ASCII letters, digits, '.', '_' and '-'. */
+bool workload_class_valid(const char *s);
 const char *topology_mode_name(enum topology_mode mode);
 
 /*

@@ -127,11 +127,12 @@ int sched_move_pod(struct sched *s, uint32_t id, uint32_t pod, const char *node,
 	if (from == (uint32_t)to)
 		return 0;
 	req = &s->wl[id].w->podsets[i].requests;
-	topo_node_add_usage(t, from, req, -1);
-	topo_node_add_usage(t, (uint32_t)to, req, 1);
+	place_flavors_charge(&s->pf, pa->tas_flavor, from, req, -1, false);
+	place_flavors_charge(&s->pf, pa->tas_flavor, (uint32_t)to, req, 1,
+			     false);
 	pa->nodes[k] = (uint32_t)to;
 	s->tas_gen++;
 	if (topo_node_live(t, from))
-		flavor_grew(s, pa->tas_flavor);
+		flavor_grew(s, pa->tas_flavor); /* and those sharing the node */
 	return 0;
 }

@@ -363,6 +363,7 @@ struct sched *sched_new(const struct cluster *c,
 	queue_init(&s->waiting, waiting_cmp, s, &s->pos);
 	s->node_down = xcalloc(c->nodes.len + 1, sizeof(*s->node_down));
 	init_cqs(s);
+	tas_wake_shared(s);
 	dflt = default_priority(c);
 	for (uint32_t i = 0; i < s->nwl; i++) {
 		if (workload_live(&c->workloads.items[i]))

@@ -16,6 +16,7 @@
 #define ECHELON_SCHED_SCHED_INT_H
 
 #include "base/hmap.h"
+#include "place/place_flavors.h"
 #include "place/place_workload.h"
 #include "sched/queue.h"
 #include "sched/quota.h"
@@ -106,8 +107,13 @@ struct sched {
 	uint32_t *pos;			/* queue positions, [nwl] */
 	struct sched_cq *cqs;		/* [ncq] */
 	size_t ncq;
-	struct sched_tas *tas;	   /* [nflavors]; t NULL when not TAS */
-	VEC(int32_t) * flavor_cqs; /* [nflavors] CQs listing the flavor */
+	struct sched_tas *tas; /* [nflavors]; t NULL when not TAS */
+	/* [nflavors] CQs to wake when capacity on the flavor's nodes grows:
+	 * those listing it or a TAS flavor that shares a node with it. */
+	VEC(int32_t) * flavor_cqs;
+	/* The indexes of tas[].t, whose node usage is shared by every index
+	 * that holds the node (flavors may select overlapping nodes). */
+	struct place_flavors pf;
 	VEC(uint32_t) deferred;
 	/* Evicted with a requeue time still to come, by (time, index). */
 	struct queue waiting;
@@ -215,6 +221,9 @@ void running_init(struct sched *s);
 /* tas.c */
 /* Build the topology index of every TAS flavor of c. */
 void tas_build(struct sched *s);
+/* Add the CQs of every TAS flavor sharing a node with f to flavor_cqs[f];
+ * after tas_build() and the CQs. */
+void tas_wake_shared(struct sched *s);
 void tas_free(struct sched *s);
 /*
  * Place wl at counts on TAS flavor f. With apply, keep the usage on the

@@ -4,8 +4,11 @@
  * once from the nodes and kept up to date by every admission and release,
  * and the bridge to the placement engine (place_workload) at reduced pod
  * counts. An admission records the node of every pod, so that releasing
- * it takes back exactly the usage it added. This file only adds to
- * src/topo and src/place; it changes neither.
+ * it takes back exactly the usage it added. Flavors may select the same
+ * nodes: every change of a node's usage goes to each index that holds the
+ * node (place_flavors_charge), so a placement on one flavor sees what
+ * the others took. This file only adds to src/topo and src/place; it changes
+ * neither.
  */
 #include "sched/sched_int.h"
 
@@ -23,17 +26,32 @@ void tas_build(struct sched *s)
 	s->tas = xcalloc(c->flavors.len + 1, sizeof(*s->tas));
 	hmap_init(&s->tas_memo);
 	hmap_init(&s->compact_memo);
+	place_flavors_init(&s->pf, c);
 	for (size_t f = 0; f < c->flavors.len; f++) {
-		const struct flavor *fl = &c->flavors.items[f];
-		const struct topology *tp;
+		s->tas[f].fl = &c->flavors.items[f];
+		s->tas[f].t = s->pf.t[f];
+	}
+}
 
-		s->tas[f].fl = fl;
-		if (!fl->topology_name)
-			continue;
-		tp = cluster_find(c, KIND_TOPOLOGY, NULL, fl->topology_name);
-		if (tp)
-			s->tas[f].t = topo_new(tp, fl, c->nodes.items,
-					       c->nodes.len, c->resources);
+void tas_wake_shared(struct sched *s)
+{
+	size_t nf = s->c->flavors.len;
+
+	for (size_t f = 0; f < nf; f++) {
+		for (size_t g = 0; g < nf; g++) {
+			if (g == f || !place_flavors_overlap(&s->pf, (int32_t)f,
+							     (int32_t)g))
+				continue;
+			for (size_t i = 0; i < s->flavor_cqs[g].len; i++) {
+				int32_t cq = s->flavor_cqs[g].items[i];
+				bool have = false;
+
+				vec_foreach (&s->flavor_cqs[f], x)
+					have |= *x == cq;
+				if (!have)
+					vec_push(&s->flavor_cqs[f], cq);
+			}
+		}
 	}
 }
 
@@ -45,8 +63,8 @@ void tas_free(struct sched *s)
 	hmap_release(&s->tas_memo);
 	hmap_release(&s->compact_memo);
 	vec_release(&s->compact_min);
-	for (size_t f = 0; s->tas && f < s->c->flavors.len; f++)
-		topo_free(s->tas[f].t);
+	if (s->tas)
+		place_flavors_release(&s->pf);
 	free(s->tas);
 	s->tas = NULL;
 }
@@ -71,6 +89,24 @@ static void record_nodes(const struct topo *t, const struct place_result *res,
 		}
 	}
 	BUG_ON(k != (size_t)count);
+}
+
+/* tas_charge(), leaving the index of each pod set's flavor alone when
+ * others (the placement engine charged it). */
+static void charge(struct sched *s, const struct workload *w,
+		   const struct sched_admission *adm, int sign, bool others)
+{
+	for (size_t i = 0; i < adm->npodsets; i++) {
+		const struct sched_podset_admission *pa = &adm->ps[i];
+
+		if (pa->tas_flavor < 0 || !pa->nodes)
+			continue;
+		for (int32_t k = 0; k < pa->count; k++)
+			place_flavors_charge(
+				&s->pf, pa->tas_flavor, pa->nodes[k],
+				&w->podsets[i].requests, sign, others);
+	}
+	s->tas_gen++;
 }
 
 /* The result (and engine cache) for w's placement shape on f. */
@@ -144,9 +180,9 @@ record:
 		pa->tas_flavor = f;
 		record_nodes(t, &r->ps[i].res, tmp.podsets[i].count, pa);
 	}
-	if (!ok) /* reused: the check did not apply its usage */
-		tas_charge(s, w, adm, 1);
-	s->tas_gen++;
+	/* A reused check did not apply its usage; a fresh placement applied
+	 * it to f's index only. */
+	charge(s, w, adm, 1, ok);
 	return true;
 }
 
@@ -188,18 +224,7 @@ bool tas_check(struct sched *s, int32_t f, uint32_t id, struct strbuf *why)
 void tas_charge(struct sched *s, const struct workload *w,
 		const struct sched_admission *adm, int sign)
 {
-	for (size_t i = 0; i < adm->npodsets; i++) {
-		const struct sched_podset_admission *pa = &adm->ps[i];
-		struct topo *t;
-
-		if (pa->tas_flavor < 0 || !pa->nodes)
-			continue;
-		t = s->tas[pa->tas_flavor].t;
-		for (int32_t k = 0; k < pa->count; k++)
-			topo_node_add_usage(t, pa->nodes[k],
-					    &w->podsets[i].requests, sign);
-	}
-	s->tas_gen++;
+	charge(s, w, adm, sign, false);
 }
 
 /* The unit whose path ends with vals[0..n), or UINT32_MAX. */

@@ -3,7 +3,7 @@
  * Reader of the ITP 2021 CSV trace: a header that names the columns, then
  * one job per row. Rows are split on commas (the trace has no quoting; a
  * field wrapped in double quotes loses them), numbers are read exactly with
- * trace_parse_seconds(), and jobs are shaped into gangs of whole pods as
+ * duration_parse_seconds(), and jobs are shaped into gangs of whole pods as
  * itp.h describes.
  */
 #include "sim/itp.h"
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/duration.h"
 #include "base/hmap.h"
 
 #include "base/banned.h"
@@ -154,7 +155,7 @@ static int read_time(struct itp_ctx *x, const struct field *f, enum col c,
 
 	if (f->n == 0)
 		return 1;
-	if (trace_parse_seconds(f->s, f->n, ret_us, &eb) < 0) {
+	if (duration_parse_seconds(f->s, f->n, ret_us, &eb) < 0) {
 		error_at(x, f->off, "%s: %s", col_names[c], eb.msg);
 		return -1;
 	}

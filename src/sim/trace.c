@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/duration.h"
 #include "base/hmap.h"
 #include "model/cluster.h"
 #include "model/label.h"
@@ -212,226 +213,7 @@ static size_t find_member(const char *s, size_t len, size_t obj,
 	return obj;
 }
 
-/* --- Scalars ------------------------------------------------------- */
-
-/* Digits of a decimal number without leading zeros, and the position of
- * its decimal point relative to them. */
-struct decimal {
-	char digits[40];
-	int ndigits;
-	int64_t point;
-};
-
-static int scan_decimal(const char *s, size_t n, struct decimal *dec)
-{
-	size_t i = 0;
-	int64_t exp = 0;
-	bool any = false, neg_exp = false, frac = false;
-
-	memset(dec, 0, sizeof(*dec));
-	if (i < n && s[i] == '+')
-		i++;
-	for (; i < n && (s[i] == '.' || (s[i] >= '0' && s[i] <= '9')); i++) {
-		if (s[i] == '.') {
-			if (frac)
-				return -EINVAL;
-			frac = true;
-			continue;
-		}
-		any = true;
-		if (dec->ndigits == 0 && s[i] == '0') {
-			dec->point -= frac;
-			continue;
-		}
-		/* digits past the 40th cannot reach the microsecond */
-		if (dec->ndigits < (int)sizeof(dec->digits))
-			dec->digits[dec->ndigits++] = s[i];
-		dec->point += !frac;
-	}
-	if (!any)
-		return -EINVAL;
-	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-		if (++i < n && (s[i] == '+' || s[i] == '-'))
-			neg_exp = s[i++] == '-';
-		if (i >= n)
-			return -EINVAL;
-		for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-			if (exp < 100000)
-				exp = exp * 10 + (s[i] - '0');
-	}
-	if (i != n)
-		return -EINVAL;
-	dec->point += neg_exp ? -exp : exp;
-	return 0;
-}
-
-int trace_parse_seconds(const char *s, size_t n, int64_t *ret_us,
-			struct errbuf *eb)
-{
-	struct decimal dec;
-	int64_t us = 0;
-	int64_t keep; /* digits left of the microsecond point */
-
-	if (n > 0 && s[0] == '-' && n > 1)
-		return errbuf_set(eb, -EINVAL, "must not be negative");
-	if (scan_decimal(s, n, &dec) < 0)
-		return errbuf_set(eb, -EINVAL, "\"%.*s\" is not a number",
-				  (int)(n > 40 ? 40 : n), s);
-	keep = dec.point + 6;
-	if (dec.ndigits > 0 && keep > 18)
-		return errbuf_set(eb, -ERANGE, "must be at most %lld seconds",
-				  (long long)TRACE_MAX_SECONDS);
-	for (int64_t i = 0; i < keep; i++)
-		us = us * 10 + (i < dec.ndigits ? dec.digits[i] - '0' : 0);
-	/* round half up on the first digit dropped */
-	if (keep >= 0 && keep < dec.ndigits && dec.digits[keep] >= '5')
-		us++;
-	if (us > TRACE_MAX_SECONDS * 1000000)
-		return errbuf_set(eb, -ERANGE, "must be at most %lld seconds",
-				  (long long)TRACE_MAX_SECONDS);
-	*ret_us = us;
-	return 0;
-}
-
-/* Go's duration units, in nanoseconds. */
-static const struct {
-	const char *name;
-	int64_t ns;
-} duration_units[] = {
-	{ "ns", 1 },
-	{ "us", 1000 },
-	{ "\xc2\xb5s", 1000 }, /* U+00B5 micro sign */
-	{ "\xce\xbcs", 1000 }, /* U+03BC Greek mu */
-	{ "ms", 1000000 },
-	{ "s", 1000000000 },
-	{ "m", 60000000000LL },
-	{ "h", 3600000000000LL },
-};
-
-/* Sums are kept in units of 10^-18 ns, so that every fraction of up to 18
- * digits is exact, and capped past twice the largest time allowed. */
-#define FRAC_ONE     1000000000000000000ULL
-#define DURATION_CAP ((unsigned __int128)TRACE_MAX_SECONDS * 2000000000)
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int unit_ns(const char *s, size_t len, int64_t *ret_ns)
-{
-	for (size_t u = 0; u < ARRAY_SIZE(duration_units); u++) {
-		if (strlen(duration_units[u].name) == len &&
-		    memcmp(s, duration_units[u].name, len) == 0) {
-			*ret_ns = duration_units[u].ns;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-/*
- * Go's duration syntax without a sign: one or more numbers, each with an
- * optional fraction and a unit ("1h30m", ".5s", "1.s"). The sum in
- * nanoseconds, rounded half up to the microsecond, is *ret_us, capped
- * above TRACE_MAX_SECONDS. Fraction digits past the 18th are dropped (as
- * Go drops those that do not fit). -EINVAL on bad syntax.
- */
-static int go_duration(const char *s, size_t n, int64_t *ret_us)
-{
-	const unsigned __int128 cap = DURATION_CAP * FRAC_ONE;
-	unsigned __int128 total = 0, whole_ns;
-	size_t i = 0;
-
-	if (n == 0)
-		return -EINVAL;
-	while (i < n) {
-		unsigned __int128 whole = 0;
-		uint64_t frac = 0, scale = 1;
-		bool pre = false, post = false;
-		int64_t unit;
-		size_t u;
-
-		for (; i < n && is_digit(s[i]); i++, pre = true)
-			if (whole < DURATION_CAP)
-				whole = whole * 10 + (unsigned)(s[i] - '0');
-		if (i < n && s[i] == '.')
-			for (i++; i < n && is_digit(s[i]); i++, post = true)
-				if (scale < FRAC_ONE) {
-					frac = frac * 10 +
-					       (uint64_t)(s[i] - '0');
-					scale *= 10;
-				}
-		for (u = i; u < n && s[u] != '.' && !is_digit(s[u]); u++)
-			;
-		if ((!pre && !post) || unit_ns(s + i, u - i, &unit) < 0)
-			return -EINVAL;
-		i = u;
-		whole_ns = whole * (uint64_t)unit;
-		if (whole_ns > DURATION_CAP)
-			total = cap;
-		else
-			total += whole_ns * FRAC_ONE +
-				 (unsigned __int128)frac * (FRAC_ONE / scale) *
-					 (uint64_t)unit;
-		if (total > cap)
-			total = cap;
-	}
-	/* 1 us is 10^3 * 10^18 units; the cap still fits an int64 in us */
-	*ret_us = (int64_t)((total + 500 * (unsigned __int128)FRAC_ONE) /
-			    (1000 * (unsigned __int128)FRAC_ONE));
-	return 0;
-}
-
-int trace_parse_duration(const char *s, size_t n, int64_t *ret_us,
-			 struct errbuf *eb)
-{
-	size_t sign = n > 0 && (s[0] == '-' || s[0] == '+');
-	const char *body = s + sign;
-	size_t len = n - sign;
-	int64_t us = 0;
-	int rc;
-
-	if (len == 0 || body[0] == '-' || body[0] == '+')
-		rc = -EINVAL;
-	else if (is_digit(body[len - 1]) || body[len - 1] == '.')
-		rc = trace_parse_seconds(body, len, &us, NULL);
-	else if ((rc = go_duration(body, len, &us)) == 0 &&
-		 us > TRACE_MAX_SECONDS * 1000000)
-		rc = -ERANGE;
-	if (rc == -EINVAL)
-		return errbuf_set(eb, -EINVAL,
-				  "must be a number of seconds or a duration "
-				  "such as \"90s\", \"45m\" or \"1h30m\", not "
-				  "\"%.*s\"",
-				  (int)(n > 64 ? 64 : n), s);
-	if (s[0] == '-')
-		return errbuf_set(eb, -EINVAL, "must not be negative");
-	if (rc < 0)
-		return errbuf_set(eb, -ERANGE, "must be at most %lld seconds",
-				  (long long)TRACE_MAX_SECONDS);
-	*ret_us = us;
-	return 0;
-}
-
 /* --- Fields -------------------------------------------------------- */
-
-bool trace_class_valid(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n > TRACE_CLASS_MAX_LEN)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-		      c == '-'))
-			return false;
-	}
-	return true;
-}
 
 bool trace_name_valid(const char *s)
 {
@@ -477,9 +259,9 @@ static void f_seconds(struct line_ctx *x, json_t *v, size_t off,
 		char buf[64];
 
 		snprintf(buf, sizeof(buf), "%.17g", json_number_value(v));
-		rc = trace_parse_seconds(buf, strlen(buf), ret_us, &eb);
+		rc = duration_parse_seconds(buf, strlen(buf), ret_us, &eb);
 	} else {
-		rc = trace_parse_seconds(x->text + off, n, ret_us, &eb);
+		rc = duration_parse_seconds(x->text + off, n, ret_us, &eb);
 	}
 	if (rc < 0)
 		report(x, DIAG_ERROR, off, "%s: %s", field, eb.msg);
@@ -525,11 +307,11 @@ static const char *f_class(struct line_ctx *x, json_t *v, size_t off)
 {
 	const char *s = json_string_value(v);
 
-	if (!s || !trace_class_valid(s)) {
+	if (!s || !workload_class_valid(s)) {
 		report(x, DIAG_ERROR, off,
 		       "class: must be a string of 1 to %d letters, digits, "
 		       "'.', '_' and '-'",
-		       TRACE_CLASS_MAX_LEN);
+		       WORKLOAD_CLASS_MAX_LEN);
 		return NULL;
 	}
 	return intern_str(x->t->strings, s);

@@ -28,7 +28,7 @@
  * name (unique in the trace), submit_s (>= 0) and duration_s (> 0, seconds,
  * may have a fraction, kept to the microsecond) are required; pods
  * defaults to 1, minCount to pods, priority to 0; class (a job class for
- * per-class figures, trace_class_valid()) to none; requests values are
+ * per-class figures, workload_class_valid()) to none; requests values are
  * Kubernetes quantities, as strings or numbers; topology is one of
  * {"required": LEVEL}, {"preferred": LEVEL}, {"unconstrained": true}, its
  * LEVEL a node-label key or an alias (block, rack, host) that the caller
@@ -44,6 +44,7 @@
 #include "base/compiler.h"
 #include "base/errbuf.h"
 #include "base/diag.h"
+#include "base/duration.h"
 #include "base/intern.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
@@ -55,9 +56,8 @@
 #define TRACE_MAX_JOBS (1 << 22)
 #define TRACE_MAX_PODS 100000
 /* Times beyond ~317 years are errors, so that sums cannot overflow. */
-#define TRACE_MAX_SECONDS   10000000000LL
+#define TRACE_MAX_SECONDS   DURATION_MAX_SECONDS
 #define TRACE_MAX_FILE_SIZE (1LL << 30)
-#define TRACE_CLASS_MAX_LEN 63
 
 struct trace_job {
 	const char *name; /* interned */
@@ -119,32 +119,6 @@ bool trace_is_jsonl(const char *data, size_t len);
  */
 int trace_read_file(const char *path, size_t max, struct strbuf *out,
 		    struct errbuf *eb) MUST_CHECK;
-
-/*
- * Parse n bytes of s, a non-negative decimal number of seconds in JSON's
- * number syntax ("12", "0.5", "1.5e3"), into microseconds, rounding half
- * up. -EINVAL (not a number, negative) or -ERANGE (over TRACE_MAX_SECONDS)
- * with a message in eb. *ret_us is written only on success.
- */
-int trace_parse_seconds(const char *s, size_t n, int64_t *ret_us,
-			struct errbuf *eb) MUST_CHECK;
-
-/*
- * Parse n bytes of s, a simulation duration, into microseconds: a
- * non-negative number of seconds as trace_parse_seconds() reads it ("3600",
- * "1.5"), or a Go duration ("90s", "1h30m", "1.5h", "500ms"; units h, m,
- * s, ms, us, µs, ns), read exactly (up to 18 fraction digits) and rounded
- * half up to the microsecond. A sign is allowed only as a leading '+'. -EINVAL
- * (not a duration, negative) or -ERANGE (over TRACE_MAX_SECONDS) with a message
- * in eb; 0 is accepted (callers that need a positive value check).
- * *ret_us is written only on success.
- */
-int trace_parse_duration(const char *s, size_t n, int64_t *ret_us,
-			 struct errbuf *eb) MUST_CHECK;
-
-/* Whether s (not NULL) is a valid job class: 1 to TRACE_CLASS_MAX_LEN
- * ASCII letters, digits, '.', '_' and '-'. */
-bool trace_class_valid(const char *s);
 
 /* Whether s (not NULL) is a valid job name: a DNS-1123 subdomain of at
  * most 253 lowercase letters, digits, '-' and '.'. */

@@ -1690,17 +1690,19 @@ static const struct msg_case error_cases[] = {
 	  "  recoveryTimeout: -5m\n",
 	  "t.yaml:4:12: waitForPodsReady.timeout: must be a string, not 10 "
 	  "(quote it)\n"
-	  "t.yaml:5:20: waitForPodsReady.recoveryTimeout: must be a duration "
-	  "such as \"90s\", \"5m\" or \"1h30m\", not \"-5m\"\n" },
+	  "t.yaml:5:20: waitForPodsReady.recoveryTimeout: must not be "
+	  "negative, not \"-5m\"\n" },
 	/* durations: Go syntax only */
 	{ "t.yaml",
 	  "apiVersion: echelon.dev/v1alpha1\n"
 	  "kind: Configuration\n"
 	  "waitForPodsReady: {timeout: 1e3s, recoveryTimeout: 0x10s}\n",
 	  "t.yaml:3:29: waitForPodsReady.timeout: must be a duration such as "
-	  "\"90s\", \"5m\" or \"1h30m\", not \"1e3s\"\n"
+	  "\"90s\", \"5m\" or \"1h30m\", not \"1e3s\": unknown unit \"e\" at "
+	  "character 2 (expected ns, us, ms, s, m or h)\n"
 	  "t.yaml:3:52: waitForPodsReady.recoveryTimeout: must be a duration "
-	  "such as \"90s\", \"5m\" or \"1h30m\", not \"0x10s\"\n" },
+	  "such as \"90s\", \"5m\" or \"1h30m\", not \"0x10s\": unknown unit "
+	  "\"x\" at character 2 (expected ns, us, ms, s, m or h)\n" },
 	/* backoffMaxSeconds below backoffBaseSeconds */
 	{ "t.yaml",
 	  "apiVersion: echelon.dev/v1alpha1\n"

@@ -75,6 +75,37 @@ static inline void fx_flavor(struct strbuf *sb, const char *name)
 		    name);
 }
 
+/*
+ * Topology t (rack, hostname), TAS flavors fa and fb that select the nodes
+ * labelled a: "1" and b: "1", and per entry of nodes[0..max) (up to the
+ * first NULL) a 4-CPU node n<i> in rack r labelled with the flavors the
+ * entry lists ("ab": both).
+ */
+static inline void fx_two_flavors(struct strbuf *sb, const char *const *nodes,
+				  size_t max)
+{
+	strbuf_addstr(sb, "---\n" K2 "kind: Topology\nmetadata: {name: t}\n"
+			  "spec: {levels: [{nodeLabel: rack}, "
+			  "{nodeLabel: kubernetes.io/hostname}]}\n");
+	for (const char *f = "ab"; *f; f++)
+		strbuf_addf(sb,
+			    "---\n" K2 "kind: ResourceFlavor\n"
+			    "metadata: {name: f%c}\nspec: {nodeLabels: "
+			    "{%c: \"1\"}, topologyName: t}\n",
+			    *f, *f);
+	for (size_t i = 0; i < max && nodes[i]; i++) {
+		strbuf_addf(sb,
+			    "---\napiVersion: v1\nkind: Node\n"
+			    "metadata: {name: n%zu, labels: {rack: r, "
+			    "kubernetes.io/hostname: n%zu",
+			    i, i);
+		for (const char *f = nodes[i]; *f; f++)
+			strbuf_addf(sb, ", %c: \"1\"", *f);
+		strbuf_addstr(sb, "}}\nstatus: {allocatable: {cpu: \"4\", "
+				  "pods: \"10\"}}\n");
+	}
+}
+
 /* Index of the workload called name (namespace ns). */
 static inline uint32_t fx_id(const struct cluster *c, const char *name)
 {

@@ -125,6 +125,54 @@ static void test_values(void **state)
 	}
 }
 
+/*
+ * One grammar: a Go duration means the same in an annotation and in a
+ * Configuration field (a Configuration once refused "1500ns").
+ */
+static void test_one_grammar(void **state)
+{
+	static const struct {
+		const char *in;
+		int64_t us;
+	} cases[] = {
+		{ "1500ns", 2 },	   { "1.5us", 2 },
+		{ "1\xc2\xb5s", 1 },	   { ".5s", 500000 },
+		{ "1h30m", 5400000000LL }, { "2h0m0.000001s", 7200000001LL },
+	};
+	struct strbuf sb;
+
+	(void)state;
+	strbuf_init(&sb);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct workload *w;
+		struct cluster c;
+		char *got;
+		int rc;
+
+		strbuf_reset(&sb);
+		strbuf_addf(&sb,
+			    WORKLOAD
+			    "  annotations: {sim.echelon.dev/duration: "
+			    "\"%s\"}\n" WORKLOAD_SPEC
+			    "---\napiVersion: echelon.dev/v1alpha1\n"
+			    "kind: Configuration\n"
+			    "waitForPodsReady: {timeout: \"%s\"}\n",
+			    cases[i].in, cases[i].in);
+		got = load(&c, sb.buf, &rc);
+		if (rc != 0 || got[0])
+			fail_msg("\"%s\": rc %d:\n%s", cases[i].in, rc, got);
+		w = cluster_find(&c, KIND_WORKLOAD, "default", "w");
+		assert_non_null(w);
+		assert_int_equal(w->sim_duration_us, cases[i].us);
+		assert_int_equal(
+			cluster_config(&c)->wait_for_pods_ready.timeout_us,
+			cases[i].us);
+		free(got);
+		cluster_release(&c);
+	}
+	strbuf_release(&sb);
+}
+
 static const struct {
 	const char *text;
 	const char *want; /* diag_format() */
@@ -133,7 +181,8 @@ static const struct {
 	  "  annotations: {sim.echelon.dev/duration: 5x}\n" WORKLOAD_SPEC,
 	  "t.yaml:5:43: metadata.annotations[\"sim.echelon.dev/duration\"]: "
 	  "must be a number of seconds or a duration such as \"90s\", \"45m\" "
-	  "or \"1h30m\", not \"5x\"\n" },
+	  "or \"1h30m\", not \"5x\": unknown unit \"x\" at character 2 "
+	  "(expected ns, us, ms, s, m or h)\n" },
 	{ WORKLOAD
 	  "  annotations: {sim.echelon.dev/duration: \"0\"}\n" WORKLOAD_SPEC,
 	  "t.yaml:5:44: metadata.annotations[\"sim.echelon.dev/duration\"]: "
@@ -293,6 +342,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_one_grammar),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_other_kinds),
 		cmocka_unit_test(test_round_trip),

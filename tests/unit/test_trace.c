@@ -317,173 +317,6 @@ static void test_limits(void **state)
 	assert_int_equal(e->t.jobs.len, 2);
 }
 
-struct sec_case {
-	const char *in;
-	int rc;
-	int64_t us;
-};
-
-static const struct sec_case sec_cases[] = {
-	{ "0", 0, 0 },
-	{ "1", 0, 1000000 },
-	{ "12.5", 0, 12500000 },
-	{ "0.000001", 0, 1 },
-	{ "0.0000005", 0, 1 }, /* half up */
-	{ "0.0000004999", 0, 0 },
-	{ "1.2345675", 0, 1234568 },
-	{ "1e3", 0, 1000000000 },
-	{ "1.5E+2", 0, 150000000 },
-	{ "25e-1", 0, 2500000 },
-	{ "0e999999", 0, 0 },
-	{ "007", 0, 7000000 },
-	{ "10000000000", 0, 10000000000000000LL },
-	{ "10000000000.000001", -ERANGE, 0 },
-	{ "1e19", -ERANGE, 0 },
-	{ "99999999999999999999", -ERANGE, 0 },
-	{ "-1", -EINVAL, 0 },
-	{ "", -EINVAL, 0 },
-	{ ".", -EINVAL, 0 },
-	{ "1.2.3", -EINVAL, 0 },
-	{ "1e", -EINVAL, 0 },
-	{ "12s", -EINVAL, 0 },
-	{ " 1", -EINVAL, 0 },
-};
-
-static void test_seconds(void **state)
-{
-	(void)state;
-	for (size_t i = 0; i < ARRAY_SIZE(sec_cases); i++) {
-		const struct sec_case *c = &sec_cases[i];
-		int64_t us = -1;
-		struct errbuf eb;
-		int rc = trace_parse_seconds(c->in, strlen(c->in), &us, &eb);
-
-		if (rc != c->rc)
-			fail_msg("%s: rc %d, want %d", c->in, rc, c->rc);
-		assert_int_equal(us, rc == 0 ? c->us : -1);
-	}
-}
-
-struct dur_case {
-	const char *in;
-	int rc;
-	int64_t us;
-	const char *msg; /* when rc < 0 and not NULL: the message */
-};
-
-#define NOT_DURATION(s)                                                        \
-	"must be a number of seconds or a duration such as \"90s\", \"45m\" "  \
-	"or \"1h30m\", not \"" s "\""
-#define TOO_BIG "must be at most 10000000000 seconds"
-
-static const struct dur_case dur_cases[] = {
-	/* numbers of seconds, as trace_parse_seconds() reads them */
-	{ "0", 0, 0, NULL },
-	{ "3600", 0, 3600000000LL, NULL },
-	{ "1.5", 0, 1500000, NULL },
-	{ "+5", 0, 5000000, NULL },
-	{ "1.5e3", 0, 1500000000LL, NULL },
-	{ "0.0000005", 0, 1, NULL },
-	{ "10000000000", 0, 10000000000000000LL, NULL },
-	{ "10000000000.000001", -ERANGE, 0, TOO_BIG },
-	{ "1e19", -ERANGE, 0, TOO_BIG },
-	/* Go durations */
-	{ "90s", 0, 90000000, NULL },
-	{ "45m", 0, 2700000000LL, NULL },
-	{ "2h", 0, 7200000000LL, NULL },
-	{ "1h30m", 0, 5400000000LL, NULL },
-	{ "1.5h", 0, 5400000000LL, NULL },
-	{ "0.1h", 0, 360000000, NULL },
-	{ "500ms", 0, 500000, NULL },
-	{ "1h0m0s", 0, 3600000000LL, NULL },
-	{ "1m1m", 0, 120000000, NULL },
-	{ "+1s", 0, 1000000, NULL },
-	{ ".5s", 0, 500000, NULL },
-	{ "1.s", 0, 1000000, NULL },
-	{ "0s", 0, 0, NULL },
-	{ "1500001us", 0, 1500001, NULL },
-	{ "1\xc2\xb5s", 0, 1, NULL }, /* micro sign */
-	{ "1\xce\xbcs", 0, 1, NULL }, /* Greek mu */
-	{ "1ns", 0, 0, NULL },
-	{ "499ns", 0, 0, NULL },
-	{ "500ns", 0, 1, NULL }, /* half up */
-	{ "1.0000005s", 0, 1000001, NULL },
-	{ "0.0000004999s", 0, 0, NULL },
-	/* exact: 499.5 ns + 0.5 ns is 500 ns, which rounds up */
-	{ "0.0000004995s0.0000000005s", 0, 1, NULL },
-	{ "0.333333333333333333h", 0, 1200000000LL, NULL },
-	{ "0.00000000000000000000001h", 0, 0, NULL },
-	{ "10000000000s", 0, 10000000000000000LL, NULL },
-	{ "2777777h46m40s", 0, 10000000000000000LL, NULL },
-	{ "10000000000000000000ns", 0, 10000000000000000LL, NULL },
-	{ "10000000000000000499ns", 0, 10000000000000000LL, NULL },
-	{ "10000000000000000500ns", -ERANGE, 0, TOO_BIG },
-	{ "2777778h", -ERANGE, 0, TOO_BIG },
-	{ "99999999999999999999999999999999999999999h", -ERANGE, 0, TOO_BIG },
-	{ "9223372036854775807h9223372036854775807h", -ERANGE, 0, TOO_BIG },
-	/* negative */
-	{ "-1", -EINVAL, 0, "must not be negative" },
-	{ "-5m", -EINVAL, 0, "must not be negative" },
-	{ "-0", -EINVAL, 0, "must not be negative" },
-	{ "-1e19", -EINVAL, 0, "must not be negative" },
-	/* not durations */
-	{ "", -EINVAL, 0, NOT_DURATION("") },
-	{ "-", -EINVAL, 0, NOT_DURATION("-") },
-	{ "+", -EINVAL, 0, NOT_DURATION("+") },
-	{ "+-1", -EINVAL, 0, NOT_DURATION("+-1") },
-	{ "--1", -EINVAL, 0, NOT_DURATION("--1") },
-	{ "-x", -EINVAL, 0, NOT_DURATION("-x") },
-	{ "5x", -EINVAL, 0, NOT_DURATION("5x") },
-	{ "1d", -EINVAL, 0, NOT_DURATION("1d") },
-	{ "1e3s", -EINVAL, 0, NOT_DURATION("1e3s") },
-	{ "0x10s", -EINVAL, 0, NOT_DURATION("0x10s") },
-	{ "s", -EINVAL, 0, NOT_DURATION("s") },
-	{ ".s", -EINVAL, 0, NOT_DURATION(".s") },
-	{ ".", -EINVAL, 0, NOT_DURATION(".") },
-	{ "1.2.3s", -EINVAL, 0, NOT_DURATION("1.2.3s") },
-	{ "1.2.3", -EINVAL, 0, NOT_DURATION("1.2.3") },
-	{ " 1s", -EINVAL, 0, NOT_DURATION(" 1s") },
-	{ "1s ", -EINVAL, 0, NOT_DURATION("1s ") },
-	{ "1 s", -EINVAL, 0, NOT_DURATION("1 s") },
-	{ "1hh", -EINVAL, 0, NOT_DURATION("1hh") },
-	{ "1mss", -EINVAL, 0, NOT_DURATION("1mss") },
-	{ "1h-5m", -EINVAL, 0, NOT_DURATION("1h-5m") },
-	{ "h1", -EINVAL, 0, NOT_DURATION("h1") },
-	{ "inf", -EINVAL, 0, NOT_DURATION("inf") },
-	{ "nan", -EINVAL, 0, NOT_DURATION("nan") },
-	{ "1S", -EINVAL, 0, NOT_DURATION("1S") },
-	{ "1\xc2s", -EINVAL, 0, NOT_DURATION("1\xc2s") },
-};
-
-static void test_durations(void **state)
-{
-	(void)state;
-	for (size_t i = 0; i < ARRAY_SIZE(dur_cases); i++) {
-		const struct dur_case *c = &dur_cases[i];
-		int64_t us = -1;
-		struct errbuf eb;
-		int rc = trace_parse_duration(c->in, strlen(c->in), &us, &eb);
-
-		if (rc != c->rc)
-			fail_msg("\"%s\": rc %d, want %d", c->in, rc, c->rc);
-		if (us != (rc == 0 ? c->us : -1))
-			fail_msg("\"%s\": %lld us, want %lld", c->in,
-				 (long long)us, (long long)c->us);
-		if (rc < 0 && c->msg)
-			assert_string_equal(eb.msg, c->msg);
-	}
-	/* n bytes only: the rest of the buffer is not read */
-	{
-		int64_t us = -1;
-		struct errbuf eb;
-
-		assert_int_equal(trace_parse_duration("90sx", 3, &us, &eb), 0);
-		assert_int_equal(us, 90000000);
-		assert_int_equal(trace_parse_duration("12", 1, &us, &eb), 0);
-		assert_int_equal(us, 1000000);
-	}
-}
-
 static void test_class(void **state)
 {
 	static const struct {
@@ -507,7 +340,7 @@ static void test_class(void **state)
 	char *got;
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
-		if (trace_class_valid(cases[i].s) != cases[i].ok)
+		if (workload_class_valid(cases[i].s) != cases[i].ok)
 			fail_msg("\"%s\": want %d", cases[i].s, cases[i].ok);
 	/* written after queue, before priority; left out when absent */
 	got = parse(e,
@@ -739,8 +572,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_all_or_nothing, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
-		cmocka_unit_test(test_seconds),
-		cmocka_unit_test(test_durations),
 		cmocka_unit_test_setup_teardown(test_class, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_round_trip_and_sort, setup,
