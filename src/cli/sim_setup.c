@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "base/alloc.h"
+#include "base/hmap.h"
 #include "base/rng.h"
 #include "base/strbuf.h"
 #include "cli/cli.h"
@@ -434,12 +435,20 @@ static int shape_jobs(struct cluster *c, struct trace *t,
 	return 0;
 }
 
-/* Add the trace's jobs as Workloads; a queue "ns/name" names the
- * LocalQueue name in namespace ns, else the namespace is "default". */
-static int add_trace_jobs(struct cluster *c, const struct trace *t)
+/* The trace's jobs as jobs of the input, whose workloads the runs make as
+ * they arrive; a queue "ns/name" names the LocalQueue name in namespace
+ * ns, else the namespace is "default". A name must be new in its
+ * namespace among the manifests' workloads and the trace's jobs. */
+static int add_trace_jobs(struct cluster *c, struct sim_input *in,
+			  const struct trace *t)
 {
+	struct hmap names;
+	struct strbuf key;
+	struct errbuf eb = { 0 };
 	int rc = 0;
 
+	hmap_init(&names);
+	strbuf_init(&key);
 	vec_foreach (&t->jobs, j) {
 		struct trace_job x = *j;
 		const char *slash = x.queue ? strchr(x.queue, '/') : NULL;
@@ -450,24 +459,34 @@ static int add_trace_jobs(struct cluster *c, const struct trace *t)
 					 (size_t)(slash - x.queue));
 			x.queue = cluster_str(c, slash + 1);
 		}
-		if (trace_job_add_workload(&x, c, ns) >= 0)
+		strbuf_reset(&key);
+		strbuf_addf(&key, "%s/%s", ns, x.name);
+		if (cluster_find(c, KIND_WORKLOAD, ns, x.name) ||
+		    !hmap_put_str(&names, key.buf, 0)) {
+			fprintf(stderr,
+				"%s:%d:%d: name: a workload named \"%s\" "
+				"exists already in namespace %s\n",
+				j->pos.file ? j->pos.file : "trace",
+				j->pos.line, j->pos.col, j->name, ns);
+			rc = 1;
 			continue;
-		fprintf(stderr,
-			"%s:%d:%d: name: a workload named \"%s\" exists "
-			"already in namespace %s\n",
-			j->pos.file ? j->pos.file : "trace", j->pos.line,
-			j->pos.col, j->name, ns);
-		rc = 1;
+		}
+		if (sim_input_add_trace_job(in, &x, ns, &eb) < 0) {
+			fprintf(stderr, "%s\n", eb.msg);
+			rc = 1;
+		}
 	}
+	strbuf_release(&key);
+	hmap_release(&names);
 	return rc;
 }
 
-static int add_jobs(struct cluster *c, struct sim_input *in, bool split)
+/* The manifests' workloads with a sim.echelon.dev/duration as jobs. */
+static int add_jobs(struct cluster *c, struct sim_input *in)
 {
 	struct errbuf eb = { 0 };
 	size_t skipped = 0;
 
-	sim_input_init(in, c, NULL);
 	for (size_t i = 0; i < c->workloads.len; i++) {
 		const struct workload *w = &c->workloads.items[i];
 
@@ -489,6 +508,14 @@ static int add_jobs(struct cluster *c, struct sim_input *in, bool split)
 			"sim.echelon.dev/duration annotation are not "
 			"simulated\n",
 			skipped);
+	return 0;
+}
+
+/* The input's jobs in submission order; no-gang's per-pod workloads. */
+static int finish_jobs(struct cluster *c, struct sim_input *in, bool split)
+{
+	struct errbuf eb = { 0 };
+
 	if (!in->jobs.len) {
 		fprintf(stderr, "echelon sim: no job to simulate (give "
 				"--trace, --synth, or workloads with a "
@@ -524,10 +551,14 @@ int sim_setup_load(struct cluster *c, struct sim_input *in,
 		rc = synth(&t, o);
 	if (!rc)
 		rc = shape_jobs(c, &t, o, made);
+	if (!rc) {
+		sim_input_init(in, c, NULL);
+		rc = add_jobs(c, in);
+	}
 	if (!rc)
-		rc = add_trace_jobs(c, &t);
+		rc = add_trace_jobs(c, in, &t);
 	trace_release(&t);
 	if (!rc)
-		rc = add_jobs(c, in, split);
+		rc = finish_jobs(c, in, split);
 	return rc;
 }

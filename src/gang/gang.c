@@ -927,15 +927,32 @@ out:
 		free(repl[ps]);
 }
 
+static int admit_cmp(const void *a, const void *b, void *ctx)
+{
+	uint64_t x = sched_wl_admit_seq(ctx, *(const uint32_t *)a);
+	uint64_t y = sched_wl_admit_seq(ctx, *(const uint32_t *)b);
+
+	return (x > y) - (x < y);
+}
+
 size_t gang_node_failed(struct gang *g, const char *node, int64_t now_us,
 			struct gang_decisions *out)
 {
 	size_t before = out ? out->items.len : 0;
+	VEC(uint32_t) hit = VEC_INIT;
 
 	for (uint32_t wl = 0; wl < g->nwl; wl++) {
 		if (g->wl[wl].state != GANG_IDLE)
-			node_failed_wl(g, wl, node, now_us, out);
+			vec_push(&hit, wl);
 	}
+	/* The longest admitted first: an order of the workloads' history,
+	 * not of the slots they happen to hold. */
+	if (hit.len > 1)
+		qsort_r(hit.items, hit.len, sizeof(*hit.items), admit_cmp,
+			(void *)g->s);
+	vec_foreach (&hit, wl)
+		node_failed_wl(g, *wl, node, now_us, out);
+	vec_release(&hit);
 	return out ? out->items.len - before : 0;
 }
 

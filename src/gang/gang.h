@@ -12,8 +12,9 @@
  * never logs. It reaches the backend only through struct gang_ops (bind a
  * pod, release a gang) and hands every scheduling consequence (evict,
  * deactivate, release) back to the caller as a struct gang_decision; it
- * never calls sched_evict() itself. Every walk is in workload index order,
- * then pod index order, so the same events give the same calls and
+ * never calls sched_evict() itself. Every walk is in a fixed order (a
+ * node failure's gangs in admission order, deadlines by time then slot,
+ * pods in index order), so the same events give the same calls and
  * decisions.
  *
  * Pods are named by their index in the workload's spec: pod set 0's pods

@@ -1052,6 +1052,11 @@ void sched_admit_restored(struct sched *s, uint32_t id,
 	add_admitted(s, id, admit_us);
 }
 
+uint64_t sched_wl_admit_seq(const struct sched *s, uint32_t wl)
+{
+	return s->wl[wl].admit_seq;
+}
+
 enum sched_wl_state sched_wl_state(const struct sched *s, uint32_t wl)
 {
 	return s->wl[wl].state;

@@ -355,6 +355,9 @@ void sched_decisions_release(struct sched_decisions *d);
 
 /* Status of a workload. */
 enum sched_wl_state sched_wl_state(const struct sched *s, uint32_t wl);
+/* The order of wl's latest admission among all admissions (1, 2, ...;
+ * unique), 0 when never admitted. */
+uint64_t sched_wl_admit_seq(const struct sched *s, uint32_t wl);
 /* Its ClusterQueue index (-1 when none), and that queue's name. */
 int32_t sched_wl_cq(const struct sched *s, uint32_t wl);
 const char *sched_cq_name(const struct sched *s, int32_t cq);

@@ -194,6 +194,7 @@ void sim_input_release(struct sim_input *in)
 	if (!in)
 		return;
 	vec_release(&in->jobs);
+	vec_release(&in->templates);
 	vec_release(&in->block_names);
 	vec_release(&in->rack_names);
 	free(in->node_place);
@@ -205,6 +206,8 @@ int sim_input_add_job(struct sim_input *in, uint32_t wl, int64_t submit_us,
 {
 	const struct workload *w;
 	struct sim_job j = { .wl = wl,
+			     .tmpl = -1,
+			     .order = (uint32_t)in->jobs.len,
 			     .submit_us = submit_us,
 			     .duration_us = duration_us,
 			     .klass = klass,
@@ -212,6 +215,9 @@ int sim_input_add_job(struct sim_input *in, uint32_t wl, int64_t submit_us,
 
 	BUG_ON(wl >= in->c->workloads.len);
 	w = &in->c->workloads.items[wl];
+	j.name = w->name;
+	j.ns = w->ns;
+	j.queue = w->queue_name;
 	if (submit_us < 0)
 		return errbuf_set(eb, -EINVAL, "%s: submit time is negative",
 				  w->name);
@@ -233,13 +239,44 @@ int sim_input_add_job(struct sim_input *in, uint32_t wl, int64_t submit_us,
 	return 0;
 }
 
+int sim_input_add_trace_job(struct sim_input *in, const struct trace_job *tj,
+			    const char *ns, struct errbuf *eb)
+{
+	int64_t g = in->gpu_id >= 0 ? tj->requests.v[in->gpu_id] : 0;
+	struct sim_job j = { .wl = UINT32_MAX,
+			     .tmpl = (int32_t)in->templates.len,
+			     .order = (uint32_t)in->jobs.len,
+			     .name = tj->name,
+			     .ns = cluster_str(in->c, ns ? ns : "default"),
+			     .queue = tj->queue,
+			     .submit_us = tj->submit_us,
+			     .duration_us = tj->duration_us,
+			     .klass = tj->klass,
+			     .pods = tj->pods,
+			     .split = UINT32_MAX };
+
+	if (tj->submit_us < 0)
+		return errbuf_set(eb, -EINVAL, "%s: submit time is negative",
+				  tj->name);
+	if (tj->duration_us <= 0)
+		return errbuf_set(eb, -EINVAL, "%s: duration must be positive",
+				  tj->name);
+	if (tj->pods <= 0)
+		return errbuf_set(eb, -EINVAL, "%s: has no pods", tj->name);
+	j.gpus = g * tj->pods;
+	j.gpus_per_pod = g <= INT32_MAX ? (int32_t)g : 0;
+	vec_push(&in->templates, *tj);
+	vec_push(&in->jobs, j);
+	return 0;
+}
+
 static int job_cmp(const void *a, const void *b)
 {
 	const struct sim_job *x = a, *y = b;
 
 	if (x->submit_us != y->submit_us)
 		return x->submit_us < y->submit_us ? -1 : 1;
-	return (x->wl > y->wl) - (x->wl < y->wl);
+	return (x->order > y->order) - (x->order < y->order);
 }
 
 void sim_input_sort(struct sim_input *in)
@@ -290,9 +327,12 @@ int sim_input_add_split(struct sim_input *in, struct cluster *c,
 	BUG_ON(c != in->c);
 	vec_foreach (&in->jobs, j) {
 		/* c->workloads may move: copy the workload's fields first. */
-		struct workload w = c->workloads.items[j->wl];
+		struct workload w;
 		int32_t k = 0;
 
+		if (j->tmpl >= 0)
+			continue; /* its pods' workloads come at arrival */
+		w = c->workloads.items[j->wl];
 		j->split = (uint32_t)c->workloads.len;
 		for (size_t i = 0; i < w.npodsets; i++) {
 			for (int32_t p = 0; p < w.podsets[i].count; p++) {

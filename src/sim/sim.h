@@ -6,12 +6,14 @@
  * by the training-throughput model (sim/throughput.h), under node and pod
  * failures. See docs/internals/simulator.md.
  *
- * Ownership: a struct sim_input owns nothing but its job array; it refers
- * to a struct cluster (borrowed) whose workloads include every job's
- * workload, and, for the no-gang policy, one single-pod workload per pod
- * of every job (sim_input_add_split()). The cluster must not change while
- * runs use it. A struct sim_result is owned by the caller of sim_run() and
- * freed with sim_result_release().
+ * Ownership: a struct sim_input owns its job array and the trace jobs'
+ * templates; it refers to a struct cluster (borrowed) whose workloads
+ * include every manifest job's workload, and, for the no-gang policy, one
+ * single-pod workload per pod of such a job (sim_input_add_split()). A run
+ * adds the workloads of trace jobs as they arrive and deletes them as they
+ * end; the cluster is as before at the end of the run. Nothing else may
+ * change the cluster while runs use it. A struct sim_result is owned by the
+ * caller of sim_run() and freed with sim_result_release().
  *
  * Pure and deterministic: no I/O, no clock; randomness (failures, backoff
  * jitter) comes from the seed; every order has a total tie-break. The same
@@ -31,6 +33,7 @@
 #include "base/vec.h"
 #include "model/cluster.h"
 #include "sim/throughput.h"
+#include "sim/trace.h"
 
 /* How a run schedules. The first three place gangs all or nothing and
  * differ in placement; no-gang admits every pod on its own (kube-default
@@ -54,17 +57,26 @@ enum sim_job_state {
 	SIM_JOB_STATE_COUNT
 };
 
-/* One job of the input: a gang workload of the cluster. */
+/*
+ * One job of the input: a gang workload of the cluster (one of the
+ * manifests), or a trace job whose workload a run creates when it arrives
+ * and deletes when it ends (tmpl >= 0).
+ */
 struct sim_job {
-	uint32_t wl;	      /* its workload in cluster->workloads */
-	int64_t submit_us;    /* >= 0 */
-	int64_t duration_us;  /* runtime at the ideal placement, > 0 */
+	uint32_t wl;	/* its workload in cluster->workloads, or
+			   UINT32_MAX for a trace job */
+	int32_t tmpl;	/* its trace job in sim_input.templates, -1 */
+	uint32_t order; /* input order, the tie-break of the sort */
+	const char *name, *ns, *queue; /* of its workload; interned */
+	int64_t submit_us;	       /* >= 0 */
+	int64_t duration_us;	       /* runtime at the ideal placement, > 0 */
 	const char *klass;    /* class for per-class figures; NULL: none */
 	int32_t pods;	      /* all pods of all pod sets */
 	int64_t gpus;	      /* GPUs of all pods */
 	int32_t gpus_per_pod; /* most GPUs of one pod (the model's rank) */
 	uint32_t split;	      /* no-gang: first of its pods' workloads,
-				 UINT32_MAX when not split */
+				 UINT32_MAX when not split or a trace job
+				 (whose pods' workloads come at arrival) */
 };
 
 /* Domains of a node for topology figures (-1: not in a topology). */
@@ -75,6 +87,7 @@ struct sim_node_place {
 struct sim_input {
 	struct cluster *c;
 	VEC(struct sim_job) jobs; /* in submission order (then input order) */
+	VEC(struct trace_job) templates; /* of trace jobs */
 	const char *gpu_resource; /* interned; "nvidia.com/gpu" by default */
 	int gpu_id;		  /* its resource id, -1 when not registered */
 	/* Topology of the nodes for the figures: per cluster node its block
@@ -204,6 +217,15 @@ void sim_input_release(struct sim_input *in);
 int sim_input_add_job(struct sim_input *in, uint32_t wl, int64_t submit_us,
 		      int64_t duration_us, const char *klass,
 		      struct errbuf *eb) MUST_CHECK;
+/*
+ * Add trace job j (copied; its strings interned in the cluster's table) in
+ * namespace ns (NULL: "default"): a run makes its workload when it arrives
+ * (trace_job_workload()) and deletes it when it ends, so the input holds
+ * the trace's few fields, not a workload, per job. Returns 0, or -EINVAL
+ * with a message as sim_input_add_job().
+ */
+int sim_input_add_trace_job(struct sim_input *in, const struct trace_job *j,
+			    const char *ns, struct errbuf *eb) MUST_CHECK;
 /* Order jobs by submission time, then input order (stable). */
 void sim_input_sort(struct sim_input *in);
 

@@ -46,6 +46,10 @@ struct sim_pod {
 
 /* The run's view of one job. */
 struct sim_jst {
+	uint32_t wl;	      /* slot of its gang workload; UINT32_MAX: a
+				 trace job not arrived, or ended */
+	uint32_t *split_wl;   /* no-gang, trace job: slot of each pod's
+				 workload (UINT32_MAX: none now) */
 	struct sim_pod *pods; /* [job pods], made at first admission */
 	int32_t bound, up;    /* pods bound, pods up */
 	int32_t want;	      /* pods its admission(s) hold */
@@ -70,9 +74,11 @@ struct sim_state {
 	struct rng rng;
 	bool split; /* no-gang: pods are workloads of their own */
 
-	int32_t *wl_job;   /* per cluster workload: its job, -1 none */
+	/* Per cluster workload slot (grown as trace jobs arrive): */
+	int32_t *wl_job;   /* its job, -1 none */
 	uint32_t *wl_pod0; /* its first pod in that job */
 	int32_t *wl_count; /* pods its admission holds, 0: not admitted */
+	size_t nslots;
 	struct sim_jst *js;
 	int64_t *node_gpus; /* GPUs bound on each node */
 	bool *node_down;

@@ -197,18 +197,15 @@ static void write_job(const struct sim_input *in, const struct sim_result *run,
 {
 	const struct sim_job *job = &in->jobs.items[j];
 	const struct sim_job_rec *rec = &run->jobs[j];
-	const struct workload *wl;
 
-	BUG_ON(job->wl >= in->c->workloads.len);
-	wl = &in->c->workloads.items[job->wl];
 	strbuf_addstr(out, "{\"policy\":");
 	add_json_string(sim_policy_name(run->policy), out);
 	strbuf_addstr(out, ",\"name\":");
-	add_json_string(wl->name, out);
+	add_json_string(job->name, out);
 	strbuf_addstr(out, ",\"namespace\":");
-	add_json_string(wl->ns, out);
+	add_json_string(job->ns, out);
 	strbuf_addstr(out, ",\"queue\":");
-	add_json_string(wl->queue_name, out);
+	add_json_string(job->queue, out);
 	strbuf_addstr(out, ",\"class\":");
 	add_json_string(job->klass, out);
 	strbuf_addf(out, ",\"pods\":%" PRId32 ",\"gpus\":%" PRId64, job->pods,

@@ -67,18 +67,44 @@ void sim_run_cancel(struct sim_state *st, uint64_t *id, enum sim_ev kind)
 	*id = 0;
 }
 
+/* The slot of no-gang pod k of job j now. */
+static uint32_t split_slot(const struct sim_state *st, uint32_t j, uint32_t k)
+{
+	const struct sim_job *job = &st->in->jobs.items[j];
+
+	if (job->tmpl >= 0)
+		return st->js[j].split_wl ? st->js[j].split_wl[k] : UINT32_MAX;
+	return job->split + k;
+}
+
 /* The workload a pod of job j belongs to, and the pod's index in it. */
 static uint32_t pod_wl(const struct sim_state *st, uint32_t j, uint32_t p,
 		       uint32_t *ret_pod)
 {
-	const struct sim_job *job = &st->in->jobs.items[j];
-
 	if (st->split) {
 		*ret_pod = 0;
-		return job->split + p;
+		return split_slot(st, j, p);
 	}
 	*ret_pod = p;
-	return job->wl;
+	return st->js[j].wl;
+}
+
+/* Room for every slot of the cluster in the per-slot arrays. */
+static void grow_slots(struct sim_state *st)
+{
+	size_t n = st->in->c->workloads.len;
+
+	if (n <= st->nslots)
+		return;
+	st->wl_job = xreallocarray(st->wl_job, n, sizeof(*st->wl_job));
+	st->wl_pod0 = xreallocarray(st->wl_pod0, n, sizeof(*st->wl_pod0));
+	st->wl_count = xreallocarray(st->wl_count, n, sizeof(*st->wl_count));
+	for (size_t i = st->nslots; i < n; i++) {
+		st->wl_job[i] = -1;
+		st->wl_pod0[i] = 0;
+		st->wl_count[i] = 0;
+	}
+	st->nslots = n;
 }
 
 static void track(struct sim_state *st, uint32_t j);
@@ -133,13 +159,26 @@ static void refresh_state(struct sim_state *st, uint32_t j)
 static struct sim_pod *pods_of(struct sim_state *st, uint32_t j)
 {
 	const struct sim_job *job = &st->in->jobs.items[j];
-	const struct workload *w = &st->in->c->workloads.items[job->wl];
+	const struct workload *w;
 	struct sim_jst *x = &st->js[j];
 	uint32_t k = 0;
 
 	if (x->pods)
 		return x->pods;
 	x->pods = xcalloc((size_t)job->pods, sizeof(*x->pods));
+	if (job->tmpl >= 0) { /* one pod set */
+		const struct trace_job *t = &st->in->templates.items[job->tmpl];
+
+		for (int32_t p = 0; p < job->pods; p++) {
+			x->pods[p].node = -1;
+			x->pods[p].gpus =
+				st->in->gpu_id >= 0
+					? t->requests.v[st->in->gpu_id]
+					: 0;
+		}
+		return x->pods;
+	}
+	w = &st->in->c->workloads.items[job->wl];
 	for (size_t i = 0; i < w->npodsets; i++) {
 		const struct podset *ps = &w->podsets[i];
 		int64_t g = st->in->gpu_id >= 0 ? ps->requests.v[st->in->gpu_id]
@@ -395,10 +434,9 @@ static void start_job(struct sim_state *st, uint32_t j)
 			     EV_FINISH, j, 0);
 	st->busy_gpus += x->run_gpus;
 	sim_run_set_state(st, j, SIM_JOB_RUNNING);
-	sim_run_log(st,
-		    "start %s pods=%d hosts=%d racks=%d blocks=%d ratio=%.4f",
-		    st->in->c->workloads.items[job->wl].name, x->want, r->hosts,
-		    r->racks, r->blocks, x->ratio);
+	sim_run_log(
+		st, "start %s pods=%d hosts=%d racks=%d blocks=%d ratio=%.4f",
+		job->name, x->want, r->hosts, r->racks, r->blocks, x->ratio);
 	if (st->o->pod_fail_per_h > 0) {
 		double rate = st->o->pod_fail_per_h * x->want / 3.6e9;
 		double u = rng_double(&st->rng);
@@ -446,23 +484,65 @@ static void finish_job(struct sim_state *st, uint32_t j)
 	for (int32_t p = 0; p < job->pods; p++)
 		unbind_pod(st, j, (uint32_t)p);
 	for (uint32_t k = 0; k < (st->split ? (uint32_t)job->pods : 1); k++) {
-		uint32_t wl = st->split ? job->split + k : job->wl;
+		uint32_t wl = st->split ? split_slot(st, j, k) : x->wl;
+		uint64_t h = ctl_handle(st->ctl, wl);
 
-		BUG_ON(ctl_finish(st->ctl, ctl_handle(st->ctl, wl), st->now) <
-		       0);
+		BUG_ON(ctl_finish(st->ctl, h, st->now) < 0);
 		st->wl_count[wl] = 0;
+		if (job->tmpl < 0)
+			continue;
+		/* a trace job's workload ends with it */
+		BUG_ON(ctl_workload_delete(st->ctl, h, st->now) < 0);
+		st->wl_job[wl] = -1;
+	}
+	if (job->tmpl >= 0) {
+		x->wl = UINT32_MAX;
+		free(x->split_wl);
+		x->split_wl = NULL;
 	}
 	x->adm = 0;
 	x->progress_us = job->duration_us;
 	r->end_us = st->now;
 	sim_run_set_state(st, j, SIM_JOB_FINISHED);
 	st->terminal++;
-	sim_run_log(st, "finish %s", st->in->c->workloads.items[job->wl].name);
+	sim_run_log(st, "finish %s", job->name);
 }
 
 static void submit_wl(struct sim_state *st, uint32_t wl)
 {
 	BUG_ON(ctl_submit(st->ctl, ctl_handle(st->ctl, wl), true, st->now) < 0);
+}
+
+/*
+ * The workload of trace job j (its pod k alone under no-gang, named
+ * "<name>-pod-<k>"), made now as it arrives. Returns its slot.
+ */
+static uint32_t make_workload(struct sim_state *st, uint32_t j, int64_t k)
+{
+	const struct sim_job *job = &st->in->jobs.items[j];
+	struct trace_job t = st->in->templates.items[job->tmpl];
+	struct workload w;
+	char *name = NULL;
+	uint64_t h;
+
+	if (k >= 0) {
+		name = xasprintf("%s-pod-%" PRId64, job->name, k);
+		t.name = name;
+		t.pods = t.min_count = 1;
+		/* a pod alone: no topology request (sim_input_add_split) */
+		t.topology_mode = TOPOLOGY_NONE;
+		t.topology_level = NULL;
+	}
+	trace_job_workload(&t, st->in->c, job->ns, &w);
+	w.queue_name = job->queue;
+	BUG_ON(ctl_workload_add(st->ctl, &w, &h) < 0); /* names are new */
+	workload_release(&w);
+	free(name);
+	grow_slots(st);
+	st->wl_job[CTL_SLOT(h)] = (int32_t)j;
+	st->wl_pod0[CTL_SLOT(h)] = k >= 0 ? (uint32_t)k : 0;
+	st->wl_count[CTL_SLOT(h)] = 0;
+	return CTL_SLOT(h);
 }
 
 /*
@@ -473,18 +553,26 @@ static void submit_wl(struct sim_state *st, uint32_t wl)
 static void submit_job(struct sim_state *st, uint32_t j, int64_t k)
 {
 	const struct sim_job *job = &st->in->jobs.items[j];
+	struct sim_jst *x = &st->js[j];
 
 	if (k == 0) {
 		sim_run_set_state(st, j, SIM_JOB_PENDING);
 		st->submitted++;
-		sim_run_log(st, "submit %s",
-			    st->in->c->workloads.items[job->wl].name);
+		sim_run_log(st, "submit %s", job->name);
 	}
 	if (!st->split) {
-		submit_wl(st, job->wl);
+		if (job->tmpl >= 0)
+			x->wl = make_workload(st, j, -1);
+		submit_wl(st, x->wl);
 		return;
 	}
-	submit_wl(st, job->split + (uint32_t)k);
+	if (job->tmpl >= 0) {
+		if (!x->split_wl)
+			x->split_wl = xcalloc((size_t)job->pods,
+					      sizeof(*x->split_wl));
+		x->split_wl[k] = make_workload(st, j, k);
+	}
+	submit_wl(st, split_slot(st, j, (uint32_t)k));
 	if (k + 1 < job->pods)
 		sim_run_push(st, st->now, EV_SUBMIT, j, k + 1);
 }
@@ -500,9 +588,7 @@ static void pod_fail(struct sim_state *st, uint32_t j, uint32_t p)
 	if (!sp->up)
 		return;
 	st->res->sum.pod_failures++;
-	sim_run_log(st, "pod-fail %s pod=%u",
-		    st->in->c->workloads.items[st->in->jobs.items[j].wl].name,
-		    p);
+	sim_run_log(st, "pod-fail %s pod=%u", st->in->jobs.items[j].name, p);
 	sim_run_stop(st, j, false);
 	sp->up = false;
 	x->up--;
@@ -679,7 +765,7 @@ static int check_options(const struct sim_input *in,
 		return errbuf_set(eb, -EINVAL, "policy: unknown");
 	if (o->policy == SIM_POLICY_NO_GANG) {
 		vec_foreach (&in->jobs, j) {
-			if (j->split == UINT32_MAX)
+			if (j->split == UINT32_MAX && j->tmpl < 0)
 				return errbuf_set(eb, -EINVAL,
 						  "no-gang: the input has no "
 						  "per-pod workloads");
@@ -705,19 +791,17 @@ static int check_options(const struct sim_input *in,
 	return throughput_config_check(&o->tp, eb);
 }
 
-/* Which job and pod every workload of the run stands for. */
+/* Which job and pod every workload of the manifests stands for (trace
+ * jobs' workloads are mapped as they arrive). */
 static void map_workloads(struct sim_state *st)
 {
-	size_t nwl = st->in->c->workloads.len;
-
-	st->wl_job = xcalloc(nwl + 1, sizeof(*st->wl_job));
-	st->wl_pod0 = xcalloc(nwl + 1, sizeof(*st->wl_pod0));
-	st->wl_count = xcalloc(nwl + 1, sizeof(*st->wl_count));
-	for (size_t w = 0; w < nwl; w++)
-		st->wl_job[w] = -1;
+	grow_slots(st);
 	for (size_t j = 0; j < st->in->jobs.len; j++) {
 		const struct sim_job *job = &st->in->jobs.items[j];
 
+		st->js[j].wl = job->wl;
+		if (job->tmpl >= 0)
+			continue;
 		if (!st->split) {
 			st->wl_job[job->wl] = (int32_t)j;
 			continue;
@@ -794,9 +878,18 @@ static void state_init(struct sim_state *st, const struct sim_input *in,
 static void state_free(struct sim_state *st)
 {
 	ctl_free(st->ctl);
+	/* The trace jobs' workloads still here leave with the run. */
+	for (size_t i = 0; i < st->nslots; i++) {
+		int32_t j = st->wl_job[i];
+
+		if (j >= 0 && st->in->jobs.items[j].tmpl >= 0)
+			cluster_workload_remove(st->in->c, (uint32_t)i);
+	}
 	evq_release(&st->q);
-	for (size_t j = 0; j < st->in->jobs.len; j++)
+	for (size_t j = 0; j < st->in->jobs.len; j++) {
 		free(st->js[j].pods);
+		free(st->js[j].split_wl);
+	}
 	free(st->js);
 	free(st->wl_job);
 	free(st->wl_pod0);

@@ -45,6 +45,7 @@ static void add_cq(struct cluster *c, const char *name)
 static void add_job(struct sim_input *in, int64_t submit_us)
 {
 	struct sim_job j = { .submit_us = submit_us,
+			     .tmpl = -1,
 			     .duration_us = 100 * S,
 			     .pods = 1,
 			     .gpus = 8,

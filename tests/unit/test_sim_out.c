@@ -63,8 +63,13 @@ static void add_job(struct fixture *f, uint32_t wl, int64_t submit_us,
 		    const char *klass, int32_t pods, int64_t gpus)
 {
 	struct sim_job *j = vec_push_zero(&f->in.jobs);
+	const struct workload *w = &f->c.workloads.items[wl];
 
 	j->wl = wl;
+	j->tmpl = -1;
+	j->name = w->name;
+	j->ns = w->ns;
+	j->queue = w->queue_name;
 	j->submit_us = submit_us;
 	j->duration_us = 3600 * S;
 	j->klass = klass;
