@@ -452,7 +452,7 @@ static const struct dur_case dur_cases[] = {
 	{ "inf", -EINVAL, 0, NOT_DURATION("inf") },
 	{ "nan", -EINVAL, 0, NOT_DURATION("nan") },
 	{ "1S", -EINVAL, 0, NOT_DURATION("1S") },
-	{ "1\xc2s", -EINVAL, 0, NOT_DURATION("1\xc2s") },
+	{ "1\xc2s", -EINVAL, 0, NOT_DURATION("1\\xc2s") },
 };
 
 static void test_durations(void **state)
