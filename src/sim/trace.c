@@ -20,6 +20,7 @@
 
 #include "base/alloc.h"
 #include "base/hmap.h"
+#include "base/text.h"
 #include "model/cluster.h"
 #include "model/label.h"
 #include "model/quantity.h"
@@ -819,8 +820,15 @@ int trace_parse_jsonl(struct trace *t, const char *file, const char *data,
 	struct line_ctx x = { .t = t, .d = d, .names = &names };
 	VEC(struct trace_job) jobs = VEC_INIT;
 	size_t i = 0;
+	int line, col;
 
 	x.file = intern_str(t->strings, file);
+	/* jansson would stop a line at a NUL: the rest must not vanish. */
+	if (text_find_nul(data, len, &line, &col) < len) {
+		diag_add(d, DIAG_ERROR, x.file, line, col,
+			 "NUL byte (0x00) in the text");
+		return -EINVAL;
+	}
 	names_of(t, &names);
 	while (i < len) {
 		const char *nl = memchr(data + i, '\n', len - i);

@@ -96,4 +96,11 @@ check_err 2 "--network:1:16: algo: must be ring or hierarchical" \
 printf '{"name": "a", "submit_s": 0}\n' >"$tmp/bad.jsonl"
 check_err 1 "bad.jsonl:1:" --cluster blocks=1,racks=1,hosts=1 \
 	--trace "$tmp/bad.jsonl"
+# A NUL byte in a trace is an error at its position, not the end of a name.
+printf '{"name": "a\000b", "submit_s": 0, "duration_s": 1}\n' >"$tmp/nul.jsonl"
+check_err 1 "nul.jsonl:1:12: NUL byte (0x00) in the text" \
+	--cluster blocks=1,racks=1,hosts=1 --trace "$tmp/nul.jsonl"
+printf 'job_id,submission_time,duration,num_gpu\nj\0001,0,10,1\n' >"$tmp/nul.csv"
+check_err 1 "nul.csv:2:2: NUL byte (0x00) in the text" \
+	--cluster blocks=1,racks=1,hosts=1 --trace "$tmp/nul.csv"
 exit $fail

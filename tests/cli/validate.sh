@@ -65,6 +65,61 @@ check "validate -o json loads again" $?
 "$echelon" validate -f "$src/examples/quickstart" -o xml >/dev/null 2>&1
 check "an unknown format is a usage error (2)" $(($? != 2))
 
+# Input that is silently misread or skipped must fail, with a position.
+node='apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n'
+printf "${node}  labels: {a: x\\000y}\n" >"$tmp/nul.yaml"
+"$echelon" validate -f "$tmp/nul.yaml" >/dev/null 2>"$tmp/err"
+check "a NUL byte fails" $(($? != 1))
+grep -q 'nul.yaml:5:16: invalid YAML: NUL byte (0x00) in the text' "$tmp/err"
+check "a NUL byte is located" $?
+printf 'apiVersion: v1\nkind: Node\nkind: Namespace\nmetadata: {name: a}\n' |
+	"$echelon" validate -f - >/dev/null 2>"$tmp/err"
+check "a duplicate key fails" $(($? != 1))
+grep -q '<stdin>:3:1: invalid YAML: duplicate key "kind" (first at line 2, column 1)' "$tmp/err"
+check "a duplicate key names both positions" $?
+
+mkdir "$tmp/links"
+printf "$node" >"$tmp/links/good.yaml"
+ln -s "$tmp/links/nowhere.yaml" "$tmp/links/dangling.yaml"
+"$echelon" validate -f "$tmp/links" >/dev/null 2>"$tmp/err"
+check "a dangling symlink in a folder fails" $(($? != 1))
+grep -q 'links/dangling.yaml: cannot open: No such file or directory' "$tmp/err"
+check "the dangling symlink is named" $?
+rm "$tmp/links/dangling.yaml"
+ln -s loop "$tmp/links/loop"
+"$echelon" validate -f "$tmp/links" >/dev/null 2>"$tmp/err"
+check "a symlink loop in a folder fails" $(($? != 1))
+grep -q 'links/loop: cannot open: Too many levels of symbolic links' "$tmp/err"
+check "the symlink loop is named" $?
+rm "$tmp/links/loop"
+if [ "$(id -u)" -ne 0 ]; then
+	mkdir "$tmp/links/locked"
+	printf "$node" >"$tmp/links/locked/n.yaml"
+	chmod 0 "$tmp/links/locked"
+	"$echelon" validate -f "$tmp/links" >/dev/null 2>"$tmp/err"
+	check "an unreadable folder entry fails" $(($? != 1))
+	chmod 755 "$tmp/links/locked"
+fi
+
+# Empty input: nothing to work on is said, and fails.
+: >"$tmp/empty.yaml"
+"$echelon" validate -f "$tmp/empty.yaml" >"$tmp/out" 2>"$tmp/err"
+check "an empty file fails" $(($? != 1))
+grep -q 'empty.yaml: warning: no object found' "$tmp/err" &&
+	grep -q '^no object found in the input (1 file read)$' "$tmp/err"
+check "an empty file says no object was found" $?
+printf '# only a comment\n---\n' | "$echelon" validate -f - >/dev/null 2>"$tmp/err"
+check "empty stdin fails" $(($? != 1))
+grep -q '<stdin>: warning: no object found' "$tmp/err"
+check "empty stdin says so" $?
+mkdir "$tmp/nothing"
+"$echelon" validate -f "$tmp/nothing" >/dev/null 2>"$tmp/err"
+check "an empty folder fails" $(($? != 1))
+grep -q 'nothing: warning: no .yaml, .yml or .json file in this folder' "$tmp/err"
+check "an empty folder says so" $?
+"$echelon" validate -f "$tmp/empty.yaml" -f "$tmp/links" >/dev/null 2>"$tmp/err"
+check "an empty file beside others is only a warning" $?
+
 "$echelon" version | grep -q '^echelon [0-9]'
 check "version" $?
 exit $fail
