@@ -16,6 +16,7 @@
 #include "base/alloc.h"
 #include "base/metrics.h"
 #include "base/strbuf.h"
+#include "cli/output.h"
 #include "cli/sim_setup.h"
 #include "sim/report.h"
 #include "sim/sim_metrics.h"
@@ -513,7 +514,7 @@ static int simulate(struct sim_args *a)
 	if (!rc) {
 		print_header(&in);
 		sim_out_table(runs, a->npolicies, &sb);
-		fputs(sb.buf, stdout);
+		output_write(sb.buf, sb.len);
 	}
 	if (!rc && a->log)
 		rc = write_path(a->log, &log);

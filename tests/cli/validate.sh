@@ -120,6 +120,21 @@ check "an empty folder says so" $?
 "$echelon" validate -f "$tmp/empty.yaml" -f "$tmp/links" >/dev/null 2>"$tmp/err"
 check "an empty file beside others is only a warning" $?
 
+# Output that cannot be written fails the command, with the reason.
+if [ -w /dev/full ]; then
+	q="$src/examples/quickstart"
+	for args in "validate -f $q -o json" "validate -f $q -o yaml" \
+		"validate -f $q" "place -f $q" "plan -f $q -o json" \
+		"sim -q --cluster blocks=1,racks=1,hosts=1 --synth 2" \
+		"version" "help"; do
+		# shellcheck disable=SC2086
+		"$echelon" $args >/dev/full 2>"$tmp/err"
+		check "$args to a full disk fails" $(($? != 1))
+		grep -q '^echelon: cannot write standard output: No space left on device$' "$tmp/err"
+		check "$args to a full disk says why" $?
+	done
+fi
+
 "$echelon" version | grep -q '^echelon [0-9]'
 check "version" $?
 exit $fail
