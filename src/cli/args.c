@@ -6,6 +6,10 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "base/strbuf.h"
+#include "base/text.h"
 
 #include "base/banned.h"
 
@@ -22,4 +26,17 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
 		return -1;
 	*ret = v;
 	return 0;
+}
+
+int cli_bad_value(const char *verb, const char *opt, const char *val,
+		  const char *what)
+{
+	struct strbuf q;
+
+	strbuf_init(&q);
+	text_quote(&q, val, strlen(val), 200);
+	fprintf(stderr, "echelon %s: %s: %s, not \"%s\"\n", verb, opt, what,
+		q.buf);
+	strbuf_release(&q);
+	return CLI_BAD_VALUE;
 }

@@ -46,11 +46,16 @@ int cli_bench_load(int argc, char **argv)
 	double t0, t1, c0, c1;
 	int rc;
 
-	if (argc == 3 && strcmp(argv[1], "--nodes") == 0)
-		nodes = strtol(argv[2], NULL, 10);
-	else if (argc != 1)
-		nodes = 0;
-	if (nodes <= 0 || nodes > 10000000) {
+	if (argc == 3 && strcmp(argv[1], "--nodes") == 0) {
+		uint64_t v;
+
+		if (cli_parse_u64(argv[2], 1, 10000000, &v) < 0) {
+			cli_bad_value("bench load", "--nodes", argv[2],
+				      "expected 1 to 10000000");
+			return 2;
+		}
+		nodes = (long)v;
+	} else if (argc != 1) {
 		fprintf(stderr, "usage: echelon bench load [--nodes N]\n"
 				"\nLoad N generated Node objects (default "
 				"100000) and print the time and peak memory "

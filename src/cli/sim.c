@@ -107,7 +107,7 @@ static void usage(FILE *out)
 
 static int bad(const char *opt, const char *val, const char *what)
 {
-	fprintf(stderr, "echelon sim: %s: %s, not \"%s\"\n", opt, what, val);
+	cli_bad_value("sim", opt, val, what);
 	return 2;
 }
 

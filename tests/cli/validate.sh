@@ -135,6 +135,41 @@ if [ -w /dev/full ]; then
 	done
 fi
 
+# A bad value for an enumerated option is named in one line, for every verb.
+bad_value() { # expected-line args...
+	want=$1
+	shift
+	"$echelon" "$@" >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(cat "$tmp/err")" = "$want" ]
+	check "bad value: $want" $?
+}
+q="$src/examples/quickstart"
+bad_value 'echelon validate: --output: expected summary, json or yaml, not "xml"' \
+	validate -f "$q" -o xml
+bad_value 'echelon place: --output: expected table, json or yaml, not "xml"' \
+	place -f "$q" -o xml
+bad_value 'echelon place: --policy: expected tas, kube-default or first-fit, not "nope"' \
+	place -f "$q" --policy nope
+bad_value 'echelon plan: --output: expected table, json or yaml, not "xml"' \
+	plan -f "$q" -o xml
+bad_value 'echelon sim: --compare: expected tas, kube-default, first-fit or no-gang, not "nope"' \
+	sim --policy nope
+bad_value 'echelon bench place: --nodes: expected 1 to 16777216, not "0"' \
+	bench place --nodes 0
+bad_value 'echelon bench place: --level: expected rack or block, not "host"' \
+	bench place --level host
+bad_value 'echelon bench sim: --policy: expected tas, kube-default, first-fit or no-gang, not "nope"' \
+	bench sim --policy nope
+bad_value 'echelon bench admit: --workloads: expected 1 to 10000000, not "-5"' \
+	bench admit --workloads -5
+bad_value 'echelon bench admit: --small-level: expected hostname, rack or none, not "zone"' \
+	bench admit --small-level zone
+bad_value 'echelon bench load: --nodes: expected 1 to 10000000, not "x"' \
+	bench load --nodes x
+bad_value 'echelon validate: --output: expected summary, json or yaml, not "\x1b[2J\nx"' \
+	validate -f "$q" -o "$(printf '\033[2J\nx')"
+
 "$echelon" version | grep -q '^echelon [0-9]'
 check "version" $?
 exit $fail
