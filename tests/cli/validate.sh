@@ -170,6 +170,16 @@ bad_value 'echelon bench load: --nodes: expected 1 to 10000000, not "x"' \
 bad_value 'echelon validate: --output: expected summary, json or yaml, not "\x1b[2J\nx"' \
 	validate -f "$q" -o "$(printf '\033[2J\nx')"
 
+# Kubernetes' annotation limit, on a Node too large to build one insert at a time.
+"$echelon" bench load --annotations 30000 >"$tmp/out" 2>"$tmp/err"
+check "bench load --annotations runs" $?
+grep -q '^metadata.annotations: too long: must have at most 262144 bytes' "$tmp/err" &&
+	grep -q '"errors":1' "$tmp/out"
+check "30,000 annotations are over the limit" $?
+"$echelon" bench load --labels 30000 >"$tmp/out" 2>"$tmp/err"
+grep -q '"loaded":1,.*"errors":0' "$tmp/out"
+check "30,000 labels load" $?
+
 "$echelon" version | grep -q '^echelon [0-9]'
 check "version" $?
 exit $fail

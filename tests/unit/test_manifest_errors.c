@@ -79,6 +79,14 @@ static const struct msg_case error_cases[] = {
 	  "kind: \"N\\u009b2J\"\n",
 	  "t.yaml:2:8: kind: unknown kind \"N\\xc2\\x9b2J\" (apiVersion "
 	  "\"v1\")\n" },
+	/* an annotation key is a qualified name, as Kubernetes checks it */
+	{ "t.yaml",
+	  "apiVersion: v1\n"
+	  "kind: Node\n"
+	  "metadata: {name: a, annotations: {\"a b\": x}}\n",
+	  "t.yaml:3:36: metadata.annotations[\"a b\"]: name part must consist "
+	  "of alphanumeric characters, '-', '_' or '.', and must start and end "
+	  "with an alphanumeric character\n" },
 	/* a document that is a list */
 	{ "t.yaml",
 	  "- a\n"
@@ -2346,6 +2354,64 @@ static void test_long_value_cut(void **state)
 	strbuf_release(&out);
 }
 
+/* Kubernetes' limit: 256 KiB of annotations per object, keys and values
+ * together. 300,000 annotations (4.8 MB) are refused at once. */
+static void test_annotations_limit(void **state)
+{
+	static const struct {
+		size_t count, value_len;
+		const char *want; /* NULL: loads */
+	} cases[] = {
+		/* 1000 * (6 + 256) = 262000 bytes: just under */
+		{ 1000, 256, NULL },
+		/* 1000 * (6 + 257) = 263000 bytes */
+		{ 1000, 257,
+		  "t.yaml:6:5: metadata.annotations: too long: must have at "
+		  "most 262144 bytes (keys and values together), not "
+		  "263000\n" },
+		{ 300000, 4,
+		  "t.yaml:6:5: metadata.annotations: too long: must have at "
+		  "most 262144 bytes (keys and values together), not "
+		  "3000000\n" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct strbuf in, out;
+		struct cluster c;
+		struct diag d;
+		int rc;
+
+		strbuf_init(&in);
+		strbuf_init(&out);
+		strbuf_addstr(&in, "apiVersion: v1\nkind: Node\nmetadata:\n"
+				   "  name: a\n  annotations:\n");
+		for (size_t k = 0; k < cases[i].count; k++) {
+			strbuf_addf(&in, "    %c%05zu: ", 'a' + (int)(k % 26),
+				    k % 100000);
+			for (size_t v = 0; v < cases[i].value_len; v++)
+				strbuf_addch(&in, 'v');
+			strbuf_addch(&in, '\n');
+		}
+		cluster_init(&c);
+		diag_init(&d);
+		rc = manifest_load_buffer(&c, "t.yaml", in.buf, in.len, &d);
+		diag_format(&d, &out);
+		if (cases[i].want) {
+			assert_int_equal(rc, -EINVAL);
+			assert_string_equal(out.buf, cases[i].want);
+		} else {
+			assert_int_equal(rc, 0);
+			assert_string_equal(out.buf, "");
+			assert_int_equal(cluster_count(&c, KIND_NODE), 1);
+		}
+		diag_release(&d);
+		cluster_release(&c);
+		strbuf_release(&in);
+		strbuf_release(&out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2356,6 +2422,7 @@ int main(void)
 		cmocka_unit_test(test_nul_bytes),
 		cmocka_unit_test(test_duplicate_key_large_map),
 		cmocka_unit_test(test_long_value_cut),
+		cmocka_unit_test(test_annotations_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
