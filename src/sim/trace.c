@@ -806,6 +806,21 @@ bool trace_is_jsonl(const char *data, size_t len)
 	return false;
 }
 
+bool trace_is_empty(const char *data, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		const char *nl = memchr(data + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - data) : len;
+
+		if (!skippable(data + i, end - i))
+			return false;
+		i = end + 1;
+	}
+	return true;
+}
+
 static void names_of(const struct trace *t, struct hmap *names)
 {
 	hmap_init(names);
@@ -990,7 +1005,12 @@ int trace_read_file(const char *path, size_t max, struct strbuf *out,
 {
 	char buf[65536];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	bool is_stdin = strcmp(path, "-") == 0;
+	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	int rc = 0;
+
+	if (is_stdin)
+		path = "<stdin>";
 
 	if (fd < 0)
 		return errbuf_set(eb, -errno, "%s: %s", path, strerror(errno));
@@ -1011,6 +1031,7 @@ int trace_read_file(const char *path, size_t max, struct strbuf *out,
 		}
 		strbuf_add(out, buf, (size_t)n);
 	}
-	close(fd);
+	if (!is_stdin)
+		close(fd);
 	return rc;
 }

@@ -167,4 +167,14 @@ echo mine >"$tmp/res/notes.txt"
 [ $? -eq 1 ] && [ ! -s "$tmp/o" ] && [ -f "$tmp/res/notes.txt" ] &&
 	grep -qF "holds \"notes.txt\", which echelon did not write" "$tmp/e"
 check "--out holding other files is refused before simulating" $?
+# --trace - reads standard input, as -f - does; an empty trace is an error.
+"$echelon" sim -q -f "$src/examples/quickstart" \
+	--trace "$src/examples/quickstart/trace.jsonl" >"$tmp/file.out" 2>&1
+"$echelon" sim -q -f "$src/examples/quickstart" --trace - \
+	<"$src/examples/quickstart/trace.jsonl" >"$tmp/stdin.out" 2>&1
+[ $? -eq 0 ] && cmp -s "$tmp/file.out" "$tmp/stdin.out"
+check "--trace - reads standard input" $?
+printf '# nothing\n\n' >"$tmp/empty.jsonl"
+check_err 1 "empty.jsonl: trace: no job found" \
+	--cluster blocks=1,racks=1,hosts=1 --trace "$tmp/empty.jsonl"
 exit $fail
