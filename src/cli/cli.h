@@ -51,6 +51,10 @@ int cli_bench_sim(int argc, char **argv);
  * passes up and turns into exit status 2 without the usage text.
  */
 #define CLI_BAD_VALUE 3
+/* s (an argument) safe to print: control characters escaped, cut to a
+ * couple of hundred bytes (text_quote()). A static buffer, overwritten by
+ * the next call. */
+const char *cli_quote(const char *s);
 int cli_bad_value(const char *verb, const char *opt, const char *val,
 		  const char *what);
 /* s as a whole number in [min, max], digits only (no sign, no space):

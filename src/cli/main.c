@@ -55,7 +55,8 @@ int main(int argc, char **argv)
 	} else if ((verb = cli_find_verb(argv[1]))) {
 		rc = verb->run(argc - 1, argv + 1);
 	} else {
-		fprintf(stderr, "echelon: unknown command '%s'\n\n", argv[1]);
+		fprintf(stderr, "echelon: unknown command '%s'\n\n",
+			cli_quote(argv[1]));
 		cli_usage(stderr);
 		rc = 2;
 	}

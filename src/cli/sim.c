@@ -364,7 +364,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "echelon sim: unexpected argument \"%s\"\n",
-			argv[optind]);
+			cli_quote(argv[optind]));
 		return 2;
 	}
 	return 0;

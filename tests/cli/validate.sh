@@ -180,6 +180,10 @@ check "30,000 annotations are over the limit" $?
 grep -q '"loaded":1,.*"errors":0' "$tmp/out"
 check "30,000 labels load" $?
 
+"$echelon" "$(printf 'x\033]0;t\007')" >/dev/null 2>"$tmp/err"
+grep -qF "echelon: unknown command 'x\x1b]0;t\x07'" "$tmp/err"
+check "an unknown command is quoted" $?
+
 "$echelon" version | grep -q '^echelon [0-9]'
 check "version" $?
 exit $fail
