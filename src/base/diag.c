@@ -38,10 +38,13 @@ static void count(struct diag *d, enum diag_severity severity)
 static char *quoted(const char *s, size_t len)
 {
 	struct strbuf sb;
+	char *q;
 
 	strbuf_init(&sb);
 	text_quote(&sb, s, len, TEXT_QUOTE_MAX);
-	return strbuf_take(&sb);
+	q = strbuf_take(&sb);
+	strbuf_release(&sb); /* take leaves sb empty but allocated */
+	return q;
 }
 
 void diag_vadd(struct diag *d, enum diag_severity severity, const char *file,
