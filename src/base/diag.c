@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "base/alloc.h"
+#include "base/text.h"
 
 void diag_init(struct diag *d)
 {
@@ -33,6 +34,19 @@ static void count(struct diag *d, enum diag_severity severity)
 		d->warnings++;
 }
 
+/* A copy of s safe to print: see text_quote(). */
+static char *quoted(const char *s, size_t len)
+{
+	struct strbuf sb;
+	char *q;
+
+	strbuf_init(&sb);
+	text_quote(&sb, s, len, TEXT_QUOTE_MAX);
+	q = strbuf_take(&sb);
+	strbuf_release(&sb); /* take leaves sb empty but allocated */
+	return q;
+}
+
 void diag_vadd(struct diag *d, enum diag_severity severity, const char *file,
 	       int line, int col, const char *fmt, va_list ap)
 {
@@ -46,13 +60,14 @@ void diag_vadd(struct diag *d, enum diag_severity severity, const char *file,
 	}
 	strbuf_init(&sb);
 	strbuf_vaddf(&sb, fmt, ap);
-	vec_push(&d->msgs, ((struct diag_msg){
-				   .severity = severity,
-				   .file = file ? xstrdup(file) : NULL,
-				   .line = line,
-				   .col = col,
-				   .text = strbuf_take(&sb),
-			   }));
+	vec_push(&d->msgs,
+		 ((struct diag_msg){
+			 .severity = severity,
+			 .file = file ? quoted(file, strlen(file)) : NULL,
+			 .line = line,
+			 .col = col,
+			 .text = quoted(sb.buf, sb.len),
+		 }));
 	strbuf_release(&sb);
 }
 

@@ -6,10 +6,20 @@
 
 #include <stdio.h>
 
+#include "base/strbuf.h"
+#include "base/text.h"
+
 int errbuf_vset(struct errbuf *eb, int err, const char *fmt, va_list ap)
 {
-	if (eb)
-		vsnprintf(eb->msg, sizeof(eb->msg), fmt, ap);
+	struct strbuf sb;
+
+	if (!eb)
+		return err;
+	/* The message may quote input: keep it safe to print. */
+	strbuf_init(&sb);
+	strbuf_vaddf(&sb, fmt, ap);
+	text_quote_buf(eb->msg, sizeof(eb->msg), sb.buf, sb.len, 0);
+	strbuf_release(&sb);
 	return err;
 }
 

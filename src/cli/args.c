@@ -6,6 +6,9 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "base/text.h"
 
 #include "base/banned.h"
 
@@ -22,4 +25,20 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
 		return -1;
 	*ret = v;
 	return 0;
+}
+
+const char *cli_quote(const char *s)
+{
+	static char buf[256];
+
+	text_quote_buf(buf, sizeof(buf), s, strlen(s), 200);
+	return buf;
+}
+
+int cli_bad_value(const char *verb, const char *opt, const char *val,
+		  const char *what)
+{
+	fprintf(stderr, "echelon %s: %s: %s, not \"%s\"\n", verb, opt, what,
+		cli_quote(val));
+	return CLI_BAD_VALUE;
 }

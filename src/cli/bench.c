@@ -300,34 +300,44 @@ static int parse_opt(int opt, struct bench_opts *o)
 	switch (opt) {
 	case 'n':
 		if (cli_parse_u64(optarg, 1, 1u << 24, &v) < 0)
-			return 2;
+			return cli_bad_value("bench place", "--nodes", optarg,
+					     "expected 1 to 16777216");
 		o->nodes = (uint32_t)v;
 		return 0;
 	case 'g':
 		if (cli_parse_u64(optarg, 1, 1u << 20, &v) < 0)
-			return 2;
+			return cli_bad_value("bench place", "--gang", optarg,
+					     "expected 1 to 1048576");
 		o->gang = (int32_t)v;
 		return 0;
 	case 'l':
 		if (strcmp(optarg, "rack") && strcmp(optarg, "block"))
-			return 2;
+			return cli_bad_value("bench place", "--level", optarg,
+					     "expected rack or block");
 		o->level = optarg;
 		return 0;
 	case 'p':
 		if (cli_parse_u64(optarg, 1, 10000000, &v) < 0)
-			return 2;
+			return cli_bad_value("bench place", "--placements",
+					     optarg, "expected 1 to 10000000");
 		o->placements = (uint32_t)v;
 		return 0;
 	case 's':
 		if (cli_parse_u64(optarg, 0, UINT64_MAX, &v) < 0)
-			return 2;
+			return cli_bad_value("bench place", "--seed", optarg,
+					     "expected a whole number");
 		o->seed = v;
 		return 0;
 	case 'P':
-		return place_policy_parse(optarg, &o->policy) < 0 ? 2 : 0;
+		if (place_policy_parse(optarg, &o->policy) < 0)
+			return cli_bad_value("bench place", "--policy", optarg,
+					     "expected tas, kube-default or "
+					     "first-fit");
+		return 0;
 	case 'o':
 		if (strcmp(optarg, "json") && strcmp(optarg, "text"))
-			return 2;
+			return cli_bad_value("bench place", "--output", optarg,
+					     "expected text or json");
 		o->json = strcmp(optarg, "json") == 0;
 		return 0;
 	case 'c':
@@ -363,8 +373,12 @@ int cli_bench_place(int argc, char **argv)
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		rc = parse_opt(opt, &o);
+		if (rc == 1)
+			return 0;
+		if (rc == 2)
+			usage(stderr);
 		if (rc)
-			return rc == 1 ? 0 : (usage(stderr), 2);
+			return 2;
 	}
 	if (optind < argc) {
 		usage(stderr);

@@ -186,6 +186,21 @@ static void run(const struct admit_opts *o)
 	free(cyc);
 }
 
+/* "--name" of the option whose short code is opt. */
+static const char *long_name(const struct option *opts, int opt)
+{
+	static char buf[64];
+
+	for (; opts->name; opts++) {
+		if (opts->val == opt) {
+			snprintf(buf, sizeof(buf), "--%s", opts->name);
+			return buf;
+		}
+	}
+	return "option";
+}
+
+/* 0, CLI_BAD_VALUE (said), or -1 for the usage text. */
 static int parse_args(int argc, char **argv, struct admit_opts *o)
 {
 	static const struct option opts[] = {
@@ -209,8 +224,11 @@ static int parse_args(int argc, char **argv, struct admit_opts *o)
 		unsigned long v = optarg ? strtoul(optarg, &end, 10) : 0;
 
 		if (optarg && opt != 'o' && opt != 'L' &&
-		    (*end || v == 0 || v > 10000000))
-			return -1;
+		    (*optarg < '0' || *optarg > '9' || *end || v == 0 ||
+		     v > 10000000))
+			return cli_bad_value("bench admit",
+					     long_name(opts, opt), optarg,
+					     "expected 1 to 10000000");
 		switch (opt) {
 		case 'n':
 			o->nodes = (uint32_t)v;
@@ -238,12 +256,17 @@ static int parse_args(int argc, char **argv, struct admit_opts *o)
 				optarg = TOPOLOGY_HOSTNAME_LABEL;
 			else if (strcmp(optarg, "rack") &&
 				 strcmp(optarg, "none"))
-				return -1;
+				return cli_bad_value("bench admit",
+						     "--small-level", optarg,
+						     "expected hostname, rack "
+						     "or none");
 			o->small_level = optarg;
 			break;
 		case 'o':
 			if (strcmp(optarg, "json") && strcmp(optarg, "table"))
-				return -1;
+				return cli_bad_value("bench admit", "--output",
+						     optarg,
+						     "expected table or json");
 			o->json = strcmp(optarg, "json") == 0;
 			break;
 		default:
@@ -264,7 +287,11 @@ int cli_bench_admit(int argc, char **argv)
 				.seed = 1,
 				.small_level = TOPOLOGY_HOSTNAME_LABEL };
 
-	if (parse_args(argc, argv, &o) < 0) {
+	int rc = parse_args(argc, argv, &o);
+
+	if (rc == CLI_BAD_VALUE)
+		return 2;
+	if (rc < 0) {
 		fprintf(stderr,
 			"usage: echelon bench admit [--nodes N] [--workloads N]"
 			" [--cycles N]\n"

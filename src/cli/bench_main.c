@@ -69,7 +69,8 @@ int cli_bench(int argc, char **argv)
 		if (strcmp(argv[1], benches[i].name) == 0)
 			return benches[i].run(argc - 1, argv + 1);
 	}
-	fprintf(stderr, "echelon bench: unknown benchmark '%s'\n\n", argv[1]);
+	fprintf(stderr, "echelon bench: unknown benchmark '%s'\n\n",
+		cli_quote(argv[1]));
 	usage(stderr);
 	return 2;
 }

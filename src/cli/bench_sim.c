@@ -56,10 +56,9 @@ static int parse(int argc, char **argv, struct sim_setup_opts *so,
 		case 'p':
 			if (sim_policy_parse(optarg, &o->policy) == 0)
 				break;
-			fprintf(stderr,
-				"echelon bench sim: --policy: unknown "
-				"policy \"%s\"\n",
-				optarg);
+			cli_bad_value("bench sim", "--policy", optarg,
+				      "expected tas, kube-default, first-fit "
+				      "or no-gang");
 			return 2;
 		case 'h':
 			usage(stdout);

@@ -44,6 +44,19 @@ int cli_bench(int argc, char **argv);
 int cli_bench_place(int argc, char **argv);
 int cli_bench_load(int argc, char **argv);
 int cli_bench_sim(int argc, char **argv);
+/*
+ * Say on stderr, in one line, that an option's value is wrong:
+ * "echelon VERB: OPT: WHAT, not "VAL"" (VAL quoted and cut, see
+ * text_quote()). Returns CLI_BAD_VALUE, which a verb's option parser
+ * passes up and turns into exit status 2 without the usage text.
+ */
+#define CLI_BAD_VALUE 3
+/* s (an argument) safe to print: control characters escaped, cut to a
+ * couple of hundred bytes (text_quote()). A static buffer, overwritten by
+ * the next call. */
+const char *cli_quote(const char *s);
+int cli_bad_value(const char *verb, const char *opt, const char *val,
+		  const char *what);
 /* s as a whole number in [min, max], digits only (no sign, no space):
  * 0 and *ret set, or -1. */
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max,

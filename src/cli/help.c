@@ -21,7 +21,7 @@ int cli_help(int argc, char **argv)
 	verb = cli_find_verb(argv[1]);
 	if (!verb) {
 		fprintf(stderr, "echelon help: unknown command '%s'\n",
-			argv[1]);
+			cli_quote(argv[1]));
 		return 2;
 	}
 	if (verb->run == cli_help) {

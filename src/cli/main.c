@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/output.h"
+
 #include "base/banned.h"
 
 static const struct cli_verb verbs[] = {
@@ -40,20 +42,25 @@ const struct cli_verb *cli_find_verb(const char *name)
 int main(int argc, char **argv)
 {
 	const struct cli_verb *verb;
+	int rc;
 
 	if (argc < 2) {
 		cli_usage(stderr);
 		return 2;
 	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
-		return cli_help(argc - 1, argv + 1);
-	if (strcmp(argv[1], "--version") == 0)
-		return cli_version(argc - 1, argv + 1);
-	verb = cli_find_verb(argv[1]);
-	if (!verb) {
-		fprintf(stderr, "echelon: unknown command '%s'\n\n", argv[1]);
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		rc = cli_help(argc - 1, argv + 1);
+	} else if (strcmp(argv[1], "--version") == 0) {
+		rc = cli_version(argc - 1, argv + 1);
+	} else if ((verb = cli_find_verb(argv[1]))) {
+		rc = verb->run(argc - 1, argv + 1);
+	} else {
+		fprintf(stderr, "echelon: unknown command '%s'\n\n",
+			cli_quote(argv[1]));
 		cli_usage(stderr);
-		return 2;
+		rc = 2;
 	}
-	return verb->run(argc - 1, argv + 1);
+	if (output_close_stdout() < 0 && rc == 0)
+		rc = 1;
+	return rc;
 }

@@ -18,6 +18,38 @@
 
 #include "base/banned.h"
 
+/* The error of the first write to standard output that failed, or 0. */
+static int stdout_errno;
+
+void output_write(const char *s, size_t len)
+{
+	if (fwrite(s, 1, len, stdout) != len && !stdout_errno)
+		stdout_errno = errno ? errno : EIO;
+}
+
+int output_close_stdout(void)
+{
+	int failed, err = stdout_errno;
+
+	errno = 0;
+	failed = fflush(stdout) != 0;
+	if (failed && !err)
+		err = errno;
+	failed |= ferror(stdout) != 0;
+	if (fclose(stdout) != 0 && !failed) {
+		failed = 1;
+		err = errno;
+	}
+	if (!failed && !stdout_errno)
+		return 0;
+	if (err)
+		fprintf(stderr, "echelon: cannot write standard output: %s\n",
+			strerror(err));
+	else
+		fprintf(stderr, "echelon: cannot write standard output\n");
+	return -1;
+}
+
 int output_parse(const char *s, enum output_format *ret)
 {
 	static const char *const names[OUTPUT_FORMAT_COUNT] = {
@@ -124,12 +156,13 @@ void output_print(json_t *v, enum output_format fmt)
 	if (fmt == OUTPUT_JSON) {
 		s = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		BUG_ON(!s);
-		printf("%s\n", s);
+		output_write(s, strlen(s));
+		output_write("\n", 1);
 		free(s);
 		return;
 	}
 	strbuf_init(&sb);
 	yaml_emit(v, 0, false, &sb);
-	fputs(sb.buf, stdout);
+	output_write(sb.buf, sb.len);
 	strbuf_release(&sb);
 }

@@ -304,11 +304,18 @@ static int parse_args(int argc, char **argv, const char **paths, size_t *n,
 			break;
 		case 'o':
 			if (output_parse(optarg, &po->fmt) < 0)
-				return 2;
+				return cli_bad_value("place", "--output",
+						     optarg,
+						     "expected table, json or "
+						     "yaml");
 			break;
 		case 'p':
 			if (place_policy_parse(optarg, &po->policy) < 0)
-				return 2;
+				return cli_bad_value("place", "--policy",
+						     optarg,
+						     "expected tas, "
+						     "kube-default or "
+						     "first-fit");
 			break;
 		case 'P':
 			po->pods = true;

@@ -270,7 +270,9 @@ static int parse_args(int argc, char **argv, struct plan_opts *o)
 			break;
 		case 'o':
 			if (output_parse(optarg, &o->fmt) < 0)
-				return 2;
+				return cli_bad_value("plan", "--output", optarg,
+						     "expected table, json or "
+						     "yaml");
 			break;
 		case 'F':
 			o->sched.fair_sharing = true;

@@ -17,6 +17,8 @@
 #include "base/duration.h"
 #include "base/metrics.h"
 #include "base/strbuf.h"
+#include "cli/outdir.h"
+#include "cli/output.h"
 #include "cli/sim_setup.h"
 #include "sim/report.h"
 #include "sim/sim_metrics.h"
@@ -107,7 +109,7 @@ static void usage(FILE *out)
 
 static int bad(const char *opt, const char *val, const char *what)
 {
-	fprintf(stderr, "echelon sim: %s: %s, not \"%s\"\n", opt, what, val);
+	cli_bad_value("sim", opt, val, what);
 	return 2;
 }
 
@@ -363,7 +365,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "echelon sim: unexpected argument \"%s\"\n",
-			argv[optind]);
+			cli_quote(argv[optind]));
 		return 2;
 	}
 	return 0;
@@ -380,81 +382,68 @@ static void progress(void *ctx, double done)
 	fflush(stderr);
 }
 
-static int write_path(const char *path, const struct strbuf *sb)
-{
-	FILE *f = fopen(path, "w");
-	int rc = 0;
+static const char *const out_files[] = { "workloads.jsonl", "timeseries.csv",
+					 "summary.json",    "metrics.prom",
+					 "report.html",	    NULL };
 
-	if (!f || fwrite(sb->buf, 1, sb->len, f) != sb->len)
-		rc = 1;
-	if (f && fclose(f) != 0)
-		rc = 1;
-	if (rc)
-		fprintf(stderr, "echelon sim: %s: %s\n", path, strerror(errno));
-	return rc;
-}
-
-static int write_file(const char *dir, const char *name,
-		      const struct strbuf *sb)
-{
-	char *path = xasprintf("%s/%s", dir, name);
-	int rc = write_path(path, sb);
-
-	free(path);
-	return rc;
-}
-
-/* mkdir -p. */
-static int make_dirs(const char *dir)
-{
-	char *p = xstrdup(dir);
-	int rc = 0;
-
-	for (char *s = p + 1; *s && !rc; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			rc = -1;
-		*s = '/';
-	}
-	if (!rc && mkdir(p, 0755) < 0 && errno != EEXIST)
-		rc = -1;
-	free(p);
-	return rc;
-}
-
-static int write_outputs(const char *dir, const struct sim_input *in,
+/* Fill the --out folder (prepared by outdir_open()) and put it in place. */
+static int write_outputs(struct outdir *od, const struct sim_input *in,
 			 const struct sim_result *runs, size_t n)
 {
 	struct metrics *m = metrics_new();
+	struct errbuf eb = { 0 };
 	struct strbuf sb;
 	int rc = 0;
 
-	if (make_dirs(dir) < 0) {
-		fprintf(stderr, "echelon sim: %s: %s\n", dir, strerror(errno));
-		metrics_free(m);
-		return 1;
-	}
 	strbuf_init(&sb);
-	sim_out_workloads_jsonl(in, runs, n, &sb);
-	rc |= write_file(dir, "workloads.jsonl", &sb);
-	strbuf_reset(&sb);
-	sim_out_timeseries_csv(in, runs, n, &sb);
-	rc |= write_file(dir, "timeseries.csv", &sb);
-	strbuf_reset(&sb);
-	sim_out_summary_json(runs, n, &sb);
-	rc |= write_file(dir, "summary.json", &sb);
-	strbuf_reset(&sb);
-	sim_metrics_fill(m, in, runs, n);
-	metrics_write(m, &sb);
-	rc |= write_file(dir, "metrics.prom", &sb);
-	strbuf_reset(&sb);
-	report_html(in, runs, n, "echelon simulation", &sb);
-	rc |= write_file(dir, "report.html", &sb);
+	for (size_t i = 0; out_files[i] && !rc; i++) {
+		strbuf_reset(&sb);
+		if (i == 0) {
+			sim_out_workloads_jsonl(in, runs, n, &sb);
+		} else if (i == 1) {
+			sim_out_timeseries_csv(in, runs, n, &sb);
+		} else if (i == 2) {
+			sim_out_summary_json(runs, n, &sb);
+		} else if (i == 3) {
+			sim_metrics_fill(m, in, runs, n);
+			metrics_write(m, &sb);
+		} else {
+			report_html(in, runs, n, "echelon simulation", &sb);
+		}
+		rc = outdir_write(od, out_files[i], &sb, &eb);
+	}
+	if (!rc)
+		rc = outdir_commit(od, &eb);
+	if (rc) {
+		fprintf(stderr, "echelon sim: --out: %s\n", eb.msg);
+		outdir_abort(od);
+	}
 	strbuf_release(&sb);
 	metrics_free(m);
-	return rc;
+	return rc ? 1 : 0;
+}
+
+/*
+ * Check --out and --log before the simulation, which may take long: a
+ * folder that cannot be made or a log path that is a folder is an error
+ * now. Both are written beside their targets and renamed into place.
+ */
+static int open_outputs(const struct sim_args *a, struct outdir *od,
+			struct outfile *lf)
+{
+	struct errbuf eb = { 0 };
+
+	if (a->out && outdir_open(od, a->out, out_files, &eb) < 0) {
+		fprintf(stderr, "echelon sim: --out: %s\n", eb.msg);
+		return 1;
+	}
+	if (a->log && outfile_open(lf, a->log, &eb) < 0) {
+		fprintf(stderr, "echelon sim: --log: %s\n", eb.msg);
+		if (a->out)
+			outdir_abort(od);
+		return 1;
+	}
+	return 0;
 }
 
 /* Run every policy; the event log of each goes to log (may be NULL). */
@@ -500,11 +489,15 @@ static int simulate(struct sim_args *a)
 	bool split = false;
 	struct sim_input in;
 	struct strbuf sb, log;
+	struct outdir od;
+	struct outfile lf;
 	struct cluster c;
-	int rc;
+	int rc, log_rc = 0;
 
 	for (size_t i = 0; i < a->npolicies; i++)
 		split |= a->policies[i] == SIM_POLICY_NO_GANG;
+	if (open_outputs(a, &od, &lf))
+		return 1;
 	cluster_init(&c);
 	strbuf_init(&sb);
 	strbuf_init(&log);
@@ -514,12 +507,24 @@ static int simulate(struct sim_args *a)
 	if (!rc) {
 		print_header(&in);
 		sim_out_table(runs, a->npolicies, &sb);
-		fputs(sb.buf, stdout);
+		output_write(sb.buf, sb.len);
 	}
-	if (!rc && a->log)
-		rc = write_path(a->log, &log);
+	/* Each output on its own: a failed log does not drop the results. */
+	if (!rc && a->log) {
+		struct errbuf eb = { 0 };
+
+		if (outfile_commit(&lf, &log, &eb) < 0) {
+			fprintf(stderr, "echelon sim: --log: %s\n", eb.msg);
+			log_rc = 1;
+		}
+	}
 	if (!rc && a->out)
-		rc = write_outputs(a->out, &in, runs, a->npolicies);
+		rc = write_outputs(&od, &in, runs, a->npolicies);
+	rc |= log_rc;
+	if (a->log)
+		outfile_abort(&lf);
+	if (a->out)
+		outdir_abort(&od);
 	for (size_t i = 0; i < a->npolicies; i++)
 		sim_result_release(&runs[i]);
 	sim_input_release(&in);

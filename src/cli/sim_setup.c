@@ -140,12 +140,12 @@ static int trace_files(const char *path, char ***ret, size_t *n)
 
 	*n = 0;
 	*ret = NULL;
-	if (stat(path, &st) < 0) {
+	if (strcmp(path, "-") != 0 && stat(path, &st) < 0) {
 		fprintf(stderr, "echelon sim: --trace: %s: %s\n", path,
 			strerror(errno));
 		return -1;
 	}
-	if (!S_ISDIR(st.st_mode)) {
+	if (strcmp(path, "-") == 0 || !S_ISDIR(st.st_mode)) {
 		*ret = xcalloc(1, sizeof(**ret));
 		(*ret)[(*n)++] = xstrdup(path);
 		return 0;
@@ -176,6 +176,8 @@ static char *itp_prefix(const char *path)
 	const char *base = strrchr(path, '/');
 	const char *dot;
 
+	if (strcmp(path, "<stdin>") == 0)
+		return xstrdup("stdin-");
 	base = base ? base + 1 : path;
 	dot = strrchr(base, '.');
 	return xasprintf("%.*s-", (int)(dot ? dot - base : (int)strlen(base)),
@@ -192,8 +194,15 @@ static int read_trace(struct trace *t, const char *path, bool quiet)
 	strbuf_init(&data);
 	diag_init(&d);
 	rc = trace_read_file(path, TRACE_FILE_MAX, &data, &eb);
+	if (strcmp(path, "-") == 0)
+		path = "<stdin>";
 	if (rc < 0) {
 		fprintf(stderr, "%s\n", eb.msg);
+	} else if (trace_is_empty(data.buf, data.len)) {
+		diag_add(&d, DIAG_ERROR, path, 0, 0,
+			 "trace: no job found (the input is empty or holds "
+			 "only blank and comment lines)");
+		rc = -ENODATA;
 	} else if (itp_recognise(data.buf, data.len)) {
 		struct itp_options io;
 		char *prefix = itp_prefix(path);

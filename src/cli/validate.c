@@ -132,7 +132,10 @@ static int parse_args(int argc, char **argv, struct validate_opts *o)
 			o->summary = strcmp(optarg, "summary") == 0;
 			if (!o->summary && (output_parse(optarg, &o->fmt) < 0 ||
 					    o->fmt == OUTPUT_TABLE))
-				return 2;
+				return cli_bad_value("validate", "--output",
+						     optarg,
+						     "expected summary, json "
+						     "or yaml");
 			break;
 		case 'f':
 			o->paths[o->npaths++] = optarg;
@@ -190,7 +193,7 @@ int cli_validate(int argc, char **argv)
 		if (rc == 2)
 			usage(stderr);
 		free(o.paths);
-		return rc < 0 ? 0 : rc;
+		return rc < 0 ? 0 : 2;
 	}
 	cluster_init(&c);
 	rc = 1;

@@ -90,7 +90,8 @@ int dec_enum_field(struct dec *x, struct ynode *map, const char *key,
 
 /* Kubernetes structures used by several kinds. */
 int dec_labels(struct dec *x, struct ynode *n, struct labels *out) MUST_CHECK;
-/* A string map with no label syntax rules (annotations). */
+/* Annotations: keys are qualified names (in lower case), values any
+ * string, at most ANNOTATIONS_MAX_BYTES in all. */
 int dec_labels_any(struct dec *x, struct ynode *n,
 		   struct labels *out) MUST_CHECK;
 int dec_resource_list(struct dec *x, struct ynode *n,

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "base/alloc.h"
+#include "base/text.h"
 #include "manifest/dec.h"
 
 #include "base/banned.h"
@@ -178,70 +179,23 @@ out:
 	return rc;
 }
 
-/* Length of the UTF-8 sequence at p (RFC 3629: no overlong forms, no
- * surrogates, nothing above U+10FFFF), or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *p, size_t left)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (left < n)
-		return 0;
-	if (p[0] == 0xe0)
-		lo = 0xa0;
-	else if (p[0] == 0xed)
-		hi = 0x9f;
-	else if (p[0] == 0xf0)
-		lo = 0x90;
-	else if (p[0] == 0xf4)
-		hi = 0x8f;
-	if (p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++) {
-		if (p[i] < 0x80 || p[i] > 0xbf)
-			return 0;
-	}
-	return n;
-}
-
 /*
  * Manifests must be UTF-8 (as JSON and Kubernetes require). Checked before
  * libfyaml sees the text: its 0.7 scanner loops forever on some invalid
- * sequences in a directive line ("%\x80", found by fuzz_manifest).
+ * sequences in a directive line ("%\x80", found by fuzz_manifest). A NUL
+ * byte is refused too: libfyaml takes it for the end of the input, so
+ * whatever follows it would be ignored without a word.
  */
-/* Line and column (1-based, in characters) of byte offset off. */
-static void position_of(const unsigned char *p, size_t off, int *ret_line,
-			int *ret_col)
-{
-	int line = 1, col = 1;
-
-	for (size_t i = 0; i < off; i++) {
-		if (p[i] == '\n') {
-			line++;
-			col = 1;
-		} else if ((p[i] & 0xc0) != 0x80) {
-			col++;
-		}
-	}
-	*ret_line = line;
-	*ret_col = col;
-}
-
 static int check_utf8(struct dec *x, const char *buf, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)buf;
 	int line, col;
 
+	if (text_find_nul(buf, len, &line, &col) < len) {
+		diag_add(x->d, DIAG_ERROR, x->file, line, col,
+			 "invalid YAML: NUL byte (0x00) in the text");
+		return -EINVAL;
+	}
 	for (size_t i = 0; i < len;) {
 		size_t n;
 
@@ -256,9 +210,9 @@ static int check_utf8(struct dec *x, const char *buf, size_t len)
 		}
 		if (i >= len)
 			break;
-		n = utf8_len(p + i, len - i);
+		n = text_utf8_len(p + i, len - i);
 		if (n == 0) {
-			position_of(p, i, &line, &col);
+			text_position(buf, i, &line, &col);
 			diag_add(x->d, DIAG_ERROR, x->file, line, col,
 				 "invalid YAML: not UTF-8 (byte 0x%02x)", p[i]);
 			return -EINVAL;
@@ -385,13 +339,30 @@ static bool manifest_name(const char *name)
 		ends_with(name, ".json"));
 }
 
+/* Every object in c. */
+static size_t objects(const struct cluster *c)
+{
+	size_t n = 0;
+
+	for (int k = 0; k < KIND_COUNT; k++)
+		n += cluster_count(c, (enum kind)k);
+	return n;
+}
+
 static int load_path(struct cluster *c, const char *path, int depth,
 		     size_t *files, struct diag *d);
 
+/*
+ * A folder's entries in name order. Hidden entries are skipped, and so are
+ * files whose names do not end in .yaml, .yml or .json; an entry that
+ * cannot be looked at (a dangling symlink, a symlink loop, no permission)
+ * is an error, as it is when given directly.
+ */
 static int load_dir(struct cluster *c, const char *path, int depth,
 		    size_t *files, struct diag *d)
 {
 	struct dirent **ents;
+	size_t before = *files;
 	int n, rc = 0;
 
 	n = scandir(path, &ents, NULL, alphasort);
@@ -405,14 +376,23 @@ static int load_dir(struct cluster *c, const char *path, int depth,
 		char *child = xasprintf("%s/%s", path, name);
 		struct stat st;
 
-		if (name[0] != '.' && stat(child, &st) == 0 &&
-		    (S_ISDIR(st.st_mode) || manifest_name(name)) &&
-		    load_path(c, child, depth + 1, files, d) < 0)
+		if (name[0] == '.') {
+			/* hidden, and "." and ".." */
+		} else if (stat(child, &st) < 0) {
+			diag_add(d, DIAG_ERROR, child, 0, 0, "cannot open: %s",
+				 strerror(errno));
 			rc = -EINVAL;
+		} else if ((S_ISDIR(st.st_mode) || manifest_name(name)) &&
+			   load_path(c, child, depth + 1, files, d) < 0) {
+			rc = -EINVAL;
+		}
 		free(child);
 		free(ents[i]);
 	}
 	free(ents);
+	if (rc == 0 && *files == before)
+		diag_add(d, DIAG_WARNING, path, 0, 0,
+			 "no .yaml, .yml or .json file in this folder");
 	return rc;
 }
 
@@ -420,6 +400,8 @@ static int load_path(struct cluster *c, const char *path, int depth,
 		     size_t *files, struct diag *d)
 {
 	struct stat st;
+	size_t before;
+	int rc;
 
 	if (strcmp(path, "-") != 0 && stat(path, &st) < 0) {
 		diag_add(d, DIAG_ERROR, path, 0, 0, "cannot open: %s",
@@ -439,18 +421,32 @@ static int load_path(struct cluster *c, const char *path, int depth,
 			 MANIFEST_MAX_FILES);
 		return -E2BIG;
 	}
-	return load_file(c, path, d);
+	before = objects(c);
+	rc = load_file(c, path, d);
+	if (rc == 0 && objects(c) == before)
+		diag_add(d, DIAG_WARNING,
+			 strcmp(path, "-") == 0 ? "<stdin>" : path, 0, 0,
+			 "no object found (the input is empty or holds only "
+			 "comments)");
+	return rc;
 }
 
 int manifest_load_paths(struct cluster *c, const char *const *paths,
 			size_t npaths, struct diag *d)
 {
-	size_t files = 0;
+	size_t files = 0, before = objects(c), errors = d->errors;
 	int rc = 0;
 
 	for (size_t i = 0; i < npaths; i++) {
 		if (load_path(c, paths[i], 0, &files, d) < 0)
 			rc = -EINVAL;
+	}
+	/* Nothing to work on: say so rather than succeed on nothing. */
+	if (npaths && rc == 0 && d->errors == errors && objects(c) == before) {
+		diag_add(d, DIAG_ERROR, NULL, 0, 0,
+			 "no object found in the input (%zu file%s read)",
+			 files, files == 1 ? "" : "s");
+		rc = -ENODATA;
 	}
 	cluster_compute_usage(c, d);
 	return rc;

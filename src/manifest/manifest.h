@@ -34,10 +34,14 @@ int manifest_load_buffer(struct cluster *c, const char *name, const char *buf,
 
 /*
  * Load files, and folders recursively (files ending in .yaml, .yml or .json,
- * in name order). Each file is all-or-nothing; files without errors are
- * applied even when others fail. Afterwards node usage is recomputed from
- * the pods (cluster_compute_usage). Returns 0, or -EINVAL when any error
- * was reported, -ENOENT etc. folded into the same messages.
+ * in name order; "-" is standard input). Each file is all-or-nothing; files
+ * without errors are applied even when others fail. A folder entry that
+ * cannot be looked at (dangling symlink, loop, no permission) is an error.
+ * A file or folder that adds no object is a warning, and input that adds
+ * none at all an error (-ENODATA): no verb has anything to work on then.
+ * Afterwards node usage is recomputed from the pods
+ * (cluster_compute_usage). Returns 0, or -EINVAL when any error was
+ * reported, -ENOENT etc. folded into the same messages.
  */
 int manifest_load_paths(struct cluster *c, const char *const *paths,
 			size_t npaths, struct diag *d) MUST_CHECK;

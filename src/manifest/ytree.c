@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/hmap.h"
 #include "base/vec.h"
 
 #include "base/banned.h"
@@ -202,7 +203,62 @@ static void set_text(struct yparser *p, struct ynode *n, struct fy_token *t)
 	n->len = len;
 }
 
-static void close_container(struct yparser *p)
+/* Report key b as a duplicate of key a; returns -1. */
+static int duplicate(struct yparser *p, const struct ynode *a,
+		     const struct ynode *b)
+{
+	diag_add(p->d, DIAG_ERROR, p->file, b->line, b->col,
+		 "invalid YAML: duplicate key \"%s\" (first at line %d, "
+		 "column %d)",
+		 b->text, a->line, a->col);
+	p->failed = true;
+	return -1;
+}
+
+static bool same_key(const struct ynode *a, const struct ynode *b)
+{
+	return a->type == YNODE_SCALAR && b->type == YNODE_SCALAR &&
+	       a->len == b->len && memcmp(a->text, b->text, a->len) == 0;
+}
+
+/*
+ * YAML 1.2 and Kubernetes' strict decoding refuse a mapping that holds a
+ * key twice; libfyaml's event stream does not check. keys[0], keys[2]...
+ * are the keys. Small mappings are compared pairwise, larger ones through
+ * a hash set, so a mapping of 300,000 annotations costs linear time.
+ */
+static int check_keys(struct yparser *p, struct ynode **kv, size_t npairs)
+{
+	struct hmap seen;
+	int rc = 0;
+
+	if (npairs <= 16) {
+		for (size_t i = 1; i < npairs; i++) {
+			for (size_t j = 0; j < i; j++) {
+				if (same_key(kv[2 * j], kv[2 * i]))
+					return duplicate(p, kv[2 * j],
+							 kv[2 * i]);
+			}
+		}
+		return 0;
+	}
+	hmap_init(&seen);
+	for (size_t i = 0; i < npairs && !rc; i++) {
+		const struct ynode *k = kv[2 * i];
+		int64_t first;
+
+		if (k->type != YNODE_SCALAR)
+			continue;
+		if (hmap_get(&seen, k->text, k->len, &first))
+			rc = duplicate(p, kv[2 * first], k);
+		else
+			hmap_put(&seen, k->text, k->len, (int64_t)i);
+	}
+	hmap_release(&seen);
+	return rc;
+}
+
+static int close_container(struct yparser *p)
 {
 	struct open o = vec_pop(&p->open);
 	size_t count = p->stack.len - o.base;
@@ -215,6 +271,9 @@ static void close_container(struct yparser *p)
 		       count * sizeof(*o.node->kids));
 	o.node->n = o.node->type == YNODE_MAP ? count / 2 : count;
 	p->stack.len = o.base;
+	if (o.node->type == YNODE_MAP)
+		return check_keys(p, o.node->kids, o.node->n);
+	return 0;
 }
 
 /* Handle one event; returns 1 when the document is complete. */
@@ -240,8 +299,7 @@ static int on_event(struct yparser *p, struct fy_event *e, struct ynode **root)
 		break;
 	case FYET_MAPPING_END:
 	case FYET_SEQUENCE_END:
-		close_container(p);
-		return 0;
+		return close_container(p);
 	case FYET_DOCUMENT_END:
 		return 1;
 	default:

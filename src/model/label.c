@@ -76,6 +76,12 @@ void labels_set(struct labels *l, const char *key, const char *value)
 	size_t i;
 
 	BUG_ON(!key || !value);
+	/* Keys in order (generated sets, a sorted source) append. */
+	if (l->len == 0 || strcmp(l->items[l->len - 1].key, key) < 0) {
+		reserve(l, l->len + 1);
+		l->items[l->len++] = (struct label){ key, value };
+		return;
+	}
 	i = lookup(l, key, &found);
 	if (found) {
 		l->items[i].value = value;
@@ -87,6 +93,68 @@ void labels_set(struct labels *l, const char *key, const char *value)
 	l->items[i].key = key;
 	l->items[i].value = value;
 	l->len++;
+}
+
+struct ranked {
+	struct label item;
+	size_t rank; /* position in the input: the last one wins */
+};
+
+static int ranked_cmp(const void *pa, const void *pb)
+{
+	const struct ranked *a = pa, *b = pb;
+	int c = strcmp(a->item.key, b->item.key);
+
+	if (c)
+		return c;
+	return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+void labels_set_all(struct labels *l, const struct label *items, size_t n)
+{
+	struct ranked *r;
+	struct label *merged;
+	size_t m = 0, i = 0, j = 0, k = 0, cap;
+
+	if (n == 0)
+		return;
+	r = xreallocarray(NULL, n, sizeof(*r));
+	for (size_t x = 0; x < n; x++) {
+		BUG_ON(!items[x].key || !items[x].value);
+		r[x] = (struct ranked){ items[x], x };
+	}
+	qsort(r, n, sizeof(*r), ranked_cmp);
+	/* Keep the last of each run of equal keys. */
+	for (size_t x = 0; x < n; x++) {
+		if (x + 1 < n && strcmp(r[x].item.key, r[x + 1].item.key) == 0)
+			continue;
+		r[m++] = r[x];
+	}
+	/* Merge two sorted runs; the new value wins on a tie. */
+	cap = l->len + m;
+	merged = xreallocarray(NULL, cap, sizeof(*merged));
+	while (i < l->len || j < m) {
+		int c;
+
+		if (i == l->len)
+			c = 1;
+		else if (j == m)
+			c = -1;
+		else
+			c = strcmp(l->items[i].key, r[j].item.key);
+
+		if (c < 0) {
+			merged[k++] = l->items[i++];
+		} else {
+			merged[k++] = r[j++].item;
+			i += c == 0;
+		}
+	}
+	free(l->items);
+	free(r);
+	l->items = merged;
+	l->len = k;
+	l->cap = cap;
 }
 
 const char *labels_get(const struct labels *l, const char *key)
@@ -242,4 +310,21 @@ int label_check_value(const char *value, struct errbuf *eb)
 				  "a valid label must be an empty string "
 				  "or " NAME_CHARS_MSG);
 	return 0;
+}
+
+int annotation_check_key(const char *key, struct errbuf *eb)
+{
+	char *lower;
+	int rc;
+
+	if (!key)
+		return label_check_key(key, eb);
+	lower = xstrdup(key);
+	for (char *p = lower; *p; p++) {
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	}
+	rc = label_check_key(lower, eb);
+	free(lower);
+	return rc;
 }

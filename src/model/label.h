@@ -32,8 +32,15 @@ struct labels {
 void labels_init(struct labels *l);
 /* Free the item array (not the strings); l is empty and reusable. NULL ok. */
 void labels_release(struct labels *l);
-/* Insert key=value, or replace the value of an existing key. */
+/* Insert key=value, or replace the value of an existing key. O(len) for a
+ * key inside the set, O(1) for one after its last key. */
 void labels_set(struct labels *l, const char *key, const char *value);
+/*
+ * labels_set() of items[0..n) in order (a later item wins over an earlier
+ * one with the same key, and over l), in O((len + n) log n) whatever the
+ * order: the way to build a set from a mapping of unknown size.
+ */
+void labels_set_all(struct labels *l, const struct label *items, size_t n);
 /* The value of key, or NULL when absent. */
 const char *labels_get(const struct labels *l, const char *key);
 /* True when every key=value of want is also in l (true for an empty want). */
@@ -56,5 +63,15 @@ int label_check_key(const char *key, struct errbuf *eb) MUST_CHECK;
  * above. Returns 0, or -EINVAL with a message in eb. NULL counts as empty.
  */
 int label_check_value(const char *value, struct errbuf *eb) MUST_CHECK;
+
+/* Kubernetes' limit on the annotations of one object: the sum of the
+ * lengths of their keys and values, in bytes. */
+#define ANNOTATIONS_MAX_BYTES (256 * 1024)
+/*
+ * Check an annotation key: a qualified name as for labels, compared in
+ * lower case (Kubernetes' ValidateAnnotations). Returns 0, or -EINVAL with
+ * a message in eb.
+ */
+int annotation_check_key(const char *key, struct errbuf *eb) MUST_CHECK;
 
 #endif

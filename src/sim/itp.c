@@ -15,6 +15,7 @@
 #include "base/alloc.h"
 #include "base/duration.h"
 #include "base/hmap.h"
+#include "base/text.h"
 
 #include "base/banned.h"
 
@@ -378,10 +379,17 @@ int itp_parse(struct trace *t, const struct itp_options *o, const char *file,
 	      struct diag *d)
 {
 	struct itp_ctx x = { .t = t, .o = o, .d = d };
+	int line, col;
 
 	x.file = intern_str(t->strings, file);
 	if (check_options(&x) < 0)
 		return -EINVAL;
+	/* A NUL would cut the field it is in (a job id) short. */
+	if (text_find_nul(data, len, &line, &col) < len) {
+		diag_add(d, DIAG_ERROR, x.file, line, col,
+			 "NUL byte (0x00) in the text");
+		return -EINVAL;
+	}
 	hmap_init(&x.names);
 	for (size_t i = 0; i < t->jobs.len; i++)
 		hmap_put_str(&x.names, t->jobs.items[i].name, 0);

@@ -21,6 +21,7 @@
 #include "base/alloc.h"
 #include "base/duration.h"
 #include "base/hmap.h"
+#include "base/text.h"
 #include "model/cluster.h"
 #include "model/label.h"
 #include "model/quantity.h"
@@ -595,6 +596,21 @@ bool trace_is_jsonl(const char *data, size_t len)
 	return false;
 }
 
+bool trace_is_empty(const char *data, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		const char *nl = memchr(data + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - data) : len;
+
+		if (!skippable(data + i, end - i))
+			return false;
+		i = end + 1;
+	}
+	return true;
+}
+
 static void names_of(const struct trace *t, struct hmap *names)
 {
 	hmap_init(names);
@@ -609,8 +625,15 @@ int trace_parse_jsonl(struct trace *t, const char *file, const char *data,
 	struct line_ctx x = { .t = t, .d = d, .names = &names };
 	VEC(struct trace_job) jobs = VEC_INIT;
 	size_t i = 0;
+	int line, col;
 
 	x.file = intern_str(t->strings, file);
+	/* jansson would stop a line at a NUL: the rest must not vanish. */
+	if (text_find_nul(data, len, &line, &col) < len) {
+		diag_add(d, DIAG_ERROR, x.file, line, col,
+			 "NUL byte (0x00) in the text");
+		return -EINVAL;
+	}
 	names_of(t, &names);
 	while (i < len) {
 		const char *nl = memchr(data + i, '\n', len - i);
@@ -772,7 +795,12 @@ int trace_read_file(const char *path, size_t max, struct strbuf *out,
 {
 	char buf[65536];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	bool is_stdin = strcmp(path, "-") == 0;
+	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	int rc = 0;
+
+	if (is_stdin)
+		path = "<stdin>";
 
 	if (fd < 0)
 		return errbuf_set(eb, -errno, "%s: %s", path, strerror(errno));
@@ -793,6 +821,7 @@ int trace_read_file(const char *path, size_t max, struct strbuf *out,
 		}
 		strbuf_add(out, buf, (size_t)n);
 	}
-	close(fd);
+	if (!is_stdin)
+		close(fd);
 	return rc;
 }

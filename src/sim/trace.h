@@ -111,11 +111,13 @@ void trace_sort(struct trace *t);
 /* Whether the first line of data looks like JSONL (a '{' first, after
  * blank and '#' lines). */
 bool trace_is_jsonl(const char *data, size_t len);
+/* Whether data holds nothing but blank and '#' lines: no job at all. */
+bool trace_is_empty(const char *data, size_t len);
 
 /*
- * Read a whole file into out (initialised by the caller), up to max bytes.
- * -errno with a message in eb on failure ("path: No such file..."), or
- * -EFBIG when the file is larger than max.
+ * Read a whole file into out (initialised by the caller), up to max bytes;
+ * "-" is standard input. -errno with a message in eb on failure ("path: No
+ * such file..."), or -EFBIG when the file is larger than max.
  */
 int trace_read_file(const char *path, size_t max, struct strbuf *out,
 		    struct errbuf *eb) MUST_CHECK;

@@ -18,6 +18,15 @@ fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+check() { # description, condition result
+	if [ "$2" -ne 0 ]; then
+		echo "FAIL: $1"
+		fail=1
+	else
+		echo "ok: $1"
+	fi
+}
+
 run() { # dir out
 	set --  "$1" "$2"
 	files=""
@@ -96,4 +105,76 @@ check_err 2 "--network:1:16: algo: must be ring or hierarchical" \
 printf '{"name": "a", "submit_s": 0}\n' >"$tmp/bad.jsonl"
 check_err 1 "bad.jsonl:1:" --cluster blocks=1,racks=1,hosts=1 \
 	--trace "$tmp/bad.jsonl"
+# A NUL byte in a trace is an error at its position, not the end of a name.
+printf '{"name": "a\000b", "submit_s": 0, "duration_s": 1}\n' >"$tmp/nul.jsonl"
+check_err 1 "nul.jsonl:1:12: NUL byte (0x00) in the text" \
+	--cluster blocks=1,racks=1,hosts=1 --trace "$tmp/nul.jsonl"
+printf 'job_id,submission_time,duration,num_gpu\nj\0001,0,10,1\n' >"$tmp/nul.csv"
+check_err 1 "nul.csv:2:2: NUL byte (0x00) in the text" \
+	--cluster blocks=1,racks=1,hosts=1 --trace "$tmp/nul.csv"
+
+# --out and --log: checked before simulating, written beside the target and
+# renamed into place, so a failed run leaves the previous results whole.
+c1="--cluster blocks=1,racks=1,hosts=2"
+: >"$tmp/afile"
+# shellcheck disable=SC2086
+"$echelon" sim -q $c1 --synth 3 --out "$tmp/afile/x" >"$tmp/o" 2>"$tmp/e"
+[ $? -eq 1 ] && [ ! -s "$tmp/o" ] &&
+	grep -qF "echelon sim: --out: $tmp/afile/x: Not a directory" "$tmp/e"
+check "--out under a file fails before simulating" $?
+# shellcheck disable=SC2086
+"$echelon" sim -q $c1 --synth 3 --out "$tmp/res" --log "$tmp/nope/x.log" \
+	>"$tmp/o" 2>"$tmp/e"
+[ $? -eq 1 ] && [ ! -s "$tmp/o" ] && [ ! -e "$tmp/res" ] &&
+	grep -qF "echelon sim: --log: $tmp/nope/x.log: No such file or directory" "$tmp/e"
+check "a bad --log fails before simulating, and writes no --out" $?
+# shellcheck disable=SC2086
+"$echelon" sim -q $c1 --synth 20 --out "$tmp/res" --log "$tmp/res.log" >/dev/null
+check "a first run writes --out and --log" $?
+cp -R "$tmp/res" "$tmp/res.good"
+cp "$tmp/res.log" "$tmp/res.log.good"
+# A run that cannot write its files (the file size limit stands for a full
+# disk) fails, and the previous results survive untouched.
+(
+	ulimit -f 8
+	trap '' XFSZ
+	# shellcheck disable=SC2086
+	exec "$echelon" sim -q $c1 --synth 60 --seed 9 --out "$tmp/res" \
+		>/dev/null 2>"$tmp/e"
+)
+[ $? -eq 1 ] && grep -qF "echelon sim: --out: $tmp/res/" "$tmp/e" &&
+	grep -qF "File too large" "$tmp/e"
+check "a run that cannot write --out fails" $?
+diff -r "$tmp/res.good" "$tmp/res" >/dev/null &&
+	[ -z "$(find "$tmp" -maxdepth 1 -name '.res.tmp-*')" ]
+check "the previous --out survives it whole, nothing left beside" $?
+# Files are never written through a symlink, in or out of the folder.
+echo keep >"$tmp/victim"
+rm "$tmp/res/summary.json"
+ln -s "$tmp/victim" "$tmp/res/summary.json"
+ln -sf "$tmp/victim" "$tmp/res.log"
+# shellcheck disable=SC2086
+"$echelon" sim -q $c1 --synth 20 --out "$tmp/res" --log "$tmp/res.log" >/dev/null
+[ $? -eq 0 ] && [ "$(cat "$tmp/victim")" = keep ] &&
+	[ -f "$tmp/res/summary.json" ] && [ ! -L "$tmp/res/summary.json" ] &&
+	[ ! -L "$tmp/res.log" ] && diff -r "$tmp/res.good" "$tmp/res" >/dev/null &&
+	cmp -s "$tmp/res.log" "$tmp/res.log.good"
+check "symlinks in --out and at --log are replaced, not followed" $?
+# A folder holding someone else's files is not replaced.
+echo mine >"$tmp/res/notes.txt"
+# shellcheck disable=SC2086
+"$echelon" sim -q $c1 --synth 3 --out "$tmp/res" >"$tmp/o" 2>"$tmp/e"
+[ $? -eq 1 ] && [ ! -s "$tmp/o" ] && [ -f "$tmp/res/notes.txt" ] &&
+	grep -qF "holds \"notes.txt\", which echelon did not write" "$tmp/e"
+check "--out holding other files is refused before simulating" $?
+# --trace - reads standard input, as -f - does; an empty trace is an error.
+"$echelon" sim -q -f "$src/examples/quickstart" \
+	--trace "$src/examples/quickstart/trace.jsonl" >"$tmp/file.out" 2>&1
+"$echelon" sim -q -f "$src/examples/quickstart" --trace - \
+	<"$src/examples/quickstart/trace.jsonl" >"$tmp/stdin.out" 2>&1
+[ $? -eq 0 ] && cmp -s "$tmp/file.out" "$tmp/stdin.out"
+check "--trace - reads standard input" $?
+printf '# nothing\n\n' >"$tmp/empty.jsonl"
+check_err 1 "empty.jsonl: trace: no job found" \
+	--cluster blocks=1,racks=1,hosts=1 --trace "$tmp/empty.jsonl"
 exit $fail

@@ -205,6 +205,13 @@ static void test_set_get(void **state)
 	labels_release(NULL);
 }
 
+static void fill(struct labels *l, const char *const *kv)
+{
+	labels_init(l);
+	for (; kv[0]; kv += 2)
+		labels_set(l, kv[0], kv[1]);
+}
+
 /* Many inserts in reverse order exercise growth and shifting. */
 static void test_set_many(void **state)
 {
@@ -222,13 +229,6 @@ static void test_set_many(void **state)
 	for (int i = 0; i < 200; i++)
 		assert_ptr_equal(labels_get(&l, names[i]), names[i]);
 	labels_release(&l);
-}
-
-static void fill(struct labels *l, const char *const *kv)
-{
-	labels_init(l);
-	for (; kv[0]; kv += 2)
-		labels_set(l, kv[0], kv[1]);
 }
 
 struct contains_case {
@@ -250,6 +250,112 @@ static const struct contains_case contains_cases[] = {
 	{ { "a", "", NULL }, { "a", "", NULL }, true },
 	{ { "a", "x", NULL }, { "a", "", NULL }, false },
 };
+
+/* labels_set_all() gives what labels_set() one by one gives. */
+static void test_set_all(void **state)
+{
+	static const struct {
+		const char *before[9]; /* key, value, ..., NULL */
+		const char *items[11];
+		const char *want[11]; /* sorted */
+	} cases[] = {
+		{ { NULL }, { NULL }, { NULL } },
+		{ { NULL },
+		  { "b", "2", "a", "1", NULL },
+		  { "a", "1", "b", "2", NULL } },
+		/* the last of equal keys wins */
+		{ { NULL },
+		  { "a", "1", "b", "2", "a", "3", NULL },
+		  { "a", "3", "b", "2", NULL } },
+		/* new values win over the set's; old keys stay */
+		{ { "a", "0", "c", "0", "e", "0", NULL },
+		  { "d", "4", "c", "3", "b", "2", NULL },
+		  { "a", "0", "b", "2", "c", "3", "d", "4", "e", "0", NULL } },
+		{ { "m", "0", NULL },
+		  { "z", "1", "a", "1", "m", "1", "m", "2", NULL },
+		  { "a", "1", "m", "2", "z", "1", NULL } },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct label items[6];
+		struct labels l, one;
+		size_t n = 0, w = 0;
+
+		fill(&l, cases[i].before);
+		fill(&one, cases[i].before);
+		for (; cases[i].items[2 * n]; n++) {
+			items[n].key = cases[i].items[2 * n];
+			items[n].value = cases[i].items[2 * n + 1];
+			labels_set(&one, items[n].key, items[n].value);
+		}
+		labels_set_all(&l, items, n);
+		assert_sorted_unique(&l);
+		for (; cases[i].want[2 * w]; w++) {
+			assert_string_equal(l.items[w].key,
+					    cases[i].want[2 * w]);
+			assert_string_equal(l.items[w].value,
+					    cases[i].want[2 * w + 1]);
+		}
+		assert_int_equal(l.len, w);
+		assert_int_equal(one.len, w);
+		assert_true(labels_contains_all(&l, &one));
+		labels_release(&l);
+		labels_release(&one);
+	}
+}
+
+/* 300,000 keys in random order: a linear-time build, not a quadratic one
+ * (one by one this took tens of seconds; a unit test cannot wait that). */
+static void test_set_all_large(void **state)
+{
+	enum { N = 300000 };
+	struct label *items = calloc(N, sizeof(*items));
+	char(*names)[12] = calloc(N, sizeof(*names));
+	struct labels l;
+
+	(void)state;
+	assert_non_null(items);
+	assert_non_null(names);
+	for (size_t i = 0; i < N; i++) {
+		/* a permutation of 0..N-1: 7919 is prime to N */
+		snprintf(names[i], sizeof(names[i]), "k%06zu", i * 7919 % N);
+		items[i] = (struct label){ names[i], names[i] };
+	}
+	labels_init(&l);
+	labels_set_all(&l, items, N);
+	assert_int_equal(l.len, N);
+	assert_sorted_unique(&l);
+	assert_string_equal(labels_get(&l, "k123456"), "k123456");
+	labels_release(&l);
+	free(items);
+	free(names);
+}
+
+static void test_annotation_key(void **state)
+{
+	static const struct {
+		const char *key;
+		int rc;
+	} cases[] = {
+		{ "example.com/MyKey", 0 },
+		/* compared in lower case: an upper-case prefix is fine */
+		{ "Example.COM/key", 0 },
+		{ "kueue.x-k8s.io/podset-required-topology", 0 },
+		{ "has space", -EINVAL },
+		{ "a/b/c", -EINVAL },
+		{ "", -EINVAL },
+		{ "/x", -EINVAL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct errbuf eb;
+
+		if (annotation_check_key(cases[i].key, &eb) != cases[i].rc)
+			fail_msg("\"%s\": want %d", cases[i].key, cases[i].rc);
+	}
+}
 
 static void test_contains_all(void **state)
 {
@@ -300,6 +406,9 @@ int main(void)
 		cmocka_unit_test(test_check_value),
 		cmocka_unit_test(test_set_get),
 		cmocka_unit_test(test_set_many),
+		cmocka_unit_test(test_set_all),
+		cmocka_unit_test(test_set_all_large),
+		cmocka_unit_test(test_annotation_key),
 		cmocka_unit_test(test_contains_all),
 		cmocka_unit_test(test_copy),
 	};

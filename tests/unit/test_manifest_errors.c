@@ -45,6 +45,48 @@ static const struct msg_case error_cases[] = {
 	/* YAML that is not JSON, in a .json file */
 	{ "t.json", "apiVersion: v1\n",
 	  "t.json:1:1: invalid YAML: Invalid JSON plain scalar\n" },
+	/* a key twice: YAML 1.2 and Kubernetes refuse it, the first does
+	 * not silently win */
+	{ "t.yaml",
+	  "apiVersion: v1\n"
+	  "kind: Node\n"
+	  "kind: Namespace\n"
+	  "metadata: {name: a}\n",
+	  "t.yaml:3:1: invalid YAML: duplicate key \"kind\" (first at line "
+	  "2, column 1)\n" },
+	/* in a nested flow mapping, quoted and plain spellings alike */
+	{ "t.yaml",
+	  "apiVersion: v1\n"
+	  "kind: Node\n"
+	  "metadata: {name: a, labels: {x: \"1\", \"x\": \"2\"}}\n",
+	  "t.yaml:3:39: invalid YAML: duplicate key \"x\" (first at line 3, "
+	  "column 30)\n" },
+	/* in JSON */
+	{ "t.json", "{\"apiVersion\": \"v1\", \"apiVersion\": \"v1\"}\n",
+	  "t.json:1:23: invalid YAML: duplicate key \"apiVersion\" (first at "
+	  "line 1, column 3)\n" },
+	/* control characters from the input are quoted, never printed raw:
+	 * no escape sequence reaches the terminal, no forged line */
+	{ "t.yaml",
+	  "apiVersion: v1\n"
+	  "kind: \"Node\\e]0;owned\\a\\e[2J\\nt.yaml:1:1: fake\"\n",
+	  "t.yaml:2:8: kind: unknown kind "
+	  "\"Node\\x1b]0;owned\\x07\\x1b[2J\\nt.yaml:1:1: fake\" (apiVersion "
+	  "\"v1\")\n" },
+	/* C1 controls (U+009B is a CSI on some terminals) likewise */
+	{ "t.yaml",
+	  "apiVersion: v1\n"
+	  "kind: \"N\\u009b2J\"\n",
+	  "t.yaml:2:8: kind: unknown kind \"N\\xc2\\x9b2J\" (apiVersion "
+	  "\"v1\")\n" },
+	/* an annotation key is a qualified name, as Kubernetes checks it */
+	{ "t.yaml",
+	  "apiVersion: v1\n"
+	  "kind: Node\n"
+	  "metadata: {name: a, annotations: {\"a b\": x}}\n",
+	  "t.yaml:3:36: metadata.annotations[\"a b\"]: name part must consist "
+	  "of alphanumeric characters, '-', '_' or '.', and must start and end "
+	  "with an alphanumeric character\n" },
 	/* a document that is a list */
 	{ "t.yaml",
 	  "- a\n"
@@ -2199,6 +2241,179 @@ static void test_long_open_quote(void **state)
 	}
 }
 
+/* A NUL byte anywhere is an error at its position: libfyaml would take it
+ * for the end of the text and drop the rest without a word. */
+static void test_nul_bytes(void **state)
+{
+	static const struct {
+		const char *file;
+		const char text[64];
+		size_t len;
+		const char *want;
+	} cases[] = {
+		/* in a plain scalar: "a<NUL>b" loaded as "a" */
+		{ "t.yaml",
+		  "apiVersion: v1\nkind: Node\nmetadata: {name: a\0b}\n", 47,
+		  "t.yaml:3:19: invalid YAML: NUL byte (0x00) in the text\n" },
+		/* after the documents: everything after it was ignored */
+		{ "t.yaml",
+		  "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n\0x", 48,
+		  "t.yaml:4:1: invalid YAML: NUL byte (0x00) in the text\n" },
+		{ "t.json", "{\"apiVersion\": \"v\0\"}", 20,
+		  "t.json:1:18: invalid YAML: NUL byte (0x00) in the text\n" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct strbuf sb;
+		struct cluster c;
+		struct diag d;
+
+		cluster_init(&c);
+		diag_init(&d);
+		strbuf_init(&sb);
+		assert_int_equal(manifest_load_buffer(&c, cases[i].file,
+						      cases[i].text,
+						      cases[i].len, &d),
+				 -EINVAL);
+		diag_format(&d, &sb);
+		assert_string_equal(sb.buf, cases[i].want);
+		assert_int_equal(cluster_count(&c, KIND_NODE), 0);
+		strbuf_release(&sb);
+		diag_release(&d);
+		cluster_release(&c);
+	}
+}
+
+/* Duplicates in a large mapping (found through a hash set), and the time
+ * it takes stays linear: 100,000 keys load at once. */
+static void test_duplicate_key_large_map(void **state)
+{
+	static const size_t sizes[] = { 17, 1000, 100000 };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		struct strbuf in, out, want;
+		struct cluster c;
+		struct diag d;
+
+		strbuf_init(&in);
+		strbuf_init(&out);
+		strbuf_init(&want);
+		strbuf_addstr(&in, "apiVersion: v1\nkind: Node\nmetadata:\n"
+				   "  name: a\n  annotations:\n");
+		for (size_t k = 0; k < sizes[i]; k++)
+			strbuf_addf(&in, "    k%zu: v\n", k);
+		strbuf_addstr(&in, "    k7: again\n");
+		strbuf_addf(&want,
+			    "t.yaml:%zu:5: invalid YAML: duplicate key \"k7\" "
+			    "(first at line 13, column 5)\n",
+			    sizes[i] + 6);
+		cluster_init(&c);
+		diag_init(&d);
+		assert_int_equal(
+			manifest_load_buffer(&c, "t.yaml", in.buf, in.len, &d),
+			-EINVAL);
+		diag_format(&d, &out);
+		assert_string_equal(out.buf, want.buf);
+		diag_release(&d);
+		cluster_release(&c);
+		strbuf_release(&in);
+		strbuf_release(&out);
+		strbuf_release(&want);
+	}
+}
+
+/* A huge value is cut in the middle of the message: the field and what is
+ * wrong stay, the value's bulk goes. */
+static void test_long_value_cut(void **state)
+{
+	struct strbuf in, out;
+	struct cluster c;
+	struct diag d;
+	size_t n = 1 << 20;
+
+	(void)state;
+	strbuf_init(&in);
+	strbuf_init(&out);
+	strbuf_addstr(&in, "apiVersion: v1\nkind: ");
+	for (size_t k = 0; k < n; k++)
+		strbuf_addch(&in, 'K');
+	strbuf_addch(&in, '\n');
+	cluster_init(&c);
+	diag_init(&d);
+	assert_int_equal(manifest_load_buffer(&c, "t.yaml", in.buf, in.len, &d),
+			 -EINVAL);
+	diag_format(&d, &out);
+	assert_true(out.len < 2 * 1024);
+	assert_non_null(
+		strstr(out.buf, "t.yaml:2:7: kind: unknown kind \"KKK"));
+	assert_non_null(strstr(out.buf, " bytes ...]KKK"));
+	assert_non_null(strstr(out.buf, "KKK\" (apiVersion \"v1\")\n"));
+	diag_release(&d);
+	cluster_release(&c);
+	strbuf_release(&in);
+	strbuf_release(&out);
+}
+
+/* Kubernetes' limit: 256 KiB of annotations per object, keys and values
+ * together. 300,000 annotations (4.8 MB) are refused at once. */
+static void test_annotations_limit(void **state)
+{
+	static const struct {
+		size_t count, value_len;
+		const char *want; /* NULL: loads */
+	} cases[] = {
+		/* 1000 * (6 + 256) = 262000 bytes: just under */
+		{ 1000, 256, NULL },
+		/* 1000 * (6 + 257) = 263000 bytes */
+		{ 1000, 257,
+		  "t.yaml:6:5: metadata.annotations: too long: must have at "
+		  "most 262144 bytes (keys and values together), not "
+		  "263000\n" },
+		{ 300000, 4,
+		  "t.yaml:6:5: metadata.annotations: too long: must have at "
+		  "most 262144 bytes (keys and values together), not "
+		  "3000000\n" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct strbuf in, out;
+		struct cluster c;
+		struct diag d;
+		int rc;
+
+		strbuf_init(&in);
+		strbuf_init(&out);
+		strbuf_addstr(&in, "apiVersion: v1\nkind: Node\nmetadata:\n"
+				   "  name: a\n  annotations:\n");
+		for (size_t k = 0; k < cases[i].count; k++) {
+			strbuf_addf(&in, "    %c%05zu: ", 'a' + (int)(k % 26),
+				    k % 100000);
+			for (size_t v = 0; v < cases[i].value_len; v++)
+				strbuf_addch(&in, 'v');
+			strbuf_addch(&in, '\n');
+		}
+		cluster_init(&c);
+		diag_init(&d);
+		rc = manifest_load_buffer(&c, "t.yaml", in.buf, in.len, &d);
+		diag_format(&d, &out);
+		if (cases[i].want) {
+			assert_int_equal(rc, -EINVAL);
+			assert_string_equal(out.buf, cases[i].want);
+		} else {
+			assert_int_equal(rc, 0);
+			assert_string_equal(out.buf, "");
+			assert_int_equal(cluster_count(&c, KIND_NODE), 1);
+		}
+		diag_release(&d);
+		cluster_release(&c);
+		strbuf_release(&in);
+		strbuf_release(&out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2206,6 +2421,10 @@ int main(void)
 		cmocka_unit_test(test_warnings),
 		cmocka_unit_test(test_json_like_yaml),
 		cmocka_unit_test(test_long_open_quote),
+		cmocka_unit_test(test_nul_bytes),
+		cmocka_unit_test(test_duplicate_key_large_map),
+		cmocka_unit_test(test_long_value_cut),
+		cmocka_unit_test(test_annotations_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
