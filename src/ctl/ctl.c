@@ -52,7 +52,7 @@ struct ctl_wl *ctl_pods_of(struct ctl *x, uint32_t wl)
 	return w;
 }
 
-static void drop_pods(struct ctl_wl *w)
+void ctl_drop_pods(struct ctl_wl *w)
 {
 	free(w->bind);
 	free(w->node);
@@ -282,8 +282,6 @@ struct ctl *ctl_new(struct cluster *c, const struct ctl_options *o,
 	return x;
 }
 
-static void unmap_pods(struct ctl *x, struct ctl_wl *w);
-
 /* Forget the binds of every slot (a rebuild restores them). */
 static void reset_binds(struct ctl *x)
 {
@@ -306,8 +304,8 @@ void ctl_free(struct ctl *x)
 	gang_free(x->g);
 	sched_free(x->s);
 	for (size_t i = 0; i < x->nwl; i++) {
-		drop_pods(&x->wl[i]);
-		unmap_pods(x, &x->wl[i]);
+		ctl_drop_pods(&x->wl[i]);
+		ctl_unmap_pods(x, &x->wl[i]);
 	}
 	hmap_release(&x->pod_uid);
 	free(x->wl);
@@ -345,8 +343,7 @@ bool ctl_dirty(const struct ctl *x)
 	return x->dirty;
 }
 
-/* The slot of a live handle, or -ESTALE. */
-static int64_t slot_of(struct ctl *x, uint64_t h)
+int64_t ctl_slot_of(struct ctl *x, uint64_t h)
 {
 	uint32_t wl = CTL_SLOT(h);
 
@@ -356,119 +353,19 @@ static int64_t slot_of(struct ctl *x, uint64_t h)
 	return wl;
 }
 
-static void set_now(struct ctl *x, int64_t now_us)
+void ctl_set_now(struct ctl *x, int64_t now_us)
 {
 	BUG_ON(now_us < x->now_us);
 	x->now_us = now_us;
 }
 
-int ctl_workload_add(struct ctl *x, struct workload *w, uint64_t *ret_h)
-{
-	uint32_t slot;
-	int rc;
-
-	rc = cluster_workload_put(x->c, w, &slot);
-	if (rc < 0)
-		return rc;
-	ctl_grow(x);
-	x->wl[slot].live = true;
-	sched_wl_add(x->s, slot);
-	gang_wl_add(x->g, slot);
-	*ret_h = CTL_HANDLE(slot, x->wl[slot].gen);
-	return 0;
-}
-
-int ctl_workload_delete(struct ctl *x, uint64_t h, int64_t now_us)
-{
-	int64_t wl = slot_of(x, h);
-	struct ctl_wl *w;
-
-	if (wl < 0)
-		return (int)wl;
-	set_now(x, now_us);
-	w = &x->wl[wl];
-	if (sched_wl_state(x->s, (uint32_t)wl) == SCHED_WL_ADMITTED) {
-		gang_evicted(x->g, (uint32_t)wl, now_us);
-		ctl_flush(x);
-		x->dirty = true; /* its quota and nodes are free */
-	}
-	unmap_pods(x, w);
-	gang_wl_remove(x->g, (uint32_t)wl);
-	sched_wl_remove(x->s, (uint32_t)wl);
-	cluster_workload_remove(x->c, (uint32_t)wl);
-	drop_pods(w);
-	w->pods_exist = false;
-	w->bind_fails = 0;
-	w->bind_epoch++;
-	w->live = false;
-	if (++w->gen == 0) /* a handle is never 0 */
-		w->gen = 1;
-	return 0;
-}
-
-int ctl_pod_map(struct ctl *x, const char *uid, uint64_t h, uint32_t pod)
-{
-	int64_t wl = slot_of(x, h);
-	struct ctl_wl *w;
-
-	if (wl < 0)
-		return (int)wl;
-	w = ctl_pods_of(x, (uint32_t)wl);
-	if (pod >= w->npods)
-		return -EINVAL;
-	if (hmap_get_str(&x->pod_uid, uid, NULL))
-		return -EEXIST;
-	hmap_put_str(&x->pod_uid, uid, wl << 32 | pod);
-	vec_push(&w->uids, xstrdup(uid));
-	return 0;
-}
-
-int ctl_pod_find(const struct ctl *x, const char *uid, uint64_t *ret_h,
-		 uint32_t *ret_pod)
-{
-	int64_t v;
-
-	if (!hmap_get_str(&x->pod_uid, uid, &v))
-		return -ENOENT;
-	*ret_h = CTL_HANDLE((uint32_t)(v >> 32), x->wl[v >> 32].gen);
-	*ret_pod = (uint32_t)(v & 0xffffffff);
-	return 0;
-}
-
-/* Drop the UIDs of slot wl's pods. */
-static void unmap_pods(struct ctl *x, struct ctl_wl *w)
-{
-	vec_foreach (&w->uids, u) {
-		hmap_del(&x->pod_uid, *u, strlen(*u));
-		free((char *)*u);
-	}
-	vec_release(&w->uids);
-}
-
-void ctl_node_status(struct ctl *x, uint32_t node, bool ready,
-		     bool unschedulable, int64_t now_us)
-{
-	struct node *n;
-
-	ctl_grow(x);
-	BUG_ON(node >= x->nnodes);
-	set_now(x, now_us);
-	n = &x->c->nodes.items[node];
-	if (n->ready == ready && n->unschedulable == unschedulable)
-		return;
-	n->ready = ready;
-	n->unschedulable = unschedulable;
-	sched_node_set_status(x->s, node, ready, unschedulable);
-	x->dirty = true;
-}
-
 int ctl_submit(struct ctl *x, uint64_t h, bool pods_exist, int64_t now_us)
 {
-	int64_t wl = slot_of(x, h);
+	int64_t wl = ctl_slot_of(x, h);
 
 	if (wl < 0)
 		return (int)wl;
-	set_now(x, now_us);
+	ctl_set_now(x, now_us);
 	x->wl[wl].pods_exist = pods_exist;
 	sched_submit(x->s, (uint32_t)wl, now_us);
 	x->dirty = true;
@@ -477,13 +374,13 @@ int ctl_submit(struct ctl *x, uint64_t h, bool pods_exist, int64_t now_us)
 
 int ctl_adopt(struct ctl *x, uint64_t h, int64_t now_us, struct strbuf *why)
 {
-	int64_t wl = slot_of(x, h);
+	int64_t wl = ctl_slot_of(x, h);
 	struct ctl_wl *w;
 	int rc;
 
 	if (wl < 0)
 		return (int)wl;
-	set_now(x, now_us);
+	ctl_set_now(x, now_us);
 	rc = sched_assume_admitted(x->s, (uint32_t)wl, now_us, why);
 	if (rc < 0)
 		return rc;
@@ -508,15 +405,15 @@ int ctl_adopt(struct ctl *x, uint64_t h, int64_t now_us, struct strbuf *why)
 
 int ctl_finish(struct ctl *x, uint64_t h, int64_t now_us)
 {
-	int64_t wl = slot_of(x, h);
+	int64_t wl = ctl_slot_of(x, h);
 
 	if (wl < 0)
 		return (int)wl;
-	set_now(x, now_us);
+	ctl_set_now(x, now_us);
 	gang_finished(x->g, (uint32_t)wl, now_us);
 	if (sched_wl_state(x->s, (uint32_t)wl) == SCHED_WL_ADMITTED)
 		sched_finish(x->s, (uint32_t)wl, now_us);
-	drop_pods(&x->wl[wl]);
+	ctl_drop_pods(&x->wl[wl]);
 	x->wl[wl].bind_epoch++;
 	x->wl[wl].bind_fails = 0;
 	x->dirty = true;
@@ -526,13 +423,13 @@ int ctl_finish(struct ctl *x, uint64_t h, int64_t now_us)
 int ctl_pod_event(struct ctl *x, uint64_t h, uint32_t pod, enum ctl_pod_ev ev,
 		  int64_t now_us)
 {
-	int64_t wl = slot_of(x, h);
+	int64_t wl = ctl_slot_of(x, h);
 
 	if (wl < 0)
 		return (int)wl;
 	if (pod >= ctl_pods_of(x, (uint32_t)wl)->npods)
 		return -EINVAL;
-	set_now(x, now_us);
+	ctl_set_now(x, now_us);
 	switch (ev) {
 	case CTL_POD_READY:
 		gang_pod_ready(x->g, (uint32_t)wl, pod, now_us);
@@ -551,12 +448,12 @@ int ctl_pod_event(struct ctl *x, uint64_t h, uint32_t pod, enum ctl_pod_ev ev,
 int ctl_bind_result(struct ctl *x, uint64_t h, uint32_t pod, int err,
 		    int64_t now_us)
 {
-	int64_t wl = slot_of(x, h);
+	int64_t wl = ctl_slot_of(x, h);
 	struct ctl_wl *w;
 
 	if (wl < 0)
 		return (int)wl;
-	set_now(x, now_us);
+	ctl_set_now(x, now_us);
 	w = &x->wl[wl];
 	if (!w->bind || pod >= w->npods || w->bind[pod] != CTL_POD_BINDING)
 		return 0; /* released or moved since: not ours any more */
@@ -579,7 +476,7 @@ void ctl_node_down(struct ctl *x, uint32_t node, bool down, int64_t now_us)
 
 	ctl_grow(x);
 	BUG_ON(node >= x->nnodes);
-	set_now(x, now_us);
+	ctl_set_now(x, now_us);
 	if (x->node_down[node] == down)
 		return;
 	x->node_down[node] = down;
@@ -623,7 +520,7 @@ void ctl_tick(struct ctl *x, int64_t now_us)
 	struct gang_decisions gd;
 
 	ctl_grow(x);
-	set_now(x, now_us);
+	ctl_set_now(x, now_us);
 	gang_decisions_init(&gd);
 	gang_tick(x->g, now_us, &gd);
 	ctl_flush(x);
@@ -732,7 +629,7 @@ int ctl_reconfigure(struct ctl *x, int (*change)(void *ctx, struct cluster *c),
 	struct ctl_snapshot *sn;
 	int rc, lost;
 
-	set_now(x, now_us);
+	ctl_set_now(x, now_us);
 	sn = ctl_snapshot(x);
 	gang_free(x->g);
 	sched_free(x->s);

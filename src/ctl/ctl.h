@@ -277,6 +277,15 @@ int64_t ctl_next_wakeup_us(struct ctl *x, int64_t now_us);
 /* Whether a change is waiting for an admission cycle. */
 bool ctl_dirty(const struct ctl *x);
 
+/*
+ * Check the controller's invariants (for tests, after any event): the
+ * outbox is empty, each slot's count of pending binds matches its pods, a
+ * pod binds only while its workload is admitted, the live slots are the
+ * cluster's live workloads. Returns true, or false with the first broken
+ * one in why (may be NULL).
+ */
+bool ctl_check(const struct ctl *x, struct strbuf *why);
+
 const char *ctl_event_kind_name(enum ctl_event_kind k);
 
 #endif

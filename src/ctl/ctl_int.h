@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Internals of the controller shared by its files (ctl.c: events, phases
- * and the backend; ctl_state.c: snapshots by name and restore). Not an
- * API: nothing outside src/ctl includes it.
+ * and the backend; ctl_world.c: workloads, pods and nodes that come and
+ * go; ctl_state.c: snapshots by name and restore). Not an API: nothing
+ * outside src/ctl includes it (but the controller's own tests).
  *
  * Invariants: the outbox is empty between ctl_* calls (every call hands
  * it to the backend before it returns); a pod is BINDING only while its
@@ -114,6 +115,12 @@ struct ctl_snapshot {
 };
 
 /* ctl.c */
+/* The slot of a live handle, or -ESTALE. */
+int64_t ctl_slot_of(struct ctl *x, uint64_t h);
+/* Time moves to now_us (never back). */
+void ctl_set_now(struct ctl *x, int64_t now_us);
+/* Free a slot's pod arrays. */
+void ctl_drop_pods(struct ctl_wl *w);
 /* The pod arrays of slot wl, made on first use. */
 struct ctl_wl *ctl_pods_of(struct ctl *x, uint32_t wl);
 /* Take in workloads and nodes added to the cluster since. */
@@ -123,5 +130,9 @@ void ctl_flush(struct ctl *x);
 void ctl_emit(struct ctl *x, const struct ctl_event *e);
 /* Remember wl's bind deadline (cw->bind_deadline_us), in time order. */
 void ctl_push_bind_deadline(struct ctl *x, uint32_t wl);
+
+/* ctl_world.c */
+/* Drop the UIDs of a slot's pods from the map. */
+void ctl_unmap_pods(struct ctl *x, struct ctl_wl *w);
 
 #endif

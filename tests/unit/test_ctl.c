@@ -367,6 +367,12 @@ static void check(struct be *b, int64_t now, int64_t timeout)
 {
 	const struct sched *s = ctl_sched(b->x);
 	const struct quota *q = sched_quota(s);
+	struct strbuf why;
+
+	strbuf_init(&why);
+	if (!ctl_check(b->x, &why))
+		fail_msg("%s", why.buf);
+	strbuf_release(&why);
 
 	for (size_t n = 0; n < b->c->nodes.len; n++)
 		assert_true(b->node_gpus[n] <=
@@ -795,6 +801,7 @@ static char *restart_run(uint64_t seed, int restart_at)
 			now += (int64_t)rng_below(&r, 3 * S);
 		}
 		ctl_run(x, now);
+		assert_true(ctl_check(x, NULL));
 		strbuf_addf(&b.log, " next=%" PRId64,
 			    ctl_next_wakeup_us(x, now));
 	}
