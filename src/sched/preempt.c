@@ -50,11 +50,11 @@ static bool within_ok(const struct sched *s, const struct sched_wl *p,
 	case PREEMPT_LOWER_PRIORITY:
 		return v->priority < p->priority;
 	case PREEMPT_LOWER_OR_NEWER_EQUAL_PRIORITY:
+		/* Kueue's SatisfiesPreemptionPolicy: equal priority and a
+		 * strictly later queue-order timestamp; no other tie-break. */
 		return v->priority < p->priority ||
 		       (v->priority == p->priority &&
-			(v->w->creation_us > p->w->creation_us ||
-			 (v->w->creation_us == p->w->creation_us &&
-			  v->w > p->w)));
+			v->queue_ts_us > p->queue_ts_us);
 	default:
 		return false;
 	}
@@ -110,9 +110,13 @@ static int cand_cmp(const void *x, const void *y, void *ctx)
 		return a->share > b->share ? -1 : 1;
 	if (va->priority != vb->priority)
 		return va->priority < vb->priority ? -1 : 1;
+	/* Kueue's CandidatesOrdering: admitted more recently first, by
+	 * QuotaReserved's time; then, at one time, the later decision. */
+	if (va->admit_us != vb->admit_us)
+		return va->admit_us > vb->admit_us ? -1 : 1;
 	if (va->admit_seq != vb->admit_seq)
 		return va->admit_seq > vb->admit_seq ? -1 : 1;
-	return a->id < b->id ? -1 : 1;
+	return sched_name_cmp(s, a->id, b->id);
 }
 
 static void note_domains(const struct sched *s, const struct assign *a,

@@ -81,6 +81,18 @@ int sched_wl_cmp(const struct sched *s, uint32_t a, uint32_t b)
 	return a < b ? -1 : (a > b);
 }
 
+int sched_name_cmp(const struct sched *s, uint32_t a, uint32_t b)
+{
+	const struct workload *x = s->wl[a].w, *y = s->wl[b].w;
+	int c = strcmp(x->ns ? x->ns : "", y->ns ? y->ns : "");
+
+	if (!c)
+		c = strcmp(x->name ? x->name : "", y->name ? y->name : "");
+	if (c)
+		return c < 0 ? -1 : 1;
+	return a < b ? -1 : (a > b);
+}
+
 static int heap_cmp(uint32_t a, uint32_t b, void *ctx)
 {
 	return sched_wl_cmp(ctx, a, b);
@@ -479,8 +491,28 @@ static bool ns_selected(const struct cluster *c, const char *ns,
 			       &cq->namespace_selector);
 }
 
+/* No LocalQueue, or its ClusterQueue does not exist: the reason. */
+static void misconfigured(struct sched *s, struct sched_wl *wl)
+{
+	if (wl->lq < 0)
+		sched_why_set(
+			&wl->why, SCHED_PEND_MISCONFIGURED,
+			wl->w->queue_name
+				? xasprintf("LocalQueue %s/%s doesn't exist",
+					    wl->w->ns ? wl->w->ns : "",
+					    wl->w->queue_name)
+				: xstrdup("the workload names no LocalQueue"));
+	else
+		sched_why_set(&wl->why, SCHED_PEND_MISCONFIGURED,
+			      xasprintf("ClusterQueue %s doesn't exist",
+					s->c->local_queues.items[wl->lq]
+						.cluster_queue));
+}
+
 /*
- * Whether id stays out of its queue: its LocalQueue is stopped, or its
+ * Whether id stays out of its queue: it has no LocalQueue or ClusterQueue
+ * (also a workload loaded as admitted without spec.queueName, once it is
+ * evicted: Kueue cannot requeue it), its LocalQueue is stopped, or its
  * ClusterQueue does not select its namespace. Kueue does not queue such
  * workloads either, so they never block others; the reason goes to why.
  */
@@ -490,7 +522,11 @@ static bool held_out(struct sched *s, uint32_t id)
 	const struct local_queue *lq =
 		wl->lq >= 0 ? &s->c->local_queues.items[wl->lq] : NULL;
 
-	if (lq && lq->stop != STOP_NONE) {
+	if (!lq || wl->cq < 0) {
+		misconfigured(s, wl);
+		return true;
+	}
+	if (lq->stop != STOP_NONE) {
 		sched_why_set(&wl->why, SCHED_PEND_ON_HOLD,
 			      xasprintf("LocalQueue %s/%s is stopped "
 					"(stopPolicy)",
@@ -509,11 +545,12 @@ static bool held_out(struct sched *s, uint32_t id)
 void sched_enqueue(struct sched *s, uint32_t id)
 {
 	struct sched_wl *wl = &s->wl[id];
-	struct sched_cq *q = &s->cqs[wl->cq];
+	struct sched_cq *q;
 	struct sched_class *k;
 
 	if (held_out(s, id))
 		return;
+	q = &s->cqs[wl->cq];
 	k = class_of(s, id);
 	if (!k) {
 		queue_push(&q->heap, id);
@@ -616,19 +653,6 @@ void sched_submit(struct sched *s, uint32_t id, int64_t now_us)
 	sched_why_set(&wl->why, SCHED_PEND_EVALUATION, NULL);
 	if (!wl->w->active || wl->deactivated) {
 		set_deactivated_why(wl);
-	} else if (wl->lq < 0) {
-		sched_why_set(
-			&wl->why, SCHED_PEND_MISCONFIGURED,
-			wl->w->queue_name
-				? xasprintf("LocalQueue %s/%s doesn't exist",
-					    wl->w->ns ? wl->w->ns : "",
-					    wl->w->queue_name)
-				: xstrdup("the workload names no LocalQueue"));
-	} else if (wl->cq < 0) {
-		sched_why_set(&wl->why, SCHED_PEND_MISCONFIGURED,
-			      xasprintf("ClusterQueue %s doesn't exist",
-					s->c->local_queues.items[wl->lq]
-						.cluster_queue));
 	} else {
 		sched_enqueue(s, id);
 	}
@@ -752,9 +776,20 @@ static void requeue(struct sched *s, uint32_t id, const char *reason, char *msg,
 
 	sched_release(s, id);
 	wl->state = SCHED_WL_PENDING;
-	wl->queue_ts_us = s->requeue_by_creation && wl->w->creation_us
-				  ? wl->w->creation_us
-				  : now_us;
+	/* Back to its LocalQueue's ClusterQueue, none without one (a loaded
+	 * admission may name another). */
+	wl->cq = wl->lq < 0 ? -1
+			    : sched_find_index(s->c, KIND_CLUSTER_QUEUE, NULL,
+					       s->c->local_queues.items[wl->lq]
+						       .cluster_queue);
+	/* Kueue's GetQueueOrderTimestamp: the eviction time only after a
+	 * waitForPodsReady timeout under requeuingStrategy.timestamp
+	 * Eviction; the creation time otherwise (a preempted workload keeps
+	 * its place). Without a creation time, the time it was queued. */
+	if (strcmp(reason, "PodsReadyTimeout") == 0 && !s->requeue_by_creation)
+		wl->queue_ts_us = now_us;
+	else if (wl->w->creation_us)
+		wl->queue_ts_us = wl->w->creation_us;
 	sched_set_cond(wl, SCHED_COND_EVICTED, true, reason, msg, now_us);
 	sched_set_cond(wl, SCHED_COND_QUOTA_RESERVED, false, "Pending",
 		       xstrdup(msg), now_us);
@@ -951,6 +986,7 @@ int sched_assume_admitted(struct sched *s, uint32_t id, int64_t now_us,
 {
 	struct sched_wl *wl = &s->wl[id];
 	const struct workload *w = wl->w;
+	const struct workload_condition *qr;
 	struct sched_admission *adm;
 	int32_t cq;
 
@@ -981,6 +1017,12 @@ int sched_assume_admitted(struct sched *s, uint32_t id, int64_t now_us,
 	charge_adm(s, w, adm, 1);
 	tas_charge(s, w, adm, 1);
 	add_admitted(s, id, now_us);
+	/* Kueue ranks victims by QuotaReserved's lastTransitionTime (now
+	 * when it has none), not by the order of the input. */
+	qr = &w->cond[WORKLOAD_COND_QUOTA_RESERVED];
+	if (qr->present && qr->status && qr->transition_us)
+		wl->admit_us = qr->transition_us;
+	wl->admit_seq = 0;
 	return 0;
 }
 

@@ -36,9 +36,10 @@ struct sched_wl {
 	bool deactivated;      /* sched_deactivate(): never queued again */
 	int64_t requeue_at_us; /* in s->waiting: queued again from then */
 	int64_t queue_ts_us;
-	int64_t admit_us;
+	int64_t admit_us;     /* QuotaReserved's time */
 	uint64_t seq;	      /* submission order, the last tie-break */
-	uint64_t admit_seq;   /* admission order (victims: newest first) */
+	uint64_t admit_seq;   /* admission order (victims: newest first);
+				 0 for admissions loaded with the input */
 	uint64_t admit_cycle; /* the cycle that admitted it: not a victim
 				 of that same cycle */
 	uint64_t hash;	      /* scheduling shape (parking class) */
@@ -151,6 +152,9 @@ struct assign {
 
 /* sched.c */
 int sched_wl_cmp(const struct sched *s, uint32_t a, uint32_t b);
+/* By namespace, then name, then index: the tie-break that makes decisions
+ * independent of the order of the input. */
+int sched_name_cmp(const struct sched *s, uint32_t a, uint32_t b);
 /* Index of the LocalQueue or ClusterQueue named, or -1. */
 int32_t sched_find_index(const struct cluster *c, enum kind k, const char *ns,
 			 const char *name);

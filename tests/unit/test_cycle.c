@@ -719,6 +719,72 @@ static void test_preempted_conditions(void **state)
 	stop(&x);
 }
 
+/*
+ * Kueue pkg/workload/workload.go, GetQueueOrderTimestamp: a preempted
+ * workload keeps its creation time as its queue order (the eviction time
+ * counts only after a waitForPodsReady timeout under the Eviction
+ * strategy), so it goes before a later-created workload of its priority.
+ * And a workload without spec.queueName, admitted when loaded, cannot be
+ * queued again once evicted (Kueue has no queue to put it in).
+ */
+static void test_requeue_after_preemption(void **state)
+{
+	struct strbuf sb, msg;
+	struct fx x;
+	uint32_t lo, mid, hi, orphan;
+
+	(void)state;
+	strbuf_init(&sb);
+	strbuf_init(&msg);
+	cq(&sb, "q", "1",
+	   "  preemption: {withinClusterQueue: LowerPriority}\n");
+	cq(&sb, "q2", "1", NULL);
+	fx_lq(&sb, "lq", "q");
+	fx_wl(&sb, "lo", "lq", 1, 1, "1", 0, NULL);
+	fx_wl(&sb, "mid", "lq", 1, 1, "1", 0, NULL);
+	fx_wl(&sb, "hi", "lq", 5, 1, "1", 0, NULL);
+	strbuf_addstr(&sb,
+		      "---\n" K2 "kind: Workload\n"
+		      "metadata: {name: orphan, namespace: ns}\n"
+		      "spec:\n  podSets:\n  - name: main\n"
+		      "    count: 1\n    template: {spec: {containers: "
+		      "[{name: c, resources: {requests: {cpu: \"1\"}}}]}}\n"
+		      "status: {admission: {clusterQueue: q2, "
+		      "podSetAssignments: [{name: main, count: 1, "
+		      "flavors: {cpu: f}}]}}\n");
+	start(&x, &sb);
+	lo = fx_id(&x.c, "lo");
+	mid = fx_id(&x.c, "mid");
+	hi = fx_id(&x.c, "hi");
+	orphan = fx_id(&x.c, "orphan");
+	x.c.workloads.items[lo].creation_us = 10;
+	x.c.workloads.items[mid].creation_us = 20;
+	x.c.workloads.items[hi].creation_us = 30;
+	assert_int_equal(sched_assume_admitted(x.s, orphan, 0, NULL), 0);
+	sched_submit(x.s, lo, 40);
+	sched_cycle(x.s, 40, &x.d);
+	sched_submit(x.s, mid, 50);
+	sched_submit(x.s, hi, 50);
+	sched_cycle(x.s, 50, &x.d);
+	assert_true(fx_admitted(x.s, &x.c, "hi"));
+	assert_int_equal(sched_wl_state(x.s, lo), SCHED_WL_PENDING);
+	sched_finish(x.s, hi, 60);
+	sched_cycle(x.s, 60, &x.d);
+	sched_cycle(x.s, 60, &x.d);
+	/* lo (created at 10, preempted at 50) before mid (created at 20) */
+	assert_true(fx_admitted(x.s, &x.c, "lo"));
+	assert_int_equal(sched_wl_state(x.s, mid), SCHED_WL_PENDING);
+	/* the orphan is not queued again, though q2 has room */
+	sched_evict(x.s, orphan, "NodeFailures", 70);
+	sched_cycle(x.s, 70, &x.d);
+	assert_int_equal(sched_wl_state(x.s, orphan), SCHED_WL_PENDING);
+	assert_int_equal(sched_wl_pending(x.s, orphan, &msg),
+			 SCHED_PEND_MISCONFIGURED);
+	assert_string_equal(msg.buf, "the workload names no LocalQueue");
+	strbuf_release(&msg);
+	stop(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -737,6 +803,7 @@ int main(void)
 		cmocka_unit_test(test_fair_order),
 		cmocka_unit_test(test_fungibility),
 		cmocka_unit_test(test_preempted_conditions),
+		cmocka_unit_test(test_requeue_after_preemption),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,6 +24,7 @@ struct vic {
 	const char *name, *cq;
 	int prio;
 	const char *cpu;
+	const char *qr; /* QuotaReserved lastTransitionTime; NULL: none */
 };
 
 struct row {
@@ -46,7 +47,7 @@ static const struct row rows[] = {
 	  COHORT,
 	  "4",
 	  "0",
-	  { { "eq", "a", 5, "2" }, { "lo", "a", 1, "2" } },
+	  { { "eq", "a", 5, "2", NULL }, { "lo", "a", 1, "2", NULL } },
 	  5,
 	  "2",
 	  false,
@@ -57,7 +58,7 @@ static const struct row rows[] = {
 	  COHORT,
 	  "4",
 	  "0",
-	  { { "eq1", "a", 5, "2" }, { "eq2", "a", 5, "2" } },
+	  { { "eq1", "a", 5, "2", NULL }, { "eq2", "a", 5, "2", NULL } },
 	  5,
 	  "2",
 	  false,
@@ -69,7 +70,7 @@ static const struct row rows[] = {
 	  COHORT,
 	  "2",
 	  "0",
-	  { { "newer", "a", 5, "2" } },
+	  { { "newer", "a", 5, "2", NULL } },
 	  5,
 	  "2",
 	  false,
@@ -80,7 +81,7 @@ static const struct row rows[] = {
 	  COHORT,
 	  "2",
 	  "0",
-	  { { "lo", "a", 0, "2" } },
+	  { { "lo", "a", 0, "2", NULL } },
 	  9,
 	  "2",
 	  false,
@@ -91,7 +92,7 @@ static const struct row rows[] = {
 	  COHORT,
 	  "5",
 	  "0",
-	  { { "small", "a", 1, "1" }, { "big", "a", 2, "4" } },
+	  { { "small", "a", 1, "1", NULL }, { "big", "a", 2, "4", NULL } },
 	  5,
 	  "4",
 	  false,
@@ -102,18 +103,35 @@ static const struct row rows[] = {
 	  COHORT,
 	  "4",
 	  "2",
-	  { { "b1", "b", 100, "2" }, { "b2", "b", 100, "2" } },
+	  { { "b1", "b", 100, "2", "2024-01-01T10:00:00Z" },
+	    { "b2", "b", 100, "2", "2024-01-01T11:00:00Z" } },
 	  0,
 	  "4",
 	  false,
 	  "b2:InCohortReclamation",
+	  true },
+	/* Kueue pkg/scheduler/preemption/common/ordering.go,
+	 * CandidatesOrdering: "admitted more recently first", by the
+	 * QuotaReserved condition's lastTransitionTime, not by the order of
+	 * the input (b1 comes first in the file but was admitted later). */
+	{ "victims admitted more recently first, by QuotaReserved",
+	  COHORT "  preemption: {reclaimWithinCohort: Any}\n",
+	  COHORT,
+	  "4",
+	  "2",
+	  { { "b1", "b", 100, "2", "2024-01-01T12:00:00Z" },
+	    { "b2", "b", 100, "2", "2024-01-01T11:00:00Z" } },
+	  0,
+	  "4",
+	  false,
+	  "b1:InCohortReclamation",
 	  true },
 	{ "reclaim LowerPriority skips higher priority",
 	  COHORT "  preemption: {reclaimWithinCohort: LowerPriority}\n",
 	  COHORT,
 	  "4",
 	  "2",
-	  { { "b1", "b", 100, "2" }, { "b2", "b", 100, "2" } },
+	  { { "b1", "b", 100, "2", NULL }, { "b2", "b", 100, "2", NULL } },
 	  5,
 	  "4",
 	  false,
@@ -124,7 +142,7 @@ static const struct row rows[] = {
 	  COHORT,
 	  "4",
 	  "2",
-	  { { "b1", "b", 2, "2" }, { "b2", "b", 100, "2" } },
+	  { { "b1", "b", 2, "2", NULL }, { "b2", "b", 100, "2", NULL } },
 	  5,
 	  "4",
 	  false,
@@ -135,7 +153,7 @@ static const struct row rows[] = {
 	  COHORT,
 	  "2",
 	  "2",
-	  { { "a1", "a", 0, "2" }, { "b1", "b", 0, "2" } },
+	  { { "a1", "a", 0, "2", NULL }, { "b1", "b", 0, "2", NULL } },
 	  0,
 	  "2",
 	  false,
@@ -148,7 +166,7 @@ static const struct row rows[] = {
 	  COHORT,
 	  "2",
 	  "2",
-	  { { "b6", "b", 6, "1" }, { "b1", "b", 1, "3" } },
+	  { { "b6", "b", 6, "1", NULL }, { "b1", "b", 1, "3", NULL } },
 	  10,
 	  "3",
 	  false,
@@ -161,7 +179,7 @@ static const struct row rows[] = {
 	  COHORT,
 	  "2",
 	  "2",
-	  { { "b6", "b", 6, "4" } },
+	  { { "b6", "b", 6, "4", NULL } },
 	  10,
 	  "4",
 	  false,
@@ -172,7 +190,8 @@ static const struct row rows[] = {
 	  COHORT,
 	  "1",
 	  "1",
-	  { { "b1", "b", 0, "1" }, { "b2", "b", 0, "1" } },
+	  { { "b1", "b", 0, "1", "2024-01-01T10:00:00Z" },
+	    { "b2", "b", 0, "1", "2024-01-01T11:00:00Z" } },
 	  0,
 	  "1",
 	  true,
@@ -203,8 +222,15 @@ static void build(const struct row *r, struct strbuf *sb)
 		const struct vic *v = &r->victims[i];
 
 		fx_wl(sb, v->name, v->cq, v->prio, 1, v->cpu, 0, NULL);
+		strbuf_addstr(sb, "status: {");
+		if (v->qr)
+			strbuf_addf(sb,
+				    "conditions: [{type: QuotaReserved, "
+				    "status: \"True\", reason: QuotaReserved, "
+				    "lastTransitionTime: \"%s\"}], ",
+				    v->qr);
 		strbuf_addf(sb,
-			    "status: {admission: {clusterQueue: %s, "
+			    "admission: {clusterQueue: %s, "
 			    "podSetAssignments: [{name: main, count: 1, "
 			    "flavors: {cpu: f}}]}}\n",
 			    v->cq);
