@@ -139,9 +139,27 @@ struct sched {
 /* The flavor assignment of one workload at given pod counts. */
 enum assign_mode { ASSIGN_FIT, ASSIGN_PREEMPT, ASSIGN_NOFIT };
 
+/*
+ * Kueue's preemption modes of a flavor, from worst to best: no fit,
+ * preemption needed but the oracle found no candidates, preemption with a
+ * candidate in the preemptor's own queue, reclamation from other queues
+ * only, fit.
+ */
+enum assign_pmode {
+	ASSIGN_PM_NOFIT,
+	ASSIGN_PM_NO_CANDIDATES,
+	ASSIGN_PM_PREEMPT,
+	ASSIGN_PM_RECLAIM,
+	ASSIGN_PM_FIT,
+};
+
 struct assign {
 	enum assign_mode mode;
-	bool borrows;
+	enum assign_pmode pmode; /* the worst of its groups' flavors */
+	bool borrows;		 /* borrow_level > 0 */
+	int32_t borrow_level;	 /* Kueue's Assignment.Borrows() */
+	uint32_t preempt_res;	 /* resources whose flavor needs preemption
+				    (Kueue's frsNeedPreemption), bit r */
 	int32_t counts[WORKLOAD_MAX_PODSETS];
 	int16_t flavor[RESOURCE_MAX]; /* per resource, -1 for none */
 	int64_t need[RESOURCE_MAX];   /* total request per resource */
@@ -174,6 +192,8 @@ void sched_set_cond(struct sched_wl *wl, enum sched_cond c, bool status,
 void sched_requeue_due(struct sched *s, int64_t now_us);
 
 /* assign.c */
+/* Whether ClusterQueue cq has any preemption policy that applies. */
+bool assign_can_preempt(const struct sched *s, int32_t cq);
 /* Whether w may use flavor fl (node selector, required affinity, taints,
  * topology request); why not into out. */
 bool assign_eligible(const struct sched *s, const struct workload *w,
@@ -204,6 +224,17 @@ void assign_charge(struct sched *s, int32_t cq, const struct assign *a,
 size_t preempt_find(struct sched *s, uint32_t id, const struct assign *a,
 		    uint32_t **ret_targets,
 		    enum sched_preempt_reason **ret_reasons);
+
+/*
+ * Kueue's preemption oracle: whether victims can be found for probe (an
+ * assignment of the resources that need preemption on one flavor):
+ * ASSIGN_PM_NO_CANDIDATES, ASSIGN_PM_PREEMPT (a victim is in id's own
+ * queue) or ASSIGN_PM_RECLAIM (all in other queues); the borrowing level
+ * after evicting them into *ret_borrow. Changes nothing.
+ */
+enum assign_pmode preempt_oracle(struct sched *s, uint32_t id,
+				 const struct assign *probe,
+				 int32_t *ret_borrow);
 
 /* running.c */
 /* Mark the Jobs that a Workload or pods of the input stand for. */

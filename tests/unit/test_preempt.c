@@ -185,7 +185,11 @@ static const struct row rows[] = {
 	  false,
 	  "",
 	  false },
-	{ "fair sharing stops at the final share",
+	/* Kueue preemption.go, runFirstFsStrategy under
+	 * FairSharingPreemptWithinNominal (beta, on by default): a preemptor
+	 * whose queue stays within its nominal quota takes candidates of
+	 * other queues without the share test, as InCohortReclamation. */
+	{ "fair sharing: within nominal quota, reclamation",
 	  COHORT "  preemption: {reclaimWithinCohort: Any}\n",
 	  COHORT,
 	  "1",
@@ -195,7 +199,7 @@ static const struct row rows[] = {
 	  0,
 	  "1",
 	  true,
-	  "b2:InCohortFairSharing",
+	  "b2:InCohortReclamation",
 	  true },
 };
 
@@ -238,18 +242,19 @@ static void build(const struct row *r, struct strbuf *sb)
 	fx_wl(sb, "preemptor", "a", r->prio, 1, r->cpu, 0, NULL);
 }
 
-static void run_row(const struct row *r)
+/* Load text, count its admitted workloads, submit "preemptor" and run
+ * one cycle; check who is preempted, why, and whether it is admitted. */
+static void run_text(const char *what, const char *text, bool fair,
+		     const char *want, bool admitted)
 {
-	struct strbuf sb, got;
+	struct strbuf got;
 	struct cluster c;
 	struct sched *s;
 	struct sched_decisions d;
-	struct sched_options o = { .fair_sharing = r->fair };
+	struct sched_options o = { .fair_sharing = fair };
 
-	strbuf_init(&sb);
 	strbuf_init(&got);
-	build(r, &sb);
-	fx_load(&c, sb.buf);
+	fx_load(&c, text);
 	/* the newer victims are created later */
 	for (size_t i = 0; i < c.workloads.len; i++)
 		c.workloads.items[i].creation_us = 10 * (int64_t)(i + 1);
@@ -271,16 +276,266 @@ static void run_row(const struct row *r)
 			    c.workloads.items[x->wl].name,
 			    sched_preempt_reason_name(x->reason));
 	}
-	if (strcmp(got.buf, r->want) != 0)
-		fail_msg("%s: preempted \"%s\", want \"%s\"", r->what, got.buf,
-			 r->want);
-	if (fx_admitted(s, &c, "preemptor") != r->admitted)
-		fail_msg("%s: preemptor admitted %d", r->what, !r->admitted);
+	if (strcmp(got.buf, want) != 0)
+		fail_msg("%s: preempted \"%s\", want \"%s\"", what, got.buf,
+			 want);
+	if (fx_admitted(s, &c, "preemptor") != admitted)
+		fail_msg("%s: preemptor admitted %d", what, !admitted);
 	sched_decisions_release(&d);
 	sched_free(s);
 	cluster_release(&c);
-	strbuf_release(&sb);
 	strbuf_release(&got);
+}
+
+static void run_row(const struct row *r)
+{
+	struct strbuf sb;
+
+	strbuf_init(&sb);
+	build(r, &sb);
+	run_text(r->what, sb.buf, r->fair, r->want, r->admitted);
+	strbuf_release(&sb);
+}
+
+/* A ClusterQueue with spec lines extra and one group over res. */
+static void cq_groups(struct strbuf *sb, const char *name, const char *extra,
+		      const char *res, const char *flavors)
+{
+	strbuf_addf(sb,
+		    "---\n" K2 "kind: ClusterQueue\nmetadata: {name: %s}\n"
+		    "spec:\n%s  resourceGroups:\n"
+		    "  - coveredResources: [%s]\n    flavors:\n%s",
+		    name, extra, res, flavors);
+}
+
+/* An admitted workload of queue cq on flavor fl (cpu, and gpu > 0). */
+static void victim(struct strbuf *sb, const char *name, const char *cq,
+		   int prio, const char *cpu, int gpu, const char *fl,
+		   const char *qr)
+{
+	fx_lq(sb, name, cq);
+	fx_wl(sb, name, name, prio, 1, cpu, gpu, NULL);
+	strbuf_addstr(sb, "status: {");
+	if (qr)
+		strbuf_addf(sb,
+			    "conditions: [{type: QuotaReserved, status: "
+			    "\"True\", lastTransitionTime: \"%s\"}], ",
+			    qr);
+	strbuf_addf(sb,
+		    "admission: {clusterQueue: %s, podSetAssignments: "
+		    "[{name: main, count: 1, flavors: {cpu: %s%s%s}}]}}\n",
+		    cq, fl, gpu > 0 ? ", nvidia.com/gpu: " : "",
+		    gpu > 0 ? fl : "");
+}
+
+#define FL(f, q)                                                               \
+	"    - {name: " f ", resources: [{name: cpu, nominalQuota: " q "}]}\n"
+#define T1 "2024-01-01T10:00:00Z"
+#define T2 "2024-01-01T11:00:00Z"
+
+/*
+ * Kueue flavorassigner.go, fitsResourceQuota and shouldTryNextFlavor: a
+ * flavor whose preemption oracle (preemption_oracle.go) finds no
+ * candidate has mode noPreemptionCandidates and the walk always goes on,
+ * also under whenCanPreempt MayStopSearch.
+ */
+static void test_no_candidates_next_flavor(void **state)
+{
+	struct strbuf sb;
+
+	(void)state;
+	strbuf_init(&sb);
+	fx_flavor(&sb, "f1");
+	fx_flavor(&sb, "f2");
+	cq_groups(&sb, "a",
+		  "  preemption: {withinClusterQueue: LowerPriority}\n"
+		  "  flavorFungibility: {whenCanPreempt: MayStopSearch}\n",
+		  "cpu", FL("f1", "2") FL("f2", "2"));
+	fx_lq(&sb, "a", "a");
+	victim(&sb, "high", "a", 10, "2", 0, "f1", T1);
+	fx_wl(&sb, "preemptor", "a", 5, 1, "2", 0, NULL);
+	run_text("no candidates on f1: f2", sb.buf, false, "", true);
+	strbuf_release(&sb);
+}
+
+/*
+ * Kueue flavorassigner.go, isPreferred and the preemption modes: the
+ * oracle says Reclaim when every candidate is in another queue and
+ * Preempt when one is in the preemptor's own; reclaim ranks higher, so
+ * the flavor where quota can be reclaimed wins over an earlier one where
+ * the preemptor would evict its own queue's workload.
+ */
+static void test_reclaim_over_preempt(void **state)
+{
+	struct strbuf sb;
+
+	(void)state;
+	strbuf_init(&sb);
+	fx_flavor(&sb, "f1");
+	fx_flavor(&sb, "f2");
+	cq_groups(&sb, "a",
+		  COHORT "  preemption: {withinClusterQueue: LowerPriority, "
+			 "reclaimWithinCohort: Any}\n",
+		  "cpu", FL("f1", "2") FL("f2", "2"));
+	cq_groups(&sb, "b", COHORT, "cpu", FL("f1", "0") FL("f2", "0"));
+	fx_lq(&sb, "a", "a");
+	victim(&sb, "own", "a", 1, "2", 0, "f1", T1);
+	victim(&sb, "borrower", "b", 1, "2", 0, "f2", T1);
+	fx_wl(&sb, "preemptor", "a", 5, 1, "2", 0, NULL);
+	run_text("reclaim over preempt", sb.buf, false,
+		 "borrower:InCohortReclamation", true);
+	strbuf_release(&sb);
+}
+
+/*
+ * Kueue preemption.go, classicalPreemptions: with no candidate in other
+ * queues the search allows the preemptor to borrow, so it evicts only
+ * what it needs beyond what the cohort lends.
+ */
+static void test_preemptor_may_borrow(void **state)
+{
+	struct strbuf sb;
+
+	(void)state;
+	strbuf_init(&sb);
+	fx_flavor(&sb, "f");
+	cq_groups(&sb, "a",
+		  COHORT "  preemption: {withinClusterQueue: LowerPriority}\n",
+		  "cpu", FL("f", "4"));
+	cq_groups(&sb, "b", COHORT, "cpu", FL("f", "2"));
+	fx_lq(&sb, "a", "a");
+	victim(&sb, "lo1", "a", 1, "2", 0, "f", T1);
+	victim(&sb, "lo2", "a", 1, "2", 0, "f", T2);
+	fx_wl(&sb, "preemptor", "a", 5, 1, "4", 0, NULL);
+	run_text("preemptor borrows", sb.buf, false, "lo2:InClusterQueue",
+		 true);
+	strbuf_release(&sb);
+}
+
+/*
+ * The same rule when the request must borrow a second resource: the
+ * victim frees the contested cpu, and the gpus are borrowed (Kueue
+ * preemption.go, classicalPreemptions; candidate_generator.go).
+ */
+static void test_preemptor_borrows_other_resource(void **state)
+{
+	struct strbuf sb;
+
+	(void)state;
+	strbuf_init(&sb);
+	fx_flavor(&sb, "f");
+	cq_groups(&sb, "a",
+		  COHORT "  preemption: {withinClusterQueue: LowerPriority}\n",
+		  "cpu, nvidia.com/gpu",
+		  "    - {name: f, resources: [{name: cpu, nominalQuota: 4}, "
+		  "{name: nvidia.com/gpu, nominalQuota: 4}]}\n");
+	cq_groups(&sb, "b", COHORT, "cpu, nvidia.com/gpu",
+		  "    - {name: f, resources: [{name: cpu, nominalQuota: 0}, "
+		  "{name: nvidia.com/gpu, nominalQuota: 4}]}\n");
+	fx_lq(&sb, "a", "a");
+	victim(&sb, "lo", "a", 1, "4", 0, "f", T1);
+	fx_wl(&sb, "preemptor", "a", 5, 1, "4", 6, NULL);
+	run_text("borrow a second resource", sb.buf, false, "lo:InClusterQueue",
+		 true);
+	strbuf_release(&sb);
+}
+
+/*
+ * Kueue fairsharing/ordering.go: the queue with the highest share is
+ * chosen again after every removal (ties: the queue whose next candidate
+ * comes first), so two borrowers of equal share each give one workload;
+ * the preemptor stays within its nominal quota, so the reason is
+ * InCohortReclamation (FairSharingPreemptWithinNominal).
+ */
+static void test_fair_sharing_rerank(void **state)
+{
+	struct strbuf sb;
+
+	(void)state;
+	strbuf_init(&sb);
+	fx_flavor(&sb, "f");
+	cq_groups(&sb, "a", COHORT "  preemption: {reclaimWithinCohort: Any}\n",
+		  "cpu", FL("f", "4"));
+	cq_groups(&sb, "b", COHORT, "cpu", FL("f", "0"));
+	cq_groups(&sb, "c", COHORT, "cpu", FL("f", "0"));
+	fx_lq(&sb, "a", "a");
+	victim(&sb, "b1", "b", 1, "1", 0, "f", T1);
+	victim(&sb, "b2", "b", 1, "1", 0, "f", T2);
+	victim(&sb, "c1", "c", 0, "1", 0, "f", T1);
+	victim(&sb, "c2", "c", 0, "1", 0, "f", T2);
+	fx_wl(&sb, "preemptor", "a", 5, 1, "2", 0, NULL);
+	run_text("fair sharing re-ranks", sb.buf, true,
+		 "c2:InCohortReclamation b2:InCohortReclamation", true);
+	strbuf_release(&sb);
+}
+
+/* A preemptor that must borrow takes, under fair sharing, only while the
+ * target's share stays at least its own (InCohortFairSharing). */
+static void test_fair_sharing_borrowing_preemptor(void **state)
+{
+	struct strbuf sb;
+
+	(void)state;
+	strbuf_init(&sb);
+	fx_flavor(&sb, "f");
+	cq_groups(&sb, "a", COHORT "  preemption: {reclaimWithinCohort: Any}\n",
+		  "cpu", FL("f", "2"));
+	cq_groups(&sb, "b", COHORT, "cpu", FL("f", "2"));
+	cq_groups(&sb, "c", COHORT, "cpu", FL("f", "4"));
+	fx_lq(&sb, "a", "a");
+	victim(&sb, "a1", "a", 0, "2", 0, "f", T1);
+	victim(&sb, "b1", "b", 0, "1", 0, "f", T1);
+	victim(&sb, "b2", "b", 0, "1", 0, "f", T1);
+	victim(&sb, "b3", "b", 0, "1", 0, "f", T1);
+	victim(&sb, "b4", "b", 0, "1", 0, "f", T1);
+	victim(&sb, "b5", "b", 0, "1", 0, "f", T2);
+	fx_wl(&sb, "preemptor", "a", 0, 1, "2", 0, NULL);
+	run_text("fair sharing, borrowing preemptor", sb.buf, true,
+		 "b5:InCohortFairSharing", true);
+	strbuf_release(&sb);
+}
+
+/*
+ * Kueue flavorassigner.go, isPreferred: flavorFungibility.preference
+ * PreemptionOverBorrowing prefers a flavor that needs no borrowing, even
+ * with preemption, to one that fits by borrowing; the default
+ * (BorrowingOverPreemption) the other way round.
+ */
+static void test_fungibility_preference(void **state)
+{
+	static const struct {
+		const char *pref, *want;
+	} cases[] = {
+		{ "", "" },
+		{ ", preference: BorrowingOverPreemption", "" },
+		{ ", preference: PreemptionOverBorrowing",
+		  "own:InClusterQueue" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strbuf sb, spec;
+
+		strbuf_init(&sb);
+		strbuf_init(&spec);
+		strbuf_addf(&spec,
+			    COHORT "  preemption: {withinClusterQueue: "
+				   "LowerPriority}\n"
+				   "  flavorFungibility: {whenCanBorrow: "
+				   "TryNextFlavor%s}\n",
+			    cases[i].pref);
+		fx_flavor(&sb, "f1");
+		fx_flavor(&sb, "f2");
+		cq_groups(&sb, "a", spec.buf, "cpu",
+			  FL("f1", "0") FL("f2", "2"));
+		cq_groups(&sb, "b", COHORT, "cpu", FL("f1", "2") FL("f2", "0"));
+		fx_lq(&sb, "a", "a");
+		victim(&sb, "own", "a", 1, "2", 0, "f2", T1);
+		fx_wl(&sb, "preemptor", "a", 5, 1, "2", 0, NULL);
+		run_text(cases[i].pref, sb.buf, false, cases[i].want, true);
+		strbuf_release(&sb);
+		strbuf_release(&spec);
+	}
 }
 
 static void test_policies(void **state)
@@ -294,6 +549,13 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policies),
+		cmocka_unit_test(test_no_candidates_next_flavor),
+		cmocka_unit_test(test_reclaim_over_preempt),
+		cmocka_unit_test(test_preemptor_may_borrow),
+		cmocka_unit_test(test_preemptor_borrows_other_resource),
+		cmocka_unit_test(test_fair_sharing_rerank),
+		cmocka_unit_test(test_fair_sharing_borrowing_preemptor),
+		cmocka_unit_test(test_fungibility_preference),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
