@@ -537,6 +537,88 @@ void assign_workload(struct sched *s, uint32_t id, const int32_t *counts,
 	strbuf_release(&msg);
 }
 
+/* One flavor by quota alone, for assign_estimate(). */
+static void estimate_flavor(struct sched *s, int32_t cq, int32_t f,
+			    const struct resource_group *g, const int64_t *need,
+			    struct try *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->mode = ASSIGN_PM_FIT;
+	for (size_t k = 0; k < g->ncovered; k++) {
+		int r = g->covered[k];
+		size_t fr = QUOTA_FR(f, r);
+		bool reclaim;
+		int32_t h;
+
+		if (need[r] <= 0)
+			continue;
+		if (!s->q.nodes[cq].listed[fr] ||
+		    need[r] > quota_potential(&s->q, cq, fr)) {
+			keep_worse(s, cq, t, ASSIGN_PM_NOFIT, 0);
+			continue;
+		}
+		h = quota_fit_height(&s->q, cq, fr, need[r], &reclaim);
+		keep_worse(s, cq, t,
+			   need[r] <= quota_available(&s->q, cq, fr)
+				   ? ASSIGN_PM_FIT
+				   : ASSIGN_PM_PREEMPT,
+			   h);
+	}
+}
+
+int32_t assign_estimate(struct sched *s, uint32_t id,
+			int16_t flavor[RESOURCE_MAX])
+{
+	const struct workload *w = s->wl[id].w;
+	int32_t cq = s->wl[id].cq, level = 0;
+	const struct cluster_queue *c = s->cqs[cq].cq;
+	int64_t need[RESOURCE_MAX] = { 0 };
+	struct strbuf why;
+
+	strbuf_init(&why);
+	for (size_t i = 0; i < w->npodsets; i++) {
+		for (int r = 0; r < RESOURCE_MAX; r++)
+			need[r] += w->podsets[i].requests.v[r] *
+				   w->podsets[i].count;
+	}
+	for (int r = 0; r < RESOURCE_MAX; r++)
+		flavor[r] = -1;
+	for (int r = 0; r < RESOURCE_MAX; r++) {
+		const struct resource_group *g;
+		struct try best = { .mode = ASSIGN_PM_NOFIT }, t;
+		int32_t best_f = -1;
+
+		if (need[r] <= 0 || flavor[r] >= 0 || !(g = group_of(c, r)))
+			continue;
+		for (size_t k = 0; k < g->nflavors; k++) {
+			const struct flavor *fl = cluster_find(
+				s->c, KIND_FLAVOR, NULL, g->flavors[k].flavor);
+			int32_t f;
+
+			strbuf_reset(&why);
+			if (!fl || !assign_eligible(s, w, fl, &why))
+				continue;
+			f = (int32_t)(fl - s->c->flavors.items);
+			estimate_flavor(s, cq, f, g, need, &t);
+			if (stop_at(c, &t) ||
+			    preferred(&t, &best, c->preference)) {
+				best = t;
+				best_f = f;
+			}
+			if (stop_at(c, &t))
+				break;
+		}
+		for (size_t k = 0; best_f >= 0 && k < g->ncovered; k++) {
+			if (need[g->covered[k]] > 0)
+				flavor[g->covered[k]] = (int16_t)best_f;
+		}
+		if (best_f >= 0 && best.borrow > level)
+			level = best.borrow;
+	}
+	strbuf_release(&why);
+	return level;
+}
+
 bool assign_fits(struct sched *s, uint32_t id, const struct assign *a,
 		 bool allow_borrow)
 {

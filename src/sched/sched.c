@@ -368,6 +368,7 @@ struct sched *sched_new(const struct cluster *c,
 	s->requeue_by_creation = cfg->wait_for_pods_ready.requeuing.timestamp ==
 				 REQUEUE_CREATION;
 	quota_init(&s->q, c);
+	s->fs_extra = xcalloc(s->q.nfr + 1, sizeof(*s->fs_extra));
 	tas_build(s);
 	s->nwl = c->workloads.len;
 	s->wl = xcalloc(s->nwl + 1, sizeof(*s->wl));
@@ -425,6 +426,7 @@ void sched_free(struct sched *s)
 		free(s->scratch[i]);
 	}
 	tas_free(s);
+	free(s->fs_extra);
 	quota_release(&s->q);
 	free(s->pos);
 	free(s->wl);

@@ -25,26 +25,99 @@
  */
 #include "sched/sched.h"
 
+#include <string.h>
+
 #include "base/alloc.h"
 #include "sched/sched_int.h"
 
 #include "base/banned.h"
 
-/*
- * Whether queue a's head goes before queue b's: with fair sharing the
- * lower dominant share first; else queues that borrow nothing first
- * (Kueue's lower borrowing level first: work within nominal quota is not
- * held up by borrowers); then the head order.
- */
-static bool before(struct sched *s, int32_t a, int64_t sa, int32_t b,
-		   int64_t sb)
+/* Queue i's head as the cycle sees it, worked out once per head and
+ * cycle: Kueue orders the heads of a cycle by their assignment against
+ * the usage of its snapshot. */
+static const struct sched_cq *estimate(struct sched *s, int32_t i)
 {
-	if (s->opt.fair_sharing) {
-		if (sa != sb)
-			return sa < sb;
-	} else if (quota_borrows_any(&s->q, a) != quota_borrows_any(&s->q, b)) {
-		return !quota_borrows_any(&s->q, a);
+	struct sched_cq *q = &s->cqs[i];
+	uint32_t h = queue_peek(&q->heap);
+	const struct workload *w;
+
+	if (q->est_id == h && q->est_cycle == s->cycle)
+		return q;
+	q->est_id = h;
+	q->est_cycle = s->cycle;
+	q->est_level = assign_estimate(s, h, q->est_flavor);
+	w = s->wl[h].w;
+	memset(q->est_need, 0, sizeof(q->est_need));
+	for (size_t k = 0; k < w->npodsets; k++) {
+		for (int r = 0; r < RESOURCE_MAX; r++)
+			q->est_need[r] += w->podsets[k].requests.v[r] *
+					  w->podsets[k].count;
 	}
+	return q;
+}
+
+/* How a head ranks in the cycle: fair sharing's keys, or the borrowing
+ * level of its assignment. */
+struct rank {
+	bool borrows; /* fair sharing: its queue borrows with it */
+	int64_t key;  /* share after admitting it, or borrowing level */
+};
+
+/*
+ * Kueue's fair-sharing tournament (fair_sharing_iterator.go): the share
+ * of queue i with its head's usage added (SimulateUsageAddition), and
+ * whether the queue then borrows any requested flavor-resource
+ * (FairSharingPrioritizeNonBorrowing).
+ */
+static struct rank fs_rank(struct sched *s, int32_t i)
+{
+	const struct sched_cq *q = estimate(s, i);
+	const struct quota_node *n = &s->q.nodes[i];
+	struct rank k = { false, 0 };
+
+	for (int r = 0; r < RESOURCE_MAX; r++) {
+		size_t fr;
+
+		if (q->est_flavor[r] < 0 || q->est_need[r] <= 0)
+			continue;
+		fr = QUOTA_FR(q->est_flavor[r], r);
+		s->fs_extra[fr] += q->est_need[r];
+		if (n->usage[fr] + s->fs_extra[fr] > n->subtree[fr])
+			k.borrows = true;
+	}
+	k.key = quota_share(&s->q, i, s->fs_extra);
+	for (int r = 0; r < RESOURCE_MAX; r++) {
+		if (q->est_flavor[r] >= 0)
+			s->fs_extra[QUOTA_FR(q->est_flavor[r], r)] = 0;
+	}
+	return k;
+}
+
+static struct rank rank_of(struct sched *s, int32_t i)
+{
+	struct rank k = { false, 0 };
+
+	if (s->opt.fair_sharing)
+		return fs_rank(s, i);
+	k.key = estimate(s, i)->est_level;
+	return k;
+}
+
+/*
+ * Whether queue a's head goes before queue b's. Kueue's classical
+ * iterator (scheduler.go, makeClassicalIterator): the lower borrowing
+ * level of the head's assignment first (Assignment.Borrows(), the height
+ * of the lowest subtree that holds it); with fair sharing, heads whose
+ * queue stays within its quota first, then the lower share after
+ * admitting the head; then priority and queue-order time (the head order).
+ */
+static bool before(struct sched *s, int32_t a, struct rank ka, int32_t b,
+		   struct rank kb)
+{
+	if (ka.borrows != kb.borrows)
+		return !ka.borrows;
+	if (ka.key != kb.key)
+		return ka.key < kb.key;
 	return sched_wl_cmp(s, queue_peek(&s->cqs[a].heap),
 			    queue_peek(&s->cqs[b].heap)) < 0;
 }
@@ -53,20 +126,18 @@ static bool before(struct sched *s, int32_t a, int64_t sa, int32_t b,
 static int32_t pick(struct sched *s)
 {
 	int32_t best = -1;
-	int64_t best_share = 0;
+	struct rank best_rank = { false, 0 };
 
 	for (size_t i = 0; i < s->ncq; i++) {
 		struct sched_cq *q = &s->cqs[i];
-		int64_t share = 0;
+		struct rank k;
 
 		if (!q->active || q->blocked || !q->heap.len)
 			continue;
-		if (s->opt.fair_sharing)
-			share = quota_share(&s->q, (int32_t)i, NULL);
-		if (best < 0 ||
-		    before(s, (int32_t)i, share, best, best_share)) {
+		k = rank_of(s, (int32_t)i);
+		if (best < 0 || before(s, (int32_t)i, k, best, best_rank)) {
 			best = (int32_t)i;
-			best_share = share;
+			best_rank = k;
 		}
 	}
 	return best;
@@ -80,53 +151,18 @@ static void decide(struct sched_decisions *out, enum sched_decision_kind k,
 			 ((struct sched_decision){ k, wl, by, r }));
 }
 
-/* Try fewer pods (minCount): the largest count that fits, or false. */
-static bool try_partial(struct sched *s, uint32_t id, struct assign *a)
-{
-	const struct workload *w = s->wl[id].w;
-	int32_t counts[WORKLOAD_MAX_PODSETS];
-	int32_t lo, hi, best = -1;
-	size_t j = w->npodsets;
-
-	for (size_t i = 0; i < w->npodsets; i++) {
-		counts[i] = w->podsets[i].count;
-		if (w->podsets[i].min_count < w->podsets[i].count &&
-		    j == w->npodsets)
-			j = i;
-	}
-	if (s->opt.no_partial || j == w->npodsets)
-		return false;
-	lo = w->podsets[j].min_count > 0 ? w->podsets[j].min_count : 1;
-	hi = w->podsets[j].count - 1;
-	while (lo <= hi) {
-		int32_t mid = lo + (hi - lo) / 2;
-
-		counts[j] = mid;
-		assign_workload(s, id, counts, a);
-		if (a->mode == ASSIGN_FIT) {
-			best = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
-	if (best < 0)
-		return false;
-	counts[j] = best;
-	assign_workload(s, id, counts, a);
-	return a->mode == ASSIGN_FIT;
-}
-
-/* Evict victims for id, if any set makes room, and assign it again. */
+/* Evict victims for id, if any set makes room, and assign it again at
+ * the same counts. */
 static void try_preempt(struct sched *s, uint32_t id, struct assign *a,
 			int64_t now_us, struct sched_decisions *out,
 			size_t *ret_n)
 {
+	int32_t counts[WORKLOAD_MAX_PODSETS];
 	uint32_t *t;
 	enum sched_preempt_reason *r;
 	size_t n = preempt_find(s, id, a, &t, &r);
 
-	*ret_n = n;
+	*ret_n += n;
 	for (size_t i = 0; i < n; i++) {
 		BUG_ON(s->wl[t[i]].state != SCHED_WL_ADMITTED);
 		sched_preempt(s, t[i], id, r[i], now_us);
@@ -134,8 +170,77 @@ static void try_preempt(struct sched *s, uint32_t id, struct assign *a,
 	}
 	free(t);
 	free(r);
-	if (n)
-		assign_workload(s, id, NULL, a);
+	if (n) {
+		memcpy(counts, a->counts, sizeof(counts));
+		assign_workload(s, id, counts, a);
+	}
+}
+
+/* Whether id could be admitted at counts: fits, or fits once victims that
+ * exist are evicted (Kueue's partial admission preempts too). */
+static bool fits_at(struct sched *s, uint32_t id, const int32_t *counts,
+		    struct assign *a)
+{
+	uint32_t *t;
+	enum sched_preempt_reason *r;
+	size_t n;
+
+	assign_workload(s, id, counts, a);
+	if (a->mode == ASSIGN_FIT)
+		return true;
+	if (a->mode != ASSIGN_PREEMPT)
+		return false;
+	n = preempt_find(s, id, a, &t, &r);
+	free(t);
+	free(r);
+	return n > 0;
+}
+
+/* Kueue's podset_reducer.go: the counts at step k of total. */
+static void reduce(const struct workload *w, int64_t k, int64_t total,
+		   int32_t *counts)
+{
+	for (size_t i = 0; i < w->npodsets; i++) {
+		int64_t d = w->podsets[i].count - w->podsets[i].min_count;
+
+		counts[i] = w->podsets[i].count - (int32_t)(d * k / total);
+	}
+}
+
+/*
+ * Partial admission as Kueue's PodSetReducer: every pod set with a
+ * minCount shrinks by the same fraction k/total of its (count -
+ * minCount), total being the sum of those spans; a binary search finds
+ * the smallest k that fits. Leaves in a the assignment at those counts
+ * (FIT, or PREEMPT with victims to find) and returns true, or false.
+ */
+static bool try_partial(struct sched *s, uint32_t id, struct assign *a)
+{
+	const struct workload *w = s->wl[id].w;
+	int32_t counts[WORKLOAD_MAX_PODSETS];
+	int64_t total = 0, lo = 1, hi, best = -1;
+
+	for (size_t i = 0; i < w->npodsets; i++)
+		total += w->podsets[i].count - w->podsets[i].min_count;
+	if (s->opt.no_partial || total <= 0)
+		return false;
+	hi = total;
+	while (lo <= hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+
+		reduce(w, mid, total, counts);
+		if (fits_at(s, id, counts, a)) {
+			best = mid;
+			hi = mid - 1;
+		} else {
+			lo = mid + 1;
+		}
+	}
+	if (best < 0)
+		return false;
+	reduce(w, best, total, counts);
+	assign_workload(s, id, counts, a);
+	return a->mode == ASSIGN_FIT || a->mode == ASSIGN_PREEMPT;
 }
 
 /* The head did not fit: park it, or block a StrictFIFO queue. */
@@ -167,7 +272,9 @@ static size_t process(struct sched *s, uint32_t id, struct assign *a,
 		struct sched_why keep = a->why;
 
 		a->why.msg = NULL;
-		if (!try_partial(s, id, a)) {
+		if (try_partial(s, id, a) && a->mode == ASSIGN_PREEMPT)
+			try_preempt(s, id, a, now_us, out, &n);
+		if (a->mode != ASSIGN_FIT) {
 			sched_why_set(&a->why, keep.code, keep.msg);
 			no_fit(s, id, a);
 			return n;

@@ -82,6 +82,14 @@ struct sched_cq {
 	bool dirty;   /* capacity changed: unpark at the next cycle */
 	bool blocked; /* StrictFIFO head did not fit this cycle */
 	int32_t root; /* quota node of its tree's root */
+	/* The head's assignment as Kueue's cycle sees it, worked out once
+	 * per head and cycle (assign_estimate): its borrowing level and the
+	 * flavor of each resource it requests (-1: none). */
+	uint32_t est_id;
+	uint64_t est_cycle;
+	int32_t est_level;
+	int16_t est_flavor[RESOURCE_MAX];
+	int64_t est_need[RESOURCE_MAX];
 };
 
 #define SCHED_SCRATCH_SLOTS 32
@@ -116,6 +124,7 @@ struct sched {
 	uint64_t cycle;	     /* cycles run */
 	size_t cycle_admits; /* admissions in the current cycle */
 	uint64_t epoch;	     /* bumped whenever capacity grows */
+	int64_t *fs_extra;   /* [q.nfr] zeroes: a head's usage, for shares */
 	bool requeue_by_creation;
 	/* Placement results by shape, so that the engine's per-request
 	 * cache stays warm across workloads of one shape. */
@@ -206,6 +215,15 @@ void assign_release(struct assign *a);
  */
 void assign_workload(struct sched *s, uint32_t id, const int32_t *counts,
 		     struct assign *a);
+/*
+ * The flavors Kueue's assigner would choose for wl at full counts by quota
+ * alone (no placement, no preemption oracle) and the borrowing level of
+ * that assignment (Kueue's Assignment.Borrows()), against current usage:
+ * what orders the heads of a cycle. flavor[r] is -1 for resources without
+ * a flavor. Changes nothing.
+ */
+int32_t assign_estimate(struct sched *s, uint32_t id,
+			int16_t flavor[RESOURCE_MAX]);
 /* Whether wl fits a's flavors now (quota, and placement when TAS);
  * without borrowing beyond its nominal quota unless allow_borrow. */
 bool assign_fits(struct sched *s, uint32_t id, const struct assign *a,
