@@ -395,7 +395,9 @@ static void walk_group(struct sched *s, uint32_t id,
 		       const struct resource_group *g, struct assign *a,
 		       struct strbuf *msg)
 {
-	const struct cluster_queue *cq = s->cqs[s->wl[id].cq].cq;
+	const struct sched_cq *q = &s->cqs[s->wl[id].cq];
+	const struct cluster_queue *cq = q->cq;
+	const int32_t *ids = q->gflavor[g - cq->groups];
 	struct try best = { .mode = ASSIGN_PM_NOFIT, .borrow = INT32_MAX }, t;
 	bool any = false, all_exceed = true, waits = false, topo = false;
 	int32_t best_f = -1;
@@ -404,13 +406,13 @@ static void walk_group(struct sched *s, uint32_t id,
 
 	strbuf_init(&fm);
 	for (size_t k = 0; k < g->nflavors; k++) {
-		const struct flavor *fl = cluster_find(s->c, KIND_FLAVOR, NULL,
-						       g->flavors[k].flavor);
-		int32_t f = -1;
+		int32_t f = ids[k];
 
 		strbuf_reset(&fm);
-		if (fl && assign_eligible(s, s->wl[id].w, fl, &fm)) {
-			f = (int32_t)(fl - s->c->flavors.items);
+		if (f >= 0 && !assign_eligible(s, s->wl[id].w,
+					       &s->c->flavors.items[f], &fm))
+			f = -1;
+		if (f >= 0) {
 			any = true;
 			try_flavor(s, id, f, g, a, &t, &fm);
 			all_exceed &= t.exceeds;
@@ -567,38 +569,64 @@ static void estimate_flavor(struct sched *s, int32_t cq, int32_t f,
 }
 
 int32_t assign_estimate(struct sched *s, uint32_t id,
-			int16_t flavor[RESOURCE_MAX])
+			int16_t flavor[RESOURCE_MAX],
+			int64_t need[RESOURCE_MAX])
 {
 	const struct workload *w = s->wl[id].w;
 	int32_t cq = s->wl[id].cq, level = 0;
 	const struct cluster_queue *c = s->cqs[cq].cq;
-	int64_t need[RESOURCE_MAX] = { 0 };
+	uint32_t mask = s->wl[id].resmask;
 	struct strbuf why;
 
 	strbuf_init(&why);
-	for (size_t i = 0; i < w->npodsets; i++) {
-		for (int r = 0; r < RESOURCE_MAX; r++)
+	for (int r = 0; r < RESOURCE_MAX; r++) {
+		need[r] = 0;
+		flavor[r] = -1;
+	}
+	for (uint32_t m = mask; m; m &= m - 1) {
+		int r = __builtin_ctz(m);
+
+		for (size_t i = 0; i < w->npodsets; i++)
 			need[r] += w->podsets[i].requests.v[r] *
 				   w->podsets[i].count;
 	}
-	for (int r = 0; r < RESOURCE_MAX; r++)
-		flavor[r] = -1;
-	for (int r = 0; r < RESOURCE_MAX; r++) {
+	for (uint32_t m = mask; m; m &= m - 1) {
+		int r = __builtin_ctz(m);
 		const struct resource_group *g;
 		struct try best = { .mode = ASSIGN_PM_NOFIT }, t;
 		int32_t best_f = -1;
 
 		if (need[r] <= 0 || flavor[r] >= 0 || !(g = group_of(c, r)))
 			continue;
-		for (size_t k = 0; k < g->nflavors; k++) {
-			const struct flavor *fl = cluster_find(
-				s->c, KIND_FLAVOR, NULL, g->flavors[k].flavor);
-			int32_t f;
+		if (g->nflavors == 1) { /* the common case: no choice */
+			best_f = s->cqs[cq].gflavor[g - c->groups][0];
+			for (size_t k = 0; best_f >= 0 && k < g->ncovered;
+			     k++) {
+				int rr = g->covered[k];
+				bool reclaim;
+				int32_t h;
 
+				if (need[rr] <= 0)
+					continue;
+				flavor[rr] = (int16_t)best_f;
+				h = quota_fit_height(&s->q, cq,
+						     QUOTA_FR(best_f, rr),
+						     need[rr], &reclaim);
+				level = h > level ? h : level;
+			}
+			continue;
+		}
+		for (size_t k = 0; k < g->nflavors; k++) {
+			int32_t f = s->cqs[cq].gflavor[g - c->groups][k];
+
+			/* a single flavor is the estimate whatever its
+			 * eligibility: only the order of heads depends on it */
 			strbuf_reset(&why);
-			if (!fl || !assign_eligible(s, w, fl, &why))
+			if (f < 0 ||
+			    (g->nflavors > 1 &&
+			     !assign_eligible(s, w, &s->c->flavors.items[f],
+					      &why)))
 				continue;
-			f = (int32_t)(fl - s->c->flavors.items);
 			estimate_flavor(s, cq, f, g, need, &t);
 			if (stop_at(c, &t) ||
 			    preferred(&t, &best, c->preference)) {

@@ -779,15 +779,26 @@ static size_t find(struct sched *s, uint32_t id, const struct assign *a,
 		   struct targets *out)
 {
 	const struct cluster_queue *cq = s->cqs[s->wl[id].cq].cq;
-	size_t max = admitted_in_tree(s, id), other, hier, n;
-	struct cand *cands = xcalloc(max + 1, sizeof(*cands));
+	size_t max, other, hier, n;
+	struct cand *cands;
 	struct search x = { s, id, a, true, NULL };
 	bool forbidden = cq->borrow_within_cohort == BORROW_PREEMPT_NEVER;
 	bool tries[2] = { true, false };
 	size_t ntries = 2;
 
-	targets_alloc(out, max);
+	if (!assign_can_preempt(s, s->wl[id].cq)) {
+		targets_alloc(out, 0);
+		return 0;
+	}
+	max = admitted_in_tree(s, id);
+	if (max > s->cand_cap) {
+		free(s->cand_buf);
+		s->cand_cap = max * 2;
+		s->cand_buf = xmalloc((s->cand_cap + 1) * sizeof(*cands));
+	}
+	cands = s->cand_buf;
 	n = collect(s, id, a, cands, &other, &hier);
+	targets_alloc(out, n);
 	if (!n)
 		goto out;
 	if (s->opt.fair_sharing) {
@@ -812,7 +823,6 @@ static size_t find(struct sched *s, uint32_t id, const struct assign *a,
 	}
 out:
 	free(x.extra);
-	free(cands);
 	return out->n;
 }
 

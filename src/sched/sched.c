@@ -272,6 +272,13 @@ static void init_wl(struct sched *s, uint32_t id, int32_t dflt)
 		wl->cq = sched_find_index(
 			s->c, KIND_CLUSTER_QUEUE, NULL,
 			s->c->local_queues.items[wl->lq].cluster_queue);
+	for (size_t i = 0; i < w->npodsets; i++) {
+		for (int r = 0; r < RESOURCE_MAX; r++) {
+			if (w->podsets[i].requests.v[r] > 0 &&
+			    w->podsets[i].count > 0)
+				wl->resmask |= 1u << r;
+		}
+	}
 	wl->phash = placement_hash(wl, id);
 	wl->hash = mix(wl->phash, (uint64_t)(int64_t)wl->priority);
 }
@@ -337,6 +344,22 @@ static void init_cqs(struct sched *s)
 		struct sched_cq *q = &s->cqs[i];
 
 		q->cq = &s->c->cluster_queues.items[i];
+		q->gflavor = xcalloc(q->cq->ngroups + 1, sizeof(*q->gflavor));
+		for (size_t g = 0; g < q->cq->ngroups; g++) {
+			const struct resource_group *rg = &q->cq->groups[g];
+
+			q->gflavor[g] =
+				xcalloc(rg->nflavors + 1, sizeof(int32_t));
+			for (size_t k = 0; k < rg->nflavors; k++) {
+				const struct flavor *fl =
+					cluster_find(s->c, KIND_FLAVOR, NULL,
+						     rg->flavors[k].flavor);
+
+				q->gflavor[g][k] =
+					fl ? (int32_t)(fl - s->c->flavors.items)
+					   : -1;
+			}
+		}
 		q->active = cq_active(s, i, &q->inactive);
 		q->root = s->q.nodes[i].root;
 		queue_init(&q->heap, heap_cmp, s, s->pos);
@@ -413,6 +436,9 @@ void sched_free(struct sched *s)
 		vec_release(&q->classes);
 		hmap_release(&q->class_of);
 		vec_release(&q->admitted);
+		for (size_t g = 0; g < q->cq->ngroups; g++)
+			free(q->gflavor[g]);
+		free(q->gflavor);
 	}
 	for (size_t f = 0; f < s->c->flavors.len; f++)
 		vec_release(&s->flavor_cqs[f]);
@@ -427,6 +453,7 @@ void sched_free(struct sched *s)
 	}
 	tas_free(s);
 	free(s->fs_extra);
+	free(s->cand_buf);
 	quota_release(&s->q);
 	free(s->pos);
 	free(s->wl);

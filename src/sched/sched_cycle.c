@@ -39,20 +39,12 @@ static const struct sched_cq *estimate(struct sched *s, int32_t i)
 {
 	struct sched_cq *q = &s->cqs[i];
 	uint32_t h = queue_peek(&q->heap);
-	const struct workload *w;
 
 	if (q->est_id == h && q->est_cycle == s->cycle)
 		return q;
 	q->est_id = h;
 	q->est_cycle = s->cycle;
-	q->est_level = assign_estimate(s, h, q->est_flavor);
-	w = s->wl[h].w;
-	memset(q->est_need, 0, sizeof(q->est_need));
-	for (size_t k = 0; k < w->npodsets; k++) {
-		for (int r = 0; r < RESOURCE_MAX; r++)
-			q->est_need[r] += w->podsets[k].requests.v[r] *
-					  w->podsets[k].count;
-	}
+	q->est_level = assign_estimate(s, h, q->est_flavor, q->est_need);
 	return q;
 }
 
@@ -188,7 +180,7 @@ static bool fits_at(struct sched *s, uint32_t id, const int32_t *counts,
 	assign_workload(s, id, counts, a);
 	if (a->mode == ASSIGN_FIT)
 		return true;
-	if (a->mode != ASSIGN_PREEMPT)
+	if (a->mode != ASSIGN_PREEMPT || a->pmode == ASSIGN_PM_NO_CANDIDATES)
 		return false;
 	n = preempt_find(s, id, a, &t, &r);
 	free(t);
@@ -266,13 +258,16 @@ static size_t process(struct sched *s, uint32_t id, struct assign *a,
 	size_t n = 0;
 
 	assign_workload(s, id, NULL, a);
-	if (a->mode == ASSIGN_PREEMPT)
+	/* Kueue asks for targets whenever the mode is Preempt; the oracle
+	 * said already that a flavor has none. */
+	if (a->mode == ASSIGN_PREEMPT && a->pmode != ASSIGN_PM_NO_CANDIDATES)
 		try_preempt(s, id, a, now_us, out, &n);
 	if (a->mode != ASSIGN_FIT) {
 		struct sched_why keep = a->why;
 
 		a->why.msg = NULL;
-		if (try_partial(s, id, a) && a->mode == ASSIGN_PREEMPT)
+		if (try_partial(s, id, a) && a->mode == ASSIGN_PREEMPT &&
+		    a->pmode != ASSIGN_PM_NO_CANDIDATES)
 			try_preempt(s, id, a, now_us, out, &n);
 		if (a->mode != ASSIGN_FIT) {
 			sched_why_set(&a->why, keep.code, keep.msg);

@@ -45,6 +45,7 @@ struct sched_wl {
 	uint64_t hash;	      /* scheduling shape (parking class) */
 	uint64_t phash;	      /* placement shape: pod sets only */
 	int32_t klass;	      /* parking class in its queue, or -1 */
+	uint32_t resmask;     /* resources its pod sets request, bit r */
 	uint32_t adm_pos;     /* index in its queue's admitted list */
 	struct sched_admission *adm;
 	struct sched_why why;
@@ -78,10 +79,12 @@ struct sched_cq {
 	struct hmap class_of; /* hash -> index in classes */
 	VEC(struct sched_class) classes;
 	VEC(uint32_t) admitted;
-	bool drains;  /* HoldAndDrain may evict here (init_drains()) */
-	bool dirty;   /* capacity changed: unpark at the next cycle */
-	bool blocked; /* StrictFIFO head did not fit this cycle */
-	int32_t root; /* quota node of its tree's root */
+	bool drains;	   /* HoldAndDrain may evict here (init_drains()) */
+	bool dirty;	   /* capacity changed: unpark at the next cycle */
+	bool blocked;	   /* StrictFIFO head did not fit this cycle */
+	int32_t root;	   /* quota node of its tree's root */
+	int32_t **gflavor; /* [group][k]: flavor id of the k-th flavor, -1
+			      when it does not exist */
 	/* The head's assignment as Kueue's cycle sees it, worked out once
 	 * per head and cycle (assign_estimate): its borrowing level and the
 	 * flavor of each resource it requests (-1: none). */
@@ -125,6 +128,8 @@ struct sched {
 	size_t cycle_admits; /* admissions in the current cycle */
 	uint64_t epoch;	     /* bumped whenever capacity grows */
 	int64_t *fs_extra;   /* [q.nfr] zeroes: a head's usage, for shares */
+	void *cand_buf;	     /* preempt.c: candidates, cand_cap of them */
+	size_t cand_cap;
 	bool requeue_by_creation;
 	/* Placement results by shape, so that the engine's per-request
 	 * cache stays warm across workloads of one shape. */
@@ -220,10 +225,11 @@ void assign_workload(struct sched *s, uint32_t id, const int32_t *counts,
  * alone (no placement, no preemption oracle) and the borrowing level of
  * that assignment (Kueue's Assignment.Borrows()), against current usage:
  * what orders the heads of a cycle. flavor[r] is -1 for resources without
- * a flavor. Changes nothing.
+ * a flavor; need[r] the total request. Changes nothing.
  */
 int32_t assign_estimate(struct sched *s, uint32_t id,
-			int16_t flavor[RESOURCE_MAX]);
+			int16_t flavor[RESOURCE_MAX],
+			int64_t need[RESOURCE_MAX]);
 /* Whether wl fits a's flavors now (quota, and placement when TAS);
  * without borrowing beyond its nominal quota unless allow_borrow. */
 bool assign_fits(struct sched *s, uint32_t id, const struct assign *a,
