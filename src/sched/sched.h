@@ -219,8 +219,10 @@ void sched_finish(struct sched *s, uint32_t wl, int64_t now_us);
 
 /*
  * Evict admitted wl with Kueue's Evicted reason (e.g. "PodsReadyTimeout")
- * and queue it again, ordered by now_us (eviction time) or by creation as
- * the configuration's requeuing strategy says.
+ * and queue it again in its LocalQueue's ClusterQueue (none without a
+ * LocalQueue: it stays pending, Misconfigured). As Kueue's
+ * GetQueueOrderTimestamp, its place is its creation time, or now_us after
+ * a "PodsReadyTimeout" under the Eviction requeuing strategy.
  */
 void sched_evict(struct sched *s, uint32_t wl, const char *reason,
 		 int64_t now_us);
