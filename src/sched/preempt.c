@@ -439,6 +439,23 @@ static void fill_back(const struct search *x, struct targets *t)
 	}
 }
 
+/*
+ * End of a search with out removed from the usage: when the preemptor
+ * fits, the targets not needed are given back; the usage is restored
+ * either way. Returns the number of targets (0 when it did not fit).
+ */
+static size_t settle(const struct search *x, struct targets *out, bool fit)
+{
+	if (!fit) {
+		restore(x->s, out);
+		return 0;
+	}
+	fill_back(x, out);
+	for (size_t i = 0; i < out->n; i++)
+		charge(x->s, out->id[i], 1);
+	return out->n;
+}
+
 /* Whether taking every candidate it may would let the preemptor fit:
  * one oracle call instead of one per candidate when it would not. */
 static bool could_fit(const struct search *x, const struct cand *cands,
@@ -473,14 +490,7 @@ static size_t greedy(const struct search *x, const struct cand *cands, size_t n,
 		push(out, cands[i].id, variant_reason(cands[i].variant));
 		fit = assign_fits(s, x->id, x->a, x->allow_borrow);
 	}
-	if (!fit) {
-		restore(s, out);
-		return 0;
-	}
-	fill_back(x, out);
-	for (size_t i = 0; i < out->n; i++)
-		charge(s, out->id[i], 1);
-	return out->n;
+	return settle(x, out, fit);
 }
 
 /* The preemptor's queue, with its own request added, stays within its
@@ -615,14 +625,7 @@ static size_t fs_run(const struct search *x, const struct cand *cands, size_t n,
 	}
 	free(unused);
 	free(retry);
-	if (!fit) {
-		restore(s, out);
-		return 0;
-	}
-	fill_back(x, out);
-	for (size_t k = 0; k < out->n; k++)
-		charge(s, out->id[k], 1);
-	return out->n;
+	return settle(x, out, fit);
 }
 
 static size_t run(const struct search *x, const struct cand *cands, size_t n,

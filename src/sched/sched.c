@@ -40,14 +40,15 @@ static const char *const preempt_names[SCHED_PREEMPT_REASON_COUNT] = {
 	[SCHED_PREEMPT_FAIR_SHARING] = "InCohortFairSharing",
 };
 
-static const char *const cond_names[SCHED_COND_COUNT] = {
-	[SCHED_COND_QUOTA_RESERVED] = "QuotaReserved",
-	[SCHED_COND_ADMITTED] = "Admitted",
-	[SCHED_COND_EVICTED] = "Evicted",
-	[SCHED_COND_PREEMPTED] = "Preempted",
-	[SCHED_COND_REQUEUED] = "Requeued",
-	[SCHED_COND_FINISHED] = "Finished",
-};
+/* The scheduler's condition types are the model's first ones. */
+_Static_assert(
+	(int)SCHED_COND_QUOTA_RESERVED == (int)WORKLOAD_COND_QUOTA_RESERVED &&
+		(int)SCHED_COND_ADMITTED == (int)WORKLOAD_COND_ADMITTED &&
+		(int)SCHED_COND_EVICTED == (int)WORKLOAD_COND_EVICTED &&
+		(int)SCHED_COND_PREEMPTED == (int)WORKLOAD_COND_PREEMPTED &&
+		(int)SCHED_COND_REQUEUED == (int)WORKLOAD_COND_REQUEUED &&
+		(int)SCHED_COND_FINISHED == (int)WORKLOAD_COND_FINISHED,
+	"sched_cond and workload_cond differ");
 
 const char *sched_pend_name(enum sched_pend p)
 {
@@ -64,7 +65,7 @@ const char *sched_preempt_reason_name(enum sched_preempt_reason r)
 const char *sched_cond_name(enum sched_cond c)
 {
 	BUG_ON(c >= SCHED_COND_COUNT);
-	return cond_names[c];
+	return workload_cond_name((enum workload_cond)c);
 }
 
 /* Queue order: priority (higher first), queue timestamp, submission. */
