@@ -794,7 +794,7 @@ static size_t find(struct sched *s, uint32_t id, const struct assign *a,
 		return 0;
 	}
 	max = admitted_in_tree(s, id);
-	if (max > s->cand_cap) {
+	if (!s->cand_buf || max > s->cand_cap) {
 		free(s->cand_buf);
 		s->cand_cap = max * 2;
 		s->cand_buf = xmalloc((s->cand_cap + 1) * sizeof(*cands));
