@@ -216,12 +216,11 @@ static json_t *preempted_json(const struct plan *p, struct strbuf *sb)
 	vec_foreach (&p->preempted.items, d) {
 		const struct workload *v = &p->c->workloads.items[d->wl];
 		const struct workload *by = &p->c->workloads.items[d->by];
+		const char *cq = sched_cq_name(p->s, d->cq);
 		json_t *j = json_object();
 
 		json_object_set_new(j, "name", json_string(wl_name(v, sb)));
-		json_object_set_new(j, "clusterQueue",
-				    json_string(sched_cq_name(
-					    p->s, sched_wl_cq(p->s, d->wl))));
+		json_object_set_new(j, "clusterQueue", json_string(cq));
 		json_object_set_new(j, "by", json_string(wl_name(by, sb)));
 		json_object_set_new(
 			j, "reason",

@@ -123,6 +123,7 @@ struct sched_decision {
 	uint32_t wl;
 	uint32_t by; /* preemptor of a SCHED_DECIDE_PREEMPT */
 	enum sched_preempt_reason reason;
+	int32_t cq; /* the ClusterQueue it was admitted in (or is now) */
 };
 
 struct sched_decisions {

@@ -136,11 +136,12 @@ static int32_t pick(struct sched *s)
 }
 
 static void decide(struct sched_decisions *out, enum sched_decision_kind k,
-		   uint32_t wl, uint32_t by, enum sched_preempt_reason r)
+		   uint32_t wl, uint32_t by, enum sched_preempt_reason r,
+		   int32_t cq)
 {
 	if (out)
 		vec_push(&out->items,
-			 ((struct sched_decision){ k, wl, by, r }));
+			 ((struct sched_decision){ k, wl, by, r, cq }));
 }
 
 /* Evict victims for id, if any set makes room, and assign it again at
@@ -156,9 +157,12 @@ static void try_preempt(struct sched *s, uint32_t id, struct assign *a,
 
 	*ret_n += n;
 	for (size_t i = 0; i < n; i++) {
+		int32_t cq;
+
 		BUG_ON(s->wl[t[i]].state != SCHED_WL_ADMITTED);
+		cq = s->wl[t[i]].adm->cq;
 		sched_preempt(s, t[i], id, r[i], now_us);
-		decide(out, SCHED_DECIDE_PREEMPT, t[i], id, r[i]);
+		decide(out, SCHED_DECIDE_PREEMPT, t[i], id, r[i], cq);
 	}
 	free(t);
 	free(r);
@@ -277,7 +281,7 @@ static size_t process(struct sched *s, uint32_t id, struct assign *a,
 		free(keep.msg);
 	}
 	sched_admit(s, id, a, now_us);
-	decide(out, SCHED_DECIDE_ADMIT, id, 0, 0);
+	decide(out, SCHED_DECIDE_ADMIT, id, 0, 0, s->wl[id].cq);
 	return n + 1;
 }
 
