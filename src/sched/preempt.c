@@ -205,7 +205,7 @@ static bool classify(const struct sched *s, const struct sched_wl *p,
 
 	if (!policy_ok(s, cq->reclaim_within_cohort, p, v))
 		return false;
-	if (advantage || s->opt.fair_sharing)
+	if (advantage)
 		c->variant = V_HIERARCHICAL;
 	else if (cq->borrow_within_cohort == BORROW_PREEMPT_NEVER ||
 		 v->priority >= p->priority ||
@@ -292,7 +292,17 @@ static size_t collect(struct sched *s, uint32_t id, const struct assign *a,
 		collect_cq(&k, cq, -1, false);
 	own = k.n;
 	if (s->q.nodes[cq].parent >= 0 &&
-	    c->reclaim_within_cohort != PREEMPT_NEVER) {
+	    c->reclaim_within_cohort != PREEMPT_NEVER && s->opt.fair_sharing) {
+		/* Kueue's findCandidates: every queue of the tree that
+		 * borrows the contested resources */
+		for (size_t i = 0; i < s->ncq; i++) {
+			if ((int32_t)i != cq &&
+			    s->cqs[i].root == s->cqs[cq].root &&
+			    !within_nominal(s, (int32_t)i, a, k.frs))
+				collect_cq(&k, (int32_t)i, -1, true);
+		}
+	} else if (s->q.nodes[cq].parent >= 0 &&
+		   c->reclaim_within_cohort != PREEMPT_NEVER) {
 		int32_t prev = cq;
 
 		memcpy(rem, a->need, sizeof(rem));
