@@ -400,6 +400,18 @@ struct sched *sched_new(const struct cluster *c,
 	queue_init(&s->waiting, waiting_cmp, s, s->pos);
 	s->node_down = xcalloc(c->nodes.len + 1, sizeof(*s->node_down));
 	init_cqs(s);
+	if (s->opt.fair_sharing) {
+		for (size_t i = 0; i < s->ncq; i++) {
+			size_t d = 1;
+
+			for (int32_t n = s->q.nodes[i].parent; n >= 0;
+			     n = s->q.nodes[n].parent)
+				d++;
+			s->fs_depth = d > s->fs_depth ? d : s->fs_depth;
+		}
+		s->fs_path =
+			xcalloc(s->ncq * s->fs_depth + 1, sizeof(*s->fs_path));
+	}
 	dflt = default_priority(c);
 	for (uint32_t i = 0; i < s->nwl; i++)
 		init_wl(s, i, dflt);
@@ -454,6 +466,7 @@ void sched_free(struct sched *s)
 	}
 	tas_free(s);
 	free(s->fs_extra);
+	free(s->fs_path);
 	free(s->cand_buf);
 	quota_release(&s->q);
 	free(s->pos);

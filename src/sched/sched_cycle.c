@@ -56,42 +56,48 @@ struct rank {
 };
 
 /*
- * Kueue's fair-sharing tournament (fair_sharing_iterator.go): the share
- * of queue i with its head's usage added (SimulateUsageAddition), and
- * whether the queue then borrows any requested flavor-resource
- * (FairSharingPrioritizeNonBorrowing).
+ * Kueue's computeDRS (fair_sharing_iterator.go) for queue i: with its
+ * head's usage added (SimulateUsageAddition), the dominant share of every
+ * node on its path to the root and whether that node then borrows a
+ * requested flavor-resource (FairSharingPrioritizeNonBorrowing), into
+ * s->fs_path; the usage is taken back. Returns the queue's own level.
  */
 static struct rank fs_rank(struct sched *s, int32_t i)
 {
 	const struct sched_cq *q = estimate(s, i);
-	const struct quota_node *n = &s->q.nodes[i];
-	struct rank k = { false, 0 };
+	struct sched_fs_level *path = &s->fs_path[(size_t)i * s->fs_depth];
+	struct rank k;
+	size_t l = 0;
 
 	for (int r = 0; r < RESOURCE_MAX; r++) {
-		size_t fr;
-
-		if (q->est_flavor[r] < 0 || q->est_need[r] <= 0)
-			continue;
-		fr = QUOTA_FR(q->est_flavor[r], r);
-		s->fs_extra[fr] += q->est_need[r];
-		if (n->usage[fr] + s->fs_extra[fr] > n->subtree[fr])
-			k.borrows = true;
+		if (q->est_flavor[r] >= 0 && q->est_need[r] > 0)
+			quota_add(&s->q, i, QUOTA_FR(q->est_flavor[r], r),
+				  q->est_need[r]);
 	}
-	k.key = quota_share(&s->q, i, s->fs_extra);
+	for (int32_t n = i; n >= 0; n = s->q.nodes[n].parent, l++) {
+		path[l].share = quota_share(&s->q, n, NULL);
+		path[l].borrows = false;
+		for (int r = 0; r < RESOURCE_MAX; r++) {
+			if (q->est_flavor[r] >= 0 && q->est_need[r] > 0 &&
+			    quota_borrowing(&s->q, n,
+					    QUOTA_FR(q->est_flavor[r], r)))
+				path[l].borrows = true;
+		}
+	}
 	for (int r = 0; r < RESOURCE_MAX; r++) {
-		if (q->est_flavor[r] >= 0)
-			s->fs_extra[QUOTA_FR(q->est_flavor[r], r)] = 0;
+		if (q->est_flavor[r] >= 0 && q->est_need[r] > 0)
+			quota_add(&s->q, i, QUOTA_FR(q->est_flavor[r], r),
+				  -q->est_need[r]);
 	}
+	k.borrows = path[0].borrows;
+	k.key = path[0].share;
 	return k;
 }
 
 static struct rank rank_of(struct sched *s, int32_t i)
 {
-	struct rank k = { false, 0 };
+	struct rank k = { false, estimate(s, i)->est_level };
 
-	if (s->opt.fair_sharing)
-		return fs_rank(s, i);
-	k.key = estimate(s, i)->est_level;
 	return k;
 }
 
@@ -114,17 +120,105 @@ static bool before(struct sched *s, int32_t a, struct rank ka, int32_t b,
 			    queue_peek(&s->cqs[b].heap)) < 0;
 }
 
+static bool can_go(const struct sched_cq *q)
+{
+	return q->active && !q->blocked && q->heap.len;
+}
+
+/* The level of queue i's path whose node is a child of cohort c. */
+static const struct sched_fs_level *fs_level(const struct sched *s, int32_t i,
+					     int32_t c)
+{
+	size_t l = 0;
+
+	for (int32_t n = i; s->q.nodes[n].parent != c; n = s->q.nodes[n].parent)
+		l++;
+	return &s->fs_path[(size_t)i * s->fs_depth + l];
+}
+
+/*
+ * Kueue's runTournament: the winner among cohort c's child queues' heads
+ * and its child cohorts' winners, compared by the share of c's child on
+ * each one's path (non-borrowing first, then the lower share, then the
+ * head order). -1 when no queue below c has a head.
+ */
+static int32_t tournament(struct sched *s, int32_t c)
+{
+	const struct quota_node *qn = &s->q.nodes[c];
+	int32_t best = -1;
+
+	for (size_t k = 0; k < qn->nchildren; k++) {
+		int32_t ch = qn->children[k], w;
+		const struct sched_fs_level *a, *b;
+
+		if (s->q.nodes[ch].is_cq)
+			w = can_go(&s->cqs[ch]) ? ch : -1;
+		else
+			w = tournament(s, ch);
+		if (w < 0)
+			continue;
+		if (best < 0) {
+			best = w;
+			continue;
+		}
+		a = fs_level(s, w, c);
+		b = fs_level(s, best, c);
+		if (a->borrows != b->borrows ? !a->borrows
+		    : a->share != b->share
+			    ? a->share < b->share
+			    : sched_wl_cmp(s, queue_peek(&s->cqs[w].heap),
+					   queue_peek(&s->cqs[best].heap)) < 0)
+			best = w;
+	}
+	return best;
+}
+
+/* With fair sharing: each tree's tournament winner, then across trees
+ * (Kueue: in no particular order) by the queues' own ranks. */
+static int32_t fs_pick(struct sched *s)
+{
+	int32_t best = -1;
+	struct rank best_rank = { false, 0 };
+
+	for (size_t i = 0; i < s->ncq; i++) {
+		if (can_go(&s->cqs[i]))
+			fs_rank(s, (int32_t)i);
+	}
+	for (size_t n = 0; n < s->q.nnodes; n++) {
+		int32_t w;
+		struct rank k;
+
+		if (s->q.nodes[n].parent >= 0)
+			continue;
+		if (s->q.nodes[n].is_cq)
+			w = can_go(&s->cqs[n]) ? (int32_t)n : -1;
+		else
+			w = tournament(s, (int32_t)n);
+		if (w < 0)
+			continue;
+		k.borrows = s->fs_path[(size_t)w * s->fs_depth].borrows;
+		k.key = s->fs_path[(size_t)w * s->fs_depth].share;
+		if (best < 0 || before(s, w, k, best, best_rank)) {
+			best = w;
+			best_rank = k;
+		}
+	}
+	return best;
+}
+
 /* The queue whose head goes next, or -1. */
 static int32_t pick(struct sched *s)
 {
 	int32_t best = -1;
 	struct rank best_rank = { false, 0 };
 
+	if (s->opt.fair_sharing)
+		return fs_pick(s);
 	for (size_t i = 0; i < s->ncq; i++) {
 		struct sched_cq *q = &s->cqs[i];
 		struct rank k;
 
-		if (!q->active || q->blocked || !q->heap.len)
+		if (!can_go(q))
 			continue;
 		k = rank_of(s, (int32_t)i);
 		if (best < 0 || before(s, (int32_t)i, k, best, best_rank)) {

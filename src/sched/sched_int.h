@@ -95,6 +95,13 @@ struct sched_cq {
 	int64_t est_need[RESOURCE_MAX];
 };
 
+/* A node on a queue's path to its root, with the queue's head admitted:
+ * its dominant share and whether it borrows a requested pair. */
+struct sched_fs_level {
+	int64_t share;
+	bool borrows;
+};
+
 #define SCHED_SCRATCH_SLOTS 32
 
 /* A placement that failed, valid while no usage is released. */
@@ -128,7 +135,11 @@ struct sched {
 	size_t cycle_admits; /* admissions in the current cycle */
 	uint64_t epoch;	     /* bumped whenever capacity grows */
 	int64_t *fs_extra;   /* [q.nfr] zeroes: a head's usage, for shares */
-	void *cand_buf;	     /* preempt.c: candidates, cand_cap of them */
+	/* sched_cycle.c, fair sharing: per queue and level of its path
+	 * (0: the queue, 1: its cohort...), fs_depth levels each. */
+	struct sched_fs_level *fs_path;
+	size_t fs_depth;
+	void *cand_buf; /* preempt.c: candidates, cand_cap of them */
 	size_t cand_cap;
 	bool requeue_by_creation;
 	/* Placement results by shape, so that the engine's per-request

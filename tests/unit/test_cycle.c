@@ -787,6 +787,39 @@ static void test_fair_share_after_admission(void **state)
  * same fraction of its (count - minCount). Two pod sets of 4 (minCount 2)
  * under a quota of 6 are admitted as 3 and 3, not 2 and 4.
  */
+/*
+ * Kueue fair_sharing_iterator.go, runTournament: in a cohort tree the
+ * heads meet at each cohort, compared by the share of that cohort's child
+ * on their path. qa (share 2000 in cohort x) beats qb (share 1200 in y)
+ * at the root, where x borrows 1 and y 2 of what the root lends.
+ */
+static void test_fair_tournament(void **state)
+{
+	struct strbuf sb;
+	struct fx x;
+	struct sched_options o = { .fair_sharing = true };
+
+	(void)state;
+	strbuf_init(&sb);
+	strbuf_addstr(&sb, "---\n" K2 "kind: Cohort\nmetadata: {name: x}\n"
+			   "spec: {parentName: root}\n"
+			   "---\n" K2 "kind: Cohort\nmetadata: {name: y}\n"
+			   "spec: {parentName: root}\n");
+	cq(&sb, "qa", "0", "  cohortName: x\n");
+	cq(&sb, "lx", "1", "  cohortName: x\n");
+	cq(&sb, "qb", "0", "  cohortName: y\n");
+	cq(&sb, "ly", "10", "  cohortName: y\n");
+	cq(&sb, "lz", "2", "  cohortName: root\n");
+	fx_lq(&sb, "qa", "qa");
+	fx_lq(&sb, "qb", "qb");
+	fx_wl(&sb, "b-head", "qb", 0, 1, "12", 0, NULL);
+	fx_wl(&sb, "a-head", "qa", 0, 1, "2", 0, NULL);
+	run_opts(&x, &sb, &o);
+	assert_true(fx_admitted(x.s, &x.c, "a-head"));
+	assert_false(fx_admitted(x.s, &x.c, "b-head"));
+	stop(&x);
+}
+
 static void test_partial_podsets(void **state)
 {
 	struct strbuf sb;
@@ -935,6 +968,7 @@ int main(void)
 		cmocka_unit_test(test_head_borrowing_level),
 		cmocka_unit_test(test_fair_share_after_admission),
 		cmocka_unit_test(test_partial_podsets),
+		cmocka_unit_test(test_fair_tournament),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
