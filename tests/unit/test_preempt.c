@@ -6,7 +6,10 @@
  * with its priority threshold, fair sharing, and the minimal victim set
  * (targets not needed are given back). Each row loads admitted victims
  * and one pending preemptor and checks exactly who is preempted, why,
- * and that the preemptor is admitted.
+ * and that the preemptor is admitted. A second table (kcases) holds the
+ * cases of Kueue's flavor assigner and preemption each builder's comment
+ * cites: the oracle's modes, borrowing preemptors, fair-sharing target
+ * order, flavorFungibility.preference.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -339,23 +342,17 @@ static void victim(struct strbuf *sb, const char *name, const char *cq,
  * candidate has mode noPreemptionCandidates and the walk always goes on,
  * also under whenCanPreempt MayStopSearch.
  */
-static void test_no_candidates_next_flavor(void **state)
+static void build_no_candidates_next_flavor(struct strbuf *sb)
 {
-	struct strbuf sb;
-
-	(void)state;
-	strbuf_init(&sb);
-	fx_flavor(&sb, "f1");
-	fx_flavor(&sb, "f2");
-	cq_groups(&sb, "a",
+	fx_flavor(sb, "f1");
+	fx_flavor(sb, "f2");
+	cq_groups(sb, "a",
 		  "  preemption: {withinClusterQueue: LowerPriority}\n"
 		  "  flavorFungibility: {whenCanPreempt: MayStopSearch}\n",
 		  "cpu", FL("f1", "2") FL("f2", "2"));
-	fx_lq(&sb, "a", "a");
-	victim(&sb, "high", "a", 10, "2", 0, "f1", T1);
-	fx_wl(&sb, "preemptor", "a", 5, 1, "2", 0, NULL);
-	run_text("no candidates on f1: f2", sb.buf, false, "", true);
-	strbuf_release(&sb);
+	fx_lq(sb, "a", "a");
+	victim(sb, "high", "a", 10, "2", 0, "f1", T1);
+	fx_wl(sb, "preemptor", "a", 5, 1, "2", 0, NULL);
 }
 
 /*
@@ -365,26 +362,19 @@ static void test_no_candidates_next_flavor(void **state)
  * the flavor where quota can be reclaimed wins over an earlier one where
  * the preemptor would evict its own queue's workload.
  */
-static void test_reclaim_over_preempt(void **state)
+static void build_reclaim_over_preempt(struct strbuf *sb)
 {
-	struct strbuf sb;
-
-	(void)state;
-	strbuf_init(&sb);
-	fx_flavor(&sb, "f1");
-	fx_flavor(&sb, "f2");
-	cq_groups(&sb, "a",
+	fx_flavor(sb, "f1");
+	fx_flavor(sb, "f2");
+	cq_groups(sb, "a",
 		  COHORT "  preemption: {withinClusterQueue: LowerPriority, "
 			 "reclaimWithinCohort: Any}\n",
 		  "cpu", FL("f1", "2") FL("f2", "2"));
-	cq_groups(&sb, "b", COHORT, "cpu", FL("f1", "0") FL("f2", "0"));
-	fx_lq(&sb, "a", "a");
-	victim(&sb, "own", "a", 1, "2", 0, "f1", T1);
-	victim(&sb, "borrower", "b", 1, "2", 0, "f2", T1);
-	fx_wl(&sb, "preemptor", "a", 5, 1, "2", 0, NULL);
-	run_text("reclaim over preempt", sb.buf, false,
-		 "borrower:InCohortReclamation", true);
-	strbuf_release(&sb);
+	cq_groups(sb, "b", COHORT, "cpu", FL("f1", "0") FL("f2", "0"));
+	fx_lq(sb, "a", "a");
+	victim(sb, "own", "a", 1, "2", 0, "f1", T1);
+	victim(sb, "borrower", "b", 1, "2", 0, "f2", T1);
+	fx_wl(sb, "preemptor", "a", 5, 1, "2", 0, NULL);
 }
 
 /*
@@ -392,24 +382,17 @@ static void test_reclaim_over_preempt(void **state)
  * queues the search allows the preemptor to borrow, so it evicts only
  * what it needs beyond what the cohort lends.
  */
-static void test_preemptor_may_borrow(void **state)
+static void build_preemptor_may_borrow(struct strbuf *sb)
 {
-	struct strbuf sb;
-
-	(void)state;
-	strbuf_init(&sb);
-	fx_flavor(&sb, "f");
-	cq_groups(&sb, "a",
+	fx_flavor(sb, "f");
+	cq_groups(sb, "a",
 		  COHORT "  preemption: {withinClusterQueue: LowerPriority}\n",
 		  "cpu", FL("f", "4"));
-	cq_groups(&sb, "b", COHORT, "cpu", FL("f", "2"));
-	fx_lq(&sb, "a", "a");
-	victim(&sb, "lo1", "a", 1, "2", 0, "f", T1);
-	victim(&sb, "lo2", "a", 1, "2", 0, "f", T2);
-	fx_wl(&sb, "preemptor", "a", 5, 1, "4", 0, NULL);
-	run_text("preemptor borrows", sb.buf, false, "lo2:InClusterQueue",
-		 true);
-	strbuf_release(&sb);
+	cq_groups(sb, "b", COHORT, "cpu", FL("f", "2"));
+	fx_lq(sb, "a", "a");
+	victim(sb, "lo1", "a", 1, "2", 0, "f", T1);
+	victim(sb, "lo2", "a", 1, "2", 0, "f", T2);
+	fx_wl(sb, "preemptor", "a", 5, 1, "4", 0, NULL);
 }
 
 /*
@@ -417,27 +400,20 @@ static void test_preemptor_may_borrow(void **state)
  * victim frees the contested cpu, and the gpus are borrowed (Kueue
  * preemption.go, classicalPreemptions; candidate_generator.go).
  */
-static void test_preemptor_borrows_other_resource(void **state)
+static void build_preemptor_borrows_other_resource(struct strbuf *sb)
 {
-	struct strbuf sb;
-
-	(void)state;
-	strbuf_init(&sb);
-	fx_flavor(&sb, "f");
-	cq_groups(&sb, "a",
+	fx_flavor(sb, "f");
+	cq_groups(sb, "a",
 		  COHORT "  preemption: {withinClusterQueue: LowerPriority}\n",
 		  "cpu, nvidia.com/gpu",
 		  "    - {name: f, resources: [{name: cpu, nominalQuota: 4}, "
 		  "{name: nvidia.com/gpu, nominalQuota: 4}]}\n");
-	cq_groups(&sb, "b", COHORT, "cpu, nvidia.com/gpu",
+	cq_groups(sb, "b", COHORT, "cpu, nvidia.com/gpu",
 		  "    - {name: f, resources: [{name: cpu, nominalQuota: 0}, "
 		  "{name: nvidia.com/gpu, nominalQuota: 4}]}\n");
-	fx_lq(&sb, "a", "a");
-	victim(&sb, "lo", "a", 1, "4", 0, "f", T1);
-	fx_wl(&sb, "preemptor", "a", 5, 1, "4", 6, NULL);
-	run_text("borrow a second resource", sb.buf, false, "lo:InClusterQueue",
-		 true);
-	strbuf_release(&sb);
+	fx_lq(sb, "a", "a");
+	victim(sb, "lo", "a", 1, "4", 0, "f", T1);
+	fx_wl(sb, "preemptor", "a", 5, 1, "4", 6, NULL);
 }
 
 /*
@@ -447,52 +423,79 @@ static void test_preemptor_borrows_other_resource(void **state)
  * the preemptor stays within its nominal quota, so the reason is
  * InCohortReclamation (FairSharingPreemptWithinNominal).
  */
-static void test_fair_sharing_rerank(void **state)
+static void build_fair_sharing_rerank(struct strbuf *sb)
 {
-	struct strbuf sb;
-
-	(void)state;
-	strbuf_init(&sb);
-	fx_flavor(&sb, "f");
-	cq_groups(&sb, "a", COHORT "  preemption: {reclaimWithinCohort: Any}\n",
+	fx_flavor(sb, "f");
+	cq_groups(sb, "a", COHORT "  preemption: {reclaimWithinCohort: Any}\n",
 		  "cpu", FL("f", "4"));
-	cq_groups(&sb, "b", COHORT, "cpu", FL("f", "0"));
-	cq_groups(&sb, "c", COHORT, "cpu", FL("f", "0"));
-	fx_lq(&sb, "a", "a");
-	victim(&sb, "b1", "b", 1, "1", 0, "f", T1);
-	victim(&sb, "b2", "b", 1, "1", 0, "f", T2);
-	victim(&sb, "c1", "c", 0, "1", 0, "f", T1);
-	victim(&sb, "c2", "c", 0, "1", 0, "f", T2);
-	fx_wl(&sb, "preemptor", "a", 5, 1, "2", 0, NULL);
-	run_text("fair sharing re-ranks", sb.buf, true,
-		 "c2:InCohortReclamation b2:InCohortReclamation", true);
-	strbuf_release(&sb);
+	cq_groups(sb, "b", COHORT, "cpu", FL("f", "0"));
+	cq_groups(sb, "c", COHORT, "cpu", FL("f", "0"));
+	fx_lq(sb, "a", "a");
+	victim(sb, "b1", "b", 1, "1", 0, "f", T1);
+	victim(sb, "b2", "b", 1, "1", 0, "f", T2);
+	victim(sb, "c1", "c", 0, "1", 0, "f", T1);
+	victim(sb, "c2", "c", 0, "1", 0, "f", T2);
+	fx_wl(sb, "preemptor", "a", 5, 1, "2", 0, NULL);
 }
 
 /* A preemptor that must borrow takes, under fair sharing, only while the
  * target's share stays at least its own (InCohortFairSharing). */
-static void test_fair_sharing_borrowing_preemptor(void **state)
+static void build_fair_sharing_borrowing_preemptor(struct strbuf *sb)
 {
-	struct strbuf sb;
-
-	(void)state;
-	strbuf_init(&sb);
-	fx_flavor(&sb, "f");
-	cq_groups(&sb, "a", COHORT "  preemption: {reclaimWithinCohort: Any}\n",
+	fx_flavor(sb, "f");
+	cq_groups(sb, "a", COHORT "  preemption: {reclaimWithinCohort: Any}\n",
 		  "cpu", FL("f", "2"));
-	cq_groups(&sb, "b", COHORT, "cpu", FL("f", "2"));
-	cq_groups(&sb, "c", COHORT, "cpu", FL("f", "4"));
-	fx_lq(&sb, "a", "a");
-	victim(&sb, "a1", "a", 0, "2", 0, "f", T1);
-	victim(&sb, "b1", "b", 0, "1", 0, "f", T1);
-	victim(&sb, "b2", "b", 0, "1", 0, "f", T1);
-	victim(&sb, "b3", "b", 0, "1", 0, "f", T1);
-	victim(&sb, "b4", "b", 0, "1", 0, "f", T1);
-	victim(&sb, "b5", "b", 0, "1", 0, "f", T2);
-	fx_wl(&sb, "preemptor", "a", 0, 1, "2", 0, NULL);
-	run_text("fair sharing, borrowing preemptor", sb.buf, true,
-		 "b5:InCohortFairSharing", true);
-	strbuf_release(&sb);
+	cq_groups(sb, "b", COHORT, "cpu", FL("f", "2"));
+	cq_groups(sb, "c", COHORT, "cpu", FL("f", "4"));
+	fx_lq(sb, "a", "a");
+	victim(sb, "a1", "a", 0, "2", 0, "f", T1);
+	victim(sb, "b1", "b", 0, "1", 0, "f", T1);
+	victim(sb, "b2", "b", 0, "1", 0, "f", T1);
+	victim(sb, "b3", "b", 0, "1", 0, "f", T1);
+	victim(sb, "b4", "b", 0, "1", 0, "f", T1);
+	victim(sb, "b5", "b", 0, "1", 0, "f", T2);
+	fx_wl(sb, "preemptor", "a", 0, 1, "2", 0, NULL);
+}
+
+/* A case: what it shows, how to build its input, fair sharing, the
+ * preemptions expected ("victim:Reason ..."), whether the preemptor is
+ * admitted. */
+struct kcase {
+	const char *what;
+	void (*build)(struct strbuf *sb);
+	bool fair;
+	const char *want;
+	bool admitted;
+};
+
+static const struct kcase kcases[] = {
+	{ "no candidates on f1: f2", build_no_candidates_next_flavor, false, "",
+	  true },
+	{ "reclaim over preempt", build_reclaim_over_preempt, false,
+	  "borrower:InCohortReclamation", true },
+	{ "preemptor borrows", build_preemptor_may_borrow, false,
+	  "lo2:InClusterQueue", true },
+	{ "borrow a second resource", build_preemptor_borrows_other_resource,
+	  false, "lo:InClusterQueue", true },
+	{ "fair sharing re-ranks", build_fair_sharing_rerank, true,
+	  "c2:InCohortReclamation b2:InCohortReclamation", true },
+	{ "fair sharing, borrowing preemptor",
+	  build_fair_sharing_borrowing_preemptor, true,
+	  "b5:InCohortFairSharing", true },
+};
+
+static void test_kueue_cases(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(kcases) / sizeof(kcases[0]); i++) {
+		struct strbuf sb;
+
+		strbuf_init(&sb);
+		kcases[i].build(&sb);
+		run_text(kcases[i].what, sb.buf, kcases[i].fair, kcases[i].want,
+			 kcases[i].admitted);
+		strbuf_release(&sb);
+	}
 }
 
 /*
@@ -549,12 +552,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policies),
-		cmocka_unit_test(test_no_candidates_next_flavor),
-		cmocka_unit_test(test_reclaim_over_preempt),
-		cmocka_unit_test(test_preemptor_may_borrow),
-		cmocka_unit_test(test_preemptor_borrows_other_resource),
-		cmocka_unit_test(test_fair_sharing_rerank),
-		cmocka_unit_test(test_fair_sharing_borrowing_preemptor),
+		cmocka_unit_test(test_kueue_cases),
 		cmocka_unit_test(test_fungibility_preference),
 	};
 
