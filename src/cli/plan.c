@@ -57,6 +57,7 @@ struct plan {
 	enum run_source *running; /* per workload */
 	struct sched_decisions preempted;
 	size_t cycles;
+	uint32_t *order; /* workloads by namespace and name */
 };
 
 static void usage(FILE *out)
@@ -92,7 +93,9 @@ static json_t *admitted_json(const struct plan *p)
 {
 	json_t *arr = json_array();
 
-	for (uint32_t i = 0; i < p->c->workloads.len; i++) {
+	for (uint32_t k = 0; k < p->c->workloads.len; k++) {
+		uint32_t i = p->order[k];
+
 		if (p->admitted_here[i] &&
 		    sched_wl_state(p->s, i) == SCHED_WL_ADMITTED)
 			json_array_append_new(arr,
@@ -118,7 +121,9 @@ static json_t *pending_json(const struct plan *p)
 	json_t *arr = json_array();
 
 	sched_positions(p->s, cqp, lqp);
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t i = p->order[k];
+
 		if (sched_wl_state(p->s, i) == SCHED_WL_PENDING)
 			json_array_append_new(
 				arr,
@@ -133,7 +138,8 @@ static json_t *running_json(const struct plan *p, struct strbuf *sb)
 {
 	json_t *arr = json_array();
 
-	for (uint32_t i = 0; i < p->c->workloads.len; i++) {
+	for (uint32_t k = 0; k < p->c->workloads.len; k++) {
+		uint32_t i = p->order[k];
 		const char *cq = sched_cq_name(p->s, sched_wl_cq(p->s, i));
 		json_t *j;
 
@@ -319,14 +325,33 @@ static void submit_one(struct plan *p, uint32_t i, struct strbuf *name)
 	}
 }
 
-/* What runs as usage, the others queued, in file order. */
+static int by_name(const void *x, const void *y, void *ctx)
+{
+	const struct cluster *c = ctx;
+	const struct workload *a = &c->workloads.items[*(const uint32_t *)x];
+	const struct workload *b = &c->workloads.items[*(const uint32_t *)y];
+	int r = strcmp(a->ns ? a->ns : "", b->ns ? b->ns : "");
+
+	if (!r)
+		r = strcmp(a->name, b->name);
+	if (!r)
+		r = a->from_job - b->from_job;
+	return r;
+}
+
+/*
+ * What runs as usage, the others queued, by namespace and name: the order
+ * of the files must not decide anything (Kueue's queues have no order
+ * among workloads of one priority and timestamp).
+ */
 static void submit_all(struct plan *p)
 {
 	struct strbuf why, name;
 
 	strbuf_init(&why);
 	strbuf_init(&name);
-	for (uint32_t i = 0; i < p->c->workloads.len; i++) {
+	for (uint32_t k = 0; k < p->c->workloads.len; k++) {
+		uint32_t i = p->order[k];
 		const struct workload *w = &p->c->workloads.items[i];
 
 		if (!w->admission) {
@@ -407,6 +432,10 @@ int cli_plan(int argc, char **argv)
 	p.s = sched_new(&c, &o.sched);
 	p.admitted_here = xcalloc(c.workloads.len + 1, sizeof(bool));
 	p.running = xcalloc(c.workloads.len + 1, sizeof(*p.running));
+	p.order = xcalloc(c.workloads.len + 1, sizeof(*p.order));
+	for (uint32_t i = 0; i < c.workloads.len; i++)
+		p.order[i] = i;
+	qsort_r(p.order, c.workloads.len, sizeof(*p.order), by_name, &c);
 	sched_decisions_init(&p.preempted);
 	assume_pods(&p);
 	submit_all(&p);
@@ -420,6 +449,7 @@ int cli_plan(int argc, char **argv)
 	sched_decisions_release(&p.preempted);
 	free(p.admitted_here);
 	free(p.running);
+	free(p.order);
 	sched_free(p.s);
 	rc = 0;
 out:

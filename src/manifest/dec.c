@@ -393,6 +393,30 @@ int dec_bool_field(struct dec *x, struct ynode *map, const char *key, bool *ret)
 	FIELD_BODY(dec_bool(x, n, ret));
 }
 
+static int dec_time(struct dec *x, struct ynode *n, int64_t *ret_us)
+{
+	const char *s;
+
+	if (dec_string(x, n, &s) < 0)
+		return -EINVAL;
+	if (dec_parse_time(s, ret_us) < 0) {
+		dec_error(x, n,
+			  "must be an RFC 3339 time such as "
+			  "\"2024-05-01T10:00:00Z\", not \"%s\"",
+			  s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int dec_time_field(struct dec *x, struct ynode *map, const char *key,
+		   int64_t *ret_us)
+{
+	const bool required = false;
+
+	FIELD_BODY(dec_time(x, n, ret_us));
+}
+
 int dec_duration_field(struct dec *x, struct ynode *map, const char *key,
 		       int64_t *ret_us)
 {

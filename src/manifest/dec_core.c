@@ -28,8 +28,7 @@ static const char *const meta_ignored[] = { "uid",
 					    "selfLink",
 					    NULL };
 
-/* RFC 3339 "2024-05-01T10:00:00Z" (optionally with fraction and offset). */
-static int parse_time(const char *s, int64_t *ret_us)
+int dec_parse_time(const char *s, int64_t *ret_us)
 {
 	struct tm tm;
 	int n = 0, oh = 0, om = 0;
@@ -123,7 +122,7 @@ static int meta_fields(struct dec *x, struct ynode *meta, bool namespaced,
 	}
 	switch (dec_str_field(x, meta, "creationTimestamp", false, &ts)) {
 	case 1:
-		if (parse_time(ts, &m->creation_us) < 0) {
+		if (dec_parse_time(ts, &m->creation_us) < 0) {
 			len = dec_push(x, "creationTimestamp");
 			dec_error(x, dec_get(meta, "creationTimestamp"),
 				  "must be an RFC 3339 time such as "

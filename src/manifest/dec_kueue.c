@@ -554,20 +554,27 @@ static int fungibility(struct dec *x, struct ynode *f, struct cluster_queue *cq)
 {
 	int bad = 0;
 	static const char *const known[] = { "whenCanBorrow", "whenCanPreempt",
-					     NULL };
+					     "preference", NULL };
+	static const char *const prefs[] = { "BorrowingOverPreemption",
+					     "PreemptionOverBorrowing", NULL };
 	static const char *const borrow[] = { "Borrow", "MayStopSearch",
 					      "TryNextFlavor", NULL };
 	static const char *const preempt[] = { "Preempt", "MayStopSearch",
 					       "TryNextFlavor", NULL };
-	int b = -1, p = -1;
+	int b = -1, p = -1, pref = -1;
 
 	if (dec_expect_map(x, f) < 0)
 		return -EINVAL;
 	dec_check_fields(x, f, known, NULL);
 	bad |= dec_enum_field(x, f, "whenCanBorrow", borrow, &b) < 0;
 	bad |= dec_enum_field(x, f, "whenCanPreempt", preempt, &p) < 0;
+	bad |= dec_enum_field(x, f, "preference", prefs, &pref) < 0;
 	if (bad)
 		return -EINVAL;
+	if (pref >= 0) {
+		cq->preference = (enum fungibility_preference)pref;
+		cq->has_preference = true;
+	}
 	if (b >= 0)
 		cq->when_can_borrow =
 			b == 2 ? FUNGIBILITY_TRY_NEXT : FUNGIBILITY_BORROW;

@@ -528,13 +528,94 @@ static int admission(struct dec *x, struct ynode *status, struct workload *w)
 	return rc;
 }
 
+/* One entry of status.conditions; types echelon does not know are kept
+ * out of the model without a warning (Kueue adds new ones). */
+static int condition(struct dec *x, struct ynode *item, struct workload *w)
+{
+	static const char *const known[] = { "type", "status", "reason",
+					     "lastTransitionTime", NULL };
+	static const char *const ignored[] = { "message", "observedGeneration",
+					       NULL };
+	static const char *const statuses[] = { "True", "False", "Unknown",
+						NULL };
+	struct workload_condition c = { .present = true };
+	const char *type = NULL;
+	int st = 0, rc = 0;
+
+	if (dec_expect_map(x, item) < 0)
+		return -EINVAL;
+	dec_check_fields(x, item, known, ignored);
+	if (dec_str_field(x, item, "type", true, &type) < 0 ||
+	    dec_enum_field(x, item, "status", statuses, &st) < 0 ||
+	    dec_str_field(x, item, "reason", false, &c.reason) < 0 ||
+	    dec_time_field(x, item, "lastTransitionTime", &c.transition_us) < 0)
+		rc = -EINVAL;
+	c.status = st == 0 && dec_get(item, "status");
+	for (int k = 0; type && rc == 0 && k < WORKLOAD_COND_COUNT; k++) {
+		if (strcmp(type, workload_cond_name(k)) == 0)
+			w->cond[k] = c;
+	}
+	return rc;
+}
+
+static int conditions(struct dec *x, struct ynode *status, struct workload *w)
+{
+	struct ynode *list = dec_get(status, "conditions"), *item;
+	size_t len, i = 0;
+	int rc = 0;
+
+	if (!list)
+		return 0;
+	len = dec_push(x, "conditions");
+	if (dec_expect_seq(x, list) < 0) {
+		dec_pop(x, len);
+		return -EINVAL;
+	}
+	ynode_foreach(list, item)
+	{
+		size_t l2 = dec_push_index(x, i++);
+
+		if (condition(x, item, w) < 0)
+			rc = -EINVAL;
+		dec_pop(x, l2);
+	}
+	dec_pop(x, len);
+	return rc;
+}
+
+/* status.requeueState: {count, requeueAt}. */
+static int requeue_state(struct dec *x, struct ynode *status,
+			 struct workload *w)
+{
+	static const char *const known[] = { "count", "requeueAt", NULL };
+	struct ynode *rs = dec_get(status, "requeueState");
+	int64_t count = 0;
+	size_t len;
+	int rc = 0;
+
+	if (!rs)
+		return 0;
+	len = dec_push(x, "requeueState");
+	if (dec_expect_map(x, rs) < 0) {
+		dec_pop(x, len);
+		return -EINVAL;
+	}
+	dec_check_fields(x, rs, known, NULL);
+	if (dec_int_field(x, rs, "count", false, 0, INT32_MAX, &count) < 0 ||
+	    dec_time_field(x, rs, "requeueAt", &w->requeue.requeue_at_us) < 0)
+		rc = -EINVAL;
+	w->requeue.count = (int32_t)count;
+	w->requeue.present = rc == 0;
+	dec_pop(x, len);
+	return rc;
+}
+
 static int workload_status(struct dec *x, struct ynode *status,
 			   struct workload *w)
 {
-	static const char *const known[] = { "admission", NULL };
+	static const char *const known[] = { "admission", "conditions",
+					     "requeueState", NULL };
 	static const char *const ignored[] = {
-		"conditions",
-		"requeueState",
 		"reclaimablePods",
 		"admissionChecks",
 		"resourceRequests",
@@ -549,6 +630,8 @@ static int workload_status(struct dec *x, struct ynode *status,
 	if (dec_expect_map(x, status) < 0)
 		return -EINVAL;
 	dec_check_fields(x, status, known, ignored);
+	if (conditions(x, status, w) < 0 || requeue_state(x, status, w) < 0)
+		return -EINVAL;
 	return admission(x, status, w);
 }
 

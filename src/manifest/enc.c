@@ -370,6 +370,11 @@ static json_t *fungibility(const struct cluster_queue *cq)
 		set_str(o, "whenCanBorrow", "TryNextFlavor");
 	if (cq->when_can_preempt == FUNGIBILITY_PREEMPT)
 		set_str(o, "whenCanPreempt", "MayStopSearch");
+	if (cq->has_preference)
+		set_str(o, "preference",
+			cq->preference == PREFER_PREEMPTION_OVER_BORROWING
+				? "PreemptionOverBorrowing"
+				: "BorrowingOverPreemption");
 	return o;
 }
 

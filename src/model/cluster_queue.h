@@ -56,6 +56,13 @@ enum flavor_fungibility {
 	FUNGIBILITY_COUNT
 };
 
+/* flavorFungibility.preference: how isPreferred ranks two flavors. */
+enum fungibility_preference {
+	PREFER_BORROWING_OVER_PREEMPTION, /* default (also when absent) */
+	PREFER_PREEMPTION_OVER_BORROWING,
+	FUNGIBILITY_PREFERENCE_COUNT
+};
+
 struct resource_quota {
 	int resource; /* id in the cluster's resource registry */
 	int64_t nominal;
@@ -90,6 +97,8 @@ struct cluster_queue {
 	bool has_threshold;
 	enum flavor_fungibility when_can_borrow;
 	enum flavor_fungibility when_can_preempt;
+	enum fungibility_preference preference;
+	bool has_preference; /* given in the input */
 	enum stop_policy stop;
 	int64_t fair_weight_milli; /* fairSharing.weight, default 1000 */
 	struct srcpos pos;

@@ -123,6 +123,21 @@ const char *topology_mode_name(enum topology_mode mode)
 	return mode < TOPOLOGY_MODE_COUNT ? names[mode] : "?";
 }
 
+const char *workload_cond_name(enum workload_cond c)
+{
+	static const char *const names[WORKLOAD_COND_COUNT] = {
+		[WORKLOAD_COND_QUOTA_RESERVED] = "QuotaReserved",
+		[WORKLOAD_COND_ADMITTED] = "Admitted",
+		[WORKLOAD_COND_EVICTED] = "Evicted",
+		[WORKLOAD_COND_PREEMPTED] = "Preempted",
+		[WORKLOAD_COND_REQUEUED] = "Requeued",
+		[WORKLOAD_COND_FINISHED] = "Finished",
+		[WORKLOAD_COND_PODS_READY] = "PodsReady",
+	};
+
+	return c < WORKLOAD_COND_COUNT ? names[c] : "?";
+}
+
 static int check_slices(const struct podset *ps, struct errbuf *eb)
 {
 	const struct topology_request *t = &ps->topology;

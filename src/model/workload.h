@@ -99,6 +99,38 @@ struct admission {
 	size_t npodsets;
 };
 
+/*
+ * Kueue's condition types of a Workload's status.conditions that echelon
+ * reads: the admission it holds and how it got there. The scheduler ranks
+ * preemption candidates loaded as admitted by QuotaReserved's time (Kueue
+ * ranks "admitted more recently first"); the others are kept for drivers
+ * that continue a live Workload (eviction reason and time, backoff).
+ */
+enum workload_cond {
+	WORKLOAD_COND_QUOTA_RESERVED,
+	WORKLOAD_COND_ADMITTED,
+	WORKLOAD_COND_EVICTED,
+	WORKLOAD_COND_PREEMPTED,
+	WORKLOAD_COND_REQUEUED,
+	WORKLOAD_COND_FINISHED,
+	WORKLOAD_COND_PODS_READY,
+	WORKLOAD_COND_COUNT
+};
+
+struct workload_condition {
+	bool present;
+	bool status;	       /* "True" */
+	const char *reason;    /* NULL when absent */
+	int64_t transition_us; /* lastTransitionTime; 0 when absent */
+};
+
+/* status.requeueState: Kueue's waitForPodsReady backoff. */
+struct workload_requeue_state {
+	bool present;
+	int32_t count;
+	int64_t requeue_at_us; /* requeueAt; 0 when absent */
+};
+
 /* What a batch/v1 Job says about its own progress. */
 struct job_status {
 	bool suspend;	/* spec.suspend (false when absent) */
@@ -142,6 +174,9 @@ struct workload {
 	struct podset podsets[WORKLOAD_MAX_PODSETS];
 	size_t npodsets;
 	struct admission *admission; /* owned; NULL while not admitted */
+	/* status.conditions by type (the known ones) and requeueState. */
+	struct workload_condition cond[WORKLOAD_COND_COUNT];
+	struct workload_requeue_state requeue;
 	struct srcpos pos;
 };
 
@@ -161,6 +196,8 @@ int64_t workload_pod_count(const struct workload *w);
  * WORKLOAD_CLASS_MAX_LEN ASCII letters, digits, '.', '_' and '-'. */
 bool workload_class_valid(const char *s);
 const char *topology_mode_name(enum topology_mode mode);
+/* Kueue's name of a condition type ("QuotaReserved"). */
+const char *workload_cond_name(enum workload_cond c);
 
 /*
  * Check a pod set's topology request against Kueue's validation rules that

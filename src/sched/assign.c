@@ -41,7 +41,7 @@ void assign_release(struct assign *a)
 		sched_why_set(&a->why, SCHED_PEND_EVALUATION, NULL);
 }
 
-static bool can_preempt(const struct sched *s, int32_t cq)
+bool assign_can_preempt(const struct sched *s, int32_t cq)
 {
 	const struct cluster_queue *c = s->cqs[cq].cq;
 
@@ -136,11 +136,16 @@ bool assign_eligible(const struct sched *s, const struct workload *w,
 	return true;
 }
 
-/* The outcome of one flavor of a group. */
+/*
+ * The outcome of one flavor of a group, Kueue's granularMode: how it
+ * could be used and how high in the cohort tree it must borrow.
+ */
 struct
 try {
-	enum assign_mode mode;
-	bool borrow, tas_short;
+	enum assign_pmode mode;
+	int32_t borrow;	       /* Kueue's borrowing level (tree height) */
+	uint32_t need_preempt; /* resources that need preemption */
+	bool tas_short;
 	bool exceeds, waits;
 };
 
@@ -149,10 +154,96 @@ static void amount(const struct sched *s, int r, int64_t v, struct strbuf *out)
 	quantity_format(v, s->c->resources->kinds[r], out);
 }
 
-static void quota_mode(struct sched *s, int32_t cq, int32_t f,
+/* Kueue's canPreemptWhileBorrowing. */
+static bool preempt_while_borrowing(const struct sched *s, int32_t cq)
+{
+	const struct cluster_queue *c = s->cqs[cq].cq;
+
+	return c->borrow_within_cohort != BORROW_PREEMPT_NEVER ||
+	       (s->opt.fair_sharing &&
+		c->reclaim_within_cohort != PREEMPT_NEVER);
+}
+
+/*
+ * Kueue's isPreferred (flavorassigner.go): whether a is better than b.
+ * noFit is worst; a flavor without preemption candidates ranks below
+ * every viable one; then BorrowingOverPreemption (the default) compares
+ * the mode first and the borrowing level second, PreemptionOverBorrowing
+ * the other way round.
+ */
+static bool preferred(const struct try *a, const struct try *b,
+		      enum fungibility_preference pref)
+{
+	bool anc = a->mode == ASSIGN_PM_NO_CANDIDATES;
+	bool bnc = b->mode == ASSIGN_PM_NO_CANDIDATES;
+
+	if (a->mode == ASSIGN_PM_NOFIT)
+		return false;
+	if (b->mode == ASSIGN_PM_NOFIT)
+		return true;
+	if (anc != bnc)
+		return !anc;
+	if (pref == PREFER_PREEMPTION_OVER_BORROWING && a->borrow != b->borrow)
+		return a->borrow < b->borrow;
+	if (a->mode != b->mode)
+		return a->mode > b->mode;
+	return a->borrow < b->borrow;
+}
+
+/* The worse of the per-resource outcomes of one flavor into t. */
+static void keep_worse(const struct sched *s, int32_t cq, struct try *t,
+		       enum assign_pmode mode, int32_t borrow)
+{
+	struct try m = { .mode = mode, .borrow = borrow };
+
+	if (preferred(t, &m, s->cqs[cq].cq->preference)) {
+		t->mode = mode;
+		t->borrow = borrow;
+	}
+}
+
+/*
+ * Kueue's preemption oracle for one flavor: whether evicting admitted
+ * workloads would let the resources of probe (those needing preemption)
+ * fit, and the borrowing level after it (*ret_borrow holds the level
+ * without preemption on entry).
+ */
+static enum assign_pmode oracle(struct sched *s, uint32_t id,
+				const struct assign *probe, int32_t *ret_borrow)
+{
+	if (!assign_can_preempt(s, s->wl[id].cq))
+		return ASSIGN_PM_NO_CANDIDATES; /* *ret_borrow as it is */
+	return preempt_oracle(s, id, probe, ret_borrow);
+}
+
+/* A probe for the oracle: only resource r of flavor f. */
+static void probe_one(const struct assign *a, int32_t f, int r,
+		      struct assign *out)
+{
+	memset(out, 0, sizeof(*out));
+	memcpy(out->counts, a->counts, sizeof(out->counts));
+	for (int k = 0; k < RESOURCE_MAX; k++)
+		out->flavor[k] = -1;
+	out->flavor[r] = (int16_t)f;
+	out->need[r] = a->need[r];
+	out->preempt_res = 1u << r;
+	out->tas_flavor = -1;
+	out->mode = ASSIGN_PREEMPT;
+}
+
+/*
+ * Kueue's fitsResourceQuota for each resource of g on flavor f: over the
+ * maximum capacity, no fit; within the available quota, fit at the
+ * borrowing level of the lowest subtree that holds it; otherwise the
+ * oracle decides, when the request is within the queue's nominal quota,
+ * quota lent away could be reclaimed, or the queue may preempt while
+ * borrowing; else no fit.
+ */
+static void quota_mode(struct sched *s, uint32_t id, int32_t f,
 		       const struct resource_group *g, const struct assign *a,
 		       struct try *t, struct strbuf *msg)
 {
+	int32_t cq = s->wl[id].cq;
 	const char *fn = s->c->flavors.items[f].name;
 
 	for (size_t k = 0; k < g->ncovered; k++) {
@@ -160,6 +251,8 @@ static void quota_mode(struct sched *s, int32_t cq, int32_t f,
 		size_t fr = QUOTA_FR(f, r);
 		int64_t need = a->need[r], pot, avail;
 		const char *rn = resource_name(s->c->resources, r);
+		bool reclaim;
+		int32_t borrow;
 
 		if (need <= 0)
 			continue;
@@ -167,7 +260,7 @@ static void quota_mode(struct sched *s, int32_t cq, int32_t f,
 						: 0;
 		avail = quota_available(&s->q, cq, fr);
 		if (need > pot) {
-			t->mode = ASSIGN_NOFIT;
+			keep_worse(s, cq, t, ASSIGN_PM_NOFIT, 0);
 			t->exceeds = true;
 			add_strs(msg, msg->len ? "; " : "",
 				 "insufficient quota for ", rn, " in flavor ",
@@ -176,19 +269,32 @@ static void quota_mode(struct sched *s, int32_t cq, int32_t f,
 			strbuf_addstr(msg, " > ");
 			amount(s, r, pot, msg);
 			strbuf_addch(msg, ')');
-		} else if (need > avail) {
-			if (t->mode == ASSIGN_FIT)
-				t->mode = can_preempt(s, cq) ? ASSIGN_PREEMPT
-							     : ASSIGN_NOFIT;
-			t->waits = true;
-			add_strs(msg, msg->len ? "; " : "",
-				 "insufficient unused quota for ", rn,
-				 " in flavor ", fn, ", ", NULL);
-			amount(s, r, need - (avail > 0 ? avail : 0), msg);
-			strbuf_addstr(msg, " more needed");
-		} else if (s->q.nodes[cq].usage[fr] + need >
-			   s->q.nodes[cq].subtree[fr]) {
-			t->borrow = true;
+			continue;
+		}
+		borrow = quota_fit_height(&s->q, cq, fr, need, &reclaim);
+		if (need <= avail) {
+			keep_worse(s, cq, t, ASSIGN_PM_FIT, borrow);
+			continue;
+		}
+		t->waits = true;
+		add_strs(msg, msg->len ? "; " : "",
+			 "insufficient unused quota for ", rn, " in flavor ",
+			 fn, ", ", NULL);
+		amount(s, r, need - (avail > 0 ? avail : 0), msg);
+		strbuf_addstr(msg, " more needed");
+		if (t->mode == ASSIGN_PM_NOFIT)
+			continue; /* decided: no oracle needed */
+		if (s->q.nodes[cq].nominal[fr] >= need || reclaim ||
+		    preempt_while_borrowing(s, cq)) {
+			struct assign probe;
+			enum assign_pmode m;
+
+			probe_one(a, f, r, &probe);
+			m = oracle(s, id, &probe, &borrow);
+			keep_worse(s, cq, t, m, borrow);
+			t->need_preempt |= 1u << r;
+		} else {
+			keep_worse(s, cq, t, ASSIGN_PM_NOFIT, borrow);
 		}
 	}
 }
@@ -202,6 +308,33 @@ static bool full_counts(const struct workload *w, const struct assign *a)
 	return true;
 }
 
+/* The placement on TAS flavor f failed: can preemption make room? */
+static void tas_oracle(struct sched *s, uint32_t id, int32_t f,
+		       const struct resource_group *g, const struct assign *a,
+		       struct try *t)
+{
+	struct assign probe;
+	int32_t borrow = t->borrow;
+
+	memset(&probe, 0, sizeof(probe));
+	memcpy(probe.counts, a->counts, sizeof(probe.counts));
+	for (int k = 0; k < RESOURCE_MAX; k++)
+		probe.flavor[k] = -1;
+	for (size_t k = 0; k < g->ncovered; k++) {
+		int r = g->covered[k];
+
+		if (a->need[r] <= 0)
+			continue;
+		probe.flavor[r] = (int16_t)f;
+		probe.need[r] = a->need[r];
+	}
+	probe.tas_flavor = f;
+	probe.mode = ASSIGN_PREEMPT;
+	t->mode = oracle(s, id, &probe, &borrow);
+	if (borrow > t->borrow)
+		t->borrow = borrow;
+}
+
 static void try_flavor(struct sched *s, uint32_t id, int32_t f,
 		       const struct resource_group *g, struct assign *a,
 		       struct try *t, struct strbuf *msg)
@@ -210,9 +343,9 @@ static void try_flavor(struct sched *s, uint32_t id, int32_t f,
 	const struct topology_request *tr = &wl->w->podsets[0].topology;
 
 	memset(t, 0, sizeof(*t));
-	t->mode = ASSIGN_FIT;
-	quota_mode(s, wl->cq, f, g, a, t, msg);
-	if (t->mode != ASSIGN_FIT || !s->tas[f].t)
+	t->mode = ASSIGN_PM_FIT;
+	quota_mode(s, id, f, g, a, t, msg);
+	if (t->mode != ASSIGN_PM_FIT || !s->tas[f].t)
 		return;
 	add_strs(msg, "flavor ", s->c->flavors.items[f].name, ": ", NULL);
 	if (full_counts(wl->w, a)
@@ -225,24 +358,22 @@ static void try_flavor(struct sched *s, uint32_t id, int32_t f,
 		add_strs(msg, " (", topology_mode_name(tr->mode), " level ",
 			 tr->level, ")", NULL);
 	t->tas_short = true;
-	t->mode = can_preempt(s, wl->cq) ? ASSIGN_PREEMPT : ASSIGN_NOFIT;
+	tas_oracle(s, id, f, g, a, t);
 }
 
-static bool better(const struct try *t, const struct try *best)
-{
-	if (t->mode != best->mode)
-		return t->mode < best->mode;
-	return !t->borrow && best->borrow;
-}
-
-/* Kueue's stop rule: whether to stop the walk at a flavor like t. */
+/*
+ * Kueue's shouldTryNextFlavor: go on after no fit or no preemption
+ * candidates; after a preemption under whenCanPreempt TryNextFlavor;
+ * after borrowing under whenCanBorrow TryNextFlavor.
+ */
 static bool stop_at(const struct cluster_queue *cq, const struct try *t)
 {
-	if (t->mode == ASSIGN_FIT)
-		return !t->borrow || cq->when_can_borrow == FUNGIBILITY_BORROW;
-	if (t->mode == ASSIGN_PREEMPT)
-		return cq->when_can_preempt == FUNGIBILITY_PREEMPT;
-	return false;
+	if (t->mode == ASSIGN_PM_NOFIT || t->mode == ASSIGN_PM_NO_CANDIDATES)
+		return false;
+	if (t->mode != ASSIGN_PM_FIT &&
+	    cq->when_can_preempt == FUNGIBILITY_TRY_NEXT)
+		return false;
+	return !(t->borrow > 0 && cq->when_can_borrow == FUNGIBILITY_TRY_NEXT);
 }
 
 /* The reason of a group where no flavor was usable. */
@@ -264,28 +395,31 @@ static void walk_group(struct sched *s, uint32_t id,
 		       const struct resource_group *g, struct assign *a,
 		       struct strbuf *msg)
 {
-	const struct cluster_queue *cq = s->cqs[s->wl[id].cq].cq;
-	struct try best = { .mode = ASSIGN_NOFIT + 1 }, t;
+	const struct sched_cq *q = &s->cqs[s->wl[id].cq];
+	const struct cluster_queue *cq = q->cq;
+	const int32_t *ids = q->gflavor[g - cq->groups];
+	struct try best = { .mode = ASSIGN_PM_NOFIT, .borrow = INT32_MAX }, t;
 	bool any = false, all_exceed = true, waits = false, topo = false;
 	int32_t best_f = -1;
-
+	enum assign_mode mode;
 	struct strbuf fm;
 
 	strbuf_init(&fm);
 	for (size_t k = 0; k < g->nflavors; k++) {
-		const struct flavor *fl = cluster_find(s->c, KIND_FLAVOR, NULL,
-						       g->flavors[k].flavor);
-		int32_t f = -1;
+		int32_t f = ids[k];
 
 		strbuf_reset(&fm);
-		if (fl && assign_eligible(s, s->wl[id].w, fl, &fm)) {
-			f = (int32_t)(fl - s->c->flavors.items);
+		if (f >= 0 && !assign_eligible(s, s->wl[id].w,
+					       &s->c->flavors.items[f], &fm))
+			f = -1;
+		if (f >= 0) {
 			any = true;
 			try_flavor(s, id, f, g, a, &t, &fm);
 			all_exceed &= t.exceeds;
 			waits |= t.waits && !t.exceeds;
 			topo |= t.tas_short;
-			if (better(&t, &best)) {
+			if (stop_at(cq, &t) ||
+			    preferred(&t, &best, cq->preference)) {
 				best = t;
 				best_f = f;
 			}
@@ -296,7 +430,7 @@ static void walk_group(struct sched *s, uint32_t id,
 			break;
 	}
 	strbuf_release(&fm);
-	if (best_f < 0 || best.mode == ASSIGN_NOFIT) {
+	if (best_f < 0 || best.mode == ASSIGN_PM_NOFIT) {
 		a->mode = ASSIGN_NOFIT;
 		a->why.code = group_reason(any, all_exceed, waits, topo);
 		return;
@@ -305,12 +439,18 @@ static void walk_group(struct sched *s, uint32_t id,
 		if (a->need[g->covered[k]] > 0)
 			a->flavor[g->covered[k]] = (int16_t)best_f;
 	}
-	if (best.mode > a->mode)
-		a->mode = best.mode;
-	if (best.mode == ASSIGN_PREEMPT && a->why.code == SCHED_PEND_EVALUATION)
+	mode = best.mode == ASSIGN_PM_FIT ? ASSIGN_FIT : ASSIGN_PREEMPT;
+	if (mode > a->mode)
+		a->mode = mode;
+	if (best.mode < a->pmode)
+		a->pmode = best.mode;
+	if (mode == ASSIGN_PREEMPT && a->why.code == SCHED_PEND_EVALUATION)
 		a->why.code = best.tas_short ? SCHED_PEND_TOPOLOGY
 					     : SCHED_PEND_WAITING_FOR_QUOTA;
-	a->borrows |= best.borrow;
+	if (best.borrow > a->borrow_level)
+		a->borrow_level = best.borrow;
+	a->borrows = a->borrow_level > 0;
+	a->preempt_res |= best.need_preempt;
 	if (s->tas[best_f].t && a->tas_flavor < 0) {
 		a->tas_flavor = best_f;
 		a->tas_short = best.tas_short;
@@ -334,7 +474,10 @@ static void reset(struct assign *a, const struct workload *w,
 {
 	sched_why_set(&a->why, SCHED_PEND_EVALUATION, NULL);
 	a->mode = ASSIGN_FIT;
+	a->pmode = ASSIGN_PM_FIT;
 	a->borrows = a->tas_short = false;
+	a->borrow_level = 0;
+	a->preempt_res = 0;
 	a->tas_flavor = -1;
 	memset(a->need, 0, sizeof(a->need));
 	for (int r = 0; r < RESOURCE_MAX; r++)
@@ -394,6 +537,114 @@ void assign_workload(struct sched *s, uint32_t id, const int32_t *counts,
 		strbuf_release(&out);
 	}
 	strbuf_release(&msg);
+}
+
+/* One flavor by quota alone, for assign_estimate(). */
+static void estimate_flavor(struct sched *s, int32_t cq, int32_t f,
+			    const struct resource_group *g, const int64_t *need,
+			    struct try *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->mode = ASSIGN_PM_FIT;
+	for (size_t k = 0; k < g->ncovered; k++) {
+		int r = g->covered[k];
+		size_t fr = QUOTA_FR(f, r);
+		bool reclaim;
+		int32_t h;
+
+		if (need[r] <= 0)
+			continue;
+		if (!s->q.nodes[cq].listed[fr] ||
+		    need[r] > quota_potential(&s->q, cq, fr)) {
+			keep_worse(s, cq, t, ASSIGN_PM_NOFIT, 0);
+			continue;
+		}
+		h = quota_fit_height(&s->q, cq, fr, need[r], &reclaim);
+		keep_worse(s, cq, t,
+			   need[r] <= quota_available(&s->q, cq, fr)
+				   ? ASSIGN_PM_FIT
+				   : ASSIGN_PM_PREEMPT,
+			   h);
+	}
+}
+
+int32_t assign_estimate(struct sched *s, uint32_t id,
+			int16_t flavor[RESOURCE_MAX],
+			int64_t need[RESOURCE_MAX])
+{
+	const struct workload *w = s->wl[id].w;
+	int32_t cq = s->wl[id].cq, level = 0;
+	const struct cluster_queue *c = s->cqs[cq].cq;
+	uint32_t mask = s->wl[id].resmask;
+	struct strbuf why;
+
+	strbuf_init(&why);
+	for (int r = 0; r < RESOURCE_MAX; r++) {
+		need[r] = 0;
+		flavor[r] = -1;
+	}
+	for (uint32_t m = mask; m; m &= m - 1) {
+		int r = __builtin_ctz(m);
+
+		for (size_t i = 0; i < w->npodsets; i++)
+			need[r] += w->podsets[i].requests.v[r] *
+				   w->podsets[i].count;
+	}
+	for (uint32_t m = mask; m; m &= m - 1) {
+		int r = __builtin_ctz(m);
+		const struct resource_group *g;
+		struct try best = { .mode = ASSIGN_PM_NOFIT }, t;
+		int32_t best_f = -1;
+
+		if (need[r] <= 0 || flavor[r] >= 0 || !(g = group_of(c, r)))
+			continue;
+		if (g->nflavors == 1) { /* the common case: no choice */
+			best_f = s->cqs[cq].gflavor[g - c->groups][0];
+			for (size_t k = 0; best_f >= 0 && k < g->ncovered;
+			     k++) {
+				int rr = g->covered[k];
+				bool reclaim;
+				int32_t h;
+
+				if (need[rr] <= 0)
+					continue;
+				flavor[rr] = (int16_t)best_f;
+				h = quota_fit_height(&s->q, cq,
+						     QUOTA_FR(best_f, rr),
+						     need[rr], &reclaim);
+				level = h > level ? h : level;
+			}
+			continue;
+		}
+		for (size_t k = 0; k < g->nflavors; k++) {
+			int32_t f = s->cqs[cq].gflavor[g - c->groups][k];
+
+			/* a single flavor is the estimate whatever its
+			 * eligibility: only the order of heads depends on it */
+			strbuf_reset(&why);
+			if (f < 0 ||
+			    (g->nflavors > 1 &&
+			     !assign_eligible(s, w, &s->c->flavors.items[f],
+					      &why)))
+				continue;
+			estimate_flavor(s, cq, f, g, need, &t);
+			if (stop_at(c, &t) ||
+			    preferred(&t, &best, c->preference)) {
+				best = t;
+				best_f = f;
+			}
+			if (stop_at(c, &t))
+				break;
+		}
+		for (size_t k = 0; best_f >= 0 && k < g->ncovered; k++) {
+			if (need[g->covered[k]] > 0)
+				flavor[g->covered[k]] = (int16_t)best_f;
+		}
+		if (best_f >= 0 && best.borrow > level)
+			level = best.borrow;
+	}
+	strbuf_release(&why);
+	return level;
 }
 
 bool assign_fits(struct sched *s, uint32_t id, const struct assign *a,

@@ -158,6 +158,23 @@ static void set_roots(struct quota *q)
 	}
 }
 
+/* Kueue's getNodeHeight: 1 for a cohort with children, one more per
+ * level of child cohorts below; 0 for a ClusterQueue or an empty one. */
+static int32_t node_height(struct quota *q, int32_t n)
+{
+	struct quota_node *qn = &q->nodes[n];
+	int32_t h = qn->is_cq ? 0 : qn->nchildren > 0;
+
+	for (size_t i = 0; !qn->is_cq && i < qn->nchildren; i++) {
+		int32_t ch = qn->children[i];
+
+		if (!q->nodes[ch].is_cq && node_height(q, ch) + 1 > h)
+			h = q->nodes[ch].height + 1;
+	}
+	qn->height = h;
+	return h;
+}
+
 void quota_init(struct quota *q, const struct cluster *c)
 {
 	size_t cap = c->cluster_queues.len * 2 + c->cohorts.len * 2 + 1;
@@ -194,6 +211,8 @@ void quota_init(struct quota *q, const struct cluster *c)
 	break_cycles(q);
 	link_children(q);
 	set_roots(q);
+	for (size_t i = 0; i < q->nnodes; i++)
+		node_height(q, (int32_t)i);
 }
 
 void quota_release(struct quota *q)
@@ -217,6 +236,14 @@ int64_t quota_guaranteed(const struct quota *q, int32_t n, size_t fr)
 		return 0;
 	return qn->subtree[fr] > qn->lend[fr] ? qn->subtree[fr] - qn->lend[fr]
 					      : 0;
+}
+
+/* Kueue's LocalAvailable: the guarantee of n not used yet. */
+static int64_t local_available(const struct quota *q, int32_t n, size_t fr)
+{
+	int64_t v = quota_guaranteed(q, n, fr) - q->nodes[n].usage[fr];
+
+	return v > 0 ? v : 0;
 }
 
 /* What n uses of its parent's pool: usage above its guarantee. */
@@ -285,6 +312,28 @@ void quota_add(struct quota *q, int32_t n, size_t fr, int64_t delta)
 bool quota_borrowing(const struct quota *q, int32_t n, size_t fr)
 {
 	return q->nodes[n].usage[fr] > q->nodes[n].subtree[fr];
+}
+
+int32_t quota_fit_height(const struct quota *q, int32_t n, size_t fr,
+			 int64_t val, bool *ret_may_reclaim)
+{
+	int32_t p = q->nodes[n].parent;
+	int64_t rem;
+
+	if (p < 0 || q->nodes[n].usage[fr] + val <= q->nodes[n].subtree[fr]) {
+		*ret_may_reclaim = p >= 0;
+		return 0;
+	}
+	rem = val - local_available(q, n, fr);
+	for (; p >= 0; p = q->nodes[p].parent) {
+		if (q->nodes[p].usage[fr] + rem <= q->nodes[p].subtree[fr]) {
+			*ret_may_reclaim = q->nodes[p].parent >= 0;
+			return q->nodes[p].height;
+		}
+		rem -= local_available(q, p, fr);
+	}
+	*ret_may_reclaim = false;
+	return q->nodes[q->nodes[n].root].height;
 }
 
 static int64_t share_of(const struct quota *q, int32_t n, int r,

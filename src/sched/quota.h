@@ -49,6 +49,8 @@ struct quota_node {
 	int64_t *usage;	      /* see above */
 	bool *listed;	      /* the node names the pair in its groups */
 	size_t nborrowing;    /* pairs where usage > subtree quota */
+	int32_t height;	      /* Kueue's node height: 0 for a queue, 1 for
+				 a cohort of queues, +1 per cohort level */
 	int32_t *children;
 	size_t nchildren;
 };
@@ -84,6 +86,16 @@ void quota_add(struct quota *q, int32_t n, size_t fr, int64_t delta);
 
 /* Whether n uses more of fr than its own subtree quota. */
 bool quota_borrowing(const struct quota *q, int32_t n, size_t fr);
+/*
+ * Kueue's FindHeightOfLowestSubtreeThatFits: 0 when val more of fr keeps
+ * n within its own quota (or n has no parent), else the height of the
+ * lowest ancestor whose subtree holds what n's guarantee cannot (the
+ * root's when none does). *ret_may_reclaim says whether that subtree has
+ * a parent, from which quota lent away could be reclaimed.
+ */
+int32_t quota_fit_height(const struct quota *q, int32_t n, size_t fr,
+			 int64_t val, bool *ret_may_reclaim);
+
 /* Whether n uses more than its subtree quota of any pair. O(1). */
 static inline bool quota_borrows_any(const struct quota *q, int32_t n)
 {

@@ -40,14 +40,15 @@ static const char *const preempt_names[SCHED_PREEMPT_REASON_COUNT] = {
 	[SCHED_PREEMPT_FAIR_SHARING] = "InCohortFairSharing",
 };
 
-static const char *const cond_names[SCHED_COND_COUNT] = {
-	[SCHED_COND_QUOTA_RESERVED] = "QuotaReserved",
-	[SCHED_COND_ADMITTED] = "Admitted",
-	[SCHED_COND_EVICTED] = "Evicted",
-	[SCHED_COND_PREEMPTED] = "Preempted",
-	[SCHED_COND_REQUEUED] = "Requeued",
-	[SCHED_COND_FINISHED] = "Finished",
-};
+/* The scheduler's condition types are the model's first ones. */
+_Static_assert(
+	(int)SCHED_COND_QUOTA_RESERVED == (int)WORKLOAD_COND_QUOTA_RESERVED &&
+		(int)SCHED_COND_ADMITTED == (int)WORKLOAD_COND_ADMITTED &&
+		(int)SCHED_COND_EVICTED == (int)WORKLOAD_COND_EVICTED &&
+		(int)SCHED_COND_PREEMPTED == (int)WORKLOAD_COND_PREEMPTED &&
+		(int)SCHED_COND_REQUEUED == (int)WORKLOAD_COND_REQUEUED &&
+		(int)SCHED_COND_FINISHED == (int)WORKLOAD_COND_FINISHED,
+	"sched_cond and workload_cond differ");
 
 const char *sched_pend_name(enum sched_pend p)
 {
@@ -64,7 +65,7 @@ const char *sched_preempt_reason_name(enum sched_preempt_reason r)
 const char *sched_cond_name(enum sched_cond c)
 {
 	BUG_ON(c >= SCHED_COND_COUNT);
-	return cond_names[c];
+	return workload_cond_name((enum workload_cond)c);
 }
 
 /* Queue order: priority (higher first), queue timestamp, submission. */
@@ -78,6 +79,18 @@ int sched_wl_cmp(const struct sched *s, uint32_t a, uint32_t b)
 		return x->queue_ts_us < y->queue_ts_us ? -1 : 1;
 	if (x->seq != y->seq)
 		return x->seq < y->seq ? -1 : 1;
+	return a < b ? -1 : (a > b);
+}
+
+int sched_name_cmp(const struct sched *s, uint32_t a, uint32_t b)
+{
+	const struct workload *x = s->wl[a].w, *y = s->wl[b].w;
+	int c = strcmp(x->ns ? x->ns : "", y->ns ? y->ns : "");
+
+	if (!c)
+		c = strcmp(x->name ? x->name : "", y->name ? y->name : "");
+	if (c)
+		return c < 0 ? -1 : 1;
 	return a < b ? -1 : (a > b);
 }
 
@@ -260,6 +273,13 @@ static void init_wl(struct sched *s, uint32_t id, int32_t dflt)
 		wl->cq = sched_find_index(
 			s->c, KIND_CLUSTER_QUEUE, NULL,
 			s->c->local_queues.items[wl->lq].cluster_queue);
+	for (size_t i = 0; i < w->npodsets; i++) {
+		for (int r = 0; r < RESOURCE_MAX; r++) {
+			if (w->podsets[i].requests.v[r] > 0 &&
+			    w->podsets[i].count > 0)
+				wl->resmask |= 1u << r;
+		}
+	}
 	wl->phash = placement_hash(wl, id);
 	wl->hash = mix(wl->phash, (uint64_t)(int64_t)wl->priority);
 }
@@ -325,6 +345,22 @@ static void init_cqs(struct sched *s)
 		struct sched_cq *q = &s->cqs[i];
 
 		q->cq = &s->c->cluster_queues.items[i];
+		q->gflavor = xcalloc(q->cq->ngroups + 1, sizeof(*q->gflavor));
+		for (size_t g = 0; g < q->cq->ngroups; g++) {
+			const struct resource_group *rg = &q->cq->groups[g];
+
+			q->gflavor[g] =
+				xcalloc(rg->nflavors + 1, sizeof(int32_t));
+			for (size_t k = 0; k < rg->nflavors; k++) {
+				const struct flavor *fl =
+					cluster_find(s->c, KIND_FLAVOR, NULL,
+						     rg->flavors[k].flavor);
+
+				q->gflavor[g][k] =
+					fl ? (int32_t)(fl - s->c->flavors.items)
+					   : -1;
+			}
+		}
 		q->active = cq_active(s, i, &q->inactive);
 		q->root = s->q.nodes[i].root;
 		queue_init(&q->heap, heap_cmp, s, &s->pos);
@@ -356,6 +392,7 @@ struct sched *sched_new(const struct cluster *c,
 	s->requeue_by_creation = cfg->wait_for_pods_ready.requeuing.timestamp ==
 				 REQUEUE_CREATION;
 	quota_init(&s->q, c);
+	s->fs_extra = xcalloc(s->q.nfr + 1, sizeof(*s->fs_extra));
 	tas_build(s);
 	s->nwl = c->workloads.len;
 	s->wl = xcalloc(s->nwl + 1, sizeof(*s->wl));
@@ -364,6 +401,18 @@ struct sched *sched_new(const struct cluster *c,
 	s->node_down = xcalloc(c->nodes.len + 1, sizeof(*s->node_down));
 	init_cqs(s);
 	tas_wake_shared(s);
+	if (s->opt.fair_sharing) {
+		for (size_t i = 0; i < s->ncq; i++) {
+			size_t d = 1;
+
+			for (int32_t n = s->q.nodes[i].parent; n >= 0;
+			     n = s->q.nodes[n].parent)
+				d++;
+			s->fs_depth = d > s->fs_depth ? d : s->fs_depth;
+		}
+		s->fs_path =
+			xcalloc(s->ncq * s->fs_depth + 1, sizeof(*s->fs_path));
+	}
 	dflt = default_priority(c);
 	for (uint32_t i = 0; i < s->nwl; i++) {
 		if (workload_live(&c->workloads.items[i]))
@@ -456,6 +505,9 @@ void sched_free(struct sched *s)
 		vec_release(&q->classes);
 		hmap_release(&q->class_of);
 		vec_release(&q->admitted);
+		for (size_t g = 0; g < q->cq->ngroups; g++)
+			free(q->gflavor[g]);
+		free(q->gflavor);
 	}
 	for (size_t f = 0; f < s->c->flavors.len; f++)
 		vec_release(&s->flavor_cqs[f]);
@@ -469,6 +521,9 @@ void sched_free(struct sched *s)
 		free(s->scratch[i]);
 	}
 	tas_free(s);
+	free(s->fs_extra);
+	free(s->fs_path);
+	free(s->cand_buf);
 	quota_release(&s->q);
 	free(s->pos);
 	free(s->wl);
@@ -535,8 +590,28 @@ static bool ns_selected(const struct cluster *c, const char *ns,
 			       &cq->namespace_selector);
 }
 
+/* No LocalQueue, or its ClusterQueue does not exist: the reason. */
+static void misconfigured(struct sched *s, struct sched_wl *wl)
+{
+	if (wl->lq < 0)
+		sched_why_set(
+			&wl->why, SCHED_PEND_MISCONFIGURED,
+			wl->w->queue_name
+				? xasprintf("LocalQueue %s/%s doesn't exist",
+					    wl->w->ns ? wl->w->ns : "",
+					    wl->w->queue_name)
+				: xstrdup("the workload names no LocalQueue"));
+	else
+		sched_why_set(&wl->why, SCHED_PEND_MISCONFIGURED,
+			      xasprintf("ClusterQueue %s doesn't exist",
+					s->c->local_queues.items[wl->lq]
+						.cluster_queue));
+}
+
 /*
- * Whether id stays out of its queue: its LocalQueue is stopped, or its
+ * Whether id stays out of its queue: it has no LocalQueue or ClusterQueue
+ * (also a workload loaded as admitted without spec.queueName, once it is
+ * evicted: Kueue cannot requeue it), its LocalQueue is stopped, or its
  * ClusterQueue does not select its namespace. Kueue does not queue such
  * workloads either, so they never block others; the reason goes to why.
  */
@@ -546,7 +621,11 @@ static bool held_out(struct sched *s, uint32_t id)
 	const struct local_queue *lq =
 		wl->lq >= 0 ? &s->c->local_queues.items[wl->lq] : NULL;
 
-	if (lq && lq->stop != STOP_NONE) {
+	if (!lq || wl->cq < 0) {
+		misconfigured(s, wl);
+		return true;
+	}
+	if (lq->stop != STOP_NONE) {
 		sched_why_set(&wl->why, SCHED_PEND_ON_HOLD,
 			      xasprintf("LocalQueue %s/%s is stopped "
 					"(stopPolicy)",
@@ -565,11 +644,12 @@ static bool held_out(struct sched *s, uint32_t id)
 void sched_enqueue(struct sched *s, uint32_t id)
 {
 	struct sched_wl *wl = &s->wl[id];
-	struct sched_cq *q = &s->cqs[wl->cq];
+	struct sched_cq *q;
 	struct sched_class *k;
 
 	if (held_out(s, id))
 		return;
+	q = &s->cqs[wl->cq];
 	k = class_of(s, id);
 	if (!k) {
 		queue_push(&q->heap, id);
@@ -672,19 +752,6 @@ void sched_submit(struct sched *s, uint32_t id, int64_t now_us)
 	sched_why_set(&wl->why, SCHED_PEND_EVALUATION, NULL);
 	if (!wl->w->active || wl->deactivated) {
 		set_deactivated_why(wl);
-	} else if (wl->lq < 0) {
-		sched_why_set(
-			&wl->why, SCHED_PEND_MISCONFIGURED,
-			wl->w->queue_name
-				? xasprintf("LocalQueue %s/%s doesn't exist",
-					    wl->w->ns ? wl->w->ns : "",
-					    wl->w->queue_name)
-				: xstrdup("the workload names no LocalQueue"));
-	} else if (wl->cq < 0) {
-		sched_why_set(&wl->why, SCHED_PEND_MISCONFIGURED,
-			      xasprintf("ClusterQueue %s doesn't exist",
-					s->c->local_queues.items[wl->lq]
-						.cluster_queue));
 	} else {
 		sched_enqueue(s, id);
 	}
@@ -808,9 +875,20 @@ static void requeue(struct sched *s, uint32_t id, const char *reason, char *msg,
 
 	sched_release(s, id);
 	wl->state = SCHED_WL_PENDING;
-	wl->queue_ts_us = s->requeue_by_creation && wl->w->creation_us
-				  ? wl->w->creation_us
-				  : now_us;
+	/* Back to its LocalQueue's ClusterQueue, none without one (a loaded
+	 * admission may name another). */
+	wl->cq = wl->lq < 0 ? -1
+			    : sched_find_index(s->c, KIND_CLUSTER_QUEUE, NULL,
+					       s->c->local_queues.items[wl->lq]
+						       .cluster_queue);
+	/* Kueue's GetQueueOrderTimestamp: the eviction time only after a
+	 * waitForPodsReady timeout under requeuingStrategy.timestamp
+	 * Eviction; the creation time otherwise (a preempted workload keeps
+	 * its place). Without a creation time, the time it was queued. */
+	if (strcmp(reason, "PodsReadyTimeout") == 0 && !s->requeue_by_creation)
+		wl->queue_ts_us = now_us;
+	else if (wl->w->creation_us)
+		wl->queue_ts_us = wl->w->creation_us;
 	sched_set_cond(wl, SCHED_COND_EVICTED, true, reason, msg, now_us);
 	sched_set_cond(wl, SCHED_COND_QUOTA_RESERVED, false, "Pending",
 		       xstrdup(msg), now_us);
@@ -1007,6 +1085,7 @@ int sched_assume_admitted(struct sched *s, uint32_t id, int64_t now_us,
 {
 	struct sched_wl *wl = &s->wl[id];
 	const struct workload *w = wl->w;
+	const struct workload_condition *qr;
 	struct sched_admission *adm;
 	int32_t cq;
 
@@ -1037,6 +1116,12 @@ int sched_assume_admitted(struct sched *s, uint32_t id, int64_t now_us,
 	charge_adm(s, w, adm, 1);
 	tas_charge(s, w, adm, 1);
 	add_admitted(s, id, now_us);
+	/* Kueue ranks victims by QuotaReserved's lastTransitionTime (now
+	 * when it has none), not by the order of the input. */
+	qr = &w->cond[WORKLOAD_COND_QUOTA_RESERVED];
+	if (qr->present && qr->status && qr->transition_us)
+		wl->admit_us = qr->transition_us;
+	wl->admit_seq = 0;
 	return 0;
 }
 

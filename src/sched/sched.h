@@ -125,6 +125,7 @@ struct sched_decision {
 	uint32_t wl;
 	uint32_t by; /* preemptor of a SCHED_DECIDE_PREEMPT */
 	enum sched_preempt_reason reason;
+	int32_t cq; /* the ClusterQueue it was admitted in (or is now) */
 };
 
 struct sched_decisions {
@@ -233,8 +234,10 @@ void sched_finish(struct sched *s, uint32_t wl, int64_t now_us);
 
 /*
  * Evict admitted wl with Kueue's Evicted reason (e.g. "PodsReadyTimeout")
- * and queue it again, ordered by now_us (eviction time) or by creation as
- * the configuration's requeuing strategy says.
+ * and queue it again in its LocalQueue's ClusterQueue (none without a
+ * LocalQueue: it stays pending, Misconfigured). As Kueue's
+ * GetQueueOrderTimestamp, its place is its creation time, or now_us after
+ * a "PodsReadyTimeout" under the Eviction requeuing strategy.
  */
 void sched_evict(struct sched *s, uint32_t wl, const char *reason,
 		 int64_t now_us);

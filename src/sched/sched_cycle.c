@@ -25,117 +25,312 @@
  */
 #include "sched/sched.h"
 
+#include <string.h>
+
 #include "base/alloc.h"
 #include "sched/sched_int.h"
 
 #include "base/banned.h"
 
-/*
- * Whether queue a's head goes before queue b's: with fair sharing the
- * lower dominant share first; else queues that borrow nothing first
- * (Kueue's lower borrowing level first: work within nominal quota is not
- * held up by borrowers); then the head order.
- */
-static bool before(struct sched *s, int32_t a, int64_t sa, int32_t b,
-		   int64_t sb)
+/* Queue i's head as the cycle sees it, worked out once per head and
+ * cycle: Kueue orders the heads of a cycle by their assignment against
+ * the usage of its snapshot. */
+static const struct sched_cq *estimate(struct sched *s, int32_t i)
 {
-	if (s->opt.fair_sharing) {
-		if (sa != sb)
-			return sa < sb;
-	} else if (quota_borrows_any(&s->q, a) != quota_borrows_any(&s->q, b)) {
-		return !quota_borrows_any(&s->q, a);
+	struct sched_cq *q = &s->cqs[i];
+	uint32_t h = queue_peek(&q->heap);
+
+	if (q->est_id == h && q->est_cycle == s->cycle)
+		return q;
+	q->est_id = h;
+	q->est_cycle = s->cycle;
+	q->est_level = assign_estimate(s, h, q->est_flavor, q->est_need);
+	return q;
+}
+
+/* How a head ranks in the cycle: fair sharing's keys, or the borrowing
+ * level of its assignment. */
+struct rank {
+	bool borrows; /* fair sharing: its queue borrows with it */
+	int64_t key;  /* share after admitting it, or borrowing level */
+};
+
+/*
+ * Kueue's computeDRS (fair_sharing_iterator.go) for queue i: with its
+ * head's usage added (SimulateUsageAddition), the dominant share of every
+ * node on its path to the root and whether that node then borrows a
+ * requested flavor-resource (FairSharingPrioritizeNonBorrowing), into
+ * s->fs_path; the usage is taken back. Returns the queue's own level.
+ */
+static struct rank fs_rank(struct sched *s, int32_t i)
+{
+	const struct sched_cq *q = estimate(s, i);
+	struct sched_fs_level *path = &s->fs_path[(size_t)i * s->fs_depth];
+	struct rank k;
+	size_t l = 0;
+
+	for (int r = 0; r < RESOURCE_MAX; r++) {
+		if (q->est_flavor[r] >= 0 && q->est_need[r] > 0)
+			quota_add(&s->q, i, QUOTA_FR(q->est_flavor[r], r),
+				  q->est_need[r]);
 	}
+	for (int32_t n = i; n >= 0; n = s->q.nodes[n].parent, l++) {
+		path[l].share = quota_share(&s->q, n, NULL);
+		path[l].borrows = false;
+		for (int r = 0; r < RESOURCE_MAX; r++) {
+			if (q->est_flavor[r] >= 0 && q->est_need[r] > 0 &&
+			    quota_borrowing(&s->q, n,
+					    QUOTA_FR(q->est_flavor[r], r)))
+				path[l].borrows = true;
+		}
+	}
+	for (int r = 0; r < RESOURCE_MAX; r++) {
+		if (q->est_flavor[r] >= 0 && q->est_need[r] > 0)
+			quota_add(&s->q, i, QUOTA_FR(q->est_flavor[r], r),
+				  -q->est_need[r]);
+	}
+	k.borrows = path[0].borrows;
+	k.key = path[0].share;
+	return k;
+}
+
+static struct rank rank_of(struct sched *s, int32_t i)
+{
+	struct rank k = { false, estimate(s, i)->est_level };
+
+	return k;
+}
+
+/*
+ * Whether queue a's head goes before queue b's. Kueue's classical
+ * iterator (scheduler.go, makeClassicalIterator): the lower borrowing
+ * level of the head's assignment first (Assignment.Borrows(), the height
+ * of the lowest subtree that holds it); with fair sharing, heads whose
+ * queue stays within its quota first, then the lower share after
+ * admitting the head; then priority and queue-order time (the head order).
+ */
+static bool before(struct sched *s, int32_t a, struct rank ka, int32_t b,
+		   struct rank kb)
+{
+	if (ka.borrows != kb.borrows)
+		return !ka.borrows;
+	if (ka.key != kb.key)
+		return ka.key < kb.key;
 	return sched_wl_cmp(s, queue_peek(&s->cqs[a].heap),
 			    queue_peek(&s->cqs[b].heap)) < 0;
+}
+
+static bool can_go(const struct sched_cq *q)
+{
+	return q->active && !q->blocked && q->heap.len;
+}
+
+/* The level of queue i's path whose node is a child of cohort c. */
+static const struct sched_fs_level *fs_level(const struct sched *s, int32_t i,
+					     int32_t c)
+{
+	size_t l = 0;
+
+	for (int32_t n = i; s->q.nodes[n].parent != c; n = s->q.nodes[n].parent)
+		l++;
+	return &s->fs_path[(size_t)i * s->fs_depth + l];
+}
+
+/*
+ * Kueue's runTournament: the winner among cohort c's child queues' heads
+ * and its child cohorts' winners, compared by the share of c's child on
+ * each one's path (non-borrowing first, then the lower share, then the
+ * head order). -1 when no queue below c has a head.
+ */
+static int32_t tournament(struct sched *s, int32_t c)
+{
+	const struct quota_node *qn = &s->q.nodes[c];
+	int32_t best = -1;
+
+	for (size_t k = 0; k < qn->nchildren; k++) {
+		int32_t ch = qn->children[k], w;
+		const struct sched_fs_level *a, *b;
+
+		if (s->q.nodes[ch].is_cq)
+			w = can_go(&s->cqs[ch]) ? ch : -1;
+		else
+			w = tournament(s, ch);
+		if (w < 0)
+			continue;
+		if (best < 0) {
+			best = w;
+			continue;
+		}
+		a = fs_level(s, w, c);
+		b = fs_level(s, best, c);
+		if (a->borrows != b->borrows ? !a->borrows
+		    : a->share != b->share
+			    ? a->share < b->share
+			    : sched_wl_cmp(s, queue_peek(&s->cqs[w].heap),
+					   queue_peek(&s->cqs[best].heap)) < 0)
+			best = w;
+	}
+	return best;
+}
+
+/* With fair sharing: each tree's tournament winner, then across trees
+ * (Kueue: in no particular order) by the queues' own ranks. */
+static int32_t fs_pick(struct sched *s)
+{
+	int32_t best = -1;
+	struct rank best_rank = { false, 0 };
+
+	for (size_t i = 0; i < s->ncq; i++) {
+		if (can_go(&s->cqs[i]))
+			fs_rank(s, (int32_t)i);
+	}
+	for (size_t n = 0; n < s->q.nnodes; n++) {
+		int32_t w;
+		struct rank k;
+
+		if (s->q.nodes[n].parent >= 0)
+			continue;
+		if (s->q.nodes[n].is_cq)
+			w = can_go(&s->cqs[n]) ? (int32_t)n : -1;
+		else
+			w = tournament(s, (int32_t)n);
+		if (w < 0)
+			continue;
+		k.borrows = s->fs_path[(size_t)w * s->fs_depth].borrows;
+		k.key = s->fs_path[(size_t)w * s->fs_depth].share;
+		if (best < 0 || before(s, w, k, best, best_rank)) {
+			best = w;
+			best_rank = k;
+		}
+	}
+	return best;
 }
 
 /* The queue whose head goes next, or -1. */
 static int32_t pick(struct sched *s)
 {
 	int32_t best = -1;
-	int64_t best_share = 0;
+	struct rank best_rank = { false, 0 };
 
+	if (s->opt.fair_sharing)
+		return fs_pick(s);
 	for (size_t i = 0; i < s->ncq; i++) {
 		struct sched_cq *q = &s->cqs[i];
-		int64_t share = 0;
+		struct rank k;
 
-		if (!q->active || q->blocked || !q->heap.len)
+		if (!can_go(q))
 			continue;
-		if (s->opt.fair_sharing)
-			share = quota_share(&s->q, (int32_t)i, NULL);
-		if (best < 0 ||
-		    before(s, (int32_t)i, share, best, best_share)) {
+		k = rank_of(s, (int32_t)i);
+		if (best < 0 || before(s, (int32_t)i, k, best, best_rank)) {
 			best = (int32_t)i;
-			best_share = share;
+			best_rank = k;
 		}
 	}
 	return best;
 }
 
 static void decide(struct sched_decisions *out, enum sched_decision_kind k,
-		   uint32_t wl, uint32_t by, enum sched_preempt_reason r)
+		   uint32_t wl, uint32_t by, enum sched_preempt_reason r,
+		   int32_t cq)
 {
 	if (out)
 		vec_push(&out->items,
-			 ((struct sched_decision){ k, wl, by, r }));
+			 ((struct sched_decision){ k, wl, by, r, cq }));
 }
 
-/* Try fewer pods (minCount): the largest count that fits, or false. */
-static bool try_partial(struct sched *s, uint32_t id, struct assign *a)
-{
-	const struct workload *w = s->wl[id].w;
-	int32_t counts[WORKLOAD_MAX_PODSETS];
-	int32_t lo, hi, best = -1;
-	size_t j = w->npodsets;
-
-	for (size_t i = 0; i < w->npodsets; i++) {
-		counts[i] = w->podsets[i].count;
-		if (w->podsets[i].min_count < w->podsets[i].count &&
-		    j == w->npodsets)
-			j = i;
-	}
-	if (s->opt.no_partial || j == w->npodsets)
-		return false;
-	lo = w->podsets[j].min_count > 0 ? w->podsets[j].min_count : 1;
-	hi = w->podsets[j].count - 1;
-	while (lo <= hi) {
-		int32_t mid = lo + (hi - lo) / 2;
-
-		counts[j] = mid;
-		assign_workload(s, id, counts, a);
-		if (a->mode == ASSIGN_FIT) {
-			best = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
-	if (best < 0)
-		return false;
-	counts[j] = best;
-	assign_workload(s, id, counts, a);
-	return a->mode == ASSIGN_FIT;
-}
-
-/* Evict victims for id, if any set makes room, and assign it again. */
+/* Evict victims for id, if any set makes room, and assign it again at
+ * the same counts. */
 static void try_preempt(struct sched *s, uint32_t id, struct assign *a,
 			int64_t now_us, struct sched_decisions *out,
 			size_t *ret_n)
 {
+	int32_t counts[WORKLOAD_MAX_PODSETS];
 	uint32_t *t;
 	enum sched_preempt_reason *r;
 	size_t n = preempt_find(s, id, a, &t, &r);
 
-	*ret_n = n;
+	*ret_n += n;
 	for (size_t i = 0; i < n; i++) {
+		int32_t cq;
+
 		BUG_ON(s->wl[t[i]].state != SCHED_WL_ADMITTED);
+		cq = s->wl[t[i]].adm->cq;
 		sched_preempt(s, t[i], id, r[i], now_us);
-		decide(out, SCHED_DECIDE_PREEMPT, t[i], id, r[i]);
+		decide(out, SCHED_DECIDE_PREEMPT, t[i], id, r[i], cq);
 	}
 	free(t);
 	free(r);
-	if (n)
-		assign_workload(s, id, NULL, a);
+	if (n) {
+		memcpy(counts, a->counts, sizeof(counts));
+		assign_workload(s, id, counts, a);
+	}
+}
+
+/* Whether id could be admitted at counts: fits, or fits once victims that
+ * exist are evicted (Kueue's partial admission preempts too). */
+static bool fits_at(struct sched *s, uint32_t id, const int32_t *counts,
+		    struct assign *a)
+{
+	uint32_t *t;
+	enum sched_preempt_reason *r;
+	size_t n;
+
+	assign_workload(s, id, counts, a);
+	if (a->mode == ASSIGN_FIT)
+		return true;
+	if (a->mode != ASSIGN_PREEMPT || a->pmode == ASSIGN_PM_NO_CANDIDATES)
+		return false;
+	n = preempt_find(s, id, a, &t, &r);
+	free(t);
+	free(r);
+	return n > 0;
+}
+
+/* Kueue's podset_reducer.go: the counts at step k of total. */
+static void reduce(const struct workload *w, int64_t k, int64_t total,
+		   int32_t *counts)
+{
+	for (size_t i = 0; i < w->npodsets; i++) {
+		int64_t d = w->podsets[i].count - w->podsets[i].min_count;
+
+		counts[i] = w->podsets[i].count - (int32_t)(d * k / total);
+	}
+}
+
+/*
+ * Partial admission as Kueue's PodSetReducer: every pod set with a
+ * minCount shrinks by the same fraction k/total of its (count -
+ * minCount), total being the sum of those spans; a binary search finds
+ * the smallest k that fits. Leaves in a the assignment at those counts
+ * (FIT, or PREEMPT with victims to find) and returns true, or false.
+ */
+static bool try_partial(struct sched *s, uint32_t id, struct assign *a)
+{
+	const struct workload *w = s->wl[id].w;
+	int32_t counts[WORKLOAD_MAX_PODSETS];
+	int64_t total = 0, lo = 1, hi, best = -1;
+
+	for (size_t i = 0; i < w->npodsets; i++)
+		total += w->podsets[i].count - w->podsets[i].min_count;
+	if (s->opt.no_partial || total <= 0)
+		return false;
+	hi = total;
+	while (lo <= hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+
+		reduce(w, mid, total, counts);
+		if (fits_at(s, id, counts, a)) {
+			best = mid;
+			hi = mid - 1;
+		} else {
+			lo = mid + 1;
+		}
+	}
+	if (best < 0)
+		return false;
+	reduce(w, best, total, counts);
+	assign_workload(s, id, counts, a);
+	return a->mode == ASSIGN_FIT || a->mode == ASSIGN_PREEMPT;
 }
 
 /* The head did not fit: park it, or block a StrictFIFO queue. */
@@ -161,13 +356,18 @@ static size_t process(struct sched *s, uint32_t id, struct assign *a,
 	size_t n = 0;
 
 	assign_workload(s, id, NULL, a);
-	if (a->mode == ASSIGN_PREEMPT)
+	/* Kueue asks for targets whenever the mode is Preempt; the oracle
+	 * said already that a flavor has none. */
+	if (a->mode == ASSIGN_PREEMPT && a->pmode != ASSIGN_PM_NO_CANDIDATES)
 		try_preempt(s, id, a, now_us, out, &n);
 	if (a->mode != ASSIGN_FIT) {
 		struct sched_why keep = a->why;
 
 		a->why.msg = NULL;
-		if (!try_partial(s, id, a)) {
+		if (try_partial(s, id, a) && a->mode == ASSIGN_PREEMPT &&
+		    a->pmode != ASSIGN_PM_NO_CANDIDATES)
+			try_preempt(s, id, a, now_us, out, &n);
+		if (a->mode != ASSIGN_FIT) {
 			sched_why_set(&a->why, keep.code, keep.msg);
 			no_fit(s, id, a);
 			return n;
@@ -175,7 +375,7 @@ static size_t process(struct sched *s, uint32_t id, struct assign *a,
 		free(keep.msg);
 	}
 	sched_admit(s, id, a, now_us);
-	decide(out, SCHED_DECIDE_ADMIT, id, 0, 0);
+	decide(out, SCHED_DECIDE_ADMIT, id, 0, 0, s->wl[id].cq);
 	return n + 1;
 }
 

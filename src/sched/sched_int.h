@@ -37,14 +37,16 @@ struct sched_wl {
 	bool deactivated;      /* sched_deactivate(): never queued again */
 	int64_t requeue_at_us; /* in s->waiting: queued again from then */
 	int64_t queue_ts_us;
-	int64_t admit_us;
+	int64_t admit_us;     /* QuotaReserved's time */
 	uint64_t seq;	      /* submission order, the last tie-break */
-	uint64_t admit_seq;   /* admission order (victims: newest first) */
+	uint64_t admit_seq;   /* admission order (victims: newest first);
+				 0 for admissions loaded with the input */
 	uint64_t admit_cycle; /* the cycle that admitted it: not a victim
 				 of that same cycle */
 	uint64_t hash;	      /* scheduling shape (parking class) */
 	uint64_t phash;	      /* placement shape: pod sets only */
 	int32_t klass;	      /* parking class in its queue, or -1 */
+	uint32_t resmask;     /* resources its pod sets request, bit r */
 	uint32_t adm_pos;     /* index in its queue's admitted list */
 	struct sched_admission *adm;
 	struct sched_why why;
@@ -78,10 +80,27 @@ struct sched_cq {
 	struct hmap class_of; /* hash -> index in classes */
 	VEC(struct sched_class) classes;
 	VEC(uint32_t) admitted;
-	bool drains;  /* HoldAndDrain may evict here (init_drains()) */
-	bool dirty;   /* capacity changed: unpark at the next cycle */
-	bool blocked; /* StrictFIFO head did not fit this cycle */
-	int32_t root; /* quota node of its tree's root */
+	bool drains;	   /* HoldAndDrain may evict here (init_drains()) */
+	bool dirty;	   /* capacity changed: unpark at the next cycle */
+	bool blocked;	   /* StrictFIFO head did not fit this cycle */
+	int32_t root;	   /* quota node of its tree's root */
+	int32_t **gflavor; /* [group][k]: flavor id of the k-th flavor, -1
+			      when it does not exist */
+	/* The head's assignment as Kueue's cycle sees it, worked out once
+	 * per head and cycle (assign_estimate): its borrowing level and the
+	 * flavor of each resource it requests (-1: none). */
+	uint32_t est_id;
+	uint64_t est_cycle;
+	int32_t est_level;
+	int16_t est_flavor[RESOURCE_MAX];
+	int64_t est_need[RESOURCE_MAX];
+};
+
+/* A node on a queue's path to its root, with the queue's head admitted:
+ * its dominant share and whether it borrows a requested pair. */
+struct sched_fs_level {
+	int64_t share;
+	bool borrows;
 };
 
 #define SCHED_SCRATCH_SLOTS 32
@@ -122,6 +141,13 @@ struct sched {
 	uint64_t cycle;	     /* cycles run */
 	size_t cycle_admits; /* admissions in the current cycle */
 	uint64_t epoch;	     /* bumped whenever capacity grows */
+	int64_t *fs_extra;   /* [q.nfr] zeroes: a head's usage, for shares */
+	/* sched_cycle.c, fair sharing: per queue and level of its path
+	 * (0: the queue, 1: its cohort...), fs_depth levels each. */
+	struct sched_fs_level *fs_path;
+	size_t fs_depth;
+	void *cand_buf; /* preempt.c: candidates, cand_cap of them */
+	size_t cand_cap;
 	bool requeue_by_creation;
 	/* Placement results by shape, so that the engine's per-request
 	 * cache stays warm across workloads of one shape. */
@@ -145,9 +171,27 @@ struct sched {
 /* The flavor assignment of one workload at given pod counts. */
 enum assign_mode { ASSIGN_FIT, ASSIGN_PREEMPT, ASSIGN_NOFIT };
 
+/*
+ * Kueue's preemption modes of a flavor, from worst to best: no fit,
+ * preemption needed but the oracle found no candidates, preemption with a
+ * candidate in the preemptor's own queue, reclamation from other queues
+ * only, fit.
+ */
+enum assign_pmode {
+	ASSIGN_PM_NOFIT,
+	ASSIGN_PM_NO_CANDIDATES,
+	ASSIGN_PM_PREEMPT,
+	ASSIGN_PM_RECLAIM,
+	ASSIGN_PM_FIT,
+};
+
 struct assign {
 	enum assign_mode mode;
-	bool borrows;
+	enum assign_pmode pmode; /* the worst of its groups' flavors */
+	bool borrows;		 /* borrow_level > 0 */
+	int32_t borrow_level;	 /* Kueue's Assignment.Borrows() */
+	uint32_t preempt_res;	 /* resources whose flavor needs preemption
+				    (Kueue's frsNeedPreemption), bit r */
 	int32_t counts[WORKLOAD_MAX_PODSETS];
 	int16_t flavor[RESOURCE_MAX]; /* per resource, -1 for none */
 	int64_t need[RESOURCE_MAX];   /* total request per resource */
@@ -158,6 +202,9 @@ struct assign {
 
 /* sched.c */
 int sched_wl_cmp(const struct sched *s, uint32_t a, uint32_t b);
+/* By namespace, then name, then index: the tie-break that makes decisions
+ * independent of the order of the input. */
+int sched_name_cmp(const struct sched *s, uint32_t a, uint32_t b);
 /* Index of the LocalQueue or ClusterQueue named, or -1. */
 int32_t sched_find_index(const struct cluster *c, enum kind k, const char *ns,
 			 const char *name);
@@ -183,6 +230,8 @@ void sched_admit_restored(struct sched *s, uint32_t id,
 void sched_requeue_due(struct sched *s, int64_t now_us);
 
 /* assign.c */
+/* Whether ClusterQueue cq has any preemption policy that applies. */
+bool assign_can_preempt(const struct sched *s, int32_t cq);
 /* Whether w may use flavor fl (node selector, required affinity, taints,
  * topology request); why not into out. */
 bool assign_eligible(const struct sched *s, const struct workload *w,
@@ -195,6 +244,16 @@ void assign_release(struct assign *a);
  */
 void assign_workload(struct sched *s, uint32_t id, const int32_t *counts,
 		     struct assign *a);
+/*
+ * The flavors Kueue's assigner would choose for wl at full counts by quota
+ * alone (no placement, no preemption oracle) and the borrowing level of
+ * that assignment (Kueue's Assignment.Borrows()), against current usage:
+ * what orders the heads of a cycle. flavor[r] is -1 for resources without
+ * a flavor; need[r] the total request. Changes nothing.
+ */
+int32_t assign_estimate(struct sched *s, uint32_t id,
+			int16_t flavor[RESOURCE_MAX],
+			int64_t need[RESOURCE_MAX]);
 /* Whether wl fits a's flavors now (quota, and placement when TAS);
  * without borrowing beyond its nominal quota unless allow_borrow. */
 bool assign_fits(struct sched *s, uint32_t id, const struct assign *a,
@@ -213,6 +272,17 @@ void assign_charge(struct sched *s, int32_t cq, const struct assign *a,
 size_t preempt_find(struct sched *s, uint32_t id, const struct assign *a,
 		    uint32_t **ret_targets,
 		    enum sched_preempt_reason **ret_reasons);
+
+/*
+ * Kueue's preemption oracle: whether victims can be found for probe (an
+ * assignment of the resources that need preemption on one flavor):
+ * ASSIGN_PM_NO_CANDIDATES, ASSIGN_PM_PREEMPT (a victim is in id's own
+ * queue) or ASSIGN_PM_RECLAIM (all in other queues); the borrowing level
+ * after evicting them into *ret_borrow. Changes nothing.
+ */
+enum assign_pmode preempt_oracle(struct sched *s, uint32_t id,
+				 const struct assign *probe,
+				 int32_t *ret_borrow);
 
 /* running.c */
 /* Mark the Jobs that a Workload or pods of the input stand for. */

@@ -113,7 +113,9 @@ json_t *status_preempted(const struct cluster *c, const struct sched *s,
 	json_t *j = json_object();
 
 	json_object_set_new(j, "name", wl_name(c, d->wl));
-	json_object_set_new(j, "clusterQueue", cq_name(s, d->wl));
+	/* the queue it was admitted in, where its quota was taken back */
+	json_object_set_new(j, "clusterQueue",
+			    json_string(sched_cq_name(s, d->cq)));
 	json_object_set_new(j, "by", wl_name(c, d->by));
 	json_object_set_new(j, "reason",
 			    json_string(sched_preempt_reason_name(d->reason)));

@@ -682,6 +682,167 @@ static void test_fair_order(void **state)
 	stop(&x);
 }
 
+/* Load sb with flavor f and options o; run every workload in order. */
+static void run_opts(struct fx *x, struct strbuf *sb,
+		     const struct sched_options *o)
+{
+	fx_flavor(sb, "f");
+	fx_load(&x->c, sb->buf);
+	strbuf_release(sb);
+	x->s = sched_new(&x->c, o);
+	sched_decisions_init(&x->d);
+	fx_run(x->s, &x->c, &x->d);
+}
+
+/*
+ * Kueue scheduler.go, makeClassicalIterator: heads are ordered by the
+ * borrowing level of their assignment (Assignment.Borrows(), the height of
+ * the lowest subtree that holds the request), not by whether their queue
+ * borrows now. Flat: queue a borrows cpu now, but its head asks for gpus
+ * within a's nominal quota, while b's older head must borrow them; only
+ * one of the two fits, and a's goes first. Hierarchical: neither queue
+ * borrows; a's head borrows within cohort x (height 1), b's older head
+ * from the root (height 2): a's goes first.
+ */
+static void test_head_borrowing_level(void **state)
+{
+	struct strbuf sb;
+	struct fx x;
+
+	(void)state;
+	strbuf_init(&sb);
+	strbuf_addstr(&sb,
+		      "---\n" K2 "kind: ClusterQueue\nmetadata: {name: a}\n"
+		      "spec:\n  cohortName: co\n  resourceGroups:\n"
+		      "  - coveredResources: [cpu, nvidia.com/gpu]\n"
+		      "    flavors: [{name: f, resources: [{name: cpu, "
+		      "nominalQuota: 1}, {name: nvidia.com/gpu, "
+		      "nominalQuota: 4}]}]\n"
+		      "---\n" K2 "kind: ClusterQueue\nmetadata: {name: b}\n"
+		      "spec:\n  cohortName: co\n  resourceGroups:\n"
+		      "  - coveredResources: [cpu, nvidia.com/gpu]\n"
+		      "    flavors: [{name: f, resources: [{name: cpu, "
+		      "nominalQuota: 2}, {name: nvidia.com/gpu, "
+		      "nominalQuota: 0}]}]\n");
+	fx_lq(&sb, "a", "a");
+	fx_lq(&sb, "b", "b");
+	fx_wl(&sb, "a-run", "a", 0, 1, "2", 0, NULL);
+	strbuf_addstr(&sb, "status: {admission: {clusterQueue: a, "
+			   "podSetAssignments: [{name: main, count: 1, "
+			   "flavors: {cpu: f}}]}}\n");
+	fx_wl(&sb, "b-head", "b", 0, 1, "0", 4, NULL);
+	fx_wl(&sb, "a-head", "a", 0, 1, "0", 4, NULL);
+	run_opts(&x, &sb, NULL);
+	assert_true(fx_admitted(x.s, &x.c, "a-head"));
+	assert_false(fx_admitted(x.s, &x.c, "b-head"));
+	stop(&x);
+
+	strbuf_init(&sb);
+	strbuf_addstr(&sb, "---\n" K2 "kind: Cohort\nmetadata: {name: x}\n"
+			   "spec: {parentName: root}\n"
+			   "---\n" K2 "kind: Cohort\nmetadata: {name: y}\n"
+			   "spec: {parentName: root}\n");
+	cq(&sb, "a", "0", "  cohortName: x\n");
+	cq(&sb, "lender", "2", "  cohortName: x\n");
+	cq(&sb, "b", "0", "  cohortName: y\n");
+	fx_lq(&sb, "a", "a");
+	fx_lq(&sb, "b", "b");
+	fx_wl(&sb, "b-head", "b", 0, 1, "2", 0, NULL);
+	fx_wl(&sb, "a-head", "a", 0, 1, "2", 0, NULL);
+	run_opts(&x, &sb, NULL);
+	assert_true(fx_admitted(x.s, &x.c, "a-head"));
+	assert_false(fx_admitted(x.s, &x.c, "b-head"));
+	stop(&x);
+}
+
+/*
+ * Kueue fair_sharing_iterator.go, computeDRS: each queue's dominant
+ * resource share is compared with its head's usage added
+ * (SimulateUsageAddition). Both queues borrow nothing now; a's older head
+ * would borrow 3 of 5, b's 1: b's goes first, and a's no longer fits.
+ */
+static void test_fair_share_after_admission(void **state)
+{
+	struct strbuf sb;
+	struct fx x;
+	struct sched_options o = { .fair_sharing = true };
+
+	(void)state;
+	strbuf_init(&sb);
+	cq(&sb, "a", "1", "  cohortName: co\n");
+	cq(&sb, "b", "1", "  cohortName: co\n");
+	cq(&sb, "pool", "3", "  cohortName: co\n");
+	fx_lq(&sb, "a", "a");
+	fx_lq(&sb, "b", "b");
+	fx_wl(&sb, "big", "a", 0, 1, "4", 0, NULL);
+	fx_wl(&sb, "small", "b", 0, 1, "2", 0, NULL);
+	run_opts(&x, &sb, &o);
+	assert_true(fx_admitted(x.s, &x.c, "small"));
+	assert_false(fx_admitted(x.s, &x.c, "big"));
+	stop(&x);
+}
+
+/*
+ * Kueue podset_reducer.go: every pod set with a minCount shrinks by the
+ * same fraction of its (count - minCount). Two pod sets of 4 (minCount 2)
+ * under a quota of 6 are admitted as 3 and 3, not 2 and 4.
+ */
+/*
+ * Kueue fair_sharing_iterator.go, runTournament: in a cohort tree the
+ * heads meet at each cohort, compared by the share of that cohort's child
+ * on their path. qa (share 2000 in cohort x) beats qb (share 1200 in y)
+ * at the root, where x borrows 1 and y 2 of what the root lends.
+ */
+static void test_fair_tournament(void **state)
+{
+	struct strbuf sb;
+	struct fx x;
+	struct sched_options o = { .fair_sharing = true };
+
+	(void)state;
+	strbuf_init(&sb);
+	strbuf_addstr(&sb, "---\n" K2 "kind: Cohort\nmetadata: {name: x}\n"
+			   "spec: {parentName: root}\n"
+			   "---\n" K2 "kind: Cohort\nmetadata: {name: y}\n"
+			   "spec: {parentName: root}\n");
+	cq(&sb, "qa", "0", "  cohortName: x\n");
+	cq(&sb, "lx", "1", "  cohortName: x\n");
+	cq(&sb, "qb", "0", "  cohortName: y\n");
+	cq(&sb, "ly", "10", "  cohortName: y\n");
+	cq(&sb, "lz", "2", "  cohortName: root\n");
+	fx_lq(&sb, "qa", "qa");
+	fx_lq(&sb, "qb", "qb");
+	fx_wl(&sb, "b-head", "qb", 0, 1, "12", 0, NULL);
+	fx_wl(&sb, "a-head", "qa", 0, 1, "2", 0, NULL);
+	run_opts(&x, &sb, &o);
+	assert_true(fx_admitted(x.s, &x.c, "a-head"));
+	assert_false(fx_admitted(x.s, &x.c, "b-head"));
+	stop(&x);
+}
+
+static void test_partial_podsets(void **state)
+{
+	struct strbuf sb;
+	struct fx x;
+	const struct sched_admission *adm;
+
+	(void)state;
+	strbuf_init(&sb);
+	cq(&sb, "q", "6", NULL);
+	fx_lq(&sb, "lq", "q");
+	fx_wl(&sb, "two", "lq", 0, 4, "1", 0,
+	      "    minCount: 2\n"
+	      "    template: {spec: {containers: [{name: c, resources: "
+	      "{requests: {cpu: \"1\"}}}]}}\n"
+	      "  - name: second\n    count: 4\n    minCount: 2\n");
+	run_opts(&x, &sb, NULL);
+	adm = sched_wl_admission(x.s, fx_id(&x.c, "two"));
+	assert_non_null(adm);
+	assert_int_equal(adm->ps[0].count, 3);
+	assert_int_equal(adm->ps[1].count, 3);
+	stop(&x);
+}
+
 static void test_preempted_conditions(void **state)
 {
 	struct strbuf sb;
@@ -719,6 +880,72 @@ static void test_preempted_conditions(void **state)
 	stop(&x);
 }
 
+/*
+ * Kueue pkg/workload/workload.go, GetQueueOrderTimestamp: a preempted
+ * workload keeps its creation time as its queue order (the eviction time
+ * counts only after a waitForPodsReady timeout under the Eviction
+ * strategy), so it goes before a later-created workload of its priority.
+ * And a workload without spec.queueName, admitted when loaded, cannot be
+ * queued again once evicted (Kueue has no queue to put it in).
+ */
+static void test_requeue_after_preemption(void **state)
+{
+	struct strbuf sb, msg;
+	struct fx x;
+	uint32_t lo, mid, hi, orphan;
+
+	(void)state;
+	strbuf_init(&sb);
+	strbuf_init(&msg);
+	cq(&sb, "q", "1",
+	   "  preemption: {withinClusterQueue: LowerPriority}\n");
+	cq(&sb, "q2", "1", NULL);
+	fx_lq(&sb, "lq", "q");
+	fx_wl(&sb, "lo", "lq", 1, 1, "1", 0, NULL);
+	fx_wl(&sb, "mid", "lq", 1, 1, "1", 0, NULL);
+	fx_wl(&sb, "hi", "lq", 5, 1, "1", 0, NULL);
+	strbuf_addstr(&sb,
+		      "---\n" K2 "kind: Workload\n"
+		      "metadata: {name: orphan, namespace: ns}\n"
+		      "spec:\n  podSets:\n  - name: main\n"
+		      "    count: 1\n    template: {spec: {containers: "
+		      "[{name: c, resources: {requests: {cpu: \"1\"}}}]}}\n"
+		      "status: {admission: {clusterQueue: q2, "
+		      "podSetAssignments: [{name: main, count: 1, "
+		      "flavors: {cpu: f}}]}}\n");
+	start(&x, &sb);
+	lo = fx_id(&x.c, "lo");
+	mid = fx_id(&x.c, "mid");
+	hi = fx_id(&x.c, "hi");
+	orphan = fx_id(&x.c, "orphan");
+	x.c.workloads.items[lo].creation_us = 10;
+	x.c.workloads.items[mid].creation_us = 20;
+	x.c.workloads.items[hi].creation_us = 30;
+	assert_int_equal(sched_assume_admitted(x.s, orphan, 0, NULL), 0);
+	sched_submit(x.s, lo, 40);
+	sched_cycle(x.s, 40, &x.d);
+	sched_submit(x.s, mid, 50);
+	sched_submit(x.s, hi, 50);
+	sched_cycle(x.s, 50, &x.d);
+	assert_true(fx_admitted(x.s, &x.c, "hi"));
+	assert_int_equal(sched_wl_state(x.s, lo), SCHED_WL_PENDING);
+	sched_finish(x.s, hi, 60);
+	sched_cycle(x.s, 60, &x.d);
+	sched_cycle(x.s, 60, &x.d);
+	/* lo (created at 10, preempted at 50) before mid (created at 20) */
+	assert_true(fx_admitted(x.s, &x.c, "lo"));
+	assert_int_equal(sched_wl_state(x.s, mid), SCHED_WL_PENDING);
+	/* the orphan is not queued again, though q2 has room */
+	sched_evict(x.s, orphan, "NodeFailures", 70);
+	sched_cycle(x.s, 70, &x.d);
+	assert_int_equal(sched_wl_state(x.s, orphan), SCHED_WL_PENDING);
+	assert_int_equal(sched_wl_pending(x.s, orphan, &msg),
+			 SCHED_PEND_MISCONFIGURED);
+	assert_string_equal(msg.buf, "the workload names no LocalQueue");
+	strbuf_release(&msg);
+	stop(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -737,6 +964,11 @@ int main(void)
 		cmocka_unit_test(test_fair_order),
 		cmocka_unit_test(test_fungibility),
 		cmocka_unit_test(test_preempted_conditions),
+		cmocka_unit_test(test_requeue_after_preemption),
+		cmocka_unit_test(test_head_borrowing_level),
+		cmocka_unit_test(test_fair_share_after_admission),
+		cmocka_unit_test(test_partial_podsets),
+		cmocka_unit_test(test_fair_tournament),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

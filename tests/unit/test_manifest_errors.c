@@ -322,6 +322,26 @@ static const struct msg_case error_cases[] = {
 	  "  annotations: {k: 1}\n",
 	  "t.yaml:5:20: metadata.annotations[\"k\"]: must be a string, not 1 "
 	  "(quote it)\n" },
+	/* status.conditions: a lastTransitionTime is RFC 3339 */
+	{ "t.yaml",
+	  "apiVersion: kueue.x-k8s.io/v1beta1\n"
+	  "kind: Workload\n"
+	  "metadata: {name: w}\n"
+	  "spec: {podSets: [{template: {spec: {containers: [{}]}}}]}\n"
+	  "status: {conditions: [{type: QuotaReserved, status: \"True\", "
+	  "lastTransitionTime: yesterday}]}\n",
+	  "t.yaml:5:81: status.conditions[0].lastTransitionTime: must be an "
+	  "RFC 3339 time such as \"2024-05-01T10:00:00Z\", not "
+	  "\"yesterday\"\n" },
+	/* status.requeueState.count is a whole number */
+	{ "t.yaml",
+	  "apiVersion: kueue.x-k8s.io/v1beta1\n"
+	  "kind: Workload\n"
+	  "metadata: {name: w}\n"
+	  "spec: {podSets: [{template: {spec: {containers: [{}]}}}]}\n"
+	  "status: {requeueState: {count: -1}}\n",
+	  "t.yaml:5:32: status.requeueState.count: must be between 0 and "
+	  "2147483647, not -1\n" },
 	/* creationTimestamp must be RFC 3339 */
 	{ "t.yaml",
 	  "apiVersion: kueue.x-k8s.io/v1beta1\n"

@@ -216,6 +216,18 @@ static void describe_workload(struct strbuf *sb, const struct cluster *c,
 		describe_podset(sb, c, &w->podsets[i]);
 	if (w->admission)
 		describe_admission(sb, c, w->admission);
+	for (int k = 0; k < WORKLOAD_COND_COUNT; k++) {
+		const struct workload_condition *wc = &w->cond[k];
+
+		if (wc->present)
+			strbuf_addf(sb, " %s=%s/%s@%lld", workload_cond_name(k),
+				    wc->status ? "True" : "False",
+				    opt(wc->reason),
+				    (long long)wc->transition_us);
+	}
+	if (w->requeue.present)
+		strbuf_addf(sb, " requeue=%d@%lld", w->requeue.count,
+			    (long long)w->requeue.requeue_at_us);
 }
 
 static const char *const queueing_names[] = { "BestEffortFIFO", "StrictFIFO" };
@@ -242,6 +254,11 @@ static void describe_cq(struct strbuf *sb, const struct cluster *c,
 		strbuf_addf(sb, "<=%d", cq->borrow_max_priority_threshold);
 	strbuf_addf(sb, " fungibility=%s/%s", fung_names[cq->when_can_borrow],
 		    fung_names[cq->when_can_preempt]);
+	if (cq->has_preference)
+		strbuf_addstr(sb,
+			      cq->preference == PREFER_PREEMPTION_OVER_BORROWING
+				      ? "/PreemptionOverBorrowing"
+				      : "/BorrowingOverPreemption");
 	if (cq->namespace_selector.len) {
 		strbuf_addstr(sb, " namespaces=");
 		add_selector(sb, &cq->namespace_selector);
@@ -625,6 +642,14 @@ static const struct decode_case decode_cases[] = {
 	  "within=Never reclaim=Never borrow=Never "
 	  "fungibility=Borrow/TryNextFlavor" },
 	{ "cq.yaml",
+	  KUEUE2 "kind: ClusterQueue\nmetadata: {name: cq}\n"
+		 "spec: {flavorFungibility: {preference: "
+		 "PreemptionOverBorrowing}}\n",
+	  KIND_CLUSTER_QUEUE, 0,
+	  "cq cohort=- BestEffortFIFO stop=None weight=1000 "
+	  "within=Never reclaim=Never borrow=Never "
+	  "fungibility=Borrow/TryNextFlavor/PreemptionOverBorrowing" },
+	{ "cq.yaml",
 	  KUEUE1 "kind: ClusterQueue\nmetadata: {name: cq}\n"
 		 "spec: {stopPolicy: Hold, preemption: "
 		 "{withinClusterQueue: LowerPriority, "
@@ -713,6 +738,25 @@ static const struct decode_case decode_cases[] = {
 	  "ns/w queue=- class=- priority=0 active=1 podClass=high "
 	  "podPriority=7 podset a count=1 min=1 req=pods=1 podset b "
 	  "count=1 min=1 req=pods=1" },
+	/* status.conditions (known types; others ignored) and
+	 * status.requeueState go into the model. */
+	{ "w.yaml",
+	  KUEUE2 "kind: Workload\nmetadata: {name: w, namespace: ns}\n"
+		 "spec: {podSets: [{template: {spec: {containers: [{}]}}}]}\n"
+		 "status:\n"
+		 "  conditions:\n"
+		 "  - {type: QuotaReserved, status: \"True\", reason: "
+		 "QuotaReserved, lastTransitionTime: "
+		 "\"1970-01-01T00:00:10Z\", message: m}\n"
+		 "  - {type: Evicted, status: \"False\", reason: Preempted, "
+		 "lastTransitionTime: \"1970-01-01T00:00:05Z\"}\n"
+		 "  - {type: SomethingNew, status: \"True\"}\n"
+		 "  requeueState: {count: 3, requeueAt: "
+		 "\"1970-01-01T00:01:00Z\"}\n",
+	  KIND_WORKLOAD, 0,
+	  "ns/w queue=- class=- priority=0 active=1 podset main count=1 "
+	  "min=1 req=pods=1 QuotaReserved=True/QuotaReserved@10000000 "
+	  "Evicted=False/Preempted@5000000 requeue=3@60000000" },
 	/* The class a Workload names is a PriorityClass when v1beta1's
 	 * priorityClassSource or v1beta2's priorityClassRef says so. */
 	{ "w.yaml",

@@ -6,7 +6,10 @@
  * with its priority threshold, fair sharing, and the minimal victim set
  * (targets not needed are given back). Each row loads admitted victims
  * and one pending preemptor and checks exactly who is preempted, why,
- * and that the preemptor is admitted.
+ * and that the preemptor is admitted. A second table (kcases) holds the
+ * cases of Kueue's flavor assigner and preemption each builder's comment
+ * cites: the oracle's modes, borrowing preemptors, fair-sharing target
+ * order, flavorFungibility.preference.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,6 +27,7 @@ struct vic {
 	const char *name, *cq;
 	int prio;
 	const char *cpu;
+	const char *qr; /* QuotaReserved lastTransitionTime; NULL: none */
 };
 
 struct row {
@@ -46,7 +50,7 @@ static const struct row rows[] = {
 	  COHORT,
 	  "4",
 	  "0",
-	  { { "eq", "a", 5, "2" }, { "lo", "a", 1, "2" } },
+	  { { "eq", "a", 5, "2", NULL }, { "lo", "a", 1, "2", NULL } },
 	  5,
 	  "2",
 	  false,
@@ -57,7 +61,7 @@ static const struct row rows[] = {
 	  COHORT,
 	  "4",
 	  "0",
-	  { { "eq1", "a", 5, "2" }, { "eq2", "a", 5, "2" } },
+	  { { "eq1", "a", 5, "2", NULL }, { "eq2", "a", 5, "2", NULL } },
 	  5,
 	  "2",
 	  false,
@@ -69,7 +73,7 @@ static const struct row rows[] = {
 	  COHORT,
 	  "2",
 	  "0",
-	  { { "newer", "a", 5, "2" } },
+	  { { "newer", "a", 5, "2", NULL } },
 	  5,
 	  "2",
 	  false,
@@ -80,7 +84,7 @@ static const struct row rows[] = {
 	  COHORT,
 	  "2",
 	  "0",
-	  { { "lo", "a", 0, "2" } },
+	  { { "lo", "a", 0, "2", NULL } },
 	  9,
 	  "2",
 	  false,
@@ -91,7 +95,7 @@ static const struct row rows[] = {
 	  COHORT,
 	  "5",
 	  "0",
-	  { { "small", "a", 1, "1" }, { "big", "a", 2, "4" } },
+	  { { "small", "a", 1, "1", NULL }, { "big", "a", 2, "4", NULL } },
 	  5,
 	  "4",
 	  false,
@@ -102,18 +106,35 @@ static const struct row rows[] = {
 	  COHORT,
 	  "4",
 	  "2",
-	  { { "b1", "b", 100, "2" }, { "b2", "b", 100, "2" } },
+	  { { "b1", "b", 100, "2", "2024-01-01T10:00:00Z" },
+	    { "b2", "b", 100, "2", "2024-01-01T11:00:00Z" } },
 	  0,
 	  "4",
 	  false,
 	  "b2:InCohortReclamation",
+	  true },
+	/* Kueue pkg/scheduler/preemption/common/ordering.go,
+	 * CandidatesOrdering: "admitted more recently first", by the
+	 * QuotaReserved condition's lastTransitionTime, not by the order of
+	 * the input (b1 comes first in the file but was admitted later). */
+	{ "victims admitted more recently first, by QuotaReserved",
+	  COHORT "  preemption: {reclaimWithinCohort: Any}\n",
+	  COHORT,
+	  "4",
+	  "2",
+	  { { "b1", "b", 100, "2", "2024-01-01T12:00:00Z" },
+	    { "b2", "b", 100, "2", "2024-01-01T11:00:00Z" } },
+	  0,
+	  "4",
+	  false,
+	  "b1:InCohortReclamation",
 	  true },
 	{ "reclaim LowerPriority skips higher priority",
 	  COHORT "  preemption: {reclaimWithinCohort: LowerPriority}\n",
 	  COHORT,
 	  "4",
 	  "2",
-	  { { "b1", "b", 100, "2" }, { "b2", "b", 100, "2" } },
+	  { { "b1", "b", 100, "2", NULL }, { "b2", "b", 100, "2", NULL } },
 	  5,
 	  "4",
 	  false,
@@ -124,7 +145,7 @@ static const struct row rows[] = {
 	  COHORT,
 	  "4",
 	  "2",
-	  { { "b1", "b", 2, "2" }, { "b2", "b", 100, "2" } },
+	  { { "b1", "b", 2, "2", NULL }, { "b2", "b", 100, "2", NULL } },
 	  5,
 	  "4",
 	  false,
@@ -135,7 +156,7 @@ static const struct row rows[] = {
 	  COHORT,
 	  "2",
 	  "2",
-	  { { "a1", "a", 0, "2" }, { "b1", "b", 0, "2" } },
+	  { { "a1", "a", 0, "2", NULL }, { "b1", "b", 0, "2", NULL } },
 	  0,
 	  "2",
 	  false,
@@ -148,7 +169,7 @@ static const struct row rows[] = {
 	  COHORT,
 	  "2",
 	  "2",
-	  { { "b6", "b", 6, "1" }, { "b1", "b", 1, "3" } },
+	  { { "b6", "b", 6, "1", NULL }, { "b1", "b", 1, "3", NULL } },
 	  10,
 	  "3",
 	  false,
@@ -161,22 +182,27 @@ static const struct row rows[] = {
 	  COHORT,
 	  "2",
 	  "2",
-	  { { "b6", "b", 6, "4" } },
+	  { { "b6", "b", 6, "4", NULL } },
 	  10,
 	  "4",
 	  false,
 	  "",
 	  false },
-	{ "fair sharing stops at the final share",
+	/* Kueue preemption.go, runFirstFsStrategy under
+	 * FairSharingPreemptWithinNominal (beta, on by default): a preemptor
+	 * whose queue stays within its nominal quota takes candidates of
+	 * other queues without the share test, as InCohortReclamation. */
+	{ "fair sharing: within nominal quota, reclamation",
 	  COHORT "  preemption: {reclaimWithinCohort: Any}\n",
 	  COHORT,
 	  "1",
 	  "1",
-	  { { "b1", "b", 0, "1" }, { "b2", "b", 0, "1" } },
+	  { { "b1", "b", 0, "1", "2024-01-01T10:00:00Z" },
+	    { "b2", "b", 0, "1", "2024-01-01T11:00:00Z" } },
 	  0,
 	  "1",
 	  true,
-	  "b2:InCohortFairSharing",
+	  "b2:InCohortReclamation",
 	  true },
 };
 
@@ -203,8 +229,15 @@ static void build(const struct row *r, struct strbuf *sb)
 		const struct vic *v = &r->victims[i];
 
 		fx_wl(sb, v->name, v->cq, v->prio, 1, v->cpu, 0, NULL);
+		strbuf_addstr(sb, "status: {");
+		if (v->qr)
+			strbuf_addf(sb,
+				    "conditions: [{type: QuotaReserved, "
+				    "status: \"True\", reason: QuotaReserved, "
+				    "lastTransitionTime: \"%s\"}], ",
+				    v->qr);
 		strbuf_addf(sb,
-			    "status: {admission: {clusterQueue: %s, "
+			    "admission: {clusterQueue: %s, "
 			    "podSetAssignments: [{name: main, count: 1, "
 			    "flavors: {cpu: f}}]}}\n",
 			    v->cq);
@@ -212,18 +245,19 @@ static void build(const struct row *r, struct strbuf *sb)
 	fx_wl(sb, "preemptor", "a", r->prio, 1, r->cpu, 0, NULL);
 }
 
-static void run_row(const struct row *r)
+/* Load text, count its admitted workloads, submit "preemptor" and run
+ * one cycle; check who is preempted, why, and whether it is admitted. */
+static void run_text(const char *what, const char *text, bool fair,
+		     const char *want, bool admitted)
 {
-	struct strbuf sb, got;
+	struct strbuf got;
 	struct cluster c;
 	struct sched *s;
 	struct sched_decisions d;
-	struct sched_options o = { .fair_sharing = r->fair };
+	struct sched_options o = { .fair_sharing = fair };
 
-	strbuf_init(&sb);
 	strbuf_init(&got);
-	build(r, &sb);
-	fx_load(&c, sb.buf);
+	fx_load(&c, text);
 	/* the newer victims are created later */
 	for (size_t i = 0; i < c.workloads.len; i++)
 		c.workloads.items[i].creation_us = 10 * (int64_t)(i + 1);
@@ -245,16 +279,266 @@ static void run_row(const struct row *r)
 			    c.workloads.items[x->wl].name,
 			    sched_preempt_reason_name(x->reason));
 	}
-	if (strcmp(got.buf, r->want) != 0)
-		fail_msg("%s: preempted \"%s\", want \"%s\"", r->what, got.buf,
-			 r->want);
-	if (fx_admitted(s, &c, "preemptor") != r->admitted)
-		fail_msg("%s: preemptor admitted %d", r->what, !r->admitted);
+	if (strcmp(got.buf, want) != 0)
+		fail_msg("%s: preempted \"%s\", want \"%s\"", what, got.buf,
+			 want);
+	if (fx_admitted(s, &c, "preemptor") != admitted)
+		fail_msg("%s: preemptor admitted %d", what, !admitted);
 	sched_decisions_release(&d);
 	sched_free(s);
 	cluster_release(&c);
-	strbuf_release(&sb);
 	strbuf_release(&got);
+}
+
+static void run_row(const struct row *r)
+{
+	struct strbuf sb;
+
+	strbuf_init(&sb);
+	build(r, &sb);
+	run_text(r->what, sb.buf, r->fair, r->want, r->admitted);
+	strbuf_release(&sb);
+}
+
+/* A ClusterQueue with spec lines extra and one group over res. */
+static void cq_groups(struct strbuf *sb, const char *name, const char *extra,
+		      const char *res, const char *flavors)
+{
+	strbuf_addf(sb,
+		    "---\n" K2 "kind: ClusterQueue\nmetadata: {name: %s}\n"
+		    "spec:\n%s  resourceGroups:\n"
+		    "  - coveredResources: [%s]\n    flavors:\n%s",
+		    name, extra, res, flavors);
+}
+
+/* An admitted workload of queue cq on flavor fl (cpu, and gpu > 0). */
+static void victim(struct strbuf *sb, const char *name, const char *cq,
+		   int prio, const char *cpu, int gpu, const char *fl,
+		   const char *qr)
+{
+	fx_lq(sb, name, cq);
+	fx_wl(sb, name, name, prio, 1, cpu, gpu, NULL);
+	strbuf_addstr(sb, "status: {");
+	if (qr)
+		strbuf_addf(sb,
+			    "conditions: [{type: QuotaReserved, status: "
+			    "\"True\", lastTransitionTime: \"%s\"}], ",
+			    qr);
+	strbuf_addf(sb,
+		    "admission: {clusterQueue: %s, podSetAssignments: "
+		    "[{name: main, count: 1, flavors: {cpu: %s%s%s}}]}}\n",
+		    cq, fl, gpu > 0 ? ", nvidia.com/gpu: " : "",
+		    gpu > 0 ? fl : "");
+}
+
+#define FL(f, q)                                                               \
+	"    - {name: " f ", resources: [{name: cpu, nominalQuota: " q "}]}\n"
+#define T1 "2024-01-01T10:00:00Z"
+#define T2 "2024-01-01T11:00:00Z"
+
+/*
+ * Kueue flavorassigner.go, fitsResourceQuota and shouldTryNextFlavor: a
+ * flavor whose preemption oracle (preemption_oracle.go) finds no
+ * candidate has mode noPreemptionCandidates and the walk always goes on,
+ * also under whenCanPreempt MayStopSearch.
+ */
+static void build_no_candidates_next_flavor(struct strbuf *sb)
+{
+	fx_flavor(sb, "f1");
+	fx_flavor(sb, "f2");
+	cq_groups(sb, "a",
+		  "  preemption: {withinClusterQueue: LowerPriority}\n"
+		  "  flavorFungibility: {whenCanPreempt: MayStopSearch}\n",
+		  "cpu", FL("f1", "2") FL("f2", "2"));
+	fx_lq(sb, "a", "a");
+	victim(sb, "high", "a", 10, "2", 0, "f1", T1);
+	fx_wl(sb, "preemptor", "a", 5, 1, "2", 0, NULL);
+}
+
+/*
+ * Kueue flavorassigner.go, isPreferred and the preemption modes: the
+ * oracle says Reclaim when every candidate is in another queue and
+ * Preempt when one is in the preemptor's own; reclaim ranks higher, so
+ * the flavor where quota can be reclaimed wins over an earlier one where
+ * the preemptor would evict its own queue's workload.
+ */
+static void build_reclaim_over_preempt(struct strbuf *sb)
+{
+	fx_flavor(sb, "f1");
+	fx_flavor(sb, "f2");
+	cq_groups(sb, "a",
+		  COHORT "  preemption: {withinClusterQueue: LowerPriority, "
+			 "reclaimWithinCohort: Any}\n",
+		  "cpu", FL("f1", "2") FL("f2", "2"));
+	cq_groups(sb, "b", COHORT, "cpu", FL("f1", "0") FL("f2", "0"));
+	fx_lq(sb, "a", "a");
+	victim(sb, "own", "a", 1, "2", 0, "f1", T1);
+	victim(sb, "borrower", "b", 1, "2", 0, "f2", T1);
+	fx_wl(sb, "preemptor", "a", 5, 1, "2", 0, NULL);
+}
+
+/*
+ * Kueue preemption.go, classicalPreemptions: with no candidate in other
+ * queues the search allows the preemptor to borrow, so it evicts only
+ * what it needs beyond what the cohort lends.
+ */
+static void build_preemptor_may_borrow(struct strbuf *sb)
+{
+	fx_flavor(sb, "f");
+	cq_groups(sb, "a",
+		  COHORT "  preemption: {withinClusterQueue: LowerPriority}\n",
+		  "cpu", FL("f", "4"));
+	cq_groups(sb, "b", COHORT, "cpu", FL("f", "2"));
+	fx_lq(sb, "a", "a");
+	victim(sb, "lo1", "a", 1, "2", 0, "f", T1);
+	victim(sb, "lo2", "a", 1, "2", 0, "f", T2);
+	fx_wl(sb, "preemptor", "a", 5, 1, "4", 0, NULL);
+}
+
+/*
+ * The same rule when the request must borrow a second resource: the
+ * victim frees the contested cpu, and the gpus are borrowed (Kueue
+ * preemption.go, classicalPreemptions; candidate_generator.go).
+ */
+static void build_preemptor_borrows_other_resource(struct strbuf *sb)
+{
+	fx_flavor(sb, "f");
+	cq_groups(sb, "a",
+		  COHORT "  preemption: {withinClusterQueue: LowerPriority}\n",
+		  "cpu, nvidia.com/gpu",
+		  "    - {name: f, resources: [{name: cpu, nominalQuota: 4}, "
+		  "{name: nvidia.com/gpu, nominalQuota: 4}]}\n");
+	cq_groups(sb, "b", COHORT, "cpu, nvidia.com/gpu",
+		  "    - {name: f, resources: [{name: cpu, nominalQuota: 0}, "
+		  "{name: nvidia.com/gpu, nominalQuota: 4}]}\n");
+	fx_lq(sb, "a", "a");
+	victim(sb, "lo", "a", 1, "4", 0, "f", T1);
+	fx_wl(sb, "preemptor", "a", 5, 1, "4", 6, NULL);
+}
+
+/*
+ * Kueue fairsharing/ordering.go: the queue with the highest share is
+ * chosen again after every removal (ties: the queue whose next candidate
+ * comes first), so two borrowers of equal share each give one workload;
+ * the preemptor stays within its nominal quota, so the reason is
+ * InCohortReclamation (FairSharingPreemptWithinNominal).
+ */
+static void build_fair_sharing_rerank(struct strbuf *sb)
+{
+	fx_flavor(sb, "f");
+	cq_groups(sb, "a", COHORT "  preemption: {reclaimWithinCohort: Any}\n",
+		  "cpu", FL("f", "4"));
+	cq_groups(sb, "b", COHORT, "cpu", FL("f", "0"));
+	cq_groups(sb, "c", COHORT, "cpu", FL("f", "0"));
+	fx_lq(sb, "a", "a");
+	victim(sb, "b1", "b", 1, "1", 0, "f", T1);
+	victim(sb, "b2", "b", 1, "1", 0, "f", T2);
+	victim(sb, "c1", "c", 0, "1", 0, "f", T1);
+	victim(sb, "c2", "c", 0, "1", 0, "f", T2);
+	fx_wl(sb, "preemptor", "a", 5, 1, "2", 0, NULL);
+}
+
+/* A preemptor that must borrow takes, under fair sharing, only while the
+ * target's share stays at least its own (InCohortFairSharing). */
+static void build_fair_sharing_borrowing_preemptor(struct strbuf *sb)
+{
+	fx_flavor(sb, "f");
+	cq_groups(sb, "a", COHORT "  preemption: {reclaimWithinCohort: Any}\n",
+		  "cpu", FL("f", "2"));
+	cq_groups(sb, "b", COHORT, "cpu", FL("f", "2"));
+	cq_groups(sb, "c", COHORT, "cpu", FL("f", "4"));
+	fx_lq(sb, "a", "a");
+	victim(sb, "a1", "a", 0, "2", 0, "f", T1);
+	victim(sb, "b1", "b", 0, "1", 0, "f", T1);
+	victim(sb, "b2", "b", 0, "1", 0, "f", T1);
+	victim(sb, "b3", "b", 0, "1", 0, "f", T1);
+	victim(sb, "b4", "b", 0, "1", 0, "f", T1);
+	victim(sb, "b5", "b", 0, "1", 0, "f", T2);
+	fx_wl(sb, "preemptor", "a", 0, 1, "2", 0, NULL);
+}
+
+/* A case: what it shows, how to build its input, fair sharing, the
+ * preemptions expected ("victim:Reason ..."), whether the preemptor is
+ * admitted. */
+struct kcase {
+	const char *what;
+	void (*build)(struct strbuf *sb);
+	bool fair;
+	const char *want;
+	bool admitted;
+};
+
+static const struct kcase kcases[] = {
+	{ "no candidates on f1: f2", build_no_candidates_next_flavor, false, "",
+	  true },
+	{ "reclaim over preempt", build_reclaim_over_preempt, false,
+	  "borrower:InCohortReclamation", true },
+	{ "preemptor borrows", build_preemptor_may_borrow, false,
+	  "lo2:InClusterQueue", true },
+	{ "borrow a second resource", build_preemptor_borrows_other_resource,
+	  false, "lo:InClusterQueue", true },
+	{ "fair sharing re-ranks", build_fair_sharing_rerank, true,
+	  "c2:InCohortReclamation b2:InCohortReclamation", true },
+	{ "fair sharing, borrowing preemptor",
+	  build_fair_sharing_borrowing_preemptor, true,
+	  "b5:InCohortFairSharing", true },
+};
+
+static void test_kueue_cases(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(kcases) / sizeof(kcases[0]); i++) {
+		struct strbuf sb;
+
+		strbuf_init(&sb);
+		kcases[i].build(&sb);
+		run_text(kcases[i].what, sb.buf, kcases[i].fair, kcases[i].want,
+			 kcases[i].admitted);
+		strbuf_release(&sb);
+	}
+}
+
+/*
+ * Kueue flavorassigner.go, isPreferred: flavorFungibility.preference
+ * PreemptionOverBorrowing prefers a flavor that needs no borrowing, even
+ * with preemption, to one that fits by borrowing; the default
+ * (BorrowingOverPreemption) the other way round.
+ */
+static void test_fungibility_preference(void **state)
+{
+	static const struct {
+		const char *pref, *want;
+	} cases[] = {
+		{ "", "" },
+		{ ", preference: BorrowingOverPreemption", "" },
+		{ ", preference: PreemptionOverBorrowing",
+		  "own:InClusterQueue" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strbuf sb, spec;
+
+		strbuf_init(&sb);
+		strbuf_init(&spec);
+		strbuf_addf(&spec,
+			    COHORT "  preemption: {withinClusterQueue: "
+				   "LowerPriority}\n"
+				   "  flavorFungibility: {whenCanBorrow: "
+				   "TryNextFlavor%s}\n",
+			    cases[i].pref);
+		fx_flavor(&sb, "f1");
+		fx_flavor(&sb, "f2");
+		cq_groups(&sb, "a", spec.buf, "cpu",
+			  FL("f1", "0") FL("f2", "2"));
+		cq_groups(&sb, "b", COHORT, "cpu", FL("f1", "2") FL("f2", "0"));
+		fx_lq(&sb, "a", "a");
+		victim(&sb, "own", "a", 1, "2", 0, "f2", T1);
+		fx_wl(&sb, "preemptor", "a", 5, 1, "2", 0, NULL);
+		run_text(cases[i].pref, sb.buf, false, cases[i].want, true);
+		strbuf_release(&sb);
+		strbuf_release(&spec);
+	}
 }
 
 static void test_policies(void **state)
@@ -268,6 +552,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policies),
+		cmocka_unit_test(test_kueue_cases),
+		cmocka_unit_test(test_fungibility_preference),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,9 @@
  * The cluster: one rack of two 4-CPU hosts in TAS flavor f, ClusterQueue
  * q with 4 CPUs of quota that preempts lower priorities; workloads low
  * (3 pods), mid (1 pod, 2 CPUs), then high (priority 10, 2 pods).
+ * Preempted low keeps its creation time as its place in the queue (as in
+ * Kueue), so the cycle tries it before mid with 2 CPUs free: its message
+ * says 1 more needed, and mid is admitted after it.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -76,7 +79,7 @@ static const char preempted_low[] =
 	",\"reason\":\"InClusterQueue\",\"conditions\":[{\"type\":\"Quo"
 	"taReserved\",\"status\":\"False\",\"reason\":\"WaitingForQuota"
 	"\",\"message\":\"couldn't assign flavors to the workload: insu"
-	"fficient unused quota for cpu in flavor f, 3 more needed\"},{\""
+	"fficient unused quota for cpu in flavor f, 1 more needed\"},{\""
 	"type\":\"Admitted\",\"status\":\"False\",\"reason\":\"NoReserv"
 	"ation\",\"message\":\"The workload has no reservation\"},{\"ty"
 	"pe\":\"Evicted\",\"status\":\"True\",\"reason\":\"Preempted\","
@@ -101,10 +104,10 @@ static const char pending_low[] =
 	"{\"name\":\"ns/low\",\"clusterQueue\":\"q\",\"position\":0,\"p"
 	"ositionInLocalQueue\":0,\"reason\":\"WaitingForQuota\",\"messa"
 	"ge\":\"couldn't assign flavors to the workload: insufficient u"
-	"nused quota for cpu in flavor f, 3 more needed\",\"conditions\""
+	"nused quota for cpu in flavor f, 1 more needed\",\"conditions\""
 	":[{\"type\":\"QuotaReserved\",\"status\":\"False\",\"reason\":"
 	"\"WaitingForQuota\",\"message\":\"couldn't assign flavors to t"
-	"he workload: insufficient unused quota for cpu in flavor f, 3 "
+	"he workload: insufficient unused quota for cpu in flavor f, 1 "
 	"more needed\"},{\"type\":\"Admitted\",\"status\":\"False\",\"r"
 	"eason\":\"NoReservation\",\"message\":\"The workload has no re"
 	"servation\"},{\"type\":\"Evicted\",\"status\":\"True\",\"reaso"
