@@ -272,6 +272,7 @@ struct ctl *ctl_new(struct cluster *c, const struct ctl_options *o,
 		x->opt.bind_timeout_us = DEFAULT_BIND_TIMEOUT_US;
 	if (wf->enable && wf->block_admission)
 		x->opt.sched.admit_limit = 1; /* then wait for its pods */
+	x->opt.sched.hold_victims = x->opt.wait_victims;
 	x->one_per_cycle = x->opt.sched.admit_limit == 1;
 	x->ops = ops;
 	x->ctx = ctx;
@@ -467,6 +468,18 @@ int ctl_bind_result(struct ctl *x, uint64_t h, uint32_t pod, int err,
 	x->stats.bind_failures++;
 	vec_push(&x->failed, (uint32_t)wl);
 	evict_failed(x, "BindFailed");
+	return 0;
+}
+
+int ctl_released(struct ctl *x, uint64_t h, int64_t now_us)
+{
+	int64_t wl = ctl_slot_of(x, h);
+
+	if (wl < 0)
+		return (int)wl;
+	ctl_set_now(x, now_us);
+	sched_victim_released(x->s, (uint32_t)wl, now_us);
+	x->dirty = true;
 	return 0;
 }
 

@@ -111,6 +111,11 @@ struct ctl_options {
 	/* How long a gang may stay partly bound (binds started and not all
 	 * completed) before it is evicted whole; 0: 30 s. */
 	int64_t bind_timeout_us;
+	/* Live operation, as Kueue: a preempted workload keeps its quota and
+	 * nodes until the backend says its pods are gone (ctl_released()),
+	 * and its preemptor waits at the head meanwhile. Off (the simulator,
+	 * plan): victims are gone at once. */
+	bool wait_victims;
 };
 
 struct ctl_stats {
@@ -205,6 +210,13 @@ int ctl_pod_find(const struct ctl *x, const char *uid, uint64_t *ret_h,
  */
 int ctl_bind_result(struct ctl *x, uint64_t h, uint32_t pod, int err,
 		    int64_t now_us);
+
+/*
+ * With wait_victims: the pods of preempted workload h are gone (after its
+ * release op); its quota and nodes are free for its preemptor at the next
+ * cycle, and it is queued again. Returns 0 or -ESTALE.
+ */
+int ctl_released(struct ctl *x, uint64_t h, int64_t now_us);
 
 /*
  * Node node (an index into cluster->nodes) went down: it takes no new

@@ -92,6 +92,7 @@ struct ctl_wl_snap {
 	char *msg[SCHED_COND_COUNT];
 	char *why_msg;
 	const char *cq; /* of the admission; NULL when not admitted */
+	bool held;	/* it is the quota a preempted workload holds */
 	size_t npodsets;
 	struct ctl_ps_snap ps[WORKLOAD_MAX_PODSETS];
 	struct gang_saved gang; /* pods: gang_pods */

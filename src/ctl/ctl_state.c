@@ -149,9 +149,14 @@ struct ctl_snapshot *ctl_snapshot(const struct ctl *x)
 		w->why_msg =
 			w->sched.why_msg ? xstrdup(w->sched.why_msg) : NULL;
 		w->sched.why_msg = w->why_msg;
-		if (w->sched.adm)
+		if (w->sched.adm) {
 			save_adm(w, x, w->sched.adm);
+		} else if (w->sched.held) {
+			save_adm(w, x, w->sched.held);
+			w->held = true;
+		}
 		w->sched.adm = NULL;
+		w->sched.held = NULL;
 		save_gang(w, x, wl);
 		save_binds(w, x, &x->wl[wl]);
 	}
@@ -304,7 +309,10 @@ static int load_wl(struct ctl *x, const struct ctl_wl_snap *w)
 		rc = load_adm(x, w, &a);
 		if (rc < 0)
 			goto out;
-		s.adm = &a;
+		if (w->held)
+			s.held = &a;
+		else
+			s.adm = &a;
 		rc = load_gang(x, w, &g, &pods);
 		if (rc < 0)
 			goto out;
@@ -339,6 +347,8 @@ static void load_evicted(struct ctl *x, const struct ctl_wl_snap *w)
 	s.queued = true;
 	s.requeue_at_us = 0;
 	s.adm = NULL;
+	s.held = NULL;
+	s.held_for = 0;
 	BUG_ON(sched_wl_import(x->s, w->slot, &s, x->now_us) < 0);
 	memset(&g, 0, sizeof(g));
 	g.state = GANG_IDLE;

@@ -467,6 +467,11 @@ void sched_wl_remove(struct sched *s, uint32_t id)
 		sched_release(s, id);
 	else if (wl->state == SCHED_WL_PENDING)
 		leave_queues(s, id);
+	sched_victim_released(s, id, 0);
+	for (size_t v = 0; wl->victims_held && v < s->nwl; v++) {
+		if (s->wl[v].held_for == id + 1)
+			s->wl[v].held_for = 0; /* its preemptor is gone */
+	}
 	free_adm(wl->adm);
 	free(wl->why.msg);
 	for (int k = 0; k < SCHED_COND_COUNT; k++)
@@ -490,6 +495,7 @@ void sched_free(struct sched *s)
 		return;
 	for (size_t i = 0; i < s->nwl; i++) {
 		free_adm(s->wl[i].adm);
+		free_adm(s->wl[i].held);
 		free(s->wl[i].why.msg);
 		for (int k = 0; k < SCHED_COND_COUNT; k++)
 			free(s->wl[i].cond_msg[k]);
@@ -844,36 +850,87 @@ static void mark_dirty(struct sched *s, const struct sched_admission *adm)
 	}
 }
 
-void sched_release(struct sched *s, uint32_t id)
+/* Take admitted id out of its queue's admitted list. */
+static void leave_admitted(struct sched *s, uint32_t id)
 {
 	struct sched_wl *wl = &s->wl[id];
-	struct sched_admission *adm = wl->adm;
-	struct sched_cq *q;
+	struct sched_cq *q = &s->cqs[wl->adm->cq];
 	uint32_t last;
 
-	BUG_ON(wl->state != SCHED_WL_ADMITTED || !adm);
-	q = &s->cqs[adm->cq];
-	charge_adm(s, wl->w, adm, -1);
-	tas_charge(s, wl->w, adm, -1);
 	BUG_ON(q->admitted.items[wl->adm_pos] != id);
 	last = vec_pop(&q->admitted);
 	if (last != id) {
 		q->admitted.items[wl->adm_pos] = last;
 		s->wl[last].adm_pos = wl->adm_pos;
 	}
+}
+
+/* Give back the quota and nodes that adm of w holds. */
+static void uncharge(struct sched *s, const struct workload *w,
+		     struct sched_admission *adm)
+{
+	charge_adm(s, w, adm, -1);
+	tas_charge(s, w, adm, -1);
 	mark_dirty(s, adm);
 	free_adm(adm);
-	wl->adm = NULL;
 	s->epoch++;
 }
 
-/* Release an admitted workload and make it pending again. */
-static void requeue(struct sched *s, uint32_t id, const char *reason, char *msg,
-		    int64_t now_us)
+void sched_release(struct sched *s, uint32_t id)
 {
 	struct sched_wl *wl = &s->wl[id];
 
-	sched_release(s, id);
+	BUG_ON(wl->state != SCHED_WL_ADMITTED || !wl->adm);
+	leave_admitted(s, id);
+	uncharge(s, wl->w, wl->adm);
+	wl->adm = NULL;
+}
+
+/*
+ * Preempted id stops being admitted but keeps its quota and nodes until
+ * sched_victim_released(): its pods are still running (opt.hold_victims).
+ */
+static void hold(struct sched *s, uint32_t id, uint32_t by)
+{
+	struct sched_wl *wl = &s->wl[id];
+
+	BUG_ON(wl->state != SCHED_WL_ADMITTED || !wl->adm || wl->held);
+	leave_admitted(s, id);
+	wl->held = wl->adm;
+	wl->adm = NULL;
+	wl->held_for = by + 1;
+	s->wl[by].victims_held++;
+}
+
+void sched_victim_released(struct sched *s, uint32_t id, int64_t now_us)
+{
+	struct sched_wl *wl = &s->wl[id];
+
+	(void)now_us;
+	BUG_ON(id >= s->nwl);
+	if (!wl->held)
+		return;
+	uncharge(s, wl->w, wl->held);
+	wl->held = NULL;
+	if (wl->held_for && s->wl[wl->held_for - 1].victims_held)
+		s->wl[wl->held_for - 1].victims_held--;
+	wl->held_for = 0;
+	if (wl->state == SCHED_WL_PENDING && !wl->deactivated &&
+	    !queue_contains(&s->waiting, id))
+		sched_enqueue(s, id);
+}
+
+/* Release an admitted workload (or hold it for preemptor by, by >= 0)
+ * and make it pending again. */
+static void requeue_as(struct sched *s, uint32_t id, const char *reason,
+		       char *msg, int64_t now_us, int64_t by)
+{
+	struct sched_wl *wl = &s->wl[id];
+
+	if (by >= 0)
+		hold(s, id, (uint32_t)by);
+	else
+		sched_release(s, id);
 	wl->state = SCHED_WL_PENDING;
 	/* Back to its LocalQueue's ClusterQueue, none without one (a loaded
 	 * admission may name another). */
@@ -899,6 +956,12 @@ static void requeue(struct sched *s, uint32_t id, const char *reason, char *msg,
 	sched_why_set(&wl->why, SCHED_PEND_EVALUATION, NULL);
 }
 
+static void requeue(struct sched *s, uint32_t id, const char *reason, char *msg,
+		    int64_t now_us)
+{
+	requeue_as(s, id, reason, msg, now_us, -1);
+}
+
 void sched_preempt(struct sched *s, uint32_t victim, uint32_t by,
 		   enum sched_preempt_reason reason, int64_t now_us)
 {
@@ -908,9 +971,12 @@ void sched_preempt(struct sched *s, uint32_t victim, uint32_t by,
 			      p->ns ? p->ns : "", p->name,
 			      sched_preempt_reason_name(reason));
 
-	requeue(s, victim, "Preempted", msg, now_us);
+	requeue_as(s, victim, "Preempted", msg, now_us,
+		   s->opt.hold_victims ? (int64_t)by : -1);
 	sched_set_cond(&s->wl[victim], SCHED_COND_PREEMPTED, true,
 		       sched_preempt_reason_name(reason), xstrdup(msg), now_us);
+	if (s->opt.hold_victims)
+		return; /* queued again once its pods are gone */
 	s->wl[victim].deferred = true;
 	vec_push(&s->deferred, victim);
 }
@@ -1123,6 +1189,21 @@ int sched_assume_admitted(struct sched *s, uint32_t id, int64_t now_us,
 		wl->admit_us = qr->transition_us;
 	wl->admit_seq = 0;
 	return 0;
+}
+
+void sched_hold_restored(struct sched *s, uint32_t id,
+			 struct sched_admission *held)
+{
+	struct sched_wl *wl = &s->wl[id];
+
+	wl->held = held;
+	charge_adm(s, wl->w, held, 1);
+	tas_charge(s, wl->w, held, 1);
+}
+
+void sched_free_adm(struct sched_admission *adm)
+{
+	free_adm(adm);
 }
 
 void sched_admit_restored(struct sched *s, uint32_t id,

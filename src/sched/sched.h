@@ -115,6 +115,11 @@ struct sched_options {
 	 * waits for its pods: the driver sets 1 and holds the next cycles
 	 * while the lifecycle says admission is blocked. */
 	size_t admit_limit;
+	/* Live operation (Kueue): a preempted workload keeps its quota and
+	 * nodes until its pods are gone (sched_victim_released()), and its
+	 * preemptor waits at the head of its queue meanwhile, without
+	 * preempting more. Off: victims release at once (plan, simulator). */
+	bool hold_victims;
 };
 
 /* What one cycle did, in order. */
@@ -229,6 +234,13 @@ void sched_submit(struct sched *s, uint32_t wl, int64_t now_us);
 size_t sched_cycle(struct sched *s, int64_t now_us,
 		   struct sched_decisions *out);
 
+/*
+ * With opt.hold_victims: the pods of preempted wl are gone; its quota and
+ * nodes are released (its preemptor may be admitted at the next cycle)
+ * and it is queued again. Nothing when wl holds nothing.
+ */
+void sched_victim_released(struct sched *s, uint32_t wl, int64_t now_us);
+
 /* wl (admitted) completed: release its quota and placement. */
 void sched_finish(struct sched *s, uint32_t wl, int64_t now_us);
 
@@ -324,6 +336,11 @@ struct sched_saved {
 	uint64_t seq, admit_seq, admit_cycle;
 	const struct sched_admission *adm;	       /* ADMITTED; borrowed */
 	struct sched_condition cond[SCHED_COND_COUNT]; /* borrowed texts */
+	/* A preempted workload still holding its quota (hold_victims):
+	 * its admission, and its preemptor + 1; a preemptor's count of
+	 * such victims. */
+	const struct sched_admission *held;
+	uint32_t held_for, victims_held;
 };
 
 /* The scheduler's own counters (tie-breaks), exported with the state. */

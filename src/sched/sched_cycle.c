@@ -260,7 +260,7 @@ static void try_preempt(struct sched *s, uint32_t id, struct assign *a,
 	}
 	free(t);
 	free(r);
-	if (n) {
+	if (n && !s->opt.hold_victims) {
 		memcpy(counts, a->counts, sizeof(counts));
 		assign_workload(s, id, counts, a);
 	}
@@ -349,17 +349,34 @@ static void no_fit(struct sched *s, uint32_t id, struct assign *a)
 	sched_park(s, id, &a->why);
 }
 
+/* Kueue (live): a preemptor whose victims still hold their quota waits at
+ * the head of its queue, and preempts no more meanwhile. */
+static size_t wait_for_victims(struct sched *s, uint32_t id, struct assign *a,
+			       size_t n)
+{
+	sched_why_set(&a->why, SCHED_PEND_WAITING_FOR_QUOTA,
+		      xasprintf("Preempting: waiting for %u preempted "
+				"workload(s) to release their quota",
+				s->wl[id].victims_held));
+	no_fit(s, id, a);
+	return n;
+}
+
 /* Decide the head id of its queue. Returns the decisions it made. */
 static size_t process(struct sched *s, uint32_t id, struct assign *a,
 		      int64_t now_us, struct sched_decisions *out)
 {
 	size_t n = 0;
 
+	if (s->wl[id].victims_held)
+		return wait_for_victims(s, id, a, 0);
 	assign_workload(s, id, NULL, a);
 	/* Kueue asks for targets whenever the mode is Preempt; the oracle
 	 * said already that a flavor has none. */
 	if (a->mode == ASSIGN_PREEMPT && a->pmode != ASSIGN_PM_NO_CANDIDATES)
 		try_preempt(s, id, a, now_us, out, &n);
+	if (s->wl[id].victims_held)
+		return wait_for_victims(s, id, a, n);
 	if (a->mode != ASSIGN_FIT) {
 		struct sched_why keep = a->why;
 

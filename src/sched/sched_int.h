@@ -49,6 +49,11 @@ struct sched_wl {
 	uint32_t resmask;     /* resources its pod sets request, bit r */
 	uint32_t adm_pos;     /* index in its queue's admitted list */
 	struct sched_admission *adm;
+	/* Preempted with opt.hold_victims: its quota and nodes, still
+	 * charged until sched_victim_released(); and its preemptor + 1. */
+	struct sched_admission *held;
+	uint32_t held_for;
+	uint32_t victims_held; /* as a preemptor: victims not yet gone */
 	struct sched_why why;
 	struct sched_condition cond[SCHED_COND_COUNT];
 	char *cond_msg[SCHED_COND_COUNT]; /* owned messages */
@@ -223,6 +228,10 @@ void sched_set_cond(struct sched_wl *wl, enum sched_cond c, bool status,
 /* The reason of a member of a parked class (BestEffortFIFO's
  * inadmissible workloads), or NULL when id is not parked. */
 const struct sched_why *sched_parked_why(const struct sched *s, uint32_t id);
+/* Hold for id the admission of a restored victim (taken). */
+void sched_hold_restored(struct sched *s, uint32_t id,
+			 struct sched_admission *held);
+void sched_free_adm(struct sched_admission *adm);
 /* Admit id with an admission restored from an export (adm is taken). */
 void sched_admit_restored(struct sched *s, uint32_t id,
 			  struct sched_admission *adm, int64_t admit_us);

@@ -26,8 +26,10 @@ void sched_wl_export(const struct sched *s, uint32_t id,
 	memset(out, 0, sizeof(*out));
 	out->state = wl->state;
 	out->deactivated = wl->deactivated;
+	/* pending in its queue: not deactivated, not waiting for its
+	 * backoff, not a victim whose pods are still going */
 	out->queued = wl->state == SCHED_WL_PENDING && !wl->deactivated &&
-		      !queue_contains(&s->waiting, id);
+		      !wl->held && !queue_contains(&s->waiting, id);
 	out->queue_ts_us = wl->queue_ts_us;
 	out->requeue_at_us =
 		queue_contains(&s->waiting, id) ? wl->requeue_at_us : 0;
@@ -45,6 +47,9 @@ void sched_wl_export(const struct sched *s, uint32_t id,
 	out->admit_seq = wl->admit_seq;
 	out->admit_cycle = wl->admit_cycle;
 	out->adm = wl->adm;
+	out->held = wl->held;
+	out->held_for = wl->held_for;
+	out->victims_held = wl->victims_held;
 	for (int c = 0; c < SCHED_COND_COUNT; c++)
 		out->cond[c] = wl->cond[c];
 }
@@ -141,19 +146,30 @@ int sched_wl_import(struct sched *s, uint32_t id, const struct sched_saved *in,
 		    int64_t now_us)
 {
 	struct sched_wl *wl;
-	struct sched_admission *adm = NULL;
+	struct sched_admission *adm = NULL, *held = NULL;
 	int rc;
 
 	BUG_ON(id >= s->nwl || !s->wl[id].w);
 	wl = &s->wl[id];
 	BUG_ON(wl->state != SCHED_WL_NEW);
+	if (in->held) {
+		rc = copy_adm(s, wl->w, in->held, &held);
+		if (rc < 0)
+			return rc;
+	}
 	if (in->state == SCHED_WL_ADMITTED) {
 		if (!in->adm)
 			return -EINVAL;
 		rc = copy_adm(s, wl->w, in->adm, &adm);
-		if (rc < 0)
+		if (rc < 0) {
+			sched_free_adm(held);
 			return rc;
+		}
 	}
+	if (held)
+		sched_hold_restored(s, id, held);
+	wl->held_for = in->held_for;
+	wl->victims_held = in->victims_held;
 	wl->deactivated = in->deactivated;
 	wl->queue_ts_us = in->queue_ts_us;
 	wl->seq = in->seq;
@@ -173,6 +189,8 @@ int sched_wl_import(struct sched *s, uint32_t id, const struct sched_saved *in,
 		} else if (in->queued && wl->cq >= 0) {
 			sched_enqueue(s, id);
 			park(s, id, in);
+		} else if (in->held) {
+			/* queued again when its pods are gone */
 		} else if (wl->deactivated) {
 			sched_why_set(&wl->why, SCHED_PEND_DEACTIVATED,
 				      xstrdup("the workload is deactivated "

@@ -44,6 +44,7 @@ struct be {
 	struct rng rng;		    /* randomized mode */
 	bool random;
 	int evicted[64], released[64];
+	bool going[64]; /* released, its pods not yet reported gone */
 };
 
 static int64_t pod_gpus(const struct be *b, uint32_t wl)
@@ -99,6 +100,7 @@ static void be_release(void *ctx, uint32_t wl)
 		b->binding[wl][p] = false;
 	}
 	b->released[wl]++;
+	b->going[wl] = true;
 	b->bind_start[wl] = -1;
 }
 
@@ -144,6 +146,25 @@ static void node(struct strbuf *sb, const char *name, int gpus)
 		    "status: {allocatable: {cpu: \"8\", pods: \"10\", "
 		    "nvidia.com/gpu: \"%d\"}}\n",
 		    name, name, gpus);
+}
+
+static void queues_with(struct strbuf *sb, const char *preemption, int64_t gpus)
+{
+	strbuf_addstr(sb, "---\n" K2 "kind: Topology\nmetadata: {name: t}\n"
+			  "spec: {levels: [{nodeLabel: rack}, "
+			  "{nodeLabel: kubernetes.io/hostname}]}\n"
+			  "---\n" K2 "kind: ResourceFlavor\nmetadata: "
+			  "{name: f}\nspec: {nodeLabels: {pool: g}, "
+			  "topologyName: t}\n");
+	strbuf_addf(sb,
+		    "---\n" K2 "kind: ClusterQueue\nmetadata: {name: q}\n"
+		    "spec:\n  preemption: {withinClusterQueue: %s}\n"
+		    "  resourceGroups:\n  - coveredResources: "
+		    "[cpu, nvidia.com/gpu]\n    flavors: [{name: f, "
+		    "resources: [{name: cpu, nominalQuota: 1000}, "
+		    "{name: nvidia.com/gpu, nominalQuota: %" PRId64 "}]}]\n",
+		    preemption, gpus);
+	fx_lq(sb, "lq", "q");
 }
 
 static void queues(struct strbuf *sb)
@@ -616,6 +637,64 @@ static void test_pods_and_node_status(void **state)
 	cluster_release(&c);
 }
 
+/* Live preemption (wait_victims): the preemptor waits for its victim's
+ * pods to be gone, without preempting more meanwhile. */
+static void test_wait_victims(void **state)
+{
+	struct ctl_options o = { .wait_victims = true };
+	struct cluster c;
+	struct strbuf sb, msg;
+	struct ctl *x;
+	struct be b;
+	uint32_t low, mid, high;
+
+	(void)state;
+	strbuf_init(&sb);
+	strbuf_init(&msg);
+	for (int i = 0; i < 4; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "n%d", i);
+		node(&sb, name, 1);
+	}
+	queues_with(&sb, "LowerPriority", 4);
+	fx_wl(&sb, "low", "lq", 0, 2, "1", 1, NULL);
+	fx_wl(&sb, "mid", "lq", 1, 2, "1", 1, NULL);
+	fx_wl(&sb, "high", "lq", 10, 2, "1", 1, NULL);
+	fx_load(&c, sb.buf);
+	be_init(&b, &c);
+	x = ctl_new(&c, &o, &be_ops, &b);
+	low = fx_id(&c, "low");
+	mid = fx_id(&c, "mid");
+	high = fx_id(&c, "high");
+	assert_int_equal(ctl_submit(x, ctl_handle(x, low), true, 0), 0);
+	assert_int_equal(ctl_submit(x, ctl_handle(x, mid), true, 0), 0);
+	ctl_run(x, 0);
+	strbuf_reset(&b.log);
+	assert_int_equal(ctl_submit(x, ctl_handle(x, high), true, S), 0);
+	ctl_run(x, S);
+	/* low is evicted, high waits for its pods */
+	assert_string_equal(b.log.buf, "release low; Preempted low; ");
+	assert_int_equal(sched_wl_state(ctl_sched(x), high), SCHED_WL_PENDING);
+	sched_wl_pending(ctl_sched(x), high, &msg);
+	assert_non_null(strstr(msg.buf, "Preempting: waiting for 1"));
+	strbuf_reset(&b.log);
+	ctl_node_status(x, 0, true, false, 2 * S); /* anything: a cycle */
+	ctl_run(x, 2 * S);
+	assert_string_equal(b.log.buf, ""); /* mid is not preempted too */
+	assert_int_equal(ctl_released(x, ctl_handle(x, low), 3 * S), 0);
+	ctl_run(x, 3 * S);
+	assert_string_equal(b.log.buf,
+			    "Admitted high; bind high/0 n2; bind high/1 n3; ");
+	assert_int_equal(sched_wl_state(ctl_sched(x), mid), SCHED_WL_ADMITTED);
+	assert_int_equal(sched_wl_state(ctl_sched(x), low), SCHED_WL_PENDING);
+	ctl_free(x);
+	be_release_all(&b);
+	cluster_release(&c);
+	strbuf_release(&msg);
+	strbuf_release(&sb);
+}
+
 /* Quota of queue q's GPUs set to *ctx. */
 static int set_gpu_quota(void *ctx, struct cluster *c)
 {
@@ -735,10 +814,11 @@ static void restart_cluster(struct cluster *c)
  * passing); with restart_at >= 0 the controller is snapshotted, freed and
  * restored into a new one before that step. Returns the backend's log.
  */
-static char *restart_run(uint64_t seed, int restart_at)
+static char *restart_run(uint64_t seed, int restart_at, bool wait)
 {
 	struct ctl_options o = { .bind_timeout_us = 4 * S,
-				 .gang = { .jitter = true, .seed = 3 } };
+				 .gang = { .jitter = true, .seed = 3 },
+				 .wait_victims = wait };
 	struct cluster c;
 	struct ctl *x;
 	struct be b;
@@ -797,6 +877,9 @@ static char *restart_run(uint64_t seed, int restart_at)
 		} else if (act == 7) {
 			ctl_node_down(x, (uint32_t)rng_below(&r, c.nodes.len),
 				      rng_below(&r, 2) == 0, now);
+		} else if (act == 8 && b.going[w]) {
+			b.going[w] = false; /* its pods are gone */
+			assert_int_equal(ctl_released(x, h, now), 0);
 		} else {
 			now += (int64_t)rng_below(&r, 3 * S);
 		}
@@ -840,11 +923,12 @@ static const char *first_diff(const char *a, const char *b)
 static void test_restart_exact(void **state)
 {
 	(void)state;
-	for (uint64_t seed = 1; seed <= 30; seed++) {
-		char *want = restart_run(seed, -1);
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		bool wait = seed > 20; /* victims hold their quota till gone */
+		char *want = restart_run(seed, -1, wait);
 
 		for (int at = 1; at < 300; at += 37) {
-			char *got = restart_run(seed, at);
+			char *got = restart_run(seed, at, wait);
 
 			if (strcmp(want, got) != 0)
 				print_error("seed %" PRIu64 " restart at %d:\n"
@@ -870,6 +954,7 @@ int main(void)
 		cmocka_unit_test(test_restart_exact),
 		cmocka_unit_test(test_reconfigure),
 		cmocka_unit_test(test_pods_and_node_status),
+		cmocka_unit_test(test_wait_victims),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
