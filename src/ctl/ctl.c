@@ -363,12 +363,18 @@ void ctl_set_now(struct ctl *x, int64_t now_us)
 int ctl_submit(struct ctl *x, uint64_t h, bool pods_exist, int64_t now_us)
 {
 	int64_t wl = ctl_slot_of(x, h);
+	const struct workload *w;
 
 	if (wl < 0)
 		return (int)wl;
 	ctl_set_now(x, now_us);
+	w = &x->c->workloads.items[wl];
 	x->wl[wl].pods_exist = pods_exist;
-	sched_submit(x->s, (uint32_t)wl, now_us);
+	/* A Workload read back with its requeueState continues its backoff */
+	if (w->requeue.present)
+		gang_set_requeues(x->g, (uint32_t)wl, w->requeue.count);
+	sched_submit_after(x->s, (uint32_t)wl, w->requeue.requeue_at_us,
+			   now_us);
 	x->dirty = true;
 	return 0;
 }

@@ -161,8 +161,10 @@ int ctl_workload_delete(struct ctl *x, uint64_t h, int64_t now_us);
 
 /*
  * Queue workload h at now_us (sched_submit()). With pods_exist, its pods
- * exist already (a PodGroup's quorum counts them at admission). Returns
- * 0 or -ESTALE.
+ * exist already (a PodGroup's quorum counts them at admission). A Workload
+ * read back with status.requeueState continues its backoff: it is queued
+ * at requeueAt, and its next backoff counts from requeueState.count.
+ * Returns 0 or -ESTALE.
  */
 int ctl_submit(struct ctl *x, uint64_t h, bool pods_exist, int64_t now_us);
 

@@ -1017,3 +1017,9 @@ void gang_import_rng(struct gang *g, const struct rng *in)
 {
 	g->rng = *in;
 }
+
+void gang_set_requeues(struct gang *g, uint32_t wl, int64_t n)
+{
+	BUG_ON(wl >= g->nwl || n < 0);
+	g->wl[wl].requeues = n;
+}

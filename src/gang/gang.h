@@ -199,6 +199,9 @@ enum podgroup_phase gang_phase(const struct gang *g, uint32_t wl);
 bool gang_blocks_admission(const struct gang *g);
 /* The node pod of wl is placed on (after replacements), NULL when none. */
 const char *gang_pod_node(const struct gang *g, uint32_t wl, uint32_t pod);
+/* Set the requeues of wl so far (a Workload's requeueState.count, read
+ * back after a restart): the next backoff continues from it. */
+void gang_set_requeues(struct gang *g, uint32_t wl, int64_t n);
 /* Requeues of wl so far (requeueState.count). */
 int64_t gang_requeues(const struct gang *g, uint32_t wl);
 /* Work lost to node failures: pod-microseconds and GPU-microseconds. */

@@ -763,6 +763,29 @@ void sched_submit(struct sched *s, uint32_t id, int64_t now_us)
 	}
 }
 
+void sched_submit_after(struct sched *s, uint32_t id, int64_t requeue_at_us,
+			int64_t now_us)
+{
+	struct sched_wl *wl = &s->wl[id];
+
+	sched_submit(s, id, now_us);
+	if (requeue_at_us <= now_us || wl->state != SCHED_WL_PENDING ||
+	    wl->deactivated || wl->cq < 0)
+		return;
+	leave_queues(s, id);
+	sched_set_cond(wl, SCHED_COND_REQUEUED, false, "BackoffStarted",
+		       xasprintf("The workload is in backoff until %" PRId64
+				 " us",
+				 requeue_at_us),
+		       now_us);
+	sched_why_set(&wl->why, SCHED_PEND_EVALUATION,
+		      xasprintf("waiting for the requeue backoff until %" PRId64
+				" us",
+				requeue_at_us));
+	wl->requeue_at_us = requeue_at_us;
+	queue_push(&s->waiting, id);
+}
+
 /* Quota of an admission: count x request per resource with a flavor. */
 static void charge_adm(struct sched *s, const struct workload *w,
 		       const struct sched_admission *adm, int sign)

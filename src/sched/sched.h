@@ -227,6 +227,14 @@ enum sched_job_usage sched_assume_job(struct sched *s, uint32_t wl);
 void sched_submit(struct sched *s, uint32_t wl, int64_t now_us);
 
 /*
+ * Queue wl as sched_submit() does, but only from requeue_at_us on: a
+ * Workload whose status.requeueState.requeueAt is still to come continues
+ * the backoff it was in (Requeued=False until then).
+ */
+void sched_submit_after(struct sched *s, uint32_t wl, int64_t requeue_at_us,
+			int64_t now_us);
+
+/*
  * Run one admission cycle at now_us: admit as many pending workloads as
  * fit, preempting where policies allow. Appends what it did to out (may
  * be NULL). Returns the number of decisions.

@@ -695,6 +695,56 @@ static void test_wait_victims(void **state)
 	strbuf_release(&sb);
 }
 
+/* A Workload read back with status.requeueState waits out its backoff,
+ * and its next backoff counts from requeueState.count. */
+static void test_requeue_state(void **state)
+{
+	struct cluster c;
+	struct strbuf sb;
+	struct ctl *x;
+	struct be b;
+	uint64_t h;
+
+	(void)state;
+	strbuf_init(&sb);
+	for (int i = 0; i < 2; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "n%d", i);
+		node(&sb, name, 1);
+	}
+	queues(&sb);
+	fx_wl(&sb, "w", "lq", 0, 2, "1", 1, NULL);
+	strbuf_addstr(&sb, "status:\n  requeueState: {count: 2, requeueAt: "
+			   "\"1970-01-01T00:01:00Z\"}\n");
+	fx_load(&c, sb.buf);
+	c.default_config.wait_for_pods_ready.enable = true;
+	c.default_config.wait_for_pods_ready.timeout_us = 10 * S;
+	c.default_config.wait_for_pods_ready.requeuing.backoff_base_s = 10;
+	c.default_config.wait_for_pods_ready.requeuing.backoff_max_s = 3600;
+	be_init(&b, &c);
+	x = ctl_new(&c, NULL, &be_ops, &b);
+	h = ctl_handle(x, 0);
+	assert_int_equal(ctl_submit(x, h, true, 0), 0);
+	ctl_run(x, 0);
+	assert_string_equal(b.log.buf, "");
+	assert_int_equal(ctl_next_wakeup_us(x, 0), 60 * S);
+	ctl_run(x, 60 * S);
+	assert_string_equal(b.log.buf,
+			    "Admitted w; bind w/0 n0; bind w/1 n1; ");
+	strbuf_reset(&b.log);
+	/* not Ready in time: the third requeue waits 10 s x 2^2 */
+	ctl_run(x, 70 * S);
+	assert_string_equal(b.log.buf,
+			    "release w; Evicted w PodsReadyTimeout; ");
+	assert_int_equal(ctl_next_wakeup_us(x, 70 * S), 110 * S);
+	assert_int_equal(gang_requeues(ctl_gang(x), 0), 3);
+	ctl_free(x);
+	be_release_all(&b);
+	cluster_release(&c);
+	strbuf_release(&sb);
+}
+
 /* Quota of queue q's GPUs set to *ctx. */
 static int set_gpu_quota(void *ctx, struct cluster *c)
 {
@@ -955,6 +1005,7 @@ int main(void)
 		cmocka_unit_test(test_reconfigure),
 		cmocka_unit_test(test_pods_and_node_status),
 		cmocka_unit_test(test_wait_victims),
+		cmocka_unit_test(test_requeue_state),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
