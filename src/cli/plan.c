@@ -18,14 +18,13 @@
 
 #include "base/alloc.h"
 #include "base/strbuf.h"
+#include "ctl/ctl.h"
 #include "sched/sched.h"
 #include "status/status.h"
 
 #include "cli/output.h"
 
 #include "base/banned.h"
-
-#define PLAN_MAX_CYCLES 1000
 
 struct plan_opts {
 	const char **paths;
@@ -52,11 +51,11 @@ static const char *const run_source_names[RUN_SOURCE_COUNT] = {
 struct plan {
 	const struct cluster *c;
 	int64_t now_us; /* the newest creation time: no time passes */
-	struct sched *s;
+	struct ctl *x;
+	const struct sched *s; /* the controller's */
 	bool *admitted_here;
 	enum run_source *running; /* per workload */
 	struct sched_decisions preempted;
-	size_t cycles;
 	uint32_t *order; /* workloads by namespace and name */
 };
 
@@ -301,9 +300,10 @@ static void submit_one(struct plan *p, uint32_t i, struct strbuf *name)
 {
 	const struct workload *w = &p->c->workloads.items[i];
 
-	switch (sched_assume_job(p->s, i)) {
+	switch (ctl_assume_job(p->x, ctl_handle(p->x, i))) {
 	case SCHED_JOB_NOT_RUNNING:
-		sched_submit(p->s, i, p->now_us);
+		BUG_ON(ctl_submit(p->x, ctl_handle(p->x, i), false, p->now_us) <
+		       0);
 		break;
 	case SCHED_JOB_OWN_WORKLOAD: /* its Workload stands for it */
 		break;
@@ -359,11 +359,12 @@ static void submit_all(struct plan *p)
 			continue;
 		}
 		strbuf_reset(&why);
-		if (sched_assume_admitted(p->s, i, p->now_us, &why) < 0) {
+		if (ctl_adopt(p->x, ctl_handle(p->x, i), p->now_us, &why) < 0) {
 			fprintf(stderr,
 				"echelon plan: %s: admission ignored: %s\n",
 				wl_name(w, &name), why.buf);
-			sched_submit(p->s, i, p->now_us);
+			BUG_ON(ctl_submit(p->x, ctl_handle(p->x, i), false,
+					  p->now_us) < 0);
 		} else {
 			p->running[i] = RUN_WORKLOAD;
 		}
@@ -376,7 +377,7 @@ static void submit_all(struct plan *p)
 static void assume_pods(struct plan *p)
 {
 	vec_foreach (&p->c->pods, pod) {
-		if (sched_assume_pod(p->s, pod) == -ESRCH)
+		if (ctl_assume_pod(p->x, pod) == -ESRCH)
 			fprintf(stderr,
 				"echelon plan: pod %s/%s: no flavor of its "
 				"queue matches node %s; not counted\n",
@@ -385,24 +386,23 @@ static void assume_pods(struct plan *p)
 	}
 }
 
-static void run(struct plan *p)
+/* The controller's decisions: what this plan admits and preempts. */
+static void on_event(void *ctx, const struct ctl_event *e)
 {
-	struct sched_decisions d;
+	struct plan *p = ctx;
+	struct sched_decision d = { .kind = SCHED_DECIDE_PREEMPT,
+				    .wl = e->wl,
+				    .by = e->by,
+				    .reason = e->why,
+				    .cq = e->cq };
 
-	sched_decisions_init(&d);
-	for (p->cycles = 0; p->cycles < PLAN_MAX_CYCLES; p->cycles++) {
-		d.items.len = 0;
-		if (!sched_cycle(p->s, p->now_us, &d))
-			break;
-		vec_foreach (&d.items, x) {
-			if (x->kind == SCHED_DECIDE_ADMIT)
-				p->admitted_here[x->wl] = true;
-			else
-				vec_push(&p->preempted.items, *x);
-		}
-	}
-	sched_decisions_release(&d);
+	if (e->kind == CTL_EV_ADMITTED)
+		p->admitted_here[e->wl] = true;
+	else if (e->kind == CTL_EV_PREEMPTED)
+		vec_push(&p->preempted.items, d);
 }
+
+static const struct ctl_backend_ops plan_ops = { NULL, NULL, on_event };
 
 int cli_plan(int argc, char **argv)
 {
@@ -429,7 +429,9 @@ int cli_plan(int argc, char **argv)
 		if (w->creation_us > p.now_us)
 			p.now_us = w->creation_us;
 	}
-	p.s = sched_new(&c, &o.sched);
+	p.x = ctl_new(&c, &(struct ctl_options){ .sched = o.sched }, &plan_ops,
+		      &p);
+	p.s = ctl_sched(p.x);
 	p.admitted_here = xcalloc(c.workloads.len + 1, sizeof(bool));
 	p.running = xcalloc(c.workloads.len + 1, sizeof(*p.running));
 	p.order = xcalloc(c.workloads.len + 1, sizeof(*p.order));
@@ -439,7 +441,7 @@ int cli_plan(int argc, char **argv)
 	sched_decisions_init(&p.preempted);
 	assume_pods(&p);
 	submit_all(&p);
-	run(&p);
+	ctl_run(p.x, p.now_us); /* cycles until nothing changes */
 	root = plan_json(&p);
 	if (o.fmt == OUTPUT_TABLE)
 		print_table(root);
@@ -450,7 +452,7 @@ int cli_plan(int argc, char **argv)
 	free(p.admitted_here);
 	free(p.running);
 	free(p.order);
-	sched_free(p.s);
+	ctl_free(p.x);
 	rc = 0;
 out:
 	cluster_release(&c);

@@ -410,6 +410,20 @@ int ctl_adopt(struct ctl *x, uint64_t h, int64_t now_us, struct strbuf *why)
 	return 0;
 }
 
+int ctl_assume_job(struct ctl *x, uint64_t h)
+{
+	int64_t wl = ctl_slot_of(x, h);
+
+	if (wl < 0)
+		return (int)wl;
+	return (int)sched_assume_job(x->s, (uint32_t)wl);
+}
+
+int ctl_assume_pod(struct ctl *x, const struct pod *p)
+{
+	return sched_assume_pod(x->s, p);
+}
+
 int ctl_finish(struct ctl *x, uint64_t h, int64_t now_us)
 {
 	int64_t wl = ctl_slot_of(x, h);
@@ -577,7 +591,8 @@ static void preempted(struct ctl *x, const struct sched_decision *d)
 	struct ctl_event e = { .kind = CTL_EV_PREEMPTED,
 			       .wl = d->wl,
 			       .by = d->by,
-			       .why = d->reason };
+			       .why = d->reason,
+			       .cq = d->cq };
 
 	gang_evicted(x->g, d->wl, x->now_us);
 	ctl_flush(x);

@@ -74,6 +74,7 @@ struct ctl_event {
 	uint32_t wl;		       /* slot */
 	uint32_t by;		       /* CTL_EV_PREEMPTED: the preemptor */
 	enum sched_preempt_reason why; /* CTL_EV_PREEMPTED */
+	int32_t cq;		       /* CTL_EV_PREEMPTED: its queue */
 	const char *reason;	       /* static: "PodsReadyTimeout"... */
 	int64_t requeue_at_us;	       /* CTL_EV_EVICTED */
 	uint32_t pods;		       /* CTL_EV_REPLACED: pods moved */
@@ -178,6 +179,15 @@ int ctl_submit(struct ctl *x, uint64_t h, bool pods_exist, int64_t now_us);
  */
 int ctl_adopt(struct ctl *x, uint64_t h, int64_t now_us,
 	      struct strbuf *why) MUST_CHECK;
+
+/*
+ * Usage that runs outside the scheduler's admissions, for a controller
+ * started over a snapshot of a cluster (`echelon plan`): a running Job
+ * without a Workload (sched_assume_job()), a running pod of a LocalQueue
+ * (sched_assume_pod()). Return what those return; -ESTALE for a stale h.
+ */
+int ctl_assume_job(struct ctl *x, uint64_t h);
+int ctl_assume_pod(struct ctl *x, const struct pod *p);
 
 /*
  * Workload h completed: its pods are gone, its quota and nodes are
