@@ -153,6 +153,18 @@ int ctl_workload_add(struct ctl *x, struct workload *w,
 		     uint64_t *ret_h) MUST_CHECK;
 
 /*
+ * Workload h's object changed (an update of the Workload or its Job):
+ * *w (same namespace and name) takes its place, moved in and zeroed. Its
+ * priority, queue and shape apply from the next cycle, and a pending one
+ * keeps its place in its queue; spec.active false deactivates it (an
+ * admitted one is evicted whole first, CTL_EV_DEACTIVATED), true again
+ * queues it. Returns 0, -ESTALE, -EINVAL when the name differs, or -EBUSY
+ * when an admitted workload's pod sets change (Kueue refuses that too).
+ */
+int ctl_workload_update(struct ctl *x, uint64_t h, struct workload *w,
+			int64_t now_us) MUST_CHECK;
+
+/*
  * Delete workload h (Kubernetes deleted the object): an admitted one
  * releases its pods (the release op) and its quota, a pending one leaves
  * its queue; its slot is freed and every handle of it is stale from now

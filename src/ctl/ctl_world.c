@@ -57,6 +57,62 @@ int ctl_workload_delete(struct ctl *x, uint64_t h, int64_t now_us)
 	return 0;
 }
 
+/* Whether a and b have the same pod sets: counts and requests (Kueue
+ * refuses to change them while a workload holds quota). */
+static bool same_podsets(const struct workload *a, const struct workload *b)
+{
+	if (a->npodsets != b->npodsets)
+		return false;
+	for (size_t i = 0; i < a->npodsets; i++) {
+		const struct podset *x = &a->podsets[i], *y = &b->podsets[i];
+
+		if (x->count != y->count || x->min_count != y->min_count ||
+		    memcmp(&x->requests, &y->requests, sizeof(x->requests)))
+			return false;
+	}
+	return true;
+}
+
+int ctl_workload_update(struct ctl *x, uint64_t h, struct workload *w,
+			int64_t now_us)
+{
+	int64_t wl = ctl_slot_of(x, h);
+	bool admitted, idle;
+	int64_t requeues;
+	int rc;
+
+	if (wl < 0)
+		return (int)wl;
+	ctl_set_now(x, now_us);
+	admitted = sched_wl_state(x->s, (uint32_t)wl) == SCHED_WL_ADMITTED;
+	idle = gang_state(x->g, (uint32_t)wl) == GANG_IDLE;
+	if ((admitted || !idle) && !same_podsets(&x->c->workloads.items[wl], w))
+		return -EBUSY;
+	rc = cluster_workload_replace(x->c, (uint32_t)wl, w);
+	if (rc < 0)
+		return rc;
+	if (idle) { /* its pods are made anew from the new spec */
+		requeues = gang_requeues(x->g, (uint32_t)wl);
+		gang_wl_remove(x->g, (uint32_t)wl);
+		gang_wl_add(x->g, (uint32_t)wl);
+		gang_set_requeues(x->g, (uint32_t)wl, requeues);
+		ctl_drop_pods(&x->wl[wl]);
+	}
+	sched_wl_update(x->s, (uint32_t)wl, now_us);
+	if (admitted && !x->c->workloads.items[wl].active) {
+		struct ctl_event e = { .kind = CTL_EV_DEACTIVATED,
+				       .wl = (uint32_t)wl,
+				       .reason = "Deactivated" };
+
+		gang_evicted(x->g, (uint32_t)wl, now_us);
+		ctl_flush(x);
+		sched_deactivate(x->s, (uint32_t)wl, "Deactivated", now_us);
+		ctl_emit(x, &e);
+	}
+	x->dirty = true;
+	return 0;
+}
+
 int ctl_pod_map(struct ctl *x, const char *uid, uint64_t h, uint32_t pod)
 {
 	int64_t wl = ctl_slot_of(x, h);

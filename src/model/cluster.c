@@ -306,6 +306,26 @@ int cluster_workload_put(struct cluster *c, struct workload *w,
 	return fresh ? 0 : -EEXIST;
 }
 
+int cluster_workload_replace(struct cluster *c, uint32_t slot,
+			     struct workload *w)
+{
+	struct workload *old;
+
+	BUG_ON(slot >= c->workloads.len);
+	old = &c->workloads.items[slot];
+	BUG_ON(!workload_live(old));
+	if (!w->name || strcmp(w->name, old->name) != 0 ||
+	    strcmp(w->ns ? w->ns : "default", old->ns ? old->ns : "default"))
+		return -EINVAL;
+	w->name = old->name; /* the slot's counted reference */
+	w->ns = old->ns;
+	old->name = NULL; /* not released twice */
+	workload_release(old);
+	*old = *w;
+	memset(w, 0, sizeof(*w));
+	return 0;
+}
+
 void cluster_workload_remove(struct cluster *c, uint32_t slot)
 {
 	struct workload *w;

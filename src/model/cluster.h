@@ -139,6 +139,11 @@ int cluster_absorb(struct cluster *c, struct cluster *batch,
 int cluster_workload_put(struct cluster *c, struct workload *w,
 			 uint32_t *ret_slot) MUST_CHECK;
 void cluster_workload_remove(struct cluster *c, uint32_t slot);
+/* The object of slot's workload changed: *w (same namespace and name)
+ * takes its place, moved in and zeroed. -EINVAL (w untouched) when the
+ * name differs. */
+int cluster_workload_replace(struct cluster *c, uint32_t slot,
+			     struct workload *w) MUST_CHECK;
 
 /* Objects by name; NULL when absent. ns may be NULL for cluster scope. */
 const void *cluster_find(const struct cluster *c, enum kind k, const char *ns,

@@ -763,6 +763,37 @@ void sched_submit(struct sched *s, uint32_t id, int64_t now_us)
 	}
 }
 
+void sched_wl_update(struct sched *s, uint32_t id, int64_t now_us)
+{
+	struct sched_wl *wl = &s->wl[id];
+	bool queued = wl->state == SCHED_WL_PENDING && !wl->held &&
+		      !wl->deactivated && !queue_contains(&s->waiting, id);
+	struct sched_wl keep = *wl;
+
+	BUG_ON(id >= s->nwl || !wl->w);
+	if (queued)
+		leave_queues(s, id);
+	rebase(s);
+	init_wl(s, id, default_priority(s->c));
+	if (keep.state == SCHED_WL_ADMITTED)
+		wl->cq = keep.cq; /* the queue of its admission */
+	if (keep.state != SCHED_WL_PENDING)
+		return; /* NEW, FINISHED: taken as it is when queued */
+	if (!wl->w->active) {
+		sched_deactivate(s, id, "Deactivated", now_us);
+		return;
+	}
+	if (wl->deactivated && !wl->held) {
+		/* spec.active is true again: Kueue queues it anew */
+		wl->deactivated = false;
+		queued = !queue_contains(&s->waiting, id);
+	}
+	if (queued) {
+		sched_why_set(&wl->why, SCHED_PEND_EVALUATION, NULL);
+		sched_enqueue(s, id);
+	}
+}
+
 void sched_submit_after(struct sched *s, uint32_t id, int64_t requeue_at_us,
 			int64_t now_us)
 {

@@ -167,6 +167,15 @@ void sched_free(struct sched *s);
  */
 void sched_wl_add(struct sched *s, uint32_t id);
 /*
+ * Workload id's object changed in place (same name; an admitted one with
+ * the same pod sets): its priority, queue and shape are read again, and a
+ * pending one keeps its place in the queue (queue-order timestamp and
+ * sequence). A pending one with spec.active false is deactivated, a
+ * deactivated one with spec.active true again is queued; deactivating an
+ * admitted one is the caller's (its gang goes first).
+ */
+void sched_wl_update(struct sched *s, uint32_t id, int64_t now_us);
+/*
  * Forget workload id before its slot is freed: an admitted one releases
  * its quota and placement (its capacity is free at the next cycle), a
  * pending one leaves its queue; nothing of it stays.

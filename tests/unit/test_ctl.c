@@ -264,7 +264,7 @@ static void test_one_node_two_gangs(void **state)
 static void small(struct cluster *c, int gangs)
 {
 	struct strbuf sb;
-	char name[8];
+	char name[24];
 
 	strbuf_init(&sb);
 	for (int i = 0; i < 4; i++) {
@@ -588,6 +588,74 @@ static void test_dynamic_workloads(void **state)
 	cluster_release(&c);
 }
 
+/* Workload objects change while they live: priority, pod sets while
+ * pending, spec.active. */
+static void test_workload_update(void **state)
+{
+	struct cluster c;
+	struct ctl *x;
+	struct be b;
+	struct trace_job j;
+	struct workload w;
+	uint64_t h[3];
+	char name[24];
+
+	(void)state;
+	small(&c, 0);
+	be_init(&b, &c);
+	x = ctl_new(&c, NULL, &be_ops, &b);
+	for (int i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "u%d", i);
+		assert_int_equal(add(x, &c, name, &h[i]), 0);
+		assert_int_equal(ctl_submit(x, h[i], true, 0), 0);
+	}
+	ctl_run(x, 0); /* u0 and u1 run, u2 waits */
+	strbuf_reset(&b.log);
+	/* u2 asks for 3 pods: allowed while pending */
+	trace_job_init(&j);
+	j.name = "u2";
+	j.queue = "lq";
+	j.duration_us = S;
+	trace_job_set_gpus(&j, 3, 1, b.gpu, 1000, 0);
+	trace_job_workload(&j, &c, "ns", &w);
+	assert_int_equal(ctl_workload_update(x, h[2], &w, S), 0);
+	workload_release(&w);
+	/* u0 may not change its pods while admitted */
+	trace_job_init(&j);
+	j.name = "u0";
+	j.queue = "lq";
+	j.duration_us = S;
+	trace_job_set_gpus(&j, 1, 1, b.gpu, 1000, 0);
+	trace_job_workload(&j, &c, "ns", &w);
+	assert_int_equal(ctl_workload_update(x, h[0], &w, S), -EBUSY);
+	/* ... but may be deactivated: evicted whole, for good */
+	trace_job_init(&j);
+	j.name = "u0";
+	j.queue = "lq";
+	j.duration_us = S;
+	trace_job_set_gpus(&j, 2, 1, b.gpu, 1000, 0);
+	workload_release(&w);
+	trace_job_workload(&j, &c, "ns", &w);
+	w.active = false;
+	assert_int_equal(ctl_workload_update(x, h[0], &w, 2 * S), 0);
+	workload_release(&w);
+	ctl_run(x, 2 * S);
+	assert_string_equal(b.log.buf,
+			    "release u0; Deactivated u0 Deactivated; ");
+	/* u2 needs 3 GPUs, 2 are free: it waits */
+	assert_int_equal(sched_wl_state(ctl_sched(x), 2), SCHED_WL_PENDING);
+	assert_int_equal(sched_wl_pending(ctl_sched(x), 0, NULL),
+			 SCHED_PEND_DEACTIVATED);
+	strbuf_reset(&b.log);
+	assert_int_equal(ctl_workload_delete(x, h[1], 3 * S), 0);
+	ctl_run(x, 3 * S);
+	assert_string_equal(b.log.buf, "release u1; Admitted u2; bind u2/0 n0; "
+				       "bind u2/1 n1; bind u2/2 n2; ");
+	ctl_free(x);
+	be_release_all(&b);
+	cluster_release(&c);
+}
+
 static void test_random_faults(void **state)
 {
 	(void)state;
@@ -652,7 +720,7 @@ static void test_wait_victims(void **state)
 	strbuf_init(&sb);
 	strbuf_init(&msg);
 	for (int i = 0; i < 4; i++) {
-		char name[8];
+		char name[24];
 
 		snprintf(name, sizeof(name), "n%d", i);
 		node(&sb, name, 1);
@@ -708,7 +776,7 @@ static void test_requeue_state(void **state)
 	(void)state;
 	strbuf_init(&sb);
 	for (int i = 0; i < 2; i++) {
-		char name[8];
+		char name[24];
 
 		snprintf(name, sizeof(name), "n%d", i);
 		node(&sb, name, 1);
@@ -1000,6 +1068,7 @@ int main(void)
 		cmocka_unit_test(test_bind_timeout),
 		cmocka_unit_test(test_bind_refused_and_stale),
 		cmocka_unit_test(test_dynamic_workloads),
+		cmocka_unit_test(test_workload_update),
 		cmocka_unit_test(test_random_faults),
 		cmocka_unit_test(test_restart_exact),
 		cmocka_unit_test(test_reconfigure),
