@@ -665,6 +665,10 @@ int dec_cluster_queue(struct dec *x, struct ynode *root)
 		rc = -EINVAL;
 	cq->name = m.name;
 	dec_meta_release(&m);
+	/* being deleted: Kueue's finalizer keeps it until its admitted
+	 * workloads are gone, and it admits nothing new */
+	cq->deleting =
+		dec_get(dec_get(root, "metadata"), "deletionTimestamp") != NULL;
 	spec = spec_of(x, root, &len);
 	if (!spec || cq_spec(x, spec, cq) < 0)
 		rc = -EINVAL;

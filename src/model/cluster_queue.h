@@ -101,6 +101,9 @@ struct cluster_queue {
 	bool has_preference; /* given in the input */
 	enum stop_policy stop;
 	int64_t fair_weight_milli; /* fairSharing.weight, default 1000 */
+	/* metadata.deletionTimestamp is set: inactive, admits nothing new;
+	 * what it admitted keeps running (Kueue's finalizer). */
+	bool deleting;
 	struct srcpos pos;
 };
 

@@ -293,6 +293,10 @@ static bool cq_active(struct sched *s, size_t i, const char **why)
 		*why = "is stopped (stopPolicy)";
 		return false;
 	}
+	if (cq->deleting) {
+		*why = "is being deleted";
+		return false;
+	}
 	if (s->q.nodes[i].in_cycle) {
 		*why = "is in a cohort tree with a cycle";
 		return false;

@@ -813,6 +813,22 @@ static void test_requeue_state(void **state)
 	strbuf_release(&sb);
 }
 
+/* A ClusterQueue with a deletionTimestamp is read as being deleted. */
+static void test_cq_deletion_timestamp(void **state)
+{
+	struct cluster c;
+
+	(void)state;
+	fx_load(&c, "---\n" K2 "kind: ClusterQueue\nmetadata: {name: q, "
+		    "deletionTimestamp: \"2026-12-01T00:00:00Z\"}\n"
+		    "spec: {resourceGroups: []}\n"
+		    "---\n" K2 "kind: ClusterQueue\nmetadata: {name: r}\n"
+		    "spec: {resourceGroups: []}\n");
+	assert_true(c.cluster_queues.items[0].deleting);
+	assert_false(c.cluster_queues.items[1].deleting);
+	cluster_release(&c);
+}
+
 /* Quota of queue q's GPUs set to *ctx. */
 static int set_gpu_quota(void *ctx, struct cluster *c)
 {
@@ -834,6 +850,15 @@ static int relabel_n1(void *ctx, struct cluster *c)
 
 	(void)ctx;
 	labels_set(&n->labels, cluster_str(c, "pool"), cluster_str(c, "other"));
+	return 0;
+}
+
+/* ClusterQueue q is being deleted (kubectl delete: a deletionTimestamp
+ * while Kueue's finalizer holds it). */
+static int delete_q(void *ctx, struct cluster *c)
+{
+	(void)ctx;
+	c->cluster_queues.items[0].deleting = true;
 	return 0;
 }
 
@@ -871,6 +896,18 @@ static void test_reconfigure(void **state)
 	assert_int_equal(sched_wl_state(ctl_sched(x), 0), SCHED_WL_PENDING);
 	assert_int_equal(sched_wl_state(ctl_sched(x), 1), SCHED_WL_ADMITTED);
 	assert_true(topo_check(sched_topo(ctl_sched(x), 0), NULL));
+	/* a ClusterQueue being deleted admits nothing new, and what it
+	 * admitted keeps running */
+	strbuf_reset(&b.log);
+	assert_int_equal(ctl_reconfigure(x, delete_q, NULL, 3 * S), 0);
+	ctl_run(x, 3 * S);
+	assert_string_equal(b.log.buf, "");
+	assert_int_equal(sched_wl_state(ctl_sched(x), 1), SCHED_WL_ADMITTED);
+	/* w1 ends: w0 would fit on n0, n2, n3, but is not admitted */
+	assert_int_equal(ctl_finish(x, ctl_handle(x, 1), 4 * S), 0);
+	ctl_run(x, 4 * S);
+	assert_string_equal(b.log.buf, "");
+	assert_int_equal(sched_wl_state(ctl_sched(x), 0), SCHED_WL_PENDING);
 	ctl_free(x);
 	be_release_all(&b);
 	cluster_release(&c);
@@ -1072,6 +1109,7 @@ int main(void)
 		cmocka_unit_test(test_random_faults),
 		cmocka_unit_test(test_restart_exact),
 		cmocka_unit_test(test_reconfigure),
+		cmocka_unit_test(test_cq_deletion_timestamp),
 		cmocka_unit_test(test_pods_and_node_status),
 		cmocka_unit_test(test_wait_victims),
 		cmocka_unit_test(test_requeue_state),
