@@ -17,6 +17,7 @@
 #include "base/strbuf.h"
 #include "cli/cli.h"
 #include "manifest/manifest.h"
+#include "model/ann.h"
 #include "model/quantity.h"
 #include "sim/gen.h"
 #include "sim/itp.h"
@@ -498,15 +499,18 @@ static int add_jobs(struct cluster *c, struct sim_input *in)
 
 	for (size_t i = 0; i < c->workloads.len; i++) {
 		const struct workload *w = &c->workloads.items[i];
+		struct ann_sim sim;
+		const char *key;
 
-		if (w->sim_duration_us < 0) {
+		/* checked when loaded: it reads back */
+		BUG_ON(ann_sim_read(&w->annotations, &sim, &key, &eb) < 0);
+		if (sim.duration_us < 0) {
 			skipped++;
 			continue;
 		}
-		if (sim_input_add_job(
-			    in, (uint32_t)i,
-			    w->sim_submit_us < 0 ? 0 : w->sim_submit_us,
-			    w->sim_duration_us, w->sim_class, &eb) < 0) {
+		if (sim_input_add_job(in, (uint32_t)i,
+				      sim.submit_us < 0 ? 0 : sim.submit_us,
+				      sim.duration_us, sim.klass, &eb) < 0) {
 			fprintf(stderr, "%s\n", eb.msg);
 			return 1;
 		}

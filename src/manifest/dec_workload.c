@@ -15,12 +15,12 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "model/ann.h"
 #include "base/duration.h"
 
 #include "base/banned.h"
 
 #define ANN_PREFIX    "kueue.x-k8s.io/"
-#define SIM_PREFIX    "sim.echelon.dev/"
 #define MAX_POD_COUNT 1000000
 
 static const char *const object_known[] = { "apiVersion", "kind",   "metadata",
@@ -806,75 +806,41 @@ static void ann_error(struct dec *x, struct ynode *anns, const char *key,
 	dec_pop(x, len);
 }
 
-/* A time annotation: seconds or a Go duration (duration_parse_time()). */
-static int ann_sim_time(struct dec *x, struct ynode *anns,
-			const struct labels *ann, const char *key,
-			bool positive, int64_t *ret_us)
-{
-	const char *v = labels_get(ann, key);
-	struct errbuf eb;
-	int64_t us;
-	int rc;
-
-	if (!v)
-		return 0;
-	rc = duration_parse_time(v, strlen(v), &us, &eb);
-	if (rc == 0 && positive && us == 0)
-		rc = errbuf_set(&eb, -EINVAL, "must be positive, not \"%s\"",
-				v);
-	if (rc < 0) {
-		ann_error(x, anns, key, "%s", eb.msg);
-		return -EINVAL;
-	}
-	*ret_us = us;
-	return 1;
-}
-
-static bool sim_known(const char *key)
-{
-	return strcmp(key, SIM_PREFIX "submit") == 0 ||
-	       strcmp(key, SIM_PREFIX "duration") == 0 ||
-	       strcmp(key, SIM_PREFIX "class") == 0;
-}
-
 /*
- * The simulation inputs of a Workload or Job: metadata.annotations
- * sim.echelon.dev/submit, /duration (> 0) and /class. Other keys with that
- * prefix are warned about, as unknown fields are.
+ * The simulation inputs of a Workload or Job (metadata.annotations
+ * sim.echelon.dev/submit, /duration and /class, model/ann.h) are checked
+ * here, each bad one reported at its key, and every annotation is kept on
+ * the workload. Other keys in that namespace are warned about, as unknown
+ * fields are.
  */
 static int sim_annotations(struct dec *x, struct ynode *root,
 			   const struct labels *ann, struct workload *w)
 {
+	static const char *const keys[] = { ANN_SIM_SUBMIT, ANN_SIM_DURATION,
+					    ANN_SIM_CLASS };
 	struct ynode *anns = dec_get(dec_get(root, "metadata"), "annotations");
 	size_t len = dec_push(x, "metadata.annotations");
-	const char *klass = labels_get(ann, SIM_PREFIX "class");
+	struct errbuf eb;
 	int rc = 0;
 
-	if (ann_sim_time(x, anns, ann, SIM_PREFIX "submit", false,
-			 &w->sim_submit_us) < 0)
-		rc = -EINVAL;
-	if (ann_sim_time(x, anns, ann, SIM_PREFIX "duration", true,
-			 &w->sim_duration_us) < 0)
-		rc = -EINVAL;
-	if (klass && workload_class_valid(klass)) {
-		w->sim_class = klass;
-	} else if (klass) {
-		ann_error(x, anns, SIM_PREFIX "class",
-			  "must be a string of 1 to %d letters, digits, '.', "
-			  "'_' and '-', not \"%s\"",
-			  WORKLOAD_CLASS_MAX_LEN, klass);
-		rc = -EINVAL;
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		if (ann_sim_check(ann, keys[i], &eb) < 0) {
+			ann_error(x, anns, keys[i], "%s", eb.msg);
+			rc = -EINVAL;
+		}
 	}
 	for (size_t i = 0; anns && anns->type == YNODE_MAP && i < anns->n;
 	     i++) {
 		struct ynode *k = anns->kids[2 * i];
 
 		if (k->type == YNODE_SCALAR &&
-		    strncmp(k->text, SIM_PREFIX, strlen(SIM_PREFIX)) == 0 &&
-		    !sim_known(k->text))
+		    strncmp(k->text, ANN_SIM_PREFIX, strlen(ANN_SIM_PREFIX)) ==
+			    0 &&
+		    !ann_sim_known(k->text))
 			dec_warn(x, k, "unknown annotation \"%s\" is ignored",
 				 k->text);
 	}
+	labels_copy(&w->annotations, ann);
 	dec_pop(x, len);
 	return rc;
 }

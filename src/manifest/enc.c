@@ -12,6 +12,8 @@
 #include "base/strbuf.h"
 #include "model/quantity.h"
 
+#include "model/ann.h"
+
 #include "base/banned.h"
 
 #define KUEUE "kueue.x-k8s.io/v1beta2"
@@ -600,18 +602,22 @@ static void pod_priority(json_t *ps, const struct workload *w)
 				    json_integer(w->pod_priority));
 }
 
-/* The simulation inputs, as the annotations they are read from. */
+/* The simulation inputs among the annotations, in canonical form. */
 static json_t *sim_annotations(const struct workload *w)
 {
 	json_t *o = json_object();
+	struct ann_sim sim;
+	const char *key;
+	struct errbuf eb;
 
-	if (w->sim_submit_us >= 0)
-		json_object_set_new(o, "sim.echelon.dev/submit",
-				    duration(w->sim_submit_us));
-	if (w->sim_duration_us >= 0)
-		json_object_set_new(o, "sim.echelon.dev/duration",
-				    duration(w->sim_duration_us));
-	set_str(o, "sim.echelon.dev/class", w->sim_class);
+	if (ann_sim_read(&w->annotations, &sim, &key, &eb) < 0)
+		return o; /* the decoder refused it: never loaded */
+	if (sim.submit_us >= 0)
+		json_object_set_new(o, ANN_SIM_SUBMIT, duration(sim.submit_us));
+	if (sim.duration_us >= 0)
+		json_object_set_new(o, ANN_SIM_DURATION,
+				    duration(sim.duration_us));
+	set_str(o, ANN_SIM_CLASS, sim.klass);
 	return o;
 }
 

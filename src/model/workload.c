@@ -44,8 +44,6 @@ void workload_init(struct workload *w)
 	memset(w, 0, sizeof(*w));
 	w->active = true;
 	w->job.ready = -1;
-	w->sim_submit_us = -1;
-	w->sim_duration_us = -1;
 }
 
 void topology_assignment_free(struct topology_assignment *ta)
@@ -65,6 +63,7 @@ void workload_release(struct workload *w)
 		return;
 	for (size_t i = 0; i < w->npodsets; i++)
 		podset_release(&w->podsets[i]);
+	labels_release(&w->annotations);
 	if (w->admission) {
 		for (size_t i = 0; i < w->admission->npodsets; i++)
 			topology_assignment_free(

@@ -6,8 +6,8 @@
  * topology assignment per pod set).
  *
  * Each pod set's requests are per pod and already include one "pods" unit.
- * The simulation inputs (sim_*) come from a manifest's annotations
- * sim.echelon.dev/submit, /duration and /class, or from a trace job.
+ * Its metadata.annotations are kept as they are; echelon's simulation
+ * inputs among them (sim.echelon.dev/...) are read with model/ann.h.
  * Strings are interned in the owning cluster; a workload owns its arrays.
  */
 #ifndef ECHELON_MODEL_WORKLOAD_H
@@ -165,12 +165,9 @@ struct workload {
 	const char *owner_name;
 	bool from_job;	       /* made from a batch/v1 Job */
 	struct job_status job; /* when from_job */
-	/* For `echelon sim`: when it submits the workload (from the start)
-	 * and its runtime at the ideal placement (> 0), each -1 when not
-	 * given; its job class for per-class figures, NULL when none. */
-	int64_t sim_submit_us;
-	int64_t sim_duration_us;
-	const char *sim_class;
+	/* metadata.annotations of the Workload or Job, as they are (strings
+	 * interned); echelon's own are read with model/ann.h. */
+	struct labels annotations;
 	struct podset podsets[WORKLOAD_MAX_PODSETS];
 	size_t npodsets;
 	struct admission *admission; /* owned; NULL while not admitted */
@@ -180,7 +177,7 @@ struct workload {
 	struct srcpos pos;
 };
 
-/* An empty workload: active, job.ready and the simulation times -1. */
+/* An empty workload: active, job.ready -1. */
 void workload_init(struct workload *w);
 void workload_release(struct workload *w);
 /* Append an initialised pod set; NULL when WORKLOAD_MAX_PODSETS are used. */
@@ -192,7 +189,7 @@ void topology_assignment_free(struct topology_assignment *ta);
 void preferred_terms_free(struct preferred_term *terms, size_t n);
 /* Total pods over all pod sets. */
 int64_t workload_pod_count(const struct workload *w);
-/* Whether s (not NULL) is a valid job class (sim_class): 1 to
+/* Whether s (not NULL) is a valid job class (model/ann.h): 1 to
  * WORKLOAD_CLASS_MAX_LEN ASCII letters, digits, '.', '_' and '-'. */
 bool workload_class_valid(const char *s);
 const char *topology_mode_name(enum topology_mode mode);

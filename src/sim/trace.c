@@ -89,9 +89,6 @@ void trace_job_workload(const struct trace_job *j, struct cluster *c,
 	w->queue_name = cluster_str(c, j->queue);
 	w->priority = j->priority;
 	w->creation_us = j->submit_us;
-	w->sim_submit_us = j->submit_us;
-	w->sim_duration_us = j->duration_us;
-	w->sim_class = cluster_str(c, j->klass);
 	w->pos = j->pos;
 	w->pos.file = cluster_str(c, j->pos.file);
 	ps = workload_add_podset(w);

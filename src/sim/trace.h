@@ -143,8 +143,7 @@ bool trace_job_set_gpus(struct trace_job *j, int64_t gpus, int32_t gpus_per_pod,
  * name, queue (as the LocalQueue name) and priority, created at its
  * submission time, with one pod set "main" of j->pods pods, minCount,
  * per-pod requests and the topology request, level aliases resolved by
- * gen_level_label(); j's submission time, duration and class are also
- * the workload's simulation inputs (sim_submit_us, ...). Strings are interned
+ * gen_level_label(). Strings are interned
  * in c, so j may go first. Returns the workload's index in c->workloads, or
  * -EEXIST (nothing added) when c already has a workload of that name.
  */

@@ -148,15 +148,10 @@ static void add_jobs(struct world *w, const struct trace *t)
 {
 	struct errbuf eb = { 0 };
 
-	vec_foreach (&t->jobs, j)
-		assert_true(trace_job_add_workload(j, &w->c, "default") >= 0);
+	/* as echelon sim does: their workloads arrive with them */
 	sim_input_init(&w->in, &w->c, NULL);
-	for (size_t i = 0; i < w->c.workloads.len; i++) {
-		const struct workload *wl = &w->c.workloads.items[i];
-
-		if (sim_input_add_job(&w->in, (uint32_t)i, wl->sim_submit_us,
-				      wl->sim_duration_us, wl->sim_class,
-				      &eb) < 0)
+	vec_foreach (&t->jobs, j) {
+		if (sim_input_add_trace_job(&w->in, j, "default", &eb) < 0)
 			fail_msg("%s", eb.msg);
 	}
 	sim_input_sort(&w->in);
@@ -276,8 +271,14 @@ static void check_job(const char *ctx, const struct sim_job *j,
  * whole hosts inside the domain it requires. */
 static bool fits_empty(const struct world *w, const struct sim_job *j)
 {
-	const struct workload *wl = &w->c.workloads.items[j->wl];
-	const struct topology_request *tr = &wl->podsets[0].topology;
+	const struct trace_job *tj = &w->in.templates.items[j->tmpl];
+	struct topology_request req = {
+		.mode = tj->topology_mode,
+		.level = tj->topology_level
+				 ? gen_level_label(tj->topology_level)
+				 : NULL
+	};
+	const struct topology_request *tr = &req;
 	int32_t per_host, hosts, room = w->hosts;
 
 	if (j->gpus > w->quota_gpus || j->gpus_per_pod <= 0)
@@ -319,7 +320,7 @@ static void check_jobs(const char *ctx, const struct world *w,
 	for (size_t i = 0; i < w->in.jobs.len; i++) {
 		const struct sim_job *j = &w->in.jobs.items[i];
 		const struct sim_job_rec *r = &res->jobs[i];
-		const char *name = w->c.workloads.items[j->wl].name;
+		const char *name = j->name;
 		char jctx[512], repl[96];
 
 		snprintf(jctx, sizeof(jctx), "%s: job %s", ctx, name);
@@ -1273,8 +1274,7 @@ static void life_world(struct world *w, const char *spec, const char *jsonl)
 static size_t job_index(const struct world *w, const char *name)
 {
 	for (size_t i = 0; i < w->in.jobs.len; i++) {
-		if (strcmp(w->c.workloads.items[w->in.jobs.items[i].wl].name,
-			   name) == 0)
+		if (strcmp(w->in.jobs.items[i].name, name) == 0)
 			return i;
 	}
 	fail_msg("no job %s", name);
@@ -1381,7 +1381,6 @@ enum bad {
 	BAD_FAIL_NODE,
 	BAD_FAIL_NULL,
 	BAD_POLICY,
-	BAD_NO_SPLIT,
 	BAD_MODEL,
 };
 
@@ -1401,7 +1400,6 @@ static const struct {
 	{ BAD_FAIL_NODE, "failure 2: no node named \"gpu-b0-r0-h9\"" },
 	{ BAD_FAIL_NULL, "failure 1: no node named \"\"" },
 	{ BAD_POLICY, "policy: unknown" },
-	{ BAD_NO_SPLIT, "no-gang: the input has no per-pod workloads" },
 	{ BAD_MODEL, "commFraction: must be in (0, 1] when no compute time "
 		     "is given" },
 };
@@ -1448,9 +1446,6 @@ static void make_bad(enum bad what, struct sim_options *o,
 	case BAD_POLICY:
 		o->policy = SIM_POLICY_COUNT;
 		break;
-	case BAD_NO_SPLIT:
-		o->policy = SIM_POLICY_NO_GANG;
-		break;
 	case BAD_MODEL:
 		o->tp.comm_fraction = 0;
 		break;
@@ -1489,26 +1484,50 @@ static void test_bad_options(void **state)
 	world_release(&w);
 }
 
-/* sim_input_add_job() and sim_input_add_split() refuse bad input. */
+/*
+ * sim_input_add_job() and sim_input_add_split() refuse bad input; a
+ * manifest's job needs its per-pod workloads for no-gang (a trace job's
+ * are made as its pods arrive).
+ */
 static void test_bad_input(void **state)
 {
+	struct sim_options o;
+	struct sim_result res;
 	struct errbuf eb = { 0 };
+	struct trace_job tj;
 	struct world w;
 	size_t nwl;
+	int m;
 
 	(void)state;
-	life_world(&w, "blocks=1,racks=1,hosts=2,gpus=8",
-		   JOB_G2(60, "") "{\"name\": \"g-pod-1\", \"submit_s\": 9, "
-				  "\"duration_s\": 60}\n");
-	assert_int_equal(sim_input_add_job(&w.in, 0, -1, S, NULL, &eb),
+	life_world(&w, "blocks=1,racks=1,hosts=2,gpus=8", JOB_G2(60, ""));
+	trace_job_init(&tj);
+	tj.name = cluster_str(&w.c, "m");
+	tj.queue = cluster_str(&w.c, "sim");
+	tj.duration_us = 60 * S;
+	m = trace_job_add_workload(&tj, &w.c, "default");
+	assert_true(m >= 0);
+	assert_int_equal(
+		sim_input_add_job(&w.in, (uint32_t)m, -1, S, NULL, &eb),
+		-EINVAL);
+	assert_string_equal(eb.msg, "m: submit time is negative");
+	assert_int_equal(sim_input_add_job(&w.in, (uint32_t)m, 0, 0, NULL, &eb),
 			 -EINVAL);
-	assert_string_equal(eb.msg, "g: submit time is negative");
-	assert_int_equal(sim_input_add_job(&w.in, 0, 0, 0, NULL, &eb), -EINVAL);
-	assert_string_equal(eb.msg, "g: duration must be positive");
+	assert_string_equal(eb.msg, "m: duration must be positive");
+	assert_int_equal(sim_input_add_job(&w.in, (uint32_t)m, 0, S, NULL, &eb),
+			 0);
 	assert_int_equal(w.in.jobs.len, 2);
+	sim_options_init(&o);
+	o.policy = SIM_POLICY_NO_GANG;
+	assert_int_equal(sim_run(&w.in, &o, &res, &eb), -EINVAL);
+	assert_string_equal(eb.msg,
+			    "no-gang: the input has no per-pod workloads");
+	sim_result_release(&res);
+	tj.name = cluster_str(&w.c, "m-pod-0");
+	assert_true(trace_job_add_workload(&tj, &w.c, "default") >= 0);
 	nwl = w.c.workloads.len;
 	assert_int_equal(sim_input_add_split(&w.in, &w.c, &eb), -EEXIST);
-	assert_string_equal(eb.msg, "g-pod-1: a workload of that name exists "
+	assert_string_equal(eb.msg, "m-pod-0: a workload of that name exists "
 				    "already");
 	assert_int_equal(w.c.workloads.len, nwl);
 	vec_foreach (&w.in.jobs, j)

@@ -19,6 +19,7 @@
 #include "base/strbuf.h"
 #include "manifest/enc.h"
 #include "manifest/manifest.h"
+#include "model/ann.h"
 #include "testutil.h"
 
 #include "base/banned.h"
@@ -38,6 +39,17 @@
 #define JOB_SPEC "spec: {template: {spec: {containers: [{}]}}}\n"
 
 /* Load text as t.yaml; the diagnostics, formatted (caller frees). */
+/* The simulation inputs among w's annotations (model/ann.h). */
+static struct ann_sim sim_of(const struct workload *w)
+{
+	struct ann_sim sim;
+	const char *key;
+	struct errbuf eb;
+
+	assert_int_equal(ann_sim_read(&w->annotations, &sim, &key, &eb), 0);
+	return sim;
+}
+
 static char *load(struct cluster *c, const char *text, int *ret_rc)
 {
 	struct strbuf sb;
@@ -114,12 +126,14 @@ static void test_values(void **state)
 		w = cluster_find(&c, KIND_WORKLOAD, "default",
 				 good_cases[i].name);
 		assert_non_null(w);
-		assert_int_equal(w->sim_submit_us, good_cases[i].submit_us);
-		assert_int_equal(w->sim_duration_us, good_cases[i].duration_us);
+		assert_int_equal(sim_of(w).submit_us, good_cases[i].submit_us);
+		assert_int_equal(sim_of(w).duration_us,
+				 good_cases[i].duration_us);
 		if (good_cases[i].klass)
-			assert_string_equal(w->sim_class, good_cases[i].klass);
+			assert_string_equal(sim_of(w).klass,
+					    good_cases[i].klass);
 		else
-			assert_null(w->sim_class);
+			assert_null(sim_of(w).klass);
 		free(got);
 		cluster_release(&c);
 	}
@@ -163,7 +177,7 @@ static void test_one_grammar(void **state)
 			fail_msg("\"%s\": rc %d:\n%s", cases[i].in, rc, got);
 		w = cluster_find(&c, KIND_WORKLOAD, "default", "w");
 		assert_non_null(w);
-		assert_int_equal(w->sim_duration_us, cases[i].us);
+		assert_int_equal(sim_of(w).duration_us, cases[i].us);
 		assert_int_equal(
 			cluster_config(&c)->wait_for_pods_ready.timeout_us,
 			cases[i].us);
@@ -323,12 +337,12 @@ static void test_round_trip(void **state)
 		b = cluster_find(&c2, KIND_WORKLOAD, "default", names[i]);
 		assert_non_null(a);
 		assert_non_null(b);
-		assert_int_equal(a->sim_submit_us, b->sim_submit_us);
-		assert_int_equal(a->sim_duration_us, b->sim_duration_us);
-		if (a->sim_class)
-			assert_string_equal(a->sim_class, b->sim_class);
+		assert_int_equal(sim_of(a).submit_us, sim_of(b).submit_us);
+		assert_int_equal(sim_of(a).duration_us, sim_of(b).duration_us);
+		if (sim_of(a).klass)
+			assert_string_equal(sim_of(a).klass, sim_of(b).klass);
 		else
-			assert_null(b->sim_class);
+			assert_null(sim_of(b).klass);
 	}
 	second = encode(&c2);
 	assert_string_equal(first, second);

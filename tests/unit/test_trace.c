@@ -543,14 +543,10 @@ static void test_add_workload(void **state)
 	assert_string_equal(w->podsets[0].topology.level,
 			    "cloud.provider.com/topology-rack");
 	assert_string_equal(w->pos.file, "w.jsonl");
-	assert_int_equal(w->sim_submit_us, 5000000);
-	assert_int_equal(w->sim_duration_us, 1000000);
-	assert_string_equal(w->sim_class, "large");
 	w = cluster_find(&c, KIND_WORKLOAD, "ns1", "b");
 	assert_non_null(w);
 	assert_null(w->queue_name);
-	assert_null(w->sim_class);
-	assert_int_equal(w->sim_submit_us, 6000000);
+	assert_int_equal(w->creation_us, 6000000);
 	assert_int_equal(w->podsets[0].topology.mode, TOPOLOGY_NONE);
 	assert_null(w->podsets[0].topology.level);
 	/* the same name again is refused and adds nothing */
