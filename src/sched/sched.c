@@ -767,6 +767,26 @@ void sched_submit(struct sched *s, uint32_t id, int64_t now_us)
 	}
 }
 
+/* Pending id, in no queue, waits for its requeue backoff until
+ * requeue_at_us (Requeued=False with reason). */
+static void wait_backoff(struct sched *s, uint32_t id, const char *reason,
+			 int64_t requeue_at_us, int64_t now_us)
+{
+	struct sched_wl *wl = &s->wl[id];
+
+	sched_set_cond(wl, SCHED_COND_REQUEUED, false, reason,
+		       xasprintf("The workload is in backoff until %" PRId64
+				 " us",
+				 requeue_at_us),
+		       now_us);
+	sched_why_set(&wl->why, SCHED_PEND_EVALUATION,
+		      xasprintf("waiting for the requeue backoff until %" PRId64
+				" us",
+				requeue_at_us));
+	wl->requeue_at_us = requeue_at_us;
+	queue_push(&s->waiting, id);
+}
+
 void sched_wl_update(struct sched *s, uint32_t id, int64_t now_us)
 {
 	struct sched_wl *wl = &s->wl[id];
@@ -808,17 +828,7 @@ void sched_submit_after(struct sched *s, uint32_t id, int64_t requeue_at_us,
 	    wl->deactivated || wl->cq < 0)
 		return;
 	leave_queues(s, id);
-	sched_set_cond(wl, SCHED_COND_REQUEUED, false, "BackoffStarted",
-		       xasprintf("The workload is in backoff until %" PRId64
-				 " us",
-				 requeue_at_us),
-		       now_us);
-	sched_why_set(&wl->why, SCHED_PEND_EVALUATION,
-		      xasprintf("waiting for the requeue backoff until %" PRId64
-				" us",
-				requeue_at_us));
-	wl->requeue_at_us = requeue_at_us;
-	queue_push(&s->waiting, id);
+	wait_backoff(s, id, "BackoffStarted", requeue_at_us, now_us);
 }
 
 /* Quota of an admission: count x request per resource with a flavor. */
@@ -1050,27 +1060,14 @@ void sched_evict(struct sched *s, uint32_t id, const char *reason,
 void sched_evict_until(struct sched *s, uint32_t id, const char *reason,
 		       int64_t requeue_at_us, int64_t now_us)
 {
-	struct sched_wl *wl;
-
 	BUG_ON(id >= s->nwl);
-	wl = &s->wl[id];
 	if (requeue_at_us <= now_us) {
 		sched_evict(s, id, reason, now_us);
 		return;
 	}
 	requeue(s, id, reason,
 		xasprintf("The workload was evicted: %s", reason), now_us);
-	sched_set_cond(wl, SCHED_COND_REQUEUED, false, reason,
-		       xasprintf("The workload is in backoff until %" PRId64
-				 " us",
-				 requeue_at_us),
-		       now_us);
-	sched_why_set(&wl->why, SCHED_PEND_EVALUATION,
-		      xasprintf("waiting for the requeue backoff until %" PRId64
-				" us",
-				requeue_at_us));
-	wl->requeue_at_us = requeue_at_us;
-	queue_push(&s->waiting, id);
+	wait_backoff(s, id, reason, requeue_at_us, now_us);
 }
 
 int64_t sched_next_requeue_us(const struct sched *s)

@@ -510,22 +510,30 @@ static void random_run(uint64_t seed)
 	cluster_release(&c);
 }
 
-/* A 2-pod gang of 1 GPU each, made while the controller runs. */
-static int add(struct ctl *x, struct cluster *c, const char *name,
-	       uint64_t *ret_h)
+/* A gang of gpus pods of 1 GPU each in queue lq, into *w. */
+static void fill(struct cluster *c, const char *name, int64_t gpus,
+		 struct workload *w)
 {
 	struct trace_job j;
-	struct workload w;
-	int rc;
 
 	trace_job_init(&j);
 	j.name = name;
 	j.queue = "lq";
 	j.duration_us = S;
-	trace_job_set_gpus(&j, 2, 1,
+	trace_job_set_gpus(&j, gpus, 1,
 			   resource_lookup(c->resources, "nvidia.com/gpu"),
 			   1000, 0);
-	trace_job_workload(&j, c, "ns", &w);
+	trace_job_workload(&j, c, "ns", w);
+}
+
+/* A 2-pod gang of 1 GPU each, made while the controller runs. */
+static int add(struct ctl *x, struct cluster *c, const char *name,
+	       uint64_t *ret_h)
+{
+	struct workload w;
+	int rc;
+
+	fill(c, name, 2, &w);
 	rc = ctl_workload_add(x, &w, ret_h);
 	workload_release(&w); /* nothing when moved in */
 	return rc;
@@ -595,7 +603,6 @@ static void test_workload_update(void **state)
 	struct cluster c;
 	struct ctl *x;
 	struct be b;
-	struct trace_job j;
 	struct workload w;
 	uint64_t h[3];
 	char name[24];
@@ -612,30 +619,15 @@ static void test_workload_update(void **state)
 	ctl_run(x, 0); /* u0 and u1 run, u2 waits */
 	strbuf_reset(&b.log);
 	/* u2 asks for 3 pods: allowed while pending */
-	trace_job_init(&j);
-	j.name = "u2";
-	j.queue = "lq";
-	j.duration_us = S;
-	trace_job_set_gpus(&j, 3, 1, b.gpu, 1000, 0);
-	trace_job_workload(&j, &c, "ns", &w);
+	fill(&c, "u2", 3, &w);
 	assert_int_equal(ctl_workload_update(x, h[2], &w, S), 0);
 	workload_release(&w);
 	/* u0 may not change its pods while admitted */
-	trace_job_init(&j);
-	j.name = "u0";
-	j.queue = "lq";
-	j.duration_us = S;
-	trace_job_set_gpus(&j, 1, 1, b.gpu, 1000, 0);
-	trace_job_workload(&j, &c, "ns", &w);
+	fill(&c, "u0", 1, &w);
 	assert_int_equal(ctl_workload_update(x, h[0], &w, S), -EBUSY);
-	/* ... but may be deactivated: evicted whole, for good */
-	trace_job_init(&j);
-	j.name = "u0";
-	j.queue = "lq";
-	j.duration_us = S;
-	trace_job_set_gpus(&j, 2, 1, b.gpu, 1000, 0);
 	workload_release(&w);
-	trace_job_workload(&j, &c, "ns", &w);
+	/* ... but may be deactivated: evicted whole, for good */
+	fill(&c, "u0", 2, &w);
 	w.active = false;
 	assert_int_equal(ctl_workload_update(x, h[0], &w, 2 * S), 0);
 	workload_release(&w);
