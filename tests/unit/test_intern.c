@@ -119,6 +119,48 @@ static void test_many(void **state)
 	free(ptrs);
 }
 
+/* Counted strings leave with their last reference and their ids are
+ * reused; a string interned for good stays whatever the counts. */
+static void test_counted(void **state)
+{
+	struct intern t;
+	const char *a, *b;
+	char name[32];
+
+	(void)state;
+	intern_init(&t);
+	intern_str(&t, "kept");
+	a = intern_str_counted(&t, "job-1");
+	b = intern_str_counted(&t, "job-1");
+	assert_ptr_equal(a, b);
+	assert_int_equal(intern_count(&t), 2);
+	intern_unref(&t, "job-1");
+	assert_int_equal(intern_find(&t, "job-1"), 1); /* one ref left */
+	intern_unref(&t, "job-1");
+	assert_int_equal(intern_find(&t, "job-1"), -1);
+	assert_int_equal(intern_count(&t), 1);
+	/* the freed id is taken again */
+	assert_int_equal(intern_id(&t, "job-2"), 1);
+	/* a counted string interned for good stays */
+	intern_str_counted(&t, "kept");
+	intern_unref(&t, "kept");
+	intern_unref(&t, "kept");
+	assert_int_equal(intern_find(&t, "kept"), 0);
+	intern_str_counted(&t, "c");
+	intern_str(&t, "c"); /* now for good */
+	intern_unref(&t, "c");
+	assert_true(intern_find(&t, "c") >= 0);
+	/* churn: the table holds the live strings only */
+	for (int k = 0; k < 10000; k++) {
+		snprintf(name, sizeof(name), "w-%d", k);
+		intern_str_counted(&t, name);
+		intern_unref(&t, name);
+	}
+	assert_int_equal(intern_count(&t), 3);
+	assert_true(t.strs.len <= 4);
+	intern_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -126,6 +168,7 @@ int main(void)
 		cmocka_unit_test(test_same_pointer),
 		cmocka_unit_test(test_find_absent),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_counted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
