@@ -845,6 +845,34 @@ static int relabel_n1(void *ctx, struct cluster *c)
 	return 0;
 }
 
+/* Nodes n4 and n5 join the rack (kubectl apply of two Nodes). */
+static int add_nodes(void *ctx, struct cluster *c)
+{
+	int gpu = resource_lookup(c->resources, "nvidia.com/gpu");
+
+	(void)ctx;
+	for (int i = 4; i < 6; i++) {
+		struct node *n = vec_push_zero(&c->nodes);
+		char name[24];
+
+		node_init(n);
+		snprintf(name, sizeof(name), "n%d", i);
+		n->name = cluster_str(c, name);
+		labels_set(&n->labels, cluster_str(c, "pool"),
+			   cluster_str(c, "g"));
+		labels_set(&n->labels, cluster_str(c, "rack"),
+			   cluster_str(c, "r0"));
+		labels_set(&n->labels, cluster_str(c, TOPOLOGY_HOSTNAME_LABEL),
+			   n->name);
+		n->allocatable.v[RESOURCE_CPU] = 8000;
+		n->allocatable.v[RESOURCE_PODS] = 10;
+		n->allocatable.v[gpu] = 1;
+		n->ready = true;
+		BUG_ON(cluster_index_last(c, KIND_NODE) < 0);
+	}
+	return 0;
+}
+
 /* ClusterQueue q is being deleted (kubectl delete: a deletionTimestamp
  * while Kueue's finalizer holds it). */
 static int delete_q(void *ctx, struct cluster *c)
@@ -888,6 +916,15 @@ static void test_reconfigure(void **state)
 	assert_int_equal(sched_wl_state(ctl_sched(x), 0), SCHED_WL_PENDING);
 	assert_int_equal(sched_wl_state(ctl_sched(x), 1), SCHED_WL_ADMITTED);
 	assert_true(topo_check(sched_topo(ctl_sched(x), 0), NULL));
+	/* two nodes join: w0 fits on them, w1 stays where it is */
+	strbuf_reset(&b.log);
+	assert_int_equal(ctl_reconfigure(x, add_nodes, NULL, 2 * S), 0);
+	ctl_run(x, 2 * S);
+	assert_string_equal(b.log.buf,
+			    "Admitted w0; bind w0/0 n0; bind w0/1 n4; ");
+	assert_true(ctl_check(x, NULL));
+	assert_int_equal(ctl_finish(x, ctl_handle(x, 0), 2 * S), 0);
+	assert_int_equal(ctl_submit(x, ctl_handle(x, 0), true, 2 * S), 0);
 	/* a ClusterQueue being deleted admits nothing new, and what it
 	 * admitted keeps running */
 	strbuf_reset(&b.log);
@@ -895,7 +932,7 @@ static void test_reconfigure(void **state)
 	ctl_run(x, 3 * S);
 	assert_string_equal(b.log.buf, "");
 	assert_int_equal(sched_wl_state(ctl_sched(x), 1), SCHED_WL_ADMITTED);
-	/* w1 ends: w0 would fit on n0, n2, n3, but is not admitted */
+	/* w1 ends: w0 would fit, but is not admitted */
 	assert_int_equal(ctl_finish(x, ctl_handle(x, 1), 4 * S), 0);
 	ctl_run(x, 4 * S);
 	assert_string_equal(b.log.buf, "");
