@@ -359,6 +359,7 @@ void sim_result_release(struct sim_result *res)
 		return;
 	free(res->jobs);
 	vec_release(&res->samples);
+	strbuf_release(&res->stop_reason);
 	free(res->node_busy_gpu_us);
 	vec_release(&res->classes);
 	free(res->cq_usage);

@@ -35,6 +35,25 @@
 #include "sim/throughput.h"
 #include "sim/trace.h"
 
+/*
+ * Bounds that keep every run finite in time and memory whatever its
+ * failure rates. The time series holds at most SIM_MAX_SAMPLES samples: a
+ * full one keeps every other sample and doubles its period. A run stops
+ * when no job finished or kept work (a checkpoint) through
+ * SIM_STALL_INTERRUPTIONS interruptions (a failure, an eviction of a job
+ * that lost its work), or when no job finished or arrived for
+ * SIM_STALL_SPAN_FACTOR times the longest job's duration while failures
+ * went on: its unfinished jobs cannot complete at that failure rate, and
+ * sim_result.stop_reason says which. Rates above SIM_MAX_POD_FAIL_PER_H
+ * (a pod failing more than once a second) or node MTBFs under
+ * SIM_MIN_NODE_MTBF_H (a second) are refused.
+ */
+#define SIM_MAX_SAMPLES		4096
+#define SIM_STALL_INTERRUPTIONS 10000
+#define SIM_STALL_SPAN_FACTOR	100
+#define SIM_MAX_POD_FAIL_PER_H	3600.0
+#define SIM_MIN_NODE_MTBF_H	(1.0 / 3600)
+
 /* How a run schedules. The first three place gangs all or nothing and
  * differ in placement; no-gang admits every pod on its own (kube-default
  * placement) and a job runs once all its pods are up. */
@@ -113,7 +132,8 @@ struct sim_options {
 	uint64_t seed;
 	int64_t until_us;     /* stop at this time; 0: when nothing is left */
 	int64_t pod_start_us; /* bind -> pod Running and Ready; default 10 s */
-	int64_t sample_us;    /* timeseries period; 0: span / 1,000, >= 1 s */
+	int64_t sample_us;    /* timeseries period; 0: span / 1,000, >= 1 s;
+				 doubled as the series fills up */
 	double node_mtbf_h;   /* mean hours between failures of a node; 0 */
 	int64_t node_repair_us; /* default 1 h */
 	double pod_fail_per_h;	/* failures per running pod-hour; 0 */
@@ -197,6 +217,11 @@ struct sim_result {
 	double *cq_usage; /* per ClusterQueue: time-averaged usage of its
 			     nominal GPU (else cpu) quota, -1: no quota */
 	uint64_t events, cycles;
+	/* The run stopped making progress (SIM_STALL_INTERRUPTIONS): the
+	 * figures cover 0 to that time, and stop_reason says which jobs
+	 * cannot complete and what would let them. Empty otherwise. */
+	bool stalled;
+	struct strbuf stop_reason;
 };
 
 /*
@@ -249,7 +274,9 @@ void sim_options_init(struct sim_options *o);
 /*
  * Run the simulation of in under o into res (initialised here; release
  * with sim_result_release()). Returns 0, or -EINVAL with a message when
- * an option is out of range or a scheduled failure names no node.
+ * an option is out of range (failure rates beyond the limits above) or a
+ * scheduled failure names no node. A run that stalled returns 0 with
+ * res->stalled set.
  */
 int sim_run(const struct sim_input *in, const struct sim_options *o,
 	    struct sim_result *res, struct errbuf *eb) MUST_CHECK;

@@ -210,6 +210,35 @@ void sim_run_account(struct sim_state *st, uint32_t j, int64_t seg)
 	st->busy_jobs += seg * x->run_gpus;
 }
 
+/* A job kept work (finished: a job ended or arrived): the run makes
+ * progress. */
+static void progressed(struct sim_state *st, bool finished)
+{
+	st->futile = 0;
+	if (!finished)
+		return;
+	st->since_finish = 0;
+	st->last_finish_us = st->now;
+}
+
+void sim_run_failure(struct sim_state *st)
+{
+	st->since_finish++;
+}
+
+/* Job j lost its work (a failure, an eviction): one more interruption
+ * without progress. */
+static void interrupted(struct sim_state *st, uint32_t j)
+{
+	struct sim_jst *x = &st->js[j];
+
+	st->futile++;
+	sim_run_failure(st);
+	if (!x->ints++)
+		x->first_int_us = st->now;
+	x->last_int_us = st->now;
+}
+
 /* Stop a running job: its work since the last checkpoint is lost unless
  * it finished. */
 void sim_run_stop(struct sim_state *st, uint32_t j, bool finished)
@@ -239,6 +268,10 @@ void sim_run_stop(struct sim_state *st, uint32_t j, bool finished)
 		if (x->progress_us >= job->duration_us)
 			x->progress_us = job->duration_us - 1;
 		r->lost_gpu_us += (seg - kept) * x->run_gpus;
+		if (kept > 0)
+			progressed(st, false);
+		else
+			interrupted(st, j);
 	}
 	sim_run_set_state(st, j, SIM_JOB_ADMITTED);
 	refresh_state(st, j);
@@ -381,13 +414,39 @@ void sim_run_sample(struct sim_state *st, int64_t t)
 	vec_push(&st->res->samples, smp);
 }
 
+/*
+ * A full series keeps every other sample and doubles the period: sample i
+ * is always at i periods, so the kept ones are those at even indices and
+ * the next is due at the same time as before.
+ */
+static void thin_samples(struct sim_state *st)
+{
+	struct sim_sample *s = st->res->samples.items;
+	size_t n = st->res->samples.len, k = 0;
+
+	for (size_t i = 0; i < n; i += 2)
+		s[k++] = s[i];
+	st->res->samples.len = k;
+	st->sample_us *= 2;
+	st->next_sample = (int64_t)k * st->sample_us;
+}
+
+void sim_run_sample_until(struct sim_state *st, int64_t t, bool at_t)
+{
+	while (st->next_sample < t || (at_t && st->next_sample == t)) {
+		sim_run_sample(st, st->next_sample);
+		st->next_sample += st->sample_us;
+		if (st->res->samples.len >= SIM_MAX_SAMPLES)
+			thin_samples(st);
+	}
+}
+
 void sim_run_advance(struct sim_state *st, int64_t t)
 {
 	int64_t dt = t - st->last_t;
 
 	/* The state now is the state at every sample time before t. */
-	for (; st->next_sample < t; st->next_sample += st->sample_us)
-		sim_run_sample(st, st->next_sample);
+	sim_run_sample_until(st, t, false);
 	if (dt <= 0)
 		return;
 	st->busy_sum += st->busy_gpus * dt;
@@ -502,6 +561,7 @@ static void finish_job(struct sim_state *st, uint32_t j)
 	}
 	x->adm = 0;
 	x->progress_us = job->duration_us;
+	progressed(st, true);
 	r->end_us = st->now;
 	sim_run_set_state(st, j, SIM_JOB_FINISHED);
 	st->terminal++;
@@ -557,6 +617,7 @@ static void submit_job(struct sim_state *st, uint32_t j, int64_t k)
 
 	if (k == 0) {
 		sim_run_set_state(st, j, SIM_JOB_PENDING);
+		progressed(st, true); /* new work: the span starts again */
 		st->submitted++;
 		sim_run_log(st, "submit %s", job->name);
 	}
@@ -636,6 +697,8 @@ void sim_run_unadmitted(struct sim_state *st, uint32_t wl, bool deactivated)
 	st->wl_count[wl] = 0;
 	st->res->jobs[j].evictions++;
 	st->res->sum.evictions++;
+	if (st->res->jobs[j].state != SIM_JOB_RUNNING)
+		interrupted(st, j); /* evicted before it could run */
 	if (deactivated) {
 		sim_run_stop(st, j, false);
 		sim_run_set_state(st, j, SIM_JOB_DEACTIVATED);
@@ -711,6 +774,100 @@ static bool alive(const struct sim_state *st)
 	return st->live > 0 || st->count[SIM_JOB_RUNNING] > 0;
 }
 
+static int ints_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct sim_state *st = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int32_t fx = st->js[x].ints, fy = st->js[y].ints;
+
+	if (fx != fy)
+		return fx > fy ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/* Whether the run stopped making progress; why into the stop reason. */
+static bool stalled(struct sim_state *st)
+{
+	struct strbuf *m = &st->res->stop_reason;
+
+	if (st->futile >= SIM_STALL_INTERRUPTIONS) {
+		strbuf_addf(m,
+			    "stopped at %.1f h: no job finished or kept any "
+			    "work through %d interruptions (failures and "
+			    "evictions)",
+			    (double)st->now / 3.6e9, SIM_STALL_INTERRUPTIONS);
+		return true;
+	}
+	if (st->since_finish && st->now - st->last_finish_us > st->stall_us) {
+		strbuf_addf(m,
+			    "stopped at %.1f h: no job finished or arrived "
+			    "in %.1f h (%d times the longest job's work) "
+			    "through %" PRId64 " failures and interruptions",
+			    (double)st->now / 3.6e9,
+			    (double)(st->now - st->last_finish_us) / 3.6e9,
+			    SIM_STALL_SPAN_FACTOR, st->since_finish);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Name the unfinished jobs (the most often interrupted first) and what
+ * would let them complete.
+ */
+static void stall(struct sim_state *st)
+{
+	VEC(uint32_t) hit = VEC_INIT;
+	struct strbuf *m = &st->res->stop_reason;
+	int64_t gap = INT64_MAX;
+
+	st->res->stalled = true;
+	for (size_t j = 0; j < st->in->jobs.len; j++) {
+		enum sim_job_state s = st->res->jobs[j].state;
+
+		if (s != SIM_JOB_UNSUBMITTED && s != SIM_JOB_FINISHED &&
+		    s != SIM_JOB_DEACTIVATED)
+			vec_push(&hit, (uint32_t)j);
+	}
+	qsort_r(hit.items, hit.len, sizeof(*hit.items), ints_cmp, st);
+	strbuf_addstr(m, "; cannot complete at this failure rate:");
+	for (size_t i = 0; i < hit.len; i++) {
+		const struct sim_jst *x = &st->js[hit.items[i]];
+		const struct sim_job *job = &st->in->jobs.items[hit.items[i]];
+		int64_t g = x->ints ? (st->now - x->first_int_us) / x->ints
+				    : INT64_MAX;
+
+		if (g < gap)
+			gap = g;
+		if (i == 5) {
+			strbuf_addf(m, " and %zu more", hit.len - i);
+			break;
+		}
+		strbuf_addf(
+			m, "%s %s (%s, %.1f h of work", i ? "," : "", job->name,
+			sim_job_state_name(st->res->jobs[hit.items[i]].state),
+			(double)job->duration_us / 3.6e9);
+		if (x->ints)
+			strbuf_addf(m, ", interrupted %d times", x->ints);
+		strbuf_addch(m, ')');
+	}
+	strbuf_addstr(m, "; what would let them complete: ");
+	if (gap != INT64_MAX)
+		strbuf_addf(
+			m,
+			"a running job keeps its work only at "
+			"checkpoints: --checkpoint with a period well "
+			"under %.0f s (their mean time between "
+			"interruptions)%s; or ",
+			floor((double)(gap < 1000000 ? 1000000 : gap) / 1e6),
+			st->o->checkpoint_us > 0 ? " instead of the one given"
+						 : "");
+	strbuf_addstr(m, "fewer failures or faster repairs (--pod-failures, "
+			 "--node-mtbf, --node-repair)");
+	sim_run_log(st, "stall %s", m->buf);
+	vec_release(&hit);
+}
+
 static void loop(struct sim_state *st)
 {
 	struct evq_event e;
@@ -729,6 +886,10 @@ static void loop(struct sim_state *st)
 		if (st->o->check)
 			sim_figures_check(st);
 		report_progress(st);
+		if (stalled(st)) {
+			stall(st);
+			break;
+		}
 	}
 }
 
@@ -777,6 +938,19 @@ static int check_options(const struct sim_input *in,
 	if (!(o->node_mtbf_h >= 0) || !(o->pod_fail_per_h >= 0))
 		return errbuf_set(eb, -EINVAL,
 				  "failure rates must not be negative");
+	if (o->pod_fail_per_h > SIM_MAX_POD_FAIL_PER_H)
+		return errbuf_set(eb, -EINVAL,
+				  "pod failures: %g per pod-hour is more than "
+				  "one failure a second for every pod; at most "
+				  "%.0f",
+				  o->pod_fail_per_h, SIM_MAX_POD_FAIL_PER_H);
+	if (o->node_mtbf_h > 0 && o->node_mtbf_h < SIM_MIN_NODE_MTBF_H)
+		return errbuf_set(eb, -EINVAL,
+				  "node MTBF: %g h means a node fails more "
+				  "than once a second; at least %g h (1 s)",
+				  o->node_mtbf_h, SIM_MIN_NODE_MTBF_H);
+	if (isinf(o->node_mtbf_h))
+		return errbuf_set(eb, -EINVAL, "node MTBF: must be finite");
 	for (size_t i = 0; i < o->nfailures; i++) {
 		const struct sim_failure *f = &o->failures[i];
 
@@ -907,11 +1081,17 @@ int sim_run(const struct sim_input *in, const struct sim_options *o,
 	int rc;
 
 	memset(res, 0, sizeof(*res));
+	strbuf_init(&res->stop_reason);
 	rc = check_options(in, o, eb);
 	if (rc < 0)
 		return rc;
 	state_init(&st, in, o, res);
 	st.sample_us = sample_period(in, o);
+	vec_foreach (&in->jobs, j) {
+		if (j->duration_us > st.stall_us)
+			st.stall_us = j->duration_us;
+	}
+	st.stall_us *= SIM_STALL_SPAN_FACTOR;
 	push_submissions(&st);
 	sim_apply_failures(&st);
 	loop(&st);
