@@ -25,8 +25,6 @@
 
 #include "base/banned.h"
 
-#define TRACE_FILE_MAX (1ULL << 31)
-
 static void print_diag(const struct diag *d)
 {
 	struct strbuf sb;
@@ -193,7 +191,7 @@ static int read_trace(struct trace *t, const char *path, bool quiet)
 
 	strbuf_init(&data);
 	diag_init(&d);
-	rc = trace_read_file(path, TRACE_FILE_MAX, &data, &eb);
+	rc = trace_read_file(path, TRACE_MAX_FILE_SIZE, &data, &eb);
 	if (strcmp(path, "-") == 0)
 		path = "<stdin>";
 	if (rc < 0) {

@@ -112,6 +112,21 @@ check_err 1 "nul.jsonl:1:12: NUL byte (0x00) in the text" \
 printf 'job_id,submission_time,duration,num_gpu\nj\0001,0,10,1\n' >"$tmp/nul.csv"
 check_err 1 "nul.csv:2:2: NUL byte (0x00) in the text" \
 	--cluster blocks=1,racks=1,hosts=1 --trace "$tmp/nul.csv"
+# An endless input stops at the first thing that cannot be a trace, not at
+# the byte limit: a NUL byte, a line over 64 KiB, more lines than jobs.
+check_err 1 "/dev/zero:1:1: NUL byte (0x00) in the text" \
+	--cluster blocks=1,racks=1,hosts=1 --trace /dev/zero
+tr '\000' a </dev/zero 2>/dev/null |
+	"$echelon" sim -q --cluster blocks=1,racks=1,hosts=1 --trace - \
+		>"$tmp/o" 2>"$tmp/e"
+[ $? -eq 1 ] && grep -qF "<stdin>:1:1: line is longer than 65536 bytes" "$tmp/e"
+check "an endless line stops at the line limit" $?
+yes '{"name": "x"}' 2>/dev/null |
+	"$echelon" sim -q --cluster blocks=1,racks=1,hosts=1 --trace - \
+		>"$tmp/o" 2>"$tmp/e"
+[ $? -eq 1 ] &&
+	grep -qF "<stdin>:4194306:1: too many lines: a trace holds at most 4194304 jobs" "$tmp/e"
+check "endless lines stop at the job limit" $?
 
 # --out and --log: checked before simulating, written beside the target and
 # renamed into place, so a failed run leaves the previous results whole.
