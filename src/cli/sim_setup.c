@@ -456,6 +456,7 @@ static int add_trace_jobs(struct cluster *c, struct sim_input *in,
 
 	hmap_init(&names);
 	strbuf_init(&key);
+	sim_input_reserve(in, t->jobs.len);
 	vec_foreach (&t->jobs, j) {
 		struct trace_job x = *j;
 		const char *slash = x.queue ? strchr(x.queue, '/') : NULL;

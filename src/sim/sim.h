@@ -29,6 +29,7 @@
 
 #include "base/compiler.h"
 #include "base/errbuf.h"
+#include "base/hmap.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "model/cluster.h"
@@ -98,6 +99,21 @@ struct sim_job {
 				 (whose pods' workloads come at arrival) */
 };
 
+/*
+ * A trace job as the input keeps it: what its struct sim_job does not say
+ * already. Its per-pod requests are shared with every trace job that asks
+ * for the same (sim_input.requests), so a job costs its sim_job and these
+ * 40 bytes until a run makes its workload.
+ */
+struct sim_tmpl {
+	const char *topology_level; /* interned; NULL when none */
+	struct srcpos pos;	    /* where the job was read */
+	uint32_t requests;	    /* index into sim_input.requests */
+	int32_t min_count;
+	int32_t priority;
+	enum topology_mode topology_mode;
+};
+
 /* Domains of a node for topology figures (-1: not in a topology). */
 struct sim_node_place {
 	int32_t block, rack; /* indices into sim_input's names */
@@ -106,7 +122,9 @@ struct sim_node_place {
 struct sim_input {
 	struct cluster *c;
 	VEC(struct sim_job) jobs; /* in submission order (then input order) */
-	VEC(struct trace_job) templates; /* of trace jobs */
+	VEC(struct sim_tmpl) templates; /* of trace jobs */
+	VEC(struct resvec) requests;	/* distinct requests of trace jobs */
+	struct hmap request_ids;	/* a resvec's bytes -> its index */
 	const char *gpu_resource; /* interned; "nvidia.com/gpu" by default */
 	int gpu_id;		  /* its resource id, -1 when not registered */
 	/* Topology of the nodes for the figures: per cluster node its block
@@ -251,6 +269,11 @@ int sim_input_add_job(struct sim_input *in, uint32_t wl, int64_t submit_us,
  */
 int sim_input_add_trace_job(struct sim_input *in, const struct trace_job *j,
 			    const char *ns, struct errbuf *eb) MUST_CHECK;
+/* Trace job j of the input (its tmpl >= 0) whole again, into *out. */
+void sim_input_trace_job(const struct sim_input *in, uint32_t j,
+			 struct trace_job *out);
+/* Room for n more jobs (a trace's) without growing the arrays again. */
+void sim_input_reserve(struct sim_input *in, size_t n);
 /* Order jobs by submission time, then input order (stable). */
 void sim_input_sort(struct sim_input *in);
 

@@ -32,8 +32,9 @@ enum sim_ev {
 	EV_FINISH,
 	EV_POD_FAIL,
 	EV_POD_UP,
-	EV_TICK, /* a gang timeout or a requeue time */
-	EV_SUBMIT,
+	EV_TICK,   /* a gang timeout or a requeue time */
+	EV_ARRIVE, /* a job is submitted (no-gang: its first pod) */
+	EV_SUBMIT, /* no-gang: the job's next pod */
 	EV_KIND_COUNT
 };
 
@@ -110,6 +111,9 @@ struct sim_state {
 
 	uint64_t tick_ev;
 	int64_t tick_at;
+	/* Jobs in arrival order when the input is not sorted (NULL: it is);
+	 * only the next arrival is in the queue. */
+	uint32_t *arrivals;
 };
 
 /* sim_run.c */

@@ -25,7 +25,7 @@
 static const int32_t kind_rank[EV_KIND_COUNT] = {
 	[EV_NODE_UP] = 0,  [EV_NODE_DOWN] = 1, [EV_FINISH] = 2,
 	[EV_POD_FAIL] = 3, [EV_POD_UP] = 4,    [EV_TICK] = 5,
-	[EV_SUBMIT] = 6,
+	[EV_ARRIVE] = 6,   [EV_SUBMIT] = 7,
 };
 
 void sim_run_log(struct sim_state *st, const char *fmt, ...)
@@ -167,14 +167,15 @@ static struct sim_pod *pods_of(struct sim_state *st, uint32_t j)
 		return x->pods;
 	x->pods = xcalloc((size_t)job->pods, sizeof(*x->pods));
 	if (job->tmpl >= 0) { /* one pod set */
-		const struct trace_job *t = &st->in->templates.items[job->tmpl];
+		const struct sim_tmpl *tm = &st->in->templates.items[job->tmpl];
+		const struct resvec *req =
+			&st->in->requests.items[tm->requests];
 
 		for (int32_t p = 0; p < job->pods; p++) {
 			x->pods[p].node = -1;
-			x->pods[p].gpus =
-				st->in->gpu_id >= 0
-					? t->requests.v[st->in->gpu_id]
-					: 0;
+			x->pods[p].gpus = st->in->gpu_id >= 0
+						  ? req->v[st->in->gpu_id]
+						  : 0;
 		}
 		return x->pods;
 	}
@@ -580,11 +581,12 @@ static void submit_wl(struct sim_state *st, uint32_t wl)
 static uint32_t make_workload(struct sim_state *st, uint32_t j, int64_t k)
 {
 	const struct sim_job *job = &st->in->jobs.items[j];
-	struct trace_job t = st->in->templates.items[job->tmpl];
+	struct trace_job t;
 	struct workload w;
 	char *name = NULL;
 	uint64_t h;
 
+	sim_input_trace_job(st->in, j, &t);
 	if (k >= 0) {
 		name = xasprintf("%s-pod-%" PRId64, job->name, k);
 		t.name = name;
@@ -708,11 +710,34 @@ void sim_run_unadmitted(struct sim_state *st, uint32_t wl, bool deactivated)
 	refresh_state(st, j);
 }
 
+/* The job that arrives i-th. */
+static uint32_t arrival(const struct sim_state *st, size_t i)
+{
+	return st->arrivals ? st->arrivals[i] : (uint32_t)i;
+}
+
+/* Queue the i-th arrival, if any: one at a time, so that the queue holds
+ * one event for all the jobs still to come. */
+static void push_arrival(struct sim_state *st, size_t i)
+{
+	uint32_t j;
+
+	if (i >= st->in->jobs.len)
+		return;
+	j = arrival(st, i);
+	sim_run_push(st, st->in->jobs.items[j].submit_us, EV_ARRIVE, j,
+		     (int64_t)i);
+}
+
 static void handle(struct sim_state *st, const struct evq_event *e)
 {
 	st->live -= live(e->kind, e->b);
 	st->res->events++;
 	switch ((enum sim_ev)e->kind) {
+	case EV_ARRIVE:
+		push_arrival(st, (size_t)e->b + 1);
+		submit_job(st, (uint32_t)e->a, 0);
+		break;
 	case EV_SUBMIT:
 		submit_job(st, (uint32_t)e->a, e->b);
 		break;
@@ -893,11 +918,36 @@ static void loop(struct sim_state *st)
 	}
 }
 
+static int arrival_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct sim_job *jobs = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (jobs[x].submit_us != jobs[y].submit_us)
+		return jobs[x].submit_us < jobs[y].submit_us ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/*
+ * Arrivals in order of time, then of job index: the order in which they
+ * would pop had every one been queued at the start. An input sorted by
+ * sim_input_sort() needs no table.
+ */
 static void push_submissions(struct sim_state *st)
 {
-	for (size_t j = 0; j < st->in->jobs.len; j++)
-		sim_run_push(st, st->in->jobs.items[j].submit_us, EV_SUBMIT,
-			     (int64_t)j, 0);
+	const struct sim_job *jobs = st->in->jobs.items;
+	size_t n = st->in->jobs.len;
+
+	for (size_t j = 1; j < n && !st->arrivals; j++) {
+		if (jobs[j].submit_us >= jobs[j - 1].submit_us)
+			continue;
+		st->arrivals = xcalloc(n, sizeof(*st->arrivals));
+		for (size_t k = 0; k < n; k++)
+			st->arrivals[k] = (uint32_t)k;
+		qsort_r(st->arrivals, n, sizeof(*st->arrivals), arrival_cmp,
+			(void *)jobs);
+	}
+	push_arrival(st, 0);
 }
 
 /* The timeseries period: a thousandth of the expected span, >= 1 s. */
@@ -1068,6 +1118,7 @@ static void state_free(struct sim_state *st)
 	free(st->wl_job);
 	free(st->wl_pod0);
 	free(st->wl_count);
+	free(st->arrivals);
 	vec_release(&st->active);
 	free(st->node_gpus);
 	free(st->node_down);

@@ -623,8 +623,7 @@ int trace_parse_jsonl(struct trace *t, const char *file, const char *data,
 {
 	struct hmap names;
 	struct line_ctx x = { .t = t, .d = d, .names = &names };
-	VEC(struct trace_job) jobs = VEC_INIT;
-	size_t i = 0;
+	size_t i = 0, before = t->jobs.len, lines = 1;
 	int line, col;
 
 	x.file = intern_str(t->strings, file);
@@ -635,6 +634,13 @@ int trace_parse_jsonl(struct trace *t, const char *file, const char *data,
 		return -EINVAL;
 	}
 	names_of(t, &names);
+	/* Jobs go straight into t, which is cut back on an error: room for
+	 * one per line, so the array is never copied as it grows. */
+	for (const char *p = data;
+	     (p = memchr(p, '\n', len - (size_t)(p - data))); p++)
+		lines++;
+	vec_reserve(&t->jobs,
+		    before + (lines < t->max_jobs ? lines : t->max_jobs));
 	while (i < len) {
 		const char *nl = memchr(data + i, '\n', len - i);
 		size_t end = nl ? (size_t)(nl - data) : len;
@@ -653,7 +659,7 @@ int trace_parse_jsonl(struct trace *t, const char *file, const char *data,
 		}
 		if (skippable(x.text, x.len))
 			continue;
-		if (t->jobs.len + jobs.len >= t->max_jobs) {
+		if (t->jobs.len >= t->max_jobs) {
 			report(&x, DIAG_ERROR, 0,
 			       "too many jobs: a trace holds at most %zu",
 			       t->max_jobs);
@@ -664,17 +670,13 @@ int trace_parse_jsonl(struct trace *t, const char *file, const char *data,
 		if (j.name)
 			hmap_put_str(&names, j.name, x.line);
 		if (!x.failed)
-			vec_push(&jobs, j);
+			vec_push(&t->jobs, j);
 	}
 	hmap_release(&names);
 	if (x.failed) {
-		vec_release(&jobs);
+		t->jobs.len = before;
 		return -EINVAL;
 	}
-	vec_reserve(&t->jobs, t->jobs.len + jobs.len);
-	for (size_t k = 0; k < jobs.len; k++)
-		t->jobs.items[t->jobs.len++] = jobs.items[k];
-	vec_release(&jobs);
 	return 0;
 }
 

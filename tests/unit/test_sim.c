@@ -1577,6 +1577,53 @@ static void test_samples_bounded(void **state)
 	world_release(&w);
 }
 
+/*
+ * Trace jobs cost their sim_job and a small template until they arrive:
+ * jobs with the same requests share one copy, and each comes back whole
+ * (sim_input_trace_job()) for its workload.
+ */
+static void test_trace_job_memory(void **state)
+{
+	static const char jsonl[] =
+		JOB_G2(60, RACK) "{\"name\": \"c\", \"submit_s\": 1, "
+				 "\"duration_s\": 5, \"priority\": 7, "
+				 "\"requests\": {\"nvidia.com/gpu\": 8}}\n";
+	struct errbuf eb = { 0 };
+	struct trace_job tj;
+	struct world w;
+	struct trace t;
+	struct diag d;
+
+	(void)state;
+	life_world(&w, "blocks=1,racks=1,hosts=2,gpus=8", JOB_A(30));
+	trace_init(&t, w.c.strings, w.c.resources);
+	diag_init(&d);
+	assert_int_equal(
+		trace_parse_jsonl(&t, "t.jsonl", jsonl, strlen(jsonl), &d), 0);
+	diag_release(&d);
+	vec_foreach (&t.jobs, j)
+		assert_int_equal(sim_input_add_trace_job(&w.in, j, NULL, &eb),
+				 0);
+	trace_release(&t);
+	assert_true(sizeof(struct sim_tmpl) <= 40);
+	assert_int_equal(w.in.jobs.len, 3);
+	assert_int_equal(w.in.requests.len, 1); /* 8 GPUs (and a pod) */
+	sim_input_trace_job(&w.in, 1, &tj);
+	assert_string_equal(tj.name, "g");
+	assert_int_equal(tj.pods, 2);
+	assert_int_equal(tj.min_count, 2);
+	assert_int_equal(tj.duration_us, 60 * S);
+	assert_int_equal(tj.topology_mode, TOPOLOGY_REQUIRED);
+	assert_string_equal(tj.topology_level, "rack");
+	assert_int_equal(tj.requests.v[w.in.gpu_id], 8);
+	assert_int_equal(tj.pos.line, 1);
+	sim_input_trace_job(&w.in, 2, &tj);
+	assert_int_equal(tj.priority, 7);
+	assert_int_equal(tj.submit_us, S);
+	assert_int_equal(tj.pos.line, 2);
+	world_release(&w);
+}
+
 /* sim_input_add_job() and sim_input_add_split() refuse bad input. */
 static void test_bad_input(void **state)
 {
@@ -1613,6 +1660,7 @@ int main(void)
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_stall),
 		cmocka_unit_test(test_samples_bounded),
+		cmocka_unit_test(test_trace_job_memory),
 		cmocka_unit_test(test_bad_input),
 	};
 
