@@ -65,6 +65,7 @@ void workload_release(struct workload *w)
 		return;
 	for (size_t i = 0; i < w->npodsets; i++)
 		podset_release(&w->podsets[i]);
+	free(w->podsets);
 	if (w->admission) {
 		for (size_t i = 0; i < w->admission->npodsets; i++)
 			topology_assignment_free(
@@ -80,6 +81,8 @@ struct podset *workload_add_podset(struct workload *w)
 
 	if (w->npodsets >= WORKLOAD_MAX_PODSETS)
 		return NULL;
+	w->podsets =
+		xreallocarray(w->podsets, w->npodsets + 1, sizeof(*w->podsets));
 	ps = &w->podsets[w->npodsets++];
 	podset_init(ps);
 	return ps;

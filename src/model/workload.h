@@ -139,7 +139,10 @@ struct workload {
 	int64_t sim_submit_us;
 	int64_t sim_duration_us;
 	const char *sim_class;
-	struct podset podsets[WORKLOAD_MAX_PODSETS];
+	/* [npodsets], owned, at most WORKLOAD_MAX_PODSETS: allocated to the
+	 * count, since a queued workload usually has one pod set and a queue
+	 * may hold millions. A struct copy of a workload shares them. */
+	struct podset *podsets;
 	size_t npodsets;
 	struct admission *admission; /* owned; NULL while not admitted */
 	struct srcpos pos;
@@ -148,7 +151,8 @@ struct workload {
 /* An empty workload: active, job.ready and the simulation times -1. */
 void workload_init(struct workload *w);
 void workload_release(struct workload *w);
-/* Append an initialised pod set; NULL when WORKLOAD_MAX_PODSETS are used. */
+/* Append an initialised pod set; NULL when WORKLOAD_MAX_PODSETS are used.
+ * Pointers to w's earlier pod sets are stale afterwards. */
 struct podset *workload_add_podset(struct workload *w);
 void podset_init(struct podset *ps);
 void podset_release(struct podset *ps);

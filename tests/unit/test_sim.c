@@ -1606,6 +1606,9 @@ static void test_trace_job_memory(void **state)
 				 0);
 	trace_release(&t);
 	assert_true(sizeof(struct sim_tmpl) <= 40);
+	/* A queued job's workload: pod sets allocated to their count (eight
+	 * inline ones made it 2,840 bytes). */
+	assert_true(sizeof(struct workload) <= 256);
 	assert_int_equal(w.in.jobs.len, 3);
 	assert_int_equal(w.in.requests.len, 1); /* 8 GPUs (and a pod) */
 	sim_input_trace_job(&w.in, 1, &tj);
