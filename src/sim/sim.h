@@ -44,10 +44,10 @@
  * SIM_STALL_INTERRUPTIONS interruptions (a failure, an eviction of a job
  * that lost its work), or when no job finished or arrived for
  * SIM_STALL_SPAN_FACTOR times the longest job's duration while failures
- * went on: its unfinished jobs cannot complete at that failure rate, and
- * sim_result.stop_reason says which. Rates above SIM_MAX_POD_FAIL_PER_H
- * (a pod failing more than once a second) or node MTBFs under
- * SIM_MIN_NODE_MTBF_H (a second) are refused.
+ * went on and no job started then is due to end later: its unfinished jobs
+ * cannot complete at that failure rate, and sim_result.stop_reason says which.
+ * Rates above SIM_MAX_POD_FAIL_PER_H (a pod failing more than once a second) or
+ * node MTBFs under SIM_MIN_NODE_MTBF_H (a second) are refused.
  */
 #define SIM_MAX_SAMPLES		4096
 #define SIM_STALL_INTERRUPTIONS 10000

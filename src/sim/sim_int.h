@@ -96,6 +96,7 @@ struct sim_state {
 	 * arrived, and when that was; the longest span allowed without. */
 	int32_t futile;
 	int64_t since_finish, last_finish_us, stall_us;
+	int64_t busy_until_us; /* the latest end a job was started for */
 	unsigned progress_pm;
 
 	int64_t alloc_gpus, busy_gpus;

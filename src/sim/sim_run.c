@@ -477,7 +477,7 @@ static void start_job(struct sim_state *st, uint32_t j)
 	struct sim_jst *x = &st->js[j];
 	const struct sim_job *job = &st->in->jobs.items[j];
 	struct sim_job_rec *r = &st->res->jobs[j];
-	int64_t rem;
+	int64_t rem, end;
 
 	sim_figures_shape(st, j);
 	x->run_gpus = 0;
@@ -489,9 +489,10 @@ static void start_job(struct sim_state *st, uint32_t j)
 	if (x->want < job->pods) /* partial admission: fewer pods, longer */
 		rem = rem * job->pods / (x->want > 0 ? x->want : 1);
 	x->seg_start_us = st->now;
-	x->end_ev =
-		sim_run_push(st, st->now + throughput_stretch_us(rem, x->ratio),
-			     EV_FINISH, j, 0);
+	end = st->now + throughput_stretch_us(rem, x->ratio);
+	x->end_ev = sim_run_push(st, end, EV_FINISH, j, 0);
+	if (end > st->busy_until_us)
+		st->busy_until_us = end; /* no stall before it could end */
 	st->busy_gpus += x->run_gpus;
 	sim_run_set_state(st, j, SIM_JOB_RUNNING);
 	sim_run_log(
@@ -502,7 +503,7 @@ static void start_job(struct sim_state *st, uint32_t j)
 		double u = rng_double(&st->rng);
 		int64_t at = st->now + (int64_t)(-log1p(-u) / rate);
 
-		if (at < st->now + throughput_stretch_us(rem, x->ratio))
+		if (at < end)
 			x->fail_ev = sim_run_push(st, at, EV_POD_FAIL, j,
 						  running_pod(st, j));
 	}
@@ -823,7 +824,8 @@ static bool stalled(struct sim_state *st)
 			    (double)st->now / 3.6e9, SIM_STALL_INTERRUPTIONS);
 		return true;
 	}
-	if (st->since_finish && st->now - st->last_finish_us > st->stall_us) {
+	if (st->since_finish && st->now - st->last_finish_us > st->stall_us &&
+	    st->now > st->busy_until_us) {
 		strbuf_addf(m,
 			    "stopped at %.1f h: no job finished or arrived "
 			    "in %.1f h (%d times the longest job's work) "
