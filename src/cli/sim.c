@@ -473,6 +473,10 @@ static int run_all(struct sim_args *a, const struct sim_input *in,
 		}
 		if (bar)
 			fputc('\n', stderr);
+		if (runs[i].stalled)
+			fprintf(stderr, "echelon sim: %s: %s\n",
+				sim_policy_name(o.policy),
+				runs[i].stop_reason.buf);
 	}
 	return 0;
 }

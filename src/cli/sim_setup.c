@@ -26,8 +26,6 @@
 
 #include "base/banned.h"
 
-#define TRACE_FILE_MAX (1ULL << 31)
-
 static void print_diag(const struct diag *d)
 {
 	struct strbuf sb;
@@ -194,7 +192,7 @@ static int read_trace(struct trace *t, const char *path, bool quiet)
 
 	strbuf_init(&data);
 	diag_init(&d);
-	rc = trace_read_file(path, TRACE_FILE_MAX, &data, &eb);
+	rc = trace_read_file(path, TRACE_MAX_FILE_SIZE, &data, &eb);
 	if (strcmp(path, "-") == 0)
 		path = "<stdin>";
 	if (rc < 0) {
@@ -459,6 +457,7 @@ static int add_trace_jobs(struct cluster *c, struct sim_input *in,
 
 	hmap_init(&names);
 	strbuf_init(&key);
+	sim_input_reserve(in, t->jobs.len);
 	vec_foreach (&t->jobs, j) {
 		struct trace_job x = *j;
 		const char *slash = x.queue ? strchr(x.queue, '/') : NULL;

@@ -38,6 +38,9 @@ struct gang_wl {
 	const struct pod_group *pg;
 	struct gang_pod *pods; /* [npods], spec counts; NULL until used */
 	uint32_t npods;
+	/* Pods with each flag, and admitted pods Ready or Succeeded: kept
+	 * as flags change (set_flags()), so that a pod event costs O(1). */
+	uint32_t ncreated, nready, nsucceeded, nfailed, nadm_up;
 	uint32_t off[WORKLOAD_MAX_PODSETS];	  /* first pod of a pod set */
 	int32_t adm_count[WORKLOAD_MAX_PODSETS];  /* admitted pods */
 	int32_t tas_flavor[WORKLOAD_MAX_PODSETS]; /* -1: no placement */
@@ -270,12 +273,13 @@ static void dl_clean(struct gang *g)
 		dl_pop(g);
 }
 
-static struct gang_pod *pod_of(struct gang *g, uint32_t wl, uint32_t pod)
+/* The state of wl, pod checked to be one of its pods. */
+static struct gang_wl *pod_of(struct gang *g, uint32_t wl, uint32_t pod)
 {
 	struct gang_wl *x = get(g, wl);
 
 	BUG_ON(pod >= x->npods);
-	return &x->pods[pod];
+	return x;
 }
 
 /* Whether pod is inside the admitted count of its pod set. */
@@ -303,43 +307,55 @@ static void set_state(struct gang *g, struct gang_wl *x, enum gang_state st)
 	x->state = st;
 }
 
-static uint32_t count_flags(const struct gang_wl *x, unsigned any)
+/* Add (sign 1) or take away (sign -1) pod p's flags f from the counts. */
+static void count_pod(struct gang_wl *x, uint32_t p, uint8_t f, int sign)
 {
-	uint32_t n = 0;
+	uint32_t d = (uint32_t)sign;
 
-	for (size_t ps = 0; ps < WORKLOAD_MAX_PODSETS; ps++) {
-		for (int32_t k = 0; k < x->adm_count[ps]; k++) {
-			uint8_t f = x->pods[x->off[ps] + (uint32_t)k].flags;
+	x->ncreated += (f & GP_CREATED) ? d : 0;
+	x->nready += (f & GP_READY) ? d : 0;
+	x->nsucceeded += (f & GP_SUCCEEDED) ? d : 0;
+	x->nfailed += (f & GP_FAILED) ? d : 0;
+	if ((f & (GP_READY | GP_SUCCEEDED)) && admitted_pod(x, p))
+		x->nadm_up += d;
+}
 
-			n += (f & any) != 0;
-		}
-	}
-	return n;
+/* Every flag change goes through here (or recount()). */
+static void set_flags(struct gang_wl *x, uint32_t p, uint8_t f)
+{
+	count_pod(x, p, x->pods[p].flags, -1);
+	x->pods[p].flags = f;
+	count_pod(x, p, f, 1);
+}
+
+/* The counts from scratch, after the flags or the admitted counts
+ * changed wholesale (an admission, a reset, an import): O(pods), once
+ * per such change. */
+static void recount(struct gang_wl *x)
+{
+	x->ncreated = x->nready = x->nsucceeded = x->nfailed = 0;
+	x->nadm_up = 0;
+	for (uint32_t p = 0; p < x->npods; p++)
+		count_pod(x, p, x->pods[p].flags, 1);
 }
 
 static bool all_ready(const struct gang_wl *x)
 {
-	return x->bound &&
-	       count_flags(x, GP_READY | GP_SUCCEEDED) >= x->admitted;
+	return x->bound && x->nadm_up >= x->admitted;
 }
 
 /* Recompute the PodGroup status; one reconcile per call, up to a fixed
  * point, as the controller would after a burst of pod events. */
 static void reconcile(struct gang_wl *x)
 {
-	struct podgroup_pods pods = { 0 };
+	struct podgroup_pods pods = { .pods = (int32_t)x->ncreated,
+				      .running = (int32_t)x->nready,
+				      .succeeded = (int32_t)x->nsucceeded,
+				      .failed = (int32_t)x->nfailed };
 	int32_t min = x->pg ? x->pg->min_member : (int32_t)x->npods;
 
 	if (x->admitted && !x->pg)
 		min = (int32_t)x->admitted;
-	for (uint32_t p = 0; p < x->npods; p++) {
-		uint8_t f = x->pods[p].flags;
-
-		pods.pods += (f & GP_CREATED) != 0;
-		pods.running += (f & GP_READY) != 0;
-		pods.succeeded += (f & GP_SUCCEEDED) != 0;
-		pods.failed += (f & GP_FAILED) != 0;
-	}
 	for (int i = 0; i < PODGROUP_PHASE_COUNT; i++) {
 		if (!podgroup_reconcile(&x->pgs, min, &pods))
 			break;
@@ -389,13 +405,7 @@ static int64_t permit_timeout_us(const struct gang *g,
 
 static bool quorum(const struct gang_wl *x)
 {
-	uint32_t created = 0;
-
-	if (!x->pg)
-		return true;
-	for (uint32_t p = 0; p < x->npods; p++)
-		created += (x->pods[p].flags & GP_CREATED) != 0;
-	return (int64_t)created >= x->pg->min_member;
+	return !x->pg || (int64_t)x->ncreated >= x->pg->min_member;
 }
 
 /* Copy the admission's counts and nodes. */
@@ -421,6 +431,7 @@ static void take_admission(struct gang *g, uint32_t wl, struct gang_wl *x)
 			x->pods[x->off[ps] + (uint32_t)k].node =
 				pa->nodes ? pa->nodes[k] : NO_NODE;
 	}
+	recount(x); /* the admitted pods changed */
 }
 
 void gang_admitted(struct gang *g, uint32_t wl, int64_t now_us)
@@ -475,11 +486,10 @@ static void check_ready(struct gang *g, struct gang_wl *x, int64_t now_us)
 
 void gang_pod_created(struct gang *g, uint32_t wl, uint32_t pod, int64_t now_us)
 {
-	struct gang_pod *gp = pod_of(g, wl, pod);
-	struct gang_wl *x = &g->wl[wl];
-	bool was_up = gp->flags & (GP_READY | GP_SUCCEEDED);
+	struct gang_wl *x = pod_of(g, wl, pod);
+	bool was_up = x->pods[pod].flags & (GP_READY | GP_SUCCEEDED);
 
-	gp->flags = GP_CREATED;
+	set_flags(x, pod, GP_CREATED);
 	if (was_up && admitted_pod(x, pod))
 		start_recovery(g, x, now_us);
 	if (x->state == GANG_WAITING && quorum(x))
@@ -489,20 +499,18 @@ void gang_pod_created(struct gang *g, uint32_t wl, uint32_t pod, int64_t now_us)
 
 void gang_pod_ready(struct gang *g, uint32_t wl, uint32_t pod, int64_t now_us)
 {
-	struct gang_pod *gp = pod_of(g, wl, pod);
-	struct gang_wl *x = &g->wl[wl];
+	struct gang_wl *x = pod_of(g, wl, pod);
 
-	gp->flags = GP_CREATED | GP_READY;
+	set_flags(x, pod, GP_CREATED | GP_READY);
 	check_ready(g, x, now_us);
 	reconcile(x);
 }
 
 void gang_pod_failed(struct gang *g, uint32_t wl, uint32_t pod, int64_t now_us)
 {
-	struct gang_pod *gp = pod_of(g, wl, pod);
-	struct gang_wl *x = &g->wl[wl];
+	struct gang_wl *x = pod_of(g, wl, pod);
 
-	gp->flags = GP_CREATED | GP_FAILED;
+	set_flags(x, pod, GP_CREATED | GP_FAILED);
 	if (admitted_pod(x, pod))
 		start_recovery(g, x, now_us);
 	reconcile(x);
@@ -511,10 +519,9 @@ void gang_pod_failed(struct gang *g, uint32_t wl, uint32_t pod, int64_t now_us)
 void gang_pod_succeeded(struct gang *g, uint32_t wl, uint32_t pod,
 			int64_t now_us)
 {
-	struct gang_pod *gp = pod_of(g, wl, pod);
-	struct gang_wl *x = &g->wl[wl];
+	struct gang_wl *x = pod_of(g, wl, pod);
 
-	gp->flags = GP_CREATED | GP_SUCCEEDED;
+	set_flags(x, pod, GP_CREATED | GP_SUCCEEDED);
 	check_ready(g, x, now_us);
 	reconcile(x);
 }
@@ -537,6 +544,7 @@ static void reset(struct gang *g, struct gang_wl *x, bool keep_pods)
 	}
 	for (size_t ps = 0; ps < WORKLOAD_MAX_PODSETS; ps++)
 		x->adm_count[ps] = 0;
+	recount(x);
 	reconcile(x);
 }
 
@@ -859,7 +867,7 @@ static uint32_t rebind(struct gang *g, uint32_t wl, struct gang_wl *x,
 		if (x->pods[p].node != n)
 			continue;
 		x->pods[p].node = repl[moved++];
-		x->pods[p].flags = 0;
+		set_flags(x, p, 0);
 		g->ops->bind(g->ctx, wl, p, node_name(g, x, ps, p));
 	}
 	return moved;
@@ -1000,6 +1008,7 @@ int gang_wl_import(struct gang *g, uint32_t wl, const struct gang_saved *in)
 	x->lost_pod_us = in->lost_pod_us;
 	x->lost_gpu_us = in->lost_gpu_us;
 	x->pgs = in->pgs;
+	recount(x);
 	set_state(g, x, in->state);
 	if (x->permit_deadline_us != NONE_US)
 		dl_push(g, wl, x->permit_deadline_us);

@@ -553,7 +553,7 @@ static int condition(struct dec *x, struct ynode *item, struct workload *w)
 	c.status = st == 0 && dec_get(item, "status");
 	for (int k = 0; type && rc == 0 && k < WORKLOAD_COND_COUNT; k++) {
 		if (strcmp(type, workload_cond_name(k)) == 0)
-			w->cond[k] = c;
+			*workload_cond_set(w, (enum workload_cond)k) = c;
 	}
 	return rc;
 }

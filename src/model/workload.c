@@ -64,6 +64,8 @@ void workload_release(struct workload *w)
 	for (size_t i = 0; i < w->npodsets; i++)
 		podset_release(&w->podsets[i]);
 	labels_release(&w->annotations);
+	free(w->podsets);
+	free(w->cond);
 	if (w->admission) {
 		for (size_t i = 0; i < w->admission->npodsets; i++)
 			topology_assignment_free(
@@ -79,6 +81,8 @@ struct podset *workload_add_podset(struct workload *w)
 
 	if (w->npodsets >= WORKLOAD_MAX_PODSETS)
 		return NULL;
+	w->podsets =
+		xreallocarray(w->podsets, w->npodsets + 1, sizeof(*w->podsets));
 	ps = &w->podsets[w->npodsets++];
 	podset_init(ps);
 	return ps;
@@ -186,4 +190,22 @@ int podset_check_topology(const struct podset *ps, struct errbuf *eb)
 	if (ps->count > 0)
 		return check_slices(ps, eb);
 	return 0;
+}
+
+const struct workload_condition *workload_cond(const struct workload *w,
+					       enum workload_cond k)
+{
+	static const struct workload_condition none;
+
+	BUG_ON((unsigned)k >= WORKLOAD_COND_COUNT);
+	return w->cond ? &w->cond[k] : &none;
+}
+
+struct workload_condition *workload_cond_set(struct workload *w,
+					     enum workload_cond k)
+{
+	BUG_ON((unsigned)k >= WORKLOAD_COND_COUNT);
+	if (!w->cond)
+		w->cond = xcalloc(WORKLOAD_COND_COUNT, sizeof(*w->cond));
+	return &w->cond[k];
 }

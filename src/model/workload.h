@@ -168,11 +168,15 @@ struct workload {
 	/* metadata.annotations of the Workload or Job, as they are (strings
 	 * interned); echelon's own are read with model/ann.h. */
 	struct labels annotations;
-	struct podset podsets[WORKLOAD_MAX_PODSETS];
+	/* [npodsets], owned, at most WORKLOAD_MAX_PODSETS: allocated to the
+	 * count, since a queued workload usually has one pod set and a queue
+	 * may hold millions. A struct copy of a workload shares them. */
+	struct podset *podsets;
 	size_t npodsets;
 	struct admission *admission; /* owned; NULL while not admitted */
 	/* status.conditions by type (the known ones) and requeueState. */
-	struct workload_condition cond[WORKLOAD_COND_COUNT];
+	struct workload_condition *cond; /* [WORKLOAD_COND_COUNT], owned;
+					    NULL when there are none */
 	struct workload_requeue_state requeue;
 	struct srcpos pos;
 };
@@ -180,7 +184,8 @@ struct workload {
 /* An empty workload: active, job.ready -1. */
 void workload_init(struct workload *w);
 void workload_release(struct workload *w);
-/* Append an initialised pod set; NULL when WORKLOAD_MAX_PODSETS are used. */
+/* Append an initialised pod set; NULL when WORKLOAD_MAX_PODSETS are used.
+ * Pointers to w's earlier pod sets are stale afterwards. */
 struct podset *workload_add_podset(struct workload *w);
 void podset_init(struct podset *ps);
 void podset_release(struct podset *ps);
@@ -193,6 +198,12 @@ int64_t workload_pod_count(const struct workload *w);
  * WORKLOAD_CLASS_MAX_LEN ASCII letters, digits, '.', '_' and '-'. */
 bool workload_class_valid(const char *s);
 const char *topology_mode_name(enum topology_mode mode);
+/* Condition k of w's status (present false when it has none). */
+const struct workload_condition *workload_cond(const struct workload *w,
+					       enum workload_cond k);
+/* Condition k of w to set, the array made on first use. */
+struct workload_condition *workload_cond_set(struct workload *w,
+					     enum workload_cond k);
 /* Kueue's name of a condition type ("QuotaReserved"). */
 const char *workload_cond_name(enum workload_cond c);
 

@@ -1239,7 +1239,7 @@ int sched_assume_admitted(struct sched *s, uint32_t id, int64_t now_us,
 	add_admitted(s, id, now_us);
 	/* Kueue ranks victims by QuotaReserved's lastTransitionTime (now
 	 * when it has none), not by the order of the input. */
-	qr = &w->cond[WORKLOAD_COND_QUOTA_RESERVED];
+	qr = workload_cond(w, WORKLOAD_COND_QUOTA_RESERVED);
 	if (qr->present && qr->status && qr->transition_us)
 		wl->admit_us = qr->transition_us;
 	wl->admit_seq = 0;

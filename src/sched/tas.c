@@ -144,6 +144,7 @@ bool tas_place(struct sched *s, int32_t f, const struct workload *w,
 	struct place_workload_result *r = scratch_for(s, f, w);
 	struct topo *t = s->tas[f].t;
 	struct workload tmp = *w;
+	struct podset ps[WORKLOAD_MAX_PODSETS];
 	bool ok = false;
 
 	BUG_ON(!t);
@@ -153,6 +154,9 @@ bool tas_place(struct sched *s, int32_t f, const struct workload *w,
 	}
 	s->last_check.valid = false;
 	s->last_check.r = r;
+	/* tmp's counts change: its own copy of the pod sets */
+	memcpy(ps, w->podsets, w->npodsets * sizeof(*ps));
+	tmp.podsets = ps;
 	for (size_t i = 0; i < w->npodsets; i++) {
 		if (counts)
 			tmp.podsets[i].count = counts[i];

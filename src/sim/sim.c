@@ -185,6 +185,7 @@ void sim_input_init(struct sim_input *in, struct cluster *c,
 	in->gpu_resource = gpu_resource ? gpu_resource : "nvidia.com/gpu";
 	in->gpu_id = resource_lookup(c->resources, in->gpu_resource);
 	in->node_place = xcalloc(c->nodes.len + 1, sizeof(*in->node_place));
+	hmap_init(&in->request_ids);
 	place_nodes(in, sim_topology(c));
 	set_geometry(in);
 }
@@ -195,6 +196,8 @@ void sim_input_release(struct sim_input *in)
 		return;
 	vec_release(&in->jobs);
 	vec_release(&in->templates);
+	vec_release(&in->requests);
+	hmap_release(&in->request_ids);
 	vec_release(&in->block_names);
 	vec_release(&in->rack_names);
 	free(in->node_place);
@@ -239,9 +242,27 @@ int sim_input_add_job(struct sim_input *in, uint32_t wl, int64_t submit_us,
 	return 0;
 }
 
+/* The index of r in in->requests, added when new. */
+static uint32_t request_id(struct sim_input *in, const struct resvec *r)
+{
+	int64_t id;
+
+	if (hmap_get(&in->request_ids, r, sizeof(*r), &id))
+		return (uint32_t)id;
+	id = (int64_t)in->requests.len;
+	vec_push(&in->requests, *r);
+	hmap_put(&in->request_ids, r, sizeof(*r), id);
+	return (uint32_t)id;
+}
+
 int sim_input_add_trace_job(struct sim_input *in, const struct trace_job *tj,
 			    const char *ns, struct errbuf *eb)
 {
+	struct sim_tmpl tm = { .topology_level = tj->topology_level,
+			       .pos = tj->pos,
+			       .min_count = tj->min_count,
+			       .priority = tj->priority,
+			       .topology_mode = tj->topology_mode };
 	int64_t g = in->gpu_id >= 0 ? tj->requests.v[in->gpu_id] : 0;
 	struct sim_job j = { .wl = UINT32_MAX,
 			     .tmpl = (int32_t)in->templates.len,
@@ -265,9 +286,38 @@ int sim_input_add_trace_job(struct sim_input *in, const struct trace_job *tj,
 		return errbuf_set(eb, -EINVAL, "%s: has no pods", tj->name);
 	j.gpus = g * tj->pods;
 	j.gpus_per_pod = g <= INT32_MAX ? (int32_t)g : 0;
-	vec_push(&in->templates, *tj);
+	tm.requests = request_id(in, &tj->requests);
+	vec_push(&in->templates, tm);
 	vec_push(&in->jobs, j);
 	return 0;
+}
+
+void sim_input_trace_job(const struct sim_input *in, uint32_t j,
+			 struct trace_job *out)
+{
+	const struct sim_job *job = &in->jobs.items[j];
+	const struct sim_tmpl *tm;
+
+	BUG_ON(job->tmpl < 0);
+	tm = &in->templates.items[job->tmpl];
+	*out = (struct trace_job){ .name = job->name,
+				   .submit_us = job->submit_us,
+				   .duration_us = job->duration_us,
+				   .pods = job->pods,
+				   .min_count = tm->min_count,
+				   .requests = in->requests.items[tm->requests],
+				   .queue = job->queue,
+				   .klass = job->klass,
+				   .priority = tm->priority,
+				   .topology_mode = tm->topology_mode,
+				   .topology_level = tm->topology_level,
+				   .pos = tm->pos };
+}
+
+void sim_input_reserve(struct sim_input *in, size_t n)
+{
+	vec_reserve(&in->jobs, in->jobs.len + n);
+	vec_reserve(&in->templates, in->templates.len + n);
 }
 
 static int job_cmp(const void *a, const void *b)
@@ -359,6 +409,7 @@ void sim_result_release(struct sim_result *res)
 		return;
 	free(res->jobs);
 	vec_release(&res->samples);
+	strbuf_release(&res->stop_reason);
 	free(res->node_busy_gpu_us);
 	vec_release(&res->classes);
 	free(res->cq_usage);

@@ -29,11 +29,31 @@
 
 #include "base/compiler.h"
 #include "base/errbuf.h"
+#include "base/hmap.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "model/cluster.h"
 #include "sim/throughput.h"
 #include "sim/trace.h"
+
+/*
+ * Bounds that keep every run finite in time and memory whatever its
+ * failure rates. The time series holds at most SIM_MAX_SAMPLES samples: a
+ * full one keeps every other sample and doubles its period. A run stops
+ * when no job finished or kept work (a checkpoint) through
+ * SIM_STALL_INTERRUPTIONS interruptions (a failure, an eviction of a job
+ * that lost its work), or when no job finished or arrived for
+ * SIM_STALL_SPAN_FACTOR times the longest job's duration while failures
+ * went on and no job started then is due to end later: its unfinished jobs
+ * cannot complete at that failure rate, and sim_result.stop_reason says which.
+ * Rates above SIM_MAX_POD_FAIL_PER_H (a pod failing more than once a second) or
+ * node MTBFs under SIM_MIN_NODE_MTBF_H (a second) are refused.
+ */
+#define SIM_MAX_SAMPLES		4096
+#define SIM_STALL_INTERRUPTIONS 10000
+#define SIM_STALL_SPAN_FACTOR	100
+#define SIM_MAX_POD_FAIL_PER_H	3600.0
+#define SIM_MIN_NODE_MTBF_H	(1.0 / 3600)
 
 /* How a run schedules. The first three place gangs all or nothing and
  * differ in placement; no-gang admits every pod on its own (kube-default
@@ -79,6 +99,21 @@ struct sim_job {
 				 (whose pods' workloads come at arrival) */
 };
 
+/*
+ * A trace job as the input keeps it: what its struct sim_job does not say
+ * already. Its per-pod requests are shared with every trace job that asks
+ * for the same (sim_input.requests), so a job costs its sim_job and these
+ * 40 bytes until a run makes its workload.
+ */
+struct sim_tmpl {
+	const char *topology_level; /* interned; NULL when none */
+	struct srcpos pos;	    /* where the job was read */
+	uint32_t requests;	    /* index into sim_input.requests */
+	int32_t min_count;
+	int32_t priority;
+	enum topology_mode topology_mode;
+};
+
 /* Domains of a node for topology figures (-1: not in a topology). */
 struct sim_node_place {
 	int32_t block, rack; /* indices into sim_input's names */
@@ -87,7 +122,9 @@ struct sim_node_place {
 struct sim_input {
 	struct cluster *c;
 	VEC(struct sim_job) jobs; /* in submission order (then input order) */
-	VEC(struct trace_job) templates; /* of trace jobs */
+	VEC(struct sim_tmpl) templates; /* of trace jobs */
+	VEC(struct resvec) requests;	/* distinct requests of trace jobs */
+	struct hmap request_ids;	/* a resvec's bytes -> its index */
 	const char *gpu_resource; /* interned; "nvidia.com/gpu" by default */
 	int gpu_id;		  /* its resource id, -1 when not registered */
 	/* Topology of the nodes for the figures: per cluster node its block
@@ -113,7 +150,8 @@ struct sim_options {
 	uint64_t seed;
 	int64_t until_us;     /* stop at this time; 0: when nothing is left */
 	int64_t pod_start_us; /* bind -> pod Running and Ready; default 10 s */
-	int64_t sample_us;    /* timeseries period; 0: span / 1,000, >= 1 s */
+	int64_t sample_us;    /* timeseries period; 0: span / 1,000, >= 1 s;
+				 doubled as the series fills up */
 	double node_mtbf_h;   /* mean hours between failures of a node; 0 */
 	int64_t node_repair_us; /* default 1 h */
 	double pod_fail_per_h;	/* failures per running pod-hour; 0 */
@@ -197,6 +235,11 @@ struct sim_result {
 	double *cq_usage; /* per ClusterQueue: time-averaged usage of its
 			     nominal GPU (else cpu) quota, -1: no quota */
 	uint64_t events, cycles;
+	/* The run stopped making progress (SIM_STALL_INTERRUPTIONS): the
+	 * figures cover 0 to that time, and stop_reason says which jobs
+	 * cannot complete and what would let them. Empty otherwise. */
+	bool stalled;
+	struct strbuf stop_reason;
 };
 
 /*
@@ -226,6 +269,11 @@ int sim_input_add_job(struct sim_input *in, uint32_t wl, int64_t submit_us,
  */
 int sim_input_add_trace_job(struct sim_input *in, const struct trace_job *j,
 			    const char *ns, struct errbuf *eb) MUST_CHECK;
+/* Trace job j of the input (its tmpl >= 0) whole again, into *out. */
+void sim_input_trace_job(const struct sim_input *in, uint32_t j,
+			 struct trace_job *out);
+/* Room for n more jobs (a trace's) without growing the arrays again. */
+void sim_input_reserve(struct sim_input *in, size_t n);
 /* Order jobs by submission time, then input order (stable). */
 void sim_input_sort(struct sim_input *in);
 
@@ -249,7 +297,9 @@ void sim_options_init(struct sim_options *o);
 /*
  * Run the simulation of in under o into res (initialised here; release
  * with sim_result_release()). Returns 0, or -EINVAL with a message when
- * an option is out of range or a scheduled failure names no node.
+ * an option is out of range (failure rates beyond the limits above) or a
+ * scheduled failure names no node. A run that stalled returns 0 with
+ * res->stalled set.
  */
 int sim_run(const struct sim_input *in, const struct sim_options *o,
 	    struct sim_result *res, struct errbuf *eb) MUST_CHECK;

@@ -38,6 +38,7 @@ void sim_apply_node_down(struct sim_state *st, uint32_t node, int64_t which)
 	}
 	st->node_down[node] = true;
 	st->res->sum.node_failures++;
+	sim_run_failure(st);
 	sim_run_log(st, "node-down %s", name);
 	ctl_node_down(st->ctl, node, true, st->now);
 	if (repair > 0)

@@ -387,12 +387,13 @@ void sim_figures_finish(struct sim_state *st)
 {
 	struct sim_result *res = st->res;
 	struct sim_summary *s = &res->sum;
-	int64_t end = st->o->until_us ? st->o->until_us : st->now, last = 0;
+	int64_t end =
+		st->o->until_us && !res->stalled ? st->o->until_us : st->now;
+	int64_t last = 0;
 
 	sim_run_advance(st, end);
 	st->now = end;
-	for (; st->next_sample <= end; st->next_sample += st->sample_us)
-		sim_run_sample(st, st->next_sample);
+	sim_run_sample_until(st, end, true);
 	if (!res->samples.len || vec_last(&res->samples)->t_us < end)
 		sim_run_sample(st, end);
 	close_running(st);

@@ -32,8 +32,9 @@ enum sim_ev {
 	EV_FINISH,
 	EV_POD_FAIL,
 	EV_POD_UP,
-	EV_TICK, /* a gang timeout or a requeue time */
-	EV_SUBMIT,
+	EV_TICK,   /* a gang timeout or a requeue time */
+	EV_ARRIVE, /* a job is submitted (no-gang: its first pod) */
+	EV_SUBMIT, /* no-gang: the job's next pod */
 	EV_KIND_COUNT
 };
 
@@ -61,6 +62,8 @@ struct sim_jst {
 	int64_t progress_us;  /* ideal work kept by checkpoints */
 	uint64_t end_ev, fail_ev;
 	uint32_t active_pos; /* 1 + its place in sim_state.active; 0: none */
+	int32_t ints;	     /* interruptions: lost its work, or evicted */
+	int64_t first_int_us, last_int_us;
 };
 
 struct sim_state {
@@ -88,6 +91,12 @@ struct sim_state {
 	size_t live; /* pending events that can change the outcome */
 	int64_t count[SIM_JOB_STATE_COUNT];
 	size_t submitted, terminal;
+	/* Stalls (sim.h): interruptions since a job last finished or kept
+	 * work; failures and interruptions since a job last finished or
+	 * arrived, and when that was; the longest span allowed without. */
+	int32_t futile;
+	int64_t since_finish, last_finish_us, stall_us;
+	int64_t busy_until_us; /* the latest end a job was started for */
 	unsigned progress_pm;
 
 	int64_t alloc_gpus, busy_gpus;
@@ -103,6 +112,9 @@ struct sim_state {
 
 	uint64_t tick_ev;
 	int64_t tick_at;
+	/* Jobs in arrival order when the input is not sorted (NULL: it is);
+	 * only the next arrival is in the queue. */
+	uint32_t *arrivals;
 };
 
 /* sim_run.c */
@@ -124,8 +136,13 @@ void sim_run_account(struct sim_state *st, uint32_t j, int64_t seg);
 void sim_run_advance(struct sim_state *st, int64_t t);
 /* One sample of the state now, at time t. */
 void sim_run_sample(struct sim_state *st, int64_t t);
+/* The samples due before t (and at t with at_t), thinned to at most
+ * SIM_MAX_SAMPLES. */
+void sim_run_sample_until(struct sim_state *st, int64_t t, bool at_t);
 /* The job of workload wl's admission: count it, with its pods. */
 void sim_run_admitted(struct sim_state *st, uint32_t wl);
+/* A node failed: counts towards a stall (sim.h). */
+void sim_run_failure(struct sim_state *st);
 /* Workload wl no longer holds quota (evicted, deactivated). */
 void sim_run_unadmitted(struct sim_state *st, uint32_t wl, bool deactivated);
 

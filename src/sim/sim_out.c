@@ -395,6 +395,10 @@ static void write_summary(struct jw *w, const struct sim_result *r)
 	write_summary_more(w, s);
 	if (r->classes.len)
 		write_classes(w, r);
+	if (r->stalled) {
+		jw_key(w, "stalled");
+		add_json_string(r->stop_reason.buf, w->out);
+	}
 	jw_close(w);
 }
 

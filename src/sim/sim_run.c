@@ -25,7 +25,7 @@
 static const int32_t kind_rank[EV_KIND_COUNT] = {
 	[EV_NODE_UP] = 0,  [EV_NODE_DOWN] = 1, [EV_FINISH] = 2,
 	[EV_POD_FAIL] = 3, [EV_POD_UP] = 4,    [EV_TICK] = 5,
-	[EV_SUBMIT] = 6,
+	[EV_ARRIVE] = 6,   [EV_SUBMIT] = 7,
 };
 
 void sim_run_log(struct sim_state *st, const char *fmt, ...)
@@ -167,14 +167,15 @@ static struct sim_pod *pods_of(struct sim_state *st, uint32_t j)
 		return x->pods;
 	x->pods = xcalloc((size_t)job->pods, sizeof(*x->pods));
 	if (job->tmpl >= 0) { /* one pod set */
-		const struct trace_job *t = &st->in->templates.items[job->tmpl];
+		const struct sim_tmpl *tm = &st->in->templates.items[job->tmpl];
+		const struct resvec *req =
+			&st->in->requests.items[tm->requests];
 
 		for (int32_t p = 0; p < job->pods; p++) {
 			x->pods[p].node = -1;
-			x->pods[p].gpus =
-				st->in->gpu_id >= 0
-					? t->requests.v[st->in->gpu_id]
-					: 0;
+			x->pods[p].gpus = st->in->gpu_id >= 0
+						  ? req->v[st->in->gpu_id]
+						  : 0;
 		}
 		return x->pods;
 	}
@@ -210,6 +211,35 @@ void sim_run_account(struct sim_state *st, uint32_t j, int64_t seg)
 	st->busy_jobs += seg * x->run_gpus;
 }
 
+/* A job kept work (finished: a job ended or arrived): the run makes
+ * progress. */
+static void progressed(struct sim_state *st, bool finished)
+{
+	st->futile = 0;
+	if (!finished)
+		return;
+	st->since_finish = 0;
+	st->last_finish_us = st->now;
+}
+
+void sim_run_failure(struct sim_state *st)
+{
+	st->since_finish++;
+}
+
+/* Job j lost its work (a failure, an eviction): one more interruption
+ * without progress. */
+static void interrupted(struct sim_state *st, uint32_t j)
+{
+	struct sim_jst *x = &st->js[j];
+
+	st->futile++;
+	sim_run_failure(st);
+	if (!x->ints++)
+		x->first_int_us = st->now;
+	x->last_int_us = st->now;
+}
+
 /* Stop a running job: its work since the last checkpoint is lost unless
  * it finished. */
 void sim_run_stop(struct sim_state *st, uint32_t j, bool finished)
@@ -239,6 +269,10 @@ void sim_run_stop(struct sim_state *st, uint32_t j, bool finished)
 		if (x->progress_us >= job->duration_us)
 			x->progress_us = job->duration_us - 1;
 		r->lost_gpu_us += (seg - kept) * x->run_gpus;
+		if (kept > 0)
+			progressed(st, false);
+		else
+			interrupted(st, j);
 	}
 	sim_run_set_state(st, j, SIM_JOB_ADMITTED);
 	refresh_state(st, j);
@@ -381,13 +415,39 @@ void sim_run_sample(struct sim_state *st, int64_t t)
 	vec_push(&st->res->samples, smp);
 }
 
+/*
+ * A full series keeps every other sample and doubles the period: sample i
+ * is always at i periods, so the kept ones are those at even indices and
+ * the next is due at the same time as before.
+ */
+static void thin_samples(struct sim_state *st)
+{
+	struct sim_sample *s = st->res->samples.items;
+	size_t n = st->res->samples.len, k = 0;
+
+	for (size_t i = 0; i < n; i += 2)
+		s[k++] = s[i];
+	st->res->samples.len = k;
+	st->sample_us *= 2;
+	st->next_sample = (int64_t)k * st->sample_us;
+}
+
+void sim_run_sample_until(struct sim_state *st, int64_t t, bool at_t)
+{
+	while (st->next_sample < t || (at_t && st->next_sample == t)) {
+		sim_run_sample(st, st->next_sample);
+		st->next_sample += st->sample_us;
+		if (st->res->samples.len >= SIM_MAX_SAMPLES)
+			thin_samples(st);
+	}
+}
+
 void sim_run_advance(struct sim_state *st, int64_t t)
 {
 	int64_t dt = t - st->last_t;
 
 	/* The state now is the state at every sample time before t. */
-	for (; st->next_sample < t; st->next_sample += st->sample_us)
-		sim_run_sample(st, st->next_sample);
+	sim_run_sample_until(st, t, false);
 	if (dt <= 0)
 		return;
 	st->busy_sum += st->busy_gpus * dt;
@@ -417,7 +477,7 @@ static void start_job(struct sim_state *st, uint32_t j)
 	struct sim_jst *x = &st->js[j];
 	const struct sim_job *job = &st->in->jobs.items[j];
 	struct sim_job_rec *r = &st->res->jobs[j];
-	int64_t rem;
+	int64_t rem, end;
 
 	sim_figures_shape(st, j);
 	x->run_gpus = 0;
@@ -429,9 +489,10 @@ static void start_job(struct sim_state *st, uint32_t j)
 	if (x->want < job->pods) /* partial admission: fewer pods, longer */
 		rem = rem * job->pods / (x->want > 0 ? x->want : 1);
 	x->seg_start_us = st->now;
-	x->end_ev =
-		sim_run_push(st, st->now + throughput_stretch_us(rem, x->ratio),
-			     EV_FINISH, j, 0);
+	end = st->now + throughput_stretch_us(rem, x->ratio);
+	x->end_ev = sim_run_push(st, end, EV_FINISH, j, 0);
+	if (end > st->busy_until_us)
+		st->busy_until_us = end; /* no stall before it could end */
 	st->busy_gpus += x->run_gpus;
 	sim_run_set_state(st, j, SIM_JOB_RUNNING);
 	sim_run_log(
@@ -442,7 +503,7 @@ static void start_job(struct sim_state *st, uint32_t j)
 		double u = rng_double(&st->rng);
 		int64_t at = st->now + (int64_t)(-log1p(-u) / rate);
 
-		if (at < st->now + throughput_stretch_us(rem, x->ratio))
+		if (at < end)
 			x->fail_ev = sim_run_push(st, at, EV_POD_FAIL, j,
 						  running_pod(st, j));
 	}
@@ -502,6 +563,7 @@ static void finish_job(struct sim_state *st, uint32_t j)
 	}
 	x->adm = 0;
 	x->progress_us = job->duration_us;
+	progressed(st, true);
 	r->end_us = st->now;
 	sim_run_set_state(st, j, SIM_JOB_FINISHED);
 	st->terminal++;
@@ -520,11 +582,12 @@ static void submit_wl(struct sim_state *st, uint32_t wl)
 static uint32_t make_workload(struct sim_state *st, uint32_t j, int64_t k)
 {
 	const struct sim_job *job = &st->in->jobs.items[j];
-	struct trace_job t = st->in->templates.items[job->tmpl];
+	struct trace_job t;
 	struct workload w;
 	char *name = NULL;
 	uint64_t h;
 
+	sim_input_trace_job(st->in, j, &t);
 	if (k >= 0) {
 		name = xasprintf("%s-pod-%" PRId64, job->name, k);
 		t.name = name;
@@ -557,6 +620,7 @@ static void submit_job(struct sim_state *st, uint32_t j, int64_t k)
 
 	if (k == 0) {
 		sim_run_set_state(st, j, SIM_JOB_PENDING);
+		progressed(st, true); /* new work: the span starts again */
 		st->submitted++;
 		sim_run_log(st, "submit %s", job->name);
 	}
@@ -636,6 +700,8 @@ void sim_run_unadmitted(struct sim_state *st, uint32_t wl, bool deactivated)
 	st->wl_count[wl] = 0;
 	st->res->jobs[j].evictions++;
 	st->res->sum.evictions++;
+	if (st->res->jobs[j].state != SIM_JOB_RUNNING)
+		interrupted(st, j); /* evicted before it could run */
 	if (deactivated) {
 		sim_run_stop(st, j, false);
 		sim_run_set_state(st, j, SIM_JOB_DEACTIVATED);
@@ -645,11 +711,34 @@ void sim_run_unadmitted(struct sim_state *st, uint32_t wl, bool deactivated)
 	refresh_state(st, j);
 }
 
+/* The job that arrives i-th. */
+static uint32_t arrival(const struct sim_state *st, size_t i)
+{
+	return st->arrivals ? st->arrivals[i] : (uint32_t)i;
+}
+
+/* Queue the i-th arrival, if any: one at a time, so that the queue holds
+ * one event for all the jobs still to come. */
+static void push_arrival(struct sim_state *st, size_t i)
+{
+	uint32_t j;
+
+	if (i >= st->in->jobs.len)
+		return;
+	j = arrival(st, i);
+	sim_run_push(st, st->in->jobs.items[j].submit_us, EV_ARRIVE, j,
+		     (int64_t)i);
+}
+
 static void handle(struct sim_state *st, const struct evq_event *e)
 {
 	st->live -= live(e->kind, e->b);
 	st->res->events++;
 	switch ((enum sim_ev)e->kind) {
+	case EV_ARRIVE:
+		push_arrival(st, (size_t)e->b + 1);
+		submit_job(st, (uint32_t)e->a, 0);
+		break;
 	case EV_SUBMIT:
 		submit_job(st, (uint32_t)e->a, e->b);
 		break;
@@ -711,6 +800,101 @@ static bool alive(const struct sim_state *st)
 	return st->live > 0 || st->count[SIM_JOB_RUNNING] > 0;
 }
 
+static int ints_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct sim_state *st = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int32_t fx = st->js[x].ints, fy = st->js[y].ints;
+
+	if (fx != fy)
+		return fx > fy ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/* Whether the run stopped making progress; why into the stop reason. */
+static bool stalled(struct sim_state *st)
+{
+	struct strbuf *m = &st->res->stop_reason;
+
+	if (st->futile >= SIM_STALL_INTERRUPTIONS) {
+		strbuf_addf(m,
+			    "stopped at %.1f h: no job finished or kept any "
+			    "work through %d interruptions (failures and "
+			    "evictions)",
+			    (double)st->now / 3.6e9, SIM_STALL_INTERRUPTIONS);
+		return true;
+	}
+	if (st->since_finish && st->now - st->last_finish_us > st->stall_us &&
+	    st->now > st->busy_until_us) {
+		strbuf_addf(m,
+			    "stopped at %.1f h: no job finished or arrived "
+			    "in %.1f h (%d times the longest job's work) "
+			    "through %" PRId64 " failures and interruptions",
+			    (double)st->now / 3.6e9,
+			    (double)(st->now - st->last_finish_us) / 3.6e9,
+			    SIM_STALL_SPAN_FACTOR, st->since_finish);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Name the unfinished jobs (the most often interrupted first) and what
+ * would let them complete.
+ */
+static void stall(struct sim_state *st)
+{
+	VEC(uint32_t) hit = VEC_INIT;
+	struct strbuf *m = &st->res->stop_reason;
+	int64_t gap = INT64_MAX;
+
+	st->res->stalled = true;
+	for (size_t j = 0; j < st->in->jobs.len; j++) {
+		enum sim_job_state s = st->res->jobs[j].state;
+
+		if (s != SIM_JOB_UNSUBMITTED && s != SIM_JOB_FINISHED &&
+		    s != SIM_JOB_DEACTIVATED)
+			vec_push(&hit, (uint32_t)j);
+	}
+	qsort_r(hit.items, hit.len, sizeof(*hit.items), ints_cmp, st);
+	strbuf_addstr(m, "; cannot complete at this failure rate:");
+	for (size_t i = 0; i < hit.len; i++) {
+		const struct sim_jst *x = &st->js[hit.items[i]];
+		const struct sim_job *job = &st->in->jobs.items[hit.items[i]];
+		int64_t g = x->ints ? (st->now - x->first_int_us) / x->ints
+				    : INT64_MAX;
+
+		if (g < gap)
+			gap = g;
+		if (i == 5) {
+			strbuf_addf(m, " and %zu more", hit.len - i);
+			break;
+		}
+		strbuf_addf(
+			m, "%s %s (%s, %.1f h of work", i ? "," : "", job->name,
+			sim_job_state_name(st->res->jobs[hit.items[i]].state),
+			(double)job->duration_us / 3.6e9);
+		if (x->ints)
+			strbuf_addf(m, ", interrupted %d times", x->ints);
+		strbuf_addch(m, ')');
+	}
+	strbuf_addstr(m, "; what would let them complete: ");
+	if (gap != INT64_MAX)
+		strbuf_addf(
+			m,
+			"a running job keeps its work only at "
+			"checkpoints: --checkpoint with a period well "
+			"under %.0f s (their mean time between "
+			"interruptions)%s; or ",
+			floor((double)(gap < 1000000 ? 1000000 : gap) / 1e6),
+			st->o->checkpoint_us > 0 ? " instead of the one given"
+						 : "");
+	strbuf_addstr(m, "fewer failures or faster repairs (--pod-failures, "
+			 "--node-mtbf, --node-repair)");
+	sim_run_log(st, "stall %s", m->buf);
+	vec_release(&hit);
+}
+
 static void loop(struct sim_state *st)
 {
 	struct evq_event e;
@@ -729,14 +913,43 @@ static void loop(struct sim_state *st)
 		if (st->o->check)
 			sim_figures_check(st);
 		report_progress(st);
+		if (stalled(st)) {
+			stall(st);
+			break;
+		}
 	}
 }
 
+static int arrival_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct sim_job *jobs = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (jobs[x].submit_us != jobs[y].submit_us)
+		return jobs[x].submit_us < jobs[y].submit_us ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/*
+ * Arrivals in order of time, then of job index: the order in which they
+ * would pop had every one been queued at the start. An input sorted by
+ * sim_input_sort() needs no table.
+ */
 static void push_submissions(struct sim_state *st)
 {
-	for (size_t j = 0; j < st->in->jobs.len; j++)
-		sim_run_push(st, st->in->jobs.items[j].submit_us, EV_SUBMIT,
-			     (int64_t)j, 0);
+	const struct sim_job *jobs = st->in->jobs.items;
+	size_t n = st->in->jobs.len;
+
+	for (size_t j = 1; j < n && !st->arrivals; j++) {
+		if (jobs[j].submit_us >= jobs[j - 1].submit_us)
+			continue;
+		st->arrivals = xcalloc(n, sizeof(*st->arrivals));
+		for (size_t k = 0; k < n; k++)
+			st->arrivals[k] = (uint32_t)k;
+		qsort_r(st->arrivals, n, sizeof(*st->arrivals), arrival_cmp,
+			(void *)jobs);
+	}
+	push_arrival(st, 0);
 }
 
 /* The timeseries period: a thousandth of the expected span, >= 1 s. */
@@ -777,6 +990,19 @@ static int check_options(const struct sim_input *in,
 	if (!(o->node_mtbf_h >= 0) || !(o->pod_fail_per_h >= 0))
 		return errbuf_set(eb, -EINVAL,
 				  "failure rates must not be negative");
+	if (o->pod_fail_per_h > SIM_MAX_POD_FAIL_PER_H)
+		return errbuf_set(eb, -EINVAL,
+				  "pod failures: %g per pod-hour is more than "
+				  "one failure a second for every pod; at most "
+				  "%.0f",
+				  o->pod_fail_per_h, SIM_MAX_POD_FAIL_PER_H);
+	if (o->node_mtbf_h > 0 && o->node_mtbf_h < SIM_MIN_NODE_MTBF_H)
+		return errbuf_set(eb, -EINVAL,
+				  "node MTBF: %g h means a node fails more "
+				  "than once a second; at least %g h (1 s)",
+				  o->node_mtbf_h, SIM_MIN_NODE_MTBF_H);
+	if (isinf(o->node_mtbf_h))
+		return errbuf_set(eb, -EINVAL, "node MTBF: must be finite");
 	for (size_t i = 0; i < o->nfailures; i++) {
 		const struct sim_failure *f = &o->failures[i];
 
@@ -894,6 +1120,7 @@ static void state_free(struct sim_state *st)
 	free(st->wl_job);
 	free(st->wl_pod0);
 	free(st->wl_count);
+	free(st->arrivals);
 	vec_release(&st->active);
 	free(st->node_gpus);
 	free(st->node_down);
@@ -907,11 +1134,17 @@ int sim_run(const struct sim_input *in, const struct sim_options *o,
 	int rc;
 
 	memset(res, 0, sizeof(*res));
+	strbuf_init(&res->stop_reason);
 	rc = check_options(in, o, eb);
 	if (rc < 0)
 		return rc;
 	state_init(&st, in, o, res);
 	st.sample_us = sample_period(in, o);
+	vec_foreach (&in->jobs, j) {
+		if (j->duration_us > st.stall_us)
+			st.stall_us = j->duration_us;
+	}
+	st.stall_us *= SIM_STALL_SPAN_FACTOR;
 	push_submissions(&st);
 	sim_apply_failures(&st);
 	loop(&st);

@@ -620,8 +620,7 @@ int trace_parse_jsonl(struct trace *t, const char *file, const char *data,
 {
 	struct hmap names;
 	struct line_ctx x = { .t = t, .d = d, .names = &names };
-	VEC(struct trace_job) jobs = VEC_INIT;
-	size_t i = 0;
+	size_t i = 0, before = t->jobs.len, lines = 1;
 	int line, col;
 
 	x.file = intern_str(t->strings, file);
@@ -632,6 +631,13 @@ int trace_parse_jsonl(struct trace *t, const char *file, const char *data,
 		return -EINVAL;
 	}
 	names_of(t, &names);
+	/* Jobs go straight into t, which is cut back on an error: room for
+	 * one per line, so the array is never copied as it grows. */
+	for (const char *p = data;
+	     (p = memchr(p, '\n', len - (size_t)(p - data))); p++)
+		lines++;
+	vec_reserve(&t->jobs,
+		    before + (lines < t->max_jobs ? lines : t->max_jobs));
 	while (i < len) {
 		const char *nl = memchr(data + i, '\n', len - i);
 		size_t end = nl ? (size_t)(nl - data) : len;
@@ -650,7 +656,7 @@ int trace_parse_jsonl(struct trace *t, const char *file, const char *data,
 		}
 		if (skippable(x.text, x.len))
 			continue;
-		if (t->jobs.len + jobs.len >= t->max_jobs) {
+		if (t->jobs.len >= t->max_jobs) {
 			report(&x, DIAG_ERROR, 0,
 			       "too many jobs: a trace holds at most %zu",
 			       t->max_jobs);
@@ -661,17 +667,13 @@ int trace_parse_jsonl(struct trace *t, const char *file, const char *data,
 		if (j.name)
 			hmap_put_str(&names, j.name, x.line);
 		if (!x.failed)
-			vec_push(&jobs, j);
+			vec_push(&t->jobs, j);
 	}
 	hmap_release(&names);
 	if (x.failed) {
-		vec_release(&jobs);
+		t->jobs.len = before;
 		return -EINVAL;
 	}
-	vec_reserve(&t->jobs, t->jobs.len + jobs.len);
-	for (size_t k = 0; k < jobs.len; k++)
-		t->jobs.items[t->jobs.len++] = jobs.items[k];
-	vec_release(&jobs);
 	return 0;
 }
 
@@ -787,6 +789,61 @@ void trace_sort(struct trace *t)
 	free(sorted);
 }
 
+/* What trace_read_file() has seen so far of the lines. */
+struct scan {
+	int line;	  /* 1-based, of the current line */
+	size_t len;	  /* bytes of the current line so far */
+	bool blank, hash; /* only blanks so far; starts with '#' */
+	size_t jobs;	  /* lines that can hold a job */
+};
+
+/*
+ * Check the bytes out[from, len) as they arrive: a NUL byte, a line longer
+ * than TRACE_MAX_LINE or more lines than TRACE_MAX_JOBS (plus a header)
+ * stop the read at once, whatever follows.
+ */
+static int scan_chunk(struct scan *sc, const char *path,
+		      const struct strbuf *out, size_t from, struct errbuf *eb)
+{
+	for (size_t i = from; i < out->len; i++) {
+		char ch = out->buf[i];
+		int line, col;
+
+		if (!ch) {
+			text_position(out->buf, i, &line, &col);
+			return errbuf_set(eb, -EINVAL,
+					  "%s:%d:%d: NUL byte (0x00) in the "
+					  "text",
+					  path, line, col);
+		}
+		if (ch == '\n') {
+			sc->jobs += !sc->blank && !sc->hash;
+			if (sc->jobs > TRACE_MAX_JOBS + 1)
+				return errbuf_set(eb, -EFBIG,
+						  "%s:%d:1: too many lines: a "
+						  "trace holds at most %d jobs",
+						  path, sc->line,
+						  TRACE_MAX_JOBS);
+			sc->line++;
+			sc->len = 0;
+			sc->blank = true;
+			sc->hash = false;
+			continue;
+		}
+		if (sc->blank && ch == '#')
+			sc->hash = true;
+		if (ch != ' ' && ch != '\t' && ch != '\r')
+			sc->blank = false;
+		/* one more for the '\r' of a CRLF line */
+		if (++sc->len > TRACE_MAX_LINE + 1)
+			return errbuf_set(eb, -EINVAL,
+					  "%s:%d:1: line is longer than %d "
+					  "bytes",
+					  path, sc->line, TRACE_MAX_LINE);
+	}
+	return 0;
+}
+
 int trace_read_file(const char *path, size_t max, struct strbuf *out,
 		    struct errbuf *eb)
 {
@@ -794,6 +851,7 @@ int trace_read_file(const char *path, size_t max, struct strbuf *out,
 	ssize_t n;
 	bool is_stdin = strcmp(path, "-") == 0;
 	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	struct scan sc = { .line = 1, .blank = true };
 	int rc = 0;
 
 	if (is_stdin)
@@ -802,6 +860,8 @@ int trace_read_file(const char *path, size_t max, struct strbuf *out,
 	if (fd < 0)
 		return errbuf_set(eb, -errno, "%s: %s", path, strerror(errno));
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		size_t from = out->len;
+
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -817,6 +877,9 @@ int trace_read_file(const char *path, size_t max, struct strbuf *out,
 			break;
 		}
 		strbuf_add(out, buf, (size_t)n);
+		rc = scan_chunk(&sc, path, out, from, eb);
+		if (rc < 0)
+			break;
 	}
 	if (!is_stdin)
 		close(fd);

@@ -56,8 +56,9 @@
 #define TRACE_MAX_JOBS (1 << 22)
 #define TRACE_MAX_PODS 100000
 /* Times beyond ~317 years are errors, so that sums cannot overflow. */
-#define TRACE_MAX_SECONDS   DURATION_MAX_SECONDS
-#define TRACE_MAX_FILE_SIZE (1LL << 30)
+#define TRACE_MAX_SECONDS DURATION_MAX_SECONDS
+/* The job limit at 256 bytes a line: 1 GiB. */
+#define TRACE_MAX_FILE_SIZE ((size_t)TRACE_MAX_JOBS * 256)
 
 struct trace_job {
 	const char *name; /* interned */
@@ -115,9 +116,13 @@ bool trace_is_jsonl(const char *data, size_t len);
 bool trace_is_empty(const char *data, size_t len);
 
 /*
- * Read a whole file into out (initialised by the caller), up to max bytes;
- * "-" is standard input. -errno with a message in eb on failure ("path: No
- * such file..."), or -EFBIG when the file is larger than max.
+ * Read a whole file into out (initialised by the caller), up to max bytes
+ * (TRACE_MAX_FILE_SIZE for a trace); "-" is standard input. -errno with a
+ * message in eb on failure ("path: No such file..."), -EFBIG when the file
+ * is larger than max or has more lines that can hold a job than
+ * TRACE_MAX_JOBS (and a header), -EINVAL at the first NUL byte or line
+ * longer than TRACE_MAX_LINE ("path:line:col: ..."): each stops the read
+ * at once, so `/dev/zero` or an endless pipe costs one buffer.
  */
 int trace_read_file(const char *path, size_t max, struct strbuf *out,
 		    struct errbuf *eb) MUST_CHECK;

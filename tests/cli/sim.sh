@@ -112,6 +112,37 @@ check_err 1 "nul.jsonl:1:12: NUL byte (0x00) in the text" \
 printf 'job_id,submission_time,duration,num_gpu\nj\0001,0,10,1\n' >"$tmp/nul.csv"
 check_err 1 "nul.csv:2:2: NUL byte (0x00) in the text" \
 	--cluster blocks=1,racks=1,hosts=1 --trace "$tmp/nul.csv"
+# Failure rates the jobs cannot survive: the run stops and says why, in
+# bounded time and memory (once it ran until it was out of memory).
+for rate in "--pod-failures 1" "--node-mtbf 1"; do
+	# shellcheck disable=SC2086
+	"$echelon" sim -q --cluster blocks=1,racks=2,hosts=4,gpus=8 --synth 20 \
+		$rate --out "$tmp/stall" >"$tmp/o" 2>"$tmp/e"
+	[ $? -eq 0 ] && grep -qF "echelon sim: tas: stopped at" "$tmp/e" &&
+		grep -qF "cannot complete at this failure rate: synth-" "$tmp/e" &&
+		grep -qF -- "--checkpoint with a period well under" "$tmp/e" &&
+		grep -qF '"stalled": "stopped at' "$tmp/stall/summary.json" &&
+		[ "$(wc -l <"$tmp/stall/timeseries.csv")" -le 4097 ]
+	check "$rate: a run that cannot complete stops and says why" $?
+done
+check_err 1 "pod failures: 1e+06 per pod-hour is more than one failure a second" \
+	--cluster blocks=1,racks=1,hosts=1 --synth 1 --pod-failures 1e6
+
+# An endless input stops at the first thing that cannot be a trace, not at
+# the byte limit: a NUL byte, a line over 64 KiB, more lines than jobs.
+check_err 1 "/dev/zero:1:1: NUL byte (0x00) in the text" \
+	--cluster blocks=1,racks=1,hosts=1 --trace /dev/zero
+tr '\000' a </dev/zero 2>/dev/null |
+	"$echelon" sim -q --cluster blocks=1,racks=1,hosts=1 --trace - \
+		>"$tmp/o" 2>"$tmp/e"
+[ $? -eq 1 ] && grep -qF "<stdin>:1:1: line is longer than 65536 bytes" "$tmp/e"
+check "an endless line stops at the line limit" $?
+yes '{"name": "x"}' 2>/dev/null |
+	"$echelon" sim -q --cluster blocks=1,racks=1,hosts=1 --trace - \
+		>"$tmp/o" 2>"$tmp/e"
+[ $? -eq 1 ] &&
+	grep -qF "<stdin>:4194306:1: too many lines: a trace holds at most 4194304 jobs" "$tmp/e"
+check "endless lines stop at the job limit" $?
 
 # --out and --log: checked before simulating, written beside the target and
 # renamed into place, so a failed run leaves the previous results whole.

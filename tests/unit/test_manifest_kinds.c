@@ -217,7 +217,8 @@ static void describe_workload(struct strbuf *sb, const struct cluster *c,
 	if (w->admission)
 		describe_admission(sb, c, w->admission);
 	for (int k = 0; k < WORKLOAD_COND_COUNT; k++) {
-		const struct workload_condition *wc = &w->cond[k];
+		const struct workload_condition *wc =
+			workload_cond(w, (enum workload_cond)k);
 
 		if (wc->present)
 			strbuf_addf(sb, " %s=%s/%s@%lld", workload_cond_name(k),

@@ -271,7 +271,7 @@ static void check_job(const char *ctx, const struct sim_job *j,
  * whole hosts inside the domain it requires. */
 static bool fits_empty(const struct world *w, const struct sim_job *j)
 {
-	const struct trace_job *tj = &w->in.templates.items[j->tmpl];
+	const struct sim_tmpl *tj = &w->in.templates.items[j->tmpl];
 	struct topology_request req = {
 		.mode = tj->topology_mode,
 		.level = tj->topology_level
@@ -400,7 +400,7 @@ static void check_samples(const char *ctx, const struct world *w,
 	CHECK(last->admitted == n[SIM_JOB_ADMITTED]);
 	CHECK(last->running == n[SIM_JOB_RUNNING]);
 	CHECK(last->finished == n[SIM_JOB_FINISHED]);
-	if (!o->until_us)
+	if (!o->until_us && !res->stalled)
 		CHECK(last->gpus_busy == 0);
 }
 
@@ -1376,6 +1376,10 @@ enum bad {
 	BAD_CHECKPOINT,
 	BAD_MTBF,
 	BAD_POD_FAIL_NAN,
+	BAD_POD_FAIL_HIGH,
+	BAD_POD_FAIL_INF,
+	BAD_MTBF_LOW,
+	BAD_MTBF_INF,
 	BAD_FAIL_TIME,
 	BAD_FAIL_REPAIR,
 	BAD_FAIL_NODE,
@@ -1395,6 +1399,13 @@ static const struct {
 	{ BAD_CHECKPOINT, "times must not be negative" },
 	{ BAD_MTBF, "failure rates must not be negative" },
 	{ BAD_POD_FAIL_NAN, "failure rates must not be negative" },
+	{ BAD_POD_FAIL_HIGH, "pod failures: 3601 per pod-hour is more than one "
+			     "failure a second for every pod; at most 3600" },
+	{ BAD_POD_FAIL_INF, "pod failures: inf per pod-hour is more than one "
+			    "failure a second for every pod; at most 3600" },
+	{ BAD_MTBF_LOW, "node MTBF: 0.0001 h means a node fails more than once "
+			"a second; at least 0.000277778 h (1 s)" },
+	{ BAD_MTBF_INF, "node MTBF: must be finite" },
 	{ BAD_FAIL_TIME, "failure 1: negative time" },
 	{ BAD_FAIL_REPAIR, "failure 2: negative time" },
 	{ BAD_FAIL_NODE, "failure 2: no node named \"gpu-b0-r0-h9\"" },
@@ -1430,6 +1441,18 @@ static void make_bad(enum bad what, struct sim_options *o,
 		break;
 	case BAD_POD_FAIL_NAN:
 		o->pod_fail_per_h = NAN;
+		break;
+	case BAD_POD_FAIL_HIGH:
+		o->pod_fail_per_h = 3601;
+		break;
+	case BAD_POD_FAIL_INF:
+		o->pod_fail_per_h = INFINITY;
+		break;
+	case BAD_MTBF_LOW:
+		o->node_mtbf_h = 1e-4;
+		break;
+	case BAD_MTBF_INF:
+		o->node_mtbf_h = INFINITY;
 		break;
 	case BAD_FAIL_TIME:
 		f[0].at_us = -1;
@@ -1481,6 +1504,121 @@ static void test_bad_options(void **state)
 		assert_int_equal(res.samples.len, 0);
 		sim_result_release(&res);
 	}
+	world_release(&w);
+}
+
+/*
+ * A 10 h gang whose pods fail 6 times an hour each (a failure every 5
+ * minutes) never runs 10 h in one go: without checkpoints the run stops
+ * as stalled, naming it and the checkpoint period that would do; with
+ * that period it finishes. Before, the run went on for ever and its time
+ * series grew without bound.
+ */
+static void test_stall(void **state)
+{
+	struct sim_options o;
+	struct sim_result res;
+	struct world w;
+
+	(void)state;
+	life_world(&w, "blocks=1,racks=1,hosts=2,gpus=8", JOB_G2(36000, ""));
+	sim_options_init(&o);
+	o.pod_fail_per_h = 6;
+	assert_int_equal(sim_run(&w.in, &o, &res, NULL), 0);
+	assert_true(res.stalled);
+	assert_int_equal(res.jobs[0].state == SIM_JOB_FINISHED, 0);
+	assert_true(res.sum.pod_failures >= SIM_STALL_INTERRUPTIONS);
+	assert_non_null(strstr(res.stop_reason.buf,
+			       "cannot complete at this failure rate: g "));
+	assert_non_null(strstr(res.stop_reason.buf, "--checkpoint with a "
+						    "period well under"));
+	assert_true(res.samples.len <= SIM_MAX_SAMPLES);
+	assert_int_equal(vec_last(&res.samples)->t_us, res.span_us);
+	sim_result_release(&res);
+
+	o.checkpoint_us = 60 * S;
+	assert_int_equal(sim_run(&w.in, &o, &res, NULL), 0);
+	assert_false(res.stalled);
+	assert_int_equal(res.stop_reason.len, 0);
+	assert_int_equal(res.jobs[0].state, SIM_JOB_FINISHED);
+	sim_result_release(&res);
+	world_release(&w);
+}
+
+/* A time series at 1 s over 10 h keeps at most SIM_MAX_SAMPLES samples,
+ * evenly spaced at a period doubled as often as needed. */
+static void test_samples_bounded(void **state)
+{
+	struct sim_options o;
+	struct sim_result res;
+	struct world w;
+	int64_t p;
+
+	(void)state;
+	life_world(&w, "blocks=1,racks=1,hosts=2,gpus=8", JOB_G2(36000, ""));
+	sim_options_init(&o);
+	o.sample_us = S;
+	assert_int_equal(sim_run(&w.in, &o, &res, NULL), 0);
+	assert_true(res.samples.len <= SIM_MAX_SAMPLES);
+	assert_true(res.samples.len > SIM_MAX_SAMPLES / 2);
+	p = res.samples.items[1].t_us;
+	assert_int_equal(p % S, 0);
+	assert_int_equal((p / S) & (p / S - 1), 0); /* 1 s times 2^k */
+	for (size_t i = 0; i + 1 < res.samples.len; i++)
+		assert_int_equal(res.samples.items[i].t_us, (int64_t)i * p);
+	assert_int_equal(vec_last(&res.samples)->t_us, res.span_us);
+	assert_int_equal(vec_last(&res.samples)->finished, 1);
+	sim_result_release(&res);
+	world_release(&w);
+}
+
+/*
+ * Trace jobs cost their sim_job and a small template until they arrive:
+ * jobs with the same requests share one copy, and each comes back whole
+ * (sim_input_trace_job()) for its workload.
+ */
+static void test_trace_job_memory(void **state)
+{
+	static const char jsonl[] =
+		JOB_G2(60, RACK) "{\"name\": \"c\", \"submit_s\": 1, "
+				 "\"duration_s\": 5, \"priority\": 7, "
+				 "\"requests\": {\"nvidia.com/gpu\": 8}}\n";
+	struct errbuf eb = { 0 };
+	struct trace_job tj;
+	struct world w;
+	struct trace t;
+	struct diag d;
+
+	(void)state;
+	life_world(&w, "blocks=1,racks=1,hosts=2,gpus=8", JOB_A(30));
+	trace_init(&t, w.c.strings, w.c.resources);
+	diag_init(&d);
+	assert_int_equal(
+		trace_parse_jsonl(&t, "t.jsonl", jsonl, strlen(jsonl), &d), 0);
+	diag_release(&d);
+	vec_foreach (&t.jobs, j)
+		assert_int_equal(sim_input_add_trace_job(&w.in, j, NULL, &eb),
+				 0);
+	trace_release(&t);
+	assert_true(sizeof(struct sim_tmpl) <= 40);
+	/* A queued job's workload: pod sets allocated to their count (eight
+	 * inline ones made it 2,840 bytes). */
+	assert_true(sizeof(struct workload) <= 256);
+	assert_int_equal(w.in.jobs.len, 3);
+	assert_int_equal(w.in.requests.len, 1); /* 8 GPUs (and a pod) */
+	sim_input_trace_job(&w.in, 1, &tj);
+	assert_string_equal(tj.name, "g");
+	assert_int_equal(tj.pods, 2);
+	assert_int_equal(tj.min_count, 2);
+	assert_int_equal(tj.duration_us, 60 * S);
+	assert_int_equal(tj.topology_mode, TOPOLOGY_REQUIRED);
+	assert_string_equal(tj.topology_level, "rack");
+	assert_int_equal(tj.requests.v[w.in.gpu_id], 8);
+	assert_int_equal(tj.pos.line, 1);
+	sim_input_trace_job(&w.in, 2, &tj);
+	assert_int_equal(tj.priority, 7);
+	assert_int_equal(tj.submit_us, S);
+	assert_int_equal(tj.pos.line, 2);
 	world_release(&w);
 }
 
@@ -1542,6 +1680,9 @@ int main(void)
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_lifecycle),
 		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_stall),
+		cmocka_unit_test(test_samples_bounded),
+		cmocka_unit_test(test_trace_job_memory),
 		cmocka_unit_test(test_bad_input),
 	};
 
