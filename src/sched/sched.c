@@ -125,16 +125,37 @@ void sched_why_set(struct sched_why *w, enum sched_pend code, char *msg)
 void sched_set_cond(struct sched_wl *wl, enum sched_cond c, bool status,
 		    const char *reason, char *msg, int64_t now_us)
 {
-	struct sched_condition *k = &wl->cond[c];
+	struct sched_condition *k;
 
+	if (!wl->conds)
+		wl->conds = xcalloc(1, sizeof(*wl->conds));
+	k = &wl->conds->cond[c];
 	if (!k->present || k->status != status)
 		k->transition_us = now_us;
 	k->present = true;
 	k->status = status;
 	k->reason = reason;
-	free(wl->cond_msg[c]);
-	wl->cond_msg[c] = msg;
+	free(wl->conds->msg[c]);
+	wl->conds->msg[c] = msg;
 	k->message = msg ? msg : "";
+}
+
+const struct sched_condition *sched_cond_of(const struct sched_wl *wl,
+					    enum sched_cond c)
+{
+	static const struct sched_condition none;
+
+	return wl->conds ? &wl->conds->cond[c] : &none;
+}
+
+void sched_conds_free(struct sched_wl *wl)
+{
+	if (!wl->conds)
+		return;
+	for (int k = 0; k < SCHED_COND_COUNT; k++)
+		free(wl->conds->msg[k]);
+	free(wl->conds);
+	wl->conds = NULL;
 }
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -478,8 +499,7 @@ void sched_wl_remove(struct sched *s, uint32_t id)
 	}
 	free_adm(wl->adm);
 	free(wl->why.msg);
-	for (int k = 0; k < SCHED_COND_COUNT; k++)
-		free(wl->cond_msg[k]);
+	sched_conds_free(wl);
 	memset(wl, 0, sizeof(*wl));
 	s->last_check.valid = false; /* it may name this slot */
 }
@@ -501,8 +521,7 @@ void sched_free(struct sched *s)
 		free_adm(s->wl[i].adm);
 		free_adm(s->wl[i].held);
 		free(s->wl[i].why.msg);
-		for (int k = 0; k < SCHED_COND_COUNT; k++)
-			free(s->wl[i].cond_msg[k]);
+		sched_conds_free(&s->wl[i]);
 	}
 	for (size_t i = 0; i < s->ncq; i++) {
 		struct sched_cq *q = &s->cqs[i];
@@ -1138,7 +1157,7 @@ void sched_deactivate(struct sched *s, uint32_t id, const char *reason,
 	} else {
 		return; /* NEW or FINISHED: sched_submit() keeps it out */
 	}
-	if (wl->cond[SCHED_COND_REQUEUED].present)
+	if (sched_cond_of(wl, SCHED_COND_REQUEUED)->present)
 		sched_set_cond(wl, SCHED_COND_REQUEUED, false, reason,
 			       xstrdup("The workload is deactivated"), now_us);
 	set_deactivated_why(wl);
@@ -1344,7 +1363,7 @@ struct sched_condition sched_wl_condition(const struct sched *s, uint32_t wl,
 					  enum sched_cond type)
 {
 	const struct sched_wl *w = &s->wl[wl];
-	struct sched_condition c = w->cond[type];
+	struct sched_condition c = *sched_cond_of(w, type);
 
 	if (type == SCHED_COND_QUOTA_RESERVED && w->state == SCHED_WL_PENDING) {
 		const struct sched_why *why = sched_parked_why(s, wl);

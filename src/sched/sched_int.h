@@ -22,6 +22,13 @@
 #include "sched/quota.h"
 #include "sched/sched.h"
 
+/* A workload's conditions, made when the first is set: most queued
+ * workloads have none, and a queue may hold millions. */
+struct sched_conds {
+	struct sched_condition cond[SCHED_COND_COUNT];
+	char *msg[SCHED_COND_COUNT]; /* owned messages */
+};
+
 /* The reason a workload is pending, with numbers. */
 struct sched_why {
 	enum sched_pend code;
@@ -55,8 +62,7 @@ struct sched_wl {
 	uint32_t held_for;
 	uint32_t victims_held; /* as a preemptor: victims not yet gone */
 	struct sched_why why;
-	struct sched_condition cond[SCHED_COND_COUNT];
-	char *cond_msg[SCHED_COND_COUNT]; /* owned messages */
+	struct sched_conds *conds; /* owned; NULL until one is set */
 	/* Made from a Job: a Workload of the input is its own (ownerRef),
 	 * its pods are in the input (label job-name), sched_assume_job()
 	 * counted it or found it counted otherwise (never queued then). */
@@ -225,6 +231,11 @@ void sched_preempt(struct sched *s, uint32_t victim, uint32_t by,
 		   enum sched_preempt_reason reason, int64_t now_us);
 void sched_set_cond(struct sched_wl *wl, enum sched_cond c, bool status,
 		    const char *reason, char *msg, int64_t now_us);
+/* Condition c of wl as set (present false when never). */
+const struct sched_condition *sched_cond_of(const struct sched_wl *wl,
+					    enum sched_cond c);
+/* Free wl's conditions. */
+void sched_conds_free(struct sched_wl *wl);
 /* The reason of a member of a parked class (BestEffortFIFO's
  * inadmissible workloads), or NULL when id is not parked. */
 const struct sched_why *sched_parked_why(const struct sched *s, uint32_t id);

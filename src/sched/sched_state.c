@@ -51,7 +51,7 @@ void sched_wl_export(const struct sched *s, uint32_t id,
 	out->held_for = wl->held_for;
 	out->victims_held = wl->victims_held;
 	for (int c = 0; c < SCHED_COND_COUNT; c++)
-		out->cond[c] = wl->cond[c];
+		out->cond[c] = *sched_cond_of(wl, (enum sched_cond)c);
 }
 
 void sched_export_global(const struct sched *s, struct sched_global *out)
@@ -129,16 +129,16 @@ void sched_cq_set_dirty(struct sched *s, int32_t cq)
 
 static void set_conds(struct sched_wl *wl, const struct sched_saved *in)
 {
+	sched_conds_free(wl);
 	for (int c = 0; c < SCHED_COND_COUNT; c++) {
 		const struct sched_condition *x = &in->cond[c];
 
-		free(wl->cond_msg[c]);
-		wl->cond_msg[c] = NULL;
-		wl->cond[c] = *x;
-		if (x->present && x->message) {
-			wl->cond_msg[c] = xstrdup(x->message);
-			wl->cond[c].message = wl->cond_msg[c];
-		}
+		if (!x->present)
+			continue;
+		sched_set_cond(wl, (enum sched_cond)c, x->status, x->reason,
+			       x->message ? xstrdup(x->message) : NULL,
+			       x->transition_us);
+		wl->conds->cond[c].transition_us = x->transition_us;
 	}
 }
 
