@@ -368,6 +368,9 @@ int ctl_submit(struct ctl *x, uint64_t h, bool pods_exist, int64_t now_us)
 	if (wl < 0)
 		return (int)wl;
 	ctl_set_now(x, now_us);
+	if (sched_wl_state(x->s, (uint32_t)wl) == SCHED_WL_PENDING ||
+	    sched_wl_state(x->s, (uint32_t)wl) == SCHED_WL_ADMITTED)
+		return -EBUSY; /* queued or admitted already */
 	w = &x->c->workloads.items[wl];
 	x->wl[wl].pods_exist = pods_exist;
 	/* A Workload read back with its requeueState continues its backoff */
@@ -508,7 +511,7 @@ void ctl_node_down(struct ctl *x, uint32_t node, bool down, int64_t now_us)
 	struct gang_decisions gd;
 
 	ctl_grow(x);
-	BUG_ON(node >= x->nnodes);
+	BUG_ON(node >= x->c->nodes.len);
 	ctl_set_now(x, now_us);
 	if (x->node_down[node] == down)
 		return;
@@ -531,7 +534,24 @@ static bool stale(const struct ctl *x, const struct ctl_bind_dl *d)
 {
 	const struct ctl_wl *w = &x->wl[d->wl];
 
-	return w->bind_epoch != d->epoch || !w->binding;
+	/* released since, all bound since, or bound and binding again
+	 * (a replacement) under a later deadline */
+	return w->bind_epoch != d->epoch || !w->binding ||
+	       w->bind_deadline_us != d->at_us;
+}
+
+/* Drop the deadlines behind the head once they are half the queue: a
+ * busy daemon always has binds in flight, and must not keep them all. */
+static void compact_deadlines(struct ctl *x)
+{
+	size_t live = x->dl.len - x->dl_head;
+
+	if (x->dl_head < live && x->dl_head < 64)
+		return;
+	memmove(x->dl.items, x->dl.items + x->dl_head,
+		live * sizeof(*x->dl.items));
+	x->dl.len = live;
+	x->dl_head = 0;
 }
 
 /* Gangs still partly bound when their bind timeout came: evicted. */
@@ -543,8 +563,7 @@ static void bind_timeouts(struct ctl *x)
 		if (!stale(x, &d))
 			vec_push(&x->failed, d.wl);
 	}
-	if (x->dl_head == x->dl.len)
-		x->dl_head = x->dl.len = 0;
+	compact_deadlines(x);
 	evict_failed(x, "BindTimeout");
 }
 
@@ -648,6 +667,7 @@ int64_t ctl_next_wakeup_us(struct ctl *x, int64_t now_us)
 		next = rq;
 	while (x->dl_head < x->dl.len && stale(x, &x->dl.items[x->dl_head]))
 		x->dl_head++; /* its gang was released or bound since */
+	compact_deadlines(x);
 	if (x->dl_head < x->dl.len && x->dl.items[x->dl_head].at_us < next)
 		next = x->dl.items[x->dl_head].at_us;
 	if (x->dirty && !gang_blocks_admission(x->g) && now_us < next)

@@ -262,11 +262,12 @@ struct ctl_snapshot *ctl_snapshot(const struct ctl *x);
 void ctl_snapshot_free(struct ctl_snapshot *sn);
 /*
  * Restore sn into x, a controller just made over the cluster sn was taken
- * from (whose other objects may have changed since): every workload of sn
- * must be live in the same slot. A workload whose admission names a
- * ClusterQueue, flavor or node that is gone is evicted and queued again
- * (CTL_EV_EVICTED, reason NodeFailures; its pods are released). Returns
- * how many were, or -ENOENT when a workload of sn is not in the cluster.
+ * from (whose objects may have changed since): workloads are found by
+ * namespace and name (a handle stays valid when its slot is the same); one
+ * that is gone is dropped. A workload whose admission names a
+ * ClusterQueue, flavor or node that is gone, or whose pods changed, is
+ * evicted and queued again (CTL_EV_EVICTED, reason NodeFailures; its pods
+ * are released). Returns how many were.
  */
 int ctl_restore(struct ctl *x, const struct ctl_snapshot *sn) MUST_CHECK;
 

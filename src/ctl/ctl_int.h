@@ -88,6 +88,7 @@ struct ctl_ps_snap {
 /* One workload's state by names (ctl_state.c). */
 struct ctl_wl_snap {
 	uint32_t slot, gen;
+	char *ns, *name;	  /* restored by name: slots may differ */
 	struct sched_saved sched; /* adm NULL: it is in cq and ps */
 	char *msg[SCHED_COND_COUNT];
 	char *why_msg;

@@ -139,6 +139,10 @@ struct ctl_snapshot *ctl_snapshot(const struct ctl *x)
 		w = vec_push_zero(&sn->wls);
 		w->slot = wl;
 		w->gen = x->wl[wl].gen;
+		w->ns = xstrdup(x->c->workloads.items[wl].ns
+					? x->c->workloads.items[wl].ns
+					: "default");
+		w->name = xstrdup(x->c->workloads.items[wl].name);
 		sched_wl_export(x->s, wl, &w->sched);
 		for (int c = 0; c < SCHED_COND_COUNT; c++) {
 			const char *m = w->sched.cond[c].message;
@@ -175,6 +179,8 @@ void ctl_snapshot_free(struct ctl_snapshot *sn)
 			free(w->ps[i].nodes);
 		free(w->gang_pods);
 		free(w->pod_node);
+		free(w->ns);
+		free(w->name);
 		free(w->bind);
 		free(w->bind_node);
 	}
@@ -305,6 +311,10 @@ static int load_wl(struct ctl *x, const struct ctl_wl_snap *w)
 	struct gang_pod *pods = NULL;
 	int rc = 0;
 
+	if (w->gang.npods &&
+	    w->gang.npods != (uint32_t)workload_pod_count(
+				     &x->c->workloads.items[w->slot]))
+		return -ENOENT; /* its pods changed meanwhile */
 	if (w->npodsets) {
 		rc = load_adm(x, w, &a);
 		if (rc < 0)
@@ -333,7 +343,9 @@ out:
 	return rc;
 }
 
-/* A workload whose admission names what is gone: evicted, queued again. */
+/* A workload whose admission names what is gone: evicted, queued again
+ * (a victim still holding its quota was released already: it is only
+ * queued again). */
 static void load_evicted(struct ctl *x, const struct ctl_wl_snap *w)
 {
 	struct sched_saved s = w->sched;
@@ -342,9 +354,10 @@ static void load_evicted(struct ctl *x, const struct ctl_wl_snap *w)
 			       .wl = w->slot,
 			       .reason = "NodeFailures",
 			       .requeue_at_us = x->now_us };
+	bool held = w->held;
 
 	s.state = SCHED_WL_PENDING;
-	s.queued = true;
+	s.queued = !s.deactivated;
 	s.requeue_at_us = 0;
 	s.adm = NULL;
 	s.held = NULL;
@@ -357,23 +370,63 @@ static void load_evicted(struct ctl *x, const struct ctl_wl_snap *w)
 	g.pgs = w->gang.pgs;
 	BUG_ON(gang_wl_import(x->g, w->slot, &g) < 0);
 	x->wl[w->slot].pods_exist = w->pods_exist;
+	x->dirty = true;
+	if (held)
+		return;
 	vec_push(&x->out, ((struct ctl_out){ true, w->slot, 0, CTL_NO_NODE }));
 	ctl_flush(x);
 	ctl_emit(x, &e);
-	x->dirty = true;
+}
+
+/* The slot of the workload of w in the cluster now (by name), or -1. */
+static int64_t slot_now(const struct ctl *x, const struct ctl_wl_snap *w)
+{
+	const struct workload *cw =
+		cluster_find(x->c, KIND_WORKLOAD, w->ns, w->name);
+
+	return cw ? cw - x->c->workloads.items : -1;
+}
+
+/* w with its slot, and its preemptor's, as they are in x now. */
+static bool place_entry(const struct ctl *x, const struct ctl_snapshot *sn,
+			const struct hmap *old_to_new,
+			const struct ctl_wl_snap *w, struct ctl_wl_snap *out)
+{
+	int64_t slot = slot_now(x, w), by;
+
+	(void)sn;
+	if (slot < 0)
+		return false; /* deleted meanwhile */
+	*out = *w;
+	out->slot = (uint32_t)slot;
+	if (w->sched.held_for) {
+		uint32_t old = w->sched.held_for - 1;
+
+		out->sched.held_for =
+			hmap_get(old_to_new, &old, sizeof(old), &by)
+				? (uint32_t)by + 1
+				: 0;
+	}
+	return true;
 }
 
 int ctl_restore(struct ctl *x, const struct ctl_snapshot *sn)
 {
+	struct hmap old_to_new;
 	int lost = 0;
 
 	if (sn->now_us > x->now_us)
 		x->now_us = sn->now_us;
 	ctl_grow(x);
+	hmap_init(&old_to_new);
 	vec_foreach (&sn->wls, w) {
-		if (w->slot >= x->nwl || !x->wl[w->slot].live)
-			return -ENOENT;
-		x->wl[w->slot].gen = w->gen;
+		int64_t slot = slot_now(x, w);
+
+		if (slot < 0)
+			continue;
+		hmap_put(&old_to_new, &w->slot, sizeof(w->slot), slot);
+		if ((uint32_t)slot == w->slot) /* the same: handles stay */
+			x->wl[slot].gen = w->gen;
 	}
 	vec_foreach (&sn->down_nodes, name) {
 		const struct node *nd =
@@ -386,12 +439,18 @@ int ctl_restore(struct ctl *x, const struct ctl_snapshot *sn)
 		x->node_down[n] = true;
 		sched_node_set_down(x->s, n, true, x->now_us);
 	}
-	vec_foreach (&sn->wls, w) {
-		if (load_wl(x, w) < 0) {
-			load_evicted(x, w);
+	vec_foreach (&sn->wls, w0) {
+		struct ctl_wl_snap w;
+
+		if (!place_entry(x, sn, &old_to_new, w0, &w))
+			continue;
+		if (load_wl(x, &w) < 0) {
+			load_evicted(x, &w);
 			lost++;
 		}
 	}
+	hmap_release(&old_to_new);
+	sched_recount_victims(x->s);
 	vec_foreach (&sn->dirty_cqs, name) {
 		const struct cluster_queue *cq =
 			cluster_find(x->c, KIND_CLUSTER_QUEUE, NULL, *name);

@@ -41,8 +41,9 @@ int ctl_workload_delete(struct ctl *x, uint64_t h, int64_t now_us)
 	if (sched_wl_state(x->s, (uint32_t)wl) == SCHED_WL_ADMITTED) {
 		gang_evicted(x->g, (uint32_t)wl, now_us);
 		ctl_flush(x);
-		x->dirty = true; /* its quota and nodes are free */
 	}
+	x->dirty = true; /* its quota (admitted, or held as a victim) and its
+			    place in a queue are free */
 	ctl_unmap_pods(x, w);
 	gang_wl_remove(x->g, (uint32_t)wl);
 	sched_wl_remove(x->s, (uint32_t)wl);
@@ -86,7 +87,9 @@ int ctl_workload_update(struct ctl *x, uint64_t h, struct workload *w,
 	ctl_set_now(x, now_us);
 	admitted = sched_wl_state(x->s, (uint32_t)wl) == SCHED_WL_ADMITTED;
 	idle = gang_state(x->g, (uint32_t)wl) == GANG_IDLE;
-	if ((admitted || !idle) && !same_podsets(&x->c->workloads.items[wl], w))
+	/* held: a victim whose quota is counted on its old pod sets */
+	if ((admitted || !idle || sched_wl_held(x->s, (uint32_t)wl)) &&
+	    !same_podsets(&x->c->workloads.items[wl], w))
 		return -EBUSY;
 	rc = cluster_workload_replace(x->c, (uint32_t)wl, w);
 	if (rc < 0)
@@ -158,7 +161,7 @@ void ctl_node_status(struct ctl *x, uint32_t node, bool ready,
 	struct node *n;
 
 	ctl_grow(x);
-	BUG_ON(node >= x->nnodes);
+	BUG_ON(node >= x->c->nodes.len);
 	ctl_set_now(x, now_us);
 	n = &x->c->nodes.items[node];
 	if (n->ready == ready && n->unschedulable == unschedulable)

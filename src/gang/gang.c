@@ -937,10 +937,14 @@ out:
 
 static int admit_cmp(const void *a, const void *b, void *ctx)
 {
-	uint64_t x = sched_wl_admit_seq(ctx, *(const uint32_t *)a);
-	uint64_t y = sched_wl_admit_seq(ctx, *(const uint32_t *)b);
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	uint64_t x = sched_wl_admit_seq(ctx, i);
+	uint64_t y = sched_wl_admit_seq(ctx, j);
 
-	return (x > y) - (x < y);
+	/* admissions loaded with the input all have 0: then by slot */
+	if (x != y)
+		return (x > y) - (x < y);
+	return (i > j) - (i < j);
 }
 
 size_t gang_node_failed(struct gang *g, const char *node, int64_t now_us,

@@ -294,6 +294,7 @@ static void init_wl(struct sched *s, uint32_t id, int32_t dflt)
 		wl->cq = sched_find_index(
 			s->c, KIND_CLUSTER_QUEUE, NULL,
 			s->c->local_queues.items[wl->lq].cluster_queue);
+	wl->resmask = 0; /* read again after an update */
 	for (size_t i = 0; i < w->npodsets; i++) {
 		for (int r = 0; r < RESOURCE_MAX; r++) {
 			if (w->podsets[i].requests.v[r] > 0 &&
@@ -450,6 +451,7 @@ struct sched *sched_new(const struct cluster *c,
 
 static void leave_queues(struct sched *s, uint32_t id);
 static void free_adm(struct sched_admission *adm);
+static void unhold(struct sched *s, uint32_t id);
 
 /* The cluster's workload array moved (a push): point at the new one. */
 static void rebase(struct sched *s)
@@ -492,7 +494,7 @@ void sched_wl_remove(struct sched *s, uint32_t id)
 		sched_release(s, id);
 	else if (wl->state == SCHED_WL_PENDING)
 		leave_queues(s, id);
-	sched_victim_released(s, id, 0);
+	unhold(s, id); /* its quota back, without queueing it again */
 	for (size_t v = 0; wl->victims_held && v < s->nwl; v++) {
 		if (s->wl[v].held_for == id + 1)
 			s->wl[v].held_for = 0; /* its preemptor is gone */
@@ -826,10 +828,11 @@ void sched_wl_update(struct sched *s, uint32_t id, int64_t now_us)
 		sched_deactivate(s, id, "Deactivated", now_us);
 		return;
 	}
-	if (wl->deactivated && !wl->held) {
-		/* spec.active is true again: Kueue queues it anew */
+	if (wl->deactivated) {
+		/* spec.active is true again: Kueue queues it anew (a victim
+		 * still holding its quota once its pods are gone) */
 		wl->deactivated = false;
-		queued = !queue_contains(&s->waiting, id);
+		queued = !wl->held && !queue_contains(&s->waiting, id);
 	}
 	if (queued) {
 		sched_why_set(&wl->why, SCHED_PEND_EVALUATION, NULL);
@@ -989,6 +992,20 @@ static void hold(struct sched *s, uint32_t id, uint32_t by)
 	s->wl[by].victims_held++;
 }
 
+/* Give back what victim id holds and free its preemptor's wait. */
+static void unhold(struct sched *s, uint32_t id)
+{
+	struct sched_wl *wl = &s->wl[id];
+
+	if (!wl->held)
+		return;
+	uncharge(s, wl->w, wl->held);
+	wl->held = NULL;
+	if (wl->held_for && s->wl[wl->held_for - 1].victims_held)
+		s->wl[wl->held_for - 1].victims_held--;
+	wl->held_for = 0;
+}
+
 void sched_victim_released(struct sched *s, uint32_t id, int64_t now_us)
 {
 	struct sched_wl *wl = &s->wl[id];
@@ -997,14 +1014,28 @@ void sched_victim_released(struct sched *s, uint32_t id, int64_t now_us)
 	BUG_ON(id >= s->nwl);
 	if (!wl->held)
 		return;
-	uncharge(s, wl->w, wl->held);
-	wl->held = NULL;
-	if (wl->held_for && s->wl[wl->held_for - 1].victims_held)
-		s->wl[wl->held_for - 1].victims_held--;
-	wl->held_for = 0;
+	unhold(s, id);
 	if (wl->state == SCHED_WL_PENDING && !wl->deactivated &&
 	    !queue_contains(&s->waiting, id))
 		sched_enqueue(s, id);
+}
+
+bool sched_wl_held(const struct sched *s, uint32_t id)
+{
+	return s->wl[id].held != NULL;
+}
+
+void sched_recount_victims(struct sched *s)
+{
+	for (size_t i = 0; i < s->nwl; i++)
+		s->wl[i].victims_held = 0;
+	for (size_t i = 0; i < s->nwl; i++) {
+		const struct sched_wl *v = &s->wl[i];
+
+		if (v->held && v->held_for && v->held_for <= s->nwl &&
+		    s->wl[v->held_for - 1].w)
+			s->wl[v->held_for - 1].victims_held++;
+	}
 }
 
 /* Release an admitted workload (or hold it for preemptor by, by >= 0)

@@ -258,6 +258,12 @@ size_t sched_cycle(struct sched *s, int64_t now_us,
  */
 void sched_victim_released(struct sched *s, uint32_t wl, int64_t now_us);
 
+/* Whether wl is a victim still holding its quota (hold_victims). */
+bool sched_wl_held(const struct sched *s, uint32_t wl);
+/* Count again each preemptor's victims from the victims' links (after a
+ * restore that may have dropped some). */
+void sched_recount_victims(struct sched *s);
+
 /* wl (admitted) completed: release its quota and placement. */
 void sched_finish(struct sched *s, uint32_t wl, int64_t now_us);
 

@@ -80,15 +80,16 @@ static int copy_adm(struct sched *s, const struct workload *w,
 		return -EINVAL;
 	a = xcalloc(1, sizeof(*a));
 	*a = *in;
+	for (size_t i = 0; i < a->npodsets; i++)
+		a->ps[i].nodes = NULL; /* in's: copied below */
 	for (size_t i = 0; i < a->npodsets; i++) {
 		const struct sched_podset_admission *p = &in->ps[i];
 		int32_t f = p->tas_flavor;
 
-		a->ps[i].nodes = NULL;
 		if (f < 0 || !p->nodes)
 			continue;
 		if ((size_t)f >= s->c->flavors.len || !s->tas[f].t) {
-			free(a);
+			sched_free_adm(a);
 			return -EINVAL;
 		}
 		a->ps[i].nodes =

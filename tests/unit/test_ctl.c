@@ -20,6 +20,7 @@
 
 #include "base/rng.h"
 #include "ctl/ctl.h"
+#include "ctl/ctl_int.h"
 #include "sched/quota.h"
 #include "sim/trace.h"
 #include "test_sched_fixture.h"
@@ -821,6 +822,191 @@ static void test_cq_deletion_timestamp(void **state)
 	cluster_release(&c);
 }
 
+/* Nodes n2 and n3 leave the flavor. */
+static int relabel_n2_n3(void *ctx, struct cluster *c)
+{
+	(void)ctx;
+	for (int i = 2; i < 4; i++) {
+		char name[24];
+		struct node *n;
+
+		snprintf(name, sizeof(name), "n%d", i);
+		n = (struct node *)cluster_find(c, KIND_NODE, NULL, name);
+		labels_set(&n->labels, cluster_str(c, "pool"),
+			   cluster_str(c, "other"));
+	}
+	return 0;
+}
+
+/* low and mid run on four 1-GPU hosts; high (priority 10) preempts low,
+ * whose pods are not gone yet (wait_victims). */
+static struct ctl *held_setup(struct cluster *c, struct be *b)
+{
+	static const struct ctl_options o = { .wait_victims = true };
+	struct strbuf sb;
+	struct ctl *x;
+
+	strbuf_init(&sb);
+	for (int i = 0; i < 4; i++) {
+		char name[24];
+
+		snprintf(name, sizeof(name), "n%d", i);
+		node(&sb, name, 1);
+	}
+	queues_with(&sb, "LowerPriority", 4);
+	fx_wl(&sb, "low", "lq", 0, 2, "1", 1, NULL);
+	fx_wl(&sb, "mid", "lq", 1, 2, "1", 1, NULL);
+	fx_wl(&sb, "high", "lq", 10, 2, "1", 1, NULL);
+	fx_load(c, sb.buf);
+	strbuf_release(&sb);
+	be_init(b, c);
+	x = ctl_new(c, &o, &be_ops, b);
+	b->x = x;
+	assert_int_equal(ctl_submit(x, ctl_handle(x, 0), true, 0), 0);
+	assert_int_equal(ctl_submit(x, ctl_handle(x, 1), true, 0), 0);
+	ctl_run(x, 0);
+	assert_int_equal(ctl_submit(x, ctl_handle(x, 2), true, S), 0);
+	ctl_run(x, S);
+	assert_true(sched_wl_held(ctl_sched(x), 0));
+	strbuf_reset(&b->log);
+	return x;
+}
+
+static void held_teardown(struct ctl *x, struct be *b, struct cluster *c)
+{
+	struct strbuf why;
+
+	strbuf_init(&why);
+	if (!ctl_check(x, &why) ||
+	    !quota_check(sched_quota(ctl_sched(x)), &why) ||
+	    !topo_check(sched_topo(ctl_sched(x), 0), &why))
+		fail_msg("%s", why.buf);
+	strbuf_release(&why);
+	ctl_free(x);
+	be_release_all(b);
+	cluster_release(c);
+}
+
+/* A victim whose pods are not gone yet is deleted, changed, deactivated
+ * and reactivated, or loses its nodes: its preemptor never waits for
+ * ever, nothing is queued twice, nothing is uncharged wrong. */
+static void test_held_victims(void **state)
+{
+	struct cluster c;
+	struct workload w;
+	struct ctl *x;
+	struct be b;
+	uint64_t t;
+
+	(void)state;
+	/* deleted: its quota is free, high is admitted, its slot reused */
+	x = held_setup(&c, &b);
+	assert_int_equal(ctl_workload_delete(x, ctl_handle(x, 0), 2 * S), 0);
+	ctl_run(x, 2 * S);
+	assert_int_equal(sched_wl_state(ctl_sched(x), 2), SCHED_WL_ADMITTED);
+	assert_int_equal(add(x, &c, "extra", &t), 0);
+	assert_int_equal(CTL_SLOT(t), 0);
+	assert_int_equal(ctl_submit(x, t, true, 3 * S), 0);
+	ctl_run(x, 3 * S);
+	assert_int_equal(sched_wl_state(ctl_sched(x), 0), SCHED_WL_PENDING);
+	held_teardown(x, &b, &c);
+	/* its pod sets may not change while its quota is held on them */
+	x = held_setup(&c, &b);
+	fill(&c, "low", 3, &w);
+	assert_int_equal(ctl_workload_update(x, ctl_handle(x, 0), &w, 2 * S),
+			 -EBUSY);
+	workload_release(&w);
+	held_teardown(x, &b, &c);
+	/* deactivated, then active again: queued once its pods are gone */
+	x = held_setup(&c, &b);
+	fill(&c, "low", 2, &w);
+	w.active = false;
+	assert_int_equal(ctl_workload_update(x, ctl_handle(x, 0), &w, 2 * S),
+			 0);
+	workload_release(&w);
+	fill(&c, "low", 2, &w);
+	assert_int_equal(ctl_workload_update(x, ctl_handle(x, 0), &w, 2 * S),
+			 0);
+	workload_release(&w);
+	assert_int_equal(ctl_released(x, ctl_handle(x, 0), 3 * S), 0);
+	ctl_run(x, 3 * S);
+	assert_int_equal(ctl_finish(x, ctl_handle(x, 2), 4 * S), 0);
+	strbuf_reset(&b.log);
+	ctl_run(x, 4 * S);
+	assert_string_equal(b.log.buf, "Admitted low; bind low/0 n2; "
+				       "bind low/1 n3; ");
+	held_teardown(x, &b, &c);
+	/* its nodes leave the flavor: high does not wait for it for ever */
+	x = held_setup(&c, &b);
+	assert_int_equal(ctl_reconfigure(x, relabel_n2_n3, NULL, 2 * S), 1);
+	ctl_run(x, 2 * S);
+	assert_false(sched_wl_held(ctl_sched(x), 0));
+	assert_int_equal(sched_wl_state(ctl_sched(x), 2), SCHED_WL_PENDING);
+	assert_int_equal(sched_wl_pending(ctl_sched(x), 2, NULL),
+			 SCHED_PEND_WAITING_FOR_QUOTA);
+	ctl_node_status(x, 0, true, false, 3 * S);
+	ctl_run(x, 3 * S);
+	held_teardown(x, &b, &c);
+}
+
+/* A replacement bind after the gang's first binds completed gets a
+ * deadline of its own; deadlines behind the head do not pile up. */
+static void test_bind_deadlines(void **state)
+{
+	struct cluster c;
+	struct ctl *x;
+	struct be b;
+	uint64_t h, prev = 0;
+	char name[32];
+
+	(void)state;
+	small(&c, 1);
+	be_init(&b, &c);
+	x = ctl_new(&c, NULL, &be_ops, &b);
+	b.mode = 1;
+	h = ctl_handle(x, 0);
+	assert_int_equal(ctl_submit(x, h, true, 0), 0);
+	ctl_run(x, 0);
+	assert_int_equal(ctl_bind_result(x, h, 0, 0, S), 0);
+	assert_int_equal(ctl_bind_result(x, h, 1, 0, S), 0);
+	ctl_node_down(x, (uint32_t)b.pod_node[0][0], true, 20 * S);
+	ctl_run(x, 20 * S);
+	strbuf_reset(&b.log);
+	ctl_run(x, 30 * S); /* the first deadline: nothing is due */
+	assert_string_equal(b.log.buf, "");
+	assert_int_equal(ctl_next_wakeup_us(x, 30 * S), 50 * S);
+	ctl_free(x);
+	be_release_all(&b);
+	cluster_release(&c);
+	/* 2,000 gangs, each binding while the one before completes */
+	small(&c, 0);
+	be_init(&b, &c);
+	x = ctl_new(&c, NULL, &be_ops, &b);
+	b.mode = 1;
+	for (int i = 0; i < 2000; i++) {
+		int64_t now = (int64_t)i * S / 10;
+
+		snprintf(name, sizeof(name), "g%d", i);
+		assert_int_equal(add(x, &c, name, &h), 0);
+		assert_int_equal(ctl_submit(x, h, true, now), 0);
+		if (prev) {
+			assert_int_equal(ctl_bind_result(x, prev, 0, 0, now),
+					 0);
+			assert_int_equal(ctl_bind_result(x, prev, 1, 0, now),
+					 0);
+			assert_int_equal(ctl_finish(x, prev, now), 0);
+			assert_int_equal(ctl_workload_delete(x, prev, now), 0);
+		}
+		ctl_run(x, now);
+		(void)ctl_next_wakeup_us(x, now);
+		prev = h;
+	}
+	assert_true(x->dl.len < 200);
+	ctl_free(x);
+	be_release_all(&b);
+	cluster_release(&c);
+}
+
 /* Quota of queue q's GPUs set to *ctx. */
 static int set_gpu_quota(void *ctx, struct cluster *c)
 {
@@ -1141,6 +1327,8 @@ int main(void)
 		cmocka_unit_test(test_cq_deletion_timestamp),
 		cmocka_unit_test(test_pods_and_node_status),
 		cmocka_unit_test(test_wait_victims),
+		cmocka_unit_test(test_held_victims),
+		cmocka_unit_test(test_bind_deadlines),
 		cmocka_unit_test(test_requeue_state),
 	};
 
