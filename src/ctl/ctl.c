@@ -546,10 +546,11 @@ static void compact_deadlines(struct ctl *x)
 {
 	size_t live = x->dl.len - x->dl_head;
 
-	if (x->dl_head < live && x->dl_head < 64)
+	if (!x->dl_head || (x->dl_head < live && x->dl_head < 64))
 		return;
-	memmove(x->dl.items, x->dl.items + x->dl_head,
-		live * sizeof(*x->dl.items));
+	if (live)
+		memmove(x->dl.items, x->dl.items + x->dl_head,
+			live * sizeof(*x->dl.items));
 	x->dl.len = live;
 	x->dl_head = 0;
 }
