@@ -339,11 +339,6 @@ struct ctl_stats ctl_stats(const struct ctl *x)
 	return x->stats;
 }
 
-bool ctl_dirty(const struct ctl *x)
-{
-	return x->dirty;
-}
-
 int64_t ctl_slot_of(struct ctl *x, uint64_t h)
 {
 	uint32_t wl = CTL_SLOT(h);
@@ -360,14 +355,22 @@ void ctl_set_now(struct ctl *x, int64_t now_us)
 	x->now_us = now_us;
 }
 
-int ctl_submit(struct ctl *x, uint64_t h, bool pods_exist, int64_t now_us)
+int64_t ctl_enter(struct ctl *x, uint64_t h, int64_t now_us)
 {
 	int64_t wl = ctl_slot_of(x, h);
+
+	if (wl >= 0)
+		ctl_set_now(x, now_us);
+	return wl;
+}
+
+int ctl_submit(struct ctl *x, uint64_t h, bool pods_exist, int64_t now_us)
+{
+	int64_t wl = ctl_enter(x, h, now_us);
 	const struct workload *w;
 
 	if (wl < 0)
 		return (int)wl;
-	ctl_set_now(x, now_us);
 	if (sched_wl_state(x->s, (uint32_t)wl) == SCHED_WL_PENDING ||
 	    sched_wl_state(x->s, (uint32_t)wl) == SCHED_WL_ADMITTED)
 		return -EBUSY; /* queued or admitted already */
@@ -384,13 +387,12 @@ int ctl_submit(struct ctl *x, uint64_t h, bool pods_exist, int64_t now_us)
 
 int ctl_adopt(struct ctl *x, uint64_t h, int64_t now_us, struct strbuf *why)
 {
-	int64_t wl = ctl_slot_of(x, h);
+	int64_t wl = ctl_enter(x, h, now_us);
 	struct ctl_wl *w;
 	int rc;
 
 	if (wl < 0)
 		return (int)wl;
-	ctl_set_now(x, now_us);
 	rc = sched_assume_admitted(x->s, (uint32_t)wl, now_us, why);
 	if (rc < 0)
 		return rc;
@@ -429,11 +431,10 @@ int ctl_assume_pod(struct ctl *x, const struct pod *p)
 
 int ctl_finish(struct ctl *x, uint64_t h, int64_t now_us)
 {
-	int64_t wl = ctl_slot_of(x, h);
+	int64_t wl = ctl_enter(x, h, now_us);
 
 	if (wl < 0)
 		return (int)wl;
-	ctl_set_now(x, now_us);
 	gang_finished(x->g, (uint32_t)wl, now_us);
 	if (sched_wl_state(x->s, (uint32_t)wl) == SCHED_WL_ADMITTED)
 		sched_finish(x->s, (uint32_t)wl, now_us);
@@ -447,13 +448,12 @@ int ctl_finish(struct ctl *x, uint64_t h, int64_t now_us)
 int ctl_pod_event(struct ctl *x, uint64_t h, uint32_t pod, enum ctl_pod_ev ev,
 		  int64_t now_us)
 {
-	int64_t wl = ctl_slot_of(x, h);
+	int64_t wl = ctl_enter(x, h, now_us);
 
 	if (wl < 0)
 		return (int)wl;
 	if (pod >= ctl_pods_of(x, (uint32_t)wl)->npods)
 		return -EINVAL;
-	ctl_set_now(x, now_us);
 	switch (ev) {
 	case CTL_POD_READY:
 		gang_pod_ready(x->g, (uint32_t)wl, pod, now_us);
@@ -472,12 +472,11 @@ int ctl_pod_event(struct ctl *x, uint64_t h, uint32_t pod, enum ctl_pod_ev ev,
 int ctl_bind_result(struct ctl *x, uint64_t h, uint32_t pod, int err,
 		    int64_t now_us)
 {
-	int64_t wl = ctl_slot_of(x, h);
+	int64_t wl = ctl_enter(x, h, now_us);
 	struct ctl_wl *w;
 
 	if (wl < 0)
 		return (int)wl;
-	ctl_set_now(x, now_us);
 	w = &x->wl[wl];
 	if (!w->bind || pod >= w->npods || w->bind[pod] != CTL_POD_BINDING)
 		return 0; /* released or moved since: not ours any more */
@@ -496,11 +495,10 @@ int ctl_bind_result(struct ctl *x, uint64_t h, uint32_t pod, int err,
 
 int ctl_released(struct ctl *x, uint64_t h, int64_t now_us)
 {
-	int64_t wl = ctl_slot_of(x, h);
+	int64_t wl = ctl_enter(x, h, now_us);
 
 	if (wl < 0)
 		return (int)wl;
-	ctl_set_now(x, now_us);
 	sched_victim_released(x->s, (uint32_t)wl, now_us);
 	x->dirty = true;
 	return 0;

@@ -311,9 +311,6 @@ void ctl_tick(struct ctl *x, int64_t now_us);
  */
 int64_t ctl_next_wakeup_us(struct ctl *x, int64_t now_us);
 
-/* Whether a change is waiting for an admission cycle. */
-bool ctl_dirty(const struct ctl *x);
-
 /*
  * Check the controller's invariants (for tests, after any event): the
  * outbox is empty, each slot's count of pending binds matches its pods, a

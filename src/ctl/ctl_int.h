@@ -119,6 +119,9 @@ struct ctl_snapshot {
 /* ctl.c */
 /* The slot of a live handle, or -ESTALE. */
 int64_t ctl_slot_of(struct ctl *x, uint64_t h);
+/* The slot of live handle h, with time moved to now_us; -ESTALE (time
+ * unchanged) for a stale handle. How every call on a workload starts. */
+int64_t ctl_enter(struct ctl *x, uint64_t h, int64_t now_us);
 /* Time moves to now_us (never back). */
 void ctl_set_now(struct ctl *x, int64_t now_us);
 /* Free a slot's pod arrays. */

@@ -388,13 +388,10 @@ static int64_t slot_now(const struct ctl *x, const struct ctl_wl_snap *w)
 }
 
 /* w with its slot, and its preemptor's, as they are in x now. */
-static bool place_entry(const struct ctl *x, const struct ctl_snapshot *sn,
-			const struct hmap *old_to_new,
+static bool place_entry(const struct ctl *x, const struct hmap *old_to_new,
 			const struct ctl_wl_snap *w, struct ctl_wl_snap *out)
 {
 	int64_t slot = slot_now(x, w), by;
-
-	(void)sn;
 	if (slot < 0)
 		return false; /* deleted meanwhile */
 	*out = *w;
@@ -442,7 +439,7 @@ int ctl_restore(struct ctl *x, const struct ctl_snapshot *sn)
 	vec_foreach (&sn->wls, w0) {
 		struct ctl_wl_snap w;
 
-		if (!place_entry(x, sn, &old_to_new, w0, &w))
+		if (!place_entry(x, &old_to_new, w0, &w))
 			continue;
 		if (load_wl(x, &w) < 0) {
 			load_evicted(x, &w);

@@ -31,12 +31,11 @@ int ctl_workload_add(struct ctl *x, struct workload *w, uint64_t *ret_h)
 
 int ctl_workload_delete(struct ctl *x, uint64_t h, int64_t now_us)
 {
-	int64_t wl = ctl_slot_of(x, h);
+	int64_t wl = ctl_enter(x, h, now_us);
 	struct ctl_wl *w;
 
 	if (wl < 0)
 		return (int)wl;
-	ctl_set_now(x, now_us);
 	w = &x->wl[wl];
 	if (sched_wl_state(x->s, (uint32_t)wl) == SCHED_WL_ADMITTED) {
 		gang_evicted(x->g, (uint32_t)wl, now_us);
@@ -77,14 +76,13 @@ static bool same_podsets(const struct workload *a, const struct workload *b)
 int ctl_workload_update(struct ctl *x, uint64_t h, struct workload *w,
 			int64_t now_us)
 {
-	int64_t wl = ctl_slot_of(x, h);
+	int64_t wl = ctl_enter(x, h, now_us);
 	bool admitted, idle;
 	int64_t requeues;
 	int rc;
 
 	if (wl < 0)
 		return (int)wl;
-	ctl_set_now(x, now_us);
 	admitted = sched_wl_state(x->s, (uint32_t)wl) == SCHED_WL_ADMITTED;
 	idle = gang_state(x->g, (uint32_t)wl) == GANG_IDLE;
 	/* held: a victim whose quota is counted on its old pod sets */

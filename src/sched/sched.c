@@ -813,16 +813,17 @@ void sched_wl_update(struct sched *s, uint32_t id, int64_t now_us)
 	struct sched_wl *wl = &s->wl[id];
 	bool queued = wl->state == SCHED_WL_PENDING && !wl->held &&
 		      !wl->deactivated && !queue_contains(&s->waiting, id);
-	struct sched_wl keep = *wl;
+	enum sched_wl_state state = wl->state;
+	int32_t cq = wl->cq;
 
 	BUG_ON(id >= s->nwl || !wl->w);
 	if (queued)
 		leave_queues(s, id);
 	rebase(s);
 	init_wl(s, id, default_priority(s->c));
-	if (keep.state == SCHED_WL_ADMITTED)
-		wl->cq = keep.cq; /* the queue of its admission */
-	if (keep.state != SCHED_WL_PENDING)
+	if (state == SCHED_WL_ADMITTED)
+		wl->cq = cq; /* the queue of its admission */
+	if (state != SCHED_WL_PENDING)
 		return; /* NEW, FINISHED: taken as it is when queued */
 	if (!wl->w->active) {
 		sched_deactivate(s, id, "Deactivated", now_us);

@@ -138,6 +138,14 @@ static void be_release_all(struct be *b)
 	free(b->node_gpus);
 }
 
+/* Free a test's controller, backend and cluster. */
+static void stop(struct ctl *x, struct be *b, struct cluster *c)
+{
+	ctl_free(x);
+	be_release_all(b);
+	cluster_release(c);
+}
+
 static void node(struct strbuf *sb, const char *name, int gpus)
 {
 	strbuf_addf(sb,
@@ -255,9 +263,7 @@ static void test_one_node_two_gangs(void **state)
 		assert_true(topo_check(t, NULL));
 		assert_int_equal(b.node_gpus[n4], 1);
 	}
-	ctl_free(x);
-	be_release_all(&b);
-	cluster_release(&c);
+	stop(x, &b, &c);
 	strbuf_release(&sb);
 }
 
@@ -282,6 +288,21 @@ static void small(struct cluster *c, int gangs)
 	strbuf_release(&sb);
 }
 
+/* A controller over small(gangs) with the recording backend in mode
+ * (0 done, 1 started, 2 refused) and options o (NULL ok). */
+static struct ctl *start(struct cluster *c, struct be *b, int gangs, int mode,
+			 const struct ctl_options *o)
+{
+	struct ctl *x;
+
+	small(c, gangs);
+	be_init(b, c);
+	b->mode = mode;
+	x = ctl_new(c, o, &be_ops, b);
+	b->x = x;
+	return x;
+}
+
 /* A bind that fails later evicts the whole gang, which comes back. */
 static void test_bind_failure(void **state)
 {
@@ -291,10 +312,7 @@ static void test_bind_failure(void **state)
 	uint64_t h;
 
 	(void)state;
-	small(&c, 1);
-	be_init(&b, &c);
-	b.mode = 1;
-	x = ctl_new(&c, NULL, &be_ops, &b);
+	x = start(&c, &b, 1, 1, NULL);
 	h = ctl_handle(x, 0);
 	assert_int_equal(ctl_submit(x, h, true, 0), 0);
 	ctl_run(x, 0);
@@ -316,9 +334,7 @@ static void test_bind_failure(void **state)
 	assert_int_equal(ctl_bind_result(x, h, 1, -EEXIST, 3 * S), 0);
 	assert_int_equal(sched_wl_state(ctl_sched(x), 0), SCHED_WL_ADMITTED);
 	assert_int_equal(ctl_stats(x).bind_failures, 1);
-	ctl_free(x);
-	be_release_all(&b);
-	cluster_release(&c);
+	stop(x, &b, &c);
 }
 
 /* Binds that never complete: the gang is evicted at the bind timeout. */
@@ -331,10 +347,7 @@ static void test_bind_timeout(void **state)
 	uint64_t h;
 
 	(void)state;
-	small(&c, 1);
-	be_init(&b, &c);
-	b.mode = 1;
-	x = ctl_new(&c, &o, &be_ops, &b);
+	x = start(&c, &b, 1, 1, &o);
 	h = ctl_handle(x, 0);
 	assert_int_equal(ctl_submit(x, h, true, 0), 0);
 	ctl_run(x, 0);
@@ -349,9 +362,7 @@ static void test_bind_timeout(void **state)
 	ctl_run(x, 6 * S);
 	assert_string_equal(b.log.buf,
 			    "Admitted w0; bind w0/0 n0; bind w0/1 n1; ");
-	ctl_free(x);
-	be_release_all(&b);
-	cluster_release(&c);
+	stop(x, &b, &c);
 }
 
 /* A bind refused at once is a failure too; a stale handle is refused. */
@@ -363,10 +374,7 @@ static void test_bind_refused_and_stale(void **state)
 	uint64_t h;
 
 	(void)state;
-	small(&c, 2);
-	be_init(&b, &c);
-	b.mode = 2;
-	x = ctl_new(&c, NULL, &be_ops, &b);
+	x = start(&c, &b, 2, 2, NULL);
 	h = ctl_handle(x, 0);
 	assert_int_equal(ctl_submit(x, h, true, 0), 0);
 	ctl_run(x, 0);
@@ -375,9 +383,7 @@ static void test_bind_refused_and_stale(void **state)
 			 -ESTALE);
 	assert_int_equal(ctl_submit(x, CTL_HANDLE(7, 1), true, 0), -ESTALE);
 	assert_int_equal(ctl_pod_event(x, h, 9, CTL_POD_READY, 0), -EINVAL);
-	ctl_free(x);
-	be_release_all(&b);
-	cluster_release(&c);
+	stop(x, &b, &c);
 }
 
 /* Pending binds of the randomized backend, completed in random order. */
@@ -506,9 +512,7 @@ static void random_run(uint64_t seed)
 		assert_int_equal(nb, adm ? 2 : 0);
 	}
 	vec_release(&pend);
-	ctl_free(x);
-	be_release_all(&b);
-	cluster_release(&c);
+	stop(x, &b, &c);
 }
 
 /* A gang of gpus pods of 1 GPU each in queue lq, into *w. */
@@ -552,9 +556,7 @@ static void test_dynamic_workloads(void **state)
 	char name[32];
 
 	(void)state;
-	small(&c, 0);
-	be_init(&b, &c);
-	x = ctl_new(&c, NULL, &be_ops, &b);
+	x = start(&c, &b, 0, 0, NULL);
 	for (int i = 0; i < 3; i++) {
 		snprintf(name, sizeof(name), "d%d", i);
 		assert_int_equal(add(x, &c, name, &h[i]), 0);
@@ -592,9 +594,7 @@ static void test_dynamic_workloads(void **state)
 	}
 	assert_int_equal(intern_count(c.strings), strings);
 	assert_int_equal(c.workloads.len, 3);
-	ctl_free(x);
-	be_release_all(&b);
-	cluster_release(&c);
+	stop(x, &b, &c);
 }
 
 /* Workload objects change while they live: priority, pod sets while
@@ -609,9 +609,7 @@ static void test_workload_update(void **state)
 	char name[24];
 
 	(void)state;
-	small(&c, 0);
-	be_init(&b, &c);
-	x = ctl_new(&c, NULL, &be_ops, &b);
+	x = start(&c, &b, 0, 0, NULL);
 	for (int i = 0; i < 3; i++) {
 		snprintf(name, sizeof(name), "u%d", i);
 		assert_int_equal(add(x, &c, name, &h[i]), 0);
@@ -644,9 +642,7 @@ static void test_workload_update(void **state)
 	ctl_run(x, 3 * S);
 	assert_string_equal(b.log.buf, "release u1; Admitted u2; bind u2/0 n0; "
 				       "bind u2/1 n1; bind u2/2 n2; ");
-	ctl_free(x);
-	be_release_all(&b);
-	cluster_release(&c);
+	stop(x, &b, &c);
 }
 
 static void test_random_faults(void **state)
@@ -666,9 +662,7 @@ static void test_pods_and_node_status(void **state)
 	uint32_t pod;
 
 	(void)state;
-	small(&c, 1);
-	be_init(&b, &c);
-	x = ctl_new(&c, NULL, &be_ops, &b);
+	x = start(&c, &b, 1, 0, NULL);
 	h = ctl_handle(x, 0);
 	assert_int_equal(ctl_pod_map(x, "uid-0", h, 0), 0);
 	assert_int_equal(ctl_pod_map(x, "uid-1", h, 1), 0);
@@ -693,9 +687,7 @@ static void test_pods_and_node_status(void **state)
 	assert_int_equal(sched_wl_state(ctl_sched(x), 0), SCHED_WL_ADMITTED);
 	assert_int_equal(ctl_workload_delete(x, h, 3 * S), 0);
 	assert_int_equal(ctl_pod_find(x, "uid-0", &fh, &pod), -ENOENT);
-	ctl_free(x);
-	be_release_all(&b);
-	cluster_release(&c);
+	stop(x, &b, &c);
 }
 
 /* Live preemption (wait_victims): the preemptor waits for its victim's
@@ -749,9 +741,7 @@ static void test_wait_victims(void **state)
 			    "Admitted high; bind high/0 n2; bind high/1 n3; ");
 	assert_int_equal(sched_wl_state(ctl_sched(x), mid), SCHED_WL_ADMITTED);
 	assert_int_equal(sched_wl_state(ctl_sched(x), low), SCHED_WL_PENDING);
-	ctl_free(x);
-	be_release_all(&b);
-	cluster_release(&c);
+	stop(x, &b, &c);
 	strbuf_release(&msg);
 	strbuf_release(&sb);
 }
@@ -800,9 +790,7 @@ static void test_requeue_state(void **state)
 			    "release w; Evicted w PodsReadyTimeout; ");
 	assert_int_equal(ctl_next_wakeup_us(x, 70 * S), 110 * S);
 	assert_int_equal(gang_requeues(ctl_gang(x), 0), 3);
-	ctl_free(x);
-	be_release_all(&b);
-	cluster_release(&c);
+	stop(x, &b, &c);
 	strbuf_release(&sb);
 }
 
@@ -960,10 +948,7 @@ static void test_bind_deadlines(void **state)
 	char name[32];
 
 	(void)state;
-	small(&c, 1);
-	be_init(&b, &c);
-	x = ctl_new(&c, NULL, &be_ops, &b);
-	b.mode = 1;
+	x = start(&c, &b, 1, 1, NULL);
 	h = ctl_handle(x, 0);
 	assert_int_equal(ctl_submit(x, h, true, 0), 0);
 	ctl_run(x, 0);
@@ -975,14 +960,9 @@ static void test_bind_deadlines(void **state)
 	ctl_run(x, 30 * S); /* the first deadline: nothing is due */
 	assert_string_equal(b.log.buf, "");
 	assert_int_equal(ctl_next_wakeup_us(x, 30 * S), 50 * S);
-	ctl_free(x);
-	be_release_all(&b);
-	cluster_release(&c);
+	stop(x, &b, &c);
 	/* 2,000 gangs, each binding while the one before completes */
-	small(&c, 0);
-	be_init(&b, &c);
-	x = ctl_new(&c, NULL, &be_ops, &b);
-	b.mode = 1;
+	x = start(&c, &b, 0, 1, NULL);
 	for (int i = 0; i < 2000; i++) {
 		int64_t now = (int64_t)i * S / 10;
 
@@ -1002,9 +982,7 @@ static void test_bind_deadlines(void **state)
 		prev = h;
 	}
 	assert_true(x->dl.len < 200);
-	ctl_free(x);
-	be_release_all(&b);
-	cluster_release(&c);
+	stop(x, &b, &c);
 }
 
 /* Quota of queue q's GPUs set to *ctx. */
@@ -1078,9 +1056,7 @@ static void test_reconfigure(void **state)
 	int64_t q = 2;
 
 	(void)state;
-	small(&c, 2);
-	be_init(&b, &c);
-	x = ctl_new(&c, NULL, &be_ops, &b);
+	x = start(&c, &b, 2, 0, NULL);
 	assert_int_equal(ctl_reconfigure(x, set_gpu_quota, &q, 0), 0);
 	for (uint32_t w = 0; w < 2; w++)
 		assert_int_equal(ctl_submit(x, ctl_handle(x, w), true, 0), 0);
@@ -1123,9 +1099,7 @@ static void test_reconfigure(void **state)
 	ctl_run(x, 4 * S);
 	assert_string_equal(b.log.buf, "");
 	assert_int_equal(sched_wl_state(ctl_sched(x), 0), SCHED_WL_PENDING);
-	ctl_free(x);
-	be_release_all(&b);
-	cluster_release(&c);
+	stop(x, &b, &c);
 }
 
 /*
@@ -1270,9 +1244,7 @@ static char *restart_run(uint64_t seed, int restart_at, bool wait)
 		strbuf_release(&msg);
 	}
 	out = xstrdup(b.log.buf);
-	ctl_free(x);
-	be_release_all(&b);
-	cluster_release(&c);
+	stop(x, &b, &c);
 	return out;
 }
 
