@@ -25,6 +25,9 @@ for extra in "$@"; do
 		# libFuzzer's runtime is a Recommends of clang: ask for it.
 		packages="$packages clang libclang-rt-dev"
 		command -v clang >/dev/null 2>&1 || missing=1
+		# clang alone links no fuzzer: its runtime must be there too
+		dpkg-query -W -f '${Status}' libclang-rt-dev 2>/dev/null |
+			grep -q 'ok installed' || missing=1
 		;;
 	clang-format)
 		packages="$packages clang-format"

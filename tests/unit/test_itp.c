@@ -358,6 +358,10 @@ static void test_real_trace(void **state)
 
 		strbuf_reset(&e->data);
 		if (access(path, R_OK) != 0) {
+			/* CI has the shared folder beside its clone: there
+			 * the real trace must be read, never skipped */
+			if (getenv("CI"))
+				fail_msg("%s: not readable in CI", path);
 			free(path);
 			free(beside);
 			skip();
