@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The patch kinds of PATCH requests, applied to a copy of the stored
+ * object: JSON merge patch (RFC 7386), JSON patch (RFC 6902), strategic
+ * merge patch (the lists kubectl and schedulers touch merge by their keys:
+ * conditions by type, containers and env by name, tolerations whole, ...;
+ * `$patch: delete|replace` and `$retainKeys` honoured) and apply patches
+ * (server-side apply as a documented subset: the body is merged like a
+ * merge patch, no managedFields are kept, conflicts are not detected).
+ * Pure: the target is never touched on failure.
+ */
+#ifndef ECHELON_API_PATCH_H
+#define ECHELON_API_PATCH_H
+
+#include <jansson.h>
+
+#include "api/api_kind.h"
+#include "base/compiler.h"
+#include "base/errbuf.h"
+
+enum api_patch_type {
+	API_PATCH_MERGE,     /* application/merge-patch+json */
+	API_PATCH_JSON,	     /* application/json-patch+json */
+	API_PATCH_STRATEGIC, /* application/strategic-merge-patch+json */
+	API_PATCH_APPLY,     /* application/apply-patch+yaml (JSON or YAML) */
+	API_PATCH_TYPE_COUNT
+};
+
+/* The patch type of a Content-Type (parameters ignored); -1 for one that
+ * is not a patch type (415 UnsupportedMediaType). */
+int api_patch_type_of(const char *content_type);
+
+/*
+ * Apply patch to a deep copy of target (an object of kind k) and return
+ * the result in *ret (new reference). -EINVAL with a message in err for a
+ * patch that does not apply (a JSON patch test that fails, a path that
+ * does not exist, a wrong type): 422 for JSON patch, 400 otherwise.
+ */
+int api_patch_apply(const struct api_kind *k, enum api_patch_type type,
+		    const json_t *target, const json_t *patch, json_t **ret,
+		    struct errbuf *err) MUST_CHECK;
+
+#endif

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The object store of `echelon serve`: every API object as JSON (jansson),
+ * keyed by kind, namespace and name, with one resourceVersion counter for
+ * the whole store and a bounded history of changes.
+ *
+ * Pure: no I/O, no clock (now_us comes in), no thread. Consumers pull
+ * changes instead of being called back: the database, the watches and the
+ * embedded cluster's controllers each keep the resourceVersion they have
+ * seen and read api_store_events() since it, once per loop turn. So a
+ * controller may write while it reads, and nothing re-enters the store.
+ *
+ * Invariants: resourceVersions strictly increase, one per write (create,
+ * update, delete each take the next); every stored object has
+ * metadata.{name, uid, resourceVersion, creationTimestamp} (and namespace
+ * when namespaced); uids are unique; the history holds every change with
+ * rv in (api_store_oldest_rv(), api_store_rv()].
+ */
+#ifndef ECHELON_API_STORE_H
+#define ECHELON_API_STORE_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "api/api_kind.h"
+#include "base/compiler.h"
+
+enum api_ev_type { API_ADDED, API_MODIFIED, API_DELETED, API_EV_COUNT };
+
+/* A stored object. Read-only for callers; valid until the next write. */
+struct api_obj {
+	const struct api_kind *kind;
+	const char *ns; /* "" when cluster-scoped */
+	const char *name;
+	const char *uid;
+	uint64_t rv;
+	json_t *body;	  /* the whole object, metadata filled in */
+	const char *text; /* body serialized compactly (persistence, watch) */
+	size_t len;
+};
+
+/* One change. body is the object after it (for DELETED, as it was, with
+ * the deletion's rv); borrowed, valid while the event is retained. */
+struct api_event {
+	uint64_t rv;
+	enum api_ev_type type;
+	const struct api_kind *kind;
+	const char *ns, *name;
+	json_t *body;
+	const char *text;
+	size_t len;
+};
+
+struct api_store_options {
+	size_t history;		/* changes retained for watches; 0: 100,000 */
+	uint64_t first_rv;	/* rv of the first write is first_rv + 1 */
+	const char *uid_prefix; /* unique per store (persisted); NULL: "0" */
+};
+
+struct api_store;
+struct api_store *api_store_new(const struct api_store_options *o);
+void api_store_free(struct api_store *s);
+
+/* The latest resourceVersion (0 before the first write). */
+uint64_t api_store_rv(const struct api_store *s);
+/* Watches from rv ≥ this can be served from the history; older get 410. */
+uint64_t api_store_oldest_rv(const struct api_store *s);
+size_t api_store_count(const struct api_store *s, const struct api_kind *k);
+
+const struct api_obj *api_store_get(const struct api_store *s,
+				    const struct api_kind *k, const char *ns,
+				    const char *name);
+const struct api_obj *api_store_find_uid(const struct api_store *s,
+					 const char *uid);
+
+/* Call fn for each object of kind k (in namespace ns; NULL or "" for
+ * all) in (namespace, name) order, starting after the object named
+ * after_ns/after_name (NULL: from the first). Stops when fn returns
+ * non-zero and returns that. */
+typedef int (*api_obj_fn)(void *ctx, const struct api_obj *o);
+int api_store_each(const struct api_store *s, const struct api_kind *k,
+		   const char *ns, const char *after_ns, const char *after_name,
+		   api_obj_fn fn, void *ctx);
+
+/* Call fn for each change with rv > since, in order. -ERANGE when since is
+ * older than the history (the caller relists: 410 Expired). */
+typedef int (*api_event_fn)(void *ctx, const struct api_event *ev);
+int api_store_events(const struct api_store *s, uint64_t since, api_event_fn fn,
+		     void *ctx) MUST_CHECK;
+
+/*
+ * Writes. body is stolen (freed on failure too). The store fills
+ * metadata (uid, resourceVersion, creationTimestamp from now_us,
+ * generation, namespace); it checks only what it owns: -EEXIST on create
+ * of a present name, -ENOENT for a missing object, -ECANCELED when
+ * if_rv is non-zero and differs from the stored rv (409 Conflict),
+ * -EINVAL for a body without metadata.name. Validation of the object is
+ * the caller's (api_validate). On success *ret (may be NULL) is the
+ * stored object.
+ */
+int api_store_create(struct api_store *s, const struct api_kind *k,
+		     json_t *body, int64_t now_us,
+		     const struct api_obj **ret) MUST_CHECK;
+int api_store_update(struct api_store *s, const struct api_kind *k,
+		     json_t *body, uint64_t if_rv, int64_t now_us,
+		     const struct api_obj **ret) MUST_CHECK;
+int api_store_delete(struct api_store *s, const struct api_kind *k,
+		     const char *ns, const char *name, uint64_t if_rv,
+		     int64_t now_us) MUST_CHECK;
+
+/*
+ * Restore from persistence: put body as stored (metadata as it is, rv
+ * its metadata.resourceVersion) without an event; then
+ * api_store_restored(s, rv) sets the counter and empties the history
+ * (watches older than rv get 410). Only before any other write.
+ */
+int api_store_load(struct api_store *s, const struct api_kind *k,
+		   json_t *body) MUST_CHECK;
+void api_store_restored(struct api_store *s, uint64_t rv);
+
+#endif

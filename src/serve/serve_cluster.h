@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The embedded cluster's own controllers, acting on API objects as
+ * Kubernetes' do: the Job controller (pods from the template, Indexed
+ * completion, suspend, backoffLimit, Job status), a simulated kubelet per
+ * node (a bound pod becomes Running and Ready after its start-up delay,
+ * Succeeded after its sim.echelon.dev/duration; pod and node failures as
+ * in `sim`), node lifecycle (Ready=False or deleted: its pods fail) and
+ * garbage collection of dependents by ownerReferences. It reads store
+ * changes since its cursor and writes objects; it schedules nothing.
+ */
+#ifndef ECHELON_SERVE_CLUSTER_H
+#define ECHELON_SERVE_CLUSTER_H
+
+#include <stdint.h>
+
+#include "api/api_store.h"
+
+struct serve_cluster_options {
+	int64_t startup_us;	 /* pod start-up delay (as sim's default) */
+	unsigned long long seed; /* jitter and failures */
+	double pod_failure_rate; /* per pod-hour, as sim --pod-failures */
+};
+
+struct serve_cluster;
+struct serve_cluster *serve_cluster_new(struct api_store *s,
+					const struct serve_cluster_options *o);
+void serve_cluster_free(struct serve_cluster *c);
+/* React to the store's changes since the last call and to timers due at
+ * now_us. Returns how many writes it made (0: quiet). */
+int serve_cluster_sync(struct serve_cluster *c, int64_t now_us);
+/* The earliest time something is due (INT64_MAX: nothing). */
+int64_t serve_cluster_next_us(const struct serve_cluster *c);
+
+#endif

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Durable state of `echelon serve` in SQLite (WAL) under --data: every
+ * object, a bounded history of changes (so a watch resumed after a
+ * restart continues or gets 410), and meta (schema version, last
+ * resourceVersion, the store's uid prefix, the embedded clock).
+ * Group commit: serve_db_flush() writes every change since the last
+ * flush in one transaction; the daemon answers writes only after it.
+ * Only the owner thread calls it.
+ */
+#ifndef ECHELON_SERVE_DB_H
+#define ECHELON_SERVE_DB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "api/api_store.h"
+#include "base/compiler.h"
+#include "base/errbuf.h"
+
+/* What the daemon keeps besides objects. */
+struct serve_meta {
+	char uid_prefix[40]; /* made on first start, then kept */
+	int64_t clock_us;    /* embedded clock at the last flush */
+	bool fresh;	     /* set by open: no state existed */
+};
+
+struct serve_db;
+/* Open (creating dir and the schema when missing). full: synchronous=FULL
+ * (else NORMAL). Returns 0 or a negative errno with a message in err. */
+int serve_db_open(const char *dir, bool full, struct serve_db **ret,
+		  struct serve_meta *meta, struct errbuf *err) MUST_CHECK;
+/* Load every stored object into s (empty) and set its rv and history. */
+int serve_db_load(struct serve_db *db, struct api_store *s,
+		  struct errbuf *err) MUST_CHECK;
+/* Write the changes of s since the last flush, and meta, in one
+ * transaction. Nothing is answered before it returns 0. */
+int serve_db_flush(struct serve_db *db, const struct api_store *s,
+		   const struct serve_meta *meta,
+		   struct errbuf *err) MUST_CHECK;
+void serve_db_close(struct serve_db *db);
+
+#endif

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Events, as Kubernetes components record them: one core/v1 Event object
+ * (also served as events.k8s.io/v1) per occurrence about an object, with
+ * a repeat of the same reason and message about the same object counted
+ * on the existing Event (count, lastTimestamp, series) instead of a new
+ * one. Used by the embedded cluster and the scheduler.
+ */
+#ifndef ECHELON_SERVE_EVENT_H
+#define ECHELON_SERVE_EVENT_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "api/api_store.h"
+#include "base/compiler.h"
+
+/* Record an event about object regarding (a stored object's body):
+ * type "Normal" or "Warning", reason ("Scheduled"), action ("Binding"),
+ * controller (reportingController, e.g. "echelon.dev/scheduler"),
+ * message (cut to 1024 bytes). Returns 0 or a negative errno. */
+int serve_event(struct api_store *s, const json_t *regarding, const char *type,
+		const char *reason, const char *action, const char *controller,
+		int64_t now_us, const char *fmt, ...) PRINTF_LIKE(8, 9);
+
+#endif

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The scheduler side of `echelon serve`: what Kueue and Coscheduling do
+ * on a real cluster, over the API objects, with echelon's controller
+ * (src/ctl) deciding. It builds the controller's cluster from the stored
+ * Nodes, Topologies, ResourceFlavors, queues and priority classes (decoded
+ * by src/manifest), suspends queued Jobs and makes their Workload objects
+ * (Kueue's Job reconciler), feeds Workloads, PodGroups and pods to the
+ * controller, and writes back what it decides: bindings (whole gangs,
+ * spec.nodeName through the binding path), Workload status.admission with
+ * flavors and topologyAssignment and Kueue's conditions, Job unsuspend,
+ * PodGroup, ClusterQueue and LocalQueue status, the pods' PodScheduled
+ * condition, Events with Kueue's and kube-scheduler's reasons.
+ */
+#ifndef ECHELON_SERVE_SCHED_H
+#define ECHELON_SERVE_SCHED_H
+
+#include <stdint.h>
+
+#include "api/api.h"
+#include "api/api_store.h"
+#include "base/strbuf.h"
+
+struct serve_sched;
+struct serve_sched *serve_sched_new(struct api_store *s);
+void serve_sched_free(struct serve_sched *x);
+/* React to the store's changes since the last call and to the
+ * controller's deadlines at now_us. Returns how many writes it made. */
+int serve_sched_sync(struct serve_sched *x, int64_t now_us);
+int64_t serve_sched_next_us(const struct serve_sched *x);
+/* The api hook for Kueue's visibility API
+ * (/apis/visibility.kueue.x-k8s.io/v1beta2/.../pendingworkloads) and
+ * echelon's extras; -ENOENT for other paths. */
+int serve_sched_extra(void *x, const struct api_req *r, int64_t now_us,
+		      struct api_resp *resp);
+/* Prometheus text of the scheduler's metrics, appended to out. */
+void serve_sched_metrics(const struct serve_sched *x, struct strbuf *out);
+
+#endif
