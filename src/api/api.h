@@ -27,6 +27,7 @@
 
 #include "api/api_store.h"
 #include "base/compiler.h"
+#include "base/errbuf.h"
 #include "base/strbuf.h"
 
 /* Largest request body accepted (413 beyond). */
@@ -77,6 +78,18 @@ void api_resp_release(struct api_resp *resp);
 /* A Status reply: code, reason ("NotFound", "Invalid"...), message. */
 void api_resp_status(struct api_resp *resp, int code, const char *reason,
 		     const char *fmt, ...) PRINTF_LIKE(4, 5);
+
+/*
+ * Bind pod ns/pod (uid: a precondition when non-NULL) to node, as the
+ * binding subresource does: spec.nodeName set and PodScheduled=True.
+ * -ENOENT (pod or node missing), -EEXIST (assigned to another node; to
+ * the same node is success), -ECANCELED (uid differs), -EBUSY (the pod
+ * has scheduling gates or is being deleted); a message in err. The one
+ * implementation of binding: the API's and the embedded scheduler's.
+ */
+int api_bind(struct api_store *s, const char *ns, const char *pod,
+	     const char *uid, const char *node, int64_t now_us,
+	     struct errbuf *err) MUST_CHECK;
 
 /*
  * Watches. api_watch_next() appends to out the newline-terminated events
