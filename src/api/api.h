@@ -60,6 +60,12 @@ struct api_hooks {
 	 * extras). Return 0 with resp filled, or -ENOENT (404). */
 	int (*extra)(void *ctx, const struct api_req *r, int64_t now_us,
 		     struct api_resp *resp);
+	/* Mutating admission (Kueue's webhooks): called on create and
+	 * update of obj (kind k, old: stored object or NULL) after decoding
+	 * and before validation; may edit obj (e.g. suspend a queued Job).
+	 * Return 0, or -EINVAL with a message in err to refuse (400). */
+	int (*mutate)(void *ctx, const struct api_kind *k, json_t *obj,
+		      const json_t *old, struct errbuf *err);
 	void *ctx;
 	const char *git_version; /* /version's gitVersion, e.g. "v1.35.0" */
 };

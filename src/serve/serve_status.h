@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What the scheduler knows, written onto API objects as Kueue and
+ * Coscheduling write it: status is a function of the controller's model
+ * (src/ctl, its scheduler and gang lifecycle), computed for every
+ * Workload, ClusterQueue, LocalQueue and PodGroup and written only where
+ * it differs from the stored object, so repeated syncs settle. Edges
+ * (a condition turning True) also record Kueue's Events (QuotaReserved,
+ * Admitted, Preempted, Evicted, Requeued, Finished...). Also answers
+ * Kueue's visibility API and renders the scheduler's metrics.
+ *
+ * Model workloads and Workload objects share namespace and name; a model
+ * workload whose object is missing (a PodGroup's or a plain pod's gang)
+ * gets its status on that object instead (PodGroup status, or nothing).
+ */
+#ifndef ECHELON_SERVE_STATUS_H
+#define ECHELON_SERVE_STATUS_H
+
+#include <stdint.h>
+
+#include "api/api.h"
+#include "api/api_store.h"
+#include "base/strbuf.h"
+#include "ctl/ctl.h"
+
+/* Write the status of every object whose model state changed since the
+ * last call (all of them on the first). Returns how many writes. */
+int serve_status_sync(struct api_store *s, const struct ctl *x, int64_t now_us);
+/* Kueue's visibility API: GET
+ * /apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/NAME/pendingworkloads
+ * and .../namespaces/NS/localqueues/NAME/pendingworkloads (limit, offset),
+ * reply PendingWorkloadsSummary with positions. -ENOENT for other
+ * paths. */
+int serve_status_visibility(const struct ctl *x, const struct api_req *r,
+			    int64_t now_us, struct api_resp *resp);
+/* Prometheus text of the scheduler's state (pending, admitted, usage
+ * per ClusterQueue under Kueue's metric names), appended to out. */
+void serve_status_metrics(const struct ctl *x, struct strbuf *out);
+
+#endif
