@@ -702,13 +702,12 @@ static int workload_spec(struct dec *x, struct ynode *spec, struct workload *w)
 					     "priorityClassRef",
 					     "priority",
 					     "active",
+					     "maximumExecutionTimeSeconds",
 					     NULL };
-	static const char *const ignored[] = { "maximumExecutionTimeSeconds",
-					       NULL };
-	int64_t prio = 0;
+	int64_t prio = 0, max_exec = 0;
 	int r, rc = 0;
 
-	dec_check_fields(x, spec, known, ignored);
+	dec_check_fields(x, spec, known, NULL);
 	if (dec_str_field(x, spec, "queueName", false, &w->queue_name) < 0)
 		rc = -EINVAL;
 	if (workload_class(x, spec, w) < 0)
@@ -721,6 +720,10 @@ static int workload_spec(struct dec *x, struct ynode *spec, struct workload *w)
 	if (dec_bool_field(x, spec, "active", &w->active) < 0)
 		rc = -EINVAL;
 	w->priority = (int32_t)prio;
+	if (dec_int_field(x, spec, "maximumExecutionTimeSeconds", false, 1,
+			  INT32_MAX, &max_exec) < 0)
+		rc = -EINVAL;
+	w->max_exec_us = max_exec * 1000000;
 	if (podsets(x, spec, w) < 0)
 		rc = -EINVAL;
 	return rc;
@@ -885,11 +888,11 @@ int dec_workload(struct dec *x, struct ynode *root)
 }
 
 /*
- * An annotation holding a positive integer. anns is the annotations mapping
- * (NULL ok), the path is already that of the annotations.
+ * An annotation (or label) holding an integer from 1 to max. anns is the
+ * mapping (NULL ok), the path is already that of the mapping.
  */
 static int ann_int(struct dec *x, struct ynode *anns, const struct labels *ann,
-		   const char *key, int64_t *ret)
+		   const char *key, int64_t max, int64_t *ret)
 {
 	const char *v = labels_get(ann, key);
 	char *end;
@@ -900,7 +903,7 @@ static int ann_int(struct dec *x, struct ynode *anns, const struct labels *ann,
 	errno = 0;
 	n = strtoll(v, &end, 10);
 	if (!(*v >= '0' && *v <= '9') || *end || errno == ERANGE || n < 1 ||
-	    n > MAX_POD_COUNT) {
+	    n > max) {
 		ann_error(x, anns, key,
 			  "must be a positive integer, not \"%s\"", v);
 		return -EINVAL;
@@ -981,7 +984,8 @@ static int job_topology(struct dec *x, struct ynode *at,
 	t->level = cluster_str(x->batch, req ? req : pref);
 	t->group_name = cluster_str(
 		x->batch, labels_get(ann, ANN_PREFIX "podset-group-name"));
-	if (ann_int(x, at, ann, ANN_PREFIX "podset-slice-size", &size) < 0)
+	if (ann_int(x, at, ann, ANN_PREFIX "podset-slice-size", MAX_POD_COUNT,
+		    &size) < 0)
 		rc = -EINVAL;
 	if (multi && (slice || size)) {
 		dec_error(x, at,
@@ -1014,23 +1018,20 @@ static int job_topology(struct dec *x, struct ynode *at,
 
 static int job_spec(struct dec *x, struct ynode *spec, struct workload *w)
 {
-	static const char *const known[] = { "parallelism", "completions",
-					     "template", "suspend", NULL };
-	static const char *const ignored[] = { "activeDeadlineSeconds",
-					       "podFailurePolicy",
-					       "successPolicy",
-					       "backoffLimit",
-					       "backoffLimitPerIndex",
-					       "maxFailedIndexes",
-					       "selector",
-					       "manualSelector",
-					       "ttlSecondsAfterFinished",
-					       "completionMode",
-					       "podReplacementPolicy",
-					       "managedBy",
-					       NULL };
+	static const char *const known[] = {
+		"parallelism", "completions",		"template",
+		"suspend",     "activeDeadlineSeconds", NULL
+	};
+	static const char *const ignored[] = {
+		"podFailurePolicy", "successPolicy",
+		"backoffLimit",	    "backoffLimitPerIndex",
+		"maxFailedIndexes", "selector",
+		"manualSelector",   "ttlSecondsAfterFinished",
+		"completionMode",   "podReplacementPolicy",
+		"managedBy",	    NULL
+	};
 	struct podset *ps = workload_add_podset(w);
-	int64_t parallelism = 1, completions = -1;
+	int64_t parallelism = 1, completions = -1, deadline = 0;
 	struct labels ann;
 	struct ynode *tmpl;
 	size_t len;
@@ -1045,6 +1046,12 @@ static int job_spec(struct dec *x, struct ynode *spec, struct workload *w)
 		rc = -EINVAL;
 	if (dec_bool_field(x, spec, "suspend", &w->job.suspend) < 0)
 		rc = -EINVAL;
+	if (dec_int_field(x, spec, "activeDeadlineSeconds", false, 1, INT32_MAX,
+			  &deadline) < 0)
+		rc = -EINVAL;
+	if (deadline &&
+	    (!w->max_exec_us || deadline * 1000000 < w->max_exec_us))
+		w->max_exec_us = deadline * 1000000;
 	ps->name = cluster_str(x->batch, "main");
 	/* Kueue's pod count: parallelism, capped by completions. */
 	ps->count = (int32_t)(completions >= 0 && completions < parallelism
@@ -1108,7 +1115,7 @@ int dec_job(struct dec *x, struct ynode *root)
 	struct workload *w = vec_push_zero(&x->batch->workloads);
 	struct ynode *spec;
 	struct dec_meta m;
-	int64_t min = 0;
+	int64_t min = 0, max_exec = 0;
 	char *name;
 	size_t len;
 	int r, rc = 0;
@@ -1129,6 +1136,13 @@ int dec_job(struct dec *x, struct ynode *root)
 			labels_get(&m.annotations, ANN_PREFIX "queue-name");
 	w->priority_class_name =
 		labels_get(&m.labels, ANN_PREFIX "priority-class");
+	len = dec_push(x, "metadata.labels");
+	if (ann_int(x, dec_get(dec_get(root, "metadata"), "labels"), &m.labels,
+		    ANN_PREFIX "max-exec-time-seconds", INT32_MAX,
+		    &max_exec) < 0)
+		rc = -EINVAL;
+	dec_pop(x, len);
+	w->max_exec_us = max_exec * 1000000;
 	if (sim_annotations(x, root, &m.annotations, w) < 0)
 		rc = -EINVAL;
 	len = dec_push(x, "spec");
@@ -1148,7 +1162,8 @@ int dec_job(struct dec *x, struct ynode *root)
 	/* Partial admission: at least this many of the pods. */
 	len = dec_push(x, "metadata.annotations");
 	r = ann_int(x, dec_get(dec_get(root, "metadata"), "annotations"),
-		    &m.annotations, ANN_PREFIX "job-min-parallelism", &min);
+		    &m.annotations, ANN_PREFIX "job-min-parallelism",
+		    MAX_POD_COUNT, &min);
 	dec_pop(x, len);
 	switch (r) {
 	case 1:

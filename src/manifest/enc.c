@@ -639,6 +639,9 @@ static json_t *enc_workload(const struct cluster *c, const struct workload *w)
 				    json_integer(w->priority));
 	if (!w->active)
 		json_object_set_new(spec, "active", json_false());
+	if (w->max_exec_us)
+		json_object_set_new(spec, "maximumExecutionTimeSeconds",
+				    json_integer(w->max_exec_us / 1000000));
 	for (size_t i = 0; i < w->npodsets; i++)
 		json_array_append_new(ps, podset(c, &w->podsets[i]));
 	pod_priority(json_array_get(ps, 0), w);

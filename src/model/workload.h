@@ -157,6 +157,12 @@ struct workload {
 	int32_t pod_priority;		     /* when has_pod_priority */
 	bool has_pod_priority;
 	bool active;
+	/* The runtime limit its owner gave, the scheduler's estimate of its
+	 * runtime (docs/internals/backfill.md): a Workload's
+	 * spec.maximumExecutionTimeSeconds, or the smaller of a Job's label
+	 * kueue.x-k8s.io/max-exec-time-seconds and spec.activeDeadlineSeconds.
+	 * 0 when none. */
+	int64_t max_exec_us;
 	int64_t creation_us; /* metadata.creationTimestamp; 0 when absent */
 	/* The controlling owner: the Job a workload was made from (from_job),
 	 * or a Workload's metadata.ownerReferences entry (controller: true,

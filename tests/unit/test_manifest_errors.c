@@ -1714,6 +1714,32 @@ static const struct msg_case error_cases[] = {
 	  "spec: {template: {spec: {containers: [{}]}}}\n",
 	  "t.yaml:5:54: metadata.annotations[\"kueue.x-k8s.io/job-min-paralle"
 	  "lism\"]: must be a positive integer, not \"-3\"\n" },
+	/* runtime limits: positive seconds, reported at the field */
+	{ "t.yaml",
+	  "apiVersion: batch/v1\n"
+	  "kind: Job\n"
+	  "metadata:\n"
+	  "  name: j\n"
+	  "  labels: {kueue.x-k8s.io/max-exec-time-seconds: \"1h\"}\n"
+	  "spec: {template: {spec: {containers: [{}]}}}\n",
+	  "t.yaml:5:51: metadata.labels[\"kueue.x-k8s.io/max-exec-time-"
+	  "seconds\"]: must be a positive integer, not \"1h\"\n" },
+	{ "t.yaml",
+	  "apiVersion: batch/v1\n"
+	  "kind: Job\n"
+	  "metadata: {name: j}\n"
+	  "spec: {activeDeadlineSeconds: 0, template: {spec: {containers: "
+	  "[{}]}}}\n",
+	  "t.yaml:4:31: spec.activeDeadlineSeconds: must be between 1 and "
+	  "2147483647, not 0\n" },
+	{ "t.yaml",
+	  "apiVersion: kueue.x-k8s.io/v1beta1\n"
+	  "kind: Workload\n"
+	  "metadata: {name: w}\n"
+	  "spec: {maximumExecutionTimeSeconds: -5, podSets: [{name: m, "
+	  "count: 1, template: {spec: {containers: [{}]}}}]}\n",
+	  "t.yaml:4:37: spec.maximumExecutionTimeSeconds: must be between 1 "
+	  "and 2147483647, not -5\n" },
 	/* PodGroup minMember is required */
 	{ "t.yaml",
 	  "apiVersion: scheduling.x-k8s.io/v1alpha1\n"

@@ -212,6 +212,9 @@ static void describe_workload(struct strbuf *sb, const struct cluster *c,
 			    w->job.suspend, w->job.active, w->job.ready);
 	if (w->creation_us)
 		strbuf_addf(sb, " created=%lld", (long long)w->creation_us);
+	if (w->max_exec_us)
+		strbuf_addf(sb, " maxExec=%llds",
+			    (long long)(w->max_exec_us / 1000000));
 	for (size_t i = 0; i < w->npodsets; i++)
 		describe_podset(sb, c, &w->podsets[i]);
 	if (w->admission)
@@ -940,6 +943,41 @@ static const struct decode_case decode_cases[] = {
 	  "default/job-moe queue=q class=- priority=0 active=1 "
 	  "owner=Job/moe podset main count=16 min=16 req=pods=1 "
 	  "topology=preferred:block slice=block/8 slice=rack/2" },
+	/* Runtime limits, the scheduler's estimate: a Job's label and its
+	 * activeDeadlineSeconds, the smaller counts... */
+	{ "j.yaml",
+	  "apiVersion: batch/v1\nkind: Job\n"
+	  "metadata:\n"
+	  "  name: lim\n"
+	  "  labels: {kueue.x-k8s.io/max-exec-time-seconds: \"600\"}\n"
+	  "spec:\n"
+	  "  activeDeadlineSeconds: 900\n"
+	  "  template: {spec: {containers: [{name: t}]}}\n",
+	  KIND_WORKLOAD, 0,
+	  "default/job-lim queue=- class=- priority=0 active=1 "
+	  "owner=Job/lim maxExec=600s podset main count=1 min=1 req=pods=1" },
+	{ "j.yaml",
+	  "apiVersion: batch/v1\nkind: Job\n"
+	  "metadata:\n"
+	  "  name: lim\n"
+	  "  labels: {kueue.x-k8s.io/max-exec-time-seconds: \"600\"}\n"
+	  "spec:\n"
+	  "  activeDeadlineSeconds: 300\n"
+	  "  template: {spec: {containers: [{name: t}]}}\n",
+	  KIND_WORKLOAD, 0,
+	  "default/job-lim queue=- class=- priority=0 active=1 "
+	  "owner=Job/lim maxExec=300s podset main count=1 min=1 req=pods=1" },
+	/* ... and a Workload's spec.maximumExecutionTimeSeconds. */
+	{ "w.yaml",
+	  KUEUE1 "kind: Workload\n"
+		 "metadata: {name: w}\n"
+		 "spec:\n"
+		 "  maximumExecutionTimeSeconds: 3600\n"
+		 "  podSets: [{name: main, count: 1, template: {spec: "
+		 "{containers: [{name: t}]}}}]\n",
+	  KIND_WORKLOAD, 0,
+	  "default/w queue=- class=- priority=0 active=1 maxExec=3600s "
+	  "podset main count=1 min=1 req=pods=1" },
 	/* Unconstrained annotation; parallelism defaults to 1; a
 	 * min-parallelism above the count changes nothing. */
 	{ "j.yaml",
