@@ -94,6 +94,18 @@ static void usage(FILE *out)
 	      "all-reduce\n"
 	      "      --comm-fraction F  all-reduce share of the ideal step "
 	      "(0.3)\n"
+	      "      --backfill         tas: a waiting gang reserves the "
+	      "domains it fits\n"
+	      "                         first; others start there only when "
+	      "expected to\n"
+	      "                         end before\n"
+	      "      --estimates SRC    runtime estimates for backfill: "
+	      "history (mean of\n"
+	      "                         finished jobs of the same queue and "
+	      "GPUs; default),\n"
+	      "                         exact (the trace's duration) or none\n"
+	      "      --estimate-error F log-normal error (sigma F) on each "
+	      "estimate\n"
 	      "      --out DIR          write workloads.jsonl, "
 	      "timeseries.csv,\n"
 	      "                         metrics.prom, summary.json, "
@@ -222,6 +234,9 @@ enum {
 	OPT_CHECK,
 	OPT_NO_COMPACT,
 	OPT_NETWORK,
+	OPT_BACKFILL,
+	OPT_ESTIMATES,
+	OPT_ESTIMATE_ERROR,
 };
 
 static const struct option opts[] = {
@@ -249,6 +264,9 @@ static const struct option opts[] = {
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "no-compact", no_argument, NULL, OPT_NO_COMPACT },
 	{ "network", required_argument, NULL, OPT_NETWORK },
+	{ "backfill", no_argument, NULL, OPT_BACKFILL },
+	{ "estimates", required_argument, NULL, OPT_ESTIMATES },
+	{ "estimate-error", required_argument, NULL, OPT_ESTIMATE_ERROR },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -335,6 +353,25 @@ static int parse_opt(struct sim_args *a, int opt, const char *v)
 		return 0;
 	case OPT_NO_COMPACT:
 		o->loose = true;
+		return 0;
+	case OPT_BACKFILL:
+		o->backfill = true;
+		return 0;
+	case OPT_ESTIMATES:
+		for (int e = 0; e < SIM_EST_COUNT; e++) {
+			if (strcmp(v, sim_estimates_name(
+					      (enum sim_estimates)e)) == 0) {
+				o->estimates = (enum sim_estimates)e;
+				return 0;
+			}
+		}
+		return bad("--estimates", v, "expected history, exact or none");
+	case OPT_ESTIMATE_ERROR:
+		if (parse_double("--estimate-error", v, &o->estimate_error))
+			return 2;
+		if (!(o->estimate_error >= 0) || o->estimate_error > 10)
+			return bad("--estimate-error", v,
+				   "expected a number from 0 to 10");
 		return 0;
 	case OPT_NETWORK:
 		if (throughput_parse(v, "--network", &o->tp, &eb) == 0)

@@ -429,6 +429,16 @@ int ctl_assume_pod(struct ctl *x, const struct pod *p)
 	return sched_assume_pod(x->s, p);
 }
 
+int ctl_set_estimate(struct ctl *x, uint64_t h, int64_t est_us)
+{
+	int64_t wl = ctl_slot_of(x, h);
+
+	if (wl < 0)
+		return (int)wl;
+	sched_wl_set_estimate(x->s, (uint32_t)wl, est_us);
+	return 0;
+}
+
 int ctl_finish(struct ctl *x, uint64_t h, int64_t now_us)
 {
 	int64_t wl = ctl_enter(x, h, now_us);

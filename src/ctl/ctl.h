@@ -207,6 +207,12 @@ int ctl_assume_pod(struct ctl *x, const struct pod *p);
  */
 int ctl_finish(struct ctl *x, uint64_t h, int64_t now_us);
 
+/*
+ * Give workload h a runtime estimate (sched_wl_set_estimate(); 0: none).
+ * Returns 0 or -ESTALE.
+ */
+int ctl_set_estimate(struct ctl *x, uint64_t h, int64_t est_us);
+
 /* Pod events of workload h's pod `pod` (spec order, see gang.h). Return
  * 0, -ESTALE, or -EINVAL for a pod outside the workload. */
 enum ctl_pod_ev { CTL_POD_READY, CTL_POD_FAILED, CTL_POD_RESTARTED };

@@ -92,8 +92,12 @@ struct ctl_wl_snap {
 	struct sched_saved sched; /* adm NULL: it is in cq and ps */
 	char *msg[SCHED_COND_COUNT];
 	char *why_msg;
-	const char *cq; /* of the admission; NULL when not admitted */
-	bool held;	/* it is the quota a preempted workload holds */
+	/* Its reservation (backfill): flavor and nodes by name; NULL when
+	 * none (sched.resv_* are not kept). */
+	const char *resv_flavor;
+	const char **resv_nodes; /* [sched.resv_nnodes], owned array */
+	const char *cq;		 /* of the admission; NULL when not admitted */
+	bool held; /* it is the quota a preempted workload holds */
 	size_t npodsets;
 	struct ctl_ps_snap ps[WORKLOAD_MAX_PODSETS];
 	struct gang_saved gang; /* pods: gang_pods */

@@ -52,6 +52,50 @@ static int64_t node_id(const struct sched *s, int32_t f, const char *name)
 	return t && name ? topo_find_node(t, name) : -1;
 }
 
+/* A reservation by names. */
+static void save_resv(struct ctl_wl_snap *w, const struct ctl *x)
+{
+	int32_t f = w->sched.resv_flavor - 1;
+
+	if (f >= 0) {
+		w->resv_flavor = flavor_name(x->c, f);
+		w->resv_nodes = xcalloc(w->sched.resv_nnodes + 1,
+					sizeof(*w->resv_nodes));
+		for (size_t i = 0; i < w->sched.resv_nnodes; i++)
+			w->resv_nodes[i] =
+				node_name(x->s, f, w->sched.resv_nodes[i]);
+	}
+	w->sched.resv_nodes = NULL;
+}
+
+/* The reservation of w in this controller's indexes into s (nodes into
+ * *ret_nodes, freed by the caller); none when a name is gone. */
+static void load_resv(const struct ctl *x, const struct ctl_wl_snap *w,
+		      struct sched_saved *s, uint32_t **ret_nodes)
+{
+	int32_t f = flavor_id(x->c, w->resv_flavor);
+	uint32_t *n;
+
+	s->resv_flavor = 0;
+	s->resv_nodes = NULL;
+	*ret_nodes = NULL;
+	if (f < 0 || !w->resv_nodes)
+		return;
+	n = xcalloc(w->sched.resv_nnodes + 1, sizeof(*n));
+	for (size_t i = 0; i < w->sched.resv_nnodes; i++) {
+		int64_t k = node_id(x->s, f, w->resv_nodes[i]);
+
+		if (k < 0) {
+			free(n);
+			return;
+		}
+		n[i] = (uint32_t)k;
+	}
+	s->resv_flavor = f + 1;
+	s->resv_nodes = n;
+	*ret_nodes = n;
+}
+
 static void save_adm(struct ctl_wl_snap *w, const struct ctl *x,
 		     const struct sched_admission *a)
 {
@@ -153,6 +197,7 @@ struct ctl_snapshot *ctl_snapshot(const struct ctl *x)
 		w->why_msg =
 			w->sched.why_msg ? xstrdup(w->sched.why_msg) : NULL;
 		w->sched.why_msg = w->why_msg;
+		save_resv(w, x);
 		if (w->sched.adm) {
 			save_adm(w, x, w->sched.adm);
 		} else if (w->sched.held) {
@@ -175,6 +220,7 @@ void ctl_snapshot_free(struct ctl_snapshot *sn)
 		for (int c = 0; c < SCHED_COND_COUNT; c++)
 			free(w->msg[c]);
 		free(w->why_msg);
+		free(w->resv_nodes);
 		for (size_t i = 0; i < WORKLOAD_MAX_PODSETS; i++)
 			free(w->ps[i].nodes);
 		free(w->gang_pods);
@@ -309,6 +355,7 @@ static int load_wl(struct ctl *x, const struct ctl_wl_snap *w)
 	struct sched_admission a;
 	struct gang_saved g;
 	struct gang_pod *pods = NULL;
+	uint32_t *resv = NULL;
 	int rc = 0;
 
 	if (w->gang.npods &&
@@ -331,6 +378,7 @@ static int load_wl(struct ctl *x, const struct ctl_wl_snap *w)
 		if (rc < 0)
 			goto out;
 	}
+	load_resv(x, w, &s, &resv);
 	rc = sched_wl_import(x->s, w->slot, &s, x->now_us);
 	if (rc < 0)
 		goto out;
@@ -340,6 +388,7 @@ out:
 	if (w->npodsets)
 		free_nodes(&a);
 	free(pods);
+	free(resv);
 	return rc;
 }
 
@@ -362,6 +411,8 @@ static void load_evicted(struct ctl *x, const struct ctl_wl_snap *w)
 	s.adm = NULL;
 	s.held = NULL;
 	s.held_for = 0;
+	s.resv_flavor = 0; /* it held nodes: no reservation */
+	s.resv_nodes = NULL;
 	BUG_ON(sched_wl_import(x->s, w->slot, &s, x->now_us) < 0);
 	memset(&g, 0, sizeof(g));
 	g.state = GANG_IDLE;

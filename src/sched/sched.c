@@ -499,6 +499,7 @@ void sched_wl_remove(struct sched *s, uint32_t id)
 		if (s->wl[v].held_for == id + 1)
 			s->wl[v].held_for = 0; /* its preemptor is gone */
 	}
+	backfill_drop(s, id, false);
 	free_adm(wl->adm);
 	free(wl->why.msg);
 	sched_conds_free(wl);
@@ -551,6 +552,7 @@ void sched_free(struct sched *s)
 		place_workload_result_release(s->scratch[i]);
 		free(s->scratch[i]);
 	}
+	backfill_free(s);
 	tas_free(s);
 	free(s->fs_extra);
 	free(s->fs_path);
@@ -921,6 +923,7 @@ void sched_admit(struct sched *s, uint32_t id, const struct assign *a,
 	wl->adm = adm;
 	charge_adm(s, w, adm, 1);
 	add_admitted(s, id, now_us);
+	backfill_drop(s, id, true);
 }
 
 static void mark_dirty(struct sched *s, const struct sched_admission *adm)

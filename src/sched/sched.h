@@ -120,6 +120,27 @@ struct sched_options {
 	 * preemptor waits at the head of its queue meanwhile, without
 	 * preempting more. Off: victims release at once (plan, simulator). */
 	bool hold_victims;
+	/* With compact: a gang that waits for room reserves the domains it
+	 * is expected to fit in earliest (by the runtime estimates of the
+	 * workloads there), and others start inside them only when they are
+	 * expected to end before (Slurm's backfill, per topology domain).
+	 * See docs/internals/backfill.md. */
+	bool backfill;
+};
+
+/* What backfill did (sched_options.backfill). */
+struct sched_backfill_stats {
+	uint64_t reservations; /* made (a gang's first one counts) */
+	uint64_t honoured;     /* gangs admitted on time or before */
+	uint64_t delayed;      /* gangs admitted after their start */
+	int64_t delay_us;      /* total of those delays */
+};
+
+/* The scheduler's own counters (tie-breaks, backfill's), exported with the
+ * state. */
+struct sched_global {
+	uint64_t seq, admit_seq, cycle;
+	struct sched_backfill_stats bf;
 };
 
 /* What one cycle did, in order. */
@@ -364,11 +385,13 @@ struct sched_saved {
 	 * such victims. */
 	const struct sched_admission *held;
 	uint32_t held_for, victims_held;
-};
-
-/* The scheduler's own counters (tie-breaks), exported with the state. */
-struct sched_global {
-	uint64_t seq, admit_seq, cycle;
+	int64_t est_us; /* set by sched_wl_set_estimate(); 0: none */
+	/* Its reservation (backfill): flavor id + 1 (0: none), start, and
+	 * nodes in that flavor's index (borrowed). */
+	int32_t resv_flavor;
+	int64_t resv_start_us;
+	const uint32_t *resv_nodes;
+	size_t resv_nnodes;
 };
 
 /* Whether ClusterQueue cq had capacity freed since its last cycle (its
@@ -442,6 +465,26 @@ int64_t sched_cq_usage(const struct sched *s, int32_t cq, int32_t flavor,
 /* cq's nominal quota of resource summed over the flavors that list it,
  * or -1 when none does. */
 int64_t sched_cq_nominal(const struct sched *s, int32_t cq, int resource);
+
+/*
+ * Runtime estimates (docs/internals/backfill.md). The driver may give wl
+ * an estimate of its runtime, est_us > 0 (the simulator: the trace's
+ * duration, a per-queue history, perturbed when asked); 0 takes it back.
+ * It stays through sched_wl_update() and is exported with the state.
+ */
+void sched_wl_set_estimate(struct sched *s, uint32_t wl, int64_t est_us);
+/* wl's estimated runtime: the driver's, else its own limit
+ * (workload.max_exec_us); 0 when it has none. */
+int64_t sched_wl_estimate(const struct sched *s, uint32_t wl);
+
+/* The counters of backfill. */
+struct sched_backfill_stats sched_backfill_stats(const struct sched *s);
+/* wl's reservation: its flavor (-1: none) and start into *ret_start_us
+ * (may be NULL); its nodes (in that flavor's index) into *ret_nodes and
+ * their number into *ret_n when not NULL (valid until s changes). */
+int32_t sched_wl_reservation(const struct sched *s, uint32_t wl,
+			     int64_t *ret_start_us, const uint32_t **ret_nodes,
+			     size_t *ret_n);
 
 /* Names of the enums above. */
 const char *sched_pend_name(enum sched_pend p);

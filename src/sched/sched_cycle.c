@@ -345,6 +345,7 @@ static void no_fit(struct sched *s, uint32_t id, struct assign *a)
 		a->why.msg = NULL;
 		return;
 	}
+	backfill_reserve(s, id, a);
 	queue_remove(&q->heap, id);
 	sched_park(s, id, &a->why);
 }
@@ -445,7 +446,9 @@ size_t sched_cycle(struct sched *s, int64_t now_us, struct sched_decisions *out)
 	int32_t cq;
 
 	s->cycle++;
+	s->now_us = now_us;
 	sched_requeue_due(s, now_us);
+	backfill_cycle(s);
 	vec_foreach (&s->deferred, id) {
 		s->wl[*id].deferred = false;
 		if (s->wl[*id].state == SCHED_WL_PENDING)

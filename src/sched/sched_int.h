@@ -61,6 +61,7 @@ struct sched_wl {
 	struct sched_admission *held;
 	uint32_t held_for;
 	uint32_t victims_held; /* as a preemptor: victims not yet gone */
+	int64_t est_us;	       /* sched_wl_set_estimate(); 0: none */
 	struct sched_why why;
 	struct sched_conds *conds; /* owned; NULL until one is set */
 	/* Made from a Job: a Workload of the input is its own (ownerRef),
@@ -127,6 +128,18 @@ struct sched_tas {
 	struct topo *t;
 };
 
+/* A reservation of backfill.c: the nodes of f's index, in whole domains
+ * of the level above the hosts, that gang wl is expected to fit on from
+ * start_us (docs/internals/backfill.md). */
+struct sched_resv {
+	uint32_t wl;
+	int32_t f;
+	int64_t start_us;
+	VEC(uint32_t) nodes;
+};
+
+#define SCHED_MAX_RESERVATIONS 16
+
 struct sched {
 	const struct cluster *c;
 	struct sched_options opt;
@@ -177,6 +190,14 @@ struct sched {
 	 * domains per level, TOPOLOGY_MAX_LEVELS entries in compact_min. */
 	struct hmap compact_memo;
 	VEC(int32_t) compact_min;
+	/* backfill.c: reservations (at most SCHED_MAX_RESERVATIONS), the
+	 * nodes masked during one placement, the time of the current
+	 * cycle, and the counters. */
+	VEC(struct sched_resv) resv;
+	VEC(uint32_t) masked;
+	int64_t now_us;
+	bool resv_stale; /* an admitted workload's estimate changed */
+	struct sched_backfill_stats bf;
 };
 
 /* The flavor assignment of one workload at given pod counts. */
@@ -365,6 +386,31 @@ bool compact_place(struct sched *s, int32_t f, uint32_t id,
 void compact_unapply(struct sched *s, int32_t f, const struct workload *w,
 		     const struct place_workload_result *r,
 		     const int32_t *counts);
+
+/* backfill.c */
+/*
+ * Gang id (its assignment a: quota fits, placement does not on
+ * a->tas_flavor) waits: reserve the domains it is expected to fit in
+ * earliest, by the estimated ends of the workloads there. Nothing when
+ * it has more than one pod set, a single pod, or no estimated time fits.
+ */
+void backfill_reserve(struct sched *s, uint32_t id, const struct assign *a);
+/* id leaves the pending state (admitted: count the reservation's delay
+ * into the counters) or is removed: its reservation goes. */
+void backfill_drop(struct sched *s, uint32_t id, bool admitted);
+/* Before placing id on f: take out of f's index the reserved nodes it may
+ * not use (it is not expected to end before the reservation starts, or
+ * has no estimate), until backfill_unmask(). */
+void backfill_mask(struct sched *s, int32_t f, uint32_t id);
+void backfill_unmask(struct sched *s, int32_t f);
+/* At the start of a cycle: reservations of workloads no longer pending
+ * go, those that an estimate change made stale are made again. */
+void backfill_cycle(struct sched *s);
+/* Pending id is imported with its reservation (in->resv_*; nothing
+ * when it has none or names nodes the index does not have). */
+void backfill_import(struct sched *s, uint32_t id,
+		     const struct sched_saved *in);
+void backfill_free(struct sched *s);
 
 /* The level-l domain of node n on the index of flavor f. */
 uint32_t tas_domain_of(const struct sched *s, int32_t f, uint32_t node,

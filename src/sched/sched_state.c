@@ -50,6 +50,11 @@ void sched_wl_export(const struct sched *s, uint32_t id,
 	out->held = wl->held;
 	out->held_for = wl->held_for;
 	out->victims_held = wl->victims_held;
+	out->est_us = wl->est_us;
+	out->resv_flavor =
+		sched_wl_reservation(s, id, &out->resv_start_us,
+				     &out->resv_nodes, &out->resv_nnodes) +
+		1;
 	for (int c = 0; c < SCHED_COND_COUNT; c++)
 		out->cond[c] = *sched_cond_of(wl, (enum sched_cond)c);
 }
@@ -59,6 +64,7 @@ void sched_export_global(const struct sched *s, struct sched_global *out)
 	out->seq = s->seq;
 	out->admit_seq = s->admit_seq;
 	out->cycle = s->cycle;
+	out->bf = s->bf;
 }
 
 void sched_import_global(struct sched *s, const struct sched_global *in)
@@ -66,6 +72,7 @@ void sched_import_global(struct sched *s, const struct sched_global *in)
 	s->seq = in->seq;
 	s->admit_seq = in->admit_seq;
 	s->cycle = in->cycle;
+	s->bf = in->bf;
 }
 
 /* A copy of an exported admission, checked against this scheduler. */
@@ -171,6 +178,9 @@ int sched_wl_import(struct sched *s, uint32_t id, const struct sched_saved *in,
 		sched_hold_restored(s, id, held);
 	wl->held_for = in->held_for;
 	wl->victims_held = in->victims_held;
+	wl->est_us = in->est_us;
+	if (in->state == SCHED_WL_PENDING)
+		backfill_import(s, id, in);
 	wl->deactivated = in->deactivated;
 	wl->queue_ts_us = in->queue_ts_us;
 	wl->seq = in->seq;

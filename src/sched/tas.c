@@ -145,7 +145,7 @@ bool tas_place(struct sched *s, int32_t f, const struct workload *w,
 	struct topo *t = s->tas[f].t;
 	struct workload tmp = *w;
 	struct podset ps[WORKLOAD_MAX_PODSETS];
-	bool ok = false;
+	bool ok = false, compact = true; /* compact: no compact failure */
 
 	BUG_ON(!t);
 	if (apply && reuse(s, f, w, counts)) {
@@ -163,18 +163,22 @@ bool tas_place(struct sched *s, int32_t f, const struct workload *w,
 		r->ps[i].attempted = r->ps[i].is_leader = false;
 	}
 	r->failed = 0;
+	if (s->resv.len)
+		backfill_mask(s, f, (uint32_t)(w - s->c->workloads.items));
 	ok = place_workload(t, s->tas[f].fl, &tmp,
 			    &cluster_config(s->c)->placement, s->opt.policy,
 			    apply, r);
+	if (ok && s->opt.compact &&
+	    !compact_place(s, f, (uint32_t)(w - s->c->workloads.items), &tmp, r,
+			   counts, apply, why))
+		ok = compact = false;
+	if (s->masked.len)
+		backfill_unmask(s, f);
 	if (!ok) {
-		if (why)
+		if (why && compact)
 			strbuf_addstr(why, r->ps[r->failed].res.reason.buf);
 		return false;
 	}
-	if (s->opt.compact &&
-	    !compact_place(s, f, (uint32_t)(w - s->c->workloads.items), &tmp, r,
-			   counts, apply, why))
-		return false;
 	if (!apply)
 		return true;
 record:
@@ -197,7 +201,7 @@ bool tas_check(struct sched *s, int32_t f, uint32_t id, struct strbuf *why)
 	struct strbuf m;
 	int64_t i;
 
-	if (hmap_get(&s->tas_memo, key, sizeof(key), &i) &&
+	if (!s->resv.len && hmap_get(&s->tas_memo, key, sizeof(key), &i) &&
 	    s->tas_fails.items[i].epoch == s->epoch) {
 		strbuf_addstr(why, s->tas_fails.items[i].msg);
 		return false;
@@ -210,6 +214,12 @@ bool tas_check(struct sched *s, int32_t f, uint32_t id, struct strbuf *why)
 		s->last_check.f = f;
 		s->last_check.gen = s->tas_gen;
 		return true;
+	}
+	if (s->resv.len) {
+		/* reserved nodes depend on the workload, not its shape */
+		strbuf_addstr(why, m.buf);
+		strbuf_release(&m);
+		return false;
 	}
 	if (!hmap_get(&s->tas_memo, key, sizeof(key), &i)) {
 		i = (int64_t)s->tas_fails.len;

@@ -145,6 +145,17 @@ struct sim_failure {
 	int64_t repair_us;
 };
 
+/* Where the runtime estimates a run gives the scheduler come from (see
+ * docs/internals/backfill.md). A workload's own limit counts when the run
+ * gives none. */
+enum sim_estimates {
+	SIM_EST_HISTORY, /* mean runtime of finished jobs of its (queue, GPUs)
+			  */
+	SIM_EST_EXACT,	 /* the trace's duration */
+	SIM_EST_NONE,
+	SIM_EST_COUNT
+};
+
 struct sim_options {
 	enum sim_policy policy;
 	uint64_t seed;
@@ -162,6 +173,11 @@ struct sim_options {
 	/* tas: Kueue's placement as it is, without echelon's compact gangs
 	 * (a gang may span more racks than it needs when that is free). */
 	bool loose;
+	/* tas: reservations and backfill (sched_options.backfill). */
+	bool backfill;
+	enum sim_estimates estimates;
+	/* sigma of the log-normal error on each estimate; 0: none */
+	double estimate_error;
 	bool check; /* check the invariants after the events of each time
 		       (on by default in debug builds, without NDEBUG) */
 	/* Event log for golden tests (one line per event); NULL: none. */
@@ -214,6 +230,12 @@ struct sim_summary {
 	int64_t evictions, preemptions, node_failures, pod_failures;
 	double lost_gpu_hours;
 	double min_cq_usage; /* least time-averaged ClusterQueue usage */
+	/* Backfill (sim_options.backfill): reservations made, gangs
+	 * admitted after their reservation's start (a workload overran its
+	 * estimate) and the total of those delays. */
+	bool backfill;
+	int64_t reservations, reservations_delayed;
+	double reservation_delay_s;
 };
 
 /* Per-class figures (jobs with a klass). */
@@ -306,6 +328,8 @@ int sim_run(const struct sim_input *in, const struct sim_options *o,
 void sim_result_release(struct sim_result *res);
 
 const char *sim_policy_name(enum sim_policy p);
+/* "history", "exact", "none". */
+const char *sim_estimates_name(enum sim_estimates e);
 /* "tas", "kube-default", "first-fit", "no-gang"; -EINVAL otherwise. */
 int sim_policy_parse(const char *s, enum sim_policy *ret) MUST_CHECK;
 const char *sim_job_state_name(enum sim_job_state s);

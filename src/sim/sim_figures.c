@@ -390,6 +390,7 @@ void sim_figures_finish(struct sim_state *st)
 	int64_t end =
 		st->o->until_us && !res->stalled ? st->o->until_us : st->now;
 	int64_t last = 0;
+	struct sched_backfill_stats bf;
 
 	sim_run_advance(st, end);
 	st->now = end;
@@ -417,4 +418,10 @@ void sim_figures_finish(struct sim_state *st)
 			last = res->jobs[j].end_us;
 	}
 	s->makespan_us = s->jobs_finished == s->jobs ? last : end;
+	s->backfill = st->o->backfill && st->o->policy == SIM_POLICY_TAS &&
+		      !st->o->loose;
+	bf = sched_backfill_stats(st->s);
+	s->reservations = (int64_t)bf.reservations;
+	s->reservations_delayed = (int64_t)bf.delayed;
+	s->reservation_delay_s = (double)bf.delay_us / 1e6;
 }

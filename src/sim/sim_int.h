@@ -66,6 +66,11 @@ struct sim_jst {
 	int64_t first_int_us, last_int_us;
 };
 
+/* Observed runtimes of the finished jobs of one (queue, GPUs) bucket. */
+struct sim_est_hist {
+	int64_t sum_us, n;
+};
+
 struct sim_state {
 	const struct sim_input *in;
 	const struct sim_options *o;
@@ -115,6 +120,9 @@ struct sim_state {
 	/* Jobs in arrival order when the input is not sorted (NULL: it is);
 	 * only the next arrival is in the queue. */
 	uint32_t *arrivals;
+	/* sim_estimate.c: (queue, GPUs) -> index into est_hist */
+	struct hmap est_bucket;
+	VEC(struct sim_est_hist) est_hist;
 };
 
 /* sim_run.c */
@@ -145,6 +153,16 @@ void sim_run_admitted(struct sim_state *st, uint32_t wl);
 void sim_run_failure(struct sim_state *st);
 /* Workload wl no longer holds quota (evicted, deactivated). */
 void sim_run_unadmitted(struct sim_state *st, uint32_t wl, bool deactivated);
+
+/* sim_estimate.c */
+/* The runtime estimate for job j now (sim_options.estimates), perturbed
+ * by estimate_error; 0 when none. */
+int64_t sim_estimate(const struct sim_state *st, uint32_t j);
+/* Exact estimates: job j's pods are all bound; its runtime from now
+ * (start-up, placement slow-down), perturbed; 0 for other sources. */
+int64_t sim_estimate_placed(struct sim_state *st, uint32_t j);
+/* Job j finished after running runtime_us: into its bucket's history. */
+void sim_estimate_record(struct sim_state *st, uint32_t j, int64_t runtime_us);
 
 /* sim_apply.c */
 /* Node down; which: the index of its scheduled failure, -1 when drawn. */

@@ -371,6 +371,11 @@ static void write_summary_more(struct jw *w, const struct sim_summary *s)
 	jw_int(w, "pod_failures", s->pod_failures);
 	jw_double(w, "lost_gpu_hours", s->lost_gpu_hours);
 	jw_double(w, "min_cq_usage", s->min_cq_usage);
+	if (!s->backfill)
+		return;
+	jw_int(w, "reservations", s->reservations);
+	jw_int(w, "reservations_delayed", s->reservations_delayed);
+	jw_double(w, "reservation_delay_s", s->reservation_delay_s);
 }
 
 static void write_summary(struct jw *w, const struct sim_result *r)

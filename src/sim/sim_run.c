@@ -325,6 +325,14 @@ static int on_bind(void *ctx, uint32_t wl, uint32_t pod, uint32_t node)
 	sp->up_ev = sim_run_push(st, st->now + st->o->pod_start_us, EV_POD_UP,
 				 j, p);
 	refresh_state(st, j);
+	if (!st->split && st->js[j].bound == st->js[j].want) {
+		int64_t est = sim_estimate_placed(st, j);
+
+		if (est > 0)
+			BUG_ON(ctl_set_estimate(st->ctl,
+						ctl_handle(st->ctl, wl),
+						est) < 0);
+	}
 	return CTL_BIND_DONE;
 }
 
@@ -542,6 +550,8 @@ static void finish_job(struct sim_state *st, uint32_t j)
 
 	x->end_ev = 0;
 	sim_run_stop(st, j, true);
+	if (r->start_us >= 0)
+		sim_estimate_record(st, j, st->now - r->start_us);
 	for (int32_t p = 0; p < job->pods; p++)
 		unbind_pod(st, j, (uint32_t)p);
 	for (uint32_t k = 0; k < (st->split ? (uint32_t)job->pods : 1); k++) {
@@ -572,6 +582,13 @@ static void finish_job(struct sim_state *st, uint32_t j)
 
 static void submit_wl(struct sim_state *st, uint32_t wl)
 {
+	int64_t est = st->wl_job[wl] >= 0
+			      ? sim_estimate(st, (uint32_t)st->wl_job[wl])
+			      : 0;
+
+	if (est > 0)
+		BUG_ON(ctl_set_estimate(st->ctl, ctl_handle(st->ctl, wl), est) <
+		       0);
 	BUG_ON(ctl_submit(st->ctl, ctl_handle(st->ctl, wl), true, st->now) < 0);
 }
 
@@ -984,6 +1001,11 @@ static int check_options(const struct sim_input *in,
 						  "per-pod workloads");
 		}
 	}
+	if ((unsigned)o->estimates >= SIM_EST_COUNT)
+		return errbuf_set(eb, -EINVAL, "estimates: unknown source");
+	if (!(o->estimate_error >= 0) || o->estimate_error > 10)
+		return errbuf_set(eb, -EINVAL,
+				  "estimate error: must be from 0 to 10");
 	if (o->until_us < 0 || o->pod_start_us < 0 || o->sample_us < 0 ||
 	    o->node_repair_us < 0 || o->checkpoint_us < 0)
 		return errbuf_set(eb, -EINVAL, "times must not be negative");
@@ -1069,6 +1091,7 @@ static void state_init(struct sim_state *st, const struct sim_input *in,
 				  ? PLACE_POLICY_FIRST_FIT
 				  : PLACE_POLICY_KUBE_DEFAULT;
 	co.sched.compact = o->policy == SIM_POLICY_TAS && !o->loose;
+	co.sched.backfill = co.sched.compact && o->backfill;
 	co.gang.jitter = true;
 	co.gang.seed = o->seed;
 	st->ctl = ctl_new(c, &co, &ops, st);
@@ -1098,6 +1121,7 @@ static void state_init(struct sim_state *st, const struct sim_input *in,
 		r->cq = -1;
 	}
 	st->count[SIM_JOB_UNSUBMITTED] = (int64_t)nj;
+	hmap_init(&st->est_bucket);
 	map_workloads(st);
 }
 
@@ -1121,6 +1145,8 @@ static void state_free(struct sim_state *st)
 	free(st->wl_pod0);
 	free(st->wl_count);
 	free(st->arrivals);
+	hmap_release(&st->est_bucket);
+	vec_release(&st->est_hist);
 	vec_release(&st->active);
 	free(st->node_gpus);
 	free(st->node_down);

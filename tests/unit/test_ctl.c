@@ -1158,11 +1158,14 @@ static void restart_cluster(struct cluster *c)
  * passing); with restart_at >= 0 the controller is snapshotted, freed and
  * restored into a new one before that step. Returns the backend's log.
  */
-static char *restart_run(uint64_t seed, int restart_at, bool wait)
+static char *restart_run(uint64_t seed, int restart_at, bool wait,
+			 bool backfill)
 {
 	struct ctl_options o = { .bind_timeout_us = 4 * S,
 				 .gang = { .jitter = true, .seed = 3 },
-				 .wait_victims = wait };
+				 .wait_victims = wait,
+				 .sched = { .compact = backfill,
+					    .backfill = backfill } };
 	struct cluster c;
 	struct ctl *x;
 	struct be b;
@@ -1177,8 +1180,15 @@ static char *restart_run(uint64_t seed, int restart_at, bool wait)
 	rng_seed(&r, seed * 31 + 7);
 	x = ctl_new(&c, &o, &be_ops, &b);
 	b.x = x;
-	for (uint32_t w = 0; w < c.workloads.len; w++)
+	for (uint32_t w = 0; w < c.workloads.len; w++) {
+		/* backfill: some without an estimate */
+		if (backfill && w % 5)
+			assert_int_equal(
+				ctl_set_estimate(x, ctl_handle(x, w),
+						 (int64_t)(w % 4 + 1) * 5 * S),
+				0);
 		assert_int_equal(ctl_submit(x, ctl_handle(x, w), true, 0), 0);
+	}
 	for (int step = 0; step < 300; step++) {
 		uint32_t w = (uint32_t)rng_below(&r, c.workloads.len);
 		uint32_t p = (uint32_t)rng_below(&r, MAXP);
@@ -1231,6 +1241,17 @@ static char *restart_run(uint64_t seed, int restart_at, bool wait)
 		assert_true(ctl_check(x, NULL));
 		strbuf_addf(&b.log, " next=%" PRId64,
 			    ctl_next_wakeup_us(x, now));
+		for (uint32_t v = 0; backfill && v < c.workloads.len; v++) {
+			int64_t start;
+			size_t n;
+			int32_t f = sched_wl_reservation(ctl_sched(x), v,
+							 &start, NULL, &n);
+
+			if (f >= 0)
+				strbuf_addf(&b.log,
+					    " resv=%u/%d/%" PRId64 "/%zu", v, f,
+					    start, n);
+		}
 	}
 	for (uint32_t w = 0; w < c.workloads.len; w++) {
 		struct strbuf msg;
@@ -1242,6 +1263,15 @@ static char *restart_run(uint64_t seed, int restart_at, bool wait)
 		sched_wl_pending(ctl_sched(x), w, &msg);
 		strbuf_addf(&b.log, " [%s]", msg.buf);
 		strbuf_release(&msg);
+	}
+	if (backfill) {
+		struct sched_backfill_stats st =
+			sched_backfill_stats(ctl_sched(x));
+
+		strbuf_addf(&b.log,
+			    "\nreservations %" PRIu64 " honoured %" PRIu64
+			    " delayed %" PRIu64,
+			    st.reservations, st.honoured, st.delayed);
 	}
 	out = xstrdup(b.log.buf);
 	stop(x, &b, &c);
@@ -1265,12 +1295,16 @@ static const char *first_diff(const char *a, const char *b)
 static void test_restart_exact(void **state)
 {
 	(void)state;
-	for (uint64_t seed = 1; seed <= 40; seed++) {
-		bool wait = seed > 20; /* victims hold their quota till gone */
-		char *want = restart_run(seed, -1, wait);
+	for (uint64_t seed = 1; seed <= 60; seed++) {
+		bool wait = seed > 20 && seed <= 40; /* victims hold their
+							quota till gone */
+		bool backfill = seed > 40; /* reservations are restored */
+		char *want = restart_run(seed, -1, wait, backfill);
 
+		if (backfill && seed == 41)
+			assert_non_null(strstr(want, " resv="));
 		for (int at = 1; at < 300; at += 37) {
-			char *got = restart_run(seed, at, wait);
+			char *got = restart_run(seed, at, wait, backfill);
 
 			if (strcmp(want, got) != 0)
 				print_error("seed %" PRIu64 " restart at %d:\n"

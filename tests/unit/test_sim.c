@@ -779,6 +779,13 @@ static void test_random_invariants(void **state)
 			o.loose = true;
 			run_checked(&w, &o, desc.buf, &tot);
 		}
+		/* reservations and backfill, estimates of every kind */
+		o.policy = SIM_POLICY_TAS;
+		o.loose = false;
+		o.backfill = true;
+		o.estimates = (enum sim_estimates)(seed % SIM_EST_COUNT);
+		o.estimate_error = seed % 4 == 1 ? 1.0 : 0;
+		run_checked(&w, &o, desc.buf, &tot);
 		strbuf_release(&desc);
 		world_release(&w);
 	}
@@ -802,6 +809,75 @@ static void test_random_invariants(void **state)
 	assert_true(tot.node_failures > 0 && tot.pod_failures > 0);
 	assert_true(tot.preemptions > 0 && tot.replacements > 0);
 	assert_true(tot.evictions > tot.preemptions && tot.lost_gpu_us > 0);
+}
+
+/*
+ * Backfill with exact estimates, one queue holding the whole cluster (no
+ * quota or reclamation in the way), one
+ * priority and no failures: no gang is admitted after its reservation's
+ * start. The delays are counted at every admission of a gang that holds a
+ * reservation (sched_backfill_stats()), so a count of 0 at the end means
+ * that no event of the run delayed one.
+ */
+static void test_backfill_exact(void **state)
+{
+	uint64_t reservations = 0, runs = 0;
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 10 * SEEDS; seed++) {
+		struct sim_options o;
+		struct sim_result res, plain;
+		struct errbuf eb = { 0 };
+		struct strbuf desc;
+		struct world w;
+		struct rng r;
+		int64_t max_start_us;
+
+		rng_seed(&r, seed);
+		strbuf_init(&desc);
+		strbuf_addf(&desc, "seed %" PRIu64 ": ", seed);
+		random_world(&w, &r, &desc, &max_start_us);
+		if (w.ncq != 1 || w.quota_gpus != w.total_gpus ||
+		    max_start_us) {
+			strbuf_release(&desc);
+			world_release(&w);
+			continue;
+		}
+		vec_foreach (&w.in.templates, t)
+			t->priority = 0;
+		sim_options_init(&o);
+		o.seed = seed;
+		o.check = true;
+		o.backfill = true;
+		o.estimates = SIM_EST_EXACT;
+		if (sim_run(&w.in, &o, &res, &eb) < 0)
+			fail_msg("%s: %s", desc.buf, eb.msg);
+		if (res.sum.reservations_delayed != 0)
+			fail_msg("%s: %" PRId64 " of %" PRId64
+				 " reservations delayed by %.1f s",
+				 desc.buf, res.sum.reservations_delayed,
+				 res.sum.reservations,
+				 res.sum.reservation_delay_s);
+		/* and it holds no job back for good */
+		o.backfill = false;
+		o.log = NULL;
+		if (sim_run(&w.in, &o, &plain, &eb) < 0)
+			fail_msg("%s: %s", desc.buf, eb.msg);
+		if (res.sum.jobs_finished != plain.sum.jobs_finished)
+			fail_msg("%s: %" PRId64
+				 " finished with backfill, %" PRId64 " without",
+				 desc.buf, res.sum.jobs_finished,
+				 plain.sum.jobs_finished);
+		sim_result_release(&plain);
+		reservations += (uint64_t)res.sum.reservations;
+		runs++;
+		sim_result_release(&res);
+		strbuf_release(&desc);
+		world_release(&w);
+	}
+	print_message("%" PRIu64 " runs, %" PRIu64 " reservations\n", runs,
+		      reservations);
+	assert_true(runs > 10 && reservations > 10);
 }
 
 /* Determinism: field by field, and the event log byte for byte. */
@@ -1677,6 +1753,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random_invariants),
+		cmocka_unit_test(test_backfill_exact),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_lifecycle),
 		cmocka_unit_test(test_bad_options),
