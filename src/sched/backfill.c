@@ -32,8 +32,6 @@
 
 #include "base/banned.h"
 
-
-
 void sched_wl_set_estimate(struct sched *s, uint32_t wl, int64_t est_us)
 {
 	BUG_ON(wl >= s->nwl || !s->wl[wl].w || est_us < 0);
@@ -139,9 +137,9 @@ static size_t candidates(const struct sched *s, int32_t f, struct cand **ret)
 			for (size_t i = 0; adm && i < adm->npodsets; i++)
 				on |= adm->ps[i].tas_flavor == f;
 			if (on)
-				vec_push(&v, ((struct cand){
-						     expected_end(s, *id),
-						     *id }));
+				vec_push(&v,
+					 ((struct cand){ expected_end(s, *id),
+							 *id }));
 		}
 	}
 	if (v.len)
@@ -162,7 +160,8 @@ static void reserve_nodes(const struct sched *s, int32_t f,
 	for (size_t i = 0; i < adm->npodsets; i++) {
 		for (int32_t k = 0; adm->ps[i].nodes && k < adm->ps[i].count;
 		     k++) {
-			uint32_t d = tas_domain_of(s, f, adm->ps[i].nodes[k], l);
+			uint32_t d =
+				tas_domain_of(s, f, adm->ps[i].nodes[k], l);
 			bool have = false;
 
 			vec_foreach (&doms, x)
@@ -312,8 +311,7 @@ void backfill_cycle(struct sched *s)
 	}
 }
 
-void backfill_import(struct sched *s, uint32_t id,
-		     const struct sched_saved *in)
+void backfill_import(struct sched *s, uint32_t id, const struct sched_saved *in)
 {
 	int32_t f = in->resv_flavor - 1;
 	struct sched_resv *r;
