@@ -43,6 +43,9 @@ enum fam {
 	F_NODE_FAILURES,
 	F_POD_FAILURES,
 	F_LOST_GPU_HOURS,
+	F_RESERVATIONS,
+	F_RESERVATIONS_DELAYED,
+	F_RESERVATION_DELAY,
 	F_COUNT
 };
 
@@ -120,6 +123,18 @@ static const struct fam_def defs[F_COUNT] = {
 			       "GPU-hours of work lost to evictions and "
 			       "failures.",
 			       METRICS_GAUGE, NULL, 0 },
+	[F_RESERVATIONS] = { "echelon_sim_reservations_total",
+			     "Reservations made by waiting gangs (backfill "
+			     "runs only).",
+			     METRICS_COUNTER, NULL, 0 },
+	[F_RESERVATIONS_DELAYED] = { "echelon_sim_reservations_delayed_total",
+				     "Gangs admitted after their reservation's "
+				     "start (backfill runs only).",
+				     METRICS_COUNTER, NULL, 0 },
+	[F_RESERVATION_DELAY] = { "echelon_sim_reservation_delay_seconds_total",
+				  "Total delay of those gangs past their "
+				  "reservations' start (backfill runs only).",
+				  METRICS_COUNTER, NULL, 0 },
 };
 
 /* What happened to the jobs of one ClusterQueue in one run. */
@@ -205,6 +220,13 @@ static void record_summary(struct metrics *m, const int *ids,
 	metrics_add(m, ids[F_NODE_FAILURES], plabels, (double)s->node_failures);
 	metrics_add(m, ids[F_POD_FAILURES], plabels, (double)s->pod_failures);
 	metrics_set(m, ids[F_LOST_GPU_HOURS], plabels, s->lost_gpu_hours);
+	if (!s->backfill)
+		return;
+	metrics_add(m, ids[F_RESERVATIONS], plabels, (double)s->reservations);
+	metrics_add(m, ids[F_RESERVATIONS_DELAYED], plabels,
+		    (double)s->reservations_delayed);
+	metrics_add(m, ids[F_RESERVATION_DELAY], plabels,
+		    s->reservation_delay_s);
 }
 
 static void fill_run(struct metrics *m, const int *ids,
@@ -240,12 +262,18 @@ static void fill_run(struct metrics *m, const int *ids,
 void sim_metrics_fill(struct metrics *m, const struct sim_input *in,
 		      const struct sim_result *runs, size_t nruns)
 {
+	bool backfill = false;
 	int ids[F_COUNT];
 
+	for (size_t r = 0; r < nruns; r++)
+		backfill |= runs[r].sum.backfill;
+	/* backfill's families only where a run has them */
 	for (size_t f = 0; f < F_COUNT; f++)
-		ids[f] = metrics_family(m, defs[f].name, defs[f].help,
-					defs[f].type, defs[f].buckets,
-					defs[f].nbuckets);
+		ids[f] = f >= F_RESERVATIONS && !backfill
+				 ? -1
+				 : metrics_family(m, defs[f].name, defs[f].help,
+						  defs[f].type, defs[f].buckets,
+						  defs[f].nbuckets);
 	for (size_t r = 0; r < nruns; r++)
 		fill_run(m, ids, in, &runs[r]);
 }

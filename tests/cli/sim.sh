@@ -90,6 +90,10 @@ check_err() { # expected-status expected-text args...
 check_err 2 "--compare: expected tas, kube-default, first-fit or no-gang" \
 	--cluster blocks=1,racks=1,hosts=1 --synth 1 --compare tas,bogus
 check_err 2 "--cluster:1:" --cluster blocks=x --synth 1
+check_err 2 "--estimates: expected history, exact or none" \
+	--cluster blocks=1,racks=1,hosts=1 --synth 1 --estimates perfect
+check_err 2 "--estimate-error: expected a number from 0 to 10" \
+	--cluster blocks=1,racks=1,hosts=1 --synth 1 --estimate-error 11
 check_err 2 "--until" --cluster blocks=1,racks=1,hosts=1 --synth 1 --until -5
 check_err 1 "no job to simulate" --cluster blocks=1,racks=1,hosts=1
 check_err 1 "no node named \"nope\"" --cluster blocks=1,racks=1,hosts=1 \
