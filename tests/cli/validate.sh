@@ -161,8 +161,10 @@ bad_value 'echelon bench place: --level: expected rack or block, not "host"' \
 	bench place --level host
 bad_value 'echelon bench sim: --policy: expected tas, kube-default, first-fit or no-gang, not "nope"' \
 	bench sim --policy nope
-bad_value 'echelon bench sim: --scenario: expected pods-4m, gang-100k or failures, not "nope"' \
+bad_value 'echelon bench sim: --scenario: expected pods-4m, gang-100k, failures or queued, not "nope"' \
 	bench sim --scenario nope
+bad_value 'echelon bench sim: --jobs: expected 1 to 4194304, not "0"' \
+	bench sim --scenario queued --jobs 0
 bad_value 'echelon bench admit: --workloads: expected 1 to 10000000, not "-5"' \
 	bench admit --workloads -5
 bad_value 'echelon bench admit: --small-level: expected hostname, rack or none, not "zone"' \
