@@ -65,8 +65,8 @@ enum scenario { SC_NONE, SC_PODS_4M, SC_GANG_100K, SC_FAILURES, SC_QUEUED };
 
 static int parse_scenario(const char *v, enum scenario *ret)
 {
-	static const char *const names[] = { "pods-4m", "gang-100k",
-					     "failures", "queued" };
+	static const char *const names[] = { "pods-4m", "gang-100k", "failures",
+					     "queued" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		if (strcmp(v, names[i]) == 0) {

@@ -83,6 +83,12 @@ struct sim_state {
 	int32_t *wl_count; /* pods its admission holds, 0: not admitted */
 	size_t nslots;
 	struct sim_jst *js;
+	/* Pod sets shared by the live trace workloads of one shape (struct
+	 * sim_shape_key -> index in shapes; a free entry has no pod sets),
+	 * held while a workload of the shape lives. */
+	struct hmap shape_ids;
+	VEC(struct workload) shapes;
+	VEC(uint32_t) free_shapes;
 	int64_t *node_gpus; /* GPUs bound on each node */
 	bool *node_down;
 	VEC(uint32_t) active; /* jobs holding quota or pods (for checks) */

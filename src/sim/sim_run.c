@@ -534,6 +534,64 @@ static void pod_up(struct sim_state *st, uint32_t j, uint32_t p)
 		start_job(st, j);
 }
 
+/* What the pod set of a trace job's workload depends on: one pod set is
+ * shared by the workloads of the jobs of one shape. */
+struct shape_key {
+	uint32_t requests; /* index in sim_input.requests */
+	int32_t pods, min_count;
+	int32_t mode;	   /* enum topology_mode */
+	const char *level; /* interned; NULL when none */
+};
+
+/* The shape of trace job j's workload, or of one pod's under no-gang. */
+static void shape_key(const struct sim_state *st, uint32_t j, bool pod,
+		      struct shape_key *k)
+{
+	const struct sim_job *job = &st->in->jobs.items[j];
+	const struct sim_tmpl *tm = &st->in->templates.items[job->tmpl];
+
+	memset(k, 0, sizeof(*k)); /* the padding is part of the key */
+	k->requests = tm->requests;
+	k->pods = pod ? 1 : job->pods;
+	k->min_count = pod ? 1 : tm->min_count;
+	/* a pod alone: no topology request (sim_input_add_split) */
+	k->mode = pod ? TOPOLOGY_NONE : (int32_t)tm->topology_mode;
+	k->level = pod ? NULL : tm->topology_level;
+}
+
+/* The workload holding the pod set of shape k, made from t when new. */
+static const struct workload *shape_get(struct sim_state *st,
+					const struct shape_key *k,
+					const struct trace_job *t)
+{
+	int64_t i;
+
+	if (!hmap_get(&st->shape_ids, k, sizeof(*k), &i)) {
+		if (st->free_shapes.len) {
+			i = vec_pop(&st->free_shapes);
+		} else {
+			i = (int64_t)st->shapes.len;
+			vec_push_zero(&st->shapes);
+		}
+		trace_job_workload(t, st->in->c, NULL, &st->shapes.items[i]);
+		hmap_put(&st->shape_ids, k, sizeof(*k), i);
+	}
+	return &st->shapes.items[i];
+}
+
+/* Let go of shape k's pod set when no workload holds it any more. */
+static void shape_put(struct sim_state *st, const struct shape_key *k)
+{
+	int64_t i;
+
+	BUG_ON(!hmap_get(&st->shape_ids, k, sizeof(*k), &i));
+	if (workload_podsets_shared(&st->shapes.items[i]))
+		return;
+	workload_release(&st->shapes.items[i]);
+	hmap_del(&st->shape_ids, k, sizeof(*k));
+	vec_push(&st->free_shapes, (uint32_t)i);
+}
+
 static void finish_job(struct sim_state *st, uint32_t j)
 {
 	struct sim_jst *x = &st->js[j];
@@ -557,6 +615,10 @@ static void finish_job(struct sim_state *st, uint32_t j)
 		st->wl_job[wl] = -1;
 	}
 	if (job->tmpl >= 0) {
+		struct shape_key k;
+
+		shape_key(st, j, st->split, &k);
+		shape_put(st, &k);
 		x->wl = UINT32_MAX;
 		free(x->split_wl);
 		x->split_wl = NULL;
@@ -582,6 +644,7 @@ static void submit_wl(struct sim_state *st, uint32_t wl)
 static uint32_t make_workload(struct sim_state *st, uint32_t j, int64_t k)
 {
 	const struct sim_job *job = &st->in->jobs.items[j];
+	struct shape_key key;
 	struct trace_job t;
 	struct workload w;
 	char *name = NULL;
@@ -596,7 +659,9 @@ static uint32_t make_workload(struct sim_state *st, uint32_t j, int64_t k)
 		t.topology_mode = TOPOLOGY_NONE;
 		t.topology_level = NULL;
 	}
-	trace_job_workload(&t, st->in->c, job->ns, &w);
+	shape_key(st, j, k >= 0, &key);
+	trace_job_workload_head(&t, st->in->c, job->ns, &w);
+	workload_share_podsets(&w, shape_get(st, &key, &t));
 	w.queue_name = job->queue;
 	BUG_ON(ctl_workload_add(st->ctl, &w, &h) < 0); /* names are new */
 	workload_release(&w);
@@ -1077,6 +1142,7 @@ static void state_init(struct sim_state *st, const struct sim_input *in,
 	evq_init(&st->q, kind_rank, EV_KIND_COUNT);
 	rng_seed(&st->rng, o->seed);
 	st->js = xcalloc(nj + 1, sizeof(*st->js));
+	hmap_init(&st->shape_ids);
 	st->node_gpus = xcalloc(c->nodes.len + 1, sizeof(*st->node_gpus));
 	st->node_down = xcalloc(c->nodes.len + 1, sizeof(*st->node_down));
 	st->tick_at = INT64_MAX;
@@ -1111,6 +1177,11 @@ static void state_free(struct sim_state *st)
 		if (j >= 0 && st->in->jobs.items[j].tmpl >= 0)
 			cluster_workload_remove(st->in->c, (uint32_t)i);
 	}
+	vec_foreach (&st->shapes, w)
+		workload_release(w);
+	vec_release(&st->shapes);
+	vec_release(&st->free_shapes);
+	hmap_release(&st->shape_ids);
 	evq_release(&st->q);
 	for (size_t j = 0; j < st->in->jobs.len; j++) {
 		free(st->js[j].pods);
