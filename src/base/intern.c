@@ -7,9 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
+#include "base/hmap.h"
+
 void intern_init(struct intern *t)
 {
-	hmap_init(&t->map);
+	idtab_init(&t->map);
 	t->strs = (__typeof__(t->strs))VEC_INIT;
 	t->refs = (__typeof__(t->refs))VEC_INIT;
 	t->free_ids = (__typeof__(t->free_ids))VEC_INIT;
@@ -22,16 +25,44 @@ void intern_release(struct intern *t)
 	vec_release(&t->strs);
 	vec_release(&t->refs);
 	vec_release(&t->free_ids);
-	hmap_release(&t->map);
+	idtab_release(&t->map);
+}
+
+/* A string sought: the first len bytes of s. */
+struct probe {
+	const struct intern *t;
+	const char *s;
+	size_t len;
+};
+
+static bool same(const void *ctx, uint32_t id)
+{
+	const struct probe *p = ctx;
+	const char *str = p->t->strs.items[id];
+
+	/* strnlen first: str may be shorter than len */
+	return strnlen(str, p->len + 1) == p->len &&
+	       memcmp(str, p->s, p->len) == 0;
+}
+
+/* The id of the first len bytes of s, or IDTAB_NONE; its hash to *hash. */
+static uint32_t find(const struct intern *t, const char *s, size_t len,
+		     uint64_t *hash)
+{
+	struct probe p = { t, s, len };
+
+	*hash = hmap_hash(s, len);
+	return idtab_find(&t->map, *hash, same, &p);
 }
 
 /* The id of s, added with refs references when new; an existing string
  * gains one reference when refs is 1, or is kept for good when 0. */
 static uint32_t add(struct intern *t, const char *s, size_t len, uint32_t refs)
 {
-	int64_t id;
+	uint64_t hash;
+	int64_t id = find(t, s, len, &hash);
 
-	if (hmap_get(&t->map, s, len, &id)) {
+	if (id != IDTAB_NONE) {
 		uint32_t *r = &t->refs.items[id];
 
 		if (!refs)
@@ -50,7 +81,7 @@ static uint32_t add(struct intern *t, const char *s, size_t len, uint32_t refs)
 		vec_push(&t->strs, xstrndup(s, len));
 		vec_push(&t->refs, refs);
 	}
-	hmap_put(&t->map, s, len, id);
+	idtab_add(&t->map, hash, (uint32_t)id);
 	return (uint32_t)id;
 }
 
@@ -68,15 +99,16 @@ const char *intern_str_counted(struct intern *t, const char *s)
 
 void intern_unref(struct intern *t, const char *s)
 {
-	int64_t id;
+	uint64_t hash;
+	uint32_t id = find(t, s, strlen(s), &hash);
 
-	BUG_ON(!hmap_get_str(&t->map, s, &id));
+	BUG_ON(id == IDTAB_NONE);
 	if (!t->refs.items[id] || --t->refs.items[id])
 		return;
-	hmap_del(&t->map, s, strlen(s));
+	idtab_del(&t->map, hash, id);
 	free(t->strs.items[id]);
 	t->strs.items[id] = NULL;
-	vec_push(&t->free_ids, (uint32_t)id);
+	vec_push(&t->free_ids, id);
 }
 
 size_t intern_count(const struct intern *t)
@@ -112,7 +144,8 @@ const char *intern_name(const struct intern *t, uint32_t id)
 
 int64_t intern_find(const struct intern *t, const char *s)
 {
-	int64_t id;
+	uint64_t hash;
+	uint32_t id = find(t, s, strlen(s), &hash);
 
-	return hmap_get_str(&t->map, s, &id) ? id : -1;
+	return id == IDTAB_NONE ? -1 : (int64_t)id;
 }

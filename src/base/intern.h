@@ -18,11 +18,12 @@
 
 #include <stdint.h>
 
-#include "base/hmap.h"
+#include "base/hmap.h" /* callers of intern.h have used it */
+#include "base/idtab.h"
 #include "base/vec.h"
 
 struct intern {
-	struct hmap map;	/* string -> id */
+	struct idtab map;	/* string -> id (the strings are in strs) */
 	VEC(char *) strs;	/* id -> string (owned); NULL: freed */
 	VEC(uint32_t) refs;	/* id -> references; 0: for good */
 	VEC(uint32_t) free_ids; /* ids of freed strings */

@@ -66,7 +66,8 @@ static void test_share(void **state)
 			assert_int_equal(w[i].npodsets, cases[c].npodsets);
 			assert_int_equal(workload_pod_count(&w[i]),
 					 (int64_t)(cases[c].npodsets *
-						   (cases[c].npodsets + 3) / 2));
+						   (cases[c].npodsets + 3) /
+						   2));
 		}
 		for (size_t i = 0; i < cases[c].holders; i++) {
 			size_t k = cases[c].order[i];
@@ -82,9 +83,8 @@ static void test_share(void **state)
 				size_t m = cases[c].order[o];
 
 				for (size_t p = 0; p < cases[c].npodsets; p++)
-					assert_int_equal(
-						w[m].podsets[p].count,
-						(int32_t)(p + 2));
+					assert_int_equal(w[m].podsets[p].count,
+							 (int32_t)(p + 2));
 			}
 		}
 	}
