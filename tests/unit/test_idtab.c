@@ -65,9 +65,9 @@ static const struct {
 	uint32_t keys;	    /* distinct keys */
 	unsigned steps;
 } cases[] = {
-	{ 0x0, 40, 2000 },	       /* one hash for all */
-	{ 0x7, 100, 5000 },	       /* eight */
-	{ 0xffffffffULL, 300, 20000 }, /* all distinct in practice */
+	{ 0x0, 40, 2000 },		/* one hash for all */
+	{ 0x7, 100, 5000 },		/* eight */
+	{ 0xffffffffULL, 300, 20000 },	/* all distinct in practice */
 	{ 0xff00000000ULL, 300, 5000 }, /* high bits only: home 0 */
 };
 
