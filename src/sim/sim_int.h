@@ -49,15 +49,16 @@ struct sim_pod {
 struct sim_jst {
 	uint32_t wl;	      /* slot of its gang workload; UINT32_MAX: a
 				 trace job not arrived, or ended */
+	int32_t min_hosts;    /* of its ideal placement */
 	uint32_t *split_wl;   /* no-gang, trace job: slot of each pod's
 				 workload (UINT32_MAX: none now) */
-	struct sim_pod *pods; /* [job pods], made at first admission */
+	struct sim_pod *pods; /* [job pods], made at first admission; a
+				 trace job's freed when it finishes */
 	int32_t bound, up;    /* pods bound, pods up */
 	int32_t want;	      /* pods its admission(s) hold */
 	int32_t adm;	      /* its workloads admitted now */
 	int64_t seg_start_us; /* running since */
 	double ratio;	      /* throughput of its placement */
-	int32_t min_hosts;    /* of its ideal placement */
 	int64_t run_gpus;     /* GPUs of its running pods */
 	int64_t progress_us;  /* ideal work kept by checkpoints */
 	uint64_t end_ev, fail_ev;

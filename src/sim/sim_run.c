@@ -622,6 +622,9 @@ static void finish_job(struct sim_state *st, uint32_t j)
 		x->wl = UINT32_MAX;
 		free(x->split_wl);
 		x->split_wl = NULL;
+		/* its pods are gone with its workloads */
+		free(x->pods);
+		x->pods = NULL;
 	}
 	x->adm = 0;
 	x->progress_us = job->duration_us;
