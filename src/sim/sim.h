@@ -183,8 +183,8 @@ struct sim_job_rec {
 	int32_t min_racks, min_blocks;
 	int32_t preemptions;
 	double throughput_ratio; /* of its last placement; -1: n/a */
-	int64_t lost_gpu_us; /* work lost to evictions and node failures */
-	int64_t cq;	     /* ClusterQueue index, -1 when none */
+	int64_t lost_gpu_us;	 /* work lost to evictions and node failures */
+	int64_t cq;		 /* ClusterQueue index, -1 when none */
 };
 
 /* One row of the time series. */
