@@ -700,9 +700,11 @@ int dec_cohort(struct dec *x, struct ynode *root)
 			rc = -EINVAL;
 		} else {
 			dec_check_fields(x, spec, known, NULL);
+			/* v1alpha1's "parent" became "parentName" in
+			 * v1beta1 (Kueue's cohort_types.go). */
 			if (dec_str_field(x, spec,
-					  x->kueue_v1beta2 ? "parentName"
-							   : "parent",
+					  x->kueue_v1alpha1 ? "parent"
+							    : "parentName",
 					  false, &c->parent) < 0)
 				rc = -EINVAL;
 			if (fair_weight(x, spec, &c->fair_weight_milli) < 0)
