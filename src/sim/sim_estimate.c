@@ -62,7 +62,7 @@ int64_t sim_estimate_placed(struct sim_state *st, uint32_t j)
 	const struct sim_job *job = &st->in->jobs.items[j];
 	struct sim_jst *x = &st->js[j];
 	struct sim_job_rec keep = st->res->jobs[j];
-	int64_t rem = job->duration_us - x->progress_us;
+	int64_t rem = job->duration_us - x->run->progress_us;
 	double ratio;
 
 	if (st->o->estimates != SIM_EST_EXACT)
@@ -70,7 +70,7 @@ int64_t sim_estimate_placed(struct sim_state *st, uint32_t j)
 	/* the shape of its placement, leaving the records as they are
 	 * until it starts */
 	sim_figures_shape(st, j);
-	ratio = x->ratio;
+	ratio = x->run->ratio;
 	st->res->jobs[j] = keep;
 	if (x->want < job->pods && x->want > 0)
 		rem = rem * job->pods / x->want;
