@@ -679,3 +679,33 @@ void api_store_restored(struct api_store *s, uint64_t rv)
 	ring_clear(s);
 	s->rv = s->oldest_rv = rv;
 }
+
+int api_store_restore_event(struct api_store *s, uint64_t rv,
+			    enum api_ev_type type, const struct api_kind *k,
+			    json_t *body)
+{
+	const char *ns, *name;
+	struct hent *h;
+	int rc = -EINVAL;
+
+	if (!rv || rv != s->oldest_rv || (unsigned)type >= API_EV_COUNT ||
+	    !json_is_object(body) ||
+	    identity(k, own_metadata(body), &ns, &name))
+		goto fail;
+	if (s->ring_len == s->ring_cap) {
+		rc = -ENOSPC;
+		goto fail;
+	}
+	/* Prepended: the ring keeps holding oldest_rv + 1 .. rv. */
+	s->ring_head = (s->ring_head + s->ring_cap - 1) % s->ring_cap;
+	h = &s->ring[s->ring_head];
+	h->rv = rv;
+	h->type = type;
+	h->o = sobj_new(k, body, rv);
+	s->ring_len++;
+	s->oldest_rv--;
+	return 0;
+fail:
+	json_decref(body);
+	return rc;
+}

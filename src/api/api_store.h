@@ -131,5 +131,16 @@ const char *api_store_timestamp(int64_t us, char *buf, size_t size);
 int api_store_load(struct api_store *s, const struct api_kind *k,
 		   json_t *body) MUST_CHECK;
 void api_store_restored(struct api_store *s, uint64_t rv);
+/*
+ * After api_store_restored(): put back one persisted change so watches
+ * from before the restart resume. Newest first: rv must be
+ * api_store_oldest_rv(), which then goes one back. body (stolen, also on
+ * failure) is the object after the change (as it was, for API_DELETED).
+ * -EINVAL for another rv or a body without metadata.name, -ENOSPC when
+ * the history is full.
+ */
+int api_store_restore_event(struct api_store *s, uint64_t rv,
+			    enum api_ev_type type, const struct api_kind *k,
+			    json_t *body) MUST_CHECK;
 
 #endif

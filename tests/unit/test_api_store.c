@@ -468,6 +468,62 @@ static void test_load_and_restored(void **state)
 	api_store_free(s);
 }
 
+/* Persisted changes put back newest first extend the history one rv
+ * back each, so a watch from before a restart resumes. */
+static void test_restore_event(void **state)
+{
+	static const struct {
+		uint64_t rv;
+		enum api_ev_type type;
+		const char *name;
+		int want;
+	} steps[] = {
+		{ 21, API_MODIFIED, "a", -EINVAL }, /* not oldest_rv */
+		{ 20, API_DELETED, "b", 0 },
+		{ 20, API_DELETED, "b", -EINVAL }, /* already there */
+		{ 19, API_EV_COUNT, "b", -EINVAL },
+		{ 19, API_MODIFIED, "", -EINVAL },
+		{ 19, API_MODIFIED, "b", 0 },
+		{ 18, API_ADDED, "a", 0 },
+		{ 17, API_ADDED, "b", -ENOSPC }, /* history of 3 is full */
+	};
+	struct api_store_options opt = { .history = 3 };
+	struct api_store *s = api_store_new(&opt);
+	struct collect c = { 0 };
+	const struct api_obj *o;
+
+	(void)state;
+	api_store_restored(s, 20);
+	for (size_t i = 0; i < ARRAY_SIZE(steps); i++)
+		assert_int_equal(api_store_restore_event(
+					 s, steps[i].rv, steps[i].type, &kpod,
+					 obj("ns", steps[i].name, NULL)),
+				 steps[i].want);
+	assert_int_equal(api_store_oldest_rv(s), 17);
+	assert_int_equal(api_store_rv(s), 20);
+	assert_int_equal(api_store_events(s, 16, collect_ev, &c), -ERANGE);
+	assert_int_equal(api_store_events(s, 17, collect_ev, &c), 0);
+	assert_int_equal(c.n, 3);
+	assert_string_equal(c.keys[0], "ns/a");
+	assert_string_equal(c.keys[2], "ns/b");
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(c.rvs[i], 18 + i);
+	assert_int_equal(c.types[0], API_ADDED);
+	assert_int_equal(c.types[1], API_MODIFIED);
+	assert_int_equal(c.types[2], API_DELETED);
+	/* Restored changes are history only, and new writes go on. */
+	assert_null(api_store_get(s, &kpod, "ns", "a"));
+	assert_int_equal(
+		api_store_create(s, &kpod, obj("ns", "c", NULL), T0, &o), 0);
+	assert_int_equal(o->rv, 21);
+	assert_int_equal(api_store_oldest_rv(s), 18);
+	c.n = 0;
+	assert_int_equal(api_store_events(s, 18, collect_ev, &c), 0);
+	assert_int_equal(c.n, 3);
+	assert_int_equal(c.rvs[2], 21);
+	api_store_free(s);
+}
+
 /* The brute-force model: live objects and every change. */
 struct model_obj {
 	int ns, name;
@@ -693,6 +749,7 @@ int main(void)
 		cmocka_unit_test(test_history_ring),
 		cmocka_unit_test(test_each_order_and_resume),
 		cmocka_unit_test(test_load_and_restored),
+		cmocka_unit_test(test_restore_event),
 		cmocka_unit_test(test_random_against_model),
 		cmocka_unit_test(test_many_objects),
 	};
