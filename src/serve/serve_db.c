@@ -30,6 +30,8 @@
 
 #include "base/alloc.h"
 
+#include "base/banned.h"
+
 /* Changes kept in the events table for watches resumed after a restart. */
 #define SERVE_DB_HISTORY 10000
 /* meta alone (the clock) is written at most once per embedded second. */
@@ -300,7 +302,8 @@ static int read_meta(struct serve_db *db, struct serve_meta *meta,
 			db->clock_us = sqlite3_column_int64(st, 1);
 		else if (!strcmp(key, "uid_prefix") &&
 			 strlen(text) < sizeof(meta->uid_prefix)) {
-			strcpy(meta->uid_prefix, text);
+			snprintf(meta->uid_prefix, sizeof(meta->uid_prefix),
+				 "%s", text);
 			have_prefix = true;
 		}
 	}
