@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Internals of the embedded cluster shared by its files: the controller
+ * state (cursor, timers, work sets, the ownerReferences index) and the
+ * JSON and write helpers every controller uses. Not a public interface:
+ * only src/serve/serve_cluster.c, serve_jobs.c, serve_kubelet.c and
+ * serve_gc.c include it.
+ *
+ * Every write goes through cl_update()/cl_create()/cl_delete(), which
+ * count writes and never write an object that would not change, so that
+ * the controllers settle: an echo of one's own write finds nothing to do.
+ */
+#ifndef ECHELON_SERVE_CLUSTER_INT_H
+#define ECHELON_SERVE_CLUSTER_INT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "api/api_store.h"
+#include "base/heap.h"
+#include "base/hmap.h"
+#include "base/rng.h"
+#include "base/vec.h"
+#include "serve/serve_cluster.h"
+
+/* Kubernetes' names the controllers share. */
+#define CL_JOB_TRACKING	  "batch.kubernetes.io/job-tracking"
+#define CL_JOB_INDEX	  "batch.kubernetes.io/job-completion-index"
+#define CL_FG_FINALIZER	  "foregroundDeletion"
+#define CL_ORPHAN_FINALIZ "orphan"
+#define CL_JOB_COMPONENT  "job-controller"
+#define CL_KUBELET	  "kubelet"
+#define CL_KUBELET_VER	  "v1.35.0"
+
+/* A set of string keys kept in insertion order (deterministic work). */
+struct cl_keyset {
+	struct hmap index;
+	VEC(char *) keys;
+};
+
+enum cl_timer_kind {
+	CL_T_START,  /* a bound pod's containers are up: Running */
+	CL_T_END,    /* a running pod's duration is over: Succeeded */
+	CL_T_FAIL,   /* a running pod fails (the failure rate) */
+	CL_T_JOB,    /* a Job's deadline or back-off: reconcile it */
+	CL_T_COUNT
+};
+
+struct cl_timer {
+	int64_t at_us;
+	uint64_t seq; /* tie-break: order of arming */
+	enum cl_timer_kind kind;
+	char *ns, *name, *uid;
+};
+
+/* An object by kind, namespace, name and uid (owned strings). */
+struct cl_ref {
+	const struct api_kind *kind;
+	char *ns, *name, *uid;
+};
+
+struct cl_refs {
+	struct cl_ref *items;
+	size_t len, cap;
+};
+
+void cl_refs_add(struct cl_refs *r, const struct api_kind *k,
+		 const char *ns, const char *name, const char *uid);
+void cl_refs_release(struct cl_refs *r);
+
+/* The dependents an owner had when last seen (checked again on use). */
+struct cl_deps {
+	char *owner_uid;
+	struct cl_refs list;
+};
+
+/* Finished pods of a Job deleted before the controller counted them. */
+struct cl_lost {
+	int64_t succeeded, failed;
+	VEC(int64_t) indexes; /* completion indexes of the succeeded ones */
+};
+
+struct serve_cluster {
+	struct api_store *s;
+	struct serve_cluster_options o;
+	const struct api_kind *pod_k, *job_k, *node_k, *event_k;
+	struct rng rng;
+	uint64_t cursor;
+	bool relist; /* read every object before the next events */
+	int writes;  /* of the current sync */
+
+	struct heap timers;
+	uint64_t timer_seq;
+	struct hmap armed; /* "uid/kind" of pod timers armed */
+
+	struct cl_keyset jobs;	  /* "ns/name" of Jobs to reconcile */
+	struct cl_keyset nodes;	  /* names of Nodes to check */
+	struct cl_keyset pods;	  /* "ns/name" of pods for the kubelet */
+	struct cl_keyset gone;	  /* uids whose dependents to collect */
+	struct cl_keyset owners;  /* uids of owners to look at again */
+	struct cl_keyset dropped; /* names of deleted Nodes */
+	struct hmap mine;	  /* uids of pods the Job controller deleted */
+	struct hmap lost_index;	  /* Job uid -> index in lost */
+	VEC(struct cl_lost) lost;
+	VEC(char *) lost_uids;
+
+	struct hmap dep_index; /* owner uid -> index in deps */
+	VEC(struct cl_deps) deps;
+	struct hmap dep_seen; /* "owner uid/dependent uid" indexed */
+};
+
+/* Key sets. */
+void cl_keyset_init(struct cl_keyset *k);
+void cl_keyset_release(struct cl_keyset *k);
+void cl_keyset_add(struct cl_keyset *k, const char *key);
+/* Hand the keys over (caller frees each and the array) and empty k. */
+char **cl_keyset_take(struct cl_keyset *k, size_t *ret_n);
+
+/* JSON helpers. */
+/* The value at a dotted path ("status.phase") or NULL. */
+json_t *cl_get(const json_t *o, const char *path);
+const char *cl_str(const json_t *o, const char *path);
+/* The object at key of o, created when missing or not an object. */
+json_t *cl_obj(json_t *o, const char *key);
+json_t *cl_arr(json_t *o, const char *key);
+/* RFC 3339 in UTC, seconds ("...Z") or microseconds (MicroTime). */
+void cl_time(int64_t us, char buf[32]);
+void cl_microtime(int64_t us, char buf[40]);
+json_t *cl_jtime(int64_t us);
+/* Parse RFC 3339 seconds ("2026-12-01T13:00:00Z"); -1 when not one. */
+int64_t cl_parse_time(const char *s);
+/* The condition of type in array conds, or NULL. */
+json_t *cl_cond(const json_t *conds, const char *type);
+/* How each kind keeps its conditions' times. */
+enum cl_cond_style {
+	CL_COND_JOB,  /* any change: lastProbeTime and lastTransitionTime */
+	CL_COND_POD,  /* lastProbeTime null; lastTransitionTime on status */
+	CL_COND_NODE, /* lastHeartbeatTime on change; transition on status */
+	CL_COND_STYLE_COUNT
+};
+
+/* Set condition type in the array "conditions" of status to status st,
+ * reason and message (NULL or "": none), times as style says. Returns
+ * whether anything changed. */
+bool cl_set_cond(json_t *status, const char *type, const char *st,
+		 const char *reason, const char *message, int64_t now_us,
+		 enum cl_cond_style style);
+bool cl_cond_true(const json_t *obj, const char *type);
+bool cl_has_finalizer(const json_t *obj, const char *f);
+/* Remove finalizer f from obj's metadata; returns whether it was there. */
+bool cl_drop_finalizer(json_t *obj, const char *f);
+/* The controller ownerReference of obj, or NULL. */
+const json_t *cl_controller_ref(const json_t *obj);
+bool cl_terminal(const json_t *pod);
+bool cl_deleting(const json_t *obj);
+
+/* Writes (counted; never a no-op). body is stolen. */
+int cl_update(struct serve_cluster *c, const struct api_obj *o, json_t *body,
+	      int64_t now_us);
+int cl_create(struct serve_cluster *c, const struct api_kind *k, json_t *body,
+	      int64_t now_us, const struct api_obj **ret);
+int cl_delete(struct serve_cluster *c, const struct api_obj *o,
+	      int64_t now_us);
+/* Drop finalizer f from o; delete o when it was being deleted and has no
+ * finalizer left. */
+int cl_release_finalizer(struct serve_cluster *c, const struct api_obj *o,
+			 const char *f, int64_t now_us);
+
+/* Timers. */
+void cl_arm(struct serve_cluster *c, enum cl_timer_kind kind, int64_t at_us,
+	    const char *ns, const char *name, const char *uid);
+bool cl_armed(const struct serve_cluster *c, const char *uid,
+	      enum cl_timer_kind kind);
+void cl_disarm_mark(struct serve_cluster *c, const char *uid,
+		    enum cl_timer_kind kind);
+void cl_mark_job(struct serve_cluster *c, const char *ns, const char *name);
+
+/* The Job controller (serve_jobs.c). */
+void cl_jobs_pod_deleted(struct serve_cluster *c, const json_t *pod);
+void cl_jobs_reconcile(struct serve_cluster *c, const char *ns,
+		       const char *name, int64_t now_us);
+void cl_lost_release(struct serve_cluster *c);
+/* Drop what is kept about Job uid (it is gone). */
+void cl_jobs_forget(struct serve_cluster *c, const char *job_uid);
+
+/* The kubelets and node lifecycle (serve_kubelet.c). */
+void cl_kubelet_pod(struct serve_cluster *c, const char *ns, const char *name,
+		    int64_t now_us);
+void cl_kubelet_timer(struct serve_cluster *c, const struct cl_timer *t,
+		      int64_t now_us);
+void cl_node_check(struct serve_cluster *c, const char *name, int64_t now_us);
+void cl_node_deleted(struct serve_cluster *c, const char *name,
+		     int64_t now_us);
+
+/* Garbage collection (serve_gc.c). */
+void cl_gc_index(struct serve_cluster *c, const struct api_kind *k,
+		 const json_t *obj);
+/* Append to out the dependents of owner uid still in the store that
+ * still name it in their ownerReferences (stale entries are pruned). */
+void cl_gc_dependents(struct serve_cluster *c, const char *owner_uid,
+		      struct cl_refs *out);
+void cl_gc_collect(struct serve_cluster *c, const char *uid, int64_t now_us);
+void cl_gc_owner(struct serve_cluster *c, const char *uid, int64_t now_us);
+void cl_gc_release(struct serve_cluster *c);
+
+#endif
