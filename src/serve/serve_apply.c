@@ -313,21 +313,33 @@ static int apply_path(struct apply *ap, const char *path, int depth)
 	return rc;
 }
 
-/* The nodes, Topology and ResourceFlavor of --cluster's spec. */
-static int apply_generated(struct apply *ap, const struct cluster *c)
+static int apply_encoded(struct apply *ap, const struct cluster *c, enum kind k,
+			 size_t i)
 {
-	static const enum kind kinds[] = { KIND_TOPOLOGY, KIND_FLAVOR,
-					   KIND_NODE };
+	json_t *obj = enc_object(c, k, i);
+	int rc = apply_object(ap, obj, "--cluster", 0, 0);
+
+	json_decref(obj);
+	return rc;
+}
+
+/* The nodes (from index first on), Topology and ResourceFlavor that
+ * --cluster's spec added to c. */
+static int apply_generated(struct apply *ap, const struct cluster *c,
+			   const struct gen_spec *gs, size_t first)
+{
 	int rc = 0;
 
-	for (size_t i = 0; i < ARRAY_SIZE(kinds) && !rc; i++) {
-		for (size_t j = 0; j < cluster_count(c, kinds[i]) && !rc; j++) {
-			json_t *obj = enc_object(c, kinds[i], j);
-
-			rc = apply_object(ap, obj, "--cluster", 0, 0);
-			json_decref(obj);
-		}
+	for (size_t j = 0; j < cluster_count(c, KIND_TOPOLOGY) && !rc; j++) {
+		if (strcmp(c->topologies.items[j].name, gs->topology_name) == 0)
+			rc = apply_encoded(ap, c, KIND_TOPOLOGY, j);
 	}
+	for (size_t j = 0; j < cluster_count(c, KIND_FLAVOR) && !rc; j++) {
+		if (strcmp(c->flavors.items[j].name, gs->flavor_name) == 0)
+			rc = apply_encoded(ap, c, KIND_FLAVOR, j);
+	}
+	for (size_t j = first; j < cluster_count(c, KIND_NODE) && !rc; j++)
+		rc = apply_encoded(ap, c, KIND_NODE, j);
 	return rc;
 }
 
@@ -336,27 +348,29 @@ int serve_apply(struct api *a, struct api_store *s, const char *const *paths,
 		struct serve_apply_stats *st, struct diag *d)
 {
 	struct apply ap = { a, s, now_us, st, d };
-	struct cluster files, gen;
+	struct cluster c;
 	struct gen_spec gs;
 	struct errbuf eb;
+	size_t generated = 0;
 	int rc = 0;
 
-	cluster_init(&files);
-	cluster_init(&gen);
-	/* Check first, so nothing is applied from bad input. */
-	if (npaths && manifest_load_paths(&files, paths, npaths, d) < 0)
+	/* Check first, as `echelon sim` reads the same input, so nothing is
+	 * applied from bad input. */
+	cluster_init(&c);
+	if (npaths && manifest_load_paths(&c, paths, npaths, d) < 0)
 		rc = -EINVAL;
 	if (spec && gen_parse(spec, "--cluster", &gs, &eb) < 0) {
 		diag_add(d, DIAG_ERROR, NULL, 0, 0, "%s", eb.msg);
 		rc = -EINVAL;
-	} else if (spec && gen_build(&gen, &gs, d) < 0) {
-		rc = -EINVAL;
+	} else if (spec) {
+		generated = cluster_count(&c, KIND_NODE);
+		if (gen_build(&c, &gs, d) < 0)
+			rc = -EINVAL;
 	}
 	for (size_t i = 0; i < npaths && !rc; i++)
 		rc = apply_path(&ap, paths[i], 0);
 	if (!rc && spec)
-		rc = apply_generated(&ap, &gen);
-	cluster_release(&gen);
-	cluster_release(&files);
+		rc = apply_generated(&ap, &c, &gs, generated);
+	cluster_release(&c);
 	return rc;
 }
