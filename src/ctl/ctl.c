@@ -329,6 +329,11 @@ const struct sched *ctl_sched(const struct ctl *x)
 	return x->s;
 }
 
+const struct cluster *ctl_cluster(const struct ctl *x)
+{
+	return x->c;
+}
+
 const struct gang *ctl_gang(const struct ctl *x)
 {
 	return x->g;

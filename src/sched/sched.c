@@ -888,8 +888,18 @@ static void add_admitted(struct sched *s, uint32_t id, int64_t now_us)
 		xasprintf("Quota reserved in ClusterQueue %s", q->cq->name),
 		now_us);
 	sched_set_cond(wl, SCHED_COND_ADMITTED, true, "Admitted",
-		       xasprintf("Admitted by ClusterQueue %s", q->cq->name),
-		       now_us);
+		       xstrdup("The workload is admitted"), now_us);
+	/* Kueue's SetQuotaReservation: an Evicted or Preempted condition
+	 * that holds turns False, so that the next eviction is a new edge. */
+	for (int c = SCHED_COND_EVICTED; c <= SCHED_COND_PREEMPTED; c++) {
+		const struct sched_condition *k = sched_cond_of(wl, c);
+
+		if (k->present && k->status)
+			sched_set_cond(wl, (enum sched_cond)c, false,
+				       "QuotaReserved",
+				       xasprintf("Previously: %s", k->message),
+				       now_us);
+	}
 }
 
 void sched_admit(struct sched *s, uint32_t id, const struct assign *a,
@@ -1389,6 +1399,14 @@ int64_t sched_cq_nominal(const struct sched *s, int32_t cq, int resource)
 			sum = (sum < 0 ? 0 : sum) + n->nominal[fr];
 	}
 	return sum;
+}
+
+bool sched_cq_active(const struct sched *s, int32_t cq, const char **ret_why)
+{
+	BUG_ON(cq < 0 || (size_t)cq >= s->ncq);
+	if (!s->cqs[cq].active && ret_why)
+		*ret_why = s->cqs[cq].inactive;
+	return s->cqs[cq].active;
 }
 
 struct sched_condition sched_wl_condition(const struct sched *s, uint32_t wl,

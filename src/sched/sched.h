@@ -404,6 +404,10 @@ uint64_t sched_wl_admit_seq(const struct sched *s, uint32_t wl);
 /* Its ClusterQueue index (-1 when none), and that queue's name. */
 int32_t sched_wl_cq(const struct sched *s, uint32_t wl);
 const char *sched_cq_name(const struct sched *s, int32_t cq);
+/* Whether ClusterQueue cq admits (not stopped, deleted, in a cohort
+ * cycle, or naming a missing flavor or topology); why not into *ret_why
+ * (static text; may be NULL) when it does not. */
+bool sched_cq_active(const struct sched *s, int32_t cq, const char **ret_why);
 /*
  * Effective priority, the first that applies: the WorkloadPriorityClass
  * named (Workload spec.priorityClassName, Job label

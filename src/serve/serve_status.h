@@ -24,7 +24,9 @@
 #include "ctl/ctl.h"
 
 /* Write the status of every object whose model state changed since the
- * last call (all of them on the first). Returns how many writes. */
+ * last call (all of them on the first), and the Events of the conditions
+ * that turned True. Returns how many writes, or the first negative errno
+ * of the store (the other objects are still written). */
 int serve_status_sync(struct api_store *s, const struct ctl *x, int64_t now_us);
 /* Kueue's visibility API: GET
  * /apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/NAME/pendingworkloads
@@ -33,6 +35,15 @@ int serve_status_sync(struct api_store *s, const struct ctl *x, int64_t now_us);
  * paths. */
 int serve_status_visibility(const struct ctl *x, const struct api_req *r,
 			    int64_t now_us, struct api_resp *resp);
+/*
+ * The same as serve_status_visibility(), with each item's
+ * metadata.ownerReferences ({apiVersion, kind, name, uid}, as Kueue copies
+ * them) read from the Workload objects of s (NULL: none).
+ */
+int serve_status_pending_workloads(const struct ctl *x,
+				   const struct api_store *s,
+				   const struct api_req *r, int64_t now_us,
+				   struct api_resp *resp);
 /* Prometheus text of the scheduler's state (pending, admitted, usage
  * per ClusterQueue under Kueue's metric names), appended to out. */
 void serve_status_metrics(const struct ctl *x, struct strbuf *out);

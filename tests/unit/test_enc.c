@@ -189,11 +189,92 @@ static void test_canonical(void **state)
 	}
 }
 
+/* v1beta2 slices: one compact slice as Kueue's encoding makes it. */
+static const struct {
+	const char *levels[2];
+	size_t nlevels;
+	const char *values[4][2];
+	int32_t counts[4];
+	size_t n;
+	const char *want;
+} slice_cases[] = {
+	/* one host: universal value and count */
+	{ { "kubernetes.io/hostname" },
+	  1,
+	  { { "n1" } },
+	  { 2 },
+	  1,
+	  "{\"levels\":[\"kubernetes.io/hostname\"],\"slices\":[{"
+	  "\"domainCount\":1,\"valuesPerLevel\":[{\"universal\":\"n1\"}],"
+	  "\"podCounts\":{\"universal\":2}}]}" },
+	/* common prefix and suffix, different counts */
+	{ { "rack", "kubernetes.io/hostname" },
+	  2,
+	  { { "r1", "node-1.x" }, { "r1", "node-22.x" }, { "r1", "node-3.x" } },
+	  { 1, 2, 1 },
+	  3,
+	  "{\"levels\":[\"rack\",\"kubernetes.io/hostname\"],\"slices\":[{"
+	  "\"domainCount\":3,\"valuesPerLevel\":[{\"universal\":\"r1\"},"
+	  "{\"individual\":{\"prefix\":\"node-\",\"suffix\":\".x\","
+	  "\"roots\":[\"1\",\"22\",\"3\"]}}],\"podCounts\":{\"individual\":"
+	  "[1,2,1]}}]}" },
+	/* prefix and suffix that would overlap ("aba", "ababa"): the prefix
+	 * gives way, as in Kueue */
+	{ { "h" },
+	  1,
+	  { { "aba" }, { "ababa" } },
+	  { 1, 1 },
+	  2,
+	  "{\"levels\":[\"h\"],\"slices\":[{\"domainCount\":2,"
+	  "\"valuesPerLevel\":[{\"individual\":{\"suffix\":\"aba\","
+	  "\"roots\":[\"\",\"ab\"]}}],\"podCounts\":{\"universal\":1}}]}" },
+	/* no common part */
+	{ { "h" },
+	  1,
+	  { { "a" }, { "b" } },
+	  { 3, 3 },
+	  2,
+	  "{\"levels\":[\"h\"],\"slices\":[{\"domainCount\":2,"
+	  "\"valuesPerLevel\":[{\"individual\":{\"roots\":[\"a\",\"b\"]}}],"
+	  "\"podCounts\":{\"universal\":3}}]}" },
+};
+
+static void test_slices(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(slice_cases); i++) {
+		struct topology_domain doms[4];
+		struct topology_assignment ta = {
+			.levels = (const char **)slice_cases[i].levels,
+			.nlevels = slice_cases[i].nlevels,
+			.domains = doms,
+			.ndomains = slice_cases[i].n,
+		};
+		json_t *j;
+		char *out;
+
+		memset(doms, 0, sizeof(doms));
+		for (size_t d = 0; d < slice_cases[i].n; d++) {
+			doms[d].values =
+				(const char **)slice_cases[i].values[d];
+			doms[d].count = slice_cases[i].counts[d];
+		}
+		j = enc_topology_assignment_slices(&ta);
+		out = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		if (strcmp(out, slice_cases[i].want) != 0)
+			fail_msg("case %zu: want\n%s\ngot\n%s", i,
+				 slice_cases[i].want, out);
+		free(out);
+		json_decref(j);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_canonical),
+		cmocka_unit_test(test_slices),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Workload and PodGroup status from the model. A Workload gets Kueue's
+ * conditions (the scheduler's, and PodsReady from the gang lifecycle when
+ * waitForPodsReady is on), status.admission in v1beta2 and requeueState;
+ * the Events Kueue records go out on the edges, found by comparing the
+ * stored status with the new one, so an edge is seen once however often
+ * the sync runs, and again after a restart only if the status changed.
+ * A model workload without a Workload object but with a PodGroup of its
+ * name gets Coscheduling's PodGroup status.
+ */
+#include "serve/serve_status_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "manifest/enc.h"
+#include "model/config.h"
+#include "serve/serve_event.h"
+#include "status/status.h"
+
+#include "base/banned.h"
+
+/* What the Workload's conditions were before this sync, by type. */
+struct edges {
+	enum ss_prev prev[SCHED_COND_COUNT];
+	struct sched_condition now[SCHED_COND_COUNT];
+};
+
+/* Kueue's job reconciler (generatePodsReadyCondition) from the gang's
+ * state and the stored condition. */
+static void pods_ready(struct ss *ss, uint32_t wl, json_t *conds, int64_t gen)
+{
+	static const char not_ready[] = "Not all pods are ready or succeeded",
+			  recovering[] = "At least one pod has failed, waiting "
+					 "for recovery",
+			  ready[] = "All pods reached readiness and the "
+				    "workload is running";
+	const json_t *old = ss_cond_find(conds, "PodsReady");
+	const char *old_reason =
+		json_string_value(json_object_get(old, "reason"));
+	const char *old_status =
+		json_string_value(json_object_get(old, "status"));
+	bool admitted = sched_wl_state(ss->sc, wl) == SCHED_WL_ADMITTED;
+	bool all = admitted && gang_state(ss->g, wl) == GANG_READY;
+	bool was_recovering =
+		old_reason && (strcmp(old_reason, "WaitForRecovery") == 0 ||
+			       strcmp(old_reason, "Recovered") == 0);
+
+	if (all)
+		ss_cond_set(conds, "PodsReady", true,
+			    was_recovering ? "Recovered" : "Started", ready, 0,
+			    gen, ss->now_us);
+	else if (admitted && old_status && strcmp(old_status, "True") == 0)
+		ss_cond_set(conds, "PodsReady", false, "WaitForRecovery",
+			    recovering, 0, gen, ss->now_us);
+	else if (admitted && old_reason &&
+		 strcmp(old_reason, "WaitForRecovery") == 0)
+		ss_cond_set(conds, "PodsReady", false, "WaitForRecovery",
+			    recovering, 0, gen, ss->now_us);
+	else
+		ss_cond_set(conds, "PodsReady", false, "WaitForStart",
+			    not_ready, 0, gen, ss->now_us);
+}
+
+/* status.requeueState {count, requeueAt}, or NULL when never requeued. */
+static json_t *requeue_state(struct ss *ss, uint32_t wl)
+{
+	struct sched_saved sv;
+	int64_t n = gang_requeues(ss->g, wl);
+	json_t *j;
+
+	sched_wl_export(ss->sc, wl, &sv);
+	if (n <= 0 && sv.requeue_at_us <= 0)
+		return NULL;
+	j = json_object();
+	if (n > 0)
+		json_object_set_new(j, "count", json_integer(n));
+	if (sv.requeue_at_us > 0)
+		json_object_set_new(j, "requeueAt",
+				    enc_timestamp(sv.requeue_at_us));
+	return j;
+}
+
+static double secs(int64_t us)
+{
+	return us > 0 ? (double)us / 1e6 : 0;
+}
+
+/* One Event per condition that turned True in this write. */
+static void record_edges(struct ss *ss, uint32_t wl, const json_t *regarding,
+			 const struct edges *e)
+{
+	const struct sched_condition *qr = &e->now[SCHED_COND_QUOTA_RESERVED];
+	const char *cq = sched_cq_name(ss->sc, sched_wl_cq(ss->sc, wl));
+	struct sched_saved sv;
+	char reason[128];
+
+	sched_wl_export(ss->sc, wl, &sv);
+	for (int t = 0; t < SCHED_COND_COUNT; t++) {
+		const struct sched_condition *k = &e->now[t];
+		const char *msg = k->message ? k->message : "";
+		int rc = 0;
+
+		if (!k->present || !k->status || e->prev[t] == SS_TRUE)
+			continue;
+		switch ((enum sched_cond)t) {
+		case SCHED_COND_QUOTA_RESERVED:
+			rc = serve_event(ss->s, regarding, "Normal",
+					 "QuotaReserved", "QuotaReserved",
+					 SERVE_STATUS_ADMISSION, ss->now_us,
+					 "Quota reserved in ClusterQueue %s, "
+					 "wait time since queued was %.0fs",
+					 cq ? cq : "",
+					 secs(k->transition_us -
+					      sv.queue_ts_us));
+			break;
+		case SCHED_COND_ADMITTED:
+			rc = serve_event(ss->s, regarding, "Normal", "Admitted",
+					 "Admitted", SERVE_STATUS_ADMISSION,
+					 ss->now_us,
+					 "Admitted by ClusterQueue %s, wait "
+					 "time since reservation was %.0fs",
+					 cq ? cq : "",
+					 secs(k->transition_us -
+					      qr->transition_us));
+			break;
+		case SCHED_COND_PREEMPTED:
+			rc = serve_event(ss->s, regarding, "Normal",
+					 "Preempted", "Preempted",
+					 SERVE_STATUS_ADMISSION, ss->now_us,
+					 "%s", msg);
+			break;
+		case SCHED_COND_EVICTED:
+			/* Kueue's ReasonWithCause: "EvictedDueTo<reason>" */
+			snprintf(reason, sizeof(reason), "EvictedDueTo%s",
+				 k->reason);
+			rc = serve_event(ss->s, regarding, "Normal", reason,
+					 reason, SERVE_STATUS_WORKLOAD_CTL,
+					 ss->now_us, "%s", msg);
+			break;
+		case SCHED_COND_REQUEUED:
+		case SCHED_COND_FINISHED:
+			rc = serve_event(ss->s, regarding, "Normal",
+					 sched_cond_name((enum sched_cond)t),
+					 sched_cond_name((enum sched_cond)t),
+					 SERVE_STATUS_WORKLOAD_CTL, ss->now_us,
+					 "%s", msg);
+			break;
+		default:
+			break;
+		}
+		if (rc < 0 && !ss->err)
+			ss->err = rc;
+		else if (rc >= 0)
+			ss->writes++;
+	}
+}
+
+/* The status of Workload o from model workload wl. */
+static void workload_status(struct ss *ss, uint32_t wl, const struct api_obj *o)
+{
+	const json_t *old = json_object_get(o->body, "status");
+	json_t *st = old ? json_deep_copy(old) : json_object();
+	json_t *conds = json_object_get(st, "conditions");
+	json_t *adm, *rq, *regarding;
+	int64_t gen = ss_generation(o->body);
+	struct edges e;
+
+	conds = json_is_array(conds) ? json_incref(conds) : json_array();
+	for (int t = 0; t < SCHED_COND_COUNT; t++) {
+		struct sched_condition k =
+			sched_wl_condition(ss->sc, wl, (enum sched_cond)t);
+
+		e.now[t] = k;
+		e.prev[t] = SS_ABSENT;
+		if (k.present)
+			e.prev[t] = ss_cond_set(
+				conds, sched_cond_name((enum sched_cond)t),
+				k.status, k.reason, k.message, k.transition_us,
+				gen, ss->now_us);
+	}
+	if (cluster_config(ss->c)->wait_for_pods_ready.enable)
+		pods_ready(ss, wl, conds, gen);
+	json_object_set_new(st, "conditions", conds);
+	adm = status_admission(ss->c, ss->sc, wl);
+	if (adm)
+		json_object_set_new(st, "admission", adm);
+	else
+		json_object_del(st, "admission");
+	rq = requeue_state(ss, wl);
+	if (rq)
+		json_object_set_new(st, "requeueState", rq);
+	else
+		json_object_del(st, "requeueState");
+	regarding = json_incref(o->body); /* o is stale after the write */
+	if (ss_put_status(ss, o, st) > 0)
+		record_edges(ss, wl, regarding, &e);
+	json_decref(regarding);
+}
+
+/* Coscheduling's PodGroup status: phase and pod counts (left out at 0,
+ * as omitempty does), scheduleStartTime; occupiedBy stays as stored. */
+static void pod_group_status(struct ss *ss, uint32_t wl, const struct api_obj *o)
+{
+	const json_t *old = json_object_get(o->body, "status");
+	json_t *st = json_object();
+	struct gang_saved gs;
+	enum podgroup_phase ph = gang_phase(ss->g, wl);
+
+	gang_wl_export(ss->g, wl, &gs);
+	if (ph != PODGROUP_NONE)
+		json_object_set_new(st, "phase",
+				    json_string(podgroup_phase_name(ph)));
+	if (json_object_get(old, "occupiedBy"))
+		json_object_set(st, "occupiedBy",
+				json_object_get(old, "occupiedBy"));
+	if (gs.pgs.running)
+		json_object_set_new(st, "running",
+				    json_integer(gs.pgs.running));
+	if (gs.pgs.succeeded)
+		json_object_set_new(st, "succeeded",
+				    json_integer(gs.pgs.succeeded));
+	if (gs.pgs.failed)
+		json_object_set_new(st, "failed", json_integer(gs.pgs.failed));
+	if (gs.pgs.schedule_start_us > 0)
+		json_object_set_new(st, "scheduleStartTime",
+				    enc_timestamp(gs.pgs.schedule_start_us));
+	ss_put_status(ss, o, st);
+}
+
+int ss_workloads(struct ss *ss)
+{
+	const struct api_kind *wk =
+		ss_kind("kueue.x-k8s.io/v1beta2", "Workload");
+	const struct api_kind *pk =
+		ss_kind("scheduling.x-k8s.io/v1alpha1", "PodGroup");
+
+	for (uint32_t i = 0; i < ss->c->workloads.len; i++) {
+		const struct workload *w = &ss->c->workloads.items[i];
+		const char *ns = w->ns ? w->ns : "";
+		const struct api_obj *o;
+
+		if (!ctl_handle(ss->x, i))
+			continue;
+		o = wk ? api_store_get(ss->s, wk, ns, w->name) : NULL;
+		if (o) {
+			workload_status(ss, i, o);
+			continue;
+		}
+		o = pk ? api_store_get(ss->s, pk, ns, w->name) : NULL;
+		if (o)
+			pod_group_status(ss, i, o);
+	}
+	return ss->err ? ss->err : ss->writes;
+}
