@@ -239,6 +239,46 @@ static const struct {
 	  "\"podCounts\":{\"universal\":3}}]}" },
 };
 
+/* The decoder reads the compact form back into the same domains (a
+ * Workload's status written by `echelon serve`, read at its restart). */
+static void decode_slices(size_t i, const struct topology_assignment *ta)
+{
+	const struct topology_assignment *got;
+	struct cluster c;
+	struct diag d;
+	char *text;
+
+	text = xasprintf(
+		"{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":"
+		"\"Workload\",\"metadata\":{\"name\":\"w\"},\"spec\":{"
+		"\"podSets\":[{\"name\":\"main\",\"count\":1,\"template\":"
+		"{\"spec\":{\"containers\":[]}}}]},\"status\":{\"admission\":"
+		"{\"clusterQueue\":\"q\",\"podSetAssignments\":[{\"name\":"
+		"\"main\",\"count\":1,\"topologyAssignment\":%s}]}}}",
+		slice_cases[i].want);
+	cluster_init(&c);
+	diag_init(&d);
+	if (manifest_load_buffer(&c, "w.json", text, strlen(text), &d) < 0) {
+		struct strbuf sb;
+
+		strbuf_init(&sb);
+		diag_format(&d, &sb);
+		fail_msg("case %zu: %s", i, sb.buf);
+	}
+	got = c.workloads.items[0].admission->podsets[0].topology;
+	assert_int_equal(got->nlevels, ta->nlevels);
+	assert_int_equal(got->ndomains, ta->ndomains);
+	for (size_t n = 0; n < ta->ndomains; n++) {
+		assert_int_equal(got->domains[n].count, ta->domains[n].count);
+		for (size_t l = 0; l < ta->nlevels; l++)
+			assert_string_equal(got->domains[n].values[l],
+					    ta->domains[n].values[l]);
+	}
+	diag_release(&d);
+	cluster_release(&c);
+	free(text);
+}
+
 static void test_slices(void **state)
 {
 	(void)state;
@@ -266,6 +306,7 @@ static void test_slices(void **state)
 				 slice_cases[i].want, out);
 		free(out);
 		json_decref(j);
+		decode_slices(i, &ta);
 	}
 }
 
