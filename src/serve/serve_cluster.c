@@ -80,8 +80,7 @@ void cl_refs_add(struct cl_refs *r, const struct api_kind *k, const char *ns,
 
 void cl_refs_release(struct cl_refs *r)
 {
-	vec_foreach(r, x)
-	{
+	vec_foreach (r, x) {
 		free(x->ns);
 		free(x->name);
 		free(x->uid);
@@ -356,7 +355,12 @@ int cl_create(struct serve_cluster *c, const struct api_kind *k, json_t *body,
 
 int cl_delete(struct serve_cluster *c, const struct api_obj *o, int64_t now_us)
 {
-	int r = api_store_delete(c->s, o->kind, o->ns, o->name, o->rv, now_us);
+	int r;
+
+	if (cl_deleting(o->body) &&
+	    json_array_size(cl_get(o->body, "metadata.finalizers")))
+		return 0;
+	r = api_store_delete(c->s, o->kind, o->ns, o->name, o->rv, now_us);
 
 	if (r == 0)
 		c->writes++;
@@ -370,12 +374,39 @@ int cl_release_finalizer(struct serve_cluster *c, const struct api_obj *o,
 
 	if (!cl_has_finalizer(o->body, f))
 		return 0;
-	if (cl_deleting(o->body) &&
-	    json_array_size(cl_get(o->body, "metadata.finalizers")) == 1)
-		return cl_delete(c, o, now_us);
 	body = json_deep_copy(o->body);
 	cl_drop_finalizer(body, f);
 	return cl_update(c, o, body, now_us);
+}
+
+int cl_delete_dropping(struct serve_cluster *c, const struct api_obj *o,
+		       const char *f, int64_t now_us)
+{
+	json_t *body, *meta;
+	char *uid;
+	int r;
+
+	if (!cl_has_finalizer(o->body, f))
+		return cl_delete(c, o, now_us);
+	body = json_deep_copy(o->body);
+	meta = cl_obj(body, "metadata");
+	cl_drop_finalizer(body, f);
+	if (!json_array_size(json_object_get(meta, "finalizers"))) {
+		/* The update that empties the finalizers of an object being
+		 * deleted removes it: one write. */
+		if (!cl_deleting(body)) {
+			json_object_set_new(meta, "deletionTimestamp",
+					    cl_jtime(now_us));
+			json_object_set_new(meta, "deletionGracePeriodSeconds",
+					    json_integer(0));
+		}
+		return cl_update(c, o, body, now_us);
+	}
+	uid = xstrdup(o->uid);
+	r = cl_update(c, o, body, now_us);
+	o = r == 0 ? api_store_find_uid(c->s, uid) : NULL;
+	free(uid);
+	return o ? cl_delete(c, o, now_us) : r;
 }
 
 /* ---- timers ---- */
@@ -511,9 +542,7 @@ static void observe(struct serve_cluster *c, const struct api_kind *k,
 			if (o)
 				cl_keyset_add(&c->owners, o);
 		}
-		if (k == c->pod_k)
-			cl_jobs_pod_deleted(c, body);
-		else if (k == c->node_k)
+		if (k == c->node_k)
 			cl_keyset_add(&c->dropped, name);
 		return;
 	}
@@ -602,8 +631,6 @@ struct serve_cluster *serve_cluster_new(struct api_store *s,
 	cl_keyset_init(&c->gone);
 	cl_keyset_init(&c->owners);
 	cl_keyset_init(&c->dropped);
-	hmap_init(&c->mine);
-	hmap_init(&c->lost_index);
 	hmap_init(&c->dep_index);
 	hmap_init(&c->dep_seen);
 	return c;
@@ -625,8 +652,6 @@ void serve_cluster_free(struct serve_cluster *c)
 	cl_keyset_release(&c->gone);
 	cl_keyset_release(&c->owners);
 	cl_keyset_release(&c->dropped);
-	hmap_release(&c->mine);
-	cl_lost_release(c);
 	cl_gc_release(c);
 	free(c);
 }

@@ -40,10 +40,10 @@ struct cl_keyset {
 };
 
 enum cl_timer_kind {
-	CL_T_START,  /* a bound pod's containers are up: Running */
-	CL_T_END,    /* a running pod's duration is over: Succeeded */
-	CL_T_FAIL,   /* a running pod fails (the failure rate) */
-	CL_T_JOB,    /* a Job's deadline or back-off: reconcile it */
+	CL_T_START, /* a bound pod's containers are up: Running */
+	CL_T_END,   /* a running pod's duration is over: Succeeded */
+	CL_T_FAIL,  /* a running pod fails (the failure rate) */
+	CL_T_JOB,   /* a Job's deadline or back-off: reconcile it */
 	CL_T_COUNT
 };
 
@@ -65,20 +65,14 @@ struct cl_refs {
 	size_t len, cap;
 };
 
-void cl_refs_add(struct cl_refs *r, const struct api_kind *k,
-		 const char *ns, const char *name, const char *uid);
+void cl_refs_add(struct cl_refs *r, const struct api_kind *k, const char *ns,
+		 const char *name, const char *uid);
 void cl_refs_release(struct cl_refs *r);
 
 /* The dependents an owner had when last seen (checked again on use). */
 struct cl_deps {
 	char *owner_uid;
 	struct cl_refs list;
-};
-
-/* Finished pods of a Job deleted before the controller counted them. */
-struct cl_lost {
-	int64_t succeeded, failed;
-	VEC(int64_t) indexes; /* completion indexes of the succeeded ones */
 };
 
 struct serve_cluster {
@@ -100,10 +94,6 @@ struct serve_cluster {
 	struct cl_keyset gone;	  /* uids whose dependents to collect */
 	struct cl_keyset owners;  /* uids of owners to look at again */
 	struct cl_keyset dropped; /* names of deleted Nodes */
-	struct hmap mine;	  /* uids of pods the Job controller deleted */
-	struct hmap lost_index;	  /* Job uid -> index in lost */
-	VEC(struct cl_lost) lost;
-	VEC(char *) lost_uids;
 
 	struct hmap dep_index; /* owner uid -> index in deps */
 	VEC(struct cl_deps) deps;
@@ -160,12 +150,16 @@ int cl_update(struct serve_cluster *c, const struct api_obj *o, json_t *body,
 	      int64_t now_us);
 int cl_create(struct serve_cluster *c, const struct api_kind *k, json_t *body,
 	      int64_t now_us, const struct api_obj **ret);
-int cl_delete(struct serve_cluster *c, const struct api_obj *o,
-	      int64_t now_us);
-/* Drop finalizer f from o; delete o when it was being deleted and has no
- * finalizer left. */
+/* Delete o; one with finalizers is only marked (nothing to do when it
+ * is already). */
+int cl_delete(struct serve_cluster *c, const struct api_obj *o, int64_t now_us);
+/* Drop finalizer f from o (the store removes o when it was being deleted
+ * and has no finalizer left). */
 int cl_release_finalizer(struct serve_cluster *c, const struct api_obj *o,
 			 const char *f, int64_t now_us);
+/* Delete o without waiting for its finalizer f (the controller's own). */
+int cl_delete_dropping(struct serve_cluster *c, const struct api_obj *o,
+		       const char *f, int64_t now_us);
 
 /* Timers. */
 void cl_arm(struct serve_cluster *c, enum cl_timer_kind kind, int64_t at_us,
@@ -177,12 +171,8 @@ void cl_disarm_mark(struct serve_cluster *c, const char *uid,
 void cl_mark_job(struct serve_cluster *c, const char *ns, const char *name);
 
 /* The Job controller (serve_jobs.c). */
-void cl_jobs_pod_deleted(struct serve_cluster *c, const json_t *pod);
 void cl_jobs_reconcile(struct serve_cluster *c, const char *ns,
 		       const char *name, int64_t now_us);
-void cl_lost_release(struct serve_cluster *c);
-/* Drop what is kept about Job uid (it is gone). */
-void cl_jobs_forget(struct serve_cluster *c, const char *job_uid);
 
 /* The kubelets and node lifecycle (serve_kubelet.c). */
 void cl_kubelet_pod(struct serve_cluster *c, const char *ns, const char *name,
@@ -190,8 +180,7 @@ void cl_kubelet_pod(struct serve_cluster *c, const char *ns, const char *name,
 void cl_kubelet_timer(struct serve_cluster *c, const struct cl_timer *t,
 		      int64_t now_us);
 void cl_node_check(struct serve_cluster *c, const char *name, int64_t now_us);
-void cl_node_deleted(struct serve_cluster *c, const char *name,
-		     int64_t now_us);
+void cl_node_deleted(struct serve_cluster *c, const char *name, int64_t now_us);
 
 /* Garbage collection (serve_gc.c). */
 void cl_gc_index(struct serve_cluster *c, const struct api_kind *k,
