@@ -430,17 +430,21 @@ static void armed_key(char *buf, size_t size, const char *uid,
 void cl_arm(struct serve_cluster *c, enum cl_timer_kind kind, int64_t at_us,
 	    const char *ns, const char *name, const char *uid)
 {
-	struct cl_timer *t = xcalloc(1, sizeof(*t));
+	struct cl_timer *t;
 	char key[320];
+	int64_t at;
 
+	armed_key(key, sizeof(key), uid, kind);
+	if (hmap_get_str(&c->armed, key, &at) && at == at_us)
+		return; /* armed already: reconciles re-arm freely */
+	t = xcalloc(1, sizeof(*t));
 	t->at_us = at_us;
 	t->seq = ++c->timer_seq;
 	t->kind = kind;
 	t->ns = xstrdup(ns);
 	t->name = xstrdup(name);
 	t->uid = xstrdup(uid);
-	armed_key(key, sizeof(key), uid, kind);
-	hmap_put_str(&c->armed, key, (int64_t)t->seq);
+	hmap_put_str(&c->armed, key, at_us);
 	heap_push(&c->timers, t);
 }
 
@@ -472,14 +476,15 @@ static void timer_free(struct cl_timer *t)
 	free(t);
 }
 
-/* Whether t is still the armed timer of its pod and kind. */
+/* Whether t is still the armed timer of its object and kind (the map
+ * holds the time each key is armed for). */
 static bool timer_live(const struct serve_cluster *c, const struct cl_timer *t)
 {
 	char key[320];
-	int64_t seq;
+	int64_t at;
 
 	armed_key(key, sizeof(key), t->uid, t->kind);
-	return hmap_get_str(&c->armed, key, &seq) && (uint64_t)seq == t->seq;
+	return hmap_get_str(&c->armed, key, &at) && at == t->at_us;
 }
 
 static void fire_timers(struct serve_cluster *c, int64_t now_us)
@@ -490,7 +495,7 @@ static void fire_timers(struct serve_cluster *c, int64_t now_us)
 		heap_pop(&c->timers);
 		if (timer_live(c, t)) {
 			cl_disarm_mark(c, t->uid, t->kind);
-			if (t->kind == CL_T_JOB)
+			if (t->kind == CL_T_JOB || t->kind == CL_T_BACKOFF)
 				cl_mark_job(c, t->ns, t->name);
 			else
 				cl_kubelet_timer(c, t, now_us);
@@ -631,6 +636,7 @@ struct serve_cluster *serve_cluster_new(struct api_store *s,
 	cl_keyset_init(&c->gone);
 	cl_keyset_init(&c->owners);
 	cl_keyset_init(&c->dropped);
+	hmap_init(&c->backoff_index);
 	hmap_init(&c->dep_index);
 	hmap_init(&c->dep_seen);
 	return c;
@@ -653,6 +659,7 @@ void serve_cluster_free(struct serve_cluster *c)
 	cl_keyset_release(&c->owners);
 	cl_keyset_release(&c->dropped);
 	cl_gc_release(c);
+	cl_jobs_release(c);
 	free(c);
 }
 

@@ -40,10 +40,11 @@ struct cl_keyset {
 };
 
 enum cl_timer_kind {
-	CL_T_START, /* a bound pod's containers are up: Running */
-	CL_T_END,   /* a running pod's duration is over: Succeeded */
-	CL_T_FAIL,  /* a running pod fails (the failure rate) */
-	CL_T_JOB,   /* a Job's deadline or back-off: reconcile it */
+	CL_T_START,   /* a bound pod's containers are up: Running */
+	CL_T_END,     /* a running pod's duration is over: Succeeded */
+	CL_T_FAIL,    /* a running pod fails (the failure rate) */
+	CL_T_JOB,     /* a Job's activeDeadlineSeconds: reconcile it */
+	CL_T_BACKOFF, /* a Job's pod failure back-off is over */
 	CL_T_COUNT
 };
 
@@ -52,6 +53,12 @@ struct cl_timer {
 	uint64_t seq; /* tie-break: order of arming */
 	enum cl_timer_kind kind;
 	char *ns, *name, *uid;
+};
+
+/* A Job's pod failure back-off, as Kubernetes keeps it (in memory). */
+struct cl_backoff {
+	int64_t failures; /* after the last success */
+	int64_t last_us;  /* the last failure */
 };
 
 /* An object by kind, namespace, name and uid (owned strings). */
@@ -86,7 +93,7 @@ struct serve_cluster {
 
 	struct heap timers;
 	uint64_t timer_seq;
-	struct hmap armed; /* "uid/kind" of pod timers armed */
+	struct hmap armed; /* "uid/kind" -> the time it is armed for */
 
 	struct cl_keyset jobs;	  /* "ns/name" of Jobs to reconcile */
 	struct cl_keyset nodes;	  /* names of Nodes to check */
@@ -94,6 +101,10 @@ struct serve_cluster {
 	struct cl_keyset gone;	  /* uids whose dependents to collect */
 	struct cl_keyset owners;  /* uids of owners to look at again */
 	struct cl_keyset dropped; /* names of deleted Nodes */
+
+	/* Job uid -> index in backoff: failures since the last success. */
+	struct hmap backoff_index;
+	VEC(struct cl_backoff) backoff;
 
 	struct hmap dep_index; /* owner uid -> index in deps */
 	VEC(struct cl_deps) deps;
@@ -161,7 +172,7 @@ int cl_release_finalizer(struct serve_cluster *c, const struct api_obj *o,
 int cl_delete_dropping(struct serve_cluster *c, const struct api_obj *o,
 		       const char *f, int64_t now_us);
 
-/* Timers. */
+/* Timers: one per object uid and kind; arming again moves it. */
 void cl_arm(struct serve_cluster *c, enum cl_timer_kind kind, int64_t at_us,
 	    const char *ns, const char *name, const char *uid);
 bool cl_armed(const struct serve_cluster *c, const char *uid,
@@ -173,6 +184,9 @@ void cl_mark_job(struct serve_cluster *c, const char *ns, const char *name);
 /* The Job controller (serve_jobs.c). */
 void cl_jobs_reconcile(struct serve_cluster *c, const char *ns,
 		       const char *name, int64_t now_us);
+/* Drop what is kept about Job uid (gone). */
+void cl_jobs_forget(struct serve_cluster *c, const char *uid);
+void cl_jobs_release(struct serve_cluster *c);
 
 /* The kubelets and node lifecycle (serve_kubelet.c). */
 void cl_kubelet_pod(struct serve_cluster *c, const char *ns, const char *name,

@@ -160,6 +160,7 @@ void cl_gc_collect(struct serve_cluster *c, const char *uid, int64_t now_us)
 
 	if (api_store_find_uid(c->s, uid))
 		return;
+	cl_jobs_forget(c, uid);
 	cl_gc_dependents(c, uid, &deps);
 	vec_foreach (&deps, r) {
 		const struct api_obj *o =

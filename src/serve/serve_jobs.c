@@ -35,7 +35,12 @@
 #include "base/banned.h"
 
 #define MAX_CREATE_DELETE_PER_SYNC 500
-#define MAX_INDEXED_COMPLETIONS	   100000
+/* Pod failure back-off: 10 s, doubled per failure since the last
+ * success, at most 10 min (Kubernetes' DefaultJobPodFailureBackOff and
+ * MaxJobPodFailureBackOff). */
+#define BACKOFF_US		(10 * 1000000LL)
+#define BACKOFF_MAX_US		(600 * 1000000LL)
+#define MAX_INDEXED_COMPLETIONS 100000
 /* Kubernetes' generateName: a base of at most 58 bytes and 5 random
  * characters from its alphabet without vowels. */
 #define GENERATED_BASE_MAX 58
@@ -59,6 +64,49 @@ struct jctx {
 	unsigned char *done; /* Indexed: completed indexes */
 	int64_t succeeded, failed, active, ready, terminating;
 };
+
+/* ---- pod failure back-off ---- */
+
+static struct cl_backoff *backoff_of(struct serve_cluster *c, const char *uid,
+				     bool create)
+{
+	int64_t i;
+
+	if (hmap_get_str(&c->backoff_index, uid, &i))
+		return &c->backoff.items[i];
+	if (!create)
+		return NULL;
+	hmap_put_str(&c->backoff_index, uid, (int64_t)c->backoff.len);
+	return vec_push_zero(&c->backoff);
+}
+
+void cl_jobs_forget(struct serve_cluster *c, const char *uid)
+{
+	struct cl_backoff *b = backoff_of(c, uid, false);
+
+	if (b)
+		b->failures = b->last_us = 0;
+}
+
+void cl_jobs_release(struct serve_cluster *c)
+{
+	vec_release(&c->backoff);
+	hmap_release(&c->backoff_index);
+}
+
+/* When the next pod may be created (failures back off). */
+static int64_t backoff_until(const struct serve_cluster *c, const char *uid)
+{
+	const struct cl_backoff *b =
+		backoff_of((struct serve_cluster *)c, uid, false);
+	int64_t d = BACKOFF_US;
+
+	if (!b || b->failures <= 0)
+		return INT64_MIN;
+	for (int64_t i = 1; i < b->failures && d < BACKOFF_MAX_US; i++)
+		d *= 2;
+	return b->last_us + (d < BACKOFF_MAX_US ? d : BACKOFF_MAX_US);
+}
 
 static int64_t pod_index(const json_t *pod)
 {
@@ -227,7 +275,8 @@ static void count_index(struct jctx *x, int64_t ix)
 
 static void count(struct jctx *x)
 {
-	int64_t new_succ = 0;
+	int64_t new_succ = 0, failed = x->failed;
+	struct cl_backoff *b;
 
 	vec_foreach (&x->pods, p) {
 		const struct api_obj *o;
@@ -252,6 +301,15 @@ static void count(struct jctx *x)
 	}
 	if (!x->indexed)
 		x->succeeded += new_succ;
+	if (!new_succ && x->failed == failed)
+		return;
+	b = backoff_of(x->c, x->uid, true);
+	if (new_succ) {
+		b->failures = 0;
+	} else {
+		b->failures += x->failed - failed;
+		b->last_us = x->now_us;
+	}
 }
 
 /* ---- deleting pods ---- */
@@ -593,8 +651,14 @@ static void manage(struct jctx *x)
 		delete_excess(x, x->active - want);
 	else if (x->indexed)
 		delete_excess(x, 0);
-	if (x->active < want)
-		create_pods(x, want - x->active);
+	if (x->active < want) {
+		int64_t at = backoff_until(x->c, x->uid);
+
+		if (at > x->now_us)
+			cl_arm(x->c, CL_T_BACKOFF, at, x->ns, x->name, x->uid);
+		else
+			create_pods(x, want - x->active);
+	}
 }
 
 static void suspend_condition(struct jctx *x, json_t *status)

@@ -158,9 +158,9 @@ static const json_t *cond(const json_t *obj, const char *type)
 	size_t i;
 	json_t *c;
 
-	json_array_foreach(json_object_get(json_object_get(obj, "status"),
-					   "conditions"),
-			   i, c)
+	json_array_foreach(
+		json_object_get(json_object_get(obj, "status"), "conditions"),
+		i, c)
 	{
 		if (strcmp(json_string_value(json_object_get(c, "type")),
 			   type) == 0)
@@ -202,9 +202,8 @@ static void pods_of(struct fx *f, const char *job, struct names *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->label = job;
-	assert_int_equal(api_store_each(f->s, f->pod, NS, NULL, NULL, collect,
-					out),
-			 0);
+	assert_int_equal(
+		api_store_each(f->s, f->pod, NS, NULL, NULL, collect, out), 0);
 }
 
 static const json_t *get(struct fx *f, const struct api_kind *k,
@@ -229,12 +228,12 @@ static void bind(struct fx *f, const char *pod, const char *node)
 
 	json_object_set_new(json_object_get(b, "spec"), "nodeName",
 			    json_string(node));
-	json_array_append_new(json_object_get(st, "conditions")
-				      ? json_object_get(st, "conditions")
-				      : (json_object_set_new(st, "conditions",
-							     json_array()),
-					 json_object_get(st, "conditions")),
-			      c);
+	json_array_append_new(
+		json_object_get(st, "conditions")
+			? json_object_get(st, "conditions")
+			: (json_object_set_new(st, "conditions", json_array()),
+			   json_object_get(st, "conditions")),
+		c);
 	assert_int_equal(api_store_update(f->s, f->pod, b, 0, f->now, NULL), 0);
 }
 
@@ -262,8 +261,8 @@ static int ev_match(void *ctx, const struct api_obj *o)
 	if (strcmp(jstr(o->body, "involvedObject.name"), q->name) == 0 &&
 	    strcmp(jstr(o->body, "reason"), q->reason) == 0) {
 		q->n++;
-		q->count = json_integer_value(json_object_get(o->body,
-							      "count"));
+		q->count =
+			json_integer_value(json_object_get(o->body, "count"));
 	}
 	return 0;
 }
@@ -273,9 +272,9 @@ static size_t events(struct fx *f, const char *name, const char *reason,
 {
 	struct evq q = { .name = name, .reason = reason };
 
-	assert_int_equal(api_store_each(f->s, f->event, NULL, NULL, NULL,
-					ev_match, &q),
-			 0);
+	assert_int_equal(
+		api_store_each(f->s, f->event, NULL, NULL, NULL, ev_match, &q),
+		0);
 	if (count)
 		*count = q.count;
 	return q.n;
@@ -320,9 +319,9 @@ static void set_ready(struct fx *f, const char *node, bool ready)
 		json_t *c = json_array_get(conds, i);
 
 		if (strcmp(jstr(c, "type"), "Ready") == 0)
-			json_object_set_new(c, "status",
-					    json_string(ready ? "True"
-							      : "False"));
+			json_object_set_new(
+				c, "status",
+				json_string(ready ? "True" : "False"));
 	}
 	update(f, f->node, node, "status.conditions", conds);
 }
@@ -339,8 +338,7 @@ static void start_job(struct fx *f, const char *name, const char *spec,
 
 /* ---- an Indexed Job, start to finish ---- */
 
-static void check_indexed_pod(const json_t *pod, const char *job_uid,
-			      int ix)
+static void check_indexed_pod(const json_t *pod, const char *job_uid, int ix)
 {
 	char want[32], host[32], name_prefix[32];
 	const json_t *refs = json_object_get(json_object_get(pod, "metadata"),
@@ -348,12 +346,12 @@ static void check_indexed_pod(const json_t *pod, const char *job_uid,
 	const json_t *ref = json_array_get(refs, 0);
 	const char *name = jstr(pod, "metadata.name");
 	const json_t *env = json_object_get(
-		json_array_get(jstr(pod, "spec.hostname")
-				       ? json_object_get(json_object_get(pod,
-									 "spec"),
-							 "containers")
-				       : NULL,
-			       0),
+		json_array_get(
+			jstr(pod, "spec.hostname")
+				? json_object_get(json_object_get(pod, "spec"),
+						  "containers")
+				: NULL,
+			0),
 		"env");
 
 	snprintf(want, sizeof(want), "%d", ix);
@@ -370,11 +368,11 @@ static void check_indexed_pod(const json_t *pod, const char *job_uid,
 		"train");
 	assert_string_equal(jstr(pod, "metadata.labels.job-name"), "train");
 	assert_string_equal(jstr(pod, "metadata.labels.app"), "x");
-	assert_string_equal(jstr(json_object_get(json_object_get(pod,
-								 "metadata"),
-						 "labels"),
-				 "controller-uid"),
-			    job_uid);
+	assert_string_equal(
+		jstr(json_object_get(json_object_get(pod, "metadata"),
+				     "labels"),
+		     "controller-uid"),
+		job_uid);
 	assert_string_equal(
 		json_string_value(json_object_get(
 			json_object_get(json_object_get(pod, "metadata"),
@@ -422,12 +420,12 @@ static void check_indexed_pod(const json_t *pod, const char *job_uid,
 
 static int pod_index_of(const json_t *pod)
 {
-	return (int)strtol(json_string_value(json_object_get(
-				   json_object_get(json_object_get(pod,
-								   "metadata"),
-						   "annotations"),
-				   "batch.kubernetes.io/job-completion-index")),
-			   NULL, 10);
+	return (int)strtol(
+		json_string_value(json_object_get(
+			json_object_get(json_object_get(pod, "metadata"),
+					"annotations"),
+			"batch.kubernetes.io/job-completion-index")),
+		NULL, 10);
 }
 
 static void test_indexed_job(void **state)
@@ -474,10 +472,10 @@ static void test_indexed_job(void **state)
 	assert_int_equal(jint(job, "status", "active"), 4);
 	assert_int_equal(jint(job, "status", "ready"), 0);
 	assert_non_null(jstr(job, "status.startTime"));
-	assert_int_equal(json_object_size(json_object_get(
-				 json_object_get(job, "status"),
-				 "uncountedTerminatedPods")),
-			 0);
+	assert_int_equal(
+		json_object_size(json_object_get(json_object_get(job, "status"),
+						 "uncountedTerminatedPods")),
+		0);
 	assert_int_equal(events(&f, "train", "SuccessfulCreate", NULL), 4);
 
 	/* Bound: accepted at once, Running and Ready after the start-up. */
@@ -488,10 +486,10 @@ static void test_indexed_job(void **state)
 	assert_non_null(jstr(pod, "status.startTime"));
 	assert_non_null(jstr(pod, "status.hostIP"));
 	assert_string_equal(
-		jstr(json_array_get(json_object_get(json_object_get(pod,
-								    "status"),
-						    "containerStatuses"),
-				    0),
+		jstr(json_array_get(
+			     json_object_get(json_object_get(pod, "status"),
+					     "containerStatuses"),
+			     0),
 		     "state.waiting.reason"),
 		"ContainerCreating");
 	advance(&f, T0 + 9 * SEC);
@@ -505,16 +503,15 @@ static void test_indexed_job(void **state)
 		assert_string_equal(cond_status(pod, "ContainersReady"),
 				    "True");
 		assert_string_equal(cond_status(pod, "Initialized"), "True");
-		assert_string_equal(cond_status(pod,
-						"PodReadyToStartContainers"),
-				    "True");
+		assert_string_equal(
+			cond_status(pod, "PodReadyToStartContainers"), "True");
 		assert_string_equal(cond_status(pod, "PodScheduled"), "True");
 		assert_memory_equal(jstr(pod, "status.podIP"), "10.", 3);
 		assert_true(json_is_true(json_object_get(
-			json_array_get(json_object_get(json_object_get(pod,
-								       "status"),
-						       "containerStatuses"),
-				       0),
+			json_array_get(
+				json_object_get(json_object_get(pod, "status"),
+						"containerStatuses"),
+				0),
 			"ready")));
 	}
 	job = get(&f, f.job, "train");
@@ -529,9 +526,9 @@ static void test_indexed_job(void **state)
 					    "finalizers"));
 		assert_string_equal(
 			jstr(json_array_get(
-				     json_object_get(json_object_get(pod,
-								     "status"),
-						     "containerStatuses"),
+				     json_object_get(
+					     json_object_get(pod, "status"),
+					     "containerStatuses"),
 				     0),
 			     "state.terminated.reason"),
 			"Completed");
@@ -598,9 +595,27 @@ static void test_suspend(void **state)
 
 /* ---- backoffLimit ---- */
 
-static void fail_pod(struct fx *f, const char *name)
+/* Fail the Job's pods that have not finished, as a kubelet would. */
+static void fail_pods(struct fx *f, const char *job)
 {
-	update(f, f->pod, name, "status.phase", json_string("Failed"));
+	struct names p;
+
+	pods_of(f, job, &p);
+	for (size_t i = 0; i < p.n; i++) {
+		const json_t *pod = get(f, f->pod, p.items[i]);
+
+		if (strcmp(jstr(pod, "status.phase"), "Failed") != 0)
+			update(f, f->pod, p.items[i], "status.phase",
+			       json_string("Failed"));
+	}
+}
+
+static size_t npods(struct fx *f, const char *job)
+{
+	struct names p;
+
+	pods_of(f, job, &p);
+	return p.n;
 }
 
 static void test_backoff_limit(void **state)
@@ -611,40 +626,47 @@ static void test_backoff_limit(void **state)
 
 	(void)state;
 	fx_init(&f, 0);
-	add_job(&f, "b", "{\"backoffLimit\":1}");
+	add_job(&f, "b", "{\"backoffLimit\":2}");
 	settle(&f);
-	pods_of(&f, "b", &p);
-	assert_int_equal(p.n, 1);
+	assert_int_equal(npods(&f, "b"), 1);
 
-	fail_pod(&f, p.items[0]);
+	/* A failed pod is counted, loses its finalizer and is replaced
+	 * after the back-off: 10 s, then 20 s. */
+	fail_pods(&f, "b");
 	settle(&f);
 	job = get(&f, f.job, "b");
 	assert_int_equal(jint(job, "status", "failed"), 1);
-	assert_int_equal(jint(job, "status", "active"), 1);
-	assert_null(cond(job, "Failed"));
+	assert_null(json_object_get(json_object_get(job, "status"), "active"));
 	pods_of(&f, "b", &p);
-	assert_int_equal(p.n, 2); /* the failed one stays, without finalizer */
-	for (size_t i = 0; i < p.n; i++) {
-		const json_t *pod = get(&f, f.pod, p.items[i]);
+	assert_int_equal(p.n, 1);
+	assert_null(json_object_get(
+		json_object_get(get(&f, f.pod, p.items[0]), "metadata"),
+		"finalizers"));
+	advance(&f, T0 + 9 * SEC);
+	assert_int_equal(npods(&f, "b"), 1);
+	advance(&f, T0 + 10 * SEC);
+	assert_int_equal(npods(&f, "b"), 2);
+	assert_int_equal(jint(get(&f, f.job, "b"), "status", "active"), 1);
 
-		if (strcmp(jstr(pod, "status.phase"), "Failed") == 0)
-			assert_null(json_object_get(
-				json_object_get(pod, "metadata"),
-				"finalizers"));
-		else
-			fail_pod(&f, p.items[i]);
-	}
-	settle(&f);
+	fail_pods(&f, "b");
+	advance(&f, T0 + 29 * SEC);
+	assert_int_equal(npods(&f, "b"), 2);
+	advance(&f, T0 + 30 * SEC);
+	assert_int_equal(npods(&f, "b"), 3);
+	assert_null(cond(get(&f, f.job, "b"), "Failed"));
+
+	/* failed > backoffLimit: the Job fails, nothing is replaced. */
+	fail_pods(&f, "b");
+	advance(&f, T0 + 600 * SEC);
 	job = get(&f, f.job, "b");
-	assert_int_equal(jint(job, "status", "failed"), 2);
+	assert_int_equal(jint(job, "status", "failed"), 3);
 	assert_string_equal(cond_status(job, "FailureTarget"), "True");
 	assert_string_equal(cond_status(job, "Failed"), "True");
 	assert_string_equal(jstr(cond(job, "Failed"), "reason"),
 			    "BackoffLimitExceeded");
 	assert_null(json_object_get(json_object_get(job, "status"), "active"));
 	assert_int_equal(events(&f, "b", "BackoffLimitExceeded", NULL), 1);
-	pods_of(&f, "b", &p);
-	assert_int_equal(p.n, 2); /* no replacement after the limit */
+	assert_int_equal(npods(&f, "b"), 3);
 
 	/* activeDeadlineSeconds: Failed with DeadlineExceeded, pods gone. */
 	add_job(&f, "d", "{\"activeDeadlineSeconds\":30}");
@@ -682,10 +704,10 @@ static void test_failure_rate(void **state)
 	pod = get(&f, f.pod, p.items[0]);
 	assert_string_equal(jstr(pod, "status.phase"), "Failed");
 	assert_string_equal(
-		jstr(json_array_get(json_object_get(json_object_get(pod,
-								    "status"),
-						    "containerStatuses"),
-				    0),
+		jstr(json_array_get(
+			     json_object_get(json_object_get(pod, "status"),
+					     "containerStatuses"),
+			     0),
 		     "state.terminated.reason"),
 		"Error");
 	fx_release(&f);
@@ -729,7 +751,10 @@ static void test_node_lost(void **state)
 	assert_int_equal(lost, 2);
 	job = get(&f, f.job, "a");
 	assert_int_equal(jint(job, "status", "failed"), 2);
-	assert_int_equal(jint(job, "status", "active"), 2); /* replaced */
+	/* Replaced after the back-off of two failures (20 s). */
+	advance(&f, f.now + 20 * SEC);
+	job = get(&f, f.job, "a");
+	assert_int_equal(jint(job, "status", "active"), 2);
 
 	/* n2 deleted: its pods are deleted (PodGC), counted as failed. */
 	assert_int_equal(api_store_delete(f.s, f.node, "", "n2", 0, f.now), 0);
@@ -739,7 +764,8 @@ static void test_node_lost(void **state)
 		assert_null(jstr(get(&f, f.pod, p.items[i]), "spec.nodeName"));
 	job = get(&f, f.job, "b");
 	assert_int_equal(jint(job, "status", "failed"), 2);
-	assert_int_equal(jint(job, "status", "active"), 2);
+	advance(&f, f.now + 20 * SEC);
+	assert_int_equal(jint(get(&f, f.job, "b"), "status", "active"), 2);
 	fx_release(&f);
 }
 
@@ -846,9 +872,8 @@ static void test_events(void **state)
 						 1024);
 			if (json_integer_value(json_object_get(e, "count")) ==
 			    2) {
-				assert_string_equal(
-					jstr(e, "firstTimestamp"),
-					"2026-12-01T13:00:00Z");
+				assert_string_equal(jstr(e, "firstTimestamp"),
+						    "2026-12-01T13:00:00Z");
 				assert_string_equal(jstr(e, "lastTimestamp"),
 						    "2026-12-01T13:00:01Z");
 				assert_int_equal(jint(e, "series", "count"), 2);
@@ -889,9 +914,8 @@ struct orphan_check {
 static int find_orphans(void *ctx, const struct api_obj *o)
 {
 	struct orphan_check *x = ctx;
-	const json_t *refs = json_object_get(json_object_get(o->body,
-							     "metadata"),
-					     "ownerReferences");
+	const json_t *refs = json_object_get(
+		json_object_get(o->body, "metadata"), "ownerReferences");
 	size_t i;
 	json_t *r;
 
@@ -919,8 +943,8 @@ static void check_invariants(struct fx *f, struct jobinfo *jobs, size_t nj)
 		for (size_t i = 0; i < p.n; i++) {
 			const json_t *pod = get(f, f->pod, p.items[i]);
 			const char *ph = jstr(pod, "status.phase");
-			bool act = strcmp(ph, "Succeeded") &&
-				   strcmp(ph, "Failed");
+			bool act =
+				strcmp(ph, "Succeeded") && strcmp(ph, "Failed");
 
 			active += act;
 			if (act && jobs[j].indexed) {
@@ -980,15 +1004,16 @@ static void test_random(void **state)
 			ji->succeeded = ji->failed = 0;
 			ji->parallelism = 1 + (int64_t)rng_below(&r, 4);
 			ji->completions = 1 + (int64_t)rng_below(&r, 6);
-			snprintf(spec, sizeof(spec),
-				 "{\"parallelism\":%lld,\"completions\":%lld,"
-				 "\"completionMode\":\"%s\",\"backoffLimit\":%d,"
-				 "\"suspend\":%s}",
-				 (long long)ji->parallelism,
-				 (long long)ji->completions,
-				 ji->indexed ? "Indexed" : "NonIndexed",
-				 (int)rng_below(&r, 8),
-				 rng_below(&r, 4) ? "false" : "true");
+			snprintf(
+				spec, sizeof(spec),
+				"{\"parallelism\":%lld,\"completions\":%lld,"
+				"\"completionMode\":\"%s\",\"backoffLimit\":%d,"
+				"\"suspend\":%s}",
+				(long long)ji->parallelism,
+				(long long)ji->completions,
+				ji->indexed ? "Indexed" : "NonIndexed",
+				(int)rng_below(&r, 8),
+				rng_below(&r, 4) ? "false" : "true");
 			add_job(&f, ji->name, spec);
 		}
 		settle(&f);
@@ -1008,8 +1033,8 @@ static void test_random(void **state)
 					assert_int_equal(
 						api_store_delete(
 							f.s, f.pod, NS,
-							p.items[rng_below(
-								&r, p.n)],
+							p.items[rng_below(&r,
+									  p.n)],
 							0, f.now),
 						0);
 				break;
@@ -1035,9 +1060,8 @@ static void test_random(void **state)
 				set_ready(&f, nodes[nn], node_up[nn]);
 				break;
 			default: /* time passes */
-				advance(&f,
-					f.now + (int64_t)rng_below(&r, 60) *
-							SEC);
+				advance(&f, f.now + (int64_t)rng_below(&r, 60) *
+							    SEC);
 				break;
 			}
 			settle(&f);
