@@ -52,7 +52,8 @@ json_t *ss_cond_find(const json_t *conds, const char *type)
 	size_t i;
 	json_t *c;
 
-	json_array_foreach (conds, i, c) {
+	json_array_foreach(conds, i, c)
+	{
 		const char *t = json_string_value(json_object_get(c, "type"));
 
 		if (t && strcmp(t, type) == 0)
@@ -79,8 +80,9 @@ enum ss_prev ss_cond_set(json_t *conds, const char *type, bool status,
 
 	if (old) {
 		same_status = str_is(json_object_get(old, "status"), st);
-		prev = str_is(json_object_get(old, "status"), "True") ? SS_TRUE
-								      : SS_FALSE;
+		prev = str_is(json_object_get(old, "status"), "True")
+			       ? SS_TRUE
+			       : SS_FALSE;
 		same = same_status &&
 		       str_is(json_object_get(old, "reason"), reason) &&
 		       str_is(json_object_get(old, "message"), message);
@@ -91,8 +93,7 @@ enum ss_prev ss_cond_set(json_t *conds, const char *type, bool status,
 		json_object_set(c, "observedGeneration",
 				json_object_get(old, "observedGeneration"));
 	else if (gen >= 0)
-		json_object_set_new(c, "observedGeneration",
-				    json_integer(gen));
+		json_object_set_new(c, "observedGeneration", json_integer(gen));
 	if (same_status && json_object_get(old, "lastTransitionTime"))
 		json_object_set(c, "lastTransitionTime",
 				json_object_get(old, "lastTransitionTime"));
@@ -108,7 +109,8 @@ enum ss_prev ss_cond_set(json_t *conds, const char *type, bool status,
 		size_t i;
 		json_t *k;
 
-		json_array_foreach (conds, i, k) {
+		json_array_foreach(conds, i, k)
+		{
 			if (k == old) {
 				json_array_set_new(conds, i, c);
 				break;

@@ -18,7 +18,7 @@
 /* The event recorders whose names `kubectl describe` shows, as Kueue
  * names its components: the scheduler (quota reservation, admission,
  * preemption) and the workload controller (eviction, requeue, finish). */
-#define SERVE_STATUS_ADMISSION "kueue-admission"
+#define SERVE_STATUS_ADMISSION	  "kueue-admission"
 #define SERVE_STATUS_WORKLOAD_CTL "kueue-workload-controller"
 
 /* One sync: the model, read-only, and the queue positions worked out once. */

@@ -34,8 +34,7 @@ static struct counts count(const struct ss *ss, int32_t cq, int32_t lq)
 
 		if (!ctl_handle(ss->x, i))
 			continue;
-		if (lq >= 0 ? ss->wl_lq[i] != lq
-			    : sched_wl_cq(ss->sc, i) != cq)
+		if (lq >= 0 ? ss->wl_lq[i] != lq : sched_wl_cq(ss->sc, i) != cq)
 			continue;
 		st = sched_wl_state(ss->sc, i);
 		if (st == SCHED_WL_ADMITTED) {
@@ -122,15 +121,14 @@ static json_t *flavors_usage(const struct ss *ss, int32_t cq,
 						    : sched_cq_usage(
 							      ss->sc, cq, fid,
 							      rq->resource);
-				json_object_set_new(
-					j, "name",
-					json_string(resource_name(
-						ss->c->resources,
-						rq->resource)));
-				json_object_set_new(
-					j, "total",
-					enc_quantity(ss->c, rq->resource,
-						     total));
+				json_object_set_new(j, "name",
+						    json_string(resource_name(
+							    ss->c->resources,
+							    rq->resource)));
+				json_object_set_new(j, "total",
+						    enc_quantity(ss->c,
+								 rq->resource,
+								 total));
 				if (!use)
 					json_object_set_new(
 						j, "borrowed",
@@ -141,9 +139,9 @@ static json_t *flavors_usage(const struct ss *ss, int32_t cq,
 								: 0));
 				json_array_append_new(res, j);
 			}
-			json_array_append_new(
-				arr, json_pack("{s:s,s:o}", "name", fq->flavor,
-					       "resources", res));
+			json_array_append_new(arr, json_pack("{s:s,s:o}",
+							     "name", fq->flavor,
+							     "resources", res));
 		}
 	}
 	return arr;
@@ -186,14 +184,13 @@ static void cq_active(const struct ss *ss, int32_t cq, json_t *conds,
 	}
 	if (missing.len) {
 		reason = reason ? reason : "FlavorNotFound";
-		strbuf_addf(&msg,
-			    "%sreferences missing ResourceFlavor(s): %s",
+		strbuf_addf(&msg, "%sreferences missing ResourceFlavor(s): %s",
 			    msg.len ? ", " : "", missing.buf);
 	}
 	for (size_t g = 0; g < q->ngroups; g++) {
 		for (size_t f = 0; f < q->groups[g].nflavors; f++) {
-			int32_t fid =
-				flavor_id(ss->c, q->groups[g].flavors[f].flavor);
+			int32_t fid = flavor_id(ss->c,
+						q->groups[g].flavors[f].flavor);
 			const struct flavor *fl =
 				fid >= 0 ? &ss->c->flavors.items[fid] : NULL;
 

@@ -106,24 +106,23 @@ static void record_edges(struct ss *ss, uint32_t wl, const json_t *regarding,
 			continue;
 		switch ((enum sched_cond)t) {
 		case SCHED_COND_QUOTA_RESERVED:
-			rc = serve_event(ss->s, regarding, "Normal",
-					 "QuotaReserved", "QuotaReserved",
-					 SERVE_STATUS_ADMISSION, ss->now_us,
-					 "Quota reserved in ClusterQueue %s, "
-					 "wait time since queued was %.0fs",
-					 cq ? cq : "",
-					 secs(k->transition_us -
-					      sv.queue_ts_us));
+			rc = serve_event(
+				ss->s, regarding, "Normal", "QuotaReserved",
+				"QuotaReserved", SERVE_STATUS_ADMISSION,
+				ss->now_us,
+				"Quota reserved in ClusterQueue %s, "
+				"wait time since queued was %.0fs",
+				cq ? cq : "",
+				secs(k->transition_us - sv.queue_ts_us));
 			break;
 		case SCHED_COND_ADMITTED:
-			rc = serve_event(ss->s, regarding, "Normal", "Admitted",
-					 "Admitted", SERVE_STATUS_ADMISSION,
-					 ss->now_us,
-					 "Admitted by ClusterQueue %s, wait "
-					 "time since reservation was %.0fs",
-					 cq ? cq : "",
-					 secs(k->transition_us -
-					      qr->transition_us));
+			rc = serve_event(
+				ss->s, regarding, "Normal", "Admitted",
+				"Admitted", SERVE_STATUS_ADMISSION, ss->now_us,
+				"Admitted by ClusterQueue %s, wait "
+				"time since reservation was %.0fs",
+				cq ? cq : "",
+				secs(k->transition_us - qr->transition_us));
 			break;
 		case SCHED_COND_PREEMPTED:
 			rc = serve_event(ss->s, regarding, "Normal",
@@ -201,7 +200,8 @@ static void workload_status(struct ss *ss, uint32_t wl, const struct api_obj *o)
 
 /* Coscheduling's PodGroup status: phase and pod counts (left out at 0,
  * as omitempty does), scheduleStartTime; occupiedBy stays as stored. */
-static void pod_group_status(struct ss *ss, uint32_t wl, const struct api_obj *o)
+static void pod_group_status(struct ss *ss, uint32_t wl,
+			     const struct api_obj *o)
 {
 	const json_t *old = json_object_get(o->body, "status");
 	json_t *st = json_object();
