@@ -197,6 +197,7 @@ static const char *cause_reason(const char *msg)
 		const char *prefix, *reason;
 	} map[] = {
 		{ "Required value", "FieldValueRequired" },
+		{ "is required", "FieldValueRequired" },
 		{ "Unsupported value", "FieldValueNotSupported" },
 		{ "Duplicate value", "FieldValueDuplicate" },
 		{ "Forbidden", "FieldValueForbidden" },
