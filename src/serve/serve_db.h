@@ -49,7 +49,8 @@ int serve_db_load(struct serve_db *db, struct api_store *s,
  * On failure (disk full, I/O error) the transaction is rolled back: the
  * database keeps the previous flush and the next call retries the same
  * changes. The store is then ahead of the disk, so the daemon must not
- * answer the held writes; it stops (see docs/internals/serve.md).
+ * acknowledge the held writes; it answers them 500 and stops
+ * (docs/internals/serve.md, "When a flush fails").
  */
 int serve_db_flush(struct serve_db *db, const struct api_store *s,
 		   const struct serve_meta *meta,
