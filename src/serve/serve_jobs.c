@@ -384,7 +384,8 @@ static void delete_excess(struct jctx *x, int64_t n)
 	vec_foreach (&x->pods, p)
 		if (p->active)
 			vec_push(&cand, p);
-	qsort(cand.items, cand.len, sizeof(*cand.items), removal_cmp);
+	if (cand.len)
+		qsort(cand.items, cand.len, sizeof(*cand.items), removal_cmp);
 	for (size_t i = 0;
 	     i < cand.len && n > 0 && removed < MAX_CREATE_DELETE_PER_SYNC;
 	     i++, n--, removed++)

@@ -126,8 +126,12 @@ static void add_job(struct fx *f, const char *name, const char *spec)
 		 "\"name\":\"main\",\"image\":\"busybox\"}]}}}}",
 		 name);
 	job = parse(buf);
-	if (spec)
-		json_object_update(json_object_get(job, "spec"), parse(spec));
+	if (spec) {
+		json_t *extra = parse(spec);
+
+		json_object_update(json_object_get(job, "spec"), extra);
+		json_decref(extra);
+	}
 	assert_int_equal(api_store_create(f->s, f->job, job, f->now, NULL), 0);
 }
 
