@@ -247,6 +247,9 @@ static void state_release(struct serve_sched *x)
 	vec_foreach (&x->plain, p)
 		free(*p);
 	vec_release(&x->plain);
+	vec_foreach (&x->new_gangs, p)
+		free(*p);
+	vec_release(&x->new_gangs);
 	cluster_release(&x->c);
 }
 
@@ -273,6 +276,13 @@ void serve_sched_free(struct serve_sched *x)
 	free(x);
 }
 
+/* Whether changes of kind k are read before the others: the cluster's
+ * config (PodGroups too: the controller's gangs find theirs there). */
+static bool first_pass(enum sk k)
+{
+	return k < SK_CONFIG_COUNT || k == SK_POD_GROUP;
+}
+
 static void handle(struct serve_sched *x, const struct sev *e)
 {
 	if (e->kind < SK_CONFIG_COUNT) {
@@ -292,8 +302,11 @@ static void handle(struct serve_sched *x, const struct sev *e)
 	case SK_POD:
 		serve_sched_pod(x, e);
 		break;
+	case SK_POD_GROUP:
+		serve_sched_pod_group(x, e);
+		break;
 	default:
-		break; /* PodGroups are read with their pods */
+		break;
 	}
 }
 
@@ -334,15 +347,17 @@ int serve_sched_sync(struct serve_sched *x, int64_t now_us)
 	x->cursor = api_store_rv(x->s);
 	serve_sched_reconfigure(x); /* config from the first pass too */
 	for (size_t i = 0; i < x->evs.len; i++) {
-		if (x->evs.items[i].kind < SK_CONFIG_COUNT)
+		if (first_pass(x->evs.items[i].kind))
 			handle(x, &x->evs.items[i]);
 	}
 	serve_sched_reconfigure(x);
 	for (size_t i = 0; i < x->evs.len; i++) {
-		if (x->evs.items[i].kind >= SK_CONFIG_COUNT)
+		if (!first_pass(x->evs.items[i].kind))
 			handle(x, &x->evs.items[i]);
 	}
 	evs_clear(x);
+	serve_sched_gangs(x);
+	serve_sched_reconfigure(x); /* plain pods' usage changed */
 	x->restoring = false;
 	for (int turn = 0; turn < MAX_TURNS; turn++) {
 		ctl_run(x->ctl, x->now_us);

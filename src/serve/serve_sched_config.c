@@ -46,6 +46,7 @@ static void swap_config(struct cluster *c, struct cluster *b)
 	SWAP(c->priority_classes, b->priority_classes);
 	SWAP(c->pod_priority_classes, b->pod_priority_classes);
 	SWAP(c->configs, b->configs);
+	SWAP(c->pod_groups, b->pod_groups);
 	for (size_t i = 0; i < ARRAY_SIZE(ks); i++)
 		SWAP(c->index[ks[i]], b->index[ks[i]]);
 }
@@ -139,6 +140,9 @@ int serve_sched_load_config(void *ctx, struct cluster *c)
 			(void)api_store_each(x->s, x->kinds[k], NULL, NULL,
 					     NULL, load_one, &l);
 	}
+	if (x->kinds[SK_POD_GROUP])
+		(void)api_store_each(x->s, x->kinds[SK_POD_GROUP], NULL, NULL,
+				     NULL, load_one, &l);
 	l.batch = c;
 	swap_config(c, &batch);
 	cluster_release(&batch); /* the old objects */

@@ -68,6 +68,7 @@ struct swl {
 	char **uid_at;	    /* UID of the live pod at each index, or NULL */
 	char **name_at;	    /* its name */
 	uint32_t live_pods; /* its pods that hold or may hold resources */
+	uint32_t succeeded; /* its pods that succeeded */
 	bool binding;	    /* some want[] set */
 	bool release;	    /* released: its pods must go (then released) */
 	bool finished;
@@ -93,15 +94,16 @@ struct serve_sched {
 	bool config_dirty;
 	bool restoring; /* the first pass after new(): adopt admissions */
 	VEC(struct sev) evs;
-	VEC(struct swl) wl;  /* by controller slot */
-	struct hmap by_name; /* "ns/name" of a Workload -> slot */
-	struct hmap by_job;  /* Job UID -> slot */
-	struct hmap pods;    /* pod UID -> SP_* flags */
-	struct hmap bad;     /* UID of a refused config object -> rv */
-	struct hmap done;    /* "ns/name" of Workloads whose Job ended while
-				pending: never queued again */
-	VEC(uint32_t) todo;  /* slots with binds or a release */
-	VEC(char *) plain;   /* "ns/name" of plain pods to bind */
+	VEC(struct swl) wl;    /* by controller slot */
+	struct hmap by_name;   /* "ns/name" of a Workload -> slot */
+	struct hmap by_job;    /* Job UID -> slot */
+	struct hmap pods;      /* pod UID -> SP_* flags */
+	struct hmap bad;       /* UID of a refused config object -> rv */
+	struct hmap done;      /* "ns/name" of Workloads whose Job ended while
+				  pending: never queued again */
+	VEC(uint32_t) todo;    /* slots with binds or a release */
+	VEC(char *) plain;     /* "ns/name" of plain pods to bind */
+	VEC(char *) new_gangs; /* "ns/PodGroup/" or "ns//pod": to make */
 	int writes;
 };
 
@@ -145,8 +147,33 @@ int serve_sched_suspend(struct serve_sched *x, const char *ns, const char *job,
 /* Forget slot's workload (its object is gone). */
 void serve_sched_drop(struct serve_sched *x, uint32_t slot);
 
+/* Fill slot's record for its new workload, made from obj (a Workload
+ * object: its controlling Job is read from its ownerReferences). */
+void serve_sched_slot_fill(struct serve_sched *x, uint32_t slot, uint64_t h,
+			   const json_t *obj);
+/* Kueue's name of an owner's Workload: PREFIX-NAME-HASH. */
+char *serve_sched_wl_name(const char *prefix, const char *kind,
+			  const char *name, const char *uid);
+
+/* serve_sched_gang.c */
+/* A pod of a PodGroup, or a plain pod with a queue: its gang's member,
+ * or the gang is made once its pods are there. */
+void serve_sched_gang_pod(struct serve_sched *x, const struct sev *e,
+			  const char *uid);
+/* A PodGroup changed. */
+void serve_sched_pod_group(struct serve_sched *x, const struct sev *e);
+/* Make the gangs of pods that became complete in this sync. */
+void serve_sched_gangs(struct serve_sched *x);
+
 /* serve_sched_pods.c */
 void serve_sched_pod(struct serve_sched *x, const struct sev *e);
+/* A pod of no queue and no gang (or one bound outside the controller):
+ * bound one by one, its usage counted on its node. */
+void serve_sched_plain_pod(struct serve_sched *x, const struct sev *e,
+			   const char *uid);
+/* A pod of slot's gang changed: its index, bind state, Ready, Failed. */
+void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
+			    const struct sev *e, const char *uid);
 /* Bind what the controller asked for slot, when all its pods exist;
  * suspend or wait for the pods of a released one. Returns 1 when the
  * controller was told something (bind results, released), else 0. */

@@ -62,18 +62,18 @@ int serve_sched_mutate(void *ctx, const struct api_kind *k, json_t *obj,
 	return 0;
 }
 
-/* Kueue's name of a Job's Workload: job-NAME-HASH, HASH the first 5 hex
- * digits of a hash of the kind, name and UID (FNV-1a here). */
-static char *workload_name(const char *job, const char *uid)
+/* Kueue's name of an owner's Workload: PREFIX-NAME-HASH, HASH the first
+ * 5 hex digits of a hash of the kind, name and UID (FNV-1a here). */
+char *serve_sched_wl_name(const char *prefix, const char *kind,
+			  const char *name, const char *uid)
 {
-	char *key = xasprintf("Job\n%s%s", job, uid);
+	char *key = xasprintf("%s\n%s%s", kind, name, uid);
 	uint64_t h = hmap_hash(key, strlen(key));
-	char *name;
+	int room = MAX_PREFIX - (int)strlen(prefix) - 1;
 
 	free(key);
-	name = xasprintf("job-%.*s-%05llx", MAX_PREFIX - 4, job,
+	return xasprintf("%s-%.*s-%05llx", prefix, room, name,
 			 (unsigned long long)(h >> 44));
-	return name;
 }
 
 int serve_sched_decode_workload(struct serve_sched *x, const json_t *obj,
@@ -164,9 +164,8 @@ static bool job_ended(struct serve_sched *x, const json_t *obj)
 		      cond_true(jb->body, "Failed"));
 }
 
-/* The new slot's arrays and names. */
-static void slot_fill(struct serve_sched *x, uint32_t slot, uint64_t h,
-		      const json_t *obj)
+void serve_sched_slot_fill(struct serve_sched *x, uint32_t slot, uint64_t h,
+			   const json_t *obj)
 {
 	const struct workload *cw = &x->c.workloads.items[slot];
 	struct swl *w = serve_sched_slot(x, slot);
@@ -233,7 +232,7 @@ static void workload_added(struct serve_sched *x, const json_t *obj)
 		goto out;
 	}
 	slot = CTL_SLOT(h);
-	slot_fill(x, slot, h, obj);
+	serve_sched_slot_fill(x, slot, h, obj);
 	if (x->restoring && admitted) {
 		strbuf_reset(&msg);
 		if (ctl_adopt(x->ctl, h, x->now_us, &msg) == 0) {
@@ -329,7 +328,7 @@ static void make_workload(struct serve_sched *x, const json_t *job)
 	const char *ns = meta_str(job, "namespace");
 	const char *name = meta_str(job, "name");
 	const char *uid = meta_str(job, "uid");
-	char *wname = workload_name(name, uid);
+	char *wname = serve_sched_wl_name("job", "Job", name, uid);
 	struct cluster batch;
 	struct workload w;
 	struct strbuf msg;

@@ -128,9 +128,8 @@ static int64_t index_of(const struct swl *w, const char *uid)
 	return -1;
 }
 
-/* A pod of the Job of slot changed. */
-static void job_pod(struct serve_sched *x, uint32_t slot, const struct sev *e,
-		    const char *uid)
+void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
+			    const struct sev *e, const char *uid)
 {
 	struct swl *w = serve_sched_slot(x, slot);
 	const json_t *meta = json_object_get(e->body, "metadata");
@@ -171,10 +170,13 @@ static void job_pod(struct serve_sched *x, uint32_t slot, const struct sev *e,
 		}
 	}
 	if (gone) {
+		const char *ph = str_at(e->body, "status", "phase");
+
 		free(w->uid_at[i]);
 		free(w->name_at[i]);
 		w->uid_at[i] = w->name_at[i] = NULL;
 		w->live_pods--;
+		w->succeeded += ph && strcmp(ph, "Succeeded") == 0;
 	}
 	if (e->type == API_DELETED)
 		hmap_del(&x->pods, uid, strlen(uid));
@@ -182,11 +184,16 @@ static void job_pod(struct serve_sched *x, uint32_t slot, const struct sev *e,
 		hmap_put_str(&x->pods, uid, flags);
 	if (w->binding || w->release)
 		serve_sched_todo(x, slot);
+	/* a gang of pods ends when they all have succeeded (a Job's ends
+	 * with the Job) */
+	if (!w->job && !w->finished && w->succeeded >= w->npods) {
+		w->finished = true;
+		(void)ctl_finish(x->ctl, w->h, x->now_us);
+	}
 }
 
-/* A pod of no queue and no gang: bound one by one. */
-static void plain_pod(struct serve_sched *x, const struct sev *e,
-		      const char *uid)
+void serve_sched_plain_pod(struct serve_sched *x, const struct sev *e,
+			   const char *uid)
 {
 	const json_t *meta = json_object_get(e->body, "metadata");
 	const char *sched = str_at(e->body, "spec", "schedulerName");
@@ -238,13 +245,15 @@ void serve_sched_pod(struct serve_sched *x, const struct sev *e)
 	if (!uid || !json_string_value(json_object_get(meta, "name")))
 		return;
 	if (juid && hmap_get_str(&x->by_job, juid, &slot)) {
-		job_pod(x, (uint32_t)slot, e, uid);
+		serve_sched_member_pod(x, (uint32_t)slot, e, uid);
 		return;
 	}
-	if (json_object_get(labels, "kueue.x-k8s.io/queue-name") ||
-	    json_object_get(labels, "scheduling.x-k8s.io/pod-group"))
-		return; /* gangs of pods: not handled by this version */
-	plain_pod(x, e, uid);
+	if ((!juid && json_object_get(labels, "kueue.x-k8s.io/queue-name")) ||
+	    json_object_get(labels, "scheduling.x-k8s.io/pod-group")) {
+		serve_sched_gang_pod(x, e, uid);
+		return;
+	}
+	serve_sched_plain_pod(x, e, uid);
 }
 
 static void scheduled_event(struct serve_sched *x, const char *ns,
@@ -416,6 +425,22 @@ static bool place_open(struct serve_sched *x, uint32_t slot, struct swl *w)
 	return ok;
 }
 
+/* Delete the bound pods of a released gang of pods. */
+static void delete_bound(struct serve_sched *x, struct swl *w)
+{
+	for (uint32_t p = 0; p < w->npods; p++) {
+		const struct api_obj *o;
+
+		if (!w->name_at[p])
+			continue;
+		o = api_store_get(x->s, x->kinds[SK_POD], w->ns, w->name_at[p]);
+		if (o && str_at(o->body, "spec", "nodeName") &&
+		    api_store_delete(x->s, x->kinds[SK_POD], w->ns,
+				     w->name_at[p], 0, x->now_us) == 0)
+			x->writes++;
+	}
+}
+
 int serve_sched_act(struct serve_sched *x, uint32_t slot)
 {
 	struct swl *w = serve_sched_slot(x, slot);
@@ -424,10 +449,14 @@ int serve_sched_act(struct serve_sched *x, uint32_t slot)
 	if (!w->live)
 		return 0;
 	if (w->release) {
+		/* Kueue's stopJob suspends a Job (its controller deletes the
+		 * pods); pods of no Job cannot be unbound: they are deleted */
 		if (w->job && serve_sched_suspend(x, w->ns, w->job, true) < 0)
 			return 0;
+		if (!w->job)
+			delete_bound(x, w);
 		if (w->live_pods)
-			return 0; /* the Job controller deletes them */
+			return 0; /* until they are gone */
 		w->release = false;
 		(void)ctl_released(x->ctl, w->h, x->now_us);
 		fed = 1;
@@ -537,7 +566,8 @@ static const char *pend_reason(enum sched_pend p)
 	}
 }
 
-/* The object a gang's Events are about: its Job, else its Workload. */
+/* The object a gang's Events are about: its Job, PodGroup or Workload,
+ * else its first pod. */
 static const struct api_obj *gang_object(struct serve_sched *x,
 					 const struct swl *w)
 {
@@ -545,8 +575,16 @@ static const struct api_obj *gang_object(struct serve_sched *x,
 
 	if (w->job)
 		o = api_store_get(x->s, x->kinds[SK_JOB], w->ns, w->job);
+	else if (w->pod_group)
+		o = api_store_get(x->s, x->kinds[SK_POD_GROUP], w->ns,
+				  w->pod_group);
 	if (!o)
 		o = api_store_get(x->s, x->kinds[SK_WORKLOAD], w->ns, w->name);
+	for (uint32_t p = 0; !o && p < w->npods; p++) {
+		if (w->name_at[p])
+			o = api_store_get(x->s, x->kinds[SK_POD], w->ns,
+					  w->name_at[p]);
+	}
 	return o;
 }
 
