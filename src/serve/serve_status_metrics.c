@@ -137,17 +137,19 @@ static void quotas(const struct ctl *x, struct metrics *m, const int *ids,
 						      rq->resource),
 					NULL
 				};
-				int64_t v = fl ? sched_cq_usage(
-							 ctl_sched(x), cq,
-							 (int32_t)(fl - c->flavors
-										.items),
-							 rq->resource)
-					       : 0;
+				int64_t v =
+					fl ? sched_cq_usage(
+						     ctl_sched(x), cq,
+						     (int32_t)(fl -
+							       c->flavors
+								       .items),
+						     rq->resource)
+					   : 0;
 				double used = value(c, rq->resource, v);
 
-				metrics_set(m, ids[F_NOMINAL], labels,
-					    value(c, rq->resource,
-						  rq->nominal));
+				metrics_set(
+					m, ids[F_NOMINAL], labels,
+					value(c, rq->resource, rq->nominal));
 				metrics_set(m, ids[F_RESERVATION], labels,
 					    used);
 				metrics_set(m, ids[F_USAGE], labels, used);
@@ -173,8 +175,8 @@ void serve_status_metrics(const struct ctl *x, struct strbuf *out)
 	for (int32_t cq = 0; cq < (int32_t)ncq; cq++) {
 		const char *name = c->cluster_queues.items[cq].name;
 		const char *cql[] = { "cluster_queue", name, NULL };
-		const char *act[] = { "cluster_queue", name, "status",
-				      "active", NULL };
+		const char *act[] = { "cluster_queue", name, "status", "active",
+				      NULL };
 		const char *inad[] = { "cluster_queue", name, "status",
 				       "inadmissible", NULL };
 

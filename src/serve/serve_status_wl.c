@@ -106,24 +106,23 @@ static void record_edges(struct ss *ss, uint32_t wl, const json_t *regarding,
 			continue;
 		switch ((enum sched_cond)t) {
 		case SCHED_COND_QUOTA_RESERVED:
-			rc = serve_event(ss->s, regarding, "Normal",
-					 "QuotaReserved", "QuotaReserved",
-					 SERVE_STATUS_ADMISSION, ss->now_us,
-					 "Quota reserved in ClusterQueue %s, "
-					 "wait time since queued was %.0fs",
-					 cq ? cq : "",
-					 secs(k->transition_us -
-					      sv.queue_ts_us));
+			rc = serve_event(
+				ss->s, regarding, "Normal", "QuotaReserved",
+				"QuotaReserved", SERVE_STATUS_ADMISSION,
+				ss->now_us,
+				"Quota reserved in ClusterQueue %s, "
+				"wait time since queued was %.0fs",
+				cq ? cq : "",
+				secs(k->transition_us - sv.queue_ts_us));
 			break;
 		case SCHED_COND_ADMITTED:
-			rc = serve_event(ss->s, regarding, "Normal", "Admitted",
-					 "Admitted", SERVE_STATUS_ADMISSION,
-					 ss->now_us,
-					 "Admitted by ClusterQueue %s, wait "
-					 "time since reservation was %.0fs",
-					 cq ? cq : "",
-					 secs(k->transition_us -
-					      qr->transition_us));
+			rc = serve_event(
+				ss->s, regarding, "Normal", "Admitted",
+				"Admitted", SERVE_STATUS_ADMISSION, ss->now_us,
+				"Admitted by ClusterQueue %s, wait "
+				"time since reservation was %.0fs",
+				cq ? cq : "",
+				secs(k->transition_us - qr->transition_us));
 			break;
 		case SCHED_COND_PREEMPTED:
 			rc = serve_event(ss->s, regarding, "Normal",
@@ -160,14 +159,11 @@ static void record_edges(struct ss *ss, uint32_t wl, const json_t *regarding,
 /* The status of Workload o from model workload wl. */
 static void workload_status(struct ss *ss, uint32_t wl, const struct api_obj *o)
 {
-	const json_t *old = json_object_get(o->body, "status");
-	json_t *st = old ? json_deep_copy(old) : json_object();
-	json_t *conds = json_object_get(st, "conditions");
+	json_t *conds, *st = ss_status_copy(o, &conds);
 	json_t *adm, *rq, *regarding;
 	int64_t gen = ss_generation(o->body);
 	struct edges e;
 
-	conds = json_is_array(conds) ? json_incref(conds) : json_array();
 	for (int t = 0; t < SCHED_COND_COUNT; t++) {
 		struct sched_condition k =
 			sched_wl_condition(ss->sc, wl, (enum sched_cond)t);
@@ -182,7 +178,6 @@ static void workload_status(struct ss *ss, uint32_t wl, const struct api_obj *o)
 	}
 	if (cluster_config(ss->c)->wait_for_pods_ready.enable)
 		pods_ready(ss, wl, conds, gen);
-	json_object_set_new(st, "conditions", conds);
 	adm = status_admission(ss->c, ss->sc, wl);
 	if (adm)
 		json_object_set_new(st, "admission", adm);
@@ -201,7 +196,8 @@ static void workload_status(struct ss *ss, uint32_t wl, const struct api_obj *o)
 
 /* Coscheduling's PodGroup status: phase and pod counts (left out at 0,
  * as omitempty does), scheduleStartTime; occupiedBy stays as stored. */
-static void pod_group_status(struct ss *ss, uint32_t wl, const struct api_obj *o)
+static void pod_group_status(struct ss *ss, uint32_t wl,
+			     const struct api_obj *o)
 {
 	const json_t *old = json_object_get(o->body, "status");
 	json_t *st = json_object();

@@ -69,8 +69,8 @@ static bool parse_path(const char *path, struct vis_req *q)
 	    strcmp(q->version, "v1beta1") != 0)
 		return false;
 	q->local = literal(&p, "namespaces");
-	if (q->local && (!segment(&p, q->ns, sizeof(q->ns)) ||
-			 !literal(&p, "localqueues")))
+	if (q->local &&
+	    (!segment(&p, q->ns, sizeof(q->ns)) || !literal(&p, "localqueues")))
 		return false;
 	if (!q->local && !literal(&p, "clusterqueues"))
 		return false;
@@ -137,10 +137,10 @@ static json_t *owners(const struct api_store *s, const struct workload *w)
 		s ? api_kind_of("kueue.x-k8s.io/v1beta2", "Workload") : NULL;
 	const struct api_obj *o =
 		k ? api_store_get(s, k, w->ns ? w->ns : "", w->name) : NULL;
-	const json_t *refs = o ? json_object_get(json_object_get(o->body,
-								"metadata"),
-						"ownerReferences")
-			       : NULL;
+	const json_t *refs =
+		o ? json_object_get(json_object_get(o->body, "metadata"),
+				    "ownerReferences")
+		  : NULL;
 	static const char *const keys[] = { "apiVersion", "kind", "name",
 					    "uid" };
 	json_t *arr, *ref;
@@ -149,7 +149,8 @@ static json_t *owners(const struct api_store *s, const struct workload *w)
 	if (!json_array_size(refs))
 		return NULL;
 	arr = json_array();
-	json_array_foreach (refs, i, ref) {
+	json_array_foreach(refs, i, ref)
+	{
 		json_t *r = json_object();
 
 		for (size_t k2 = 0; k2 < ARRAY_SIZE(keys); k2++) {
@@ -163,8 +164,8 @@ static json_t *owners(const struct api_store *s, const struct workload *w)
 	return arr;
 }
 
-static json_t *item(const struct ctl *x, const struct api_store *s,
-		    uint32_t wl, int64_t cq_pos, int64_t lq_pos)
+static json_t *item(const struct ctl *x, const struct api_store *s, uint32_t wl,
+		    int64_t cq_pos, int64_t lq_pos)
 {
 	const struct cluster *c = ctl_cluster(x);
 	const struct workload *w = &c->workloads.items[wl];
@@ -216,8 +217,9 @@ static json_t *items(const struct ctl *x, const struct api_store *s,
 			continue;
 		if ((int64_t)json_array_size(arr) >= q->limit)
 			break;
-		json_array_append_new(arr, item(x, s, order[k], cq_pos[order[k]],
-						lq_pos[order[k]]));
+		json_array_append_new(arr,
+				      item(x, s, order[k], cq_pos[order[k]],
+					   lq_pos[order[k]]));
 	}
 	free(cq_pos);
 	free(lq_pos);

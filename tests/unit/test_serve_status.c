@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Tests of the status writer of `echelon serve`: a controller over
+ * tests/data/serve/status.yaml, a store holding its Workload, ClusterQueue
+ * and LocalQueue objects (encoded by enc_object), cycles, and
+ * serve_status_sync(): the JSON written (golden fragments in Kueue's
+ * v1beta2 fields), settling (a second sync writes nothing, transition
+ * times stay), one Event per edge, and the metrics text.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "api/api_store.h"
+#include "base/alloc.h"
+#include "ctl/ctl.h"
+#include "manifest/enc.h"
+#include "manifest/manifest.h"
+#include "serve/serve_status.h"
+#include "testutil.h"
+
+#include "base/banned.h"
+
+#define S  1000000LL
+#define T0 1796130010000000LL /* 2026-12-01T13:00:10Z */
+
+struct fx {
+	struct cluster c;
+	struct ctl *x;
+	struct api_store *s;
+};
+
+static const struct ctl_backend_ops no_ops = { NULL, NULL, NULL };
+
+static void store_kind(struct fx *f, enum kind k)
+{
+	for (size_t i = 0; i < cluster_count(&f->c, k); i++) {
+		json_t *o = enc_object(&f->c, k, i);
+		const struct api_kind *ak = api_kind_of(
+			json_string_value(json_object_get(o, "apiVersion")),
+			json_string_value(json_object_get(o, "kind")));
+
+		assert_non_null(ak);
+		assert_int_equal(api_store_create(f->s, ak, o, T0, NULL), 0);
+	}
+}
+
+/* The cluster of tests/data/serve/NAME and its objects in a store. */
+static void load(struct fx *f, const char *name)
+{
+	char *rel = xasprintf("tests/data/serve/%s", name);
+	char *path = testutil_path(rel);
+	const char *const paths[] = { path };
+	struct diag d;
+
+	cluster_init(&f->c);
+	diag_init(&d);
+	assert_int_equal(manifest_load_paths(&f->c, paths, 1, &d), 0);
+	assert_int_equal(d.errors, 0);
+	diag_release(&d);
+	free(path);
+	free(rel);
+	cluster_compute_usage(&f->c, NULL);
+	f->x = ctl_new(&f->c, NULL, &no_ops, NULL);
+	f->s = api_store_new(NULL);
+	store_kind(f, KIND_CLUSTER_QUEUE);
+	store_kind(f, KIND_LOCAL_QUEUE);
+	store_kind(f, KIND_WORKLOAD);
+	store_kind(f, KIND_POD_GROUP);
+}
+
+/* status.yaml with every workload submitted and the cycles run at T0. */
+static void start(struct fx *f)
+{
+	load(f, "status.yaml");
+	for (uint32_t i = 0; i < f->c.workloads.len; i++)
+		assert_int_equal(
+			ctl_submit(f->x, ctl_handle(f->x, i), true, T0), 0);
+	ctl_run(f->x, T0);
+}
+
+static void stop(struct fx *f)
+{
+	api_store_free(f->s);
+	ctl_free(f->x);
+	cluster_release(&f->c);
+}
+
+static uint32_t slot(const struct fx *f, const char *name)
+{
+	for (uint32_t i = 0; i < f->c.workloads.len; i++)
+		if (strcmp(f->c.workloads.items[i].name, name) == 0)
+			return i;
+	fail_msg("no workload %s", name);
+	return 0;
+}
+
+/* The compact text of a stored object's status. */
+static char *status_text(const struct fx *f, const char *kind, const char *ns,
+			 const char *name)
+{
+	const struct api_kind *k = api_kind_of("kueue.x-k8s.io/v1beta2", kind);
+	const struct api_obj *o = api_store_get(f->s, k, ns, name);
+
+	assert_non_null(o);
+	return json_dumps(json_object_get(o->body, "status"),
+			  JSON_COMPACT | JSON_PRESERVE_ORDER);
+}
+
+static void expect_in(const char *text, const char *want)
+{
+	if (!strstr(text, want))
+		fail_msg("want\n%s\nin\n%s", want, text);
+}
+
+static void expect_status(const struct fx *f, const char *kind, const char *ns,
+			  const char *name, const char *const *want)
+{
+	char *text = status_text(f, kind, ns, name);
+
+	for (size_t i = 0; want[i]; i++)
+		expect_in(text, want[i]);
+	free(text);
+}
+
+struct ev_count {
+	const char *reason, *name;
+	int n;
+};
+
+static int count_event(void *ctx, const struct api_obj *o)
+{
+	struct ev_count *e = ctx;
+	const json_t *inv = json_object_get(o->body, "involvedObject");
+	const char *reason =
+		json_string_value(json_object_get(o->body, "reason"));
+	const char *name = json_string_value(json_object_get(inv, "name"));
+
+	const json_t *count = json_object_get(o->body, "count");
+
+	if (reason && strcmp(reason, e->reason) == 0 && name &&
+	    strcmp(name, e->name) == 0)
+		e->n += json_is_integer(count) ? (int)json_integer_value(count)
+					       : 1;
+	return 0;
+}
+
+/* Events with reason about Workload name (repeats counted). */
+static int events(const struct fx *f, const char *reason, const char *name)
+{
+	struct ev_count e = { reason, name, 0 };
+
+	(void)api_store_each(f->s, api_kind_of("v1", "Event"), NULL, NULL, NULL,
+			     count_event, &e);
+	return e.n;
+}
+
+static const char *const want_a[] = {
+	"{\"type\":\"QuotaReserved\",\"status\":\"True\","
+	"\"observedGeneration\":"
+	"1,\"lastTransitionTime\":\"2026-12-01T13:00:10Z\",\"reason\":"
+	"\"QuotaReserved\",\"message\":\"Quota reserved in ClusterQueue cq\"}",
+	"{\"type\":\"Admitted\",\"status\":\"True\",\"observedGeneration\":1,"
+	"\"lastTransitionTime\":\"2026-12-01T13:00:10Z\",\"reason\":"
+	"\"Admitted\",\"message\":\"The workload is admitted\"}",
+	"\"admission\":{\"clusterQueue\":\"cq\",\"podSetAssignments\":[{"
+	"\"name\":\"main\",\"count\":2,\"flavors\":{\"cpu\":\"f\","
+	"\"nvidia.com/gpu\":\"f\"},\"resourceUsage\":{\"cpu\":\"2\","
+	"\"nvidia.com/gpu\":\"2\"},\"topologyAssignment\":{\"levels\":["
+	"\"kubernetes.io/hostname\"],\"slices\":[{\"domainCount\":1,"
+	"\"valuesPerLevel\":[{\"universal\":\"n1\"}],\"podCounts\":{"
+	"\"universal\":2}}]}}]}",
+	NULL
+};
+
+static const char *const want_c[] = {
+	"{\"type\":\"QuotaReserved\",\"status\":\"False\","
+	"\"observedGeneration\""
+	":1,\"lastTransitionTime\":\"2026-12-01T13:00:10Z\",\"reason\":"
+	"\"WaitingForQuota\",\"message\":\"couldn't assign flavors to the "
+	"workload: insufficient unused quota for nvidia.com/gpu in flavor f, 2 "
+	"more needed\"}",
+	NULL
+};
+
+static const char *const want_cq[] = {
+	"\"pendingWorkloads\":2,\"reservingWorkloads\":2,"
+	"\"admittedWorkloads\":2",
+	"\"flavorsReservation\":[{\"name\":\"f\",\"resources\":[{\"name\":"
+	"\"cpu\",\"total\":\"4\",\"borrowed\":\"0\"},{\"name\":"
+	"\"nvidia.com/gpu\",\"total\":\"4\",\"borrowed\":\"0\"}]}]",
+	"\"flavorsUsage\":[{\"name\":\"f\",\"resources\":[{\"name\":"
+	"\"cpu\",\"total\":\"4\",\"borrowed\":\"0\"},{\"name\":"
+	"\"nvidia.com/gpu\",\"total\":\"4\",\"borrowed\":\"0\"}]}]",
+	"{\"type\":\"Active\",\"status\":\"True\",\"observedGeneration\":1,"
+	"\"lastTransitionTime\":\"2026-12-01T13:00:10Z\",\"reason\":\"Ready\","
+	"\"message\":\"Can admit new workloads\"}",
+	NULL
+};
+
+static const char *const want_broken[] = {
+	"\"pendingWorkloads\":0,\"reservingWorkloads\":0,"
+	"\"admittedWorkloads\":0",
+	"\"reason\":\"FlavorNotFound\",\"message\":\"Can't admit new "
+	"workloads: references missing ResourceFlavor(s): missing.\"",
+	NULL
+};
+
+static const char *const want_lq[] = {
+	"\"pendingWorkloads\":2,\"reservingWorkloads\":2,"
+	"\"admittedWorkloads\":2",
+	"\"flavorsUsage\":[{\"name\":\"f\",\"resources\":[{\"name\":"
+	"\"cpu\",\"total\":\"4\"},{\"name\":\"nvidia.com/gpu\",\"total\":"
+	"\"4\"}]}]",
+	"\"reason\":\"Ready\",\"message\":\"Can submit new workloads to "
+	"localQueue\"",
+	NULL
+};
+
+static const char *const want_other[] = {
+	"{\"type\":\"Active\",\"status\":\"False\",\"observedGeneration\":1,"
+	"\"lastTransitionTime\":\"2026-12-01T13:00:10Z\",\"reason\":"
+	"\"ClusterQueueIsInactive\",\"message\":\"Can't submit new workloads "
+	"to clusterQueue\"}",
+	NULL
+};
+
+/* The first sync writes every object as Kueue would; a second writes
+ * nothing. */
+static void test_first_sync(void **state)
+{
+	struct fx f;
+	uint64_t rv;
+
+	(void)state;
+	start(&f);
+	/* 4 Workloads, 2 ClusterQueues, 2 LocalQueues; Events for a and b:
+	 * QuotaReserved and Admitted each */
+	assert_int_equal(serve_status_sync(f.s, f.x, T0), 8 + 4);
+	expect_status(&f, "Workload", "ns", "a", want_a);
+	expect_status(&f, "Workload", "ns", "c", want_c);
+	expect_status(&f, "ClusterQueue", "", "cq", want_cq);
+	expect_status(&f, "ClusterQueue", "", "broken", want_broken);
+	expect_status(&f, "LocalQueue", "ns", "lq", want_lq);
+	expect_status(&f, "LocalQueue", "ns", "other", want_other);
+	assert_int_equal(events(&f, "QuotaReserved", "a"), 1);
+	assert_int_equal(events(&f, "Admitted", "b"), 1);
+	assert_int_equal(events(&f, "QuotaReserved", "c"), 0);
+	rv = api_store_rv(f.s);
+	assert_int_equal(serve_status_sync(f.s, f.x, T0 + 5 * S), 0);
+	assert_int_equal(api_store_rv(f.s), rv);
+	stop(&f);
+}
+
+/* a finishes: its Finished edge and c's admission are one Event each;
+ * what did not change keeps its lastTransitionTime. */
+static void test_edges(void **state)
+{
+	static const char *const want_b[] = {
+		"\"lastTransitionTime\":\"2026-12-01T13:00:10Z\",\"reason\":"
+		"\"QuotaReserved\"",
+		NULL
+	};
+	static const char *const want_c_admitted[] = {
+		"{\"type\":\"QuotaReserved\",\"status\":\"True\","
+		"\"observedGeneration\":1,\"lastTransitionTime\":"
+		"\"2026-12-01T13:01:10Z\",\"reason\":\"QuotaReserved\"",
+		NULL
+	};
+	static const char *const want_a_finished[] = {
+		"{\"type\":\"Finished\",\"status\":\"True\"", NULL
+	};
+	struct fx f;
+
+	(void)state;
+	start(&f);
+	assert_true(serve_status_sync(f.s, f.x, T0) > 0);
+	assert_int_equal(
+		ctl_finish(f.x, ctl_handle(f.x, slot(&f, "a")), T0 + 60 * S),
+		0);
+	ctl_run(f.x, T0 + 60 * S);
+	/* a, c, cq, lq (d waits as it did); Finished a, QuotaReserved and
+	 * Admitted c */
+	assert_int_equal(serve_status_sync(f.s, f.x, T0 + 61 * S), 4 + 3);
+	expect_status(&f, "Workload", "ns", "a", want_a_finished);
+	expect_status(&f, "Workload", "ns", "b", want_b);
+	expect_status(&f, "Workload", "ns", "c", want_c_admitted);
+	assert_int_equal(events(&f, "Finished", "a"), 1);
+	assert_int_equal(events(&f, "QuotaReserved", "c"), 1);
+	assert_int_equal(events(&f, "Admitted", "c"), 1);
+	assert_int_equal(events(&f, "QuotaReserved", "a"), 1);
+	assert_int_equal(serve_status_sync(f.s, f.x, T0 + 62 * S), 0);
+	assert_int_equal(events(&f, "Admitted", "c"), 1);
+	stop(&f);
+}
+
+static const char *const want_low_ready[] = {
+	"{\"type\":\"PodsReady\",\"status\":\"True\",\"observedGeneration\":1,"
+	"\"lastTransitionTime\":\"2026-12-01T13:00:11Z\",\"reason\":"
+	"\"Started\","
+	"\"message\":\"All pods reached readiness and the workload is "
+	"running\"}",
+	NULL
+};
+
+static const char *const want_low_preempted[] = {
+	"{\"type\":\"Evicted\",\"status\":\"True\",\"observedGeneration\":1,"
+	"\"lastTransitionTime\":\"2026-12-01T13:00:12Z\",\"reason\":"
+	"\"Preempted\",\"message\":\"Preempted to accommodate a workload "
+	"(ns/high) due to InClusterQueue\"}",
+	"{\"type\":\"Preempted\",\"status\":\"True\",\"observedGeneration\":"
+	"1,\"lastTransitionTime\":\"2026-12-01T13:00:12Z\",\"reason\":"
+	"\"InClusterQueue\"",
+	"{\"type\":\"PodsReady\",\"status\":\"False\",\"observedGeneration\":"
+	"1,\"lastTransitionTime\":\"2026-12-01T13:00:12Z\",\"reason\":"
+	"\"WaitForStart\"",
+	NULL
+};
+
+static const char *const want_high_timeout[] = {
+	"{\"type\":\"Evicted\",\"status\":\"True\",\"observedGeneration\":1,"
+	"\"lastTransitionTime\":\"2026-12-01T13:00:42Z\",\"reason\":"
+	"\"PodsReadyTimeout\"",
+	"\"requeueState\":{\"count\":1,\"requeueAt\":"
+	"\"2026-12-01T13:00:52Z\"}",
+	NULL
+};
+
+static const char *const want_low_again[] = {
+	"{\"type\":\"Evicted\",\"status\":\"False\",\"observedGeneration\":"
+	"1,\"lastTransitionTime\":\"2026-12-01T13:00:42Z\",\"reason\":"
+	"\"QuotaReserved\",\"message\":\"Previously: Preempted to "
+	"accommodate a workload (ns/high) due to InClusterQueue\"}",
+	NULL
+};
+
+/*
+ * Preemption and waitForPodsReady: low's pods get Ready (PodsReady
+ * Started), high preempts it (Evicted, Preempted, Requeued: one Event
+ * each), high's pods never get Ready and the timeout evicts it with a
+ * requeueState; low, admitted again, has its Evicted condition turned
+ * False as Kueue's SetQuotaReservation does.
+ */
+static void test_preemption(void **state)
+{
+	struct fx f;
+	uint64_t low, high;
+
+	(void)state;
+	load(&f, "preempt.yaml");
+	low = ctl_handle(f.x, slot(&f, "low"));
+	high = ctl_handle(f.x, slot(&f, "high"));
+	assert_int_equal(ctl_submit(f.x, low, true, T0), 0);
+	ctl_run(f.x, T0);
+	assert_true(serve_status_sync(f.s, f.x, T0) > 0);
+	for (uint32_t p = 0; p < 2; p++)
+		assert_int_equal(
+			ctl_pod_event(f.x, low, p, CTL_POD_READY, T0 + S), 0);
+	ctl_run(f.x, T0 + S);
+	assert_int_equal(serve_status_sync(f.s, f.x, T0 + S), 1);
+	expect_status(&f, "Workload", "ns", "low", want_low_ready);
+
+	assert_int_equal(ctl_submit(f.x, high, true, T0 + 2 * S), 0);
+	ctl_run(f.x, T0 + 2 * S);
+	/* low, high, cq, lq; Evicted, Preempted, Requeued of low,
+	 * QuotaReserved and Admitted of high */
+	assert_int_equal(serve_status_sync(f.s, f.x, T0 + 2 * S), 4 + 5);
+	expect_status(&f, "Workload", "ns", "low", want_low_preempted);
+	assert_int_equal(events(&f, "EvictedDueToPreempted", "low"), 1);
+	assert_int_equal(events(&f, "Preempted", "low"), 1);
+	assert_int_equal(events(&f, "Requeued", "low"), 1);
+	assert_int_equal(events(&f, "Admitted", "high"), 1);
+
+	assert_int_equal(ctl_next_wakeup_us(f.x, T0 + 2 * S), T0 + 32 * S);
+	ctl_run(f.x, T0 + 32 * S);
+	assert_true(serve_status_sync(f.s, f.x, T0 + 32 * S) > 0);
+	expect_status(&f, "Workload", "ns", "high", want_high_timeout);
+	expect_status(&f, "Workload", "ns", "low", want_low_again);
+	assert_int_equal(events(&f, "EvictedDueToPodsReadyTimeout", "high"), 1);
+	assert_int_equal(events(&f, "QuotaReserved", "low"), 2);
+	assert_int_equal(events(&f, "EvictedDueToPreempted", "low"), 1);
+	assert_int_equal(serve_status_sync(f.s, f.x, T0 + 33 * S), 0);
+	stop(&f);
+}
+
+/* The compact text of PodGroup ns/g's status. */
+static char *pod_group_text(const struct fx *f)
+{
+	const struct api_kind *pk =
+		api_kind_of("scheduling.x-k8s.io/v1alpha1", "PodGroup");
+
+	return json_dumps(
+		json_object_get(api_store_get(f->s, pk, "ns", "g")->body,
+				"status"),
+		JSON_COMPACT | JSON_PRESERVE_ORDER);
+}
+
+/* A PodGroup's gang: Coscheduling's phase and counts on the PodGroup. */
+static void test_pod_group(void **state)
+{
+	const struct api_kind *wk =
+		api_kind_of("kueue.x-k8s.io/v1beta2", "Workload");
+	struct fx f;
+	uint64_t h;
+	char *t;
+
+	(void)state;
+	load(&f, "podgroup.yaml");
+	/* the gang's object is the PodGroup: no Workload object */
+	assert_int_equal(api_store_delete(f.s, wk, "ns", "g", 0, T0), 0);
+	h = ctl_handle(f.x, slot(&f, "g"));
+	assert_int_equal(ctl_submit(f.x, h, true, T0), 0);
+	ctl_run(f.x, T0);
+	assert_true(serve_status_sync(f.s, f.x, T0) > 0);
+	t = pod_group_text(&f);
+	assert_string_equal(t, "{\"phase\":\"Scheduling\"}");
+	free(t);
+	for (uint32_t p = 0; p < 2; p++)
+		assert_int_equal(
+			ctl_pod_event(f.x, h, p, CTL_POD_READY, T0 + S), 0);
+	ctl_run(f.x, T0 + S);
+	/* the PodGroup and the queues' counts stay: one write */
+	assert_int_equal(serve_status_sync(f.s, f.x, T0 + S), 1);
+	t = pod_group_text(&f);
+	assert_string_equal(t, "{\"phase\":\"Running\",\"running\":2}");
+	free(t);
+	assert_int_equal(serve_status_sync(f.s, f.x, T0 + 2 * S), 0);
+	stop(&f);
+}
+
+static const char *const want_metrics[] = {
+	"# TYPE kueue_pending_workloads gauge\n",
+	"kueue_pending_workloads{cluster_queue=\"cq\",status=\"active\"} 0\n"
+	"kueue_pending_workloads{cluster_queue=\"cq\",status=\"inadmissible\"} "
+	"2\n",
+	"kueue_admitted_active_workloads{cluster_queue=\"cq\"} 2\n",
+	"kueue_reserving_active_workloads{cluster_queue=\"cq\"} 2\n",
+	"kueue_cluster_queue_status{cluster_queue=\"broken\",status="
+	"\"pending\"} 1\n",
+	"kueue_cluster_queue_status{cluster_queue=\"cq\",status=\"active\"} "
+	"1\n",
+	"kueue_cluster_queue_nominal_quota{cluster_queue=\"cq\",cohort=\"\","
+	"flavor=\"f\",resource=\"nvidia.com/gpu\"} 4\n",
+	"kueue_cluster_queue_resource_usage{cluster_queue=\"cq\",cohort=\"\","
+	"flavor=\"f\",resource=\"cpu\"} 4\n",
+	NULL
+};
+
+/* Every line of the text is a comment or "name{labels} value". */
+static void check_exposition(const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		const char *sp;
+
+		assert_non_null(nl);
+		if (*p != '#') {
+			sp = memchr(p, ' ', (size_t)(nl - p));
+			assert_non_null(sp);
+			assert_true(sp[1] != '\n');
+		}
+		p = nl + 1;
+	}
+}
+
+static void test_metrics(void **state)
+{
+	struct strbuf out;
+	struct fx f;
+
+	(void)state;
+	start(&f);
+	strbuf_init(&out);
+	serve_status_metrics(f.x, &out);
+	for (size_t i = 0; want_metrics[i]; i++)
+		expect_in(out.buf, want_metrics[i]);
+	check_exposition(out.buf);
+	strbuf_release(&out);
+	stop(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_first_sync),
+		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_preemption),
+		cmocka_unit_test(test_pod_group),
+		cmocka_unit_test(test_metrics),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
