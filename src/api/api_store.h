@@ -107,6 +107,20 @@ int api_store_update(struct api_store *s, const struct api_kind *k,
 int api_store_delete(struct api_store *s, const struct api_kind *k,
 		     const char *ns, const char *name, uint64_t if_rv,
 		     int64_t now_us) MUST_CHECK;
+/*
+ * Finalizers, as Kubernetes: api_store_delete() of an object with
+ * metadata.finalizers only sets metadata.deletionTimestamp (a MODIFIED
+ * event; nothing when already set), and the update that leaves such an
+ * object without finalizers removes it (a DELETED event; *ret is then the
+ * object as deleted, no longer in the store). An update that changes
+ * nothing is no write: no new resourceVersion, no event, *ret the stored
+ * object. metadata.generation counts changes outside metadata and status.
+ * The object as last deleted stays valid until the next write.
+ */
+
+/* now_us as RFC 3339 UTC with seconds ("2026-12-01T13:00:00Z") in buf
+ * (≥ 21 bytes); returns buf. */
+const char *api_store_timestamp(int64_t us, char *buf, size_t size);
 
 /*
  * Restore from persistence: put body as stored (metadata as it is, rv
