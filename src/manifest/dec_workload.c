@@ -407,9 +407,12 @@ static int slice_values(struct dec *x, struct ynode *v, size_t level,
 		return -EINVAL;
 	}
 	roots = dec_get(ind, "roots");
-	if (!roots || dec_expect_seq(x, roots) < 0 || roots->n != ndoms) {
-		dec_error(x, ind, "roots: must have one value per domain (%zu)",
-			  ndoms);
+	if (!roots || roots->type != YNODE_SEQ || roots->n != ndoms) {
+		size_t len = dec_push(x, "individual");
+
+		dec_error(x, roots ? roots : ind,
+			  "roots: must have one value per domain (%zu)", ndoms);
+		dec_pop(x, len);
 		return -EINVAL;
 	}
 	ynode_foreach(roots, r)
@@ -510,6 +513,8 @@ static int assignment_slices(struct dec *x, struct ynode *list,
 				  ta->nlevels);
 			rc = -EINVAL;
 		} else {
+			size_t lv = dec_push(x, "valuesPerLevel");
+
 			ynode_foreach(vals, v)
 			{
 				size_t l2 = dec_push_index(x, l);
@@ -519,6 +524,7 @@ static int assignment_slices(struct dec *x, struct ynode *list,
 				l++;
 				dec_pop(x, l2);
 			}
+			dec_pop(x, lv);
 		}
 		if (slice_counts(x, dec_get(item, "podCounts"), doms,
 				 (size_t)n) < 0)

@@ -93,6 +93,7 @@ struct serve_http {
 	char *token;
 	uint16_t port;
 	int64_t now_us, mono_us, peeked_us;
+	bool kick; /* a connection was resumed: run at once */
 	struct req *held;
 	struct watch *watches;
 	unsigned nwatches;
@@ -736,20 +737,28 @@ int serve_http_new(const struct serve_http_options *o,
 	return 0;
 }
 
+/* libmicrohttpd's epoll fd does not always wake for a resumed connection
+ * in external-epoll mode, so the next turn runs it without waiting. */
+static void resume(struct serve_http *h, struct MHD_Connection *conn)
+{
+	MHD_resume_connection(conn);
+	h->kick = true;
+}
+
 /* Wake every suspended connection so that it can finish. */
 static void resume_all(struct serve_http *h)
 {
 	for (struct req *q = h->held; q; q = q->next_held) {
 		if (q->state == RQ_HELD) {
 			q->state = RQ_RELEASED;
-			MHD_resume_connection(q->conn);
+			resume(h, q->conn);
 		}
 	}
 	for (struct watch *w = h->watches; w; w = w->next) {
 		w->ended = true;
 		if (w->suspended) {
 			w->suspended = false;
-			MHD_resume_connection(w->conn);
+			resume(h, w->conn);
 		}
 	}
 }
@@ -785,6 +794,7 @@ void serve_http_run(struct serve_http *h, int64_t now_us, int64_t mono_us)
 {
 	h->now_us = now_us;
 	h->mono_us = mono_us;
+	h->kick = false;
 	MHD_run(h->d);
 }
 
@@ -810,7 +820,7 @@ void serve_http_commit(struct serve_http *h, bool ok)
 			q->resp.content_type = "application/json";
 		}
 		q->state = RQ_RELEASED;
-		MHD_resume_connection(q->conn);
+		resume(h, q->conn);
 	}
 	/* Released requests leave the list when they complete; drop them
 	 * now so the list only holds waiting ones. */
@@ -861,7 +871,7 @@ void serve_http_pump(struct serve_http *h, int64_t now_us)
 			w->ended = true;
 		if (w->suspended && (w->ended || w->buf.len > w->off)) {
 			w->suspended = false;
-			MHD_resume_connection(w->conn);
+			resume(h, w->conn);
 		}
 	}
 }
@@ -885,6 +895,8 @@ int serve_http_timeout_ms(const struct serve_http *h)
 	MHD_UNSIGNED_LONG_LONG ms;
 	int t = -1;
 
+	if (h->kick)
+		return 0;
 	if (MHD_get_timeout(h->d, &ms) == MHD_YES)
 		t = ms > 60000 ? 60000 : (int)ms;
 	/* Suspended watches are checked for gone clients now and then. */

@@ -29,6 +29,7 @@
 
 #include "base/alloc.h"
 #include "base/strbuf.h"
+#include "model/ann.h"
 #include "serve/serve_cluster_int.h"
 #include "serve/serve_event.h"
 
@@ -384,7 +385,8 @@ static void delete_excess(struct jctx *x, int64_t n)
 	vec_foreach (&x->pods, p)
 		if (p->active)
 			vec_push(&cand, p);
-	qsort(cand.items, cand.len, sizeof(*cand.items), removal_cmp);
+	if (cand.len)
+		qsort(cand.items, cand.len, sizeof(*cand.items), removal_cmp);
 	for (size_t i = 0;
 	     i < cand.len && n > 0 && removed < MAX_CREATE_DELETE_PER_SYNC;
 	     i++, n--, removed++)
@@ -468,7 +470,7 @@ static json_t *pod_from_template(struct jctx *x, int64_t ix)
 {
 	const json_t *tmpl = cl_get(x->job, "spec.template");
 	json_t *pod = json_object(), *meta = json_object(), *spec, *labels,
-	       *ann, *fins, *refs = json_array();
+	       *ann, *fins, *refs = json_array(), *dur;
 	char num[24], host[320];
 	bool tracked = false;
 	size_t i;
@@ -480,6 +482,12 @@ static json_t *pod_from_template(struct jctx *x, int64_t ix)
 	labels = json_is_object(labels) ? labels : json_object();
 	ann = json_deep_copy(cl_get(tmpl, "metadata.annotations"));
 	ann = json_is_object(ann) ? ann : json_object();
+	/* The Job's runtime (echelon sim reads it on the Job) reaches its
+	 * pods' kubelets unless the template sets its own. */
+	dur = json_object_get(cl_get(x->job, "metadata.annotations"),
+			      ANN_SIM_DURATION);
+	if (json_is_string(dur) && !json_object_get(ann, ANN_SIM_DURATION))
+		json_object_set_new(ann, ANN_SIM_DURATION, json_copy(dur));
 	fins = json_deep_copy(cl_get(tmpl, "metadata.finalizers"));
 	fins = json_is_array(fins) ? fins : json_array();
 	spec = json_deep_copy(cl_get(tmpl, "spec"));

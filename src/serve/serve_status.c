@@ -35,8 +35,11 @@ int ss_put_status(struct ss *ss, const struct api_obj *o, json_t *status)
 		json_decref(status);
 		return 0;
 	}
+	/* status shares members with the stored one: the store gets its
+	 * own copy, never a shared node */
 	body = json_deep_copy(o->body);
-	json_object_set_new(body, "status", status);
+	json_object_set_new(body, "status", json_deep_copy(status));
+	json_decref(status);
 	rc = api_store_update(ss->s, o->kind, body, o->rv, ss->now_us, NULL);
 	if (rc < 0) {
 		if (!ss->err)
@@ -73,7 +76,7 @@ enum ss_prev ss_cond_set(json_t *conds, const char *type, bool status,
 			 const char *reason, const char *message,
 			 int64_t transition_us, int64_t gen, int64_t now_us)
 {
-	json_t *old = ss_cond_find(conds, type), *c = json_object();
+	json_t *old = ss_cond_find(conds, type), *c;
 	const char *st = status ? "True" : "False";
 	enum ss_prev prev = SS_ABSENT;
 	bool same_status = false, same = false;
@@ -85,8 +88,15 @@ enum ss_prev ss_cond_set(json_t *conds, const char *type, bool status,
 			       : SS_FALSE;
 		same = same_status &&
 		       str_is(json_object_get(old, "reason"), reason) &&
-		       str_is(json_object_get(old, "message"), message);
+		       str_is(json_object_get(old, "message"),
+			      message ? message : "");
 	}
+	/* nothing changes: the stored condition stays as it is (shared,
+	 * never edited: conds may be a shallow copy of the stored array) */
+	if (same && json_object_get(old, "lastTransitionTime") &&
+	    (gen < 0 || json_object_get(old, "observedGeneration")))
+		return prev;
+	c = json_object();
 	json_object_set_new(c, "type", json_string(type));
 	json_object_set_new(c, "status", json_string(st));
 	if (same && json_object_get(old, "observedGeneration"))
@@ -155,6 +165,19 @@ void ss_each(struct ss *ss, const struct api_kind *k,
 	vec_release(&keys.name);
 }
 
+json_t *ss_status_copy(const struct api_obj *o, json_t **ret_conds)
+{
+	const json_t *old = json_object_get(o->body, "status");
+	json_t *st =
+		json_is_object(old) ? json_copy((json_t *)old) : json_object();
+	json_t *conds = json_object_get(st, "conditions");
+
+	conds = json_is_array(conds) ? json_copy(conds) : json_array();
+	json_object_set_new(st, "conditions", conds);
+	*ret_conds = conds;
+	return st;
+}
+
 int64_t ss_generation(const json_t *obj)
 {
 	const json_t *g =
@@ -163,42 +186,86 @@ int64_t ss_generation(const json_t *obj)
 	return json_is_integer(g) ? (int64_t)json_integer_value(g) : -1;
 }
 
-/* Each workload slot's LocalQueue (by its namespace and queue name). */
-static void find_local_queues(struct ss *ss)
+/* Each workload slot's LocalQueue (by its namespace and queue name), the
+ * slots of each LocalQueue, and the counts of every queue. */
+static void tally(struct ss *ss)
 {
 	const struct cluster *c = ss->c;
 
-	for (size_t i = 0; i < c->workloads.len; i++) {
+	for (size_t q = 0; q < c->local_queues.len; q++)
+		ss->lq_first[q] = -1;
+	for (size_t i = c->workloads.len; i-- > 0;) {
 		const struct workload *w = &c->workloads.items[i];
 		const struct local_queue *lq =
 			ctl_handle(ss->x, (uint32_t)i) && w->queue_name
 				? cluster_find(c, KIND_LOCAL_QUEUE, w->ns,
 					       w->queue_name)
 				: NULL;
+		int32_t l = lq ? (int32_t)(lq - c->local_queues.items) : -1;
+		int32_t cq = sched_wl_cq(ss->sc, (uint32_t)i);
+		struct ss_counts n = { 0 };
 
-		ss->wl_lq[i] = lq ? (int32_t)(lq - c->local_queues.items) : -1;
+		ss->wl_lq[i] = l;
+		ss->lq_next[i] = -1;
+		if (!ctl_handle(ss->x, (uint32_t)i))
+			continue;
+		switch (sched_wl_state(ss->sc, (uint32_t)i)) {
+		case SCHED_WL_ADMITTED:
+			n.reserving = n.admitted = 1;
+			break;
+		case SCHED_WL_PENDING:
+			if (sched_wl_held(ss->sc, (uint32_t)i))
+				n.reserving = 1;
+			else if (ss->cq_pos[i] >= 0)
+				n.pending = 1;
+			break;
+		default:
+			break;
+		}
+		if (cq >= 0) {
+			ss->cq_n[cq].pending += n.pending;
+			ss->cq_n[cq].reserving += n.reserving;
+			ss->cq_n[cq].admitted += n.admitted;
+		}
+		if (l >= 0) {
+			ss->lq_n[l].pending += n.pending;
+			ss->lq_n[l].reserving += n.reserving;
+			ss->lq_n[l].admitted += n.admitted;
+			ss->lq_next[i] = ss->lq_first[l];
+			ss->lq_first[l] = (int32_t)i;
+		}
 	}
 }
 
 int serve_status_sync(struct api_store *s, const struct ctl *x, int64_t now_us)
 {
 	struct ss ss = { .s = s, .x = x, .now_us = now_us };
-	size_t n;
+	size_t n, nlq, ncq;
 
 	ss.c = ctl_cluster(x);
 	ss.sc = ctl_sched(x);
 	ss.g = ctl_gang(x);
 	n = ss.c->workloads.len + 1;
+	nlq = ss.c->local_queues.len + 1;
+	ncq = ss.c->cluster_queues.len + 1;
 	ss.cq_pos = xcalloc(n, sizeof(*ss.cq_pos));
 	ss.lq_pos = xcalloc(n, sizeof(*ss.lq_pos));
 	ss.wl_lq = xcalloc(n, sizeof(*ss.wl_lq));
+	ss.lq_next = xcalloc(n, sizeof(*ss.lq_next));
+	ss.lq_first = xcalloc(nlq, sizeof(*ss.lq_first));
+	ss.lq_n = xcalloc(nlq, sizeof(*ss.lq_n));
+	ss.cq_n = xcalloc(ncq, sizeof(*ss.cq_n));
 	sched_positions(ss.sc, ss.cq_pos, ss.lq_pos);
-	find_local_queues(&ss);
+	tally(&ss);
 	ss_workloads(&ss);
 	ss_cluster_queues(&ss);
 	ss_local_queues(&ss);
 	free(ss.cq_pos);
 	free(ss.lq_pos);
 	free(ss.wl_lq);
+	free(ss.lq_next);
+	free(ss.lq_first);
+	free(ss.lq_n);
+	free(ss.cq_n);
 	return ss.err ? ss.err : ss.writes;
 }

@@ -21,7 +21,14 @@
 #define SERVE_STATUS_ADMISSION	  "kueue-admission"
 #define SERVE_STATUS_WORKLOAD_CTL "kueue-workload-controller"
 
-/* One sync: the model, read-only, and the queue positions worked out once. */
+/* Workloads of a queue: pending (queued or parked), reserving quota
+ * (admitted, or preempted and still holding it), admitted. */
+struct ss_counts {
+	int64_t pending, reserving, admitted;
+};
+
+/* One sync: the model, read-only, and what every queue needs worked out
+ * in one pass over the workloads. */
 struct ss {
 	struct api_store *s;
 	const struct ctl *x;
@@ -31,6 +38,10 @@ struct ss {
 	int64_t now_us;
 	int64_t *cq_pos, *lq_pos; /* per workload slot; -1: not queued */
 	int32_t *wl_lq;		  /* per slot: its LocalQueue index or -1 */
+	/* per LocalQueue its first slot, per slot the next of its
+	 * LocalQueue (-1 ends) */
+	int32_t *lq_first, *lq_next;
+	struct ss_counts *cq_n, *lq_n; /* per ClusterQueue, LocalQueue */
 	int writes;
 	int err; /* the first failed write, 0 when none */
 };
@@ -54,7 +65,9 @@ enum ss_prev { SS_ABSENT, SS_FALSE, SS_TRUE };
  * reason, message, as metav1.Condition: lastTransitionTime stays when the
  * status does not change (else transition_us, or now when that is 0), and
  * observedGeneration too when nothing changes (else gen; left out when
- * gen < 0). A new type is appended. Returns what the status was.
+ * gen < 0). A new type is appended. The conditions in conds are never
+ * edited, only replaced: conds may be a shallow copy of a stored array.
+ * Returns what the status was.
  */
 enum ss_prev ss_cond_set(json_t *conds, const char *type, bool status,
 			 const char *reason, const char *message,
@@ -64,6 +77,11 @@ enum ss_prev ss_cond_set(json_t *conds, const char *type, bool status,
  * write (the keys are taken first, each object is looked up again). */
 void ss_each(struct ss *ss, const struct api_kind *k,
 	     void (*fn)(struct ss *ss, const struct api_obj *o));
+
+/* A shallow copy of o's status (or {}) to edit by replacing members, and
+ * in *ret_conds its conditions array, also a shallow copy (or []),
+ * already set in it: the stored object is never edited. */
+json_t *ss_status_copy(const struct api_obj *o, json_t **ret_conds);
 
 /* metadata.generation of obj, or -1. */
 int64_t ss_generation(const json_t *obj);

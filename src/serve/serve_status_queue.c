@@ -19,38 +19,7 @@
 
 #include "base/banned.h"
 
-struct counts {
-	int64_t pending, reserving, admitted;
-};
-
-/* The counts of the workloads of ClusterQueue cq, or of LocalQueue lq when
- * lq >= 0 (cq is then ignored). */
-static struct counts count(const struct ss *ss, int32_t cq, int32_t lq)
-{
-	struct counts n = { 0 };
-
-	for (uint32_t i = 0; i < ss->c->workloads.len; i++) {
-		enum sched_wl_state st;
-
-		if (!ctl_handle(ss->x, i))
-			continue;
-		if (lq >= 0 ? ss->wl_lq[i] != lq : sched_wl_cq(ss->sc, i) != cq)
-			continue;
-		st = sched_wl_state(ss->sc, i);
-		if (st == SCHED_WL_ADMITTED) {
-			n.reserving++;
-			n.admitted++;
-		} else if (st == SCHED_WL_PENDING) {
-			if (sched_wl_held(ss->sc, i))
-				n.reserving++;
-			else if (ss->cq_pos[i] >= 0)
-				n.pending++;
-		}
-	}
-	return n;
-}
-
-static void set_counts(json_t *st, const struct counts *n)
+static void set_counts(json_t *st, const struct ss_counts *n)
 {
 	json_object_set_new(st, "pendingWorkloads", json_integer(n->pending));
 	json_object_set_new(st, "reservingWorkloads",
@@ -69,13 +38,11 @@ static int32_t flavor_id(const struct cluster *c, const char *name)
  * per-pod requests times the admitted count. use is [nflavors][RES]. */
 static void lq_usage(const struct ss *ss, int32_t lq, int64_t *use)
 {
-	for (uint32_t i = 0; i < ss->c->workloads.len; i++) {
-		const struct sched_admission *adm;
+	for (int32_t i = ss->lq_first[lq]; i >= 0; i = ss->lq_next[i]) {
 		const struct workload *w = &ss->c->workloads.items[i];
+		const struct sched_admission *adm =
+			sched_wl_admission(ss->sc, (uint32_t)i);
 
-		if (!ctl_handle(ss->x, i) || ss->wl_lq[i] != lq)
-			continue;
-		adm = sched_wl_admission(ss->sc, i);
 		for (size_t k = 0; adm && k < adm->npodsets; k++) {
 			for (int r = 0; r < RESOURCE_MAX; r++) {
 				int16_t f = adm->ps[k].flavor[r];
@@ -220,19 +187,6 @@ static void cq_active(const struct ss *ss, int32_t cq, json_t *conds,
 	strbuf_release(&missing);
 }
 
-/* A fresh copy of the stored status (or {}) and its conditions array. */
-static json_t *status_of(const struct api_obj *o, json_t **ret_conds)
-{
-	const json_t *old = json_object_get(o->body, "status");
-	json_t *st = json_is_object(old) ? json_deep_copy(old) : json_object();
-	json_t *conds = json_object_get(st, "conditions");
-
-	conds = json_is_array(conds) ? json_incref(conds) : json_array();
-	json_object_set_new(st, "conditions", conds);
-	*ret_conds = conds;
-	return st;
-}
-
 static void set_usage(json_t *st, json_t *usage)
 {
 	if (json_array_size(usage)) {
@@ -250,15 +204,13 @@ static void each_cq(struct ss *ss, const struct api_obj *o)
 	const struct cluster_queue *q =
 		cluster_find(ss->c, KIND_CLUSTER_QUEUE, NULL, o->name);
 	json_t *st, *conds;
-	struct counts n;
 	int32_t cq;
 
 	if (!q) /* not in the model (yet): the scheduler knows nothing */
 		return;
 	cq = (int32_t)(q - ss->c->cluster_queues.items);
-	st = status_of(o, &conds);
-	n = count(ss, cq, -1);
-	set_counts(st, &n);
+	st = ss_status_copy(o, &conds);
+	set_counts(st, &ss->cq_n[cq]);
 	set_usage(st, flavors_usage(ss, cq, NULL));
 	cq_active(ss, cq, conds, ss_generation(o->body));
 	ss_put_status(ss, o, st);
@@ -271,16 +223,14 @@ static void each_lq(struct ss *ss, const struct api_obj *o)
 	const struct cluster_queue *q;
 	int64_t gen = ss_generation(o->body);
 	json_t *st, *conds;
-	struct counts n;
 	int32_t lq;
 
 	if (!l)
 		return;
 	lq = (int32_t)(l - ss->c->local_queues.items);
 	q = cluster_find(ss->c, KIND_CLUSTER_QUEUE, NULL, l->cluster_queue);
-	st = status_of(o, &conds);
-	n = count(ss, -1, lq);
-	set_counts(st, &n);
+	st = ss_status_copy(o, &conds);
+	set_counts(st, &ss->lq_n[lq]);
 	if (q) {
 		int32_t cq = (int32_t)(q - ss->c->cluster_queues.items);
 		int64_t *use = xcalloc(ss->c->flavors.len * RESOURCE_MAX + 1,

@@ -159,14 +159,11 @@ static void record_edges(struct ss *ss, uint32_t wl, const json_t *regarding,
 /* The status of Workload o from model workload wl. */
 static void workload_status(struct ss *ss, uint32_t wl, const struct api_obj *o)
 {
-	const json_t *old = json_object_get(o->body, "status");
-	json_t *st = old ? json_deep_copy(old) : json_object();
-	json_t *conds = json_object_get(st, "conditions");
+	json_t *conds, *st = ss_status_copy(o, &conds);
 	json_t *adm, *rq, *regarding;
 	int64_t gen = ss_generation(o->body);
 	struct edges e;
 
-	conds = json_is_array(conds) ? json_incref(conds) : json_array();
 	for (int t = 0; t < SCHED_COND_COUNT; t++) {
 		struct sched_condition k =
 			sched_wl_condition(ss->sc, wl, (enum sched_cond)t);
@@ -181,7 +178,6 @@ static void workload_status(struct ss *ss, uint32_t wl, const struct api_obj *o)
 	}
 	if (cluster_config(ss->c)->wait_for_pods_ready.enable)
 		pods_ready(ss, wl, conds, gen);
-	json_object_set_new(st, "conditions", conds);
 	adm = status_admission(ss->c, ss->sc, wl);
 	if (adm)
 		json_object_set_new(st, "admission", adm);

@@ -126,8 +126,12 @@ static void add_job(struct fx *f, const char *name, const char *spec)
 		 "\"name\":\"main\",\"image\":\"busybox\"}]}}}}",
 		 name);
 	job = parse(buf);
-	if (spec)
-		json_object_update(json_object_get(job, "spec"), parse(spec));
+	if (spec) {
+		json_t *extra = parse(spec);
+
+		json_object_update(json_object_get(job, "spec"), extra);
+		json_decref(extra);
+	}
 	assert_int_equal(api_store_create(f->s, f->job, job, f->now, NULL), 0);
 }
 
@@ -551,6 +555,52 @@ static void test_indexed_job(void **state)
 }
 
 /* ---- suspend and resume ---- */
+
+/* The runtime written on the Job, as echelon sim reads it, reaches its
+ * pods (and so their kubelets); a template's own one wins. */
+static void test_duration_on_job(void **state)
+{
+	static const struct {
+		const char *tmpl_ann; /* template annotations, JSON */
+		const char *want;
+	} table[] = {
+		{ "{}", "90s" },
+		{ "{\"sim.echelon.dev/duration\":\"5m\"}", "5m" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
+		struct fx f;
+		struct names p;
+		char buf[1024];
+		const json_t *ann;
+
+		fx_init(&f, 0);
+		add_node(&f, "n1");
+		snprintf(buf, sizeof(buf),
+			 "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\","
+			 "\"metadata\":{\"name\":\"j\",\"namespace\":\"" NS
+			 "\",\"annotations\":{\"sim.echelon.dev/duration\":"
+			 "\"90s\"}},\"spec\":{\"template\":{\"metadata\":{"
+			 "\"annotations\":%s},\"spec\":{\"restartPolicy\":"
+			 "\"Never\",\"containers\":[{\"name\":\"main\","
+			 "\"image\":\"busybox\"}]}}}}",
+			 table[i].tmpl_ann);
+		assert_int_equal(
+			api_store_create(f.s, f.job, parse(buf), f.now, NULL),
+			0);
+		settle(&f);
+		pods_of(&f, "j", &p);
+		assert_int_equal(p.n, 1);
+		ann = json_object_get(
+			json_object_get(get(&f, f.pod, p.items[0]), "metadata"),
+			"annotations");
+		assert_string_equal(json_string_value(json_object_get(
+					    ann, "sim.echelon.dev/duration")),
+				    table[i].want);
+		fx_release(&f);
+	}
+}
 
 static void test_suspend(void **state)
 {
@@ -1075,6 +1125,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_indexed_job),
+		cmocka_unit_test(test_duration_on_job),
 		cmocka_unit_test(test_suspend),
 		cmocka_unit_test(test_backoff_limit),
 		cmocka_unit_test(test_failure_rate),

@@ -390,13 +390,23 @@ static void test_preemption(void **state)
 	stop(&f);
 }
 
+/* The compact text of PodGroup ns/g's status. */
+static char *pod_group_text(const struct fx *f)
+{
+	const struct api_kind *pk =
+		api_kind_of("scheduling.x-k8s.io/v1alpha1", "PodGroup");
+
+	return json_dumps(
+		json_object_get(api_store_get(f->s, pk, "ns", "g")->body,
+				"status"),
+		JSON_COMPACT | JSON_PRESERVE_ORDER);
+}
+
 /* A PodGroup's gang: Coscheduling's phase and counts on the PodGroup. */
 static void test_pod_group(void **state)
 {
 	const struct api_kind *wk =
 		api_kind_of("kueue.x-k8s.io/v1beta2", "Workload");
-	const struct api_kind *pk =
-		api_kind_of("scheduling.x-k8s.io/v1alpha1", "PodGroup");
 	struct fx f;
 	uint64_t h;
 	char *t;
@@ -409,9 +419,7 @@ static void test_pod_group(void **state)
 	assert_int_equal(ctl_submit(f.x, h, true, T0), 0);
 	ctl_run(f.x, T0);
 	assert_true(serve_status_sync(f.s, f.x, T0) > 0);
-	t = json_dumps(json_object_get(api_store_get(f.s, pk, "ns", "g")->body,
-				       "status"),
-		       JSON_COMPACT | JSON_PRESERVE_ORDER);
+	t = pod_group_text(&f);
 	assert_string_equal(t, "{\"phase\":\"Scheduling\"}");
 	free(t);
 	for (uint32_t p = 0; p < 2; p++)
@@ -420,9 +428,7 @@ static void test_pod_group(void **state)
 	ctl_run(f.x, T0 + S);
 	/* the PodGroup and the queues' counts stay: one write */
 	assert_int_equal(serve_status_sync(f.s, f.x, T0 + S), 1);
-	t = json_dumps(json_object_get(api_store_get(f.s, pk, "ns", "g")->body,
-				       "status"),
-		       JSON_COMPACT | JSON_PRESERVE_ORDER);
+	t = pod_group_text(&f);
 	assert_string_equal(t, "{\"phase\":\"Running\",\"running\":2}");
 	free(t);
 	assert_int_equal(serve_status_sync(f.s, f.x, T0 + 2 * S), 0);
