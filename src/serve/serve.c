@@ -359,6 +359,7 @@ static int open_state(struct daemon *dm)
 	if (!o->no_schedule) {
 		dm->sched = serve_sched_new(dm->store);
 		dm->hooks.extra = serve_sched_extra;
+		dm->hooks.mutate = serve_sched_mutate;
 		dm->hooks.ctx = dm->sched;
 	}
 	dm->hooks.git_version = KUBE_VERSION;

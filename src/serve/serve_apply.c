@@ -108,7 +108,7 @@ int serve_apply_namespace(struct api *a, struct api_store *s, const char *ns,
 	const struct api_kind *k = api_kind_of("v1", "Namespace");
 	struct serve_apply_stats st = { 0 };
 	struct apply ap = { a, s, now_us, &st, NULL };
-	char *body;
+	char *body, *path;
 	int code;
 
 	if (!k || api_store_get(s, k, "", ns))
@@ -119,7 +119,14 @@ int serve_apply_namespace(struct api *a, struct api_store *s, const char *ns,
 	code = call(&ap, "POST", "/api/v1/namespaces", NULL, "application/json",
 		    body, NULL);
 	free(body);
-	return code == 201 || code == 409 ? 0 : -EINVAL;
+	if (code != 201)
+		return code == 409 ? 0 : -EINVAL;
+	/* Active, as Kubernetes' namespace controller sets it. */
+	path = xasprintf("/api/v1/namespaces/%s/status", ns);
+	code = call(&ap, "PATCH", path, NULL, "application/merge-patch+json",
+		    "{\"status\":{\"phase\":\"Active\"}}", NULL);
+	free(path);
+	return code == 200 ? 0 : -EINVAL;
 }
 
 static uint64_t stored_rv(struct apply *ap, const struct api_kind *k,
@@ -169,6 +176,16 @@ static int apply_object(struct apply *ap, json_t *obj, const char *file,
 	uint64_t before;
 	int code, rc = 0;
 
+	if (k && !name && strcmp(k->kind, "Configuration") == 0) {
+		/* echelon's Configuration is one per cluster and files may
+		 * leave it unnamed (as Kueue's); the API needs a name. */
+		name = "default";
+		if (!json_is_object(meta)) {
+			meta = json_object();
+			json_object_set_new(obj, "metadata", meta);
+		}
+		json_object_set_new(meta, "name", json_string(name));
+	}
 	if (!k || !name) {
 		diag_add(ap->d, DIAG_ERROR, file, line, col,
 			 !k ? "kind \"%s\" (apiVersion \"%s\") is not served"

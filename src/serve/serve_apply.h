@@ -8,7 +8,8 @@
  * `kubectl apply` would: created when missing, updated (merge patch, and
  * the status subresource for a document that has a status) when present,
  * so a restart over existing state neither duplicates nor refuses them.
- * Namespaces the objects name are created when missing.
+ * Namespaces the objects name are created when missing; an unnamed
+ * echelon Configuration (files may leave it unnamed) is named "default".
  */
 #ifndef ECHELON_SERVE_APPLY_H
 #define ECHELON_SERVE_APPLY_H

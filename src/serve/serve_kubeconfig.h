@@ -4,7 +4,9 @@
  * `kubectl --kubeconfig FILE get nodes` works at once: one cluster, user
  * and context, all named "echelon", with the server's URL, the
  * certificate as certificate-authority-data when TLS is on, and the
- * bearer token when one is required. Written whole (a temporary file
+ * bearer token when one is required (without TLS, the server is plain
+ * HTTP on loopback and insecure-skip-tls-verify is set: client-node
+ * refuses http:// otherwise). Written whole (a temporary file
  * renamed), mode 0600.
  */
 #ifndef ECHELON_SERVE_KUBECONFIG_H

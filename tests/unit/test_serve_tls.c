@@ -150,6 +150,7 @@ static void test_kubeconfig(void **state)
 	buf[n] = '\0';
 	assert_null(strstr(buf, "token"));
 	assert_null(strstr(buf, "certificate-authority-data"));
+	assert_non_null(strstr(buf, "insecure-skip-tls-verify: true"));
 	free(p);
 	rmdir_all(d);
 	free(d);
