@@ -289,7 +289,7 @@ static int create_one(struct phase *p, struct bench_http *h, uint64_t i,
 	char *body;
 	int code;
 
-	snprintf(name, sizeof(name), "%s-%06" PRIu64, p->count ? "wl" : "w", i);
+	snprintf(name, sizeof(name), "%s-%06" PRIu64, p->prefix, i);
 	body = workload(name);
 	code = bench_http_request(h, "POST", WL_PATH, NULL, body, reply);
 	free(body);
@@ -423,6 +423,7 @@ static int watch_phase(const struct serve_bench_opts *o, int port,
 {
 	struct watcher *w = xcalloc(o->watchers, sizeof(*w));
 	struct phase p = { .what = "watch writes",
+			   .prefix = "watched",
 			   .port = port,
 			   .fn = create_one,
 			   .count = 0 };
@@ -456,21 +457,23 @@ static int watch_phase(const struct serve_bench_opts *o, int port,
 				 w[i].error);
 			r = -1;
 		}
-		for (uint64_t j = 1; !r && j < w[i].seen; j++) {
-			if (w[i].rvs[j] <= w[i].rvs[j - 1] ||
+		/* Increasing, and the same sequence as the first watcher. */
+		for (uint64_t j = 0; !r && j < w[i].seen; j++) {
+			if ((j && w[i].rvs[j] <= w[i].rvs[j - 1]) ||
 			    w[i].rvs[j] != w[0].rvs[j]) {
 				snprintf(err, errsize,
 					 "watcher %" PRIu64 ": event %" PRIu64
-					 " out of order",
-					 i, j);
+					 " has rv %" PRIu64 ", not %" PRIu64,
+					 i, j, w[i].rvs[j], w[0].rvs[j]);
 				r = -1;
 			}
 		}
 		if (w[i].last_s > last)
 			last = w[i].last_s;
 		res->delivered += w[i].seen;
-		free(w[i].rvs);
 	}
+	for (uint64_t i = 0; i < o->watchers; i++)
+		free(w[i].rvs);
 	res->seconds = last - t0;
 	res->ok = r == 0;
 	pthread_mutex_destroy(&p.lock);
