@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
@@ -36,6 +37,7 @@ struct bench_http {
 struct bench_http *bench_http_connect(int port)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct timeval timeout = { .tv_sec = BENCH_HTTP_TIMEOUT_S };
 	struct bench_http *h;
 	int one = 1;
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -52,6 +54,8 @@ struct bench_http *bench_http_connect(int port)
 		return NULL;
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* A daemon that stops answering fails the benchmark, not hangs it. */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
 	h = xcalloc(1, sizeof(*h));
 	h->fd = fd;
 	h->port = port;

@@ -3,7 +3,8 @@
  * A small blocking HTTP/1.1 client for the serve benchmark: one keep-alive
  * connection to 127.0.0.1:port per client thread, bodies with
  * Content-Length or chunked, and chunked streams read line by line
- * (watches). Replies are at most BENCH_HTTP_MAX_BODY bytes.
+ * (watches). Replies are at most BENCH_HTTP_MAX_BODY bytes, and a
+ * connection silent for BENCH_HTTP_TIMEOUT_S fails.
  */
 #ifndef ECHELON_CLI_BENCH_HTTP_H
 #define ECHELON_CLI_BENCH_HTTP_H
@@ -14,6 +15,8 @@
 #include "base/strbuf.h"
 
 #define BENCH_HTTP_MAX_BODY (64u << 20)
+/* A reply or stream silent this long fails. */
+#define BENCH_HTTP_TIMEOUT_S 20
 
 struct bench_http;
 

@@ -189,7 +189,8 @@ struct phase {
 	const char *prefix; /* of the names created */
 	int port;
 	client_fn fn;
-	uint64_t count; /* requests in all; 0: until stop */
+	uint64_t count;	 /* requests in all; 0: until stop */
+	uint64_t stored; /* objects a list should find */
 	atomic_uint_fast64_t next, done;
 	atomic_bool stop, failed;
 	char error[256];
@@ -288,7 +289,7 @@ static int create_one(struct phase *p, struct bench_http *h, uint64_t i,
 	char *body;
 	int code;
 
-	snprintf(name, sizeof(name), "%s-%06" PRIu64, p->count ? "wl" : "w", i);
+	snprintf(name, sizeof(name), "%s-%06" PRIu64, p->prefix, i);
 	body = workload(name);
 	code = bench_http_request(h, "POST", WL_PATH, NULL, body, reply);
 	free(body);
@@ -304,18 +305,22 @@ static int list_one(struct phase *p, struct bench_http *h, uint64_t i,
 
 	if (expect(p, code, 200, path, reply) < 0)
 		return -1;
-	/* The first reply is checked whole: 500 rows and a continue. */
+	/* The first reply is checked whole: a page of 500 rows, and a
+	 * continue token when more are stored. */
 	if (i == 0) {
 		json_t *t = json_loadb(reply->buf, reply->len, 0, NULL);
 		json_t *md = json_object_get(t, "metadata");
+		size_t rows = p->stored < 500 ? p->stored : 500;
 
-		if (json_array_size(json_object_get(t, "rows")) != 500 ||
-		    !json_string_length(json_object_get(md, "continue"))) {
+		if (json_array_size(json_object_get(t, "rows")) != rows ||
+		    !json_string_length(json_object_get(md, "continue")) !=
+			    (p->stored <= 500)) {
 			json_decref(t);
-			phase_fail(p,
-				   "%s: %s: not a Table of 500 rows with a "
-				   "continue token: %.200s",
-				   p->what, path, reply->buf);
+			phase_fail(
+				p, "%s: %s: not a Table of %zu rows%s: %.200s",
+				p->what, path, rows,
+				p->stored > 500 ? " with a continue token" : "",
+				reply->buf);
 			return -1;
 		}
 		json_decref(t);
@@ -418,6 +423,7 @@ static int watch_phase(const struct serve_bench_opts *o, int port,
 {
 	struct watcher *w = xcalloc(o->watchers, sizeof(*w));
 	struct phase p = { .what = "watch writes",
+			   .prefix = "watched",
 			   .port = port,
 			   .fn = create_one,
 			   .count = 0 };
@@ -451,21 +457,23 @@ static int watch_phase(const struct serve_bench_opts *o, int port,
 				 w[i].error);
 			r = -1;
 		}
-		for (uint64_t j = 1; !r && j < w[i].seen; j++) {
-			if (w[i].rvs[j] <= w[i].rvs[j - 1] ||
+		/* Increasing, and the same sequence as the first watcher. */
+		for (uint64_t j = 0; !r && j < w[i].seen; j++) {
+			if ((j && w[i].rvs[j] <= w[i].rvs[j - 1]) ||
 			    w[i].rvs[j] != w[0].rvs[j]) {
 				snprintf(err, errsize,
 					 "watcher %" PRIu64 ": event %" PRIu64
-					 " out of order",
-					 i, j);
+					 " has rv %" PRIu64 ", not %" PRIu64,
+					 i, j, w[i].rvs[j], w[0].rvs[j]);
 				r = -1;
 			}
 		}
 		if (w[i].last_s > last)
 			last = w[i].last_s;
 		res->delivered += w[i].seen;
-		free(w[i].rvs);
 	}
+	for (uint64_t i = 0; i < o->watchers; i++)
+		free(w[i].rvs);
 	res->seconds = last - t0;
 	res->ok = r == 0;
 	pthread_mutex_destroy(&p.lock);
@@ -669,7 +677,7 @@ static int run(const struct serve_bench_opts *o)
 		goto out;
 	}
 	create.port = list.port = d.port;
-	create.count = o->workloads;
+	create.count = list.stored = o->workloads;
 	res.create_s = run_phase(&create, o->clients, 0);
 	if (res.create_s < 0) {
 		snprintf(err, sizeof(err), "%s", create.error);

@@ -735,24 +735,28 @@ static void test_corrupt(void **state)
 {
 	static const struct {
 		const char *sql;  /* run on a valid database, or NULL */
-		const char *junk; /* or replace the file with this */
+		const char *junk; /* or write this 200 times ... */
+		long at;	  /* ... from here (0: replacing the file) */
 		int open_err, load_err;
 		const char *want;
 	} cases[] = {
-		{ NULL, "this is not a database, it is a text file\n", -EIO, 0,
-		  "the database is corrupt" },
-		{ "PRAGMA user_version = 99", NULL, -EPROTO, 0,
+		{ NULL, "this is not a database, it is a text file\n", 0, -EIO,
+		  0, "the database is corrupt" },
+		/* Pages 2 and 3 (the tables' first pages) overwritten. */
+		{ NULL, "garbage in the middle of a b-tree page\n", 4096, -EIO,
+		  0, "the database is corrupt" },
+		{ "PRAGMA user_version = 99", NULL, 0, -EPROTO, 0,
 		  "written by a newer echelon (schema 99" },
 		{ "UPDATE objects SET body = '{\"metadata\":' WHERE name = "
 		  "(SELECT max(name) FROM objects)",
-		  NULL, 0, -EIO, "body is not a JSON object" },
-		{ "UPDATE objects SET body = '[1]'", NULL, 0, -EIO,
+		  NULL, 0, 0, -EIO, "body is not a JSON object" },
+		{ "UPDATE objects SET body = '[1]'", NULL, 0, 0, -EIO,
 		  "body is not a JSON object" },
-		{ "UPDATE objects SET kind = 'example.com/gadgets'", NULL, 0,
+		{ "UPDATE objects SET kind = 'example.com/gadgets'", NULL, 0, 0,
 		  -EPROTO, "example.com/gadgets" },
-		{ "UPDATE objects SET rv = 999999", NULL, 0, -EIO,
+		{ "UPDATE objects SET rv = 999999", NULL, 0, 0, -EIO,
 		  "resourceVersion 999999" },
-		{ "DELETE FROM meta WHERE key = 'uid_prefix'", NULL, -EIO, 0,
+		{ "DELETE FROM meta WHERE key = 'uid_prefix'", NULL, 0, -EIO, 0,
 		  "no uid_prefix" },
 	};
 
@@ -779,9 +783,10 @@ static void test_corrupt(void **state)
 					 SQLITE_OK);
 			sqlite3_close(sql);
 		} else {
-			FILE *f = fopen(path, "w");
+			FILE *f = fopen(path, cases[i].at ? "r+" : "w");
 
 			assert_non_null(f);
+			assert_int_equal(fseek(f, cases[i].at, SEEK_SET), 0);
 			for (int n = 0; n < 200; n++)
 				fputs(cases[i].junk, f);
 			fclose(f);
