@@ -415,12 +415,26 @@ static void test_pod_group(void **state)
 	load(&f, "podgroup.yaml");
 	/* the gang's object is the PodGroup: no Workload object */
 	assert_int_equal(api_store_delete(f.s, wk, "ns", "g", 0, T0), 0);
+	/* a member pod, owned by a Job: the group's occupiedBy */
+	assert_int_equal(
+		api_store_create(
+			f.s, api_kind_of("v1", "Pod"),
+			json_loads(
+				"{\"metadata\":{\"name\":\"g-0\",\"namespace\":"
+				"\"ns\",\"labels\":{\"scheduling.x-k8s.io/"
+				"pod-group\":\"g\"},\"ownerReferences\":[{"
+				"\"apiVersion\":\"batch/v1\",\"kind\":\"Job\","
+				"\"name\":\"train\",\"uid\":\"u1\"}]}}",
+				0, NULL),
+			T0, NULL),
+		0);
 	h = ctl_handle(f.x, slot(&f, "g"));
 	assert_int_equal(ctl_submit(f.x, h, true, T0), 0);
 	ctl_run(f.x, T0);
 	assert_true(serve_status_sync(f.s, f.x, T0) > 0);
 	t = pod_group_text(&f);
-	assert_string_equal(t, "{\"phase\":\"Scheduling\"}");
+	assert_string_equal(
+		t, "{\"phase\":\"Scheduling\",\"occupiedBy\":\"ns/train\"}");
 	free(t);
 	for (uint32_t p = 0; p < 2; p++)
 		assert_int_equal(
@@ -429,7 +443,8 @@ static void test_pod_group(void **state)
 	/* the PodGroup and the queues' counts stay: one write */
 	assert_int_equal(serve_status_sync(f.s, f.x, T0 + S), 1);
 	t = pod_group_text(&f);
-	assert_string_equal(t, "{\"phase\":\"Running\",\"running\":2}");
+	assert_string_equal(t, "{\"phase\":\"Running\",\"occupiedBy\":"
+			       "\"ns/train\",\"running\":2}");
 	free(t);
 	assert_int_equal(serve_status_sync(f.s, f.x, T0 + 2 * S), 0);
 	stop(&f);
