@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "api/api_internal.h"
+#include "api/api_json.h"
 #include "api/api_kind.h"
 #include "api/api_select.h"
 #include "base/alloc.h"
@@ -155,12 +156,8 @@ static int list_one(void *ctx, const struct api_obj *o)
 			strbuf_addch(w->items, ',');
 		if (same || !v)
 			api_add_obj(w->items, o, k, w->t->version);
-		else {
-			char *text = json_dumps(v, JSON_COMPACT);
-
-			strbuf_addstr(w->items, text);
-			free(text);
-		}
+		else
+			api_json_add(w->items, v);
 	}
 	json_decref(v);
 	w->count++;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "api/api_internal.h"
+#include "api/api_json.h"
 #include "api/api_kind.h"
 #include "api/api_patch.h"
 #include "base/alloc.h"
@@ -67,13 +68,11 @@ void api_resp_status_json(struct api_resp *resp, int code, const char *reason,
 			  const char *message, json_t *details)
 {
 	json_t *st = api_status_body(code, reason, message, details);
-	char *text = json_dumps(st, JSON_COMPACT);
 
 	resp->code = code;
 	resp->content_type = "application/json";
 	strbuf_reset(&resp->body);
-	strbuf_addstr(&resp->body, text);
-	free(text);
+	api_json_add(&resp->body, st);
 	json_decref(st);
 }
 
@@ -570,25 +569,14 @@ void api_add_obj(struct strbuf *out, const struct api_obj *o,
 		 const struct api_kind *k, const char *version)
 {
 	json_t *v;
-	char *text;
 
 	if (o->kind == k && (!version || !strcmp(version, k->versions[0]))) {
 		strbuf_add(out, o->text, o->len);
 		return;
 	}
 	v = api_kind_convert(o->body, k, version);
-	text = json_dumps(v, JSON_COMPACT);
-	strbuf_addstr(out, text ? text : "null");
-	free(text);
+	api_json_add(out, v);
 	json_decref(v);
-}
-
-static void add_json(struct strbuf *out, const json_t *v)
-{
-	char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-
-	strbuf_addstr(out, text ? text : "null");
-	free(text);
 }
 
 void api_table_open(struct strbuf *out, const struct api_kind *k,
@@ -633,7 +621,7 @@ void api_table_row(struct strbuf *out, const json_t *obj,
 	if (k->cells)
 		k->cells(obj, now_us, cells);
 	strbuf_addstr(out, first ? "{\"cells\":" : ",{\"cells\":");
-	add_json(out, cells);
+	api_json_add(out, cells);
 	json_decref(cells);
 	if (include && !strcmp(include, "None")) {
 		strbuf_addch(out, '}');
@@ -641,12 +629,12 @@ void api_table_row(struct strbuf *out, const json_t *obj,
 	}
 	strbuf_addstr(out, ",\"object\":");
 	if (include && !strcmp(include, "Object")) {
-		add_json(out, obj);
+		api_json_add(out, obj);
 	} else {
 		strbuf_addstr(out, "{\"kind\":\"PartialObjectMetadata\","
 				   "\"apiVersion\":\"meta.k8s.io/v1\","
 				   "\"metadata\":");
-		add_json(out, json_object_get(obj, "metadata"));
+		api_json_add(out, json_object_get(obj, "metadata"));
 		strbuf_addch(out, '}');
 	}
 	strbuf_addch(out, '}');
@@ -660,7 +648,7 @@ void api_resp_obj(struct api_resp *resp, int code, const json_t *obj,
 	resp->content_type = "application/json";
 	strbuf_reset(&resp->body);
 	if (table == API_TABLE_NONE) {
-		add_json(&resp->body, obj);
+		api_json_add(&resp->body, obj);
 		return;
 	}
 	api_table_open(

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "api/api_internal.h"
+#include "api/api_json.h"
 #include "api/api_kind.h"
 #include "api/api_select.h"
 #include "base/alloc.h"
@@ -76,10 +77,7 @@ static void watch_event(struct api_watch *w, struct strbuf *out,
 			api_table_row(out, v, w->k, w->include, true, now_us);
 			strbuf_addstr(out, "]}");
 		} else {
-			char *t = json_dumps(v, JSON_COMPACT);
-
-			strbuf_addstr(out, t ? t : "null");
-			free(t);
+			api_json_add(out, v);
 		}
 		json_decref(v);
 	} else {
@@ -111,17 +109,14 @@ static void expired(struct api_watch *w, struct strbuf *out)
 {
 	char msg[128];
 	json_t *st;
-	char *text;
 
 	snprintf(msg, sizeof(msg),
 		 "too old resource version: %" PRIu64 " (%" PRIu64 ")",
 		 w->cursor, api_store_oldest_rv(w->s) + 1);
 	st = api_status_body(410, "Expired", msg, NULL);
-	text = json_dumps(st, JSON_COMPACT);
 	strbuf_addstr(out, "{\"type\":\"ERROR\",\"object\":");
-	strbuf_addstr(out, text);
+	api_json_add(out, st);
 	strbuf_addstr(out, "}\n");
-	free(text);
 	json_decref(st);
 	w->ended = true;
 }

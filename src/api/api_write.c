@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "api/api_internal.h"
+#include "api/api_json.h"
 #include "api/api_kind.h"
 #include "api/api_patch.h"
 #include "api/api_select.h"
@@ -197,6 +198,7 @@ static const char *cause_reason(const char *msg)
 		const char *prefix, *reason;
 	} map[] = {
 		{ "Required value", "FieldValueRequired" },
+		{ "is required", "FieldValueRequired" },
 		{ "Unsupported value", "FieldValueNotSupported" },
 		{ "Duplicate value", "FieldValueDuplicate" },
 		{ "Forbidden", "FieldValueForbidden" },
@@ -801,15 +803,12 @@ static void do_delete_collection(struct wctx *w)
 			w->a->s, w->sk, c.keys.items[i], c.keys.items[i + 1]);
 		json_t *obj;
 		bool gone;
-		char *text;
 
 		if (!o || delete_one(w, o, &d, &obj, &gone))
 			continue;
-		text = json_dumps(obj, JSON_COMPACT);
 		if (n++)
 			strbuf_addch(&items, ',');
-		strbuf_addstr(&items, text);
-		free(text);
+		api_json_add(&items, obj);
 		json_decref(obj);
 	}
 	strbuf_reset(&w->resp->body);
