@@ -226,6 +226,7 @@ static void state_init(struct serve_sched *x)
 	x->cursor = api_store_rv(x->s);
 	(void)serve_sched_load_config(x, &x->c);
 	x->ctl = ctl_new(&x->c, &o, &backend, x);
+	x->status = serve_status_new();
 	x->restoring = true;
 	collect_all(x);
 }
@@ -234,6 +235,8 @@ static void state_release(struct serve_sched *x)
 {
 	ctl_free(x->ctl);
 	x->ctl = NULL;
+	serve_status_free(x->status);
+	x->status = NULL;
 	vec_foreach (&x->wl, w)
 		slot_release(w);
 	vec_release(&x->wl);
@@ -367,7 +370,7 @@ int serve_sched_sync(struct serve_sched *x, int64_t now_us)
 	}
 	serve_sched_plain(x);
 	serve_sched_pending(x);
-	x->writes += serve_status_sync(x->s, x->ctl, x->now_us);
+	x->writes += serve_status_update(x->status, x->s, x->ctl, x->now_us);
 	return x->writes;
 }
 

@@ -16,6 +16,7 @@
 
 #include "base/alloc.h"
 #include "manifest/manifest.h"
+#include "serve/serve_status.h"
 
 #include "base/banned.h"
 
@@ -170,6 +171,7 @@ void serve_sched_reconfigure(struct serve_sched *x)
 	}
 	x->config_dirty = false;
 	(void)ctl_reconfigure(x->ctl, serve_sched_load_config, x, x->now_us);
+	serve_status_reset(x->status);
 	nodes_down(x);
 }
 

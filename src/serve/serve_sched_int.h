@@ -89,6 +89,7 @@ struct serve_sched {
 	const struct api_kind *kinds[SK_COUNT];
 	struct cluster c;
 	struct ctl *ctl;
+	struct serve_status *status; /* what the last syncs wrote */
 	uint64_t cursor;
 	int64_t now_us;
 	bool config_dirty;

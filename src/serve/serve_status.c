@@ -4,8 +4,11 @@
  * status of every Workload, PodGroup, ClusterQueue and LocalQueue object
  * from the scheduler and the gang lifecycle and writes those that differ
  * from the stored ones, so that a second sync with nothing changed writes
- * nothing. Conditions keep their lastTransitionTime while their status
- * holds, as apimeta.SetStatusCondition keeps it.
+ * nothing. An incremental update (struct serve_status) computes it only
+ * for the workloads whose model fingerprint or object changed, and the
+ * queues' only when a workload or a queue object did. Conditions keep their
+ * lastTransitionTime while their status holds, as apimeta.SetStatusCondition
+ * keeps it.
  */
 #include "serve/serve_status.h"
 
@@ -237,35 +240,106 @@ static void tally(struct ss *ss)
 	}
 }
 
-int serve_status_sync(struct api_store *s, const struct ctl *x, int64_t now_us)
+static int queue_rv(void *ctx, const struct api_obj *o)
 {
-	struct ss ss = { .s = s, .x = x, .now_us = now_us };
-	size_t n, nlq, ncq;
+	uint64_t *h = ctx;
+
+	*h = (*h ^ o->rv) * 0x100000001b3ull;
+	return 0;
+}
+
+/* A fingerprint of the versions of the stored ClusterQueues and
+ * LocalQueues: a user's edit (spec, status) needs their status again. */
+static uint64_t queues_fp(const struct api_store *s)
+{
+	static const char *const kinds[] = { "ClusterQueue", "LocalQueue" };
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+		const struct api_kind *k =
+			ss_kind("kueue.x-k8s.io/v1beta2", kinds[i]);
+
+		h = (h ^ (i + 1)) * 0x100000001b3ull;
+		if (k)
+			(void)api_store_each(s, k, NULL, NULL, NULL, queue_rv,
+					     &h);
+	}
+	return h;
+}
+
+/* The queues' status, from counts tallied over every workload: only when
+ * a workload or a queue object changed since the last update. */
+static void queues(struct ss *ss)
+{
+	size_t n = ss->c->workloads.len + 1;
+	size_t nlq = ss->c->local_queues.len + 1;
+	size_t ncq = ss->c->cluster_queues.len + 1;
+	int err = ss->err;
+
+	if (!ss->st->all && !ss->changed && queues_fp(ss->s) == ss->st->queues)
+		return;
+	ss->cq_pos = xcalloc(n, sizeof(*ss->cq_pos));
+	ss->lq_pos = xcalloc(n, sizeof(*ss->lq_pos));
+	ss->wl_lq = xcalloc(n, sizeof(*ss->wl_lq));
+	ss->lq_next = xcalloc(n, sizeof(*ss->lq_next));
+	ss->lq_first = xcalloc(nlq, sizeof(*ss->lq_first));
+	ss->lq_n = xcalloc(nlq, sizeof(*ss->lq_n));
+	ss->cq_n = xcalloc(ncq, sizeof(*ss->cq_n));
+	sched_positions(ss->sc, ss->cq_pos, ss->lq_pos);
+	tally(ss);
+	ss_cluster_queues(ss);
+	ss_local_queues(ss);
+	/* a failed write is tried again at the next update */
+	ss->st->queues = ss->err == err ? queues_fp(ss->s) : 0;
+	free(ss->cq_pos);
+	free(ss->lq_pos);
+	free(ss->wl_lq);
+	free(ss->lq_next);
+	free(ss->lq_first);
+	free(ss->lq_n);
+	free(ss->cq_n);
+}
+
+struct serve_status *serve_status_new(void)
+{
+	struct serve_status *st = xcalloc(1, sizeof(*st));
+
+	st->all = true;
+	return st;
+}
+
+void serve_status_free(struct serve_status *st)
+{
+	if (!st)
+		return;
+	free(st->wl);
+	free(st);
+}
+
+void serve_status_reset(struct serve_status *st)
+{
+	st->all = true;
+}
+
+int serve_status_update(struct serve_status *st, struct api_store *s,
+			const struct ctl *x, int64_t now_us)
+{
+	struct ss ss = { .st = st, .s = s, .x = x, .now_us = now_us };
 
 	ss.c = ctl_cluster(x);
 	ss.sc = ctl_sched(x);
 	ss.g = ctl_gang(x);
-	n = ss.c->workloads.len + 1;
-	nlq = ss.c->local_queues.len + 1;
-	ncq = ss.c->cluster_queues.len + 1;
-	ss.cq_pos = xcalloc(n, sizeof(*ss.cq_pos));
-	ss.lq_pos = xcalloc(n, sizeof(*ss.lq_pos));
-	ss.wl_lq = xcalloc(n, sizeof(*ss.wl_lq));
-	ss.lq_next = xcalloc(n, sizeof(*ss.lq_next));
-	ss.lq_first = xcalloc(nlq, sizeof(*ss.lq_first));
-	ss.lq_n = xcalloc(nlq, sizeof(*ss.lq_n));
-	ss.cq_n = xcalloc(ncq, sizeof(*ss.cq_n));
-	sched_positions(ss.sc, ss.cq_pos, ss.lq_pos);
-	tally(&ss);
 	ss_workloads(&ss);
-	ss_cluster_queues(&ss);
-	ss_local_queues(&ss);
-	free(ss.cq_pos);
-	free(ss.lq_pos);
-	free(ss.wl_lq);
-	free(ss.lq_next);
-	free(ss.lq_first);
-	free(ss.lq_n);
-	free(ss.cq_n);
+	queues(&ss);
+	st->all = false;
 	return ss.err ? ss.err : ss.writes;
+}
+
+int serve_status_sync(struct api_store *s, const struct ctl *x, int64_t now_us)
+{
+	struct serve_status *st = serve_status_new();
+	int rc = serve_status_update(st, s, x, now_us);
+
+	serve_status_free(st);
+	return rc;
 }

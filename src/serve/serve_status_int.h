@@ -27,9 +27,25 @@ struct ss_counts {
 	int64_t pending, reserving, admitted;
 };
 
+/* What an incremental update saw of one workload slot: its handle, the
+ * fingerprint of its model state and its object's resourceVersion after
+ * the sync (0: not seen, or no object). */
+struct ss_seen {
+	uint64_t handle, fp, rv;
+};
+
+struct serve_status {
+	struct ss_seen *wl; /* per slot */
+	size_t nwl;
+	uint64_t queues; /* fingerprint of the queue objects' versions */
+	bool all;	 /* the next update does everything */
+};
+
 /* One sync: the model, read-only, and what every queue needs worked out
  * in one pass over the workloads. */
 struct ss {
+	struct serve_status *st; /* what was seen before; all when fresh */
+	int changed;		 /* workloads whose state or object changed */
 	struct api_store *s;
 	const struct ctl *x;
 	const struct cluster *c;
@@ -89,6 +105,9 @@ int64_t ss_generation(const json_t *obj);
 /* The parts of serve_status_sync(). Each returns its writes or the first
  * negative errno (and goes on with the other objects). */
 int ss_workloads(struct ss *ss);
+/* A fingerprint of everything the status of workload slot wl is computed
+ * from in the model (not its stored object). */
+uint64_t ss_wl_fingerprint(const struct ss *ss, uint32_t wl);
 int ss_cluster_queues(struct ss *ss);
 int ss_local_queues(struct ss *ss);
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/hmap.h"
 #include "base/strbuf.h"
 #include "manifest/enc.h"
 #include "model/config.h"
@@ -302,28 +303,136 @@ static void pod_group_status(struct ss *ss, uint32_t wl,
 	ss_put_status(ss, o, st);
 }
 
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0x100000001b3ull;
+}
+
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+	return mix(h, s ? hmap_hash(s, strlen(s)) : 1);
+}
+
+static uint64_t admission_fp(uint64_t h, const struct sched_admission *adm)
+{
+	if (!adm)
+		return mix(h, 0);
+	h = mix(mix(h, (uint64_t)adm->cq + 1), adm->npodsets);
+	for (size_t k = 0; k < adm->npodsets; k++) {
+		const struct sched_podset_admission *pa = &adm->ps[k];
+
+		h = mix(mix(h, (uint64_t)pa->count), (uint64_t)pa->tas_flavor);
+		for (int r = 0; r < RESOURCE_MAX; r++)
+			h = mix(h, (uint64_t)pa->flavor[r]);
+		for (int32_t p = 0; pa->nodes && p < pa->count; p++)
+			h = mix(h, pa->nodes[p]);
+	}
+	return h;
+}
+
+/* Everything workload_status(), pod_group_status() and the queue counts
+ * read of the model for wl; the cluster's other objects (flavors, nodes,
+ * queues) only change through a reconfigure, which resets the cache. */
+uint64_t ss_wl_fingerprint(const struct ss *ss, uint32_t wl)
+{
+	const struct workload *w = &ss->c->workloads.items[wl];
+	struct sched_saved sv;
+	struct gang_saved gs;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	sched_wl_export(ss->sc, wl, &sv);
+	gang_wl_export(ss->g, wl, &gs);
+	h = mix(h, (uint64_t)sv.state);
+	h = mix(h, (uint64_t)sv.deactivated << 2 | (uint64_t)sv.queued << 1 |
+			   (uint64_t)sv.parked);
+	h = mix(mix(h, (uint64_t)sv.queue_ts_us), (uint64_t)sv.requeue_at_us);
+	h = mix(mix(h, sv.admit_seq), (uint64_t)sched_wl_cq(ss->sc, wl) + 1);
+	h = mix(mix(h, sv.held != NULL), sv.held_for);
+	for (int t = 0; t < SCHED_COND_COUNT; t++) {
+		const struct sched_condition *k = &sv.cond[t];
+
+		h = mix(h, (uint64_t)k->present << 1 | (uint64_t)k->status);
+		if (!k->present)
+			continue;
+		h = mix_str(mix_str(h, k->reason), k->message);
+		h = mix(h, (uint64_t)k->transition_us);
+	}
+	h = admission_fp(h, sv.adm);
+	h = mix_str(h, w->queue_name);
+	for (size_t k = 0; k < w->npodsets; k++) {
+		h = mix_str(mix(h, (uint64_t)w->podsets[k].count),
+			    w->podsets[k].name);
+		for (int r = 0; r < RESOURCE_MAX; r++)
+			h = mix(h, (uint64_t)w->podsets[k].requests.v[r]);
+	}
+	h = mix(mix(h, (uint64_t)gs.state), (uint64_t)gs.requeues);
+	h = mix(h, (uint64_t)gang_phase(ss->g, wl));
+	h = mix(mix(h, (uint64_t)gs.pgs.running), (uint64_t)gs.pgs.succeeded);
+	h = mix(mix(h, (uint64_t)gs.pgs.failed),
+		(uint64_t)gs.pgs.schedule_start_us);
+	return h;
+}
+
+/* The slot's status when its model state or its object changed since the
+ * last update (always in a full sync); what was seen goes to ss->st. */
+static void workload_sync(struct ss *ss, uint32_t i, const struct api_kind *wk,
+			  const struct api_kind *pk)
+{
+	const struct workload *w = &ss->c->workloads.items[i];
+	const char *ns = w->ns ? w->ns : "";
+	struct ss_seen *seen = &ss->st->wl[i];
+	struct ss_seen now = { .handle = ctl_handle(ss->x, i) };
+	const struct api_kind *k = wk;
+	const struct api_obj *o;
+	int err = ss->err;
+
+	if (!now.handle) {
+		if (seen->handle)
+			ss->changed++;
+		*seen = now;
+		return;
+	}
+	now.fp = ss_wl_fingerprint(ss, i);
+	o = wk ? api_store_get(ss->s, wk, ns, w->name) : NULL;
+	if (!o) {
+		k = pk;
+		o = pk ? api_store_get(ss->s, pk, ns, w->name) : NULL;
+	}
+	if (!ss->st->all && seen->handle == now.handle && seen->fp == now.fp &&
+	    (o ? o->rv : 0) == seen->rv)
+		return;
+	ss->changed++;
+	if (o && k == wk)
+		workload_status(ss, i, o);
+	else if (o)
+		pod_group_status(ss, i, o);
+	o = o ? api_store_get(ss->s, k, ns, w->name) : NULL;
+	/* a failed write is tried again at the next update */
+	now.rv = o && ss->err == err ? o->rv : 0;
+	*seen = now;
+}
+
 int ss_workloads(struct ss *ss)
 {
 	const struct api_kind *wk =
 		ss_kind("kueue.x-k8s.io/v1beta2", "Workload");
 	const struct api_kind *pk =
 		ss_kind("scheduling.x-k8s.io/v1alpha1", "PodGroup");
+	struct serve_status *st = ss->st;
+	size_t n = ss->c->workloads.len;
 
-	for (uint32_t i = 0; i < ss->c->workloads.len; i++) {
-		const struct workload *w = &ss->c->workloads.items[i];
-		const char *ns = w->ns ? w->ns : "";
-		const struct api_obj *o;
-
-		if (!ctl_handle(ss->x, i))
-			continue;
-		o = wk ? api_store_get(ss->s, wk, ns, w->name) : NULL;
-		if (o) {
-			workload_status(ss, i, o);
-			continue;
-		}
-		o = pk ? api_store_get(ss->s, pk, ns, w->name) : NULL;
-		if (o)
-			pod_group_status(ss, i, o);
+	if (st->nwl < n) {
+		st->wl = xreallocarray(st->wl, n, sizeof(*st->wl));
+		memset(st->wl + st->nwl, 0, (n - st->nwl) * sizeof(*st->wl));
+		st->nwl = n;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		workload_sync(ss, i, wk, pk);
+	for (size_t i = n; i < st->nwl; i++) {
+		if (st->wl[i].handle)
+			ss->changed++;
+		st->wl[i] = (struct ss_seen){ 0 };
 	}
 	return ss->err ? ss->err : ss->writes;
 }

@@ -22,6 +22,8 @@
 #include "api/api.h"
 #include "api/api_store.h"
 #include "base/alloc.h"
+#include "base/strbuf.h"
+#include "base/vec.h"
 #include "ctl/ctl.h"
 #include "manifest/enc.h"
 #include "manifest/manifest.h"
@@ -41,7 +43,7 @@ struct fx {
 
 static const struct ctl_backend_ops no_ops = { NULL, NULL, NULL };
 
-static void store_kind(struct fx *f, enum kind k)
+static void store_kind(struct fx *f, struct api_store *s, enum kind k)
 {
 	for (size_t i = 0; i < cluster_count(&f->c, k); i++) {
 		json_t *o = enc_object(&f->c, k, i);
@@ -50,8 +52,17 @@ static void store_kind(struct fx *f, enum kind k)
 			json_string_value(json_object_get(o, "kind")));
 
 		assert_non_null(ak);
-		assert_int_equal(api_store_create(f->s, ak, o, T0, NULL), 0);
+		assert_int_equal(api_store_create(s, ak, o, T0, NULL), 0);
 	}
+}
+
+/* The cluster's queue and workload objects, as stored objects of s. */
+static void store_all(struct fx *f, struct api_store *s)
+{
+	store_kind(f, s, KIND_CLUSTER_QUEUE);
+	store_kind(f, s, KIND_LOCAL_QUEUE);
+	store_kind(f, s, KIND_WORKLOAD);
+	store_kind(f, s, KIND_POD_GROUP);
 }
 
 /* The cluster of tests/data/serve/NAME and its objects in a store. */
@@ -72,10 +83,7 @@ static void load(struct fx *f, const char *name)
 	cluster_compute_usage(&f->c, NULL);
 	f->x = ctl_new(&f->c, NULL, &no_ops, NULL);
 	f->s = api_store_new(NULL);
-	store_kind(f, KIND_CLUSTER_QUEUE);
-	store_kind(f, KIND_LOCAL_QUEUE);
-	store_kind(f, KIND_WORKLOAD);
-	store_kind(f, KIND_POD_GROUP);
+	store_all(f, f->s);
 }
 
 /* status.yaml with every workload submitted and the cycles run at T0. */
@@ -622,6 +630,192 @@ static void test_metrics(void **state)
 	stop(&f);
 }
 
+struct objs {
+	VEC(const struct api_obj *) v;
+};
+
+static int collect(void *ctx, const struct api_obj *o)
+{
+	struct objs *objs = ctx;
+
+	vec_push(&objs->v, o);
+	return 0;
+}
+
+static int by_line(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The status of every object of kind k in a equals the one in b. */
+static void expect_same_kind(struct api_store *a, struct api_store *b,
+			     const struct api_kind *k, int step)
+{
+	struct objs objs = { VEC_INIT };
+
+	(void)api_store_each(a, k, NULL, NULL, NULL, collect, &objs);
+	for (size_t i = 0; i < objs.v.len; i++) {
+		const struct api_obj *x = objs.v.items[i];
+		const struct api_obj *y = api_store_get(b, k, x->ns, x->name);
+		const json_t *sx = json_object_get(x->body, "status");
+		const json_t *sy;
+
+		assert_non_null(y);
+		sy = json_object_get(y->body, "status");
+		if (!(sx == sy || (sx && sy && json_equal(sx, sy)))) {
+			char *tx =
+				json_dumps(sx, JSON_COMPACT | JSON_SORT_KEYS);
+			char *ty =
+				json_dumps(sy, JSON_COMPACT | JSON_SORT_KEYS);
+
+			fail_msg("step %d: %s %s/%s\nincremental %s\nfull %s",
+				 step, k->kind, x->ns, x->name, tx, ty);
+		}
+	}
+	vec_release(&objs.v);
+}
+
+/* "reason name count" of every Event of s, sorted, one a line. */
+static char *event_lines(struct api_store *s)
+{
+	struct objs objs = { VEC_INIT };
+	VEC(char *) lines = VEC_INIT;
+	struct strbuf sb;
+
+	(void)api_store_each(s, api_kind_of("v1", "Event"), NULL, NULL, NULL,
+			     collect, &objs);
+	for (size_t i = 0; i < objs.v.len; i++) {
+		const json_t *b = objs.v.items[i]->body;
+
+		vec_push(&lines,
+			 xasprintf("%s %s %lld",
+				   json_string_value(
+					   json_object_get(b, "reason")),
+				   json_string_value(json_object_get(
+					   json_object_get(b, "involvedObject"),
+					   "name")),
+				   (long long)json_integer_value(
+					   json_object_get(b, "count"))));
+	}
+	qsort(lines.items, lines.len, sizeof(*lines.items), by_line);
+	strbuf_init(&sb);
+	for (size_t i = 0; i < lines.len; i++) {
+		strbuf_addf(&sb, "%s\n", lines.items[i]);
+		free(lines.items[i]);
+	}
+	vec_release(&lines);
+	vec_release(&objs.v);
+	return strbuf_take(&sb);
+}
+
+static uint64_t next_rand(uint64_t *r)
+{
+	*r = *r * 6364136223846793005ull + 1442695040888963407ull;
+	return *r >> 33;
+}
+
+/* Replace the status of Workload slot wl in s by {} (a user's write). */
+static void clobber(struct fx *f, struct api_store *s, uint32_t wl)
+{
+	const struct api_kind *k =
+		api_kind_of("kueue.x-k8s.io/v1beta2", "Workload");
+	const struct workload *w = &f->c.workloads.items[wl];
+	const struct api_obj *o = api_store_get(s, k, w->ns, w->name);
+	json_t *body;
+
+	if (!o)
+		return;
+	body = json_deep_copy(o->body);
+	json_object_set_new(body, "status", json_object());
+	assert_int_equal(api_store_update(s, k, body, 0, T0, NULL), 0);
+}
+
+/*
+ * Random controller events on the clusters of every test file; after each,
+ * the incremental update of one store and a full sync of a second store
+ * holding the same objects write the same: the same count, the same status
+ * on every object, the same Events.
+ */
+static void test_incremental(void **state)
+{
+	static const char *const files[] = { "status.yaml", "preempt.yaml",
+					     "podgroup.yaml" };
+	static const char *const kinds[][2] = {
+		{ "kueue.x-k8s.io/v1beta2", "Workload" },
+		{ "kueue.x-k8s.io/v1beta2", "ClusterQueue" },
+		{ "kueue.x-k8s.io/v1beta2", "LocalQueue" },
+		{ "scheduling.x-k8s.io/v1alpha1", "PodGroup" },
+	};
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 60; seed++) {
+		struct fx f;
+		struct api_store *full;
+		struct serve_status *st = serve_status_new();
+		uint64_t r = seed;
+		int64_t now = T0;
+		uint32_t n;
+
+		load(&f, files[seed % ARRAY_SIZE(files)]);
+		full = api_store_new(NULL);
+		store_all(&f, full);
+		n = (uint32_t)f.c.workloads.len;
+		for (int step = 0; step < 40; step++) {
+			uint32_t wl = (uint32_t)(next_rand(&r) % n);
+			uint64_t h = ctl_handle(f.x, wl);
+			uint32_t pod = (uint32_t)(next_rand(&r) % 4);
+			char *ea, *eb;
+
+			switch (next_rand(&r) % 8) {
+			case 0:
+			case 1:
+				(void)ctl_submit(f.x, h, true, now);
+				break;
+			case 2:
+				(void)ctl_pod_event(f.x, h, pod, CTL_POD_READY,
+						    now);
+				break;
+			case 3:
+				(void)ctl_pod_event(f.x, h, pod, CTL_POD_FAILED,
+						    now);
+				break;
+			case 4:
+				(void)ctl_finish(f.x, h, now);
+				break;
+			case 5:
+				if (next_rand(&r) % 4 == 0)
+					(void)ctl_workload_delete(f.x, h, now);
+				break;
+			case 6:
+				clobber(&f, f.s, wl);
+				clobber(&f, full, wl);
+				break;
+			default:
+				now += (int64_t)(next_rand(&r) % 40) * S;
+				break;
+			}
+			ctl_run(f.x, now);
+			assert_int_equal(serve_status_update(st, f.s, f.x, now),
+					 serve_status_sync(full, f.x, now));
+			for (size_t k = 0; k < ARRAY_SIZE(kinds); k++)
+				expect_same_kind(
+					f.s, full,
+					api_kind_of(kinds[k][0], kinds[k][1]),
+					step);
+			ea = event_lines(f.s);
+			eb = event_lines(full);
+			assert_string_equal(ea, eb);
+			free(ea);
+			free(eb);
+		}
+		/* settled: nothing more to write */
+		assert_int_equal(serve_status_update(st, f.s, f.x, now), 0);
+		serve_status_free(st);
+		api_store_free(full);
+		stop(&f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -631,6 +825,7 @@ int main(void)
 		cmocka_unit_test(test_pod_group),
 		cmocka_unit_test(test_visibility),
 		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_incremental),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
