@@ -130,6 +130,9 @@ void sched_set_cond(struct sched_wl *wl, enum sched_cond c, bool status,
 	if (!wl->conds)
 		wl->conds = xcalloc(1, sizeof(*wl->conds));
 	k = &wl->conds->cond[c];
+	if (!k->present || k->status != status || k->reason != reason ||
+	    strcmp(k->message, msg ? msg : "") != 0)
+		wl->cond_changes++;
 	if (!k->present || k->status != status)
 		k->transition_us = now_us;
 	k->present = true;
@@ -1332,6 +1335,11 @@ void sched_admit_restored(struct sched *s, uint32_t id,
 	charge_adm(s, wl->w, adm, 1);
 	tas_charge(s, wl->w, adm, 1);
 	add_admitted(s, id, admit_us);
+}
+
+uint64_t sched_wl_cond_changes(const struct sched *s, uint32_t wl)
+{
+	return s->wl[wl].cond_changes;
 }
 
 uint64_t sched_wl_admit_seq(const struct sched *s, uint32_t wl)

@@ -427,6 +427,10 @@ enum sched_pend sched_wl_pending(const struct sched *s, uint32_t wl,
 /* A condition of wl (present false when it has none of that type). */
 struct sched_condition sched_wl_condition(const struct sched *s, uint32_t wl,
 					  enum sched_cond type);
+/* How many times a condition of wl was set to another status, reason or
+ * message: a status writer recomputes only when this (or other state)
+ * moved. Starts at 0 in a new scheduler. */
+uint64_t sched_wl_cond_changes(const struct sched *s, uint32_t wl);
 /*
  * 0-based positions of every pending workload in its ClusterQueue and
  * LocalQueue (the order the next cycle would try them), into cq_pos and

@@ -63,6 +63,7 @@ struct sched_wl {
 	uint32_t victims_held; /* as a preemptor: victims not yet gone */
 	struct sched_why why;
 	struct sched_conds *conds; /* owned; NULL until one is set */
+	uint64_t cond_changes;	   /* sched_set_cond() changed conds */
 	/* Made from a Job: a Workload of the input is its own (ownerRef),
 	 * its pods are in the input (label job-name), sched_assume_job()
 	 * counted it or found it counted otherwise (never queued then). */

@@ -240,31 +240,60 @@ static void tally(struct ss *ss)
 	}
 }
 
-static int queue_rv(void *ctx, const struct api_obj *o)
-{
-	uint64_t *h = ctx;
+struct marks {
+	struct serve_status *st;
+	const struct cluster *c;
+	const struct api_kind *wl, *pg, *cq, *lq;
+};
 
-	*h = (*h ^ o->rv) * 0x100000001b3ull;
+static bool is_kind(const struct api_kind *k, const struct api_kind *want)
+{
+	return want && api_kind_storage(k) == api_kind_storage(want);
+}
+
+/* A change of the store: the slot of a Workload or PodGroup object (they
+ * share namespace and name with their model workload), or the queues. */
+static int mark(void *ctx, const struct api_event *ev)
+{
+	struct marks *m = ctx;
+	const struct workload *w;
+
+	if (is_kind(ev->kind, m->cq) || is_kind(ev->kind, m->lq)) {
+		m->st->queues = true;
+		return 0;
+	}
+	if (!is_kind(ev->kind, m->wl) && !is_kind(ev->kind, m->pg))
+		return 0;
+	w = cluster_find(m->c, KIND_WORKLOAD, ev->ns, ev->name);
+	if (w)
+		m->st->obj[w - m->c->workloads.items] = true;
 	return 0;
 }
 
-/* A fingerprint of the versions of the stored ClusterQueues and
- * LocalQueues: a user's edit (spec, status) needs their status again. */
-static uint64_t queues_fp(const struct api_store *s)
+/* Size the per-slot arrays, and mark what the store changed since the
+ * last update (everything when its history no longer reaches back). */
+static void changes(struct ss *ss)
 {
-	static const char *const kinds[] = { "ClusterQueue", "LocalQueue" };
-	uint64_t h = 0xcbf29ce484222325ull;
+	struct serve_status *st = ss->st;
+	size_t n = ss->c->workloads.len;
+	struct marks m = {
+		st,
+		ss->c,
+		ss_kind("kueue.x-k8s.io/v1beta2", "Workload"),
+		ss_kind("scheduling.x-k8s.io/v1alpha1", "PodGroup"),
+		ss_kind("kueue.x-k8s.io/v1beta2", "ClusterQueue"),
+		ss_kind("kueue.x-k8s.io/v1beta2", "LocalQueue"),
+	};
 
-	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
-		const struct api_kind *k =
-			ss_kind("kueue.x-k8s.io/v1beta2", kinds[i]);
-
-		h = (h ^ (i + 1)) * 0x100000001b3ull;
-		if (k)
-			(void)api_store_each(s, k, NULL, NULL, NULL, queue_rv,
-					     &h);
+	if (st->nwl < n) {
+		st->wl = xreallocarray(st->wl, n, sizeof(*st->wl));
+		st->obj = xreallocarray(st->obj, n, sizeof(*st->obj));
+		memset(st->wl + st->nwl, 0, (n - st->nwl) * sizeof(*st->wl));
+		memset(st->obj + st->nwl, 0, (n - st->nwl) * sizeof(*st->obj));
+		st->nwl = n;
 	}
-	return h;
+	if (!st->all && api_store_events(ss->s, st->cursor, mark, &m) < 0)
+		st->all = true;
 }
 
 /* The queues' status, from counts tallied over every workload: only when
@@ -276,7 +305,7 @@ static void queues(struct ss *ss)
 	size_t ncq = ss->c->cluster_queues.len + 1;
 	int err = ss->err;
 
-	if (!ss->st->all && !ss->changed && queues_fp(ss->s) == ss->st->queues)
+	if (!ss->st->all && !ss->changed && !ss->st->queues)
 		return;
 	ss->cq_pos = xcalloc(n, sizeof(*ss->cq_pos));
 	ss->lq_pos = xcalloc(n, sizeof(*ss->lq_pos));
@@ -290,7 +319,7 @@ static void queues(struct ss *ss)
 	ss_cluster_queues(ss);
 	ss_local_queues(ss);
 	/* a failed write is tried again at the next update */
-	ss->st->queues = ss->err == err ? queues_fp(ss->s) : 0;
+	ss->st->queues = ss->err != err;
 	free(ss->cq_pos);
 	free(ss->lq_pos);
 	free(ss->wl_lq);
@@ -313,6 +342,7 @@ void serve_status_free(struct serve_status *st)
 	if (!st)
 		return;
 	free(st->wl);
+	free(st->obj);
 	free(st);
 }
 
@@ -329,9 +359,12 @@ int serve_status_update(struct serve_status *st, struct api_store *s,
 	ss.c = ctl_cluster(x);
 	ss.sc = ctl_sched(x);
 	ss.g = ctl_gang(x);
+	changes(&ss);
 	ss_workloads(&ss);
 	queues(&ss);
 	st->all = false;
+	/* its own writes are seen: not changes for the next update */
+	st->cursor = api_store_rv(s);
 	return ss.err ? ss.err : ss.writes;
 }
 

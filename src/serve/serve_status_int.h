@@ -36,8 +36,10 @@ struct ss_seen {
 
 struct serve_status {
 	struct ss_seen *wl; /* per slot */
+	bool *obj;	    /* per slot: its object changed since cursor */
 	size_t nwl;
-	uint64_t queues; /* fingerprint of the queue objects' versions */
+	uint64_t cursor; /* the store's rv after the last update */
+	bool queues;	 /* a queue object changed since cursor */
 	bool all;	 /* the next update does everything */
 };
 

@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "base/hmap.h"
 #include "base/strbuf.h"
 #include "manifest/enc.h"
 #include "model/config.h"
@@ -309,11 +308,6 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h * 0x100000001b3ull;
 }
 
-static uint64_t mix_str(uint64_t h, const char *s)
-{
-	return mix(h, s ? hmap_hash(s, strlen(s)) : 1);
-}
-
 static uint64_t admission_fp(uint64_t h, const struct sched_admission *adm)
 {
 	if (!adm)
@@ -332,11 +326,13 @@ static uint64_t admission_fp(uint64_t h, const struct sched_admission *adm)
 }
 
 /* Everything workload_status(), pod_group_status() and the queue counts
- * read of the model for wl; the cluster's other objects (flavors, nodes,
- * queues) only change through a reconfigure, which resets the cache. */
+ * read of the model for wl, but its spec (queue, pod sets), which changes
+ * only with its object (an event of the store), and the cluster's other
+ * objects (flavors, nodes, queues), which change only by a reconfigure
+ * (serve_status_reset()). Reads no string: a scan of every slot per loop
+ * turn stays a few cache lines per workload. */
 uint64_t ss_wl_fingerprint(const struct ss *ss, uint32_t wl)
 {
-	const struct workload *w = &ss->c->workloads.items[wl];
 	struct sched_saved sv;
 	struct gang_saved gs;
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -349,23 +345,12 @@ uint64_t ss_wl_fingerprint(const struct ss *ss, uint32_t wl)
 	h = mix(mix(h, (uint64_t)sv.queue_ts_us), (uint64_t)sv.requeue_at_us);
 	h = mix(mix(h, sv.admit_seq), (uint64_t)sched_wl_cq(ss->sc, wl) + 1);
 	h = mix(mix(h, sv.held != NULL), sv.held_for);
-	for (int t = 0; t < SCHED_COND_COUNT; t++) {
-		const struct sched_condition *k = &sv.cond[t];
-
-		h = mix(h, (uint64_t)k->present << 1 | (uint64_t)k->status);
-		if (!k->present)
-			continue;
-		h = mix_str(mix_str(h, k->reason), k->message);
-		h = mix(h, (uint64_t)k->transition_us);
-	}
+	/* reason, message and transition time move the scheduler's count */
+	for (int t = 0; t < SCHED_COND_COUNT; t++)
+		h = mix(h, (uint64_t)sv.cond[t].present << 1 |
+				   (uint64_t)sv.cond[t].status);
+	h = mix(h, sched_wl_cond_changes(ss->sc, wl));
 	h = admission_fp(h, sv.adm);
-	h = mix_str(h, w->queue_name);
-	for (size_t k = 0; k < w->npodsets; k++) {
-		h = mix_str(mix(h, (uint64_t)w->podsets[k].count),
-			    w->podsets[k].name);
-		for (int r = 0; r < RESOURCE_MAX; r++)
-			h = mix(h, (uint64_t)w->podsets[k].requests.v[r]);
-	}
 	h = mix(mix(h, (uint64_t)gs.state), (uint64_t)gs.requeues);
 	h = mix(h, (uint64_t)gang_phase(ss->g, wl));
 	h = mix(mix(h, (uint64_t)gs.pgs.running), (uint64_t)gs.pgs.succeeded);
@@ -394,6 +379,9 @@ static void workload_sync(struct ss *ss, uint32_t i, const struct api_kind *wk,
 		return;
 	}
 	now.fp = ss_wl_fingerprint(ss, i);
+	if (!ss->st->all && seen->handle == now.handle && seen->fp == now.fp &&
+	    !ss->st->obj[i])
+		return;
 	o = wk ? api_store_get(ss->s, wk, ns, w->name) : NULL;
 	if (!o) {
 		k = pk;
@@ -408,9 +396,9 @@ static void workload_sync(struct ss *ss, uint32_t i, const struct api_kind *wk,
 	else if (o)
 		pod_group_status(ss, i, o);
 	o = o ? api_store_get(ss->s, k, ns, w->name) : NULL;
+	now.rv = o ? o->rv : 0;
 	/* a failed write is tried again at the next update */
-	now.rv = o && ss->err == err ? o->rv : 0;
-	*seen = now;
+	*seen = ss->err == err ? now : (struct ss_seen){ 0 };
 }
 
 int ss_workloads(struct ss *ss)
@@ -422,13 +410,10 @@ int ss_workloads(struct ss *ss)
 	struct serve_status *st = ss->st;
 	size_t n = ss->c->workloads.len;
 
-	if (st->nwl < n) {
-		st->wl = xreallocarray(st->wl, n, sizeof(*st->wl));
-		memset(st->wl + st->nwl, 0, (n - st->nwl) * sizeof(*st->wl));
-		st->nwl = n;
-	}
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
 		workload_sync(ss, i, wk, pk);
+		st->obj[i] = false;
+	}
 	for (size_t i = n; i < st->nwl; i++) {
 		if (st->wl[i].handle)
 			ss->changed++;
