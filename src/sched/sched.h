@@ -424,6 +424,11 @@ const struct sched_admission *sched_wl_admission(const struct sched *s,
 /* The pending reason code and its message into msg (may be NULL). */
 enum sched_pend sched_wl_pending(const struct sched *s, uint32_t wl,
 				 struct strbuf *msg);
+/* A key of everything sched_wl_pending() reads for wl (never 0): while it
+ * stays the same, so do the code and the message, so a caller that keeps
+ * the last key need not build the message again. Keys of a rebuilt
+ * scheduler differ from the old one's. */
+uint64_t sched_wl_pending_key(const struct sched *s, uint32_t wl);
 /* A condition of wl (present false when it has none of that type). */
 struct sched_condition sched_wl_condition(const struct sched *s, uint32_t wl,
 					  enum sched_cond type);

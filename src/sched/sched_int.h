@@ -32,7 +32,8 @@ struct sched_conds {
 /* The reason a workload is pending, with numbers. */
 struct sched_why {
 	enum sched_pend code;
-	char *msg; /* owned; NULL: none */
+	char *msg;	/* owned; NULL: none */
+	uint64_t stamp; /* unique per sched_why_set(); 0: never set */
 };
 
 struct sched_wl {
@@ -130,6 +131,7 @@ struct sched_tas {
 
 struct sched {
 	const struct cluster *c;
+	uint64_t stamp; /* unique per scheduler, as sched_why's stamps */
 	struct sched_options opt;
 	struct quota q;
 	struct sched_wl *wl; /* [nwl]; w NULL: a free slot */

@@ -72,8 +72,9 @@ struct swl {
 	bool binding;	    /* some want[] set */
 	bool release;	    /* released: its pods must go (then released) */
 	bool finished;
-	bool ungated;	   /* Job unsuspended for the current admission */
-	char *pending_msg; /* last FailedScheduling message written */
+	bool ungated;	      /* Job unsuspended for the current admission */
+	char *pending_msg;    /* last FailedScheduling message written */
+	uint64_t pending_key; /* sched_wl_pending_key() of pending_msg */
 };
 
 /* A pod's flags in x->pods (by UID). */

@@ -598,10 +598,16 @@ void serve_sched_pending(struct serve_sched *x)
 		struct swl *w = &x->wl.items[slot];
 		const struct api_obj *o;
 		const char *reason;
+		uint64_t key;
 
 		if (!w->live || w->finished ||
 		    sched_wl_state(s, slot) != SCHED_WL_PENDING)
 			continue;
+		/* nothing it depends on changed: the same message */
+		key = sched_wl_pending_key(s, slot);
+		if (key == w->pending_key)
+			continue;
+		w->pending_key = key;
 		strbuf_reset(&msg);
 		reason = pend_reason(sched_wl_pending(s, slot, &msg));
 		if (!reason)
