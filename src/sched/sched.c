@@ -1492,34 +1492,27 @@ enum sched_pend sched_wl_pending(const struct sched *s, uint32_t id,
 	return code;
 }
 
-static uint64_t key_mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	return h * 0x100000001b3ull;
-}
-
 /* Everything sched_wl_pending() reads, by stamps and indices. */
 uint64_t sched_wl_pending_key(const struct sched *s, uint32_t id)
 {
 	const struct sched_wl *wl = &s->wl[id];
 	const struct sched_cq *q = wl->cq >= 0 ? &s->cqs[wl->cq] : NULL;
 	const struct sched_why *pw = NULL;
-	uint64_t h = key_mix(s->stamp, wl->state);
+	uint64_t h = mix(s->stamp, wl->state);
 
-	h = key_mix(key_mix(h, wl->why.code), wl->why.stamp);
-	h = key_mix(key_mix(h, (uint64_t)wl->cq + 1), wl->deferred);
+	h = mix(mix(h, wl->why.code), wl->why.stamp);
+	h = mix(mix(h, (uint64_t)wl->cq + 1), wl->deferred);
 	if (q && wl->why.code == SCHED_PEND_EVALUATION)
 		pw = sched_parked_why(s, id);
 	if (pw)
-		h = key_mix(key_mix(h, pw->code), pw->stamp);
+		h = mix(mix(h, pw->code), pw->stamp);
 	if (q) {
-		h = key_mix(h, q->active);
+		h = mix(h, q->active);
 		if (q->cq->queueing == QUEUEING_STRICT_FIFO &&
 		    queue_contains(&q->heap, id)) {
 			uint32_t head = queue_peek(&q->heap);
 
-			h = key_mix(key_mix(h, (uint64_t)head + 1),
-				    s->wl[head].seq);
+			h = mix(mix(h, (uint64_t)head + 1), s->wl[head].seq);
 		}
 	}
 	return h | 1;
