@@ -1046,6 +1046,28 @@ static int delete_q(void *ctx, struct cluster *c)
 	return 0;
 }
 
+/* The daemon's controller starts before any node exists; nodes then join
+ * through a reconfigure (no node state to clear yet). */
+static void test_reconfigure_from_no_nodes(void **state)
+{
+	struct cluster c;
+	struct strbuf sb;
+	struct ctl *x;
+	struct be b;
+
+	(void)state;
+	strbuf_init(&sb);
+	queues(&sb);
+	fx_load(&c, sb.buf);
+	be_init(&b, &c);
+	x = ctl_new(&c, NULL, &be_ops, &b);
+	assert_int_equal(ctl_reconfigure(x, add_nodes, NULL, 0), 0);
+	assert_int_equal(c.nodes.len, 2);
+	assert_true(ctl_check(x, NULL));
+	stop(x, &b, &c);
+	strbuf_release(&sb);
+}
+
 /* Queues, quotas and nodes change while running: a quota change applies at
  * the next cycle, a gang on a node that left is evicted whole. */
 static void test_reconfigure(void **state)
@@ -1296,6 +1318,7 @@ int main(void)
 		cmocka_unit_test(test_random_faults),
 		cmocka_unit_test(test_restart_exact),
 		cmocka_unit_test(test_reconfigure),
+		cmocka_unit_test(test_reconfigure_from_no_nodes),
 		cmocka_unit_test(test_cq_deletion_timestamp),
 		cmocka_unit_test(test_pods_and_node_status),
 		cmocka_unit_test(test_wait_victims),
