@@ -688,6 +688,7 @@ int ctl_reconfigure(struct ctl *x, int (*change)(void *ctx, struct cluster *c),
 	int rc, lost;
 
 	ctl_set_now(x, now_us);
+	x->stats.reconfigures++;
 	sn = ctl_snapshot(x);
 	gang_free(x->g);
 	sched_free(x->s);

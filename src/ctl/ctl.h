@@ -124,6 +124,7 @@ struct ctl_stats {
 	uint64_t admissions; /* CTL_EV_ADMITTED */
 	uint64_t binds;	     /* bind ops called */
 	uint64_t bind_failures;
+	uint64_t reconfigures; /* ctl_reconfigure() calls */
 };
 
 /*

@@ -223,6 +223,7 @@ static void state_init(struct serve_sched *x)
 	hmap_init(&x->pods);
 	hmap_init(&x->bad);
 	hmap_init(&x->done);
+	hmap_init(&x->queues);
 	x->cursor = api_store_rv(x->s);
 	(void)serve_sched_load_config(x, &x->c);
 	x->ctl = ctl_new(&x->c, &o, &backend, x);
@@ -247,6 +248,7 @@ static void state_release(struct serve_sched *x)
 	hmap_release(&x->pods);
 	hmap_release(&x->bad);
 	hmap_release(&x->done);
+	hmap_release(&x->queues);
 	vec_release(&x->todo);
 	vec_foreach (&x->plain, p)
 		free(*p);
@@ -287,12 +289,52 @@ static bool first_pass(enum sk k)
 	return k < SK_CONFIG_COUNT || k == SK_POD_GROUP;
 }
 
+/* Whether a ClusterQueue or LocalQueue event changed more than its
+ * status (which the status writer keeps): its counts move with every
+ * admission, and rebuilding the controller for them costs a snapshot and
+ * restore of every workload. */
+static bool queue_changed(struct serve_sched *x, const struct sev *e)
+{
+	const json_t *md = json_object_get(e->body, "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	const char *name = json_string_value(json_object_get(md, "name"));
+	char *key = xasprintf("%d/%s/%s", (int)e->kind, ns ? ns : "",
+			      name ? name : "");
+	json_t *spec = json_copy(e->body), *meta = json_copy((json_t *)md);
+	char *text;
+	int64_t old, h;
+	bool changed;
+
+	json_object_del(spec, "status");
+	json_object_del(meta, "resourceVersion");
+	json_object_del(meta, "managedFields");
+	json_object_set_new(spec, "metadata", meta);
+	text = json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS);
+	h = (int64_t)hmap_hash(text ? text : "", text ? strlen(text) : 0);
+	changed = e->type == API_DELETED ||
+		  !hmap_get_str(&x->queues, key, &old) || old != h;
+	if (e->type == API_DELETED)
+		hmap_del(&x->queues, key, strlen(key));
+	else
+		hmap_put_str(&x->queues, key, h);
+	free(text);
+	json_decref(spec);
+	free(key);
+	return changed;
+}
+
 static void handle(struct serve_sched *x, const struct sev *e)
 {
 	if (e->kind < SK_CONFIG_COUNT) {
-		if (e->kind != SK_NODE ||
-		    serve_sched_node_changed(x, e->body,
-					     e->type == API_DELETED))
+		bool changed = true;
+
+		if (e->kind == SK_NODE)
+			changed = serve_sched_node_changed(
+				x, e->body, e->type == API_DELETED);
+		else if (e->kind == SK_CLUSTER_QUEUE ||
+			 e->kind == SK_LOCAL_QUEUE)
+			changed = queue_changed(x, e);
+		if (changed)
 			x->config_dirty = true;
 		return;
 	}

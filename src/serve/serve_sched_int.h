@@ -103,6 +103,8 @@ struct serve_sched {
 	struct hmap bad;       /* UID of a refused config object -> rv */
 	struct hmap done;      /* "ns/name" of Workloads whose Job ended while
 				  pending: never queued again */
+	struct hmap queues;    /* "kind/ns/name" of a ClusterQueue or
+				  LocalQueue -> hash of all but its status */
 	VEC(uint32_t) todo;    /* slots with binds or a release */
 	VEC(char *) plain;     /* "ns/name" of plain pods to bind */
 	VEC(char *) new_gangs; /* "ns/PodGroup/" or "ns//pod": to make */

@@ -570,6 +570,45 @@ static void test_quota_competition(void **state)
 	env_stop(&e);
 }
 
+static uint64_t reconfigures(const struct env *e)
+{
+	return ctl_stats(serve_sched_ctl(e->x)).reconfigures;
+}
+
+/* The queues' status moves with every admission; the controller is built
+ * again only when a queue's spec or metadata changes. */
+static void test_queue_status_no_rebuild(void **state)
+{
+	const struct api_kind *cqk =
+		kind("kueue.x-k8s.io/v1beta2", "ClusterQueue");
+	const struct api_obj *cq;
+	struct env e;
+	uint64_t rv, n;
+	json_t *body;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "first", 2, "research");
+	advance(&e, S);
+	n = reconfigures(&e);
+	rv = api_store_get(e.s, cqk, "", "team-a")->rv;
+	job(e.s, e.now, "second", 2, "research");
+	advance(&e, S);
+	assert_int_equal(gang_of(e.s, "second").bound, 2);
+	/* its status was written (counts, usage), the controller kept */
+	cq = api_store_get(e.s, cqk, "", "team-a");
+	assert_true(cq->rv > rv);
+	assert_int_equal(reconfigures(&e), n);
+	/* a label is a change of the queue: built again, once */
+	body = json_deep_copy(cq->body);
+	json_object_set_new(json_object_get(body, "metadata"), "labels",
+			    json_pack("{s:s}", "team", "a"));
+	assert_int_equal(api_store_update(e.s, cqk, body, 0, e.now, NULL), 0);
+	advance(&e, S);
+	assert_int_equal(reconfigures(&e), n + 1);
+	env_stop(&e);
+}
+
 static void test_preemption(void **state)
 {
 	struct env e;
@@ -888,6 +927,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_job_lifecycle),
 		cmocka_unit_test(test_quota_competition),
+		cmocka_unit_test(test_queue_status_no_rebuild),
 		cmocka_unit_test(test_preemption),
 		cmocka_unit_test(test_node_not_ready),
 		cmocka_unit_test(test_restart),
