@@ -681,6 +681,7 @@ static char *event_lines(struct api_store *s)
 	struct objs objs = { VEC_INIT };
 	VEC(char *) lines = VEC_INIT;
 	struct strbuf sb;
+	char *text;
 
 	(void)api_store_each(s, api_kind_of("v1", "Event"), NULL, NULL, NULL,
 			     collect, &objs);
@@ -697,7 +698,8 @@ static char *event_lines(struct api_store *s)
 				   (long long)json_integer_value(
 					   json_object_get(b, "count"))));
 	}
-	qsort(lines.items, lines.len, sizeof(*lines.items), by_line);
+	if (lines.len)
+		qsort(lines.items, lines.len, sizeof(*lines.items), by_line);
 	strbuf_init(&sb);
 	for (size_t i = 0; i < lines.len; i++) {
 		strbuf_addf(&sb, "%s\n", lines.items[i]);
@@ -705,7 +707,9 @@ static char *event_lines(struct api_store *s)
 	}
 	vec_release(&lines);
 	vec_release(&objs.v);
-	return strbuf_take(&sb);
+	text = strbuf_take(&sb);
+	strbuf_release(&sb);
+	return text;
 }
 
 static uint64_t next_rand(uint64_t *r)
