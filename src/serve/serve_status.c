@@ -296,6 +296,40 @@ static void changes(struct ss *ss)
 		st->all = true;
 }
 
+/* At least n slots, nlq LocalQueues and ncq ClusterQueues in b (the
+ * positions and links are all written by each pass; counts are not). */
+static void bufs_grow(struct ss_bufs *b, size_t n, size_t nlq, size_t ncq)
+{
+	if (b->n < n) {
+		b->cq_pos = xreallocarray(b->cq_pos, n, sizeof(*b->cq_pos));
+		b->lq_pos = xreallocarray(b->lq_pos, n, sizeof(*b->lq_pos));
+		b->wl_lq = xreallocarray(b->wl_lq, n, sizeof(*b->wl_lq));
+		b->lq_next = xreallocarray(b->lq_next, n, sizeof(*b->lq_next));
+		b->n = n;
+	}
+	if (b->nlq < nlq) {
+		b->lq_first =
+			xreallocarray(b->lq_first, nlq, sizeof(*b->lq_first));
+		b->lq_n = xreallocarray(b->lq_n, nlq, sizeof(*b->lq_n));
+		b->nlq = nlq;
+	}
+	if (b->ncq < ncq) {
+		b->cq_n = xreallocarray(b->cq_n, ncq, sizeof(*b->cq_n));
+		b->ncq = ncq;
+	}
+}
+
+static void bufs_release(struct ss_bufs *b)
+{
+	free(b->cq_pos);
+	free(b->lq_pos);
+	free(b->wl_lq);
+	free(b->lq_next);
+	free(b->lq_first);
+	free(b->lq_n);
+	free(b->cq_n);
+}
+
 /* The queues' status, from counts tallied over every workload: only when
  * a workload or a queue object changed since the last update. */
 static void queues(struct ss *ss)
@@ -307,26 +341,22 @@ static void queues(struct ss *ss)
 
 	if (!ss->st->all && !ss->changed && !ss->st->queues)
 		return;
-	ss->cq_pos = xcalloc(n, sizeof(*ss->cq_pos));
-	ss->lq_pos = xcalloc(n, sizeof(*ss->lq_pos));
-	ss->wl_lq = xcalloc(n, sizeof(*ss->wl_lq));
-	ss->lq_next = xcalloc(n, sizeof(*ss->lq_next));
-	ss->lq_first = xcalloc(nlq, sizeof(*ss->lq_first));
-	ss->lq_n = xcalloc(nlq, sizeof(*ss->lq_n));
-	ss->cq_n = xcalloc(ncq, sizeof(*ss->cq_n));
+	bufs_grow(&ss->st->bufs, n, nlq, ncq);
+	ss->cq_pos = ss->st->bufs.cq_pos;
+	ss->lq_pos = ss->st->bufs.lq_pos;
+	ss->wl_lq = ss->st->bufs.wl_lq;
+	ss->lq_next = ss->st->bufs.lq_next;
+	ss->lq_first = ss->st->bufs.lq_first;
+	ss->lq_n = ss->st->bufs.lq_n;
+	ss->cq_n = ss->st->bufs.cq_n;
+	memset(ss->lq_n, 0, nlq * sizeof(*ss->lq_n));
+	memset(ss->cq_n, 0, ncq * sizeof(*ss->cq_n));
 	sched_positions(ss->sc, ss->cq_pos, ss->lq_pos);
 	tally(ss);
 	ss_cluster_queues(ss);
 	ss_local_queues(ss);
 	/* a failed write is tried again at the next update */
 	ss->st->queues = ss->err != err;
-	free(ss->cq_pos);
-	free(ss->lq_pos);
-	free(ss->wl_lq);
-	free(ss->lq_next);
-	free(ss->lq_first);
-	free(ss->lq_n);
-	free(ss->cq_n);
 }
 
 struct serve_status *serve_status_new(void)
@@ -341,6 +371,7 @@ void serve_status_free(struct serve_status *st)
 {
 	if (!st)
 		return;
+	bufs_release(&st->bufs);
 	free(st->wl);
 	free(st->obj);
 	free(st);

@@ -34,7 +34,17 @@ struct ss_seen {
 	uint64_t handle, fp, rv;
 };
 
+/* The queue pass's arrays, kept between updates (sized to the cluster):
+ * per workload slot, per LocalQueue, per ClusterQueue. */
+struct ss_bufs {
+	int64_t *cq_pos, *lq_pos;
+	int32_t *wl_lq, *lq_next, *lq_first;
+	struct ss_counts *lq_n, *cq_n;
+	size_t n, nlq, ncq;
+};
+
 struct serve_status {
+	struct ss_bufs bufs;
 	struct ss_seen *wl; /* per slot */
 	bool *obj;	    /* per slot: its object changed since cursor */
 	size_t nwl;
