@@ -85,6 +85,13 @@ void api_table_open(struct strbuf *out, const struct api_kind *k,
 void api_table_row(struct strbuf *out, const json_t *obj,
 		   const struct api_kind *k, const char *include, bool first,
 		   int64_t now_us);
+/* The same, with obj's metadata already as compact JSON text (meta, len:
+ * api_obj_meta_text() of the stored object obj is the view of), copied
+ * instead of encoded again. */
+void api_table_row_meta(struct strbuf *out, const json_t *obj,
+			const struct api_kind *k, const char *include,
+			bool first, int64_t now_us, const char *meta,
+			size_t len);
 
 /* The handlers of each part. */
 void api_get(struct api *a, const struct api_target *t,

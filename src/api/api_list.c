@@ -148,9 +148,15 @@ static int list_one(void *ctx, const struct api_obj *o)
 		return 1;
 	}
 	if (w->table != API_TABLE_NONE) {
+		const char *meta = NULL;
+		size_t len = 0;
+
 		if (!v)
 			v = api_obj_view(o, k, w->t->version);
-		api_table_row(w->items, v, k, w->include, !w->count, w->now_us);
+		if (same) /* the stored object is the view */
+			meta = api_obj_meta_text(o, &len);
+		api_table_row_meta(w->items, v, k, w->include, !w->count,
+				   w->now_us, meta, len);
 	} else {
 		if (w->count)
 			strbuf_addch(w->items, ',');

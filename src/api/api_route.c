@@ -616,6 +616,14 @@ void api_table_row(struct strbuf *out, const json_t *obj,
 		   const struct api_kind *k, const char *include, bool first,
 		   int64_t now_us)
 {
+	api_table_row_meta(out, obj, k, include, first, now_us, NULL, 0);
+}
+
+void api_table_row_meta(struct strbuf *out, const json_t *obj,
+			const struct api_kind *k, const char *include,
+			bool first, int64_t now_us, const char *meta,
+			size_t len)
+{
 	json_t *cells = json_array();
 
 	if (k->cells)
@@ -634,7 +642,10 @@ void api_table_row(struct strbuf *out, const json_t *obj,
 		strbuf_addstr(out, "{\"kind\":\"PartialObjectMetadata\","
 				   "\"apiVersion\":\"meta.k8s.io/v1\","
 				   "\"metadata\":");
-		api_json_add(out, json_object_get(obj, "metadata"));
+		if (meta)
+			strbuf_add(out, meta, len);
+		else
+			api_json_add(out, json_object_get(obj, "metadata"));
 		strbuf_addch(out, '}');
 	}
 	strbuf_addch(out, '}');

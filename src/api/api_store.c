@@ -25,10 +25,12 @@
 
 /* One version of an object; pub.* point into it. */
 struct sobj {
-	struct api_obj pub;
+	struct api_obj pub; /* first: an api_obj of the store is a sobj */
 	unsigned ref;
 	char *ns, *name, *uid;
 	char *text;
+	char *meta; /* api_obj_meta_text(), made at first use */
+	size_t meta_len;
 };
 
 struct kindset {
@@ -62,6 +64,7 @@ static void sobj_unref(struct sobj *o)
 	free(o->name);
 	free(o->uid);
 	free(o->text);
+	free(o->meta);
 	free(o);
 }
 
@@ -227,6 +230,22 @@ static struct sobj *lookup(const struct api_store *s, const struct api_kind *k,
 	if (ret_at)
 		*ret_at = at;
 	return found ? ks->objs.items[at] : NULL;
+}
+
+const char *api_obj_meta_text(const struct api_obj *o, size_t *ret_len)
+{
+	struct sobj *so = (struct sobj *)o; /* the cache is not the value */
+	struct strbuf sb;
+
+	if (!so->meta) {
+		strbuf_init(&sb);
+		api_json_add(&sb, json_object_get(o->body, "metadata"));
+		so->meta_len = sb.len;
+		so->meta = strbuf_take(&sb);
+		strbuf_release(&sb);
+	}
+	*ret_len = so->meta_len;
+	return so->meta;
 }
 
 const struct api_obj *api_store_get(const struct api_store *s,

@@ -67,6 +67,11 @@ uint64_t api_store_rv(const struct api_store *s);
 uint64_t api_store_oldest_rv(const struct api_store *s);
 size_t api_store_count(const struct api_store *s, const struct api_kind *k);
 
+/* The compact JSON text of o's metadata (as api_json_add() writes it),
+ * made at first use and kept with this version of the object: a write
+ * makes a new version. Valid while o is. For Table rows of lists. */
+const char *api_obj_meta_text(const struct api_obj *o, size_t *ret_len);
+
 const struct api_obj *api_store_get(const struct api_store *s,
 				    const struct api_kind *k, const char *ns,
 				    const char *name);

@@ -900,6 +900,59 @@ static void test_table(void **state)
 	api_resp_release(&resp);
 }
 
+/* The metadata of node n1's row in a Table list of nodes (new ref). */
+static json_t *table_row_meta(struct fixture *f)
+{
+	struct api_req r = { .method = "GET",
+			     .path = "/api/v1/nodes",
+			     .accept = TABLE_ACCEPT };
+	struct api_resp resp;
+	json_t *v, *meta;
+
+	api_handle(f->a, &r, T0, &resp);
+	assert_int_equal(resp.code, 200);
+	v = json_loads(resp.body.buf, 0, NULL);
+	assert_non_null(v);
+	meta = json_object_get(
+		json_object_get(json_array_get(json_object_get(v, "rows"), 0),
+				"object"),
+		"metadata");
+	assert_non_null(meta);
+	json_incref(meta);
+	json_decref(v);
+	api_resp_release(&resp);
+	return meta;
+}
+
+/* A list's rows copy each object's metadata text, made once per version:
+ * the same as the object's, and new after a write. */
+static void test_table_meta_text(void **state)
+{
+	struct fixture *f = *state;
+	const struct api_kind *nk = api_kind_storage(kind(API_KIND_NODE));
+	const struct api_obj *o = api_store_get(f->s, nk, "", "n1");
+	json_t *meta, *body;
+
+	assert_non_null(o);
+	for (int i = 0; i < 2; i++) { /* made, then kept */
+		meta = table_row_meta(f);
+		assert_true(
+			json_equal(meta, json_object_get(o->body, "metadata")));
+		json_decref(meta);
+	}
+	body = json_deep_copy(o->body);
+	json_object_set_new(json_object_get(body, "metadata"), "labels",
+			    json_pack("{s:s}", "zone", "z1"));
+	assert_int_equal(api_store_update(f->s, nk, body, 0, T0, NULL), 0);
+	o = api_store_get(f->s, nk, "", "n1");
+	meta = table_row_meta(f);
+	assert_true(json_equal(meta, json_object_get(o->body, "metadata")));
+	assert_string_equal(json_string_value(json_object_get(
+				    json_object_get(meta, "labels"), "zone")),
+			    "z1");
+	json_decref(meta);
+}
+
 static void test_status_subresource(void **state)
 {
 	static const struct step steps[] = {
@@ -1566,6 +1619,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_list_and_pages, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_table, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_table_meta_text, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_status_subresource, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_binding, setup, teardown),
