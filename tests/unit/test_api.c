@@ -300,6 +300,30 @@ static void test_discovery(void **state)
 			    "as=APIGroupDiscoveryList");
 	assert_non_null(strstr(resp.body.buf, "apidiscovery.k8s.io/v2beta1"));
 	api_resp_release(&resp);
+	/* OpenAPI v2 for kubectl 1.27 and 1.28: protobuf with each kind's
+	 * PATCH, its group-version-kind and fieldValidation. */
+	r.path = "/openapi/v2";
+	r.accept = "application/com.github.proto-openapi.spec.v2@v1.0+"
+		   "protobuf";
+	api_handle(f->a, &r, T0, &resp);
+	assert_int_equal(resp.code, 200);
+	assert_string_equal(resp.content_type,
+			    "application/com.github.proto-openapi.spec.v2."
+			    "v1.0+protobuf");
+	assert_memory_equal(resp.body.buf,
+			    "\x0a\x03"
+			    "2.0",
+			    5);
+	assert_non_null(memmem(resp.body.buf, resp.body.len,
+			       "/api/v1/namespaces/{namespace}/pods/{name}",
+			       42));
+	assert_non_null(memmem(resp.body.buf, resp.body.len,
+			       "group: \"\"\nkind: Pod\nversion: v1\n", 32));
+	assert_non_null(memmem(resp.body.buf, resp.body.len,
+			       "\x22\x0f"
+			       "fieldValidation",
+			       17));
+	api_resp_release(&resp);
 }
 
 static void test_crud(void **state)
