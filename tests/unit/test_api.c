@@ -737,6 +737,16 @@ static void test_validation(void **state)
 		  POD("u", ",\"bogus\":1"),
 		  201,
 		  { "\"name\":\"u\"" } },
+		{ "POST",
+		  "/api/v1/namespaces/default/pods",
+		  NULL,
+		  NULL,
+		  NULL,
+		  "{\"metadata\":{\"name\":\"t\"},\"spec\":[1]}",
+		  400,
+		  { "\"reason\":\"BadRequest\"",
+		    "Pod in version \\\"v1\\\" cannot be handled as a Pod: "
+		    "spec: must be an object, not " } },
 	};
 	struct fixture *f = *state;
 	struct api_req r = {
