@@ -1570,6 +1570,33 @@ static void test_watch_bookmarks_and_batches(void **state)
 	api_watch_free(w);
 }
 
+/* Ages in -w Tables run on the embedded clock, whatever the clock the
+ * daemon pumps watches with. */
+static void test_watch_table_ages(void **state)
+{
+	struct fixture *f = *state;
+	struct api_req r = { .method = "GET",
+			     .path = "/api/v1/nodes",
+			     .query = "watch=1",
+			     .accept = TABLE_ACCEPT };
+	struct api_resp resp;
+	struct strbuf sb;
+
+	api_handle(f->a, &r, T0 + 3600000000LL, &resp);
+	assert_non_null(resp.watch);
+	strbuf_init(&sb);
+	/* A monotonic clock of 5 s since boot, then 2 minutes later. */
+	assert_int_equal(api_watch_next(resp.watch, 5000000, &sb), 1);
+	assert_non_null(strstr(sb.buf, "\"60m\""));
+	put(f, API_KIND_NODE, "{\"metadata\":{\"name\":\"n5\"}}");
+	strbuf_reset(&sb);
+	assert_int_equal(api_watch_next(resp.watch, 125000000, &sb), 1);
+	assert_non_null(strstr(sb.buf, "\"cells\":[\"n5\""));
+	assert_non_null(strstr(sb.buf, "\"62m\""));
+	strbuf_release(&sb);
+	api_resp_release(&resp);
+}
+
 static void test_watch_errors(void **state)
 {
 	static const struct step steps[] = {
@@ -1655,6 +1682,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_watch, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_watch_bookmarks_and_batches, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_watch_table_ages, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_watch_errors, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_views, setup, teardown),
