@@ -26,7 +26,7 @@
 
 #include "base/banned.h"
 
-#define DEFAULT_TRACE "../shared/traces/elasticflow-itp-2021-raw"
+#define DEFAULT_TRACE "examples/itp-2021"
 #define DEFAULT_SPEC  "blocks=4,racks=8,hosts=32,gpus=8"
 
 static void usage(FILE *out)

@@ -3,8 +3,8 @@
  * Tests of the ITP 2021 CSV reader: header recognition, the shaping of jobs
  * into pods (small jobs, gangs of 8-GPU pods, rounding up), skipped rows,
  * relative times, located errors with all-or-nothing, options and limits,
- * and the ten real cluster files when they are present (ECHELON_ITP_DIR,
- * by default the shared traces folder; the test is skipped without them).
+ * and the ten real cluster files shipped in examples/itp-2021 (or the
+ * folder ECHELON_ITP_DIR names).
  */
 #include "sim/itp.h"
 
@@ -336,19 +336,13 @@ static void test_real_trace(void **state)
 {
 	struct env *e = *state;
 	const char *dir = getenv("ECHELON_ITP_DIR");
-	char *beside = testutil_path(
-		"../shared/traces/elasticflow-itp-2021-raw/cluster01.csv");
+	char *shipped = testutil_path("examples/itp-2021");
 	size_t total = 0;
 	int64_t gpu_us = 0;
 
-	/* The shared folder sits beside the checkout (and beside CI's clone).
-	 */
-	if (!dir && access(beside, R_OK) == 0) {
-		*strrchr(beside, '/') = '\0';
-		dir = beside;
-	}
+	/* The copy shipped with the sources, unless told otherwise. */
 	if (!dir)
-		dir = "/work/shared/traces/elasticflow-itp-2021-raw";
+		dir = shipped;
 	for (size_t i = 0; i < ARRAY_SIZE(real); i++) {
 		char *path = xasprintf("%s/%s", dir, real[i].file);
 		struct itp_summary sum;
@@ -358,13 +352,9 @@ static void test_real_trace(void **state)
 
 		strbuf_reset(&e->data);
 		if (access(path, R_OK) != 0) {
-			/* CI has the shared folder beside its clone: there
-			 * the real trace must be read, never skipped */
-			if (getenv("CI"))
-				fail_msg("%s: not readable in CI", path);
-			free(path);
-			free(beside);
-			skip();
+			/* The trace ships with the sources: missing, it is
+			 * a broken checkout, never a reason to skip. */
+			fail_msg("%s: not readable", path);
 		}
 		assert_int_equal(trace_read_file(path, 1 << 24, &e->data, &eb),
 				 0);
@@ -390,7 +380,7 @@ static void test_real_trace(void **state)
 		total += sum.jobs;
 		free(path);
 	}
-	free(beside);
+	free(shipped);
 	assert_int_equal(total, 69351);
 	assert_int_equal(gpu_us / (360 * S), 16327197); /* 1,632,719.7 h */
 	assert_int_equal(e->d.errors, 0);
