@@ -663,6 +663,28 @@ static void test_crud(void **state)
 		  NULL,
 		  404,
 		  { "\"code\":404" } },
+		/* Brackets in a YAML plain scalar are not nesting. */
+		{ "POST",
+		  "/api/v1/namespaces/default/pods",
+		  NULL,
+		  "application/yaml",
+		  NULL,
+		  "metadata:\n  name: y2\n  annotations:\n    a: x"
+		  "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+		  "["
+		  "[[[[[[[[[[\nspec:\n  containers: [{name: c, image: i}]\n",
+		  201,
+		  { "\"name\":\"y2\"", "\"a\":\"x[[[[" } },
+		{ "POST",
+		  "/api/v1/namespaces/default/pods",
+		  NULL,
+		  "application/yaml",
+		  NULL,
+		  "a: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+		  "[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+		  "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n",
+		  400,
+		  { "not valid YAML" } },
 	};
 	run_steps(*state, steps, ARRAY_SIZE(steps));
 }
