@@ -504,7 +504,7 @@ static void dispatch(struct api *a, const struct api_target *t,
 		else if (t->name)
 			api_get(a, t, q, r, now_us, resp);
 		else if (q->watch)
-			api_watch_start(a, t, q, r, resp);
+			api_watch_start(a, t, q, r, now_us, resp);
 		else
 			api_list(a, t, q, r, now_us, resp);
 		return;
@@ -568,15 +568,10 @@ json_t *api_obj_view(const struct api_obj *o, const struct api_kind *k,
 void api_add_obj(struct strbuf *out, const struct api_obj *o,
 		 const struct api_kind *k, const char *version)
 {
-	json_t *v;
+	size_t len;
+	const char *text = api_store_view(o, k, version, &len);
 
-	if (o->kind == k && (!version || !strcmp(version, k->versions[0]))) {
-		strbuf_add(out, o->text, o->len);
-		return;
-	}
-	v = api_kind_convert(o->body, k, version);
-	api_json_add(out, v);
-	json_decref(v);
+	strbuf_add(out, text, len);
 }
 
 void api_table_open(struct strbuf *out, const struct api_kind *k,
@@ -710,7 +705,7 @@ int api_decode_body(const struct api_req *r, bool patch, json_t **ret,
 {
 	struct errbuf err;
 	char mt[96];
-	bool yaml = false;
+	bool yaml = false, deep;
 	json_error_t jerr;
 	json_t *v = NULL;
 
@@ -736,13 +731,19 @@ int api_decode_body(const struct api_req *r, bool patch, json_t **ret,
 				"the request body is empty");
 		return -EINVAL;
 	}
-	if (json_depth(r->body, r->body_len, API_MAX_DEPTH) > API_MAX_DEPTH) {
+	/* Brackets counted outside JSON strings: a YAML body may hold them
+	 * in plain scalars, so it goes to the YAML decoder, which counts
+	 * its collections itself. */
+	deep = json_depth(r->body, r->body_len, API_MAX_DEPTH) > API_MAX_DEPTH;
+	if (deep && !yaml) {
 		api_resp_status(resp, 400, "BadRequest",
 				"the request body nests deeper than %d levels",
 				API_MAX_DEPTH);
 		return -EINVAL;
 	}
-	v = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!deep)
+		v = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES,
+			       &jerr);
 	if (!v && yaml) {
 		if (api_patch_decode_yaml(r->body, r->body_len, API_MAX_DEPTH,
 					  &v, &err)) {
