@@ -407,6 +407,7 @@ static int unescape(const char *field, const char *s, size_t len, char **ret,
 		strbuf_addch(&sb, s[++i]);
 	}
 	*ret = strbuf_take(&sb);
+	strbuf_release(&sb);
 	return 0;
 }
 

@@ -238,6 +238,7 @@ static void state_release(struct serve_sched *x)
 		slot_release(w);
 	vec_release(&x->wl);
 	evs_clear(x);
+	vec_release(&x->evs);
 	hmap_release(&x->by_name);
 	hmap_release(&x->by_job);
 	hmap_release(&x->pods);

@@ -12,8 +12,11 @@
 #include "serve/serve_status_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
+#include "base/strbuf.h"
 #include "manifest/enc.h"
 #include "model/config.h"
 #include "serve/serve_event.h"
@@ -194,8 +197,76 @@ static void workload_status(struct ss *ss, uint32_t wl, const struct api_obj *o)
 	json_decref(regarding);
 }
 
+struct occupant {
+	const char *group;
+	json_t *refs; /* "ns/owner" strings */
+};
+
+static int first_member(void *ctx, const struct api_obj *o)
+{
+	struct occupant *oc = ctx;
+	const json_t *md = json_object_get(o->body, "metadata");
+	const char *g = json_string_value(
+		json_object_get(json_object_get(md, "labels"),
+				"scheduling.x-k8s.io/pod-group"));
+	const json_t *refs = json_object_get(md, "ownerReferences");
+	const json_t *r;
+	size_t i;
+
+	if (!g || strcmp(g, oc->group) != 0)
+		return 0;
+	json_array_foreach(refs, i, r)
+	{
+		const char *name =
+			json_string_value(json_object_get(r, "name"));
+
+		if (name)
+			json_array_append_new(
+				oc->refs, json_sprintf("%s/%s", o->ns, name));
+	}
+	return 1;
+}
+
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(json_string_value(*(json_t *const *)a),
+		      json_string_value(*(json_t *const *)b));
+}
+
+/* Coscheduling's occupiedBy, set when the group leaves Pending: the owners
+ * of its first pod ("ns/name", sorted, joined by ","), or NULL. */
+static json_t *occupied_by(struct ss *ss, const struct api_obj *pg)
+{
+	const struct api_kind *k = ss_kind("v1", "Pod");
+	struct occupant oc = { pg->name, json_array() };
+	json_t **v, *out = NULL;
+	size_t n = 0;
+	struct strbuf sb;
+
+	if (k)
+		(void)api_store_each(ss->s, k, pg->ns, NULL, NULL, first_member,
+				     &oc);
+	n = json_array_size(oc.refs);
+	if (n) {
+		v = xcalloc(n, sizeof(*v));
+		strbuf_init(&sb);
+		for (size_t i = 0; i < n; i++)
+			v[i] = json_array_get(oc.refs, i);
+		qsort(v, n, sizeof(*v), by_text);
+		for (size_t i = 0; i < n; i++)
+			strbuf_addf(&sb, "%s%s", i ? "," : "",
+				    json_string_value(v[i]));
+		out = json_string(sb.buf);
+		strbuf_release(&sb);
+		free(v);
+	}
+	json_decref(oc.refs);
+	return out;
+}
+
 /* Coscheduling's PodGroup status: phase and pod counts (left out at 0,
- * as omitempty does), scheduleStartTime; occupiedBy stays as stored. */
+ * as omitempty does), scheduleStartTime, and occupiedBy once the group
+ * has left Pending (kept as stored afterwards). */
 static void pod_group_status(struct ss *ss, uint32_t wl,
 			     const struct api_obj *o)
 {
@@ -208,9 +279,15 @@ static void pod_group_status(struct ss *ss, uint32_t wl,
 	if (ph != PODGROUP_NONE)
 		json_object_set_new(st, "phase",
 				    json_string(podgroup_phase_name(ph)));
-	if (json_object_get(old, "occupiedBy"))
+	if (json_object_get(old, "occupiedBy")) {
 		json_object_set(st, "occupiedBy",
 				json_object_get(old, "occupiedBy"));
+	} else if (ph != PODGROUP_NONE && ph != PODGROUP_PENDING) {
+		json_t *by = occupied_by(ss, o);
+
+		if (by)
+			json_object_set_new(st, "occupiedBy", by);
+	}
 	if (gs.pgs.running)
 		json_object_set_new(st, "running",
 				    json_integer(gs.pgs.running));

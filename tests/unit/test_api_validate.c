@@ -39,7 +39,7 @@
 	"\"metadata\":{\"name\":\"w\",\"namespace\":\"default\"},\"spec\":{"   \
 	"\"queueName\":\"lq\",\"podSets\":[{\"name\":\"main\","                \
 	"\"count\":" count ",\"template\":{\"spec\":{\"containers\":[{"        \
-			   "\"name\":\"c\"}]}}}]}" status "}"
+	"\"name\":\"c\"}]}}}]}" status "}"
 #define ADMITTED ",\"status\":{\"admission\":{\"clusterQueue\":\"cq\"}}"
 #define EV1(fields)                                                            \
 	"{\"apiVersion\":\"events.k8s.io/"                                     \

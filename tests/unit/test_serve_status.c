@@ -5,7 +5,8 @@
  * and LocalQueue objects (encoded by enc_object), cycles, and
  * serve_status_sync(): the JSON written (golden fragments in Kueue's
  * v1beta2 fields), settling (a second sync writes nothing, transition
- * times stay), one Event per edge, and the metrics text.
+ * times stay), one Event per edge, the visibility API's positions, limit
+ * and offset, and the metrics text.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -415,12 +417,26 @@ static void test_pod_group(void **state)
 	load(&f, "podgroup.yaml");
 	/* the gang's object is the PodGroup: no Workload object */
 	assert_int_equal(api_store_delete(f.s, wk, "ns", "g", 0, T0), 0);
+	/* a member pod, owned by a Job: the group's occupiedBy */
+	assert_int_equal(
+		api_store_create(
+			f.s, api_kind_of("v1", "Pod"),
+			json_loads(
+				"{\"metadata\":{\"name\":\"g-0\",\"namespace\":"
+				"\"ns\",\"labels\":{\"scheduling.x-k8s.io/"
+				"pod-group\":\"g\"},\"ownerReferences\":[{"
+				"\"apiVersion\":\"batch/v1\",\"kind\":\"Job\","
+				"\"name\":\"train\",\"uid\":\"u1\"}]}}",
+				0, NULL),
+			T0, NULL),
+		0);
 	h = ctl_handle(f.x, slot(&f, "g"));
 	assert_int_equal(ctl_submit(f.x, h, true, T0), 0);
 	ctl_run(f.x, T0);
 	assert_true(serve_status_sync(f.s, f.x, T0) > 0);
 	t = pod_group_text(&f);
-	assert_string_equal(t, "{\"phase\":\"Scheduling\"}");
+	assert_string_equal(
+		t, "{\"phase\":\"Scheduling\",\"occupiedBy\":\"ns/train\"}");
 	free(t);
 	for (uint32_t p = 0; p < 2; p++)
 		assert_int_equal(
@@ -429,9 +445,127 @@ static void test_pod_group(void **state)
 	/* the PodGroup and the queues' counts stay: one write */
 	assert_int_equal(serve_status_sync(f.s, f.x, T0 + S), 1);
 	t = pod_group_text(&f);
-	assert_string_equal(t, "{\"phase\":\"Running\",\"running\":2}");
+	assert_string_equal(t, "{\"phase\":\"Running\",\"occupiedBy\":"
+			       "\"ns/train\",\"running\":2}");
 	free(t);
 	assert_int_equal(serve_status_sync(f.s, f.x, T0 + 2 * S), 0);
+	stop(&f);
+}
+
+/* Kueue's visibility API over the same queues. */
+static const struct {
+	const char *path, *query;
+	int code;
+	const char *want;
+} vis_cases[] = {
+	{ "/apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/cq/"
+	  "pendingworkloads",
+	  NULL, 200,
+	  "{\"kind\":\"PendingWorkloadsSummary\",\"apiVersion\":"
+	  "\"visibility.kueue.x-k8s.io/v1beta2\",\"metadata\":{},\"items\":[{"
+	  "\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\","
+	  "\"creationTimestamp\":\"2026-12-01T13:00:02Z\"},\"priority\":5,"
+	  "\"localQueueName\":\"lq\",\"positionInClusterQueue\":0,"
+	  "\"positionInLocalQueue\":0},{\"metadata\":{\"name\":\"d\","
+	  "\"namespace\":\"ns\",\"creationTimestamp\":"
+	  "\"2026-12-01T13:00:03Z\"},\"priority\":1,\"localQueueName\":"
+	  "\"lq\",\"positionInClusterQueue\":1,\"positionInLocalQueue\":1}]}" },
+	{ "/apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/ns/localqueues/"
+	  "lq/pendingworkloads",
+	  "offset=1&limit=5", 200,
+	  "\"items\":[{\"metadata\":{\"name\":\"d\",\"namespace\":\"ns\","
+	  "\"creationTimestamp\":\"2026-12-01T13:00:03Z\"},\"priority\":1,"
+	  "\"localQueueName\":\"lq\",\"positionInClusterQueue\":1,"
+	  "\"positionInLocalQueue\":1}]}" },
+	{ "/apis/visibility.kueue.x-k8s.io/v1beta1/clusterqueues/cq/"
+	  "pendingworkloads",
+	  "limit=1", 200,
+	  "\"apiVersion\":\"visibility.kueue.x-k8s.io/v1beta1\","
+	  "\"metadata\":{},\"items\":[{\"metadata\":{\"name\":\"c\"" },
+	{ "/apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/cq/"
+	  "pendingworkloads",
+	  "limit=-3", 200, "\"items\":[]" },
+	{ "/apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/cq/"
+	  "pendingworkloads",
+	  "offset=9", 200, "\"items\":[]" },
+	{ "/apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/nope/"
+	  "pendingworkloads",
+	  NULL, 404,
+	  "clusterqueue.visibility.kueue.x-k8s.io \\\"nope\\\" not found" },
+	{ "/apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/x/localqueues/"
+	  "lq/pendingworkloads",
+	  NULL, 404,
+	  "localqueue.visibility.kueue.x-k8s.io \\\"lq\\\" not found" },
+	{ "/apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/cq/"
+	  "pendingworkloads",
+	  "limit=ten", 400, "limit" },
+	{ "/apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/cq", NULL, 0,
+	  NULL },
+	{ "/apis/visibility.kueue.x-k8s.io/v1/clusterqueues/cq/"
+	  "pendingworkloads",
+	  NULL, 0, NULL },
+	{ "/api/v1/pods", NULL, 0, NULL },
+};
+
+static void test_visibility(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	start(&f);
+	for (size_t i = 0; i < ARRAY_SIZE(vis_cases); i++) {
+		struct api_req r = { .method = "GET",
+				     .path = vis_cases[i].path,
+				     .query = vis_cases[i].query };
+		struct api_resp resp = { 0 };
+		int rc;
+
+		strbuf_init(&resp.body);
+		rc = serve_status_visibility(f.x, &r, T0, &resp);
+		if (!vis_cases[i].code) {
+			assert_int_equal(rc, -ENOENT);
+		} else {
+			assert_int_equal(rc, 0);
+			if (resp.code != vis_cases[i].code)
+				fail_msg("case %zu: code %d: %s", i, resp.code,
+					 resp.body.buf);
+			expect_in(resp.body.buf, vis_cases[i].want);
+		}
+		api_resp_release(&resp);
+	}
+	/* with the store: each item's ownerReferences, as Kueue copies them */
+	{
+		const struct api_kind *wk =
+			api_kind_of("kueue.x-k8s.io/v1beta2", "Workload");
+		json_t *body =
+			json_deep_copy(api_store_get(f.s, wk, "ns", "c")->body);
+		struct api_req r = {
+			.method = "GET",
+			.path = "/apis/visibility.kueue.x-k8s.io/v1beta2/"
+				"clusterqueues/cq/pendingworkloads",
+			.query = "limit=1"
+		};
+		struct api_resp resp = { 0 };
+
+		json_object_set_new(
+			json_object_get(body, "metadata"), "ownerReferences",
+			json_loads("[{\"apiVersion\":\"batch/v1\",\"kind\":"
+				   "\"Job\",\"name\":\"train\",\"uid\":\"u1\","
+				   "\"controller\":true}]",
+				   0, NULL));
+		assert_int_equal(api_store_update(f.s, wk, body, 0, T0, NULL),
+				 0);
+		strbuf_init(&resp.body);
+		assert_int_equal(
+			serve_status_pending_workloads(f.x, f.s, &r, T0, &resp),
+			0);
+		expect_in(resp.body.buf,
+			  "\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\","
+			  "\"ownerReferences\":[{\"apiVersion\":\"batch/v1\","
+			  "\"kind\":\"Job\",\"name\":\"train\",\"uid\":"
+			  "\"u1\"}],\"creationTimestamp\"");
+		api_resp_release(&resp);
+	}
 	stop(&f);
 }
 
@@ -495,6 +629,7 @@ int main(void)
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_preemption),
 		cmocka_unit_test(test_pod_group),
+		cmocka_unit_test(test_visibility),
 		cmocka_unit_test(test_metrics),
 	};
 
