@@ -19,7 +19,8 @@ rounds=${CRASH_ROUNDS:-20}
 seed=${CRASH_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
 tmp=$TMP
 writer=""
-trap '[ -n "$writer" ] && kill "$writer" 2>/dev/null; cleanup' EXIT INT TERM
+# shellcheck disable=SC2086
+trap '[ -n "$writer" ] && kill $writer 2>/dev/null; cleanup' EXIT INT TERM
 echo "crash.sh: seed $seed (CRASH_SEED=$seed replays the delays)"
 
 cat >"$tmp/queues.yaml" <<'EOF'
@@ -59,7 +60,7 @@ start() {
 
 # Create and delete Jobs until the daemon goes away; record what was
 # answered.
-write() { # round
+write() { # name prefix
 	n=0
 	while :; do
 		name=job-$1-$n
@@ -104,8 +105,12 @@ while [ $r -lt "$rounds" ]; do
 	rv=$(list_rv)
 	[ "$rv" -ge "$last_rv" ] || fail "round $r: resourceVersion $rv after $last_rv"
 	last_rv=$rv
-	write "$r" &
+	# Two clients, so a kill often finds several writes held for one
+	# commit.
+	write "$r-a" &
 	writer=$!
+	write "$r-b" &
+	writer="$writer $!"
 	# Every fifth kill comes right after the start (restore, first flush).
 	delay=$(awk -v s="$seed" -v r="$r" 'BEGIN { srand(s * 1000 + r);
 		printf "%.3f", r % 5 == 4 ? 0 : 0.05 + rand() * 0.6 }')
@@ -113,7 +118,8 @@ while [ $r -lt "$rounds" ]; do
 	kill -9 "$SERVE_PID"
 	wait "$SERVE_PID" 2>/dev/null
 	SERVE_PID=""
-	wait "$writer"
+	# shellcheck disable=SC2086
+	wait $writer
 	writer=""
 	r=$((r + 1))
 done
