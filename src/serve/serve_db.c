@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,7 +256,11 @@ static int migrate(struct serve_db *db, struct serve_meta *meta,
 	for (int64_t v = version; v < SCHEMA_VERSION && r == 0; v++)
 		r = exec(db, steps[v], err);
 	if (r == 0) {
-		sql = xasprintf("PRAGMA user_version = %d", SCHEMA_VERSION);
+		/* user_version decides; meta says it to a human reader. */
+		sql = xasprintf("PRAGMA user_version = %d;"
+				" INSERT OR REPLACE INTO meta (key, value)"
+				" VALUES ('schema', %d)",
+				SCHEMA_VERSION, SCHEMA_VERSION);
 		r = exec(db, sql, err);
 		free(sql);
 	}
