@@ -5,7 +5,8 @@
 # over the same --data each time. Then:
 #   - every answered create is there, every answered delete is gone (or
 #     being deleted): an answer comes only after the group commit;
-#   - resourceVersions never go back across restarts;
+#   - resourceVersions never go back across restarts, and a watch from
+#     the first round's resourceVersion sees every answered create;
 #   - no gang is partly bound: a Job's pods are all bound or none;
 #   - the ClusterQueue's reserved and used GPUs equal the sum over its
 #     admitted Workloads, within its quota.
@@ -105,6 +106,7 @@ while [ $r -lt "$rounds" ]; do
 	rv=$(list_rv)
 	[ "$rv" -ge "$last_rv" ] || fail "round $r: resourceVersion $rv after $last_rv"
 	last_rv=$rv
+	[ $r -eq 0 ] && first_rv=$rv
 	# Two clients, so a kill often finds several writes held for one
 	# commit.
 	write "$r-a" &
@@ -128,6 +130,17 @@ done
 start
 rv=$(list_rv)
 [ "$rv" -ge "$last_rv" ] || fail "resourceVersion $rv after $last_rv"
+# A watch from before the restarts resumes from the kept history: the
+# changes since the first round's start, no 410 Expired.
+curl -s --max-time 5 \
+	"$url/apis/batch/v1/namespaces/crash/jobs?watch=true&resourceVersion=$first_rv&timeoutSeconds=1" \
+	>"$tmp/watch.jsonl"
+! grep -q '"type":"ERROR"' "$tmp/watch.jsonl" ||
+	fail "a watch from rv $first_rv: $(head -c 300 "$tmp/watch.jsonl")"
+jq -r 'select(.type == "ADDED") | .object.metadata.name' "$tmp/watch.jsonl" |
+	sort -u >"$tmp/watched"
+lost=$(sort -u "$tmp/created" | comm -23 - "$tmp/watched" | head -n 5)
+[ -z "$lost" ] || fail "a watch from rv $first_rv misses the creates of $lost"
 # Let the controllers finish what the last kill interrupted.
 sleep 1
 
