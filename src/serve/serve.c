@@ -198,9 +198,7 @@ static void commit(struct daemon *dm, int64_t now, int64_t mono, bool force)
 	dm->meta.clock_us = now;
 	rc = serve_db_flush(dm->db, dm->store, &dm->meta, &err);
 	if (rc < 0) {
-		slog("error", "cannot write the database", "dir=\"%s\" err=%s",
-		     dm->dir, err.msg[0] ? "\"see message\"" : "unknown");
-		fprintf(stderr, "echelon serve: %s\n", err.msg);
+		slog("error", err.msg, "dir=\"%s\"", dm->dir);
 		dm->failed = dm->stopping = true;
 	} else {
 		dm->flushed_rv = api_store_rv(dm->store);

@@ -655,7 +655,7 @@ static void defaults(struct serve_http_options *o)
 	if (!o->max_watches)
 		o->max_watches = 1000;
 	if (!(o->rate > 0))
-		o->rate = 2000;
+		o->rate = 10000;
 	if (!(o->burst >= 1))
 		o->burst = 2 * o->rate;
 	if (!o->timeout_s)

@@ -56,7 +56,7 @@ struct serve_http_options {
 	unsigned max_connections;	/* 0: 1,024 */
 	unsigned max_per_client;	/* 0: 512 */
 	unsigned max_watches;		/* 0: 1,000 */
-	double rate;			/* requests/s per client; 0: 2,000 */
+	double rate;			/* requests/s per client; 0: 10,000 */
 	double burst;			/* bucket size; 0: 2 * rate */
 	unsigned timeout_s;		/* idle connections; 0: 300 */
 	size_t header_memory;		/* per connection; 0: 64 KiB */
