@@ -90,6 +90,7 @@ static char *collection(const struct api_kind *k, const char *version,
 			const char *ns)
 {
 	struct strbuf sb;
+	char *path;
 
 	strbuf_init(&sb);
 	if (*k->group)
@@ -99,7 +100,9 @@ static char *collection(const struct api_kind *k, const char *version,
 	if (k->namespaced)
 		strbuf_addf(&sb, "/namespaces/%s", ns);
 	strbuf_addf(&sb, "/%s", k->resource);
-	return strbuf_take(&sb);
+	path = strbuf_take(&sb);
+	strbuf_release(&sb); /* take leaves sb initialised, with a buffer */
+	return path;
 }
 
 int serve_apply_namespace(struct api *a, struct api_store *s, const char *ns,

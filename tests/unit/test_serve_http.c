@@ -166,12 +166,15 @@ static char *request(struct serve_http *h, const char *req)
 {
 	struct strbuf sb;
 	int fd = dial(h);
+	char *reply;
 
 	strbuf_init(&sb);
 	send_str(fd, req);
 	assert_true(read_until(h, fd, &sb, NULL));
 	close(fd);
-	return strbuf_take(&sb);
+	reply = strbuf_take(&sb);
+	strbuf_release(&sb); /* take leaves sb initialised, with a buffer */
+	return reply;
 }
 
 static struct serve_http *server(const struct serve_http_options *extra)
