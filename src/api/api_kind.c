@@ -453,3 +453,20 @@ const char *api_kind_gv(const struct api_kind *k, const char *version,
 		snprintf(buf, size, "%s", version);
 	return buf;
 }
+
+const json_t *api_kind_field(const json_t *obj, const char *path)
+{
+	char key[64];
+
+	while (obj && *path) {
+		size_t n = strcspn(path, ".");
+
+		if (!json_is_object(obj) || n >= sizeof(key))
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		obj = json_object_get(obj, key);
+		path += n + (path[n] == '.');
+	}
+	return obj;
+}

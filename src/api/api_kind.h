@@ -98,6 +98,10 @@ const struct api_kind *api_kind_storage(const struct api_kind *k);
  */
 json_t *api_kind_convert(const json_t *obj, const struct api_kind *to,
 			 const char *version);
+/* obj's member at a dotted path ("status.nodeInfo.osImage"), or NULL
+ * (also when something on the way is not an object): how Table cells and
+ * field selectors name what they read. */
+const json_t *api_kind_field(const json_t *obj, const char *path);
 /* "group/version" or "version" for the core group, in buf (≥ 96 bytes). */
 const char *api_kind_gv(const struct api_kind *k, const char *version,
 			char *buf, size_t size);

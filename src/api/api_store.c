@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "api/api_json.h"
 #include "base/alloc.h"
 #include "base/hmap.h"
 #include "base/vec.h"
@@ -73,13 +74,17 @@ static struct sobj *sobj_new(const struct api_kind *k, json_t *body,
 	const char *ns = json_string_value(json_object_get(md, "namespace"));
 	const char *name = json_string_value(json_object_get(md, "name"));
 	const char *uid = json_string_value(json_object_get(md, "uid"));
+	struct strbuf sb;
 
 	o->ref = 1;
 	o->ns = xstrdup(k->namespaced && ns ? ns : "");
 	o->name = xstrdup(name ? name : "");
 	o->uid = xstrdup(uid ? uid : "");
-	o->text = json_dumps(body, JSON_COMPACT);
-	BUG_ON(!o->text);
+	strbuf_init(&sb);
+	api_json_add(&sb, body);
+	o->pub.len = sb.len;
+	o->text = strbuf_take(&sb);
+	strbuf_release(&sb);
 	o->pub.kind = k;
 	o->pub.ns = o->ns;
 	o->pub.name = o->name;
@@ -87,7 +92,6 @@ static struct sobj *sobj_new(const struct api_kind *k, json_t *body,
 	o->pub.rv = rv;
 	o->pub.body = body;
 	o->pub.text = o->text;
-	o->pub.len = strlen(o->text);
 	return o;
 }
 

@@ -67,28 +67,10 @@ const char *api_table_since(const char *ts, int64_t now_us, char *buf,
 	return api_table_age(now_us - t_us, buf, size);
 }
 
-/* obj's member at a dotted path ("status.nodeInfo.osImage"), or NULL. */
-static const json_t *at(const json_t *obj, const char *path)
-{
-	char key[64];
-
-	while (obj && *path) {
-		size_t n = strcspn(path, ".");
-
-		if (!json_is_object(obj) || n >= sizeof(key))
-			return NULL;
-		memcpy(key, path, n);
-		key[n] = '\0';
-		obj = json_object_get(obj, key);
-		path += n + (path[n] == '.');
-	}
-	return obj;
-}
-
 /* The string at path, or NULL when absent or not a string. */
 static const char *str_at(const json_t *obj, const char *path)
 {
-	return json_string_value(at(obj, path));
+	return json_string_value(api_kind_field(obj, path));
 }
 
 /* The string at path, or "" (never NULL). */
@@ -101,7 +83,7 @@ static const char *str_or_empty(const json_t *obj, const char *path)
 
 static int64_t int_at(const json_t *obj, const char *path, int64_t dflt)
 {
-	const json_t *v = at(obj, path);
+	const json_t *v = api_kind_field(obj, path);
 
 	return json_is_integer(v) ? (int64_t)json_integer_value(v) : dflt;
 }
@@ -137,7 +119,7 @@ static void add_value(json_t *cells, const json_t *v)
 /* The first element of the array at path whose "type" is type. */
 static const json_t *cond(const json_t *obj, const char *path, const char *type)
 {
-	const json_t *conds = at(obj, path), *c;
+	const json_t *conds = api_kind_field(obj, path), *c;
 	size_t i;
 
 	json_array_foreach(conds, i, c)
@@ -180,7 +162,7 @@ static int cmp_str(const void *a, const void *b)
 static void node_roles(const json_t *obj, struct strbuf *out)
 {
 	static const char prefix[] = "node-role.kubernetes.io/";
-	const json_t *labels = at(obj, "metadata.labels"), *v;
+	const json_t *labels = api_kind_field(obj, "metadata.labels"), *v;
 	const char **roles, *key;
 	size_t n = 0;
 
@@ -209,7 +191,7 @@ static void node_roles(const json_t *obj, struct strbuf *out)
 
 static void add_node_address(json_t *cells, const json_t *obj, const char *type)
 {
-	const json_t *addrs = at(obj, "status.addresses"), *a;
+	const json_t *addrs = api_kind_field(obj, "status.addresses"), *a;
 	size_t i;
 
 	json_array_foreach(addrs, i, a)
@@ -232,7 +214,7 @@ static void add_or_unknown(json_t *cells, const char *s)
 void api_table_node(const json_t *obj, int64_t now_us, json_t *cells)
 {
 	const json_t *ready = cond(obj, "status.conditions", "Ready");
-	const json_t *unsched = at(obj, "spec.unschedulable");
+	const json_t *unsched = api_kind_field(obj, "spec.unschedulable");
 	struct strbuf sb;
 
 	strbuf_init(&sb);
@@ -282,7 +264,7 @@ static void note_restart(struct pod_row *r, const json_t *cs)
  * sidecar: counted with the containers). */
 static bool restartable_init(const json_t *pod, const char *name)
 {
-	const json_t *ics = at(pod, "spec.initContainers"), *c;
+	const json_t *ics = api_kind_field(pod, "spec.initContainers"), *c;
 	size_t i;
 
 	json_array_foreach(ics, i, c)
@@ -318,12 +300,14 @@ static void terminated_reason(const json_t *term, const char *prefix, char *buf,
 static bool init_containers(const json_t *pod, struct pod_row *r,
 			    int64_t *sidecar_restarts, int64_t *sidecar_last_us)
 {
-	const json_t *st = at(pod, "status.initContainerStatuses"), *cs;
-	size_t i, ninit = json_array_size(at(pod, "spec.initContainers"));
+	const json_t *st = api_kind_field(pod, "status.initContainerStatuses"),
+		     *cs;
+	size_t i, ninit = json_array_size(
+			  api_kind_field(pod, "spec.initContainers"));
 
 	json_array_foreach(st, i, cs)
 	{
-		const json_t *term = at(cs, "state.terminated");
+		const json_t *term = api_kind_field(cs, "state.terminated");
 		const char *waiting = str_at(cs, "state.waiting.reason");
 		bool sidecar = restartable_init(pod, str_at(cs, "name"));
 		int64_t restarts = int_at(cs, "restartCount", 0);
@@ -342,8 +326,8 @@ static bool init_containers(const json_t *pod, struct pod_row *r,
 		}
 		if (term && int_at(term, "exitCode", 0) == 0)
 			continue;
-		if (sidecar && json_is_true(at(cs, "started"))) {
-			if (json_is_true(at(cs, "ready")))
+		if (sidecar && json_is_true(api_kind_field(cs, "started"))) {
+			if (json_is_true(api_kind_field(cs, "ready")))
 				r->ready++;
 			continue;
 		}
@@ -364,12 +348,12 @@ static bool init_containers(const json_t *pod, struct pod_row *r,
 
 static void app_containers(const json_t *pod, struct pod_row *r)
 {
-	const json_t *st = at(pod, "status.containerStatuses");
+	const json_t *st = api_kind_field(pod, "status.containerStatuses");
 	bool running = false;
 
 	for (size_t i = json_array_size(st); i-- > 0;) {
 		const json_t *cs = json_array_get(st, i);
-		const json_t *term = at(cs, "state.terminated");
+		const json_t *term = api_kind_field(cs, "state.terminated");
 		const char *waiting = str_at(cs, "state.waiting.reason");
 
 		r->restarts += int_at(cs, "restartCount", 0);
@@ -379,8 +363,8 @@ static void app_containers(const json_t *pod, struct pod_row *r)
 		} else if (term) {
 			terminated_reason(term, "", r->reason,
 					  sizeof(r->reason));
-		} else if (json_is_true(at(cs, "ready")) &&
-			   at(cs, "state.running")) {
+		} else if (json_is_true(api_kind_field(cs, "ready")) &&
+			   api_kind_field(cs, "state.running")) {
 			running = true;
 			r->ready++;
 		}
@@ -395,7 +379,7 @@ static void app_containers(const json_t *pod, struct pod_row *r)
 
 static void pod_reason(const json_t *pod, struct pod_row *r)
 {
-	const json_t *c, *ics = at(pod, "spec.initContainers");
+	const json_t *c, *ics = api_kind_field(pod, "spec.initContainers");
 	const char *phase = str_or_empty(pod, "status.phase");
 	const char *reason = str_at(pod, "status.reason");
 	int64_t sidecar_restarts = 0, sidecar_last_us = 0;
@@ -403,14 +387,15 @@ static void pod_reason(const json_t *pod, struct pod_row *r)
 
 	snprintf(r->reason, sizeof(r->reason), "%s",
 		 reason && *reason ? reason : phase);
-	json_array_foreach(at(pod, "status.conditions"), i, c)
+	json_array_foreach(api_kind_field(pod, "status.conditions"), i, c)
 	{
 		if (strcmp(str_or_empty(c, "type"), "PodScheduled") == 0 &&
 		    strcmp(str_or_empty(c, "reason"), "SchedulingGated") == 0)
 			snprintf(r->reason, sizeof(r->reason),
 				 "SchedulingGated");
 	}
-	r->total = (int64_t)json_array_size(at(pod, "spec.containers"));
+	r->total = (int64_t)json_array_size(
+		api_kind_field(pod, "spec.containers"));
 	json_array_foreach(ics, i, c)
 	{
 		if (strcmp(str_or_empty(c, "restartPolicy"), "Always") == 0)
@@ -422,7 +407,7 @@ static void pod_reason(const json_t *pod, struct pod_row *r)
 		r->last_restart_us = sidecar_last_us;
 		app_containers(pod, r);
 	}
-	if (at(pod, "metadata.deletionTimestamp")) {
+	if (api_kind_field(pod, "metadata.deletionTimestamp")) {
 		if (reason && strcmp(reason, "NodeLost") == 0)
 			snprintf(r->reason, sizeof(r->reason), "Unknown");
 		else if (strcmp(phase, "Succeeded") != 0 &&
@@ -439,7 +424,7 @@ static void add_or_none(json_t *cells, const char *s)
 void api_table_pod(const json_t *obj, int64_t now_us, json_t *cells)
 {
 	struct pod_row r = { .reason = "" };
-	const json_t *gates = at(obj, "spec.readinessGates"), *g;
+	const json_t *gates = api_kind_field(obj, "spec.readinessGates"), *g;
 	char buf[160], age[32];
 	const char *ip;
 	size_t i, held = 0;
@@ -457,7 +442,8 @@ void api_table_pod(const json_t *obj, int64_t now_us, json_t *cells)
 		snprintf(buf, sizeof(buf), "%" PRId64, r.restarts);
 	add_str(cells, buf);
 	add_age(cells, obj, now_us);
-	ip = str_at(json_array_get(at(obj, "status.podIPs"), 0), "ip");
+	ip = str_at(json_array_get(api_kind_field(obj, "status.podIPs"), 0),
+		    "ip");
 	add_or_none(cells, ip ? ip : str_at(obj, "status.podIP"));
 	add_or_none(cells, str_at(obj, "spec.nodeName"));
 	add_or_none(cells, str_at(obj, "status.nominatedNodeName"));
@@ -497,7 +483,7 @@ static void event_cells(const json_t *ev, int64_t now_us, json_t *cells)
 	const char *kind = str_or_empty(ev, "involvedObject.kind");
 	const char *name = str_or_empty(ev, "involvedObject.name");
 	const char *msg = str_or_empty(ev, "message");
-	const json_t *series = at(ev, "series");
+	const json_t *series = api_kind_field(ev, "series");
 	char first[32], last[32];
 	int64_t count = int_at(ev, "count", 0);
 	struct strbuf sb;
@@ -569,14 +555,14 @@ void api_table_event(const json_t *obj, int64_t now_us, json_t *cells)
  * "k=v", "k in (a,b)", "k notin (a)", "k", "!k"; "<none>" when empty. */
 static void format_selector(const json_t *sel, struct strbuf *out)
 {
-	const json_t *ml = at(sel, "matchLabels"), *v, *e;
+	const json_t *ml = api_kind_field(sel, "matchLabels"), *v, *e;
 	const char **reqs;
 	struct strbuf one;
 	const char *key;
 	size_t n = 0, i, cap;
 
 	cap = json_object_size(ml) +
-	      json_array_size(at(sel, "matchExpressions"));
+	      json_array_size(api_kind_field(sel, "matchExpressions"));
 	reqs = xcalloc(cap + 1, sizeof(*reqs));
 	strbuf_init(&one);
 	json_object_foreach((json_t *)ml, key, v)
@@ -585,10 +571,10 @@ static void format_selector(const json_t *sel, struct strbuf *out)
 			    json_string_value(v) ? json_string_value(v) : "");
 		reqs[n++] = strbuf_take(&one);
 	}
-	json_array_foreach(at(sel, "matchExpressions"), i, e)
+	json_array_foreach(api_kind_field(sel, "matchExpressions"), i, e)
 	{
 		const char *op = str_or_empty(e, "operator");
-		const json_t *vals = at(e, "values"), *x;
+		const json_t *vals = api_kind_field(e, "values"), *x;
 		size_t j;
 
 		strbuf_addstr(&one, str_or_empty(e, "key"));
@@ -632,7 +618,7 @@ static const char *job_status(const json_t *job)
 
 	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
 		if (!order[i]) {
-			if (at(job, "metadata.deletionTimestamp"))
+			if (api_kind_field(job, "metadata.deletionTimestamp"))
 				return "Terminating";
 		} else if (cond_true(job, "status.conditions", order[i])) {
 			return order[i];
@@ -643,7 +629,9 @@ static const char *job_status(const json_t *job)
 
 void api_table_job(const json_t *obj, int64_t now_us, json_t *cells)
 {
-	const json_t *containers = at(obj, "spec.template.spec.containers"), *c;
+	const json_t *containers = api_kind_field(
+			     obj, "spec.template.spec.containers"),
+		     *c;
 	int64_t succeeded = int_at(obj, "status.succeeded", 0);
 	const char *start = str_at(obj, "status.startTime");
 	const char *end = str_at(obj, "status.completionTime");
@@ -654,7 +642,7 @@ void api_table_job(const json_t *obj, int64_t now_us, json_t *cells)
 
 	add_name(cells, obj);
 	add_str(cells, job_status(obj));
-	if (json_is_integer(at(obj, "spec.completions")))
+	if (json_is_integer(api_kind_field(obj, "spec.completions")))
 		snprintf(buf, sizeof(buf), "%" PRId64 "/%" PRId64, succeeded,
 			 int_at(obj, "spec.completions", 0));
 	else if (int_at(obj, "spec.parallelism", 0) > 1)
@@ -685,7 +673,7 @@ void api_table_job(const json_t *obj, int64_t now_us, json_t *cells)
 	}
 	add_str(cells, sb.buf);
 	strbuf_reset(&sb);
-	format_selector(at(obj, "spec.selector"), &sb);
+	format_selector(api_kind_field(obj, "spec.selector"), &sb);
 	add_str(cells, sb.buf);
 	strbuf_release(&sb);
 }
@@ -704,8 +692,8 @@ void api_table_priority_class(const json_t *obj, int64_t now_us, json_t *cells)
 	add_name(cells, obj);
 	json_array_append_new(
 		cells, json_integer((json_int_t)int_at(obj, "value", 0)));
-	json_array_append_new(
-		cells, json_boolean(json_is_true(at(obj, "globalDefault"))));
+	json_array_append_new(cells, json_boolean(json_is_true(api_kind_field(
+					     obj, "globalDefault"))));
 	add_age(cells, obj, now_us);
 	/* The API server defaults the policy; show what it would hold. */
 	add_str(cells, policy ? policy : "PreemptLowerPriority");
@@ -727,55 +715,57 @@ static void add_date(json_t *cells, const json_t *obj, const char *path,
 
 void api_table_cluster_queue(const json_t *obj, int64_t now_us, json_t *cells)
 {
-	const json_t *cohort = at(obj, "spec.cohortName");
+	const json_t *cohort = api_kind_field(obj, "spec.cohortName");
 
 	(void)now_us;
 	/* v1beta1 calls the field spec.cohort. */
 	if (!cohort)
-		cohort = at(obj, "spec.cohort");
+		cohort = api_kind_field(obj, "spec.cohort");
 	add_name(cells, obj);
 	add_value(cells, cohort);
-	add_value(cells, at(obj, "spec.queueingStrategy"));
-	add_value(cells, at(obj, "status.pendingWorkloads"));
-	add_value(cells, at(obj, "status.admittedWorkloads"));
+	add_value(cells, api_kind_field(obj, "spec.queueingStrategy"));
+	add_value(cells, api_kind_field(obj, "status.pendingWorkloads"));
+	add_value(cells, api_kind_field(obj, "status.admittedWorkloads"));
 }
 
 void api_table_local_queue(const json_t *obj, int64_t now_us, json_t *cells)
 {
 	(void)now_us;
 	add_name(cells, obj);
-	add_value(cells, at(obj, "spec.clusterQueue"));
-	add_value(cells, at(obj, "status.pendingWorkloads"));
-	add_value(cells, at(obj, "status.admittedWorkloads"));
+	add_value(cells, api_kind_field(obj, "spec.clusterQueue"));
+	add_value(cells, api_kind_field(obj, "status.pendingWorkloads"));
+	add_value(cells, api_kind_field(obj, "status.admittedWorkloads"));
 }
 
 void api_table_wpc(const json_t *obj, int64_t now_us, json_t *cells)
 {
 	(void)now_us;
 	add_name(cells, obj);
-	add_value(cells, at(obj, "value"));
+	add_value(cells, api_kind_field(obj, "value"));
 }
 
 void api_table_workload(const json_t *obj, int64_t now_us, json_t *cells)
 {
 	add_name(cells, obj);
-	add_value(cells, at(obj, "spec.queueName"));
-	add_value(cells, at(obj, "status.admission.clusterQueue"));
+	add_value(cells, api_kind_field(obj, "spec.queueName"));
+	add_value(cells, api_kind_field(obj, "status.admission.clusterQueue"));
 	add_value(cells,
-		  at(cond(obj, "status.conditions", "Admitted"), "status"));
+		  api_kind_field(cond(obj, "status.conditions", "Admitted"),
+				 "status"));
 	add_value(cells,
-		  at(cond(obj, "status.conditions", "Finished"), "status"));
+		  api_kind_field(cond(obj, "status.conditions", "Finished"),
+				 "status"));
 	add_date(cells, obj, "metadata.creationTimestamp", now_us);
 }
 
 void api_table_pod_group(const json_t *obj, int64_t now_us, json_t *cells)
 {
 	add_name(cells, obj);
-	add_value(cells, at(obj, "status.phase"));
-	add_value(cells, at(obj, "spec.minMember"));
-	add_value(cells, at(obj, "status.running"));
-	add_value(cells, at(obj, "status.succeeded"));
-	add_value(cells, at(obj, "status.failed"));
+	add_value(cells, api_kind_field(obj, "status.phase"));
+	add_value(cells, api_kind_field(obj, "spec.minMember"));
+	add_value(cells, api_kind_field(obj, "status.running"));
+	add_value(cells, api_kind_field(obj, "status.succeeded"));
+	add_value(cells, api_kind_field(obj, "status.failed"));
 	add_date(cells, obj, "metadata.creationTimestamp", now_us);
 }
 
