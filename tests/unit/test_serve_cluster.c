@@ -542,6 +542,44 @@ static void test_indexed_job(void **state)
 	fx_release(&f);
 }
 
+/* Names as Kubernetes generates them for long Job names (63 bytes):
+ * Indexed "<job cut>-<index>-" and NonIndexed "<job>-" cut to 58 bytes,
+ * then 5 random characters. */
+static void test_long_names(void **state)
+{
+	static const char job[] = "a123456789b123456789c123456789d123456789"
+				  "e123456789f123456789abc";
+	struct fx f;
+	struct names p;
+	char spec[128];
+
+	(void)state;
+	assert_int_equal(strlen(job), 63);
+	for (int indexed = 0; indexed < 2; indexed++) {
+		const char *name, *gen;
+
+		fx_init(&f, 0);
+		snprintf(spec, sizeof(spec), "{\"completionMode\":\"%s\"}",
+			 indexed ? "Indexed" : "NonIndexed");
+		add_job(&f, job, spec);
+		settle(&f);
+		pods_of(&f, job, &p);
+		assert_int_equal(p.n, 1);
+		name = p.items[0];
+		gen = jstr(get(&f, f.pod, name), "metadata.generateName");
+		assert_int_equal(strlen(gen), 58);
+		assert_int_equal(strlen(name), 63);
+		assert_memory_equal(name, gen, 58);
+		if (indexed) {
+			assert_memory_equal(gen, job, 55);
+			assert_string_equal(gen + 55, "-0-");
+		} else {
+			assert_memory_equal(gen, job, 58);
+		}
+		fx_release(&f);
+	}
+}
+
 /* ---- suspend and resume ---- */
 
 static void test_suspend(void **state)
@@ -1150,6 +1188,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_indexed_job),
+		cmocka_unit_test(test_long_names),
 		cmocka_unit_test(test_suspend),
 		cmocka_unit_test(test_backoff_limit),
 		cmocka_unit_test(test_failure_rate),
