@@ -60,6 +60,7 @@ struct cl_timer {
 
 /* A Job's pod failure back-off, as Kubernetes keeps it (in memory). */
 struct cl_backoff {
+	char *uid;
 	int64_t failures; /* after the last success */
 	int64_t last_us;  /* the last failure */
 };

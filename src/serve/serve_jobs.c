@@ -78,19 +78,32 @@ static struct cl_backoff *backoff_of(struct serve_cluster *c, const char *uid,
 	if (!create)
 		return NULL;
 	hmap_put_str(&c->backoff_index, uid, (int64_t)c->backoff.len);
-	return vec_push_zero(&c->backoff);
+	vec_push_zero(&c->backoff)->uid = xstrdup(uid);
+	return vec_last(&c->backoff);
 }
 
 void cl_jobs_forget(struct serve_cluster *c, const char *uid)
 {
 	struct cl_backoff *b = backoff_of(c, uid, false);
+	size_t i;
 
-	if (b)
-		b->failures = b->last_us = 0;
+	if (!b)
+		return;
+	i = (size_t)(b - c->backoff.items);
+	hmap_del(&c->backoff_index, b->uid, strlen(b->uid));
+	free(b->uid);
+	if (i + 1 < c->backoff.len) {
+		c->backoff.items[i] = c->backoff.items[c->backoff.len - 1];
+		hmap_put_str(&c->backoff_index, c->backoff.items[i].uid,
+			     (int64_t)i);
+	}
+	c->backoff.len--;
 }
 
 void cl_jobs_release(struct serve_cluster *c)
 {
+	vec_foreach (&c->backoff, b)
+		free(b->uid);
 	vec_release(&c->backoff);
 	hmap_release(&c->backoff_index);
 }
