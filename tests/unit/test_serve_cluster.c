@@ -1024,14 +1024,18 @@ struct jobinfo {
 
 struct orphan_check {
 	struct api_store *s;
-	size_t orphans;
+	const struct api_kind *node;
+	size_t orphans, stranded;
 };
 
-static int find_orphans(void *ctx, const struct api_obj *o)
+static int find_strays(void *ctx, const struct api_obj *o)
 {
 	struct orphan_check *x = ctx;
 	const json_t *refs = json_object_get(
 		json_object_get(o->body, "metadata"), "ownerReferences");
+	const char *nn = jstr(o->body, "spec.nodeName");
+	const struct api_obj *node =
+		nn ? api_store_get(x->s, x->node, "", nn) : NULL;
 	size_t i;
 	json_t *r;
 
@@ -1040,12 +1044,17 @@ static int find_orphans(void *ctx, const struct api_obj *o)
 		if (!api_store_find_uid(x->s, jstr(r, "uid")))
 			x->orphans++;
 	}
+	/* A pod may not stay active on a node that is gone or not Ready. */
+	if (nn && is_active(o->body) &&
+	    (!node || !cond_status(node->body, "Ready") ||
+	     strcmp(cond_status(node->body, "Ready"), "True") != 0))
+		x->stranded++;
 	return 0;
 }
 
 static void check_invariants(struct fx *f, struct jobinfo *jobs, size_t nj)
 {
-	struct orphan_check oc = { .s = f->s };
+	struct orphan_check oc = { .s = f->s, .node = f->node };
 
 	for (size_t j = 0; j < nj; j++) {
 		const json_t *job = get(f, f->job, jobs[j].name);
@@ -1086,9 +1095,10 @@ static void check_invariants(struct fx *f, struct jobinfo *jobs, size_t nj)
 			assert_int_equal(active, 0);
 	}
 	assert_int_equal(api_store_each(f->s, f->pod, NULL, NULL, NULL,
-					find_orphans, &oc),
+					find_strays, &oc),
 			 0);
 	assert_int_equal(oc.orphans, 0);
+	assert_int_equal(oc.stranded, 0);
 	/* Quiet after settling. */
 	assert_int_equal(serve_cluster_sync(f->c, f->now), 0);
 }
@@ -1105,8 +1115,10 @@ static void test_random(void **state)
 	for (uint64_t seed = 1; seed <= 6; seed++) {
 		fx_init(&f, seed % 2 ? 0 : 30.0);
 		rng_seed(&r, seed);
-		for (size_t i = 0; i < ARRAY_SIZE(nodes); i++)
+		for (size_t i = 0; i < ARRAY_SIZE(nodes); i++) {
 			add_node(&f, nodes[i]);
+			node_up[i] = true;
+		}
 		for (size_t j = 0; j < ARRAY_SIZE(jobs); j++) {
 			char spec[256];
 			struct jobinfo *ji = &jobs[j];
@@ -1135,7 +1147,7 @@ static void test_random(void **state)
 			struct names p;
 			size_t nn = rng_below(&r, 4);
 
-			switch (rng_below(&r, 7)) {
+			switch (rng_below(&r, 8)) {
 			case 0: /* bind the job's pods */
 				if (node_up[nn])
 					bind_all(&f, ji->name, nodes[nn]);
@@ -1169,8 +1181,23 @@ static void test_random(void **state)
 				}
 				break;
 			case 4: /* a node goes down or comes back */
+				if (!get(&f, f.node, nodes[nn]))
+					break;
 				node_up[nn] = !node_up[nn];
 				set_ready(&f, nodes[nn], node_up[nn]);
+				break;
+			case 5: /* a node is deleted, or registers again */
+				if (get(&f, f.node, nodes[nn])) {
+					assert_int_equal(
+						api_store_delete(f.s, f.node,
+								 "", nodes[nn],
+								 0, f.now),
+						0);
+					node_up[nn] = false;
+				} else {
+					add_node(&f, nodes[nn]);
+					node_up[nn] = true;
+				}
 				break;
 			default: /* time passes */
 				advance(&f, f.now + (int64_t)rng_below(&r, 60) *
