@@ -536,9 +536,12 @@ static void test_indexed_job(void **state)
 	assert_non_null(jstr(job, "status.completionTime"));
 	assert_int_equal(events(&f, "train", "Completed", NULL), 1);
 
-	/* Quiet: nothing due, nothing to write. */
+	/* Quiet: nothing due but the Events' expiry an hour on. */
+	assert_true(serve_cluster_next_us(f.c) >= f.now + 3500 * SEC);
+	assert_int_equal(serve_cluster_sync(f.c, f.now + 3000 * SEC), 0);
+	advance(&f, f.now + 7200 * SEC);
+	assert_int_equal(api_store_count(f.s, f.event), 0);
 	assert_true(serve_cluster_next_us(f.c) == INT64_MAX);
-	assert_int_equal(serve_cluster_sync(f.c, f.now + 3600 * SEC), 0);
 	fx_release(&f);
 }
 
@@ -946,7 +949,6 @@ static void test_events(void **state)
 			    "\"default\",\"uid\":\"u1\",\"resourceVersion\":"
 			    "\"5\"}}");
 	char big[2000];
-	const struct api_obj *o;
 
 	(void)state;
 	fx_init(&f, 0);
@@ -970,7 +972,7 @@ static void test_events(void **state)
 				     "kubelet", f.now, "%s", big),
 			 0);
 	assert_int_equal(events(&f, "p", "Big", NULL), 1);
-	o = NULL;
+
 	{
 		struct names n = { 0 };
 
@@ -1007,8 +1009,20 @@ static void test_events(void **state)
 				assert_int_equal(jint(e, "series", "count"), 2);
 			}
 		}
-		(void)o;
 	}
+	settle(&f);
+
+	/* Events go an hour after they last happened. */
+	advance(&f, T0 + 1800 * SEC);
+	assert_int_equal(serve_event(f.s, pod, "Normal", "Pulled", "Pull",
+				     "kubelet", f.now, "pulled %s", "img"),
+			 0);
+	advance(&f, T0 + 3601 * SEC);
+	assert_int_equal(events(&f, "p", "Big", NULL), 0);
+	assert_int_equal(events(&f, "p", "Pulled", &count), 1);
+	assert_int_equal(count, 3);
+	advance(&f, T0 + 5401 * SEC);
+	assert_int_equal(api_store_count(f.s, f.event), 0);
 	json_decref(pod);
 	fx_release(&f);
 }
