@@ -88,6 +88,115 @@ void cl_refs_release(struct cl_refs *r)
 	vec_release(r);
 }
 
+/* ---- indexes ---- */
+
+void cl_index_init(struct cl_index *x)
+{
+	memset(x, 0, sizeof(*x));
+	hmap_init(&x->index);
+	hmap_init(&x->seen);
+}
+
+void cl_index_release(struct cl_index *x)
+{
+	vec_foreach (&x->lists, l) {
+		cl_refs_release(&l->list);
+		free(l->key);
+	}
+	vec_release(&x->lists);
+	hmap_release(&x->index);
+	hmap_release(&x->seen);
+}
+
+static struct cl_index_list *index_list(struct cl_index *x, const char *key,
+					bool create)
+{
+	struct cl_index_list *l;
+	int64_t i;
+
+	if (hmap_get_str(&x->index, key, &i))
+		return &x->lists.items[i];
+	if (!create)
+		return NULL;
+	hmap_put_str(&x->index, key, (int64_t)x->lists.len);
+	l = vec_push_zero(&x->lists);
+	l->key = xstrdup(key);
+	return l;
+}
+
+static void seen_key(char *buf, size_t size, const char *key, const char *uid)
+{
+	snprintf(buf, size, "%s/%s", key, uid);
+}
+
+void cl_index_add(struct cl_index *x, const char *key, const struct api_kind *k,
+		  const json_t *obj)
+{
+	const char *uid = cl_str(obj, "metadata.uid");
+	char seen[640];
+
+	if (!uid)
+		return;
+	seen_key(seen, sizeof(seen), key, uid);
+	if (hmap_put_str(&x->seen, seen, 1))
+		cl_refs_add(&index_list(x, key, true)->list, k,
+			    cl_str(obj, "metadata.namespace"),
+			    cl_str(obj, "metadata.name"), uid);
+}
+
+void cl_index_get(struct cl_index *x, struct api_store *s, const char *key,
+		  cl_index_check_fn check, struct cl_refs *out)
+{
+	struct cl_index_list *l = index_list(x, key, false);
+	size_t kept = 0;
+
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->list.len; i++) {
+		struct cl_ref *r = &l->list.items[i];
+		const struct api_obj *o =
+			api_store_get(s, r->kind, r->ns, r->name);
+		char seen[640];
+
+		if (o && strcmp(o->uid, r->uid) == 0 && check(o->body, key)) {
+			cl_refs_add(out, r->kind, r->ns, r->name, r->uid);
+			l->list.items[kept++] = *r;
+			continue;
+		}
+		seen_key(seen, sizeof(seen), key, r->uid);
+		hmap_del(&x->seen, seen, strlen(seen));
+		free(r->ns);
+		free(r->name);
+		free(r->uid);
+	}
+	l->list.len = kept;
+}
+
+void cl_index_forget(struct cl_index *x, const char *key)
+{
+	struct cl_index_list *l = index_list(x, key, false);
+	size_t i;
+
+	if (!l)
+		return;
+	vec_foreach (&l->list, r) {
+		char seen[640];
+
+		seen_key(seen, sizeof(seen), key, r->uid);
+		hmap_del(&x->seen, seen, strlen(seen));
+	}
+	cl_refs_release(&l->list);
+	/* The last list moves into the freed slot. */
+	i = (size_t)(l - x->lists.items);
+	hmap_del(&x->index, l->key, strlen(l->key));
+	free(l->key);
+	if (i + 1 < x->lists.len) {
+		x->lists.items[i] = x->lists.items[x->lists.len - 1];
+		hmap_put_str(&x->index, x->lists.items[i].key, (int64_t)i);
+	}
+	x->lists.len--;
+}
+
 /* ---- JSON ---- */
 
 json_t *cl_get(const json_t *o, const char *path)
@@ -607,6 +716,9 @@ static void observe(struct serve_cluster *c, const struct api_kind *k,
 			       cn, cu);
 		snprintf(key, sizeof(key), "%s/%s", ns, name);
 		cl_keyset_add(&c->pods, key);
+		if (cl_str(body, "spec.nodeName"))
+			cl_index_add(&c->on_node, cl_str(body, "spec.nodeName"),
+				     k, body);
 	} else if (k == c->node_k) {
 		cl_keyset_add(&c->nodes, name);
 	}
@@ -677,8 +789,8 @@ struct serve_cluster *serve_cluster_new(struct api_store *s,
 	cl_keyset_init(&c->owners);
 	cl_keyset_init(&c->dropped);
 	hmap_init(&c->backoff_index);
-	hmap_init(&c->dep_index);
-	hmap_init(&c->dep_seen);
+	cl_index_init(&c->owned);
+	cl_index_init(&c->on_node);
 	return c;
 }
 
@@ -698,7 +810,8 @@ void serve_cluster_free(struct serve_cluster *c)
 	cl_keyset_release(&c->gone);
 	cl_keyset_release(&c->owners);
 	cl_keyset_release(&c->dropped);
-	cl_gc_release(c);
+	cl_index_release(&c->owned);
+	cl_index_release(&c->on_node);
 	cl_jobs_release(c);
 	free(c);
 }

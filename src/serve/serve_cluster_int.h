@@ -83,11 +83,36 @@ void cl_refs_add(struct cl_refs *r, const struct api_kind *k, const char *ns,
 		 const char *name, const char *uid);
 void cl_refs_release(struct cl_refs *r);
 
-/* The dependents an owner had when last seen (checked again on use). */
-struct cl_deps {
-	char *owner_uid;
+/*
+ * An index from a key (an owner's uid, a node's name) to the objects last
+ * seen under it. Entries are checked again on use (the object still
+ * exists with that uid and still belongs under the key) and pruned when
+ * stale, so removals need no bookkeeping.
+ */
+struct cl_index_list {
+	char *key;
 	struct cl_refs list;
 };
+
+struct cl_index {
+	struct hmap index; /* key -> position in lists */
+	VEC(struct cl_index_list) lists;
+	struct hmap seen; /* "key/uid" indexed */
+};
+
+/* Whether obj still belongs under key. */
+typedef bool (*cl_index_check_fn)(const json_t *obj, const char *key);
+
+void cl_index_init(struct cl_index *x);
+void cl_index_release(struct cl_index *x);
+void cl_index_add(struct cl_index *x, const char *key, const struct api_kind *k,
+		  const json_t *obj);
+/* Append to out the objects under key that pass check (others are
+ * dropped from the index). */
+void cl_index_get(struct cl_index *x, struct api_store *s, const char *key,
+		  cl_index_check_fn check, struct cl_refs *out);
+/* Drop key and what is under it. */
+void cl_index_forget(struct cl_index *x, const char *key);
 
 struct serve_cluster {
 	struct api_store *s;
@@ -114,9 +139,8 @@ struct serve_cluster {
 	struct hmap backoff_index;
 	VEC(struct cl_backoff) backoff;
 
-	struct hmap dep_index; /* owner uid -> index in deps */
-	VEC(struct cl_deps) deps;
-	struct hmap dep_seen; /* "owner uid/dependent uid" indexed */
+	struct cl_index owned;	 /* owner uid -> dependents */
+	struct cl_index on_node; /* node name -> pods bound to it */
 };
 
 /* Key sets. */
@@ -213,6 +237,5 @@ void cl_gc_dependents(struct serve_cluster *c, const char *owner_uid,
 		      struct cl_refs *out);
 void cl_gc_collect(struct serve_cluster *c, const char *uid, int64_t now_us);
 void cl_gc_owner(struct serve_cluster *c, const char *uid, int64_t now_us);
-void cl_gc_release(struct serve_cluster *c);
 
 #endif

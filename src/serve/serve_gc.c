@@ -24,47 +24,19 @@
 
 #include "base/banned.h"
 
-static void seen_key(char *buf, size_t size, const char *owner, const char *dep)
-{
-	snprintf(buf, size, "%s/%s", owner, dep);
-}
-
-static struct cl_deps *deps_of(struct serve_cluster *c, const char *owner,
-			       bool create)
-{
-	int64_t i;
-
-	if (hmap_get_str(&c->dep_index, owner, &i))
-		return &c->deps.items[i];
-	if (!create)
-		return NULL;
-	hmap_put_str(&c->dep_index, owner, (int64_t)c->deps.len);
-	struct cl_deps *d = vec_push_zero(&c->deps);
-	d->owner_uid = xstrdup(owner);
-	return d;
-}
-
 void cl_gc_index(struct serve_cluster *c, const struct api_kind *k,
 		 const json_t *obj)
 {
-	const char *uid = cl_str(obj, "metadata.uid");
 	size_t i;
 	json_t *ref;
 
-	if (!uid)
-		return;
 	json_array_foreach(cl_get(obj, "metadata.ownerReferences"), i, ref)
 	{
 		const char *owner = cl_str(ref, "uid");
-		char key[320];
 
 		if (!owner || !*owner)
 			continue;
-		seen_key(key, sizeof(key), owner, uid);
-		if (hmap_put_str(&c->dep_seen, key, 1))
-			cl_refs_add(&deps_of(c, owner, true)->list, k,
-				    cl_str(obj, "metadata.namespace"),
-				    cl_str(obj, "metadata.name"), uid);
+		cl_index_add(&c->owned, owner, k, obj);
 		if (!api_store_find_uid(c->s, owner))
 			cl_keyset_add(&c->gone, owner);
 	}
@@ -88,31 +60,7 @@ static bool names_owner(const json_t *obj, const char *owner)
 void cl_gc_dependents(struct serve_cluster *c, const char *owner_uid,
 		      struct cl_refs *out)
 {
-	struct cl_deps *d = deps_of(c, owner_uid, false);
-	size_t kept = 0;
-
-	if (!d)
-		return;
-	for (size_t i = 0; i < d->list.len; i++) {
-		struct cl_ref *r = &d->list.items[i];
-		const struct api_obj *o =
-			api_store_get(c->s, r->kind, r->ns, r->name);
-
-		if (o && strcmp(o->uid, r->uid) == 0 &&
-		    names_owner(o->body, owner_uid)) {
-			cl_refs_add(out, r->kind, r->ns, r->name, r->uid);
-			d->list.items[kept++] = *r;
-			continue;
-		}
-		char key[320];
-
-		seen_key(key, sizeof(key), owner_uid, r->uid);
-		hmap_del(&c->dep_seen, key, strlen(key));
-		free(r->ns);
-		free(r->name);
-		free(r->uid);
-	}
-	d->list.len = kept;
+	cl_index_get(&c->owned, c->s, owner_uid, names_owner, out);
 }
 
 /* obj without its references to owners that are gone (all when
@@ -138,32 +86,6 @@ static json_t *without_refs(struct serve_cluster *c, const json_t *obj,
 	if (refs && !*ret_left)
 		json_object_del(meta, "ownerReferences");
 	return body;
-}
-
-/* Drop owner's entry (swapping the last one into its slot). */
-static void forget(struct serve_cluster *c, const char *owner)
-{
-	struct cl_deps *d = deps_of(c, owner, false);
-	size_t i;
-
-	if (!d)
-		return;
-	vec_foreach (&d->list, r) {
-		char key[320];
-
-		seen_key(key, sizeof(key), owner, r->uid);
-		hmap_del(&c->dep_seen, key, strlen(key));
-	}
-	cl_refs_release(&d->list);
-	i = (size_t)(d - c->deps.items);
-	hmap_del(&c->dep_index, d->owner_uid, strlen(d->owner_uid));
-	free(d->owner_uid);
-	if (i + 1 < c->deps.len) {
-		c->deps.items[i] = c->deps.items[c->deps.len - 1];
-		hmap_put_str(&c->dep_index, c->deps.items[i].owner_uid,
-			     (int64_t)i);
-	}
-	c->deps.len--;
 }
 
 void cl_gc_collect(struct serve_cluster *c, const char *uid, int64_t now_us)
@@ -200,7 +122,7 @@ void cl_gc_collect(struct serve_cluster *c, const char *uid, int64_t now_us)
 		}
 	}
 	cl_refs_release(&deps);
-	forget(c, uid);
+	cl_index_forget(&c->owned, uid);
 }
 
 /* Foreground: delete the dependents; true when none is left. */
@@ -275,15 +197,4 @@ void cl_gc_owner(struct serve_cluster *c, const char *uid, int64_t now_us)
 						   now_us);
 	}
 	free(u);
-}
-
-void cl_gc_release(struct serve_cluster *c)
-{
-	vec_foreach (&c->deps, d) {
-		cl_refs_release(&d->list);
-		free(d->owner_uid);
-	}
-	vec_release(&c->deps);
-	hmap_release(&c->dep_index);
-	hmap_release(&c->dep_seen);
 }
