@@ -329,7 +329,12 @@ static const char *const want_low_preempted[] = {
 static const char *const want_high_timeout[] = {
 	"{\"type\":\"Evicted\",\"status\":\"True\",\"observedGeneration\":1,"
 	"\"lastTransitionTime\":\"2026-12-01T13:00:42Z\",\"reason\":"
-	"\"PodsReadyTimeout\"",
+	"\"PodsReadyTimeout\",\"message\":\"Exceeded the PodsReady timeout "
+	"ns/high\"}",
+	"{\"type\":\"Requeued\",\"status\":\"False\",\"observedGeneration\":"
+	"1,\"lastTransitionTime\":\"2026-12-01T13:00:42Z\",\"reason\":"
+	"\"PodsReadyTimeout\",\"message\":\"Exceeded the PodsReady timeout "
+	"ns/high\"}",
 	"\"requeueState\":{\"count\":1,\"requeueAt\":"
 	"\"2026-12-01T13:00:52Z\"}",
 	NULL
