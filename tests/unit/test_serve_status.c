@@ -457,6 +457,61 @@ static void test_pod_group(void **state)
 	stop(&f);
 }
 
+/* The Active condition of each queue: Kueue's reasons and messages. */
+static const struct {
+	const char *kind, *ns, *name, *want;
+} active_cases[] = {
+	{ "ClusterQueue", "", "ready",
+	  "\"status\":\"True\",\"observedGeneration\":1,"
+	  "\"lastTransitionTime\":\"2026-12-01T13:00:10Z\",\"reason\":"
+	  "\"Ready\",\"message\":\"Can admit new workloads\"" },
+	{ "ClusterQueue", "", "held",
+	  "\"reason\":\"Stopped\",\"message\":\"Can't admit new workloads: "
+	  "is stopped.\"" },
+	{ "ClusterQueue", "", "held-missing",
+	  "\"reason\":\"Stopped\",\"message\":\"Can't admit new workloads: "
+	  "is stopped, references missing ResourceFlavor(s): x,y.\"" },
+	{ "ClusterQueue", "", "no-topology",
+	  "\"reason\":\"TopologyNotFound\",\"message\":\"Can't admit new "
+	  "workloads: there is no Topology \\\"gone\\\" for TAS flavor "
+	  "\\\"tas\\\".\"" },
+	{ "LocalQueue", "ns", "ok",
+	  "\"status\":\"True\",\"observedGeneration\":1,"
+	  "\"lastTransitionTime\":\"2026-12-01T13:00:10Z\",\"reason\":"
+	  "\"Ready\",\"message\":\"Can submit new workloads to "
+	  "localQueue\"" },
+	{ "LocalQueue", "ns", "stopped",
+	  "\"status\":\"False\",\"observedGeneration\":1,"
+	  "\"lastTransitionTime\":\"2026-12-01T13:00:10Z\",\"reason\":"
+	  "\"Stopped\",\"message\":\"LocalQueue is stopped\"" },
+	{ "LocalQueue", "ns", "on-held",
+	  "\"reason\":\"ClusterQueueIsInactive\",\"message\":\"Can't submit "
+	  "new workloads to clusterQueue\"" },
+	{ "LocalQueue", "ns", "orphan",
+	  "\"reason\":\"ClusterQueueDoesNotExist\",\"message\":\"Can't "
+	  "submit new workloads to clusterQueue\"" },
+};
+
+static void test_active(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	load(&f, "queues.yaml");
+	assert_int_equal(serve_status_sync(f.s, f.x, T0), 8);
+	for (size_t i = 0; i < ARRAY_SIZE(active_cases); i++) {
+		char *t = status_text(&f, active_cases[i].kind,
+				      active_cases[i].ns, active_cases[i].name);
+
+		if (!strstr(t, active_cases[i].want))
+			fail_msg("case %zu: want\n%s\nin\n%s", i,
+				 active_cases[i].want, t);
+		free(t);
+	}
+	assert_int_equal(serve_status_sync(f.s, f.x, T0 + S), 0);
+	stop(&f);
+}
+
 /* Kueue's visibility API over the same queues. */
 static const struct {
 	const char *path, *query;
@@ -634,6 +689,7 @@ int main(void)
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_preemption),
 		cmocka_unit_test(test_pod_group),
+		cmocka_unit_test(test_active),
 		cmocka_unit_test(test_visibility),
 		cmocka_unit_test(test_metrics),
 	};
