@@ -181,10 +181,12 @@ static void workload_status(struct ss *ss, uint32_t wl, const struct api_obj *o)
 	}
 	if (cluster_config(ss->c)->wait_for_pods_ready.enable)
 		pods_ready(ss, wl, conds, gen);
+	/* a finished workload keeps the admission it ran with, as Kueue's
+	 * (its quota is free: the scheduler holds no admission for it) */
 	adm = status_admission(ss->c, ss->sc, wl);
 	if (adm)
 		json_object_set_new(st, "admission", adm);
-	else
+	else if (sched_wl_state(ss->sc, wl) != SCHED_WL_FINISHED)
 		json_object_del(st, "admission");
 	rq = requeue_state(ss, wl);
 	if (rq)

@@ -277,7 +277,8 @@ static void test_edges(void **state)
 		NULL
 	};
 	static const char *const want_a_finished[] = {
-		"{\"type\":\"Finished\",\"status\":\"True\"", NULL
+		"{\"type\":\"Finished\",\"status\":\"True\"",
+		"\"admission\":{\"clusterQueue\":\"cq\"", NULL
 	};
 	struct fx f;
 
