@@ -244,8 +244,9 @@ static void test_first_sync(void **state)
 	(void)state;
 	start(&f);
 	/* 4 Workloads, 2 ClusterQueues, 2 LocalQueues; Events for a and b:
-	 * QuotaReserved and Admitted each */
-	assert_int_equal(serve_status_sync(f.s, f.x, T0), 8 + 4);
+	 * QuotaReserved and Admitted each; for c and d the Warning of a
+	 * failed attempt */
+	assert_int_equal(serve_status_sync(f.s, f.x, T0), 8 + 4 + 2);
 	expect_status(&f, "Workload", "ns", "a", want_a);
 	expect_status(&f, "Workload", "ns", "c", want_c);
 	expect_status(&f, "ClusterQueue", "", "cq", want_cq);
@@ -255,6 +256,8 @@ static void test_first_sync(void **state)
 	assert_int_equal(events(&f, "QuotaReserved", "a"), 1);
 	assert_int_equal(events(&f, "Admitted", "b"), 1);
 	assert_int_equal(events(&f, "QuotaReserved", "c"), 0);
+	assert_int_equal(events(&f, "WaitingForQuota", "c"), 1);
+	assert_int_equal(events(&f, "WaitingForQuota", "d"), 1);
 	rv = api_store_rv(f.s);
 	assert_int_equal(serve_status_sync(f.s, f.x, T0 + 5 * S), 0);
 	assert_int_equal(api_store_rv(f.s), rv);
@@ -301,6 +304,8 @@ static void test_edges(void **state)
 	assert_int_equal(events(&f, "QuotaReserved", "a"), 1);
 	assert_int_equal(serve_status_sync(f.s, f.x, T0 + 62 * S), 0);
 	assert_int_equal(events(&f, "Admitted", "c"), 1);
+	/* d waits as it did: no new Warning */
+	assert_int_equal(events(&f, "WaitingForQuota", "d"), 1);
 	stop(&f);
 }
 
@@ -377,9 +382,9 @@ static void test_preemption(void **state)
 
 	assert_int_equal(ctl_submit(f.x, high, true, T0 + 2 * S), 0);
 	ctl_run(f.x, T0 + 2 * S);
-	/* low, high, cq, lq; Evicted, Preempted, Requeued of low,
-	 * QuotaReserved and Admitted of high */
-	assert_int_equal(serve_status_sync(f.s, f.x, T0 + 2 * S), 4 + 5);
+	/* low, high, cq, lq; Evicted, Preempted, Requeued and the failed
+	 * attempt's Warning of low, QuotaReserved and Admitted of high */
+	assert_int_equal(serve_status_sync(f.s, f.x, T0 + 2 * S), 4 + 6);
 	expect_status(&f, "Workload", "ns", "low", want_low_preempted);
 	assert_int_equal(events(&f, "EvictedDueToPreempted", "low"), 1);
 	assert_int_equal(events(&f, "Preempted", "low"), 1);
