@@ -80,8 +80,7 @@ void cl_refs_add(struct cl_refs *r, const struct api_kind *k, const char *ns,
 
 void cl_refs_release(struct cl_refs *r)
 {
-	vec_foreach(r, x)
-	{
+	vec_foreach (r, x) {
 		free(x->ns);
 		free(x->name);
 		free(x->uid);
@@ -356,7 +355,12 @@ int cl_create(struct serve_cluster *c, const struct api_kind *k, json_t *body,
 
 int cl_delete(struct serve_cluster *c, const struct api_obj *o, int64_t now_us)
 {
-	int r = api_store_delete(c->s, o->kind, o->ns, o->name, o->rv, now_us);
+	int r;
+
+	if (cl_deleting(o->body) &&
+	    json_array_size(cl_get(o->body, "metadata.finalizers")))
+		return 0;
+	r = api_store_delete(c->s, o->kind, o->ns, o->name, o->rv, now_us);
 
 	if (r == 0)
 		c->writes++;
@@ -370,12 +374,39 @@ int cl_release_finalizer(struct serve_cluster *c, const struct api_obj *o,
 
 	if (!cl_has_finalizer(o->body, f))
 		return 0;
-	if (cl_deleting(o->body) &&
-	    json_array_size(cl_get(o->body, "metadata.finalizers")) == 1)
-		return cl_delete(c, o, now_us);
 	body = json_deep_copy(o->body);
 	cl_drop_finalizer(body, f);
 	return cl_update(c, o, body, now_us);
+}
+
+int cl_delete_dropping(struct serve_cluster *c, const struct api_obj *o,
+		       const char *f, int64_t now_us)
+{
+	json_t *body, *meta;
+	char *uid;
+	int r;
+
+	if (!cl_has_finalizer(o->body, f))
+		return cl_delete(c, o, now_us);
+	body = json_deep_copy(o->body);
+	meta = cl_obj(body, "metadata");
+	cl_drop_finalizer(body, f);
+	if (!json_array_size(json_object_get(meta, "finalizers"))) {
+		/* The update that empties the finalizers of an object being
+		 * deleted removes it: one write. */
+		if (!cl_deleting(body)) {
+			json_object_set_new(meta, "deletionTimestamp",
+					    cl_jtime(now_us));
+			json_object_set_new(meta, "deletionGracePeriodSeconds",
+					    json_integer(0));
+		}
+		return cl_update(c, o, body, now_us);
+	}
+	uid = xstrdup(o->uid);
+	r = cl_update(c, o, body, now_us);
+	o = r == 0 ? api_store_find_uid(c->s, uid) : NULL;
+	free(uid);
+	return o ? cl_delete(c, o, now_us) : r;
 }
 
 /* ---- timers ---- */
@@ -399,17 +430,21 @@ static void armed_key(char *buf, size_t size, const char *uid,
 void cl_arm(struct serve_cluster *c, enum cl_timer_kind kind, int64_t at_us,
 	    const char *ns, const char *name, const char *uid)
 {
-	struct cl_timer *t = xcalloc(1, sizeof(*t));
+	struct cl_timer *t;
 	char key[320];
+	int64_t at;
 
+	armed_key(key, sizeof(key), uid, kind);
+	if (hmap_get_str(&c->armed, key, &at) && at == at_us)
+		return; /* armed already: reconciles re-arm freely */
+	t = xcalloc(1, sizeof(*t));
 	t->at_us = at_us;
 	t->seq = ++c->timer_seq;
 	t->kind = kind;
 	t->ns = xstrdup(ns);
 	t->name = xstrdup(name);
 	t->uid = xstrdup(uid);
-	armed_key(key, sizeof(key), uid, kind);
-	hmap_put_str(&c->armed, key, (int64_t)t->seq);
+	hmap_put_str(&c->armed, key, at_us);
 	heap_push(&c->timers, t);
 }
 
@@ -441,14 +476,15 @@ static void timer_free(struct cl_timer *t)
 	free(t);
 }
 
-/* Whether t is still the armed timer of its pod and kind. */
+/* Whether t is still the armed timer of its object and kind (the map
+ * holds the time each key is armed for). */
 static bool timer_live(const struct serve_cluster *c, const struct cl_timer *t)
 {
 	char key[320];
-	int64_t seq;
+	int64_t at;
 
 	armed_key(key, sizeof(key), t->uid, t->kind);
-	return hmap_get_str(&c->armed, key, &seq) && (uint64_t)seq == t->seq;
+	return hmap_get_str(&c->armed, key, &at) && at == t->at_us;
 }
 
 static void fire_timers(struct serve_cluster *c, int64_t now_us)
@@ -459,7 +495,7 @@ static void fire_timers(struct serve_cluster *c, int64_t now_us)
 		heap_pop(&c->timers);
 		if (timer_live(c, t)) {
 			cl_disarm_mark(c, t->uid, t->kind);
-			if (t->kind == CL_T_JOB)
+			if (t->kind == CL_T_JOB || t->kind == CL_T_BACKOFF)
 				cl_mark_job(c, t->ns, t->name);
 			else
 				cl_kubelet_timer(c, t, now_us);
@@ -511,9 +547,7 @@ static void observe(struct serve_cluster *c, const struct api_kind *k,
 			if (o)
 				cl_keyset_add(&c->owners, o);
 		}
-		if (k == c->pod_k)
-			cl_jobs_pod_deleted(c, body);
-		else if (k == c->node_k)
+		if (k == c->node_k)
 			cl_keyset_add(&c->dropped, name);
 		return;
 	}
@@ -602,8 +636,7 @@ struct serve_cluster *serve_cluster_new(struct api_store *s,
 	cl_keyset_init(&c->gone);
 	cl_keyset_init(&c->owners);
 	cl_keyset_init(&c->dropped);
-	hmap_init(&c->mine);
-	hmap_init(&c->lost_index);
+	hmap_init(&c->backoff_index);
 	hmap_init(&c->dep_index);
 	hmap_init(&c->dep_seen);
 	return c;
@@ -625,9 +658,8 @@ void serve_cluster_free(struct serve_cluster *c)
 	cl_keyset_release(&c->gone);
 	cl_keyset_release(&c->owners);
 	cl_keyset_release(&c->dropped);
-	hmap_release(&c->mine);
-	cl_lost_release(c);
 	cl_gc_release(c);
+	cl_jobs_release(c);
 	free(c);
 }
 

@@ -40,10 +40,11 @@ struct cl_keyset {
 };
 
 enum cl_timer_kind {
-	CL_T_START,  /* a bound pod's containers are up: Running */
-	CL_T_END,    /* a running pod's duration is over: Succeeded */
-	CL_T_FAIL,   /* a running pod fails (the failure rate) */
-	CL_T_JOB,    /* a Job's deadline or back-off: reconcile it */
+	CL_T_START,   /* a bound pod's containers are up: Running */
+	CL_T_END,     /* a running pod's duration is over: Succeeded */
+	CL_T_FAIL,    /* a running pod fails (the failure rate) */
+	CL_T_JOB,     /* a Job's activeDeadlineSeconds: reconcile it */
+	CL_T_BACKOFF, /* a Job's pod failure back-off is over */
 	CL_T_COUNT
 };
 
@@ -52,6 +53,12 @@ struct cl_timer {
 	uint64_t seq; /* tie-break: order of arming */
 	enum cl_timer_kind kind;
 	char *ns, *name, *uid;
+};
+
+/* A Job's pod failure back-off, as Kubernetes keeps it (in memory). */
+struct cl_backoff {
+	int64_t failures; /* after the last success */
+	int64_t last_us;  /* the last failure */
 };
 
 /* An object by kind, namespace, name and uid (owned strings). */
@@ -65,20 +72,14 @@ struct cl_refs {
 	size_t len, cap;
 };
 
-void cl_refs_add(struct cl_refs *r, const struct api_kind *k,
-		 const char *ns, const char *name, const char *uid);
+void cl_refs_add(struct cl_refs *r, const struct api_kind *k, const char *ns,
+		 const char *name, const char *uid);
 void cl_refs_release(struct cl_refs *r);
 
 /* The dependents an owner had when last seen (checked again on use). */
 struct cl_deps {
 	char *owner_uid;
 	struct cl_refs list;
-};
-
-/* Finished pods of a Job deleted before the controller counted them. */
-struct cl_lost {
-	int64_t succeeded, failed;
-	VEC(int64_t) indexes; /* completion indexes of the succeeded ones */
 };
 
 struct serve_cluster {
@@ -92,7 +93,7 @@ struct serve_cluster {
 
 	struct heap timers;
 	uint64_t timer_seq;
-	struct hmap armed; /* "uid/kind" of pod timers armed */
+	struct hmap armed; /* "uid/kind" -> the time it is armed for */
 
 	struct cl_keyset jobs;	  /* "ns/name" of Jobs to reconcile */
 	struct cl_keyset nodes;	  /* names of Nodes to check */
@@ -100,10 +101,10 @@ struct serve_cluster {
 	struct cl_keyset gone;	  /* uids whose dependents to collect */
 	struct cl_keyset owners;  /* uids of owners to look at again */
 	struct cl_keyset dropped; /* names of deleted Nodes */
-	struct hmap mine;	  /* uids of pods the Job controller deleted */
-	struct hmap lost_index;	  /* Job uid -> index in lost */
-	VEC(struct cl_lost) lost;
-	VEC(char *) lost_uids;
+
+	/* Job uid -> index in backoff: failures since the last success. */
+	struct hmap backoff_index;
+	VEC(struct cl_backoff) backoff;
 
 	struct hmap dep_index; /* owner uid -> index in deps */
 	VEC(struct cl_deps) deps;
@@ -160,14 +161,18 @@ int cl_update(struct serve_cluster *c, const struct api_obj *o, json_t *body,
 	      int64_t now_us);
 int cl_create(struct serve_cluster *c, const struct api_kind *k, json_t *body,
 	      int64_t now_us, const struct api_obj **ret);
-int cl_delete(struct serve_cluster *c, const struct api_obj *o,
-	      int64_t now_us);
-/* Drop finalizer f from o; delete o when it was being deleted and has no
- * finalizer left. */
+/* Delete o; one with finalizers is only marked (nothing to do when it
+ * is already). */
+int cl_delete(struct serve_cluster *c, const struct api_obj *o, int64_t now_us);
+/* Drop finalizer f from o (the store removes o when it was being deleted
+ * and has no finalizer left). */
 int cl_release_finalizer(struct serve_cluster *c, const struct api_obj *o,
 			 const char *f, int64_t now_us);
+/* Delete o without waiting for its finalizer f (the controller's own). */
+int cl_delete_dropping(struct serve_cluster *c, const struct api_obj *o,
+		       const char *f, int64_t now_us);
 
-/* Timers. */
+/* Timers: one per object uid and kind; arming again moves it. */
 void cl_arm(struct serve_cluster *c, enum cl_timer_kind kind, int64_t at_us,
 	    const char *ns, const char *name, const char *uid);
 bool cl_armed(const struct serve_cluster *c, const char *uid,
@@ -177,12 +182,11 @@ void cl_disarm_mark(struct serve_cluster *c, const char *uid,
 void cl_mark_job(struct serve_cluster *c, const char *ns, const char *name);
 
 /* The Job controller (serve_jobs.c). */
-void cl_jobs_pod_deleted(struct serve_cluster *c, const json_t *pod);
 void cl_jobs_reconcile(struct serve_cluster *c, const char *ns,
 		       const char *name, int64_t now_us);
-void cl_lost_release(struct serve_cluster *c);
-/* Drop what is kept about Job uid (it is gone). */
-void cl_jobs_forget(struct serve_cluster *c, const char *job_uid);
+/* Drop what is kept about Job uid (gone). */
+void cl_jobs_forget(struct serve_cluster *c, const char *uid);
+void cl_jobs_release(struct serve_cluster *c);
 
 /* The kubelets and node lifecycle (serve_kubelet.c). */
 void cl_kubelet_pod(struct serve_cluster *c, const char *ns, const char *name,
@@ -190,8 +194,7 @@ void cl_kubelet_pod(struct serve_cluster *c, const char *ns, const char *name,
 void cl_kubelet_timer(struct serve_cluster *c, const struct cl_timer *t,
 		      int64_t now_us);
 void cl_node_check(struct serve_cluster *c, const char *name, int64_t now_us);
-void cl_node_deleted(struct serve_cluster *c, const char *name,
-		     int64_t now_us);
+void cl_node_deleted(struct serve_cluster *c, const char *name, int64_t now_us);
 
 /* Garbage collection (serve_gc.c). */
 void cl_gc_index(struct serve_cluster *c, const struct api_kind *k,

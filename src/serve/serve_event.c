@@ -79,10 +79,9 @@ static bool same_event(const json_t *ev, const char *uid, const char *type,
 }
 
 static json_t *new_event(const json_t *regarding, const char *ns,
-			 const char *name, const char *type,
-			 const char *reason, const char *action,
-			 const char *controller, int64_t now_us,
-			 const char *message)
+			 const char *name, const char *type, const char *reason,
+			 const char *action, const char *controller,
+			 int64_t now_us, const char *message)
 {
 	json_t *ev = json_object(), *meta = json_object(), *io = json_object();
 	json_t *src = json_object();

@@ -23,8 +23,7 @@
 
 #include "base/banned.h"
 
-static void seen_key(char *buf, size_t size, const char *owner,
-		     const char *dep)
+static void seen_key(char *buf, size_t size, const char *owner, const char *dep)
 {
 	snprintf(buf, size, "%s/%s", owner, dep);
 }
@@ -146,8 +145,7 @@ static void forget(struct serve_cluster *c, const char *owner)
 
 	if (!d)
 		return;
-	vec_foreach(&d->list, r)
-	{
+	vec_foreach (&d->list, r) {
 		char key[320];
 
 		seen_key(key, sizeof(key), owner, r->uid);
@@ -160,12 +158,11 @@ void cl_gc_collect(struct serve_cluster *c, const char *uid, int64_t now_us)
 {
 	struct cl_refs deps = { 0 };
 
-	cl_jobs_forget(c, uid);
 	if (api_store_find_uid(c->s, uid))
 		return;
+	cl_jobs_forget(c, uid);
 	cl_gc_dependents(c, uid, &deps);
-	vec_foreach(&deps, r)
-	{
+	vec_foreach (&deps, r) {
 		const struct api_obj *o =
 			api_store_get(c->s, r->kind, r->ns, r->name);
 		size_t left;
@@ -186,15 +183,13 @@ void cl_gc_collect(struct serve_cluster *c, const char *uid, int64_t now_us)
 }
 
 /* Foreground: delete the dependents; true when none is left. */
-static bool foreground(struct serve_cluster *c, const char *uid,
-		       int64_t now_us)
+static bool foreground(struct serve_cluster *c, const char *uid, int64_t now_us)
 {
 	struct cl_refs deps = { 0 };
 	size_t waiting = 0;
 
 	cl_gc_dependents(c, uid, &deps);
-	vec_foreach(&deps, r)
-	{
+	vec_foreach (&deps, r) {
 		const struct api_obj *o =
 			api_store_get(c->s, r->kind, r->ns, r->name);
 		struct cl_refs sub = { 0 };
@@ -235,17 +230,16 @@ void cl_gc_owner(struct serve_cluster *c, const char *uid, int64_t now_us)
 	u = xstrdup(uid);
 	if (cl_has_finalizer(o->body, CL_ORPHAN_FINALIZ)) {
 		cl_gc_dependents(c, u, &deps);
-		vec_foreach(&deps, r)
-		{
+		vec_foreach (&deps, r) {
 			const struct api_obj *d =
 				api_store_get(c->s, r->kind, r->ns, r->name);
 			size_t left;
 
 			if (d && strcmp(d->uid, r->uid) == 0)
-				(void)cl_update(c, d,
-						without_refs(c, d->body, u,
-							     &left),
-						now_us);
+				(void)cl_update(
+					c, d,
+					without_refs(c, d->body, u, &left),
+					now_us);
 		}
 		cl_refs_release(&deps);
 		o = api_store_find_uid(c->s, u);
@@ -264,8 +258,7 @@ void cl_gc_owner(struct serve_cluster *c, const char *uid, int64_t now_us)
 
 void cl_gc_release(struct serve_cluster *c)
 {
-	vec_foreach(&c->deps, d)
-	{
+	vec_foreach (&c->deps, d) {
 		cl_refs_release(&d->list);
 		free(d->owner_uid);
 	}

@@ -5,8 +5,8 @@
  *  1. count: a pod that carries the batch.kubernetes.io/job-tracking
  *     finalizer and has finished (or is being deleted) is counted once
  *     into status.succeeded/failed (completedIndexes in Indexed mode),
- *     and the finalizer comes off; a pod deleted before it was counted
- *     is counted from its deletion (a running one as failed);
+ *     and the finalizer comes off (which lets a deleted pod go: one
+ *     deleted while running counts as failed);
  *  2. decide: failed > backoffLimit, or activeDeadlineSeconds past,
  *     fails the Job (FailureTarget then Failed, active pods deleted and
  *     counted as failed); enough successes and no active pod complete it
@@ -35,7 +35,12 @@
 #include "base/banned.h"
 
 #define MAX_CREATE_DELETE_PER_SYNC 500
-#define MAX_INDEXED_COMPLETIONS	   100000
+/* Pod failure back-off: 10 s, doubled per failure since the last
+ * success, at most 10 min (Kubernetes' DefaultJobPodFailureBackOff and
+ * MaxJobPodFailureBackOff). */
+#define BACKOFF_US		(10 * 1000000LL)
+#define BACKOFF_MAX_US		(600 * 1000000LL)
+#define MAX_INDEXED_COMPLETIONS 100000
 /* Kubernetes' generateName: a base of at most 58 bytes and 5 random
  * characters from its alphabet without vowels. */
 #define GENERATED_BASE_MAX 58
@@ -60,44 +65,47 @@ struct jctx {
 	int64_t succeeded, failed, active, ready, terminating;
 };
 
-/* ---- pods deleted before they were counted ---- */
+/* ---- pod failure back-off ---- */
 
-static struct cl_lost *lost_of(struct serve_cluster *c, const char *job_uid,
-			       bool create)
+static struct cl_backoff *backoff_of(struct serve_cluster *c, const char *uid,
+				     bool create)
 {
 	int64_t i;
 
-	if (hmap_get_str(&c->lost_index, job_uid, &i))
-		return &c->lost.items[i];
+	if (hmap_get_str(&c->backoff_index, uid, &i))
+		return &c->backoff.items[i];
 	if (!create)
 		return NULL;
-	hmap_put_str(&c->lost_index, job_uid, (int64_t)c->lost.len);
-	vec_push(&c->lost_uids, xstrdup(job_uid));
-	return vec_push_zero(&c->lost);
+	hmap_put_str(&c->backoff_index, uid, (int64_t)c->backoff.len);
+	return vec_push_zero(&c->backoff);
 }
 
-static void lost_clear(struct cl_lost *l)
+void cl_jobs_forget(struct serve_cluster *c, const char *uid)
 {
-	l->succeeded = l->failed = 0;
-	vec_release(&l->indexes);
+	struct cl_backoff *b = backoff_of(c, uid, false);
+
+	if (b)
+		b->failures = b->last_us = 0;
 }
 
-void cl_lost_release(struct serve_cluster *c)
+void cl_jobs_release(struct serve_cluster *c)
 {
-	vec_foreach(&c->lost, l) lost_clear(l);
-	vec_release(&c->lost);
-	for (size_t i = 0; i < c->lost_uids.len; i++)
-		free(c->lost_uids.items[i]);
-	vec_release(&c->lost_uids);
-	hmap_release(&c->lost_index);
+	vec_release(&c->backoff);
+	hmap_release(&c->backoff_index);
 }
 
-void cl_jobs_forget(struct serve_cluster *c, const char *job_uid)
+/* When the next pod may be created (failures back off). */
+static int64_t backoff_until(const struct serve_cluster *c, const char *uid)
 {
-	struct cl_lost *l = lost_of(c, job_uid, false);
+	const struct cl_backoff *b =
+		backoff_of((struct serve_cluster *)c, uid, false);
+	int64_t d = BACKOFF_US;
 
-	if (l)
-		lost_clear(l);
+	if (!b || b->failures <= 0)
+		return INT64_MIN;
+	for (int64_t i = 1; i < b->failures && d < BACKOFF_MAX_US; i++)
+		d *= 2;
+	return b->last_us + (d < BACKOFF_MAX_US ? d : BACKOFF_MAX_US);
 }
 
 static int64_t pod_index(const json_t *pod)
@@ -114,31 +122,6 @@ static int64_t pod_index(const json_t *pod)
 	if (errno || *end || v < 0 || v > MAX_INDEXED_COMPLETIONS)
 		return -1;
 	return v;
-}
-
-void cl_jobs_pod_deleted(struct serve_cluster *c, const json_t *pod)
-{
-	const char *uid = cl_str(pod, "metadata.uid");
-	const json_t *ref = cl_controller_ref(pod);
-	const char *kind = ref ? cl_str(ref, "kind") : NULL;
-	const char *juid = ref ? cl_str(ref, "uid") : NULL;
-	const char *jname = ref ? cl_str(ref, "name") : NULL;
-	const char *phase = cl_str(pod, "status.phase");
-	struct cl_lost *l;
-
-	if (!uid || hmap_del(&c->mine, uid, strlen(uid)))
-		return;
-	if (!kind || strcmp(kind, "Job") != 0 || !juid || !jname ||
-	    !cl_has_finalizer(pod, CL_JOB_TRACKING))
-		return;
-	l = lost_of(c, juid, true);
-	if (phase && strcmp(phase, "Succeeded") == 0) {
-		l->succeeded++;
-		vec_push(&l->indexes, pod_index(pod));
-	} else {
-		l->failed++;
-	}
-	cl_mark_job(c, cl_str(pod, "metadata.namespace"), jname);
 }
 
 /* ---- reading the Job ---- */
@@ -167,8 +150,8 @@ static bool read_spec(struct jctx *x)
 	x->deadline_s = spec_int(x->job, "spec.activeDeadlineSeconds", -1);
 	if (x->parallelism < 0 || x->completions < 0 || x->backoff_limit < 0)
 		return false;
-	if (x->indexed && (!x->has_completions ||
-			   x->completions > MAX_INDEXED_COMPLETIONS))
+	if (x->indexed &&
+	    (!x->has_completions || x->completions > MAX_INDEXED_COMPLETIONS))
 		return false;
 	return true;
 }
@@ -244,8 +227,7 @@ static void gather(struct jctx *x)
 	struct cl_refs deps = { 0 };
 
 	cl_gc_dependents(x->c, x->uid, &deps);
-	vec_foreach(&deps, d)
-	{
+	vec_foreach (&deps, d) {
 		const struct api_obj *o;
 		const json_t *ref;
 		struct jpod *p;
@@ -293,18 +275,10 @@ static void count_index(struct jctx *x, int64_t ix)
 
 static void count(struct jctx *x)
 {
-	struct cl_lost *l = lost_of(x->c, x->uid, false);
-	int64_t new_succ = 0;
+	int64_t new_succ = 0, failed = x->failed;
+	struct cl_backoff *b;
 
-	if (l) {
-		new_succ += l->succeeded;
-		x->failed += l->failed;
-		if (x->indexed)
-			vec_foreach(&l->indexes, ix) count_index(x, *ix);
-		lost_clear(l);
-	}
-	vec_foreach(&x->pods, p)
-	{
+	vec_foreach (&x->pods, p) {
 		const struct api_obj *o;
 
 		if (!p->tracked || (p->active && !p->deleting))
@@ -317,12 +291,9 @@ static void count(struct jctx *x)
 			x->failed++;
 		}
 		o = api_store_get(x->c->s, x->c->pod_k, p->ref.ns, p->ref.name);
-		if (o && strcmp(o->uid, p->ref.uid) == 0) {
-			if (cl_deleting(o->body))
-				hmap_put_str(&x->c->mine, o->uid, 1);
+		if (o && strcmp(o->uid, p->ref.uid) == 0)
 			(void)cl_release_finalizer(x->c, o, CL_JOB_TRACKING,
 						   x->now_us);
-		}
 		o = api_store_get(x->c->s, x->c->pod_k, p->ref.ns, p->ref.name);
 		if (!o || strcmp(o->uid, p->ref.uid) != 0)
 			p->deleting = false; /* gone */
@@ -330,6 +301,15 @@ static void count(struct jctx *x)
 	}
 	if (!x->indexed)
 		x->succeeded += new_succ;
+	if (!new_succ && x->failed == failed)
+		return;
+	b = backoff_of(x->c, x->uid, true);
+	if (new_succ) {
+		b->failures = 0;
+	} else {
+		b->failures += x->failed - failed;
+		b->last_us = x->now_us;
+	}
 }
 
 /* ---- deleting pods ---- */
@@ -351,13 +331,10 @@ static void delete_pod(struct jctx *x, struct jpod *p, bool event)
 	const struct api_obj *o =
 		api_store_get(x->c->s, x->c->pod_k, p->ref.ns, p->ref.name);
 
-	if (!o || strcmp(o->uid, p->ref.uid) != 0)
+	/* Not counted: the tracking finalizer goes with it. */
+	if (!o || strcmp(o->uid, p->ref.uid) != 0 ||
+	    cl_delete_dropping(x->c, o, CL_JOB_TRACKING, x->now_us) != 0)
 		return;
-	hmap_put_str(&x->c->mine, o->uid, 1);
-	if (cl_delete(x->c, o, x->now_us) != 0) {
-		hmap_del(&x->c->mine, p->ref.uid, strlen(p->ref.uid));
-		return;
-	}
 	if (p->active)
 		x->active--;
 	if (p->ready)
@@ -370,8 +347,7 @@ static void delete_pod(struct jctx *x, struct jpod *p, bool event)
 
 static void delete_active(struct jctx *x, size_t max)
 {
-	vec_foreach(&x->pods, p)
-	{
+	vec_foreach (&x->pods, p) {
 		if (max == 0)
 			break;
 		if (p->active) {
@@ -391,8 +367,7 @@ static void delete_excess(struct jctx *x, int64_t n)
 
 	if (x->indexed) {
 		held = xcalloc((size_t)x->completions + 1, 1);
-		vec_foreach(&x->pods, p)
-		{
+		vec_foreach (&x->pods, p) {
 			if (!p->active || removed >= MAX_CREATE_DELETE_PER_SYNC)
 				continue;
 			if (p->index < 0 || p->index >= x->completions ||
@@ -406,10 +381,13 @@ static void delete_excess(struct jctx *x, int64_t n)
 		free(held);
 		n -= removed;
 	}
-	vec_foreach(&x->pods, p) if (p->active) vec_push(&cand, p);
-	qsort(cand.items, cand.len, sizeof(*cand.items), removal_cmp);
-	for (size_t i = 0; i < cand.len && n > 0 &&
-			   removed < MAX_CREATE_DELETE_PER_SYNC;
+	vec_foreach (&x->pods, p)
+		if (p->active)
+			vec_push(&cand, p);
+	if (cand.len)
+		qsort(cand.items, cand.len, sizeof(*cand.items), removal_cmp);
+	for (size_t i = 0;
+	     i < cand.len && n > 0 && removed < MAX_CREATE_DELETE_PER_SYNC;
 	     i++, n--, removed++)
 		delete_pod(x, cand.items[i], true);
 	vec_release(&cand);
@@ -432,9 +410,10 @@ static void add_index_env(json_t *spec, const char *list)
 		json_t *env = cl_arr(ctr, "env"), *e = json_object();
 		json_t *from = json_object(), *ref = json_object();
 
-		json_object_set_new(ref, "fieldPath",
-				    json_string("metadata.annotations['" CL_JOB_INDEX
-						"']"));
+		json_object_set_new(
+			ref, "fieldPath",
+			json_string("metadata.annotations['" CL_JOB_INDEX
+				    "']"));
 		json_object_set_new(from, "fieldRef", ref);
 		json_object_set_new(e, "name",
 				    json_string("JOB_COMPLETION_INDEX"));
@@ -604,9 +583,9 @@ static void create_pods(struct jctx *x, int64_t n)
 		return;
 	}
 	held = xcalloc((size_t)x->completions + 1, 1);
-	vec_foreach(&x->pods, p) if (p->active && p->index >= 0 &&
-				     p->index < x->completions)
-		held[p->index] = 1;
+	vec_foreach (&x->pods, p)
+		if (p->active && p->index >= 0 && p->index < x->completions)
+			held[p->index] = 1;
 	for (int64_t i = 0; i < x->completions && n > 0; i++) {
 		if (held[i] || x->done[i])
 			continue;
@@ -619,13 +598,13 @@ static void create_pods(struct jctx *x, int64_t n)
 
 /* ---- deciding ---- */
 
-static void finish(struct jctx *x, json_t *status, bool ok,
-		   const char *reason, const char *message)
+static void finish(struct jctx *x, json_t *status, bool ok, const char *reason,
+		   const char *message)
 {
-	cl_set_cond(status, ok ? "SuccessCriteriaMet" : "FailureTarget",
-		    "True", reason, message, x->now_us, CL_COND_JOB);
-	cl_set_cond(status, ok ? "Complete" : "Failed", "True", reason,
-		    message, x->now_us, CL_COND_JOB);
+	cl_set_cond(status, ok ? "SuccessCriteriaMet" : "FailureTarget", "True",
+		    reason, message, x->now_us, CL_COND_JOB);
+	cl_set_cond(status, ok ? "Complete" : "Failed", "True", reason, message,
+		    x->now_us, CL_COND_JOB);
 	if (ok) {
 		json_object_set_new(status, "completionTime",
 				    cl_jtime(x->now_us));
@@ -650,8 +629,8 @@ static const char *failure(struct jctx *x, const char **ret_msg)
 		*ret_msg = "Job was active longer than specified deadline";
 		return "DeadlineExceeded";
 	}
-	cl_arm(x->c, CL_T_JOB, start + x->deadline_s * 1000000, x->ns,
-	       x->name, x->uid);
+	cl_arm(x->c, CL_T_JOB, start + x->deadline_s * 1000000, x->ns, x->name,
+	       x->uid);
 	return NULL;
 }
 
@@ -673,8 +652,14 @@ static void manage(struct jctx *x)
 		delete_excess(x, x->active - want);
 	else if (x->indexed)
 		delete_excess(x, 0);
-	if (x->active < want)
-		create_pods(x, want - x->active);
+	if (x->active < want) {
+		int64_t at = backoff_until(x->c, x->uid);
+
+		if (at > x->now_us)
+			cl_arm(x->c, CL_T_BACKOFF, at, x->ns, x->name, x->uid);
+		else
+			create_pods(x, want - x->active);
+	}
 }
 
 static void suspend_condition(struct jctx *x, json_t *status)
@@ -716,8 +701,7 @@ static void run(struct jctx *x)
 		read_done(x);
 	gather(x);
 	count(x);
-	vec_foreach(&x->pods, p)
-	{
+	vec_foreach (&x->pods, p) {
 		x->active += p->active;
 		x->ready += p->ready;
 		x->terminating += p->deleting && !p->active &&
@@ -731,17 +715,17 @@ static void run(struct jctx *x)
 
 	reason = failure(x, &msg);
 	if (reason) {
-		vec_foreach(&x->pods, p) if (p->active)
-		{
-			delete_pod(x, p, false);
-			x->failed++;
-		}
+		vec_foreach (&x->pods, p)
+			if (p->active) {
+				delete_pod(x, p, false);
+				x->failed++;
+			}
 		finish(x, status, false, reason, msg);
 	} else {
 		manage(x);
-		if (x->has_completions ? x->succeeded >= x->completions &&
-						 x->active == 0
-				       : x->succeeded > 0 && x->active == 0)
+		if (x->has_completions
+			    ? x->succeeded >= x->completions && x->active == 0
+			    : x->succeeded > 0 && x->active == 0)
 			finish(x, status, true, "CompletionsReached",
 			       "Reached expected number of succeeded pods");
 		else
@@ -757,6 +741,22 @@ static void run(struct jctx *x)
 				    json_object());
 }
 
+/* A Job being deleted lets its finished and deleted pods go. */
+static void release_all(struct jctx *x)
+{
+	gather(x);
+	vec_foreach (&x->pods, p) {
+		const struct api_obj *o;
+
+		if (!p->tracked || p->active)
+			continue;
+		o = api_store_get(x->c->s, x->c->pod_k, p->ref.ns, p->ref.name);
+		if (o && strcmp(o->uid, p->ref.uid) == 0)
+			(void)cl_release_finalizer(x->c, o, CL_JOB_TRACKING,
+						   x->now_us);
+	}
+}
+
 static bool finished(const json_t *job)
 {
 	return cl_cond_true(job, "Complete") || cl_cond_true(job, "Failed");
@@ -768,7 +768,7 @@ void cl_jobs_reconcile(struct serve_cluster *c, const char *ns,
 	const struct api_obj *o = api_store_get(c->s, c->job_k, ns, name);
 	struct jctx x = { 0 };
 
-	if (!o || cl_deleting(o->body) || finished(o->body))
+	if (!o || finished(o->body))
 		return;
 	x.c = c;
 	x.now_us = now_us;
@@ -780,17 +780,19 @@ void cl_jobs_reconcile(struct serve_cluster *c, const char *ns,
 	x.ns = xstrdup(x.ns);
 	x.name = xstrdup(x.name);
 	x.uid = xstrdup(x.uid);
-	if (read_spec(&x))
+	if (cl_deleting(o->body))
+		release_all(&x);
+	else if (read_spec(&x))
 		run(&x);
 	o = api_store_get(c->s, c->job_k, x.ns, x.name);
 	if (o && strcmp(o->uid, x.uid) == 0) {
 		json_t *job = json_deep_copy(o->body);
 
-		json_object_set(job, "status", json_object_get(x.job, "status"));
+		json_object_set(job, "status",
+				json_object_get(x.job, "status"));
 		(void)cl_update(c, o, job, now_us);
 	}
-	vec_foreach(&x.pods, p)
-	{
+	vec_foreach (&x.pods, p) {
 		free(p->ref.ns);
 		free(p->ref.name);
 		free(p->ref.uid);

@@ -41,8 +41,8 @@ static uint64_t hash2(const char *a, const char *b)
 	char buf[512];
 	int n = snprintf(buf, sizeof(buf), "%s/%s", a, b);
 
-	return hmap_hash(buf, (size_t)n < sizeof(buf) ? (size_t)n
-						      : sizeof(buf) - 1);
+	return hmap_hash(buf,
+			 (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
 static void node_ip(const char *node, char buf[24])
@@ -71,8 +71,7 @@ static void hex_id(const char *a, const char *b, char buf[72])
 		 (unsigned long long)~h);
 }
 
-static const char *host_ip(const json_t *node, const char *name,
-			   char buf[24])
+static const char *host_ip(const json_t *node, const char *name, char buf[24])
 {
 	size_t i;
 	json_t *a;
@@ -97,9 +96,8 @@ static void set_ips(json_t *status, const char *key, const char *ip)
 	json_object_set_new(status, key, json_string(ip));
 	json_object_set_new(one, "ip", json_string(ip));
 	json_array_append_new(list, one);
-	json_object_set_new(status, strcmp(key, "podIP") == 0 ? "podIPs"
-							      : "hostIPs",
-			    list);
+	json_object_set_new(
+		status, strcmp(key, "podIP") == 0 ? "podIPs" : "hostIPs", list);
 }
 
 /* ---- pod status ---- */
@@ -109,7 +107,8 @@ static void order_conditions(json_t *status)
 {
 	static const char *const order[] = { "PodReadyToStartContainers",
 					     "Initialized", "Ready",
-					     "ContainersReady", "PodScheduled" };
+					     "ContainersReady",
+					     "PodScheduled" };
 	json_t *conds = json_object_get(status, "conditions");
 	json_t *sorted = json_array();
 	size_t i;
@@ -177,8 +176,8 @@ static json_t *container_statuses(const json_t *pod, const char *list,
 	json_array_foreach(json_object_get(spec, list), i, c)
 	{
 		const char *name = cl_str(c, "name") ? cl_str(c, "name") : "";
-		const char *image = cl_str(c, "image") ? cl_str(c, "image")
-						       : "";
+		const char *image =
+			cl_str(c, "image") ? cl_str(c, "image") : "";
 		json_t *cs = json_object(), *state = json_object();
 		json_t *inner = json_object();
 		char id[72], buf[96];
@@ -189,8 +188,8 @@ static json_t *container_statuses(const json_t *pod, const char *list,
 		json_object_set_new(cs, "image", json_string(image));
 		hex_id(image, "image", id);
 		snprintf(buf, sizeof(buf), "sha256:%.64s", id);
-		json_object_set_new(cs, "imageID", json_string(
-						st == ST_ACCEPTED ? "" : buf));
+		json_object_set_new(cs, "imageID",
+				    json_string(st == ST_ACCEPTED ? "" : buf));
 		if (st != ST_ACCEPTED) {
 			hex_id(uid, name, id);
 			snprintf(buf, sizeof(buf), "containerd://%.64s", id);
@@ -217,9 +216,9 @@ static json_t *container_statuses(const json_t *pod, const char *list,
 					    json_integer(ok ? 0 : 1));
 			json_object_set_new(inner, "finishedAt",
 					    cl_jtime(now_us));
-			json_object_set_new(inner, "reason",
-					    json_string(ok ? "Completed"
-							   : "Error"));
+			json_object_set_new(
+				inner, "reason",
+				json_string(ok ? "Completed" : "Error"));
 			json_object_set_new(inner, "startedAt",
 					    since ? json_string(since)
 						  : cl_jtime(now_us));
@@ -388,8 +387,18 @@ void cl_kubelet_pod(struct serve_cluster *c, const char *ns, const char *name,
 	const char *nname, *phase;
 	int64_t start;
 
-	if (!o || cl_deleting(o->body) || cl_terminal(o->body))
+	if (!o)
 		return;
+	if (cl_deleting(o->body) || cl_terminal(o->body)) {
+		const json_t *ref = cl_controller_ref(o->body);
+		const char *job = ref ? cl_str(ref, "uid") : NULL;
+
+		/* The Job controller lets the pods of a gone Job go. */
+		if (!job || !api_store_find_uid(c->s, job))
+			(void)cl_release_finalizer(c, o, CL_JOB_TRACKING,
+						   now_us);
+		return;
+	}
 	nname = cl_str(o->body, "spec.nodeName");
 	if (!nname)
 		return;
@@ -427,10 +436,8 @@ void cl_kubelet_pod(struct serve_cluster *c, const char *ns, const char *name,
 	} else if (strcmp(phase, "Running") == 0 &&
 		   !cl_armed(c, o->uid, CL_T_END) &&
 		   !cl_armed(c, o->uid, CL_T_FAIL)) {
-		const json_t *cs =
-			json_array_get(cl_get(o->body,
-					      "status.containerStatuses"),
-				       0);
+		const json_t *cs = json_array_get(
+			cl_get(o->body, "status.containerStatuses"), 0);
 
 		start = cl_parse_time(cl_str(cs, "state.running.startedAt"));
 		arm_run(c, o, start < 0 ? now_us : start);
@@ -521,7 +528,8 @@ static void register_node(json_t *node, const char *name, const char *uid,
 		    "kubelet is posting ready status", now_us, CL_COND_NODE);
 	node_info(status, uid);
 	if (!json_array_size(json_object_get(status, "addresses"))) {
-		json_t *a = json_array(), *x = json_object(), *y = json_object();
+		json_t *a = json_array(), *x = json_object(),
+		       *y = json_object();
 
 		node_ip(name, ip);
 		json_object_set_new(x, "type", json_string("InternalIP"));
@@ -564,8 +572,7 @@ static void pods_on(struct serve_cluster *c, const char *node,
 {
 	struct on_node x = { .node = node, .k = c->pod_k };
 
-	(void)api_store_each(c->s, c->pod_k, NULL, NULL, NULL, pod_on_node,
-			     &x);
+	(void)api_store_each(c->s, c->pod_k, NULL, NULL, NULL, pod_on_node, &x);
 	*out = x.pods;
 }
 
@@ -585,8 +592,7 @@ void cl_node_check(struct serve_cluster *c, const char *name, int64_t now_us)
 		return;
 	}
 	pods_on(c, name, &pods);
-	vec_foreach(&pods, p)
-	{
+	vec_foreach (&pods, p) {
 		char key[512];
 
 		snprintf(key, sizeof(key), "%s/%s", p->ns, p->name);
@@ -595,16 +601,14 @@ void cl_node_check(struct serve_cluster *c, const char *name, int64_t now_us)
 	cl_refs_release(&pods);
 }
 
-void cl_node_deleted(struct serve_cluster *c, const char *name,
-		     int64_t now_us)
+void cl_node_deleted(struct serve_cluster *c, const char *name, int64_t now_us)
 {
 	struct cl_refs pods;
 
 	if (api_store_get(c->s, c->node_k, "", name))
 		return; /* created again */
 	pods_on(c, name, &pods);
-	vec_foreach(&pods, p)
-	{
+	vec_foreach (&pods, p) {
 		const struct api_obj *o =
 			api_store_get(c->s, c->pod_k, p->ns, p->name);
 
