@@ -1539,7 +1539,8 @@ static void test_views(void **state)
 		  NULL,
 		  NULL,
 		  200,
-		  { "\"apiVersion\":\"kueue.x-k8s.io/v1beta2\"" } },
+		  { "\"apiVersion\":\"kueue.x-k8s.io/v1beta2\"",
+		    "\"cohortName\":\"all\"" } },
 		{ "GET",
 		  "/apis/kueue.x-k8s.io/v1beta1/clusterqueues",
 		  NULL,
@@ -1548,7 +1549,8 @@ static void test_views(void **state)
 		  NULL,
 		  200,
 		  { "\"kind\":\"ClusterQueueList\"",
-		    "\"apiVersion\":\"kueue.x-k8s.io/v1beta1\"" } },
+		    "\"apiVersion\":\"kueue.x-k8s.io/v1beta1\"",
+		    "\"cohort\":\"all\"", "!cohortName" } },
 	};
 	run_steps(*state, steps, ARRAY_SIZE(steps));
 }
