@@ -105,6 +105,7 @@ struct serve_sched {
 	VEC(char *) plain;     /* "ns/name" of plain pods to bind */
 	VEC(char *) new_gangs; /* "ns/PodGroup/" or "ns//pod": to make */
 	int writes;
+	uint64_t pending_cycles; /* ctl cycles at the last pending pass */
 };
 
 /* serve_sched.c */

@@ -591,8 +591,13 @@ static const struct api_obj *gang_object(struct serve_sched *x,
 void serve_sched_pending(struct serve_sched *x)
 {
 	const struct sched *s = ctl_sched(x->ctl);
+	uint64_t cycles = ctl_stats(x->ctl).cycles;
 	struct strbuf msg;
 
+	/* a reason changes only in a scheduler cycle */
+	if (cycles == x->pending_cycles)
+		return;
+	x->pending_cycles = cycles;
 	strbuf_init(&msg);
 	for (uint32_t slot = 0; slot < x->wl.len; slot++) {
 		struct swl *w = &x->wl.items[slot];
