@@ -128,6 +128,24 @@ static int64_t index_of(const struct swl *w, const char *uid)
 	return -1;
 }
 
+static void scheduled_event(struct serve_sched *x, const char *ns,
+			    const char *pod, const char *node);
+
+/* Bind a pod to the node the controller already counts it on. */
+static void rebind(struct serve_sched *x, struct swl *w, uint32_t i,
+		   const char *uid, const char *name)
+{
+	const char *node = x->c.nodes.items[w->target[i]].name;
+	struct errbuf eb;
+
+	errbuf_clear(&eb);
+	if (api_bind(x->s, w->ns, name, uid, node, x->now_us, &eb) != 0)
+		return; /* a node gone is the controller's (node down) */
+	x->writes++;
+	scheduled_event(x, w->ns, name, node);
+	(void)ctl_pod_map(x->ctl, uid, w->h, i);
+}
+
 void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 			    const struct sev *e, const char *uid)
 {
@@ -153,9 +171,15 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 	if (i < 0)
 		return;
 	/* adopted at start: the controller has it bound where it is */
-	if (n >= 0 && w->target[i] == CTL_NO_NODE && !w->want[i] &&
-	    !w->release && w->ungated)
+	if (n >= 0 && !w->want[i] && !w->release &&
+	    (x->restoring || (w->target[i] == CTL_NO_NODE && w->ungated)))
 		w->target[i] = (uint32_t)n;
+	/* an unbound pod where the controller has one bound: the
+	 * replacement of a failed pod, or a bind a restart cut short */
+	if (!node && !gone && w->target[i] != CTL_NO_NODE && !w->want[i] &&
+	    !w->release &&
+	    sched_wl_state(ctl_sched(x->ctl), slot) == SCHED_WL_ADMITTED)
+		rebind(x, w, (uint32_t)i, uid, name);
 	if (n >= 0 && (uint32_t)n == w->target[i] && !w->want[i]) {
 		(void)ctl_pod_map(x->ctl, uid, w->h, (uint32_t)i);
 		if (pod_ready(e->body) && !(flags & SP_READY_SENT)) {
@@ -461,15 +485,17 @@ int serve_sched_act(struct serve_sched *x, uint32_t slot)
 		(void)ctl_released(x->ctl, w->h, x->now_us);
 		fed = 1;
 	}
-	if (!w->binding)
-		return fed;
-	if (!place_open(x, slot, w))
+	if (w->binding && !place_open(x, slot, w))
 		return fed; /* no node has room now: the bind timeout */
-	if (w->job && !w->ungated) {
+	/* Kueue's startJob, also for an admission read back at start */
+	if (w->job && !w->ungated &&
+	    sched_wl_state(ctl_sched(x->ctl), slot) == SCHED_WL_ADMITTED) {
 		if (serve_sched_suspend(x, w->ns, w->job, false) < 0)
 			return fed;
 		w->ungated = true;
 	}
+	if (!w->binding)
+		return fed;
 	for (uint32_t p = 0; p < w->npods; p++) {
 		if (w->want[p] && !bindable(x, w, p))
 			return fed; /* whole gangs only: wait for its pods */

@@ -92,9 +92,9 @@ static void node(struct api_store *s, const char *name, const char *rack)
 
 /* The quickstart's shape, smaller: 2 racks x 4 nodes x 8 GPUs; one
  * ClusterQueue of 32 GPUs that preempts lower priorities. */
-static struct api_store *quickstart(void)
+static struct api_store *quickstart_with(const struct api_store_options *o)
 {
-	struct api_store *s = api_store_new(NULL);
+	struct api_store *s = api_store_new(o);
 	char name[32];
 
 	for (int r = 0; r < 2; r++) {
@@ -142,6 +142,11 @@ static struct api_store *quickstart(void)
 	    "\"WorkloadPriorityClass\",\"metadata\":{\"name\":\"research\"},"
 	    "\"value\":100}");
 	return s;
+}
+
+static struct api_store *quickstart(void)
+{
+	return quickstart_with(NULL);
 }
 
 /* A queued Indexed Job of n pods of 8 GPUs, in one rack. */
@@ -883,6 +888,103 @@ static void test_pod_gangs(void **state)
 	env_stop(&e);
 }
 
+/* A config object the decoders refuse (written past validation) is
+ * skipped with a Warning Event; the rest of the config still works. */
+static void test_bad_config(void **state)
+{
+	struct env e;
+	json_t *o;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	o = json_loads(
+		"{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":"
+		"\"ResourceFlavor\",\"metadata\":{\"name\":\"bad\"},"
+		"\"spec\":{\"nodeLabels\":{\"a\":\"b\"},\"topologyName\":"
+		"7}}",
+		0, NULL);
+	assert_int_equal(api_store_create(e.s,
+					  kind("kueue.x-k8s.io/v1beta2",
+					       "ResourceFlavor"),
+					  o, e.now, NULL),
+			 0);
+	job(e.s, e.now, "llama", 2, "production");
+	advance(&e, S);
+	assert_true(event_about(e.s, "bad", "skipped by the scheduler"));
+	assert_int_equal(gang_of(e.s, "llama").bound, 2);
+	env_stop(&e);
+}
+
+/* A store whose history no longer holds the scheduler's cursor: it reads
+ * everything again, as at a restart, and goes on. */
+static void test_relist(void **state)
+{
+	struct api_store_options o = { .history = 16 };
+	struct env e;
+	int n;
+
+	(void)state;
+	env_start(&e, quickstart_with(&o), T0);
+	job(e.s, e.now, "llama", 4, "production");
+	advance(&e, 2 * S);
+	assert_int_equal(gang_of(e.s, "llama").bound, 4);
+	/* more changes than the history holds, behind the scheduler's back */
+	for (int i = 0; i < 40; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "ns%d", i);
+		put(e.s, e.now,
+		    "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\","
+		    "\"metadata\":{\"name\":\"%s\"}}",
+		    name);
+	}
+	job(e.s, e.now, "waits", 4, "research");
+	advance(&e, S);
+	(void)workload_of(e.s, "llama", &n);
+	assert_int_equal(n, 1);
+	(void)workload_of(e.s, "waits", &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(gang_of(e.s, "llama").bound, 4);
+	assert_true(suspended(e.s, "waits"));
+	assert_int_equal(admitted_pods(e.x), 4);
+	complete(&e, "llama");
+	advance(&e, 2 * S);
+	assert_int_equal(gang_of(e.s, "waits").bound, 4);
+	env_stop(&e);
+}
+
+/* A restart after the admission was written and before the pods were
+ * bound: the binds are finished from the admission read back. */
+static void test_restart_midway(void **state)
+{
+	struct env e, r;
+	struct gang_view g;
+	int n;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "llama", 4, "production");
+	/* the scheduler alone: the Workload, then its admission and the
+	 * Job's start; no pod exists yet */
+	(void)serve_sched_sync(e.x, e.now);
+	(void)serve_sched_sync(e.x, e.now);
+	assert_false(suspended(e.s, "llama"));
+	assert_int_equal(gang_of(e.s, "llama").pods, 0);
+	env_start(&r, copy_store(e.s), e.now);
+	env_stop(&e);
+	advance(&r, 2 * S);
+	(void)workload_of(r.s, "llama", &n);
+	assert_int_equal(n, 1);
+	g = gang_of(r.s, "llama");
+	assert_int_equal(g.pods, 4);
+	assert_int_equal(g.bound, 4);
+	assert_int_equal(g.racks, 1);
+	assert_int_equal(admitted_pods(r.x), 4);
+	assert_int_equal(usage_pods(r.x), 4);
+	check_capacity(r.s);
+	env_stop(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -892,6 +994,9 @@ int main(void)
 		cmocka_unit_test(test_node_not_ready),
 		cmocka_unit_test(test_restart),
 		cmocka_unit_test(test_pod_gangs),
+		cmocka_unit_test(test_bad_config),
+		cmocka_unit_test(test_relist),
+		cmocka_unit_test(test_restart_midway),
 		cmocka_unit_test(test_random),
 	};
 
