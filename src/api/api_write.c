@@ -234,16 +234,50 @@ static void add_warnings(struct api_resp *resp, const struct api_causes *c)
 }
 
 /* The 422 Invalid (or 400 for unknown fields) of failed validation. */
+static bool is_unknown(const struct api_cause *x)
+{
+	return !x->warning && !strncmp(x->message, "unknown field", 13);
+}
+
+/* Strict decoding's 400: the unknown fields only, as Kubernetes finds
+ * them before it validates anything. */
+static void strict_error(struct wctx *w, const struct api_causes *c)
+{
+	struct strbuf msg;
+	size_t n = 0;
+
+	strbuf_init(&msg);
+	strbuf_addstr(&msg, "strict decoding error: ");
+	for (size_t i = 0; i < c->n; i++) {
+		if (!is_unknown(&c->v[i]))
+			continue;
+		if (n++)
+			strbuf_addstr(&msg, ", ");
+		strbuf_addstr(&msg, "unknown field ");
+		strbuf_add_json_string(&msg, c->v[i].field && *c->v[i].field
+						     ? c->v[i].field
+						     : c->v[i].message);
+	}
+	api_resp_status_json(w->resp, 400, "BadRequest", msg.buf, NULL);
+	strbuf_release(&msg);
+}
+
+/* The 422 Invalid of failed validation, one cause per error. */
 static void invalid(struct wctx *w, const json_t *obj,
 		    const struct api_causes *c)
 {
 	const char *name = md_str(obj, "name");
-	json_t *details = api_details(w->t->kind, name ? name : "");
-	json_t *causes = json_array();
+	json_t *details, *causes;
 	struct strbuf msg;
-	bool strict = true;
 	size_t n = 0;
+	char *text;
 
+	if (c->unknown) {
+		strict_error(w, c);
+		return;
+	}
+	details = api_details(w->t->kind, name ? name : "");
+	causes = json_array();
 	strbuf_init(&msg);
 	json_object_set_new(details, "kind", json_string(w->t->kind->kind));
 	for (size_t i = 0; i < c->n; i++) {
@@ -251,8 +285,6 @@ static void invalid(struct wctx *w, const json_t *obj,
 
 		if (x->warning)
 			continue;
-		if (!strstr(x->message, "unknown field"))
-			strict = false;
 		json_array_append_new(causes,
 				      json_pack("{s:s,s:s,s:s}", "reason",
 						cause_reason(x->message),
@@ -264,23 +296,12 @@ static void invalid(struct wctx *w, const json_t *obj,
 			strbuf_addf(&msg, "%s: ", x->field);
 		strbuf_addstr(&msg, x->message);
 	}
-	if (strict && n && w->q->fv == API_FV_STRICT) {
-		char *text = xasprintf("strict decoding error: %s", msg.buf);
-
-		json_decref(details);
-		json_decref(causes);
-		api_resp_status_json(w->resp, 400, "BadRequest", text, NULL);
-		free(text);
-	} else {
-		char *text =
-			xasprintf("%s \"%s\" is invalid: %s%s%s",
-				  w->t->kind->kind, name ? name : "",
-				  n > 1 ? "[" : "", msg.buf, n > 1 ? "]" : "");
-
-		json_object_set_new(details, "causes", causes);
-		api_resp_status_json(w->resp, 422, "Invalid", text, details);
-		free(text);
-	}
+	text = xasprintf("%s \"%s\" is invalid: %s%s%s", w->t->kind->kind,
+			 name ? name : "", n > 1 ? "[" : "", msg.buf,
+			 n > 1 ? "]" : "");
+	json_object_set_new(details, "causes", causes);
+	api_resp_status_json(w->resp, 422, "Invalid", text, details);
+	free(text);
 	strbuf_release(&msg);
 }
 

@@ -695,8 +695,42 @@ static void test_validation(void **state)
 		  NULL,
 		  200,
 		  { "\"items\":[]" } },
+		{ "POST",
+		  "/api/v1/namespaces/default/pods",
+		  "fieldValidation=Strict",
+		  NULL,
+		  NULL,
+		  POD("u", ",\"bogus\":1"),
+		  400,
+		  { "\"reason\":\"BadRequest\"",
+		    "strict decoding error: unknown field "
+		    "\\\"metadata.bogus\\\"" } },
+		{ "POST",
+		  "/api/v1/namespaces/default/pods",
+		  "fieldValidation=Ignore",
+		  NULL,
+		  NULL,
+		  POD("u", ",\"bogus\":1"),
+		  201,
+		  { "\"name\":\"u\"" } },
 	};
-	run_steps(*state, steps, ARRAY_SIZE(steps));
+	struct fixture *f = *state;
+	struct api_req r = {
+		.method = "POST",
+		.path = "/api/v1/namespaces/default/pods",
+		.content_type = "application/json",
+		.body = POD("w", ",\"bogus\":1"),
+	};
+	struct api_resp resp;
+
+	run_steps(f, steps, ARRAY_SIZE(steps));
+	/* Warn (the default): stored, with a Warning header. */
+	r.body_len = strlen(r.body);
+	api_handle(f->a, &r, T0, &resp);
+	assert_int_equal(resp.code, 201);
+	assert_non_null(resp.warning);
+	assert_non_null(strstr(resp.warning, "299 - \"unknown field"));
+	api_resp_release(&resp);
 }
 
 static void test_list_and_pages(void **state)
@@ -1539,7 +1573,8 @@ static void test_views(void **state)
 		  NULL,
 		  NULL,
 		  200,
-		  { "\"apiVersion\":\"kueue.x-k8s.io/v1beta2\"" } },
+		  { "\"apiVersion\":\"kueue.x-k8s.io/v1beta2\"",
+		    "\"cohortName\":\"all\"" } },
 		{ "GET",
 		  "/apis/kueue.x-k8s.io/v1beta1/clusterqueues",
 		  NULL,
@@ -1548,7 +1583,8 @@ static void test_views(void **state)
 		  NULL,
 		  200,
 		  { "\"kind\":\"ClusterQueueList\"",
-		    "\"apiVersion\":\"kueue.x-k8s.io/v1beta1\"" } },
+		    "\"apiVersion\":\"kueue.x-k8s.io/v1beta1\"",
+		    "\"cohort\":\"all\"", "!cohortName" } },
 	};
 	run_steps(*state, steps, ARRAY_SIZE(steps));
 }
