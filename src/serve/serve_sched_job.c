@@ -425,7 +425,7 @@ void serve_sched_job(struct serve_sched *x, const struct sev *e)
 }
 
 int serve_sched_suspend(struct serve_sched *x, const char *ns, const char *job,
-			bool suspend)
+			bool suspend, int64_t parallelism)
 {
 	const struct api_obj *o =
 		api_store_get(x->s, x->kinds[SK_JOB], ns, job);
@@ -434,11 +434,16 @@ int serve_sched_suspend(struct serve_sched *x, const char *ns, const char *job,
 	if (!o)
 		return -ENOENT;
 	spec = json_object_get(o->body, "spec");
-	if (json_is_true(json_object_get(spec, "suspend")) == suspend)
+	if (json_is_true(json_object_get(spec, "suspend")) == suspend &&
+	    (parallelism < 0 || json_integer_value(json_object_get(
+					spec, "parallelism")) == parallelism))
 		return 0;
 	body = json_deep_copy(o->body);
-	json_object_set_new(json_object_get(body, "spec"), "suspend",
-			    json_boolean(suspend));
+	spec = json_object_get(body, "spec");
+	json_object_set_new(spec, "suspend", json_boolean(suspend));
+	if (parallelism >= 0)
+		json_object_set_new(spec, "parallelism",
+				    json_integer(parallelism));
 	if (api_store_update(x->s, x->kinds[SK_JOB], body, 0, x->now_us, NULL) <
 	    0)
 		return -EIO;

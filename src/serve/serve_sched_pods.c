@@ -94,13 +94,24 @@ static int64_t flags_of(const struct serve_sched *x, const char *uid)
 	return f;
 }
 
-/* The index a new pod of w takes: its completion index when free, else
- * the first free one; -1 when every index has a pod. */
+/* Whether index p has a node, or is being given one. */
+static bool placed(const struct swl *w, uint32_t p)
+{
+	return w->target[p] != CTL_NO_NODE || w->want[p];
+}
+
+/*
+ * The index a new pod of w takes, -1 when every index has a pod: its
+ * completion index when free and placed; else the first free placed one
+ * (a Job's later completions, or a partial admission, run on the nodes
+ * of the admitted pods); else its completion index, else the first free.
+ */
 static int64_t take_index(struct swl *w, const json_t *pod)
 {
 	const json_t *meta = json_object_get(pod, "metadata");
 	const char *ci = json_string_value(json_object_get(
 		json_object_get(meta, "annotations"), INDEX_ANN));
+	int64_t want = -1;
 	char *end;
 	long v;
 
@@ -110,8 +121,16 @@ static int64_t take_index(struct swl *w, const json_t *pod)
 	if (ci && *ci) {
 		v = strtol(ci, &end, 10);
 		if (!*end && v >= 0 && (uint32_t)v < w->npods && !w->uid_at[v])
-			return v;
+			want = v;
 	}
+	if (want >= 0 && placed(w, (uint32_t)want))
+		return want;
+	for (uint32_t p = 0; p < w->npods; p++) {
+		if (!w->uid_at[p] && placed(w, p))
+			return p;
+	}
+	if (want >= 0)
+		return want;
 	for (uint32_t p = 0; p < w->npods; p++) {
 		if (!w->uid_at[p])
 			return p;
@@ -449,6 +468,31 @@ static bool place_open(struct serve_sched *x, uint32_t slot, struct swl *w)
 	return ok;
 }
 
+/*
+ * Kueue's startJob: unsuspend the Job; under a partial admission its
+ * parallelism becomes the admitted count (Kueue's RunWithPodSetsInfo),
+ * and the Job's own comes back when it is suspended again.
+ */
+static int start_job(struct serve_sched *x, uint32_t slot, struct swl *w)
+{
+	const struct sched_admission *a =
+		sched_wl_admission(ctl_sched(x->ctl), slot);
+	const struct workload *cw = &x->c.workloads.items[slot];
+	const struct api_obj *jb =
+		api_store_get(x->s, x->kinds[SK_JOB], w->ns, w->job);
+	int64_t par = -1;
+
+	if (a && jb && cw->npodsets == 1 &&
+	    a->ps[0].count < cw->podsets[0].count) {
+		if (!w->parallelism)
+			w->parallelism = json_integer_value(json_object_get(
+				json_object_get(jb->body, "spec"),
+				"parallelism"));
+		par = a->ps[0].count;
+	}
+	return serve_sched_suspend(x, w->ns, w->job, false, par);
+}
+
 /* Delete the bound pods of a released gang of pods. */
 static void delete_bound(struct serve_sched *x, struct swl *w)
 {
@@ -475,8 +519,11 @@ int serve_sched_act(struct serve_sched *x, uint32_t slot)
 	if (w->release) {
 		/* Kueue's stopJob suspends a Job (its controller deletes the
 		 * pods); pods of no Job cannot be unbound: they are deleted */
-		if (w->job && serve_sched_suspend(x, w->ns, w->job, true) < 0)
+		if (w->job && serve_sched_suspend(
+				      x, w->ns, w->job, true,
+				      w->parallelism ? w->parallelism : -1) < 0)
 			return 0;
+		w->parallelism = 0;
 		if (!w->job)
 			delete_bound(x, w);
 		if (w->live_pods)
@@ -490,7 +537,7 @@ int serve_sched_act(struct serve_sched *x, uint32_t slot)
 	/* Kueue's startJob, also for an admission read back at start */
 	if (w->job && !w->ungated &&
 	    sched_wl_state(ctl_sched(x->ctl), slot) == SCHED_WL_ADMITTED) {
-		if (serve_sched_suspend(x, w->ns, w->job, false) < 0)
+		if (start_job(x, slot, w) < 0)
 			return fed;
 		w->ungated = true;
 	}

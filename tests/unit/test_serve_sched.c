@@ -985,6 +985,48 @@ static void test_restart_midway(void **state)
 	env_stop(&r);
 }
 
+/* Kueue's partial admission: a Job with job-min-parallelism gets what
+ * fits, its parallelism lowered to it while it runs. */
+static void test_partial_admission(void **state)
+{
+	struct env e;
+	const struct api_obj *jb;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "first", 2, "production");
+	advance(&e, S);
+	put(e.s, e.now,
+	    "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{"
+	    "\"name\":\"part\",\"namespace\":\"team-a\",\"labels\":{"
+	    "\"kueue.x-k8s.io/queue-name\":\"training\"},\"annotations\":{"
+	    "\"kueue.x-k8s.io/job-min-parallelism\":\"1\"}},\"spec\":{"
+	    "\"parallelism\":4,\"completions\":4,\"completionMode\":"
+	    "\"Indexed\",\"template\":{\"spec\":{\"restartPolicy\":\"Never\","
+	    "\"containers\":[{\"name\":\"t\",\"resources\":{\"requests\":{"
+	    "\"cpu\":\"8\",\"nvidia.com/gpu\":\"8\"}}}]}}}}");
+	advance(&e, S);
+	jb = api_store_get(e.s, K_JOB, "team-a", "part");
+	assert_false(suspended(e.s, "part"));
+	assert_int_equal(
+		json_integer_value(json_object_get(
+			json_object_get(jb->body, "spec"), "parallelism")),
+		2);
+	assert_int_equal(gang_of(e.s, "part").bound, 2);
+	assert_int_equal(gang_of(e.s, "part").pods, 2);
+	assert_int_equal(usage_pods(e.x), 4);
+	/* its later completions run on the admitted pods' nodes */
+	complete(&e, "part");
+	advance(&e, S);
+	assert_int_equal(gang_of(e.s, "part").bound, gang_of(e.s, "part").pods);
+	complete(&e, "part");
+	advance(&e, S);
+	assert_true(job_done(e.s, "part"));
+	assert_int_equal(usage_pods(e.x), 2);
+	check_capacity(e.s);
+	env_stop(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -997,6 +1039,7 @@ int main(void)
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_relist),
 		cmocka_unit_test(test_restart_midway),
+		cmocka_unit_test(test_partial_admission),
 		cmocka_unit_test(test_random),
 	};
 
