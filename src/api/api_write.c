@@ -1029,7 +1029,8 @@ void api_write(struct api *a, const struct api_target *t,
 		do_patch(&w);
 	else if (!strcmp(m, "DELETE") && t->name && !binding && !status)
 		do_delete(&w);
-	else if (!strcmp(m, "DELETE") && !t->name && !binding)
+	else if (!strcmp(m, "DELETE") && !t->name && !binding &&
+		 (t->ns || !t->kind->namespaced))
 		do_delete_collection(&w);
 	else
 		api_resp_status(resp, 405, "MethodNotAllowed",

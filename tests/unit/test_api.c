@@ -1264,6 +1264,14 @@ static void test_delete_propagation(void **state)
 		  200,
 		  { "\"name\":\"c3\"", "!"
 				       "\"name\":\"c1\"" } },
+		{ "DELETE",
+		  "/api/v1/pods",
+		  NULL,
+		  NULL,
+		  NULL,
+		  NULL,
+		  405,
+		  { "\"reason\":\"MethodNotAllowed\"" } },
 	};
 	run_steps(*state, steps, ARRAY_SIZE(steps));
 }
