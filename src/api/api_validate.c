@@ -431,6 +431,23 @@ static void check_update(const struct api_kind *k, const json_t *obj,
 	}
 }
 
+/* Whether a Workload's admission holds v1beta2's compact topology
+ * slices, which the decoder reads only as v1beta1's domain list. */
+static bool has_slices(const json_t *obj)
+{
+	const json_t *psa =
+		api_kind_field(obj, "status.admission.podSetAssignments");
+	const json_t *a;
+	size_t i;
+
+	json_array_foreach(psa, i, a)
+	{
+		if (api_kind_field(a, "topologyAssignment.slices"))
+			return true;
+	}
+	return false;
+}
+
 int api_validate(const struct api_kind *k, const json_t *obj, const json_t *old,
 		 enum api_field_validation fv, struct api_causes *out)
 {
@@ -449,7 +466,15 @@ int api_validate(const struct api_kind *k, const json_t *obj, const json_t *old,
 		if (!ns || !*ns)
 			causef(out, "metadata.namespace", false, "is required");
 	}
-	text = json_dumps(obj, JSON_COMPACT);
+	if (k->id == API_KIND_WORKLOAD && has_slices(obj)) {
+		/* Decoded as v1beta1, whose domains carry the same pods. */
+		json_t *v1 = api_kind_convert(obj, k, "v1beta1");
+
+		text = json_dumps(v1, JSON_COMPACT);
+		json_decref(v1);
+	} else {
+		text = json_dumps(obj, JSON_COMPACT);
+	}
 	BUG_ON(!text);
 	switch ((enum api_kind_id)k->id) {
 	case API_KIND_EVENT:

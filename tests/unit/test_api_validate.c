@@ -223,6 +223,34 @@ static const struct validate_case cases[] = {
 	  0,
 	  0,
 	  { NULL } },
+	/* Objects as a cluster holds them: a kubelet's Node status, a
+	 * v1beta2 Workload's status with compact topology slices. */
+	{ API_KIND_NODE,
+	  "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":"
+	  "\"n1\"},\"spec\":{\"podCIDR\":\"10.1.0.0/24\"},\"status\":{"
+	  "\"capacity\":{\"cpu\":\"8\"},\"phase\":\"Running\",\"nodeInfo\":{"
+	  "\"kubeletVersion\":\"v1.35.0\"},\"addresses\":[{\"type\":"
+	  "\"InternalIP\",\"address\":\"10.0.0.1\"}],\"daemonEndpoints\":{},"
+	  "\"images\":[],\"volumesInUse\":[],\"volumesAttached\":[],"
+	  "\"config\":{},\"runtimeHandlers\":[],\"features\":{}}}",
+	  NULL,
+	  API_FV_STRICT,
+	  0,
+	  0,
+	  { NULL } },
+	{ API_KIND_WORKLOAD,
+	  WL(",\"status\":{\"accumulatedPastExecutionTimeSeconds\":10,"
+	     "\"admission\":{\"clusterQueue\":\"cq\",\"podSetAssignments\":"
+	     "[{\"name\":\"main\",\"count\":2,\"topologyAssignment\":{"
+	     "\"levels\":[\"rack\"],\"slices\":[{\"domainCount\":1,"
+	     "\"valuesPerLevel\":[{\"universal\":\"r1\"}],\"podCounts\":{"
+	     "\"universal\":2}}]}}]}}",
+	     "2"),
+	  NULL,
+	  API_FV_STRICT,
+	  0,
+	  0,
+	  { NULL } },
 	/* Updates. */
 	{ API_KIND_POD,
 	  POD(NS, "\"containers\":[{\"name\":\"c\",\"image\":"
