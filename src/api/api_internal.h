@@ -96,9 +96,10 @@ void api_list(struct api *a, const struct api_target *t,
 void api_write(struct api *a, const struct api_target *t,
 	       const struct api_query *q, const struct api_req *r,
 	       int64_t now_us, struct api_resp *resp);
+/* now_us: the embedded clock (Table ages in events continue from it). */
 void api_watch_start(struct api *a, const struct api_target *t,
 		     const struct api_query *q, const struct api_req *r,
-		     struct api_resp *resp);
+		     int64_t now_us, struct api_resp *resp);
 /* Discovery, /version and /openapi: 1 when path was one of theirs. */
 int api_discovery(struct api *a, const struct api_req *r,
 		  struct api_resp *resp);

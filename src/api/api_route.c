@@ -504,7 +504,7 @@ static void dispatch(struct api *a, const struct api_target *t,
 		else if (t->name)
 			api_get(a, t, q, r, now_us, resp);
 		else if (q->watch)
-			api_watch_start(a, t, q, r, resp);
+			api_watch_start(a, t, q, r, now_us, resp);
 		else
 			api_list(a, t, q, r, now_us, resp);
 		return;

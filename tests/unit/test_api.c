@@ -300,6 +300,30 @@ static void test_discovery(void **state)
 			    "as=APIGroupDiscoveryList");
 	assert_non_null(strstr(resp.body.buf, "apidiscovery.k8s.io/v2beta1"));
 	api_resp_release(&resp);
+	/* OpenAPI v2 for kubectl 1.27 and 1.28: protobuf with each kind's
+	 * PATCH, its group-version-kind and fieldValidation. */
+	r.path = "/openapi/v2";
+	r.accept = "application/com.github.proto-openapi.spec.v2@v1.0+"
+		   "protobuf";
+	api_handle(f->a, &r, T0, &resp);
+	assert_int_equal(resp.code, 200);
+	assert_string_equal(resp.content_type,
+			    "application/com.github.proto-openapi.spec.v2."
+			    "v1.0+protobuf");
+	assert_memory_equal(resp.body.buf,
+			    "\x0a\x03"
+			    "2.0",
+			    5);
+	assert_non_null(memmem(resp.body.buf, resp.body.len,
+			       "/api/v1/namespaces/{namespace}/pods/{name}",
+			       42));
+	assert_non_null(memmem(resp.body.buf, resp.body.len,
+			       "group: \"\"\nkind: Pod\nversion: v1\n", 32));
+	assert_non_null(memmem(resp.body.buf, resp.body.len,
+			       "\x22\x0f"
+			       "fieldValidation",
+			       17));
+	api_resp_release(&resp);
 }
 
 static void test_crud(void **state)
@@ -713,6 +737,16 @@ static void test_validation(void **state)
 		  POD("u", ",\"bogus\":1"),
 		  201,
 		  { "\"name\":\"u\"" } },
+		{ "POST",
+		  "/api/v1/namespaces/default/pods",
+		  NULL,
+		  NULL,
+		  NULL,
+		  "{\"metadata\":{\"name\":\"t\"},\"spec\":[1]}",
+		  400,
+		  { "\"reason\":\"BadRequest\"",
+		    "Pod in version \\\"v1\\\" cannot be handled as a Pod: "
+		    "spec: must be an object, not " } },
 	};
 	struct fixture *f = *state;
 	struct api_req r = {
@@ -1536,6 +1570,33 @@ static void test_watch_bookmarks_and_batches(void **state)
 	api_watch_free(w);
 }
 
+/* Ages in -w Tables run on the embedded clock, whatever the clock the
+ * daemon pumps watches with. */
+static void test_watch_table_ages(void **state)
+{
+	struct fixture *f = *state;
+	struct api_req r = { .method = "GET",
+			     .path = "/api/v1/nodes",
+			     .query = "watch=1",
+			     .accept = TABLE_ACCEPT };
+	struct api_resp resp;
+	struct strbuf sb;
+
+	api_handle(f->a, &r, T0 + 3600000000LL, &resp);
+	assert_non_null(resp.watch);
+	strbuf_init(&sb);
+	/* A monotonic clock of 5 s since boot, then 2 minutes later. */
+	assert_int_equal(api_watch_next(resp.watch, 5000000, &sb), 1);
+	assert_non_null(strstr(sb.buf, "\"60m\""));
+	put(f, API_KIND_NODE, "{\"metadata\":{\"name\":\"n5\"}}");
+	strbuf_reset(&sb);
+	assert_int_equal(api_watch_next(resp.watch, 125000000, &sb), 1);
+	assert_non_null(strstr(sb.buf, "\"cells\":[\"n5\""));
+	assert_non_null(strstr(sb.buf, "\"62m\""));
+	strbuf_release(&sb);
+	api_resp_release(&resp);
+}
+
 static void test_watch_errors(void **state)
 {
 	static const struct step steps[] = {
@@ -1621,6 +1682,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_watch, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_watch_bookmarks_and_batches, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_watch_table_ages, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_watch_errors, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_views, setup, teardown),
