@@ -495,7 +495,8 @@ static void fire_timers(struct serve_cluster *c, int64_t now_us)
 		heap_pop(&c->timers);
 		if (timer_live(c, t)) {
 			cl_disarm_mark(c, t->uid, t->kind);
-			if (t->kind == CL_T_JOB || t->kind == CL_T_BACKOFF)
+			if (t->kind == CL_T_JOB || t->kind == CL_T_BACKOFF ||
+			    t->kind == CL_T_BATCH)
 				cl_mark_job(c, t->ns, t->name);
 			else
 				cl_kubelet_timer(c, t, now_us);
@@ -562,9 +563,15 @@ static void observe(struct serve_cluster *c, const struct api_kind *k,
 		const json_t *cref = cl_controller_ref(body);
 		const char *ck = cref ? cl_str(cref, "kind") : NULL;
 		const char *cn = cref ? cl_str(cref, "name") : NULL;
+		const char *cu = cref ? cl_str(cref, "uid") : NULL;
 
-		if (ck && cn && strcmp(ck, "Job") == 0)
-			cl_mark_job(c, ns, cn);
+		/* Pod changes reach their Job batched, as Kubernetes'
+		 * syncJobBatchPeriod: a 1000-pod Job is reconciled once a
+		 * second, not once per pod change. */
+		if (ck && cn && cu && strcmp(ck, "Job") == 0 &&
+		    !cl_armed(c, cu, CL_T_BATCH))
+			cl_arm(c, CL_T_BATCH, c->now_us + CL_JOB_BATCH_US, ns,
+			       cn, cu);
 		snprintf(key, sizeof(key), "%s/%s", ns, name);
 		cl_keyset_add(&c->pods, key);
 	} else if (k == c->node_k) {
@@ -663,53 +670,74 @@ void serve_cluster_free(struct serve_cluster *c)
 	free(c);
 }
 
+/* One phase: fn for each key of set, in the order they came. */
+typedef void (*phase_fn)(struct serve_cluster *c, char *key, int64_t now_us);
+
+static void run_phase(struct serve_cluster *c, struct cl_keyset *set,
+		      phase_fn fn, int64_t now_us)
+{
+	size_t n;
+	char **keys = cl_keyset_take(set, &n);
+
+	for (size_t i = 0; i < n; i++)
+		fn(c, keys[i], now_us);
+	free_keys(keys, n);
+}
+
+static void node_gone_phase(struct serve_cluster *c, char *key, int64_t now)
+{
+	cl_node_deleted(c, key, now);
+}
+
+static void node_phase(struct serve_cluster *c, char *key, int64_t now)
+{
+	cl_node_check(c, key, now);
+}
+
+static void owner_phase(struct serve_cluster *c, char *key, int64_t now)
+{
+	cl_gc_owner(c, key, now);
+}
+
+static void gone_phase(struct serve_cluster *c, char *key, int64_t now)
+{
+	cl_gc_collect(c, key, now);
+}
+
+/* Keys "ns/name". */
+static void pod_phase(struct serve_cluster *c, char *key, int64_t now)
+{
+	char *slash = strchr(key, '/');
+
+	*slash = '\0';
+	cl_kubelet_pod(c, key, slash + 1, now);
+}
+
+static void job_phase(struct serve_cluster *c, char *key, int64_t now)
+{
+	char *slash = strchr(key, '/');
+
+	*slash = '\0';
+	cl_jobs_reconcile(c, key, slash + 1, now);
+}
+
+/*
+ * The order matters only for work one phase queues for a later one in
+ * the same pass: a Node's check queues its pods, garbage collection the
+ * pods whose Job went while they were terminating.
+ */
 int serve_cluster_sync(struct serve_cluster *c, int64_t now_us)
 {
-	char **keys;
-	size_t n;
-
 	c->writes = 0;
+	c->now_us = now_us;
 	read_changes(c);
 	fire_timers(c, now_us);
-
-	keys = cl_keyset_take(&c->dropped, &n);
-	for (size_t i = 0; i < n; i++)
-		cl_node_deleted(c, keys[i], now_us);
-	free_keys(keys, n);
-
-	keys = cl_keyset_take(&c->nodes, &n);
-	for (size_t i = 0; i < n; i++)
-		cl_node_check(c, keys[i], now_us);
-	free_keys(keys, n);
-
-	keys = cl_keyset_take(&c->pods, &n);
-	for (size_t i = 0; i < n; i++) {
-		char *slash = strchr(keys[i], '/');
-
-		*slash = '\0';
-		cl_kubelet_pod(c, keys[i], slash + 1, now_us);
-	}
-	free_keys(keys, n);
-
-	keys = cl_keyset_take(&c->jobs, &n);
-	for (size_t i = 0; i < n; i++) {
-		char *slash = strchr(keys[i], '/');
-
-		*slash = '\0';
-		cl_jobs_reconcile(c, keys[i], slash + 1, now_us);
-	}
-	free_keys(keys, n);
-
-	keys = cl_keyset_take(&c->owners, &n);
-	for (size_t i = 0; i < n; i++)
-		cl_gc_owner(c, keys[i], now_us);
-	free_keys(keys, n);
-
-	keys = cl_keyset_take(&c->gone, &n);
-	for (size_t i = 0; i < n; i++)
-		cl_gc_collect(c, keys[i], now_us);
-	free_keys(keys, n);
-
+	run_phase(c, &c->dropped, node_gone_phase, now_us);
+	run_phase(c, &c->nodes, node_phase, now_us);
+	run_phase(c, &c->owners, owner_phase, now_us);
+	run_phase(c, &c->gone, gone_phase, now_us);
+	run_phase(c, &c->pods, pod_phase, now_us);
+	run_phase(c, &c->jobs, job_phase, now_us);
 	prune_timers(c);
 	return c->writes;
 }

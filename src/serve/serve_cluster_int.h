@@ -32,6 +32,8 @@
 #define CL_JOB_COMPONENT  "job-controller"
 #define CL_KUBELET	  "kubelet"
 #define CL_KUBELET_VER	  "v1.35.0"
+/* Kubernetes' syncJobBatchPeriod. */
+#define CL_JOB_BATCH_US 1000000
 
 /* A set of string keys kept in insertion order (deterministic work). */
 struct cl_keyset {
@@ -45,6 +47,7 @@ enum cl_timer_kind {
 	CL_T_FAIL,    /* a running pod fails (the failure rate) */
 	CL_T_JOB,     /* a Job's activeDeadlineSeconds: reconcile it */
 	CL_T_BACKOFF, /* a Job's pod failure back-off is over */
+	CL_T_BATCH,   /* a Job's pods changed a batch period ago */
 	CL_T_COUNT
 };
 
@@ -88,8 +91,9 @@ struct serve_cluster {
 	const struct api_kind *pod_k, *job_k, *node_k, *event_k;
 	struct rng rng;
 	uint64_t cursor;
-	bool relist; /* read every object before the next events */
-	int writes;  /* of the current sync */
+	bool relist;	/* read every object before the next events */
+	int writes;	/* of the current sync */
+	int64_t now_us; /* of the current sync */
 
 	struct heap timers;
 	uint64_t timer_seq;

@@ -16,6 +16,7 @@
  *  - orphan: the dependents lose their references to the owner, then the
  *    finalizer comes off.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -173,9 +174,18 @@ void cl_gc_collect(struct serve_cluster *c, const char *uid, int64_t now_us)
 		body = without_refs(c, o->body, NULL, &left);
 		if (left) {
 			(void)cl_update(c, o, body, now_us);
-		} else {
-			json_decref(body);
-			(void)cl_delete(c, o, now_us);
+			continue;
+		}
+		json_decref(body);
+		(void)cl_delete(c, o, now_us);
+		if (r->kind == c->pod_k) {
+			/* Marked before (no change to read): the pod's
+			 * tracking finalizer is the Job controller's to
+			 * drop now that its Job is gone. */
+			char key[512];
+
+			snprintf(key, sizeof(key), "%s/%s", r->ns, r->name);
+			cl_keyset_add(&c->pods, key);
 		}
 	}
 	cl_refs_release(&deps);

@@ -51,6 +51,7 @@ struct jpod {
 	int64_t index; /* completion index, -1 none */
 	bool active, ready, scheduled, running, deleting, tracked;
 	const char *phase; /* static copy of a known phase */
+	int64_t finish_us; /* when it finished, as Kubernetes estimates */
 };
 
 struct jctx {
@@ -222,6 +223,36 @@ static const char *known_phase(const char *p)
 	return "Pending";
 }
 
+/* When a pod finished, as Kubernetes' getFinishedTime: the last
+ * container's finishedAt, else its Ready=False transition, else its
+ * deletion, else now. */
+static int64_t finish_time(const json_t *pod, int64_t now_us)
+{
+	const json_t *ready =
+		cl_cond(cl_get(pod, "status.conditions"), "Ready");
+	int64_t t = -1;
+	size_t i;
+	json_t *cs;
+
+	json_array_foreach(cl_get(pod, "status.containerStatuses"), i, cs)
+	{
+		int64_t f = cl_parse_time(
+			cl_str(cs, "state.terminated.finishedAt"));
+
+		if (f < 0) {
+			t = -1;
+			break;
+		}
+		t = f > t ? f : t;
+	}
+	if (t < 0 && ready && cl_str(ready, "status") &&
+	    strcmp(cl_str(ready, "status"), "False") == 0)
+		t = cl_parse_time(cl_str(ready, "lastTransitionTime"));
+	if (t < 0)
+		t = cl_parse_time(cl_str(pod, "metadata.deletionTimestamp"));
+	return t < 0 || t > now_us ? now_us : t;
+}
+
 static void gather(struct jctx *x)
 {
 	struct cl_refs deps = { 0 };
@@ -250,6 +281,7 @@ static void gather(struct jctx *x)
 		p->scheduled = cl_str(o->body, "spec.nodeName") != NULL;
 		p->running = strcmp(p->phase, "Running") == 0;
 		p->tracked = cl_has_finalizer(o->body, CL_JOB_TRACKING);
+		p->finish_us = finish_time(o->body, x->now_us);
 	}
 	cl_refs_release(&deps);
 }
@@ -275,7 +307,7 @@ static void count_index(struct jctx *x, int64_t ix)
 
 static void count(struct jctx *x)
 {
-	int64_t new_succ = 0, failed = x->failed;
+	int64_t new_succ = 0, failed = x->failed, last = INT64_MIN;
 	struct cl_backoff *b;
 
 	vec_foreach (&x->pods, p) {
@@ -289,6 +321,7 @@ static void count(struct jctx *x)
 				count_index(x, p->index);
 		} else {
 			x->failed++;
+			last = p->finish_us > last ? p->finish_us : last;
 		}
 		o = api_store_get(x->c->s, x->c->pod_k, p->ref.ns, p->ref.name);
 		if (o && strcmp(o->uid, p->ref.uid) == 0)
@@ -308,7 +341,7 @@ static void count(struct jctx *x)
 		b->failures = 0;
 	} else {
 		b->failures += x->failed - failed;
-		b->last_us = x->now_us;
+		b->last_us = last;
 	}
 }
 
