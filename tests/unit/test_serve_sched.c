@@ -383,6 +383,28 @@ static struct gang_view gang_of(struct api_store *s, const char *jobname)
 	return g;
 }
 
+/* The node of the first live pod of Job name, or NULL. */
+static const char *node_of_pod_of(struct api_store *s, const char *jobname)
+{
+	const struct api_obj *jb = api_store_get(s, K_JOB, "team-a", jobname);
+	const char *found = NULL;
+	struct objs pods;
+
+	objs_of(s, K_POD, &pods);
+	for (size_t i = 0; jb && i < pods.n && !found; i++) {
+		const json_t *p = pods.items[i];
+
+		if (!strcmp(owner_uid(p) ? owner_uid(p) : "", jb->uid) &&
+		    !terminal(p) && sget(p, "spec", "nodeName"))
+			found = sget(api_store_get(s, K_POD, "team-a",
+						   sget(p, "metadata", "name"))
+					     ->body,
+				     "spec", "nodeName");
+	}
+	objs_release(&pods);
+	return found;
+}
+
 static bool suspended(struct api_store *s, const char *jobname)
 {
 	const struct api_obj *jb = api_store_get(s, K_JOB, "team-a", jobname);
@@ -1024,6 +1046,56 @@ static void test_partial_admission(void **state)
 	env_stop(&e);
 }
 
+static void cordon(struct env *e, const char *name, bool on)
+{
+	json_t *o =
+		json_deep_copy(api_store_get(e->s, K_NODE, NULL, name)->body);
+
+	if (!json_is_object(json_object_get(o, "spec")))
+		json_object_set_new(o, "spec", json_object());
+	json_object_set_new(json_object_get(o, "spec"), "unschedulable",
+			    json_boolean(on));
+	update(e->s, K_NODE, o, e->now);
+}
+
+/* kubectl cordon: a cordoned node takes no new pod; its pods stay. */
+static void test_cordon(void **state)
+{
+	struct env e;
+	char name[16];
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "before", 1, "research");
+	advance(&e, S);
+	for (int r = 0; r < 2; r++) {
+		for (int h = 0; h < 4; h++) {
+			snprintf(name, sizeof(name), "gpu-r%d-h%d", r, h);
+			if (strcmp(name, "gpu-r1-h3") != 0)
+				cordon(&e, name, true);
+		}
+	}
+	job(e.s, e.now, "after", 1, "research");
+	advance(&e, S);
+	assert_string_equal(node_of_pod_of(e.s, "after"), "gpu-r1-h3");
+	assert_int_equal(gang_of(e.s, "before").bound, 1); /* stays */
+	/* no room left: the next waits, and not as Unschedulable */
+	job(e.s, e.now, "waits", 1, "research");
+	advance(&e, S);
+	assert_int_equal(gang_of(e.s, "waits").pods, 0);
+	assert_false(event_about(e.s, "waits", "Unschedulable"));
+	/* a free node back: the waiting one goes there */
+	snprintf(name, sizeof(name), "%s",
+		 strcmp(node_of_pod_of(e.s, "before"), "gpu-r0-h1") == 0
+			 ? "gpu-r0-h2"
+			 : "gpu-r0-h1");
+	cordon(&e, name, false);
+	advance(&e, S);
+	assert_non_null(node_of_pod_of(e.s, "waits"));
+	assert_string_equal(node_of_pod_of(e.s, "waits"), name);
+	env_stop(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1037,6 +1109,7 @@ int main(void)
 		cmocka_unit_test(test_relist),
 		cmocka_unit_test(test_restart_midway),
 		cmocka_unit_test(test_partial_admission),
+		cmocka_unit_test(test_cordon),
 		cmocka_unit_test(test_random),
 	};
 
