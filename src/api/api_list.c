@@ -132,7 +132,6 @@ static int list_one(void *ctx, const struct api_obj *o)
 {
 	struct list_walk *w = ctx;
 	const struct api_kind *k = w->t->kind;
-	bool same = o->kind == k && !strcmp(w->t->version, k->versions[0]);
 	json_t *v = NULL;
 
 	if (w->sel) {
@@ -154,10 +153,7 @@ static int list_one(void *ctx, const struct api_obj *o)
 	} else {
 		if (w->count)
 			strbuf_addch(w->items, ',');
-		if (same || !v)
-			api_add_obj(w->items, o, k, w->t->version);
-		else
-			api_json_add(w->items, v);
+		api_add_obj(w->items, o, k, w->t->version);
 	}
 	json_decref(v);
 	w->count++;

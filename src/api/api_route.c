@@ -568,15 +568,10 @@ json_t *api_obj_view(const struct api_obj *o, const struct api_kind *k,
 void api_add_obj(struct strbuf *out, const struct api_obj *o,
 		 const struct api_kind *k, const char *version)
 {
-	json_t *v;
+	size_t len;
+	const char *text = api_store_view(o, k, version, &len);
 
-	if (o->kind == k && (!version || !strcmp(version, k->versions[0]))) {
-		strbuf_add(out, o->text, o->len);
-		return;
-	}
-	v = api_kind_convert(o->body, k, version);
-	api_json_add(out, v);
-	json_decref(v);
+	strbuf_add(out, text, len);
 }
 
 void api_table_open(struct strbuf *out, const struct api_kind *k,

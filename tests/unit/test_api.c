@@ -1654,6 +1654,32 @@ static void test_views(void **state)
 		  { "\"kind\":\"ClusterQueueList\"",
 		    "\"apiVersion\":\"kueue.x-k8s.io/v1beta1\"",
 		    "\"cohort\":\"all\"", "!cohortName" } },
+		/* The view is converted once per object version: a change
+		 * shows at once. */
+		{ "PATCH",
+		  "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/cq",
+		  NULL,
+		  "application/merge-patch+json",
+		  NULL,
+		  "{\"spec\":{\"cohortName\":\"other\"}}",
+		  200,
+		  { "\"cohortName\":\"other\"" } },
+		{ "GET",
+		  "/apis/kueue.x-k8s.io/v1beta1/clusterqueues",
+		  NULL,
+		  NULL,
+		  NULL,
+		  NULL,
+		  200,
+		  { "\"cohort\":\"other\"", "!\"cohort\":\"all\"" } },
+		{ "GET",
+		  "/apis/kueue.x-k8s.io/v1beta1/clusterqueues/cq",
+		  NULL,
+		  NULL,
+		  NULL,
+		  NULL,
+		  200,
+		  { "\"cohort\":\"other\"" } },
 	};
 	run_steps(*state, steps, ARRAY_SIZE(steps));
 }
