@@ -777,6 +777,53 @@ static void test_node_lost(void **state)
 	fx_release(&f);
 }
 
+/* ---- restart and relist ---- */
+
+/* A new controller over the same store (a restarted daemon) continues
+ * the pods' stages from their stored status; one that falls behind the
+ * store's history reads everything again. */
+static void test_restart(void **state)
+{
+	struct serve_cluster_options o = { .startup_us = 10 * SEC, .seed = 3 };
+	struct api_store_options so = { .history = 8 };
+	struct fx f;
+	struct names p;
+
+	(void)state;
+	fx_init(&f, 0);
+	serve_cluster_free(f.c);
+	api_store_free(f.s);
+	f.s = api_store_new(&so);
+	f.c = serve_cluster_new(f.s, &o);
+	add_node(&f, "n1");
+	start_job(&f, "r", "{\"completions\":2,\"parallelism\":2}", "n1");
+	pods_of(&f, "r", &p);
+	assert_string_equal(jstr(get(&f, f.pod, p.items[0]), "status.phase"),
+			    "Running");
+
+	serve_cluster_free(f.c);
+	f.c = serve_cluster_new(f.s, &o);
+	advance(&f, T0 + 60 * SEC); /* started at about T0 + 10 s */
+	assert_string_equal(jstr(get(&f, f.pod, p.items[0]), "status.phase"),
+			    "Running");
+	advance(&f, T0 + 80 * SEC);
+	assert_string_equal(cond_status(get(&f, f.job, "r"), "Complete"),
+			    "True");
+
+	/* Behind the history (8 changes): a relist finds the new Job. */
+	for (int i = 0; i < 10; i++) {
+		char v[8];
+
+		snprintf(v, sizeof(v), "%d", i);
+		update(&f, f.node, "n1", "metadata.labels",
+		       json_pack("{s:s}", "round", v));
+	}
+	add_job(&f, "late", NULL);
+	settle(&f);
+	assert_int_equal(npods(&f, "late"), 1);
+	fx_release(&f);
+}
+
 /* ---- garbage collection ---- */
 
 /* DELETE through the API, as kubectl sends it. */
@@ -1107,6 +1154,7 @@ int main(void)
 		cmocka_unit_test(test_backoff_limit),
 		cmocka_unit_test(test_failure_rate),
 		cmocka_unit_test(test_node_lost),
+		cmocka_unit_test(test_restart),
 		cmocka_unit_test(test_gc),
 		cmocka_unit_test(test_gc_terminating_pod),
 		cmocka_unit_test(test_events),
