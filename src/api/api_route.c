@@ -705,7 +705,7 @@ int api_decode_body(const struct api_req *r, bool patch, json_t **ret,
 {
 	struct errbuf err;
 	char mt[96];
-	bool yaml = false;
+	bool yaml = false, deep;
 	json_error_t jerr;
 	json_t *v = NULL;
 
@@ -731,13 +731,19 @@ int api_decode_body(const struct api_req *r, bool patch, json_t **ret,
 				"the request body is empty");
 		return -EINVAL;
 	}
-	if (json_depth(r->body, r->body_len, API_MAX_DEPTH) > API_MAX_DEPTH) {
+	/* Brackets counted outside JSON strings: a YAML body may hold them
+	 * in plain scalars, so it goes to the YAML decoder, which counts
+	 * its collections itself. */
+	deep = json_depth(r->body, r->body_len, API_MAX_DEPTH) > API_MAX_DEPTH;
+	if (deep && !yaml) {
 		api_resp_status(resp, 400, "BadRequest",
 				"the request body nests deeper than %d levels",
 				API_MAX_DEPTH);
 		return -EINVAL;
 	}
-	v = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!deep)
+		v = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES,
+			       &jerr);
 	if (!v && yaml) {
 		if (api_patch_decode_yaml(r->body, r->body_len, API_MAX_DEPTH,
 					  &v, &err)) {

@@ -750,6 +750,7 @@ static int delete_one(struct wctx *w, const struct api_obj *o,
 		      const struct delopts *d, json_t **ret_obj, bool *ret_gone)
 {
 	const char *name = o->name;
+	uint64_t before_rv;
 	json_t *before;
 	int rc;
 
@@ -768,6 +769,7 @@ static int delete_one(struct wctx *w, const struct api_obj *o,
 			d->rv, o->rv);
 		return -ECANCELED;
 	}
+	before_rv = api_store_rv(w->a->s);
 	before = api_obj_view(o, w->t->kind, w->t->version);
 	if (d->dry_run) {
 		*ret_obj = before;
@@ -793,7 +795,9 @@ static int delete_one(struct wctx *w, const struct api_obj *o,
 			o = api_store_get(w->a->s, w->sk, o->ns, o->name);
 	}
 	BUG_ON(rc);
-	w->resp->wrote = true;
+	/* Deleting what is already being deleted may change nothing. */
+	if (api_store_rv(w->a->s) != before_rv)
+		w->resp->wrote = true;
 	*ret_gone = !o;
 	if (o) {
 		json_decref(before);

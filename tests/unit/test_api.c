@@ -663,6 +663,28 @@ static void test_crud(void **state)
 		  NULL,
 		  404,
 		  { "\"code\":404" } },
+		/* Brackets in a YAML plain scalar are not nesting. */
+		{ "POST",
+		  "/api/v1/namespaces/default/pods",
+		  NULL,
+		  "application/yaml",
+		  NULL,
+		  "metadata:\n  name: y2\n  annotations:\n    a: x"
+		  "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+		  "["
+		  "[[[[[[[[[[\nspec:\n  containers: [{name: c, image: i}]\n",
+		  201,
+		  { "\"name\":\"y2\"", "\"a\":\"x[[[[" } },
+		{ "POST",
+		  "/api/v1/namespaces/default/pods",
+		  NULL,
+		  "application/yaml",
+		  NULL,
+		  "a: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+		  "[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+		  "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n",
+		  400,
+		  { "not valid YAML" } },
 	};
 	run_steps(*state, steps, ARRAY_SIZE(steps));
 }
@@ -1228,6 +1250,23 @@ static void test_delete_propagation(void **state)
 		  202,
 		  { "\"finalizers\":[\"foregroundDeletion\"]",
 		    "\"deletionTimestamp\":\"2026-12-01T13:00:01Z\"" } },
+		{ "DELETE",
+		  "/api/v1/namespaces/default/pods/f",
+		  "propagationPolicy=Orphan",
+		  NULL,
+		  NULL,
+		  NULL,
+		  202,
+		  { "\"finalizers\":[\"foregroundDeletion\",\"orphan\"]" } },
+		/* Again: nothing changes, nothing is written. */
+		{ "DELETE",
+		  "/api/v1/namespaces/default/pods/f",
+		  NULL,
+		  NULL,
+		  NULL,
+		  NULL,
+		  202,
+		  { "\"deletionTimestamp\":\"2026-12-01T13:00:01Z\"" } },
 		{ "DELETE",
 		  "/api/v1/namespaces/default/pods/f",
 		  "propagationPolicy=Orphan",
