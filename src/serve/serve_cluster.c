@@ -487,6 +487,28 @@ static bool timer_live(const struct serve_cluster *c, const struct cl_timer *t)
 	return hmap_get_str(&c->armed, key, &at) && at == t->at_us;
 }
 
+/* When an Event expires: an hour after it last happened. */
+static int64_t event_expiry(const json_t *ev)
+{
+	int64_t t = cl_parse_time(cl_str(ev, "lastTimestamp"));
+
+	if (t < 0)
+		t = cl_parse_time(cl_str(ev, "eventTime"));
+	if (t < 0)
+		t = cl_parse_time(cl_str(ev, "metadata.creationTimestamp"));
+	return t < 0 ? -1 : t + CL_EVENT_TTL_US;
+}
+
+static void expire_event(struct serve_cluster *c, const struct cl_timer *t,
+			 int64_t now_us)
+{
+	const struct api_obj *o =
+		api_store_get(c->s, c->event_k, t->ns, t->name);
+
+	if (o && strcmp(o->uid, t->uid) == 0 && event_expiry(o->body) <= now_us)
+		(void)cl_delete(c, o, now_us);
+}
+
 static void fire_timers(struct serve_cluster *c, int64_t now_us)
 {
 	struct cl_timer *t;
@@ -498,6 +520,8 @@ static void fire_timers(struct serve_cluster *c, int64_t now_us)
 			if (t->kind == CL_T_JOB || t->kind == CL_T_BACKOFF ||
 			    t->kind == CL_T_BATCH)
 				cl_mark_job(c, t->ns, t->name);
+			else if (t->kind == CL_T_EVENT_TTL)
+				expire_event(c, t, now_us);
 			else
 				cl_kubelet_timer(c, t, now_us);
 		}
@@ -534,9 +558,18 @@ static void observe(struct serve_cluster *c, const struct api_kind *k,
 	size_t i;
 	json_t *ref;
 
-	if (k == c->event_k || !name)
+	if (!name)
 		return;
 	ns = ns ? ns : "";
+	if (k == c->event_k) {
+		int64_t at = event_expiry(body);
+
+		/* Events go after an hour, as kube-apiserver's --event-ttl:
+		 * a daemon's store does not fill up with them. */
+		if (type != API_DELETED && uid && at >= 0)
+			cl_arm(c, CL_T_EVENT_TTL, at, ns, name, uid);
+		return;
+	}
 	if (type == API_DELETED) {
 		if (uid)
 			cl_keyset_add(&c->gone, uid);
@@ -600,7 +633,7 @@ static void relist(struct serve_cluster *c)
 	for (size_t i = 0; i < api_kind_count(); i++) {
 		const struct api_kind *k = api_kind_at(i);
 
-		if (api_kind_storage(k) != k || k == c->event_k)
+		if (api_kind_storage(k) != k)
 			continue;
 		(void)api_store_each(c->s, k, NULL, NULL, NULL, on_object, c);
 	}

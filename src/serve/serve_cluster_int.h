@@ -32,6 +32,8 @@
 #define CL_JOB_COMPONENT  "job-controller"
 #define CL_KUBELET	  "kubelet"
 #define CL_KUBELET_VER	  "v1.35.0"
+/* kube-apiserver's --event-ttl default. */
+#define CL_EVENT_TTL_US (3600 * 1000000LL)
 /* Kubernetes' syncJobBatchPeriod. */
 #define CL_JOB_BATCH_US 1000000
 
@@ -42,12 +44,13 @@ struct cl_keyset {
 };
 
 enum cl_timer_kind {
-	CL_T_START,   /* a bound pod's containers are up: Running */
-	CL_T_END,     /* a running pod's duration is over: Succeeded */
-	CL_T_FAIL,    /* a running pod fails (the failure rate) */
-	CL_T_JOB,     /* a Job's activeDeadlineSeconds: reconcile it */
-	CL_T_BACKOFF, /* a Job's pod failure back-off is over */
-	CL_T_BATCH,   /* a Job's pods changed a batch period ago */
+	CL_T_START,	/* a bound pod's containers are up: Running */
+	CL_T_END,	/* a running pod's duration is over: Succeeded */
+	CL_T_FAIL,	/* a running pod fails (the failure rate) */
+	CL_T_JOB,	/* a Job's activeDeadlineSeconds: reconcile it */
+	CL_T_BACKOFF,	/* a Job's pod failure back-off is over */
+	CL_T_BATCH,	/* a Job's pods changed a batch period ago */
+	CL_T_EVENT_TTL, /* an Event has not happened again for an hour */
 	CL_T_COUNT
 };
 
@@ -60,6 +63,7 @@ struct cl_timer {
 
 /* A Job's pod failure back-off, as Kubernetes keeps it (in memory). */
 struct cl_backoff {
+	char *uid;
 	int64_t failures; /* after the last success */
 	int64_t last_us;  /* the last failure */
 };

@@ -140,9 +140,11 @@ static json_t *without_refs(struct serve_cluster *c, const json_t *obj,
 	return body;
 }
 
+/* Drop owner's entry (swapping the last one into its slot). */
 static void forget(struct serve_cluster *c, const char *owner)
 {
 	struct cl_deps *d = deps_of(c, owner, false);
+	size_t i;
 
 	if (!d)
 		return;
@@ -153,6 +155,15 @@ static void forget(struct serve_cluster *c, const char *owner)
 		hmap_del(&c->dep_seen, key, strlen(key));
 	}
 	cl_refs_release(&d->list);
+	i = (size_t)(d - c->deps.items);
+	hmap_del(&c->dep_index, d->owner_uid, strlen(d->owner_uid));
+	free(d->owner_uid);
+	if (i + 1 < c->deps.len) {
+		c->deps.items[i] = c->deps.items[c->deps.len - 1];
+		hmap_put_str(&c->dep_index, c->deps.items[i].owner_uid,
+			     (int64_t)i);
+	}
+	c->deps.len--;
 }
 
 void cl_gc_collect(struct serve_cluster *c, const char *uid, int64_t now_us)

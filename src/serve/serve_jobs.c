@@ -78,19 +78,32 @@ static struct cl_backoff *backoff_of(struct serve_cluster *c, const char *uid,
 	if (!create)
 		return NULL;
 	hmap_put_str(&c->backoff_index, uid, (int64_t)c->backoff.len);
-	return vec_push_zero(&c->backoff);
+	vec_push_zero(&c->backoff)->uid = xstrdup(uid);
+	return vec_last(&c->backoff);
 }
 
 void cl_jobs_forget(struct serve_cluster *c, const char *uid)
 {
 	struct cl_backoff *b = backoff_of(c, uid, false);
+	size_t i;
 
-	if (b)
-		b->failures = b->last_us = 0;
+	if (!b)
+		return;
+	i = (size_t)(b - c->backoff.items);
+	hmap_del(&c->backoff_index, b->uid, strlen(b->uid));
+	free(b->uid);
+	if (i + 1 < c->backoff.len) {
+		c->backoff.items[i] = c->backoff.items[c->backoff.len - 1];
+		hmap_put_str(&c->backoff_index, c->backoff.items[i].uid,
+			     (int64_t)i);
+	}
+	c->backoff.len--;
 }
 
 void cl_jobs_release(struct serve_cluster *c)
 {
+	vec_foreach (&c->backoff, b)
+		free(b->uid);
 	vec_release(&c->backoff);
 	hmap_release(&c->backoff_index);
 }
@@ -560,19 +573,23 @@ static json_t *pod_from_template(struct jctx *x, int64_t ix)
 	return pod;
 }
 
+/* Kubernetes' names: "<job>-" cut to 58 bytes (the API server's name
+ * generator); Indexed "<job>-<index>-", the job name cut so that the
+ * whole fits in 58 (the Job controller's podGenerateNameWithIndex). */
 static void set_name(struct jctx *x, json_t *pod, int64_t ix)
 {
-	char base[96], name[128], rnd[6];
-	int n;
+	char base[GENERATED_BASE_MAX + 32], tail[32], name[128], rnd[6];
+	int keep;
 
-	if (ix >= 0)
-		n = snprintf(base, sizeof(base), "%.*s-%lld-",
-			     GENERATED_BASE_MAX - 22, x->name, (long long)ix);
-	else
-		n = snprintf(base, sizeof(base), "%.*s-",
-			     GENERATED_BASE_MAX - 1, x->name);
-	if (n > GENERATED_BASE_MAX)
+	if (ix >= 0) {
+		snprintf(tail, sizeof(tail), "-%lld-", (long long)ix);
+		keep = GENERATED_BASE_MAX - (int)strlen(tail);
+		snprintf(base, sizeof(base), "%.*s%s", keep, x->name, tail);
+	} else {
+		snprintf(base, sizeof(base), "%.*s-", GENERATED_BASE_MAX,
+			 x->name);
 		base[GENERATED_BASE_MAX] = '\0';
+	}
 	for (int i = 0; i < 5; i++)
 		rnd[i] = name_alphabet[rng_below(&x->c->rng,
 						 sizeof(name_alphabet) - 1)];

@@ -536,10 +536,51 @@ static void test_indexed_job(void **state)
 	assert_non_null(jstr(job, "status.completionTime"));
 	assert_int_equal(events(&f, "train", "Completed", NULL), 1);
 
-	/* Quiet: nothing due, nothing to write. */
+	/* Quiet: nothing due but the Events' expiry an hour on. */
+	assert_true(serve_cluster_next_us(f.c) >= f.now + 3500 * SEC);
+	assert_int_equal(serve_cluster_sync(f.c, f.now + 3000 * SEC), 0);
+	advance(&f, f.now + 7200 * SEC);
+	assert_int_equal(api_store_count(f.s, f.event), 0);
 	assert_true(serve_cluster_next_us(f.c) == INT64_MAX);
-	assert_int_equal(serve_cluster_sync(f.c, f.now + 3600 * SEC), 0);
 	fx_release(&f);
+}
+
+/* Names as Kubernetes generates them for long Job names (63 bytes):
+ * Indexed "<job cut>-<index>-" and NonIndexed "<job>-" cut to 58 bytes,
+ * then 5 random characters. */
+static void test_long_names(void **state)
+{
+	static const char job[] = "a123456789b123456789c123456789d123456789"
+				  "e123456789f123456789abc";
+	struct fx f;
+	struct names p;
+	char spec[128];
+
+	(void)state;
+	assert_int_equal(strlen(job), 63);
+	for (int indexed = 0; indexed < 2; indexed++) {
+		const char *name, *gen;
+
+		fx_init(&f, 0);
+		snprintf(spec, sizeof(spec), "{\"completionMode\":\"%s\"}",
+			 indexed ? "Indexed" : "NonIndexed");
+		add_job(&f, job, spec);
+		settle(&f);
+		pods_of(&f, job, &p);
+		assert_int_equal(p.n, 1);
+		name = p.items[0];
+		gen = jstr(get(&f, f.pod, name), "metadata.generateName");
+		assert_int_equal(strlen(gen), 58);
+		assert_int_equal(strlen(name), 63);
+		assert_memory_equal(name, gen, 58);
+		if (indexed) {
+			assert_memory_equal(gen, job, 55);
+			assert_string_equal(gen + 55, "-0-");
+		} else {
+			assert_memory_equal(gen, job, 58);
+		}
+		fx_release(&f);
+	}
 }
 
 /* ---- suspend and resume ---- */
@@ -908,7 +949,6 @@ static void test_events(void **state)
 			    "\"default\",\"uid\":\"u1\",\"resourceVersion\":"
 			    "\"5\"}}");
 	char big[2000];
-	const struct api_obj *o;
 
 	(void)state;
 	fx_init(&f, 0);
@@ -932,7 +972,7 @@ static void test_events(void **state)
 				     "kubelet", f.now, "%s", big),
 			 0);
 	assert_int_equal(events(&f, "p", "Big", NULL), 1);
-	o = NULL;
+
 	{
 		struct names n = { 0 };
 
@@ -969,8 +1009,20 @@ static void test_events(void **state)
 				assert_int_equal(jint(e, "series", "count"), 2);
 			}
 		}
-		(void)o;
 	}
+	settle(&f);
+
+	/* Events go an hour after they last happened. */
+	advance(&f, T0 + 1800 * SEC);
+	assert_int_equal(serve_event(f.s, pod, "Normal", "Pulled", "Pull",
+				     "kubelet", f.now, "pulled %s", "img"),
+			 0);
+	advance(&f, T0 + 3601 * SEC);
+	assert_int_equal(events(&f, "p", "Big", NULL), 0);
+	assert_int_equal(events(&f, "p", "Pulled", &count), 1);
+	assert_int_equal(count, 3);
+	advance(&f, T0 + 5401 * SEC);
+	assert_int_equal(api_store_count(f.s, f.event), 0);
 	json_decref(pod);
 	fx_release(&f);
 }
@@ -986,14 +1038,18 @@ struct jobinfo {
 
 struct orphan_check {
 	struct api_store *s;
-	size_t orphans;
+	const struct api_kind *node;
+	size_t orphans, stranded;
 };
 
-static int find_orphans(void *ctx, const struct api_obj *o)
+static int find_strays(void *ctx, const struct api_obj *o)
 {
 	struct orphan_check *x = ctx;
 	const json_t *refs = json_object_get(
 		json_object_get(o->body, "metadata"), "ownerReferences");
+	const char *nn = jstr(o->body, "spec.nodeName");
+	const struct api_obj *node =
+		nn ? api_store_get(x->s, x->node, "", nn) : NULL;
 	size_t i;
 	json_t *r;
 
@@ -1002,12 +1058,17 @@ static int find_orphans(void *ctx, const struct api_obj *o)
 		if (!api_store_find_uid(x->s, jstr(r, "uid")))
 			x->orphans++;
 	}
+	/* A pod may not stay active on a node that is gone or not Ready. */
+	if (nn && is_active(o->body) &&
+	    (!node || !cond_status(node->body, "Ready") ||
+	     strcmp(cond_status(node->body, "Ready"), "True") != 0))
+		x->stranded++;
 	return 0;
 }
 
 static void check_invariants(struct fx *f, struct jobinfo *jobs, size_t nj)
 {
-	struct orphan_check oc = { .s = f->s };
+	struct orphan_check oc = { .s = f->s, .node = f->node };
 
 	for (size_t j = 0; j < nj; j++) {
 		const json_t *job = get(f, f->job, jobs[j].name);
@@ -1048,9 +1109,10 @@ static void check_invariants(struct fx *f, struct jobinfo *jobs, size_t nj)
 			assert_int_equal(active, 0);
 	}
 	assert_int_equal(api_store_each(f->s, f->pod, NULL, NULL, NULL,
-					find_orphans, &oc),
+					find_strays, &oc),
 			 0);
 	assert_int_equal(oc.orphans, 0);
+	assert_int_equal(oc.stranded, 0);
 	/* Quiet after settling. */
 	assert_int_equal(serve_cluster_sync(f->c, f->now), 0);
 }
@@ -1067,8 +1129,10 @@ static void test_random(void **state)
 	for (uint64_t seed = 1; seed <= 6; seed++) {
 		fx_init(&f, seed % 2 ? 0 : 30.0);
 		rng_seed(&r, seed);
-		for (size_t i = 0; i < ARRAY_SIZE(nodes); i++)
+		for (size_t i = 0; i < ARRAY_SIZE(nodes); i++) {
 			add_node(&f, nodes[i]);
+			node_up[i] = true;
+		}
 		for (size_t j = 0; j < ARRAY_SIZE(jobs); j++) {
 			char spec[256];
 			struct jobinfo *ji = &jobs[j];
@@ -1097,7 +1161,7 @@ static void test_random(void **state)
 			struct names p;
 			size_t nn = rng_below(&r, 4);
 
-			switch (rng_below(&r, 7)) {
+			switch (rng_below(&r, 8)) {
 			case 0: /* bind the job's pods */
 				if (node_up[nn])
 					bind_all(&f, ji->name, nodes[nn]);
@@ -1131,8 +1195,23 @@ static void test_random(void **state)
 				}
 				break;
 			case 4: /* a node goes down or comes back */
+				if (!get(&f, f.node, nodes[nn]))
+					break;
 				node_up[nn] = !node_up[nn];
 				set_ready(&f, nodes[nn], node_up[nn]);
+				break;
+			case 5: /* a node is deleted, or registers again */
+				if (get(&f, f.node, nodes[nn])) {
+					assert_int_equal(
+						api_store_delete(f.s, f.node,
+								 "", nodes[nn],
+								 0, f.now),
+						0);
+					node_up[nn] = false;
+				} else {
+					add_node(&f, nodes[nn]);
+					node_up[nn] = true;
+				}
 				break;
 			default: /* time passes */
 				advance(&f, f.now + (int64_t)rng_below(&r, 60) *
@@ -1150,6 +1229,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_indexed_job),
+		cmocka_unit_test(test_long_names),
 		cmocka_unit_test(test_suspend),
 		cmocka_unit_test(test_backoff_limit),
 		cmocka_unit_test(test_failure_rate),
