@@ -149,7 +149,11 @@ static int list_one(void *ctx, const struct api_obj *o)
 	if (w->table != API_TABLE_NONE) {
 		if (!v)
 			v = api_obj_view(o, k, w->t->version);
-		api_table_row(w->items, v, k, w->include, !w->count, w->now_us);
+		size_t len;
+		const char *text = api_store_view(o, k, w->t->version, &len);
+
+		api_table_row_text(w->items, v, text, len, k, w->include,
+				   !w->count, w->now_us);
 	} else {
 		if (w->count)
 			strbuf_addch(w->items, ',');

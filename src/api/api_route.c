@@ -607,11 +607,13 @@ void api_table_open(struct strbuf *out, const struct api_kind *k,
 	strbuf_addstr(out, "],\"rows\":[");
 }
 
-void api_table_row(struct strbuf *out, const json_t *obj,
-		   const struct api_kind *k, const char *include, bool first,
-		   int64_t now_us)
+void api_table_row_text(struct strbuf *out, const json_t *obj, const char *text,
+			size_t len, const struct api_kind *k,
+			const char *include, bool first, int64_t now_us)
 {
 	json_t *cells = json_array();
+	const char *md;
+	size_t mdlen;
 
 	if (k->cells)
 		k->cells(obj, now_us, cells);
@@ -624,15 +626,28 @@ void api_table_row(struct strbuf *out, const json_t *obj,
 	}
 	strbuf_addstr(out, ",\"object\":");
 	if (include && !strcmp(include, "Object")) {
-		api_json_add(out, obj);
+		if (text)
+			strbuf_add(out, text, len);
+		else
+			api_json_add(out, obj);
 	} else {
 		strbuf_addstr(out, "{\"kind\":\"PartialObjectMetadata\","
 				   "\"apiVersion\":\"meta.k8s.io/v1\","
 				   "\"metadata\":");
-		api_json_add(out, json_object_get(obj, "metadata"));
+		if (text && api_json_member(text, len, "metadata", &md, &mdlen))
+			strbuf_add(out, md, mdlen);
+		else
+			api_json_add(out, json_object_get(obj, "metadata"));
 		strbuf_addch(out, '}');
 	}
 	strbuf_addch(out, '}');
+}
+
+void api_table_row(struct strbuf *out, const json_t *obj,
+		   const struct api_kind *k, const char *include, bool first,
+		   int64_t now_us)
+{
+	api_table_row_text(out, obj, NULL, 0, k, include, first, now_us);
 }
 
 void api_resp_obj(struct api_resp *resp, int code, const json_t *obj,
