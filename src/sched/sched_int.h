@@ -105,6 +105,10 @@ struct sched_cq {
 	int32_t est_level;
 	int16_t est_flavor[RESOURCE_MAX];
 	int64_t est_need[RESOURCE_MAX];
+	/* opt.hold_victims: the first of its workloads that waits for its
+	 * victims (QUEUE_NONE: none); the ones behind it wait too, as they
+	 * do behind Kueue's head of the queue. Set each cycle. */
+	uint32_t waiting;
 };
 
 /* A node on a queue's path to its root, with the queue's head admitted:
