@@ -28,6 +28,7 @@ struct dec {
 	struct strbuf path;
 	struct srcpos obj_pos; /* start of the object being decoded */
 	bool kueue_v1beta2;    /* apiVersion of the current object */
+	bool kueue_v1alpha1;   /* ditto (Cohort and Topology only) */
 };
 
 void dec_init(struct dec *x, struct cluster *batch, struct diag *d,

@@ -676,6 +676,21 @@ int dec_cluster_queue(struct dec *x, struct ynode *root)
 	return dec_commit(x, KIND_CLUSTER_QUEUE, root, rc == 0 && cq->name);
 }
 
+/* The parent under the other apiVersions' name would be dropped: say so. */
+static void cohort_other_parent(struct dec *x, struct ynode *spec)
+{
+	const char *other = x->kueue_v1alpha1 ? "parentName" : "parent";
+	struct ynode *f = dec_get(spec, other);
+	size_t len;
+
+	if (!f)
+		return;
+	len = dec_push(x, other);
+	dec_warn(x, f, "ignored: this apiVersion calls the field %s",
+		 x->kueue_v1alpha1 ? "parent" : "parentName");
+	dec_pop(x, len);
+}
+
 int dec_cohort(struct dec *x, struct ynode *root)
 {
 	static const char *const known[] = { "parent", "parentName",
@@ -700,9 +715,12 @@ int dec_cohort(struct dec *x, struct ynode *root)
 			rc = -EINVAL;
 		} else {
 			dec_check_fields(x, spec, known, NULL);
+			/* v1alpha1's "parent" became "parentName" in
+			 * v1beta1 (Kueue's cohort_types.go). */
+			cohort_other_parent(x, spec);
 			if (dec_str_field(x, spec,
-					  x->kueue_v1beta2 ? "parentName"
-							   : "parent",
+					  x->kueue_v1alpha1 ? "parent"
+							    : "parentName",
 					  false, &c->parent) < 0)
 				rc = -EINVAL;
 			if (fair_weight(x, spec, &c->fair_weight_milli) < 0)

@@ -97,6 +97,7 @@ static const struct kind_decoder *find_decoder(struct dec *x,
 		if (strcmp(kd->group, group) == 0 &&
 		    has_word(kd->versions, version)) {
 			x->kueue_v1beta2 = strcmp(version, "v1beta2") == 0;
+			x->kueue_v1alpha1 = strcmp(version, "v1alpha1") == 0;
 			return kd;
 		}
 	}

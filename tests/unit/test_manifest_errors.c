@@ -1071,8 +1071,8 @@ static const struct msg_case error_cases[] = {
 	  "apiVersion: kueue.x-k8s.io/v1beta1\n"
 	  "kind: Cohort\n"
 	  "metadata: {name: c}\n"
-	  "spec: {parent: [a]}\n",
-	  "t.yaml:4:16: spec.parent: must be a string, not a list\n" },
+	  "spec: {parentName: [a]}\n",
+	  "t.yaml:4:20: spec.parentName: must be a string, not a list\n" },
 	/* Cohort quota follows the ClusterQueue rules */
 	{ "t.yaml",
 	  "apiVersion: kueue.x-k8s.io/v1beta2\n"
@@ -1913,6 +1913,21 @@ static const struct msg_case warning_cases[] = {
 	  "calls the field cohort\n"
 	  "t.yaml:9:16: warning: spec.cohort: ignored: this apiVersion calls "
 	  "the field cohortName\n" },
+	/* parent in v1beta1, parentName in v1alpha1 */
+	{ "t.yaml",
+	  "apiVersion: kueue.x-k8s.io/v1beta1\n"
+	  "kind: Cohort\n"
+	  "metadata: {name: a}\n"
+	  "spec: {parent: c}\n"
+	  "---\n"
+	  "apiVersion: kueue.x-k8s.io/v1alpha1\n"
+	  "kind: Cohort\n"
+	  "metadata: {name: b}\n"
+	  "spec: {parentName: c}\n",
+	  "t.yaml:4:16: warning: spec.parent: ignored: this apiVersion calls "
+	  "the field parentName\n"
+	  "t.yaml:9:20: warning: spec.parentName: ignored: this apiVersion "
+	  "calls the field parent\n" },
 	/* matchFields matches no node */
 	{ "t.yaml",
 	  "apiVersion: v1\n"

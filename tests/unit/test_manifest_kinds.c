@@ -659,17 +659,22 @@ static const struct decode_case decode_cases[] = {
 	  "cq cohort=- BestEffortFIFO stop=Hold weight=1000 "
 	  "within=LowerPriority reclaim=LowerPriority borrow=Never "
 	  "fungibility=Borrow/TryNextFlavor" },
-	/* Cohort: parent (v1beta1 parent, v1beta2 parentName) and quota. */
+	/* Cohort: parent (v1alpha1 parent, then parentName) and quota. */
 	{ "co.yaml",
-	  KUEUE1 "kind: Cohort\nmetadata: {name: child}\n"
-		 "spec:\n  parent: root\n  fairSharing: {weight: 2}\n"
-		 "  resourceGroups:\n  - coveredResources: [cpu]\n"
-		 "    flavors: [{name: default, resources: "
-		 "[{name: cpu, nominalQuota: 4, lendingLimit: 1}]}]\n",
+	  "apiVersion: kueue.x-k8s.io/v1alpha1\n"
+	  "kind: Cohort\nmetadata: {name: child}\n"
+	  "spec:\n  parent: root\n  fairSharing: {weight: 2}\n"
+	  "  resourceGroups:\n  - coveredResources: [cpu]\n"
+	  "    flavors: [{name: default, resources: "
+	  "[{name: cpu, nominalQuota: 4, lendingLimit: 1}]}]\n",
 	  KIND_COHORT, 0,
 	  "child parent=root weight=2000 group[cpu] default:cpu=4/lend=1" },
 	{ "co.yaml",
 	  KUEUE2 "kind: Cohort\nmetadata: {name: child}\n"
+		 "spec: {parentName: root}\n",
+	  KIND_COHORT, 0, "child parent=root weight=1000" },
+	{ "co.yaml",
+	  KUEUE1 "kind: Cohort\nmetadata: {name: child}\n"
 		 "spec: {parentName: root}\n",
 	  KIND_COHORT, 0, "child parent=root weight=1000" },
 	{ "co.yaml", KUEUE2 "kind: Cohort\nmetadata: {name: root}\n",
