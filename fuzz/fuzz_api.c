@@ -30,6 +30,9 @@ static const char *const seed[][2] = {
 		  "\"name\":\"c\",\"image\":\"i\"}]}}" },
 	{ "pods", "{\"metadata\":{\"name\":\"p2\",\"namespace\":\"default\","
 		  "\"finalizers\":[\"x/y\"]},\"spec\":{\"nodeName\":\"n1\"}}" },
+	{ "pods", "{\"metadata\":{\"name\":\"p3\",\"namespace\":\"default\","
+		  "\"finalizers\":[\"orphan\"],\"deletionTimestamp\":"
+		  "\"2026-12-01T13:00:00Z\"}}" },
 };
 
 /* The next newline-terminated field of the input, as a new string. */

@@ -95,6 +95,17 @@ static void add_strings(struct strbuf *out, const char *key,
 	strbuf_addch(out, ']');
 }
 
+/* The verbs, short names and categories of a resource, as both
+ * discovery forms write them. */
+static void add_verbs_names(struct strbuf *out, const struct api_kind *k)
+{
+	strbuf_addstr(out, ",\"verbs\":" VERBS);
+	add_strings(out, "shortNames", k->short_names,
+		    ARRAY_SIZE(k->short_names));
+	add_strings(out, "categories", k->categories,
+		    ARRAY_SIZE(k->categories));
+}
+
 /* Aggregated discovery */
 
 static void response_kind(struct strbuf *out, const char *group,
@@ -119,11 +130,7 @@ static void agg_resource(struct strbuf *out, const struct api_kind *k,
 	strbuf_addf(out, ",\"scope\":\"%s\",\"singularResource\":",
 		    k->namespaced ? "Namespaced" : "Cluster");
 	strbuf_add_json_string(out, k->singular);
-	strbuf_addstr(out, ",\"verbs\":" VERBS);
-	add_strings(out, "shortNames", k->short_names,
-		    ARRAY_SIZE(k->short_names));
-	add_strings(out, "categories", k->categories,
-		    ARRAY_SIZE(k->categories));
+	add_verbs_names(out, k);
 	if (k->subresources) {
 		bool first = true;
 
@@ -287,11 +294,7 @@ static void resource_list(struct strbuf *out, const char *group,
 		strbuf_add_json_string(out, k->singular);
 		strbuf_addf(out, ",\"namespaced\":%s,\"kind\":", ns);
 		strbuf_add_json_string(out, k->kind);
-		strbuf_addstr(out, ",\"verbs\":" VERBS);
-		add_strings(out, "shortNames", k->short_names,
-			    ARRAY_SIZE(k->short_names));
-		add_strings(out, "categories", k->categories,
-			    ARRAY_SIZE(k->categories));
+		add_verbs_names(out, k);
 		strbuf_addch(out, '}');
 		if (k->subresources & API_SUB_STATUS)
 			strbuf_addf(out,

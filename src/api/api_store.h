@@ -118,6 +118,16 @@ int api_store_delete(struct api_store *s, const struct api_kind *k,
  * The object as last deleted stays valid until the next write.
  */
 
+/*
+ * o's compact text as kind k at version (NULL: k's preferred): o->text
+ * when that is o's own form, else the view (another served version of
+ * its kind, or a kind sharing its storage) converted once per object
+ * version and kept with it. *ret_len gets its length. Valid as long as
+ * o->text is.
+ */
+const char *api_store_view(const struct api_obj *o, const struct api_kind *k,
+			   const char *version, size_t *ret_len);
+
 /* now_us as RFC 3339 UTC with seconds ("2026-12-01T13:00:00Z") in buf
  * (≥ 21 bytes); returns buf. */
 const char *api_store_timestamp(int64_t us, char *buf, size_t size);

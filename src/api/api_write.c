@@ -262,6 +262,53 @@ static void strict_error(struct wctx *w, const struct api_causes *c)
 	strbuf_release(&msg);
 }
 
+/* Whether x says a field has the wrong JSON type: Kubernetes finds those
+ * while decoding (400), before it validates anything. */
+static bool is_type_error(const struct api_cause *x)
+{
+	static const char *const prefixes[] = {
+		"must be an object, not ",
+		"must be a list, not ",
+		"must be a string, not ",
+		"must be an integer, not ",
+		"must be a boolean (true or false), not ",
+	};
+	if (x->warning)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(x->message, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/* The 400 of a body that does not decode as the kind. */
+static bool type_error(struct wctx *w, const struct api_causes *c)
+{
+	const struct api_kind *k = w->t->kind;
+	struct strbuf msg;
+	size_t n = 0;
+
+	strbuf_init(&msg);
+	strbuf_addf(&msg,
+		    "%s in version \"%s\" cannot be handled as a %s: ", k->kind,
+		    w->t->version, k->kind);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct api_cause *x = &c->v[i];
+
+		if (!is_type_error(x))
+			continue;
+		if (n++)
+			strbuf_addstr(&msg, ", ");
+		if (x->field && *x->field)
+			strbuf_addf(&msg, "%s: ", x->field);
+		strbuf_addstr(&msg, x->message);
+	}
+	if (n)
+		api_resp_status_json(w->resp, 400, "BadRequest", msg.buf, NULL);
+	strbuf_release(&msg);
+	return n > 0;
+}
+
 /* The 422 Invalid of failed validation, one cause per error. */
 static void invalid(struct wctx *w, const json_t *obj,
 		    const struct api_causes *c)
@@ -276,6 +323,8 @@ static void invalid(struct wctx *w, const json_t *obj,
 		strict_error(w, c);
 		return;
 	}
+	if (type_error(w, c))
+		return;
 	details = api_details(w->t->kind, name ? name : "");
 	causes = json_array();
 	strbuf_init(&msg);
@@ -701,6 +750,7 @@ static int delete_one(struct wctx *w, const struct api_obj *o,
 		      const struct delopts *d, json_t **ret_obj, bool *ret_gone)
 {
 	const char *name = o->name;
+	uint64_t before_rv;
 	json_t *before;
 	int rc;
 
@@ -719,6 +769,7 @@ static int delete_one(struct wctx *w, const struct api_obj *o,
 			d->rv, o->rv);
 		return -ECANCELED;
 	}
+	before_rv = api_store_rv(w->a->s);
 	before = api_obj_view(o, w->t->kind, w->t->version);
 	if (d->dry_run) {
 		*ret_obj = before;
@@ -744,7 +795,9 @@ static int delete_one(struct wctx *w, const struct api_obj *o,
 			o = api_store_get(w->a->s, w->sk, o->ns, o->name);
 	}
 	BUG_ON(rc);
-	w->resp->wrote = true;
+	/* Deleting what is already being deleted may change nothing. */
+	if (api_store_rv(w->a->s) != before_rv)
+		w->resp->wrote = true;
 	*ret_gone = !o;
 	if (o) {
 		json_decref(before);

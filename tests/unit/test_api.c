@@ -663,6 +663,28 @@ static void test_crud(void **state)
 		  NULL,
 		  404,
 		  { "\"code\":404" } },
+		/* Brackets in a YAML plain scalar are not nesting. */
+		{ "POST",
+		  "/api/v1/namespaces/default/pods",
+		  NULL,
+		  "application/yaml",
+		  NULL,
+		  "metadata:\n  name: y2\n  annotations:\n    a: x"
+		  "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+		  "["
+		  "[[[[[[[[[[\nspec:\n  containers: [{name: c, image: i}]\n",
+		  201,
+		  { "\"name\":\"y2\"", "\"a\":\"x[[[[" } },
+		{ "POST",
+		  "/api/v1/namespaces/default/pods",
+		  NULL,
+		  "application/yaml",
+		  NULL,
+		  "a: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+		  "[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+		  "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n",
+		  400,
+		  { "not valid YAML" } },
 	};
 	run_steps(*state, steps, ARRAY_SIZE(steps));
 }
@@ -737,6 +759,16 @@ static void test_validation(void **state)
 		  POD("u", ",\"bogus\":1"),
 		  201,
 		  { "\"name\":\"u\"" } },
+		{ "POST",
+		  "/api/v1/namespaces/default/pods",
+		  NULL,
+		  NULL,
+		  NULL,
+		  "{\"metadata\":{\"name\":\"t\"},\"spec\":[1]}",
+		  400,
+		  { "\"reason\":\"BadRequest\"",
+		    "Pod in version \\\"v1\\\" cannot be handled as a Pod: "
+		    "spec: must be an object, not " } },
 	};
 	struct fixture *f = *state;
 	struct api_req r = {
@@ -1226,6 +1258,23 @@ static void test_delete_propagation(void **state)
 		  NULL,
 		  202,
 		  { "\"finalizers\":[\"foregroundDeletion\",\"orphan\"]" } },
+		/* Again: nothing changes, nothing is written. */
+		{ "DELETE",
+		  "/api/v1/namespaces/default/pods/f",
+		  NULL,
+		  NULL,
+		  NULL,
+		  NULL,
+		  202,
+		  { "\"deletionTimestamp\":\"2026-12-01T13:00:01Z\"" } },
+		{ "DELETE",
+		  "/api/v1/namespaces/default/pods/f",
+		  "propagationPolicy=Orphan",
+		  NULL,
+		  NULL,
+		  NULL,
+		  202,
+		  { "\"finalizers\":[\"foregroundDeletion\",\"orphan\"]" } },
 		/* Emptying the finalizers removes the object. */
 		{ "PATCH",
 		  "/api/v1/namespaces/default/pods/f",
@@ -1560,6 +1609,33 @@ static void test_watch_bookmarks_and_batches(void **state)
 	api_watch_free(w);
 }
 
+/* Ages in -w Tables run on the embedded clock, whatever the clock the
+ * daemon pumps watches with. */
+static void test_watch_table_ages(void **state)
+{
+	struct fixture *f = *state;
+	struct api_req r = { .method = "GET",
+			     .path = "/api/v1/nodes",
+			     .query = "watch=1",
+			     .accept = TABLE_ACCEPT };
+	struct api_resp resp;
+	struct strbuf sb;
+
+	api_handle(f->a, &r, T0 + 3600000000LL, &resp);
+	assert_non_null(resp.watch);
+	strbuf_init(&sb);
+	/* A monotonic clock of 5 s since boot, then 2 minutes later. */
+	assert_int_equal(api_watch_next(resp.watch, 5000000, &sb), 1);
+	assert_non_null(strstr(sb.buf, "\"60m\""));
+	put(f, API_KIND_NODE, "{\"metadata\":{\"name\":\"n5\"}}");
+	strbuf_reset(&sb);
+	assert_int_equal(api_watch_next(resp.watch, 125000000, &sb), 1);
+	assert_non_null(strstr(sb.buf, "\"cells\":[\"n5\""));
+	assert_non_null(strstr(sb.buf, "\"62m\""));
+	strbuf_release(&sb);
+	api_resp_release(&resp);
+}
+
 static void test_watch_errors(void **state)
 {
 	static const struct step steps[] = {
@@ -1617,6 +1693,32 @@ static void test_views(void **state)
 		  { "\"kind\":\"ClusterQueueList\"",
 		    "\"apiVersion\":\"kueue.x-k8s.io/v1beta1\"",
 		    "\"cohort\":\"all\"", "!cohortName" } },
+		/* The view is converted once per object version: a change
+		 * shows at once. */
+		{ "PATCH",
+		  "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/cq",
+		  NULL,
+		  "application/merge-patch+json",
+		  NULL,
+		  "{\"spec\":{\"cohortName\":\"other\"}}",
+		  200,
+		  { "\"cohortName\":\"other\"" } },
+		{ "GET",
+		  "/apis/kueue.x-k8s.io/v1beta1/clusterqueues",
+		  NULL,
+		  NULL,
+		  NULL,
+		  NULL,
+		  200,
+		  { "\"cohort\":\"other\"", "!\"cohort\":\"all\"" } },
+		{ "GET",
+		  "/apis/kueue.x-k8s.io/v1beta1/clusterqueues/cq",
+		  NULL,
+		  NULL,
+		  NULL,
+		  NULL,
+		  200,
+		  { "\"cohort\":\"other\"" } },
 	};
 	run_steps(*state, steps, ARRAY_SIZE(steps));
 }
@@ -1645,6 +1747,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_watch, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_watch_bookmarks_and_batches, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_watch_table_ages, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_watch_errors, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_views, setup, teardown),
