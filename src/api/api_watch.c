@@ -77,7 +77,8 @@ static void watch_event(struct api_watch *w, struct strbuf *out,
 					       json_object_get(v, "metadata"),
 					       "resourceVersion")),
 				       NULL);
-			api_table_row(out, v, w->k, w->include, true, now_us);
+			api_table_row_text(out, v, same ? text : NULL, len,
+					   w->k, w->include, true, now_us);
 			strbuf_addstr(out, "]}");
 		} else {
 			api_json_add(out, v);
