@@ -246,32 +246,11 @@ json_t *cl_arr(json_t *o, const char *key)
 	return v;
 }
 
-void cl_time(int64_t us, char buf[32])
-{
-	time_t t = (time_t)(us / 1000000);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-void cl_microtime(int64_t us, char buf[40])
-{
-	time_t t = (time_t)(us / 1000000);
-	struct tm tm;
-	char day[24];
-
-	gmtime_r(&t, &tm);
-	strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, 40, "%s.%06dZ", day, (int)(us % 1000000));
-}
-
 json_t *cl_jtime(int64_t us)
 {
 	char buf[32];
 
-	cl_time(us, buf);
-	return json_string(buf);
+	return json_string(api_store_timestamp(us, buf, sizeof(buf)));
 }
 
 int64_t cl_parse_time(const char *s)

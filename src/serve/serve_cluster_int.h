@@ -30,7 +30,6 @@
 #define CL_FG_FINALIZER	  "foregroundDeletion"
 #define CL_ORPHAN_FINALIZ "orphan"
 #define CL_JOB_COMPONENT  "job-controller"
-#define CL_KUBELET	  "kubelet"
 #define CL_KUBELET_VER	  "v1.35.0"
 /* kube-apiserver's --event-ttl default. */
 #define CL_EVENT_TTL_US (3600 * 1000000LL)
@@ -157,9 +156,7 @@ const char *cl_str(const json_t *o, const char *path);
 /* The object at key of o, created when missing or not an object. */
 json_t *cl_obj(json_t *o, const char *key);
 json_t *cl_arr(json_t *o, const char *key);
-/* RFC 3339 in UTC, seconds ("...Z") or microseconds (MicroTime). */
-void cl_time(int64_t us, char buf[32]);
-void cl_microtime(int64_t us, char buf[40]);
+/* RFC 3339 in UTC with seconds ("2026-12-01T13:00:00Z"). */
 json_t *cl_jtime(int64_t us);
 /* Parse RFC 3339 seconds ("2026-12-01T13:00:00Z"); -1 when not one. */
 int64_t cl_parse_time(const char *s);
