@@ -3,9 +3,10 @@
  * Fuzz target for the API's request decoding: the input is split at its
  * first five newlines into method, path, query, Content-Type and Accept,
  * the rest is the body, and the request is answered on a store with a
- * few objects. Every reply is a valid JSON document (a Status for
- * errors) with a code Kubernetes uses; a refused request changes nothing;
- * a watch it starts is pumped and freed. Leaks are errors under ASan.
+ * few objects. Every JSON reply is a valid document (a Status for
+ * errors; /openapi/v2 is protobuf) with a code Kubernetes uses; a refused
+ * request changes nothing; a watch it starts is pumped and freed. Leaks
+ * are errors under ASan.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -29,6 +30,9 @@ static const char *const seed[][2] = {
 		  "\"name\":\"c\",\"image\":\"i\"}]}}" },
 	{ "pods", "{\"metadata\":{\"name\":\"p2\",\"namespace\":\"default\","
 		  "\"finalizers\":[\"x/y\"]},\"spec\":{\"nodeName\":\"n1\"}}" },
+	{ "pods", "{\"metadata\":{\"name\":\"p3\",\"namespace\":\"default\","
+		  "\"finalizers\":[\"orphan\"],\"deletionTimestamp\":"
+		  "\"2026-12-01T13:00:00Z\"}}" },
 };
 
 /* The next newline-terminated field of the input, as a new string. */
@@ -88,7 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)api_watch_next(resp.watch, T0 + i * 70000000LL,
 					     &out);
 		strbuf_release(&out);
-	} else {
+	} else if (!strncmp(resp.content_type, "application/json", 16)) {
 		json_t *v = json_loadb(resp.body.buf, resp.body.len, 0, NULL);
 
 		BUG_ON(!v);

@@ -95,6 +95,17 @@ static void add_strings(struct strbuf *out, const char *key,
 	strbuf_addch(out, ']');
 }
 
+/* The verbs, short names and categories of a resource, as both
+ * discovery forms write them. */
+static void add_verbs_names(struct strbuf *out, const struct api_kind *k)
+{
+	strbuf_addstr(out, ",\"verbs\":" VERBS);
+	add_strings(out, "shortNames", k->short_names,
+		    ARRAY_SIZE(k->short_names));
+	add_strings(out, "categories", k->categories,
+		    ARRAY_SIZE(k->categories));
+}
+
 /* Aggregated discovery */
 
 static void response_kind(struct strbuf *out, const char *group,
@@ -119,11 +130,7 @@ static void agg_resource(struct strbuf *out, const struct api_kind *k,
 	strbuf_addf(out, ",\"scope\":\"%s\",\"singularResource\":",
 		    k->namespaced ? "Namespaced" : "Cluster");
 	strbuf_add_json_string(out, k->singular);
-	strbuf_addstr(out, ",\"verbs\":" VERBS);
-	add_strings(out, "shortNames", k->short_names,
-		    ARRAY_SIZE(k->short_names));
-	add_strings(out, "categories", k->categories,
-		    ARRAY_SIZE(k->categories));
+	add_verbs_names(out, k);
 	if (k->subresources) {
 		bool first = true;
 
@@ -287,11 +294,7 @@ static void resource_list(struct strbuf *out, const char *group,
 		strbuf_add_json_string(out, k->singular);
 		strbuf_addf(out, ",\"namespaced\":%s,\"kind\":", ns);
 		strbuf_add_json_string(out, k->kind);
-		strbuf_addstr(out, ",\"verbs\":" VERBS);
-		add_strings(out, "shortNames", k->short_names,
-			    ARRAY_SIZE(k->short_names));
-		add_strings(out, "categories", k->categories,
-			    ARRAY_SIZE(k->categories));
+		add_verbs_names(out, k);
 		strbuf_addch(out, '}');
 		if (k->subresources & API_SUB_STATUS)
 			strbuf_addf(out,
@@ -335,6 +338,21 @@ static void version(const struct api *a, struct api_resp *resp)
 
 /* OpenAPI v3 */
 
+/* The path of one object of kind k at version, as OpenAPI names it. */
+static void kind_path(const struct api_kind *k, const char *version, char *path,
+		      size_t size)
+{
+	if (*k->group)
+		snprintf(path, size, "/apis/%s/%s/%s%s/{name}", k->group,
+			 version,
+			 k->namespaced ? "namespaces/{namespace}/" : "",
+			 k->resource);
+	else
+		snprintf(path, size, "/api/%s/%s%s/{name}", version,
+			 k->namespaced ? "namespaces/{namespace}/" : "",
+			 k->resource);
+}
+
 static void openapi_doc(const struct api *a, struct strbuf *out,
 			const char *group, const char *version)
 {
@@ -352,16 +370,7 @@ static void openapi_doc(const struct api *a, struct strbuf *out,
 
 		if (!serves(k, group, version))
 			continue;
-		if (*group)
-			snprintf(path, sizeof(path), "/apis/%s/%s/%s%s/{name}",
-				 group, version,
-				 k->namespaced ? "namespaces/{namespace}/" : "",
-				 k->resource);
-		else
-			snprintf(path, sizeof(path), "/api/%s/%s%s/{name}",
-				 version,
-				 k->namespaced ? "namespaces/{namespace}/" : "",
-				 k->resource);
+		kind_path(k, version, path, sizeof(path));
 		if (!first)
 			strbuf_addch(out, ',');
 		first = false;
@@ -421,6 +430,123 @@ static void openapi_index(const struct api *a, struct strbuf *out)
 		}
 	}
 	strbuf_addstr(out, "}}");
+}
+
+/*
+ * OpenAPI v2, as kubectl 1.27 and 1.28 read it (protobuf, gnostic's
+ * openapi.v2.Document): only what their field validation check looks
+ * at, each kind's PATCH operation with its group-version-kind and a
+ * fieldValidation query parameter. Field numbers are those of
+ * OpenAPIv2.proto.
+ */
+
+static void pb_key(struct strbuf *out, unsigned field, unsigned wire)
+{
+	unsigned v = field << 3 | wire;
+
+	while (v >= 0x80) {
+		strbuf_addch(out, (char)(v | 0x80));
+		v >>= 7;
+	}
+	strbuf_addch(out, (char)v);
+}
+
+static void pb_bytes(struct strbuf *out, unsigned field, const void *p,
+		     size_t len)
+{
+	size_t v = len;
+
+	pb_key(out, field, 2);
+	while (v >= 0x80) {
+		strbuf_addch(out, (char)(v | 0x80));
+		v >>= 7;
+	}
+	strbuf_addch(out, (char)v);
+	strbuf_add(out, p, len);
+}
+
+static void pb_str(struct strbuf *out, unsigned field, const char *s)
+{
+	pb_bytes(out, field, s, strlen(s));
+}
+
+/* The message in msg as field of out; msg is emptied. */
+static void pb_msg(struct strbuf *out, unsigned field, struct strbuf *msg)
+{
+	pb_bytes(out, field, msg->buf, msg->len);
+	strbuf_reset(msg);
+}
+
+/* A PATCH operation (Operation) for kind k at version. */
+static void pb_patch_op(struct strbuf *op, const struct api_kind *k,
+			const char *version)
+{
+	static const char *const params[] = { "dryRun", "fieldManager",
+					      "fieldValidation", "force" };
+	struct strbuf a, b, yaml;
+
+	strbuf_init(&a);
+	strbuf_init(&b);
+	strbuf_init(&yaml);
+	strbuf_addf(&yaml, "patch%s", k->kind);
+	pb_str(op, 5, yaml.buf);
+	for (size_t i = 0; i < ARRAY_SIZE(params); i++) {
+		/* QueryParameterSubSchema in NonBodyParameter in Parameter
+		 * in ParametersItem. */
+		pb_str(&a, 2, "query");
+		pb_str(&a, 4, params[i]);
+		pb_str(&a, 6,
+		       strcmp(params[i], "force") ? "string" : "boolean");
+		pb_msg(&b, 3, &a);
+		pb_msg(&a, 2, &b);
+		pb_msg(&b, 1, &a);
+		pb_msg(op, 8, &b);
+	}
+	strbuf_reset(&yaml);
+	strbuf_addstr(&yaml, "group: ");
+	strbuf_add_json_string(&yaml, k->group);
+	strbuf_addf(&yaml, "\nkind: %s\nversion: %s\n", k->kind, version);
+	pb_str(&a, 2, yaml.buf); /* Any.yaml */
+	pb_str(&b, 1, "x-kubernetes-group-version-kind");
+	pb_msg(&b, 2, &a);
+	pb_msg(op, 13, &b);
+	strbuf_release(&a);
+	strbuf_release(&b);
+	strbuf_release(&yaml);
+}
+
+static void openapi_v2(const struct api *a, struct strbuf *out)
+{
+	const char *gv =
+		a->hooks.git_version ? a->hooks.git_version : "v1.35.0";
+	struct strbuf m, item, paths;
+
+	strbuf_init(&m);
+	strbuf_init(&item);
+	strbuf_init(&paths);
+	pb_str(out, 1, "2.0");
+	pb_str(&m, 1, "Kubernetes");
+	pb_str(&m, 2, gv);
+	pb_msg(out, 2, &m);
+	for (size_t i = 0; i < api_kind_count(); i++) {
+		const struct api_kind *k = api_kind_at(i);
+
+		for (size_t v = 0;
+		     v < ARRAY_SIZE(k->versions) && k->versions[v]; v++) {
+			char path[512];
+
+			kind_path(k, k->versions[v], path, sizeof(path));
+			pb_patch_op(&m, k, k->versions[v]);
+			pb_msg(&item, 8, &m);  /* PathItem.patch */
+			pb_str(&m, 1, path);   /* NamedPathItem.name */
+			pb_msg(&m, 2, &item);  /* NamedPathItem.value */
+			pb_msg(&paths, 2, &m); /* Paths.path */
+		}
+	}
+	pb_msg(out, 8, &paths);
+	strbuf_release(&m);
+	strbuf_release(&item);
+	strbuf_release(&paths);
 }
 
 /* The group named g (a path segment), or NULL. */
@@ -495,6 +621,11 @@ int api_discovery(struct api *a, const struct api_req *r, struct api_resp *resp)
 		   strlen(p) == 7 + strlen(name) + strlen(ver) && *name &&
 		   has_version(find_group(g, n, name), ver)) {
 		resource_list(&resp->body, name, ver);
+	} else if (!strcmp(p, "/openapi/v2")) {
+		openapi_v2(a, &resp->body);
+		resp->content_type =
+			"application/com.github.proto-openapi.spec."
+			"v2.v1.0+protobuf";
 	} else if (!strcmp(p, "/openapi/v3") || !strcmp(p, "/openapi/v3/")) {
 		openapi_index(a, &resp->body);
 	} else if (sscanf(p, "/openapi/v3/api/%63[^/]", ver) == 1 &&

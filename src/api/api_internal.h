@@ -85,13 +85,11 @@ void api_table_open(struct strbuf *out, const struct api_kind *k,
 void api_table_row(struct strbuf *out, const json_t *obj,
 		   const struct api_kind *k, const char *include, bool first,
 		   int64_t now_us);
-/* The same, with obj's metadata already as compact JSON text (meta, len:
- * api_obj_meta_text() of the stored object obj is the view of), copied
- * instead of encoded again. */
-void api_table_row_meta(struct strbuf *out, const json_t *obj,
-			const struct api_kind *k, const char *include,
-			bool first, int64_t now_us, const char *meta,
-			size_t len);
+/* The same, with text[0..len) obj's compact text (its metadata is copied
+ * from it instead of encoded); text may be NULL. */
+void api_table_row_text(struct strbuf *out, const json_t *obj, const char *text,
+			size_t len, const struct api_kind *k,
+			const char *include, bool first, int64_t now_us);
 
 /* The handlers of each part. */
 void api_get(struct api *a, const struct api_target *t,
@@ -103,9 +101,10 @@ void api_list(struct api *a, const struct api_target *t,
 void api_write(struct api *a, const struct api_target *t,
 	       const struct api_query *q, const struct api_req *r,
 	       int64_t now_us, struct api_resp *resp);
+/* now_us: the embedded clock (Table ages in events continue from it). */
 void api_watch_start(struct api *a, const struct api_target *t,
 		     const struct api_query *q, const struct api_req *r,
-		     struct api_resp *resp);
+		     int64_t now_us, struct api_resp *resp);
 /* Discovery, /version and /openapi: 1 when path was one of theirs. */
 int api_discovery(struct api *a, const struct api_req *r,
 		  struct api_resp *resp);

@@ -154,3 +154,85 @@ void api_json_add(struct strbuf *out, const json_t *v)
 		strbuf_addstr(out, "null");
 	}
 }
+
+/* The end of the JSON string that starts at p (a quote), or NULL. */
+static const char *string_end(const char *p, const char *end)
+{
+	for (p++; p < end; p++) {
+		if (*p == '\\')
+			p++;
+		else if (*p == '"')
+			return p + 1;
+	}
+	return NULL;
+}
+
+static const char *skip_space(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+/* The end of the JSON value that starts at p, or NULL. */
+static const char *value_end(const char *p, const char *end)
+{
+	int depth = 0;
+
+	if (p < end && *p == '"')
+		return string_end(p, end);
+	for (; p < end; p++) {
+		if (*p == '"') {
+			p = string_end(p, end);
+			if (!p)
+				return NULL;
+			p--;
+		} else if (*p == '{' || *p == '[') {
+			depth++;
+		} else if (*p == '}' || *p == ']') {
+			if (depth-- == 0)
+				return p;
+			if (depth == 0)
+				return p + 1;
+		} else if (*p == ',' && depth == 0) {
+			return p;
+		}
+	}
+	return depth == 0 ? p : NULL;
+}
+
+bool api_json_member(const char *text, size_t len, const char *key,
+		     const char **ret_val, size_t *ret_len)
+{
+	const char *p = text, *end = text + len;
+	size_t klen = strlen(key);
+
+	p = skip_space(p, end);
+	if (p == end || *p != '{')
+		return false;
+	p = skip_space(p + 1, end);
+	while (p < end && *p == '"') {
+		const char *kend = string_end(p, end), *v, *vend;
+
+		if (!kend)
+			return false;
+		v = skip_space(kend, end);
+		if (v == end || *v != ':')
+			return false;
+		v = skip_space(v + 1, end);
+		vend = value_end(v, end);
+		if (!vend)
+			return false;
+		if ((size_t)(kend - p) == klen + 2 &&
+		    !memcmp(p + 1, key, klen)) {
+			*ret_val = v;
+			*ret_len = (size_t)(vend - v);
+			return true;
+		}
+		p = skip_space(vend, end);
+		if (p == end || *p != ',')
+			return false;
+		p = skip_space(p + 1, end);
+	}
+	return false;
+}

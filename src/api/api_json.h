@@ -10,6 +10,8 @@
 #define ECHELON_API_JSON_H
 
 #include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 #include "base/strbuf.h"
 
@@ -17,5 +19,13 @@
 void api_json_add(struct strbuf *out, const json_t *v);
 /* Append the string s[0..len) quoted and escaped as JSON. */
 void api_json_add_string(struct strbuf *out, const char *s, size_t len);
+/*
+ * The value of member key of the JSON object text[0..len) (valid JSON, as
+ * this encoder or jansson writes it), found by scanning instead of
+ * parsing: true with *ret_val and *ret_len set to its text, false when
+ * text is no object or has no such top-level member.
+ */
+bool api_json_member(const char *text, size_t len, const char *key,
+		     const char **ret_val, size_t *ret_len);
 
 #endif

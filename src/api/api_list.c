@@ -132,7 +132,6 @@ static int list_one(void *ctx, const struct api_obj *o)
 {
 	struct list_walk *w = ctx;
 	const struct api_kind *k = w->t->kind;
-	bool same = o->kind == k && !strcmp(w->t->version, k->versions[0]);
 	json_t *v = NULL;
 
 	if (w->sel) {
@@ -148,22 +147,17 @@ static int list_one(void *ctx, const struct api_obj *o)
 		return 1;
 	}
 	if (w->table != API_TABLE_NONE) {
-		const char *meta = NULL;
-		size_t len = 0;
-
 		if (!v)
 			v = api_obj_view(o, k, w->t->version);
-		if (same) /* the stored object is the view */
-			meta = api_obj_meta_text(o, &len);
-		api_table_row_meta(w->items, v, k, w->include, !w->count,
-				   w->now_us, meta, len);
+		size_t len;
+		const char *text = api_store_view(o, k, w->t->version, &len);
+
+		api_table_row_text(w->items, v, text, len, k, w->include,
+				   !w->count, w->now_us);
 	} else {
 		if (w->count)
 			strbuf_addch(w->items, ',');
-		if (same || !v)
-			api_add_obj(w->items, o, k, w->t->version);
-		else
-			api_json_add(w->items, v);
+		api_add_obj(w->items, o, k, w->t->version);
 	}
 	json_decref(v);
 	w->count++;

@@ -23,6 +23,7 @@
 #include "base/alloc.h"
 #include "base/diag.h"
 #include "base/strbuf.h"
+#include "base/text.h"
 #include "manifest/ytree.h"
 
 #include "base/banned.h"
@@ -897,6 +898,35 @@ static int yaml_error(const struct diag *d, struct errbuf *err)
 			  m->col, m->text);
 }
 
+/*
+ * Bodies must be UTF-8 without NUL bytes before libfyaml sees them: its
+ * scanner loops forever on some invalid sequences in a directive line
+ * (as manifest.c found), and takes a NUL for the end of the input.
+ */
+static int check_text(const char *body, size_t len, struct errbuf *err)
+{
+	const unsigned char *u = (const unsigned char *)body;
+	int line, col;
+	size_t n;
+
+	if (text_find_nul(body, len, &line, &col) < len)
+		return errbuf_set(err, -EINVAL,
+				  "line %d, column %d: NUL byte (0x00) in "
+				  "the body",
+				  line, col);
+	for (size_t i = 0; i < len; i += n) {
+		n = u[i] < 0x80 ? 1 : text_utf8_len(u + i, len - i);
+		if (n == 0) {
+			text_position(body, i, &line, &col);
+			return errbuf_set(err, -EINVAL,
+					  "line %d, column %d: not UTF-8 "
+					  "(byte 0x%02x)",
+					  line, col, u[i]);
+		}
+	}
+	return 0;
+}
+
 int api_patch_decode_yaml(const char *body, size_t len, int max_depth,
 			  json_t **ret, struct errbuf *err)
 {
@@ -906,6 +936,10 @@ int api_patch_decode_yaml(const char *body, size_t len, int max_depth,
 	json_t *out = NULL;
 	int rc;
 
+	if (!body)
+		len = 0;
+	if ((rc = check_text(body, len, err)) < 0)
+		return rc;
 	diag_init(&d);
 	p = yparser_new(body ? body : "", body ? len : 0, false, "body", &d);
 	rc = yparser_next(p, &root);

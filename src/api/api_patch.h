@@ -49,9 +49,9 @@ int api_patch_apply(const struct api_kind *k, enum api_patch_type type,
  * bytes into *ret (new reference): one document, plain scalars typed by
  * YAML 1.2's core schema (null, true/false, integers, floats; everything
  * else a string), mapping keys as strings, at most max_depth nested
- * collections. Aliases, non-scalar keys, .inf and .nan, and more than one
- * document are refused. -EINVAL with "line L, column C: what is wrong" in
- * err.
+ * collections. Aliases, non-scalar keys, .inf and .nan, more than one
+ * document, NUL bytes and text that is not UTF-8 are refused. -EINVAL with
+ * "line L, column C: what is wrong" in err.
  */
 int api_patch_decode_yaml(const char *body, size_t len, int max_depth,
 			  json_t **ret, struct errbuf *err) MUST_CHECK;

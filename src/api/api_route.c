@@ -504,7 +504,7 @@ static void dispatch(struct api *a, const struct api_target *t,
 		else if (t->name)
 			api_get(a, t, q, r, now_us, resp);
 		else if (q->watch)
-			api_watch_start(a, t, q, r, resp);
+			api_watch_start(a, t, q, r, now_us, resp);
 		else
 			api_list(a, t, q, r, now_us, resp);
 		return;
@@ -568,15 +568,10 @@ json_t *api_obj_view(const struct api_obj *o, const struct api_kind *k,
 void api_add_obj(struct strbuf *out, const struct api_obj *o,
 		 const struct api_kind *k, const char *version)
 {
-	json_t *v;
+	size_t len;
+	const char *text = api_store_view(o, k, version, &len);
 
-	if (o->kind == k && (!version || !strcmp(version, k->versions[0]))) {
-		strbuf_add(out, o->text, o->len);
-		return;
-	}
-	v = api_kind_convert(o->body, k, version);
-	api_json_add(out, v);
-	json_decref(v);
+	strbuf_add(out, text, len);
 }
 
 void api_table_open(struct strbuf *out, const struct api_kind *k,
@@ -612,19 +607,13 @@ void api_table_open(struct strbuf *out, const struct api_kind *k,
 	strbuf_addstr(out, "],\"rows\":[");
 }
 
-void api_table_row(struct strbuf *out, const json_t *obj,
-		   const struct api_kind *k, const char *include, bool first,
-		   int64_t now_us)
-{
-	api_table_row_meta(out, obj, k, include, first, now_us, NULL, 0);
-}
-
-void api_table_row_meta(struct strbuf *out, const json_t *obj,
-			const struct api_kind *k, const char *include,
-			bool first, int64_t now_us, const char *meta,
-			size_t len)
+void api_table_row_text(struct strbuf *out, const json_t *obj, const char *text,
+			size_t len, const struct api_kind *k,
+			const char *include, bool first, int64_t now_us)
 {
 	json_t *cells = json_array();
+	const char *md;
+	size_t mdlen;
 
 	if (k->cells)
 		k->cells(obj, now_us, cells);
@@ -637,18 +626,28 @@ void api_table_row_meta(struct strbuf *out, const json_t *obj,
 	}
 	strbuf_addstr(out, ",\"object\":");
 	if (include && !strcmp(include, "Object")) {
-		api_json_add(out, obj);
+		if (text)
+			strbuf_add(out, text, len);
+		else
+			api_json_add(out, obj);
 	} else {
 		strbuf_addstr(out, "{\"kind\":\"PartialObjectMetadata\","
 				   "\"apiVersion\":\"meta.k8s.io/v1\","
 				   "\"metadata\":");
-		if (meta)
-			strbuf_add(out, meta, len);
+		if (text && api_json_member(text, len, "metadata", &md, &mdlen))
+			strbuf_add(out, md, mdlen);
 		else
 			api_json_add(out, json_object_get(obj, "metadata"));
 		strbuf_addch(out, '}');
 	}
 	strbuf_addch(out, '}');
+}
+
+void api_table_row(struct strbuf *out, const json_t *obj,
+		   const struct api_kind *k, const char *include, bool first,
+		   int64_t now_us)
+{
+	api_table_row_text(out, obj, NULL, 0, k, include, first, now_us);
 }
 
 void api_resp_obj(struct api_resp *resp, int code, const json_t *obj,
@@ -721,7 +720,7 @@ int api_decode_body(const struct api_req *r, bool patch, json_t **ret,
 {
 	struct errbuf err;
 	char mt[96];
-	bool yaml = false;
+	bool yaml = false, deep;
 	json_error_t jerr;
 	json_t *v = NULL;
 
@@ -747,13 +746,19 @@ int api_decode_body(const struct api_req *r, bool patch, json_t **ret,
 				"the request body is empty");
 		return -EINVAL;
 	}
-	if (json_depth(r->body, r->body_len, API_MAX_DEPTH) > API_MAX_DEPTH) {
+	/* Brackets counted outside JSON strings: a YAML body may hold them
+	 * in plain scalars, so it goes to the YAML decoder, which counts
+	 * its collections itself. */
+	deep = json_depth(r->body, r->body_len, API_MAX_DEPTH) > API_MAX_DEPTH;
+	if (deep && !yaml) {
 		api_resp_status(resp, 400, "BadRequest",
 				"the request body nests deeper than %d levels",
 				API_MAX_DEPTH);
 		return -EINVAL;
 	}
-	v = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!deep)
+		v = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES,
+			       &jerr);
 	if (!v && yaml) {
 		if (api_patch_decode_yaml(r->body, r->body_len, API_MAX_DEPTH,
 					  &v, &err)) {

@@ -25,12 +25,15 @@
 
 /* One version of an object; pub.* point into it. */
 struct sobj {
-	struct api_obj pub; /* first: an api_obj of the store is a sobj */
+	struct api_obj pub;
 	unsigned ref;
 	char *ns, *name, *uid;
 	char *text;
-	char *meta; /* api_obj_meta_text(), made at first use */
-	size_t meta_len;
+	/* The last view asked for (api_store_view). */
+	const struct api_kind *view_kind;
+	const char *view_version;
+	char *view_text;
+	size_t view_len;
 };
 
 struct kindset {
@@ -64,7 +67,7 @@ static void sobj_unref(struct sobj *o)
 	free(o->name);
 	free(o->uid);
 	free(o->text);
-	free(o->meta);
+	free(o->view_text);
 	free(o);
 }
 
@@ -109,6 +112,36 @@ const char *api_store_timestamp(int64_t us, char *buf, size_t size)
 	if (!strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm) && size)
 		buf[0] = '\0';
 	return buf;
+}
+
+const char *api_store_view(const struct api_obj *o, const struct api_kind *k,
+			   const char *version, size_t *ret_len)
+{
+	/* pub is the first member: the version this object is. */
+	struct sobj *so = (struct sobj *)o;
+	struct strbuf sb;
+	json_t *v;
+
+	if (!version)
+		version = k->versions[0];
+	if (o->kind == k && !strcmp(version, k->versions[0])) {
+		*ret_len = o->len;
+		return o->text;
+	}
+	if (so->view_kind != k || strcmp(so->view_version, version)) {
+		v = api_kind_convert(o->body, k, version);
+		strbuf_init(&sb);
+		api_json_add(&sb, v);
+		json_decref(v);
+		free(so->view_text);
+		so->view_len = sb.len;
+		so->view_text = strbuf_take(&sb);
+		strbuf_release(&sb);
+		so->view_kind = k;
+		so->view_version = version;
+	}
+	*ret_len = so->view_len;
+	return so->view_text;
 }
 
 struct api_store *api_store_new(const struct api_store_options *o)
@@ -230,22 +263,6 @@ static struct sobj *lookup(const struct api_store *s, const struct api_kind *k,
 	if (ret_at)
 		*ret_at = at;
 	return found ? ks->objs.items[at] : NULL;
-}
-
-const char *api_obj_meta_text(const struct api_obj *o, size_t *ret_len)
-{
-	struct sobj *so = (struct sobj *)o; /* the cache is not the value */
-	struct strbuf sb;
-
-	if (!so->meta) {
-		strbuf_init(&sb);
-		api_json_add(&sb, json_object_get(o->body, "metadata"));
-		so->meta_len = sb.len;
-		so->meta = strbuf_take(&sb);
-		strbuf_release(&sb);
-	}
-	*ret_len = so->meta_len;
-	return so->meta;
 }
 
 const struct api_obj *api_store_get(const struct api_store *s,

@@ -67,11 +67,6 @@ uint64_t api_store_rv(const struct api_store *s);
 uint64_t api_store_oldest_rv(const struct api_store *s);
 size_t api_store_count(const struct api_store *s, const struct api_kind *k);
 
-/* The compact JSON text of o's metadata (as api_json_add() writes it),
- * made at first use and kept with this version of the object: a write
- * makes a new version. Valid while o is. For Table rows of lists. */
-const char *api_obj_meta_text(const struct api_obj *o, size_t *ret_len);
-
 const struct api_obj *api_store_get(const struct api_store *s,
 				    const struct api_kind *k, const char *ns,
 				    const char *name);
@@ -122,6 +117,16 @@ int api_store_delete(struct api_store *s, const struct api_kind *k,
  * object. metadata.generation counts changes outside metadata and status.
  * The object as last deleted stays valid until the next write.
  */
+
+/*
+ * o's compact text as kind k at version (NULL: k's preferred): o->text
+ * when that is o's own form, else the view (another served version of
+ * its kind, or a kind sharing its storage) converted once per object
+ * version and kept with it. *ret_len gets its length. Valid as long as
+ * o->text is.
+ */
+const char *api_store_view(const struct api_obj *o, const struct api_kind *k,
+			   const char *version, size_t *ret_len);
 
 /* now_us as RFC 3339 UTC with seconds ("2026-12-01T13:00:00Z") in buf
  * (≥ 21 bytes); returns buf. */

@@ -551,57 +551,77 @@ void api_table_event(const json_t *obj, int64_t now_us, json_t *cells)
 	json_decref(ev);
 }
 
+/* One requirement of a selector as printed, with its key to sort by. */
+struct sel_req {
+	const char *key;
+	char *text;
+};
+
+static int cmp_req(const void *a, const void *b)
+{
+	const struct sel_req *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : strcmp(x->text, y->text);
+}
+
+/* "key in (a,b)": the values sorted, as Kubernetes prints a set. */
+static void format_set(const json_t *vals, struct strbuf *out)
+{
+	size_t n = json_array_size(vals), m = 0;
+	const char **v = xcalloc(n + 1, sizeof(*v));
+
+	for (size_t i = 0; i < n; i++)
+		if (json_string_value(json_array_get(vals, i)))
+			v[m++] = json_string_value(json_array_get(vals, i));
+	qsort(v, m, sizeof(*v), cmp_str);
+	strbuf_addch(out, '(');
+	for (size_t i = 0; i < m; i++)
+		strbuf_addf(out, "%s%s", i ? "," : "", v[i]);
+	strbuf_addch(out, ')');
+	free(v);
+}
+
 /* A label selector as Kubernetes prints one: requirements sorted by key,
  * "k=v", "k in (a,b)", "k notin (a)", "k", "!k"; "<none>" when empty. */
 static void format_selector(const json_t *sel, struct strbuf *out)
 {
 	const json_t *ml = api_kind_field(sel, "matchLabels"), *v, *e;
-	const char **reqs;
+	const json_t *exprs = api_kind_field(sel, "matchExpressions");
+	struct sel_req *reqs;
 	struct strbuf one;
 	const char *key;
-	size_t n = 0, i, cap;
+	size_t n = 0, i;
 
-	cap = json_object_size(ml) +
-	      json_array_size(api_kind_field(sel, "matchExpressions"));
-	reqs = xcalloc(cap + 1, sizeof(*reqs));
+	reqs = xcalloc(json_object_size(ml) + json_array_size(exprs) + 1,
+		       sizeof(*reqs));
 	strbuf_init(&one);
 	json_object_foreach((json_t *)ml, key, v)
 	{
 		strbuf_addf(&one, "%s=%s", key,
 			    json_string_value(v) ? json_string_value(v) : "");
-		reqs[n++] = strbuf_take(&one);
+		reqs[n].key = key;
+		reqs[n++].text = strbuf_take(&one);
 	}
-	json_array_foreach(api_kind_field(sel, "matchExpressions"), i, e)
+	json_array_foreach(exprs, i, e)
 	{
 		const char *op = str_or_empty(e, "operator");
-		const json_t *vals = api_kind_field(e, "values"), *x;
-		size_t j;
+		const char *k = str_or_empty(e, "key");
 
-		strbuf_addstr(&one, str_or_empty(e, "key"));
-		if (strcmp(op, "Exists") == 0) {
-			/* the key alone */
-		} else if (strcmp(op, "DoesNotExist") == 0) {
-			strbuf_reset(&one);
-			strbuf_addf(&one, "!%s", str_or_empty(e, "key"));
-		} else {
-			strbuf_addstr(&one, strcmp(op, "NotIn") == 0
-						    ? " notin ("
-						    : " in (");
-			json_array_foreach(vals, j, x)
-			{
-				strbuf_addf(&one, "%s%s", j ? "," : "",
-					    json_string_value(x)
-						    ? json_string_value(x)
-						    : "");
-			}
-			strbuf_addch(&one, ')');
+		if (strcmp(op, "DoesNotExist") == 0)
+			strbuf_addch(&one, '!');
+		strbuf_addstr(&one, k);
+		if (strcmp(op, "In") == 0 || strcmp(op, "NotIn") == 0) {
+			strbuf_addstr(&one, op[0] == 'N' ? " notin " : " in ");
+			format_set(api_kind_field(e, "values"), &one);
 		}
-		reqs[n++] = strbuf_take(&one);
+		reqs[n].key = k;
+		reqs[n++].text = strbuf_take(&one);
 	}
-	qsort(reqs, n, sizeof(*reqs), cmp_str);
+	qsort(reqs, n, sizeof(*reqs), cmp_req);
 	for (i = 0; i < n; i++) {
-		strbuf_addf(out, "%s%s", i ? "," : "", reqs[i]);
-		free((char *)reqs[i]);
+		strbuf_addf(out, "%s%s", i ? "," : "", reqs[i].text);
+		free(reqs[i].text);
 	}
 	if (!n)
 		strbuf_addstr(out, "<none>");

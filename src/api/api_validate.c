@@ -166,13 +166,67 @@ static void decode(const char *text, size_t len, enum api_field_validation fv,
 	cluster_release(&scratch);
 }
 
-/* Decode only the metadata, for the kinds the manifests do not hold. */
+/* The fields of the kinds the manifests do not hold, as Kubernetes
+ * defines them: anything else is an unknown field. */
+static const char *const core_event_fields[] = { "apiVersion",
+						 "kind",
+						 "metadata",
+						 "involvedObject",
+						 "reason",
+						 "message",
+						 "source",
+						 "firstTimestamp",
+						 "lastTimestamp",
+						 "count",
+						 "type",
+						 "eventTime",
+						 "series",
+						 "action",
+						 "related",
+						 "reportingComponent",
+						 "reportingInstance",
+						 NULL };
+static const char *const event_v1_fields[] = { "apiVersion",
+					       "kind",
+					       "metadata",
+					       "eventTime",
+					       "series",
+					       "reportingController",
+					       "reportingInstance",
+					       "action",
+					       "reason",
+					       "regarding",
+					       "related",
+					       "note",
+					       "type",
+					       "deprecatedSource",
+					       "deprecatedFirstTimestamp",
+					       "deprecatedLastTimestamp",
+					       "deprecatedCount",
+					       NULL };
+static const char *const lease_fields[] = { "apiVersion", "kind", "metadata",
+					    "spec", NULL };
+static const char *const lease_spec_fields[] = {
+	"holderIdentity",   "leaseDurationSeconds",
+	"acquireTime",	    "renewTime",
+	"leaseTransitions", "strategy",
+	"preferredHolder",  NULL
+};
+
+/*
+ * Decode only the metadata, for the kinds the manifests do not hold, and
+ * check the fields of the object (and of its spec, when spec_known) with
+ * the decoders' own helper, so unknown fields read as they do for every
+ * other kind.
+ */
 static void decode_metadata(const char *text, size_t len, bool namespaced,
+			    const char *const *known,
+			    const char *const *spec_known,
 			    enum api_field_validation fv,
 			    struct api_causes *out)
 {
 	struct cluster scratch, batch;
-	struct ynode *root = NULL;
+	struct ynode *root = NULL, *spec;
 	struct dec_meta m;
 	struct yparser *p;
 	struct diag d;
@@ -189,6 +243,14 @@ static void decode_metadata(const char *text, size_t len, bool namespaced,
 
 		(void)rc;
 		dec_meta_release(&m);
+		dec_check_fields(&x, root, known, NULL);
+		spec = dec_get(root, "spec");
+		if (spec_known && spec && spec->type == YNODE_MAP) {
+			size_t l = dec_push(&x, "spec");
+
+			dec_check_fields(&x, spec, spec_known, NULL);
+			dec_pop(&x, l);
+		}
 	}
 	yparser_free(p);
 	take_diag(&d, fv, out);
@@ -258,12 +320,19 @@ static void check_new_event(const json_t *ev, const struct event_names *f,
 	}
 }
 
+/* Whether an Event is in its events.k8s.io/v1 shape. */
+static bool event_v1_shape(const struct api_kind *k, const json_t *ev)
+{
+	const struct api_kind *v1 = api_kind_at(API_KIND_EVENT_V1);
+
+	return api_kind_of(str(ev, "apiVersion"), "Event") == v1 ||
+	       (k == v1 && !str(ev, "apiVersion"));
+}
+
 static void check_event(const struct api_kind *k, const json_t *ev,
 			struct api_causes *out)
 {
-	const struct api_kind *v1 = api_kind_at(API_KIND_EVENT_V1);
-	bool v1_shape = api_kind_of(str(ev, "apiVersion"), "Event") == v1 ||
-			(k == v1 && !str(ev, "apiVersion"));
+	bool v1_shape = event_v1_shape(k, ev);
 	struct event_names f = { "involvedObject", "message",
 				 "reportingComponent" };
 	const char *ns = str(meta(ev), "namespace");
@@ -431,6 +500,23 @@ static void check_update(const struct api_kind *k, const json_t *obj,
 	}
 }
 
+/* Whether a Workload's admission holds v1beta2's compact topology
+ * slices, which the decoder reads only as v1beta1's domain list. */
+static bool has_slices(const json_t *obj)
+{
+	const json_t *psa =
+		api_kind_field(obj, "status.admission.podSetAssignments");
+	const json_t *a;
+	size_t i;
+
+	json_array_foreach(psa, i, a)
+	{
+		if (api_kind_field(a, "topologyAssignment.slices"))
+			return true;
+	}
+	return false;
+}
+
 int api_validate(const struct api_kind *k, const json_t *obj, const json_t *old,
 		 enum api_field_validation fv, struct api_causes *out)
 {
@@ -449,16 +535,28 @@ int api_validate(const struct api_kind *k, const json_t *obj, const json_t *old,
 		if (!ns || !*ns)
 			causef(out, "metadata.namespace", false, "is required");
 	}
-	text = json_dumps(obj, JSON_COMPACT);
+	if (k->id == API_KIND_WORKLOAD && has_slices(obj)) {
+		/* Decoded as v1beta1, whose domains carry the same pods. */
+		json_t *v1 = api_kind_convert(obj, k, "v1beta1");
+
+		text = json_dumps(v1, JSON_COMPACT);
+		json_decref(v1);
+	} else {
+		text = json_dumps(obj, JSON_COMPACT);
+	}
 	BUG_ON(!text);
 	switch ((enum api_kind_id)k->id) {
 	case API_KIND_EVENT:
 	case API_KIND_EVENT_V1:
-		decode_metadata(text, strlen(text), true, fv, out);
+		decode_metadata(text, strlen(text), true,
+				event_v1_shape(k, obj) ? event_v1_fields
+						       : core_event_fields,
+				NULL, fv, out);
 		check_event(k, obj, out);
 		break;
 	case API_KIND_LEASE:
-		decode_metadata(text, strlen(text), true, fv, out);
+		decode_metadata(text, strlen(text), true, lease_fields,
+				lease_spec_fields, fv, out);
 		check_lease(obj, out);
 		break;
 	default:

@@ -49,6 +49,9 @@ struct api_watch {
 	long long timeout_s;
 	bool bookmarks, started, ended, backlog;
 	int64_t deadline_us, bookmark_us;
+	/* Table ages: the embedded clock when the watch was opened, and
+	 * the daemon's clock at its first call. */
+	int64_t opened_us, first_us;
 	/* Initial events: walking, from after (walk_ns, walk_name). */
 	bool initial, walking, end_bookmark;
 	char *walk_ns, *walk_name;
@@ -74,7 +77,8 @@ static void watch_event(struct api_watch *w, struct strbuf *out,
 					       json_object_get(v, "metadata"),
 					       "resourceVersion")),
 				       NULL);
-			api_table_row(out, v, w->k, w->include, true, now_us);
+			api_table_row_text(out, v, same ? text : NULL, len,
+					   w->k, w->include, true, now_us);
 			strbuf_addstr(out, "]}");
 		} else {
 			api_json_add(out, v);
@@ -225,6 +229,7 @@ static int event_one(void *ctx, const struct api_event *ev)
 static void start(struct api_watch *w, int64_t now_us)
 {
 	w->started = true;
+	w->first_us = now_us;
 	w->deadline_us = w->timeout_s > 0 ? now_us + w->timeout_s * 1000000LL
 					  : INT64_MAX;
 	w->bookmark_us = w->bookmarks ? now_us + BOOKMARK_PERIOD_US : INT64_MAX;
@@ -246,6 +251,8 @@ int api_watch_next(struct api_watch *w, int64_t now_us, struct strbuf *out)
 		return 0;
 	if (!w->started)
 		start(w, now_us);
+	/* Cells are computed on the embedded clock, as the list's were. */
+	x.now_us = w->opened_us + (now_us - w->first_us);
 	w->budget = WATCH_BATCH;
 	if (w->walking) {
 		rc = api_store_each(w->s, w->sk, w->ns, w->walk_ns,
@@ -300,13 +307,14 @@ void api_watch_free(struct api_watch *w)
 
 void api_watch_start(struct api *a, const struct api_target *t,
 		     const struct api_query *q, const struct api_req *r,
-		     struct api_resp *resp)
+		     int64_t now_us, struct api_resp *resp)
 {
 	struct api_watch *w = xcalloc(1, sizeof(*w));
 	struct errbuf err;
 	bool from_now = !q->rv || !*q->rv || !strcmp(q->rv, "0");
 
 	w->s = a->s;
+	w->opened_us = now_us;
 	w->k = t->kind;
 	w->sk = api_kind_storage(t->kind);
 	w->version = t->version;

@@ -234,16 +234,99 @@ static void add_warnings(struct api_resp *resp, const struct api_causes *c)
 }
 
 /* The 422 Invalid (or 400 for unknown fields) of failed validation. */
+static bool is_unknown(const struct api_cause *x)
+{
+	return !x->warning && !strncmp(x->message, "unknown field", 13);
+}
+
+/* Strict decoding's 400: the unknown fields only, as Kubernetes finds
+ * them before it validates anything. */
+static void strict_error(struct wctx *w, const struct api_causes *c)
+{
+	struct strbuf msg;
+	size_t n = 0;
+
+	strbuf_init(&msg);
+	strbuf_addstr(&msg, "strict decoding error: ");
+	for (size_t i = 0; i < c->n; i++) {
+		if (!is_unknown(&c->v[i]))
+			continue;
+		if (n++)
+			strbuf_addstr(&msg, ", ");
+		strbuf_addstr(&msg, "unknown field ");
+		strbuf_add_json_string(&msg, c->v[i].field && *c->v[i].field
+						     ? c->v[i].field
+						     : c->v[i].message);
+	}
+	api_resp_status_json(w->resp, 400, "BadRequest", msg.buf, NULL);
+	strbuf_release(&msg);
+}
+
+/* Whether x says a field has the wrong JSON type: Kubernetes finds those
+ * while decoding (400), before it validates anything. */
+static bool is_type_error(const struct api_cause *x)
+{
+	static const char *const prefixes[] = {
+		"must be an object, not ",
+		"must be a list, not ",
+		"must be a string, not ",
+		"must be an integer, not ",
+		"must be a boolean (true or false), not ",
+	};
+	if (x->warning)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(x->message, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/* The 400 of a body that does not decode as the kind. */
+static bool type_error(struct wctx *w, const struct api_causes *c)
+{
+	const struct api_kind *k = w->t->kind;
+	struct strbuf msg;
+	size_t n = 0;
+
+	strbuf_init(&msg);
+	strbuf_addf(&msg,
+		    "%s in version \"%s\" cannot be handled as a %s: ", k->kind,
+		    w->t->version, k->kind);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct api_cause *x = &c->v[i];
+
+		if (!is_type_error(x))
+			continue;
+		if (n++)
+			strbuf_addstr(&msg, ", ");
+		if (x->field && *x->field)
+			strbuf_addf(&msg, "%s: ", x->field);
+		strbuf_addstr(&msg, x->message);
+	}
+	if (n)
+		api_resp_status_json(w->resp, 400, "BadRequest", msg.buf, NULL);
+	strbuf_release(&msg);
+	return n > 0;
+}
+
+/* The 422 Invalid of failed validation, one cause per error. */
 static void invalid(struct wctx *w, const json_t *obj,
 		    const struct api_causes *c)
 {
 	const char *name = md_str(obj, "name");
-	json_t *details = api_details(w->t->kind, name ? name : "");
-	json_t *causes = json_array();
+	json_t *details, *causes;
 	struct strbuf msg;
-	bool strict = true;
 	size_t n = 0;
+	char *text;
 
+	if (c->unknown) {
+		strict_error(w, c);
+		return;
+	}
+	if (type_error(w, c))
+		return;
+	details = api_details(w->t->kind, name ? name : "");
+	causes = json_array();
 	strbuf_init(&msg);
 	json_object_set_new(details, "kind", json_string(w->t->kind->kind));
 	for (size_t i = 0; i < c->n; i++) {
@@ -251,8 +334,6 @@ static void invalid(struct wctx *w, const json_t *obj,
 
 		if (x->warning)
 			continue;
-		if (!strstr(x->message, "unknown field"))
-			strict = false;
 		json_array_append_new(causes,
 				      json_pack("{s:s,s:s,s:s}", "reason",
 						cause_reason(x->message),
@@ -264,23 +345,12 @@ static void invalid(struct wctx *w, const json_t *obj,
 			strbuf_addf(&msg, "%s: ", x->field);
 		strbuf_addstr(&msg, x->message);
 	}
-	if (strict && n && w->q->fv == API_FV_STRICT) {
-		char *text = xasprintf("strict decoding error: %s", msg.buf);
-
-		json_decref(details);
-		json_decref(causes);
-		api_resp_status_json(w->resp, 400, "BadRequest", text, NULL);
-		free(text);
-	} else {
-		char *text =
-			xasprintf("%s \"%s\" is invalid: %s%s%s",
-				  w->t->kind->kind, name ? name : "",
-				  n > 1 ? "[" : "", msg.buf, n > 1 ? "]" : "");
-
-		json_object_set_new(details, "causes", causes);
-		api_resp_status_json(w->resp, 422, "Invalid", text, details);
-		free(text);
-	}
+	text = xasprintf("%s \"%s\" is invalid: %s%s%s", w->t->kind->kind,
+			 name ? name : "", n > 1 ? "[" : "", msg.buf,
+			 n > 1 ? "]" : "");
+	json_object_set_new(details, "causes", causes);
+	api_resp_status_json(w->resp, 422, "Invalid", text, details);
+	free(text);
 	strbuf_release(&msg);
 }
 
@@ -680,6 +750,7 @@ static int delete_one(struct wctx *w, const struct api_obj *o,
 		      const struct delopts *d, json_t **ret_obj, bool *ret_gone)
 {
 	const char *name = o->name;
+	uint64_t before_rv;
 	json_t *before;
 	int rc;
 
@@ -698,6 +769,7 @@ static int delete_one(struct wctx *w, const struct api_obj *o,
 			d->rv, o->rv);
 		return -ECANCELED;
 	}
+	before_rv = api_store_rv(w->a->s);
 	before = api_obj_view(o, w->t->kind, w->t->version);
 	if (d->dry_run) {
 		*ret_obj = before;
@@ -723,7 +795,9 @@ static int delete_one(struct wctx *w, const struct api_obj *o,
 			o = api_store_get(w->a->s, w->sk, o->ns, o->name);
 	}
 	BUG_ON(rc);
-	w->resp->wrote = true;
+	/* Deleting what is already being deleted may change nothing. */
+	if (api_store_rv(w->a->s) != before_rv)
+		w->resp->wrote = true;
 	*ret_gone = !o;
 	if (o) {
 		json_decref(before);
@@ -1008,7 +1082,8 @@ void api_write(struct api *a, const struct api_target *t,
 		do_patch(&w);
 	else if (!strcmp(m, "DELETE") && t->name && !binding && !status)
 		do_delete(&w);
-	else if (!strcmp(m, "DELETE") && !t->name && !binding)
+	else if (!strcmp(m, "DELETE") && !t->name && !binding &&
+		 (t->ns || !t->kind->namespaced))
 		do_delete_collection(&w);
 	else
 		api_resp_status(resp, 405, "MethodNotAllowed",

@@ -25,8 +25,12 @@ void hmap_release(struct hmap *m)
 
 uint64_t hmap_hash(const void *key, size_t len)
 {
+	return hmap_hash_more(0xcbf29ce484222325ULL, key, len);
+}
+
+uint64_t hmap_hash_more(uint64_t h, const void *key, size_t len)
+{
 	const unsigned char *p = key;
-	uint64_t h = 0xcbf29ce484222325ULL;
 
 	for (size_t i = 0; i < len; i++) {
 		h ^= p[i];

@@ -35,6 +35,9 @@ void hmap_release(struct hmap *m);
 
 /* 64-bit FNV-1a, also used by callers that need a stable hash. */
 uint64_t hmap_hash(const void *key, size_t len);
+/* The same hash continued: hmap_hash() of a key that is the one hashed
+ * into h followed by these len bytes. */
+uint64_t hmap_hash_more(uint64_t h, const void *key, size_t len);
 
 /* Insert or replace. Returns true when the key was new. */
 bool hmap_put(struct hmap *m, const void *key, size_t len, int64_t value);

@@ -18,14 +18,23 @@
 
 #include <stdint.h>
 
-#include "base/hmap.h"
+#include "base/hmap.h" /* callers of intern.h have used it */
+#include "base/idtab.h"
 #include "base/vec.h"
 
 struct intern {
-	struct hmap map;	/* string -> id */
+	struct idtab map;	/* string -> id (the strings are in strs) */
 	VEC(char *) strs;	/* id -> string (owned); NULL: freed */
 	VEC(uint32_t) refs;	/* id -> references; 0: for good */
 	VEC(uint32_t) free_ids; /* ids of freed strings */
+	/* Strings interned for good are packed into blocks (a heap copy of
+	 * a short string costs two to four times its length); counted ones
+	 * have a heap copy each, freed with the last reference, and stay
+	 * on the heap when they are later kept for good (kept). */
+	VEC(char *) blocks;
+	char *next; /* free space in the last block */
+	size_t room;
+	VEC(char *) kept;
 };
 
 void intern_init(struct intern *t);

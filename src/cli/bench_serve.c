@@ -25,8 +25,11 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "api/api_kind.h"
+#include "api/api_store.h"
 #include "base/strbuf.h"
 #include "cli/bench_http.h"
+#include "serve/serve_db.h"
 
 #include "base/banned.h"
 
@@ -37,6 +40,7 @@
 
 struct serve_bench_opts {
 	uint64_t workloads, clients, watchers, events, jobs, seconds;
+	uint64_t db_batch; /* --db-batch: the database alone */
 	bool sync_normal, json;
 };
 
@@ -106,15 +110,15 @@ static int start_daemon(const struct serve_bench_opts *o, struct daemon *d)
 	queues = xasprintf("%s/queues.yaml", d->dir);
 	log = xasprintf("%s/serve.log", d->dir);
 	f = fopen(queues, "w");
-	if (!f)
-		return -1;
-	fputs(queues_yaml, f);
-	fclose(f);
+	if (f) {
+		fputs(queues_yaml, f);
+		fclose(f);
+	}
 	snprintf(listen, sizeof(listen), "127.0.0.1:%d", d->port);
 	/* Two hosts per Job and room for all of them. */
 	snprintf(cluster, sizeof(cluster), "racks=%" PRIu64 ",hosts=8",
 		 (2 * o->jobs + 7) / 8 + 1);
-	d->pid = fork();
+	d->pid = f ? fork() : -1;
 	if (d->pid == 0) {
 		FILE *out = freopen(log, "w", stderr);
 
@@ -164,6 +168,8 @@ static void stop_daemon(struct daemon *d, bool keep_log)
 		kill(d->pid, SIGTERM);
 		waitpid(d->pid, NULL, 0);
 	}
+	if (!d->dir)
+		return;
 	if (keep_log) {
 		fprintf(stderr,
 			"echelon bench serve: the daemon's log is in "
@@ -658,6 +664,75 @@ static void report(const struct serve_bench_opts *o,
 	       pct(r->lat, o->jobs, 1));
 }
 
+/*
+ * The database alone, in this process: o->workloads Workloads created in
+ * a store and flushed every o->db_batch, as the daemon's group commit
+ * would with that many writes a turn. Separates the cost of durability
+ * from the rest of the daemon.
+ */
+static int run_db(const struct serve_bench_opts *o)
+{
+	char tmpl[] = "/tmp/echelon-bench-db-XXXXXX";
+	const struct api_kind *k = api_kind_storage(
+		api_kind_find("kueue.x-k8s.io", "v1beta2", "workloads"));
+	struct serve_meta meta, fm = { .clock_us = 0 };
+	struct api_store_options so = { 0 };
+	struct api_store *s = NULL;
+	struct serve_db *db = NULL;
+	struct errbuf err = { "" };
+	double flush_s = 0, t0;
+	uint64_t flushes = 0;
+	int rc = 1;
+
+	if (!k || !mkdtemp(tmpl) ||
+	    serve_db_open(tmpl, !o->sync_normal, &db, &meta, &err) < 0) {
+		fprintf(stderr, "echelon bench serve: %s: %s\n", tmpl,
+			err.msg[0] ? err.msg : strerror(errno));
+		goto out;
+	}
+	so.uid_prefix = meta.uid_prefix;
+	s = api_store_new(&so);
+	for (uint64_t i = 0; i < o->workloads; i++) {
+		char name[32], *text;
+		json_t *body;
+
+		snprintf(name, sizeof(name), "stored-%06" PRIu64, i);
+		text = workload(name);
+		body = json_loads(text, 0, NULL);
+		free(text);
+		BUG_ON(api_store_create(s, k, body, 0, NULL) < 0);
+		if ((i + 1) % o->db_batch && i + 1 < o->workloads)
+			continue;
+		t0 = cli_now_s();
+		if (serve_db_flush(db, s, &fm, &err) < 0) {
+			fprintf(stderr, "echelon bench serve: %s\n", err.msg);
+			goto out;
+		}
+		flush_s += cli_now_s() - t0;
+		flushes++;
+	}
+	printf("database: %" PRIu64 " Workloads in %" PRIu64
+	       " transactions of %" PRIu64 " (sync %s): %.2f ms a "
+	       "transaction, %.0f Workloads/s\n",
+	       o->workloads, flushes, o->db_batch,
+	       o->sync_normal ? "normal" : "full", flush_s * 1000 / flushes,
+	       (double)o->workloads / flush_s);
+	rc = 0;
+out:
+	serve_db_close(db);
+	api_store_free(s);
+	if (db || s) {
+		char *cmd = xasprintf("rm -rf '%s'", tmpl);
+
+		if (system(cmd) != 0)
+			fprintf(stderr,
+				"echelon bench serve: cannot remove %s\n",
+				tmpl);
+		free(cmd);
+	}
+	return rc;
+}
+
 static int run(const struct serve_bench_opts *o)
 {
 	struct daemon d = { 0 };
@@ -724,13 +799,14 @@ static int parse_args(int argc, char **argv, struct serve_bench_opts *o)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "seconds", required_argument, NULL, 's' },
 		{ "sync", required_argument, NULL, 'S' },
+		{ "db-batch", required_argument, NULL, 'b' },
 		{ "output", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "w:c:W:e:j:s:S:o:", opts,
+	while ((opt = getopt_long(argc, argv, "w:c:W:e:j:s:S:o:b:", opts,
 				  NULL)) != -1) {
 		uint64_t v = 0, *dst;
 
@@ -765,6 +841,9 @@ static int parse_args(int argc, char **argv, struct serve_bench_opts *o)
 		case 's':
 			dst = &o->seconds;
 			break;
+		case 'b':
+			dst = &o->db_batch;
+			break;
 		default:
 			return -1;
 		}
@@ -797,7 +876,10 @@ int cli_bench_serve(int argc, char **argv)
 		printf("usage: echelon bench serve [--workloads N] "
 		       "[--clients C] [--watchers W] [--events E]\n"
 		       "                           [--jobs J] [--seconds S] "
-		       "[--sync full|normal] [-o json]\n\n"
+		       "[--sync full|normal] [-o json]\n"
+		       "       echelon bench serve --db-batch B [--workloads "
+		       "N] "
+		       "[--sync full|normal]\n\n"
 		       "Starts `echelon serve` on a free loopback port with a "
 		       "temporary --data and\nmeasures over HTTP with C client "
 		       "connections (default 8): creates of N\nWorkloads "
@@ -806,10 +888,13 @@ int cli_bench_serve(int argc, char **argv)
 		       "watchers (default 100) each seeing\nall of E more "
 		       "creates (default 1,000) in order; and J Jobs (default "
 		       "20)\nof two 8-GPU pods, from create to both pods "
-		       "bound.\n");
+		       "bound.\n\n"
+		       "With --db-batch B, only the database, in this process: "
+		       "N Workloads written\nin transactions of B, as the "
+		       "group commit of B writes a turn.\n");
 		return 0;
 	}
 	if (parse_args(argc, argv, &o) != 0)
 		return 2;
-	return run(&o);
+	return o.db_batch ? run_db(&o) : run(&o);
 }

@@ -10,6 +10,9 @@
  * job limit of one-pod jobs, for memory per job), gang-100k (one gang of
  * the largest size, for the cost of gang events) and failures (jobs that
  * cannot complete at the failure rate, for time and memory to the stop).
+ * queued submits --jobs one-pod jobs at once to 16 hosts, so that nearly
+ * all of them wait in the queue together, and adds the bytes of peak
+ * memory per job beyond what the process held before loading.
  */
 #include "cli/cli.h"
 
@@ -34,7 +37,8 @@ static void usage(FILE *out)
 	fputs("usage: echelon bench sim [--trace PATH] [--cluster SPEC] "
 	      "[--policy P]\n"
 	      "                         [--scenario pods-4m|gang-100k|"
-	      "failures]\n"
+	      "failures|queued]\n"
+	      "                         [--jobs N]\n"
 	      "\n"
 	      "Replay a trace (default " DEFAULT_TRACE ",\n"
 	      "every CSV in it) on a generated cluster (default " DEFAULT_SPEC
@@ -47,16 +51,22 @@ static void usage(FILE *out)
 	      "12,800\n"
 	      "hosts; failures, 20 synthetic jobs on 8 hosts with a pod "
 	      "failure an hour\n"
-	      "(they cannot complete: the run stops as stalled).\n",
+	      "(they cannot complete: the run stops as stalled); queued, "
+	      "--jobs one-pod\n"
+	      "jobs (default 200,000) submitted at once to 16 hosts, with "
+	      "the peak\n"
+	      "memory per job (bytes_per_job).\n",
 	      out);
 }
 
-enum scenario { SC_NONE, SC_PODS_4M, SC_GANG_100K, SC_FAILURES };
+enum scenario { SC_NONE, SC_PODS_4M, SC_GANG_100K, SC_FAILURES, SC_QUEUED };
+
+#define QUEUED_DEFAULT_JOBS 200000
 
 static int parse_scenario(const char *v, enum scenario *ret)
 {
-	static const char *const names[] = { "pods-4m", "gang-100k",
-					     "failures" };
+	static const char *const names[] = { "pods-4m", "gang-100k", "failures",
+					     "queued" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		if (strcmp(v, names[i]) == 0) {
@@ -72,7 +82,7 @@ static int parse_scenario(const char *v, enum scenario *ret)
  * to path (PATH_MAX), read back as `sim --trace` would. -1 on failure
  * (printed).
  */
-static int write_trace(enum scenario sc, char *path, size_t size)
+static int write_trace(enum scenario sc, long jobs, char *path, size_t size)
 {
 	const char *dir = getenv("TMPDIR");
 	FILE *f;
@@ -95,6 +105,13 @@ static int write_trace(enum scenario sc, char *path, size_t size)
 				"\"duration_s\":60,\"requests\":"
 				"{\"nvidia.com/gpu\":1}}\n",
 				i, i * 10);
+	} else if (sc == SC_QUEUED) {
+		for (long i = 0; i < jobs; i++)
+			fprintf(f,
+				"{\"name\":\"j%ld\",\"submit_s\":0,"
+				"\"duration_s\":60,\"requests\":"
+				"{\"nvidia.com/gpu\":1}}\n",
+				i);
 	} else {
 		fprintf(f, "{\"name\":\"gang\",\"submit_s\":0,"
 			   "\"duration_s\":3600,\"pods\":100000,"
@@ -110,8 +127,9 @@ static int write_trace(enum scenario sc, char *path, size_t size)
 }
 
 /* Set up the scenario's input options; path holds its trace file. */
-static int setup_scenario(enum scenario sc, struct sim_setup_opts *so,
-			  struct sim_options *o, char *path, size_t size)
+static int setup_scenario(enum scenario sc, long jobs,
+			  struct sim_setup_opts *so, struct sim_options *o,
+			  char *path, size_t size)
 {
 	switch (sc) {
 	case SC_NONE:
@@ -125,23 +143,41 @@ static int setup_scenario(enum scenario sc, struct sim_setup_opts *so,
 	case SC_GANG_100K:
 		so->cluster_spec = "blocks=4,racks=16,hosts=200,gpus=8";
 		break;
+	case SC_QUEUED:
+		so->cluster_spec = "blocks=1,racks=1,hosts=16,gpus=8";
+		break;
 	case SC_PODS_4M:
 		break;
 	}
-	if (write_trace(sc, path, size) < 0)
+	if (write_trace(sc, jobs, path, size) < 0)
 		return -1;
 	so->traces[0] = path;
 	return 0;
 }
 
+/* --jobs: a count from 1 to the trace's job limit. */
+static int parse_jobs(const char *v, long *ret)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || end == v || *end || n < 1 || n > TRACE_MAX_JOBS)
+		return -EINVAL;
+	*ret = n;
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct sim_setup_opts *so,
-		 struct sim_options *o, enum scenario *sc)
+		 struct sim_options *o, enum scenario *sc, long *jobs)
 {
 	static const struct option opts[] = {
 		{ "trace", required_argument, NULL, 't' },
 		{ "cluster", required_argument, NULL, 'c' },
 		{ "policy", required_argument, NULL, 'p' },
 		{ "scenario", required_argument, NULL, 's' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -167,8 +203,14 @@ static int parse(int argc, char **argv, struct sim_setup_opts *so,
 			if (parse_scenario(optarg, sc) == 0)
 				break;
 			cli_bad_value("bench sim", "--scenario", optarg,
-				      "expected pods-4m, gang-100k or "
-				      "failures");
+				      "expected pods-4m, gang-100k, failures "
+				      "or queued");
+			return 2;
+		case 'j':
+			if (parse_jobs(optarg, jobs) == 0)
+				break;
+			cli_bad_value("bench sim", "--jobs", optarg,
+				      "expected 1 to 4194304");
 			return 2;
 		case 'h':
 			usage(stdout);
@@ -190,6 +232,7 @@ int cli_bench_sim(int argc, char **argv)
 				     .seed = 1,
 				     .quiet = true };
 	enum scenario sc = SC_NONE;
+	long jobs = QUEUED_DEFAULT_JOBS, rss0;
 	struct sim_result res;
 	struct errbuf eb = { 0 };
 	struct sim_options o;
@@ -200,11 +243,12 @@ int cli_bench_sim(int argc, char **argv)
 	int rc;
 
 	sim_options_init(&o);
-	rc = parse(argc, argv, &so, &o, &sc);
+	rc = parse(argc, argv, &so, &o, &sc, &jobs);
 	if (rc)
 		return rc == 1 ? 0 : 2;
-	if (setup_scenario(sc, &so, &o, path, sizeof(path)) < 0)
+	if (setup_scenario(sc, jobs, &so, &o, path, sizeof(path)) < 0)
 		return 1;
+	rss0 = cli_peak_rss_kb();
 	cluster_init(&c);
 	t0 = cli_now_s();
 	rc = sim_setup_load(&c, &in, &so, o.policy == SIM_POLICY_NO_GANG);
@@ -221,14 +265,18 @@ int cli_bench_sim(int argc, char **argv)
 		       "\"finished\":%lld,\"events\":%llu,\"cycles\":%llu,"
 		       "\"load_s\":%.3f,\"sim_s\":%.3f,\"total_s\":%.3f,"
 		       "\"events_per_s\":%.0f,\"peak_rss_mb\":%.1f,"
-		       "\"samples\":%zu,\"stalled\":%s}\n",
+		       "\"samples\":%zu,\"stalled\":%s,"
+		       "\"bytes_per_job\":%.0f}\n",
 		       sim_policy_name(o.policy), in.jobs.len, c.nodes.len,
 		       (long long)res.sum.jobs_finished,
 		       (unsigned long long)res.events,
 		       (unsigned long long)res.cycles, t1 - t0, t2 - t1,
 		       t2 - t0, (double)res.events / (t2 - t1),
 		       (double)cli_peak_rss_kb() / 1024.0, res.samples.len,
-		       res.stalled ? "true" : "false");
+		       res.stalled ? "true" : "false",
+		       in.jobs.len ? (double)(cli_peak_rss_kb() - rss0) *
+					     1024.0 / (double)in.jobs.len
+				   : 0.0);
 		sim_result_release(&res);
 	}
 	sim_input_release(&in);

@@ -696,7 +696,7 @@ int ctl_reconfigure(struct ctl *x, int (*change)(void *ctx, struct cluster *c),
 	rc = change(ctx, x->c);
 	x->s = sched_new(x->c, &x->opt.sched);
 	x->g = gang_new(x->c, x->s, &x->opt.gang, &gang_ops, x);
-	if (x->nnodes) /* no array before the first node */
+	if (x->nnodes) /* node_down is NULL before the first node */
 		memset(x->node_down, 0, x->nnodes);
 	ctl_grow(x);
 	lost = ctl_restore(x, sn);

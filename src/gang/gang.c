@@ -33,24 +33,30 @@ enum gang_pod_flag {
 	GP_SUCCEEDED = 1 << 3,
 };
 
+/* What a workload needs once it is admitted: most of a queue's never are,
+ * so this is allocated at the first admission or pod event. */
+struct gang_run {
+	uint32_t off[WORKLOAD_MAX_PODSETS];	  /* first pod of a pod set */
+	int32_t adm_count[WORKLOAD_MAX_PODSETS];  /* admitted pods */
+	int32_t tas_flavor[WORKLOAD_MAX_PODSETS]; /* -1: no placement */
+	int64_t ckpt_base_us; /* last became READY: checkpoints count from it */
+	int64_t lost_pod_us, lost_gpu_us;
+	struct gang_pod pods[]; /* [npods], spec counts */
+};
+
 struct gang_wl {
 	enum gang_state state;
 	const struct pod_group *pg;
-	struct gang_pod *pods; /* [npods], spec counts; NULL until used */
+	struct gang_run *run; /* NULL until used */
 	uint32_t npods;
 	/* Pods with each flag, and admitted pods Ready or Succeeded: kept
 	 * as flags change (set_flags()), so that a pod event costs O(1). */
 	uint32_t ncreated, nready, nsucceeded, nfailed, nadm_up;
-	uint32_t off[WORKLOAD_MAX_PODSETS];	  /* first pod of a pod set */
-	int32_t adm_count[WORKLOAD_MAX_PODSETS];  /* admitted pods */
-	int32_t tas_flavor[WORKLOAD_MAX_PODSETS]; /* -1: no placement */
-	uint32_t admitted;			  /* pods in the admission */
+	uint32_t admitted; /* pods in the admission */
 	bool bound;
 	int64_t permit_deadline_us;
 	int64_t ready_deadline_us;
-	int64_t ckpt_base_us; /* last became READY: checkpoints count from it */
 	int64_t requeues;
-	int64_t lost_pod_us, lost_gpu_us;
 	struct podgroup_status pgs;
 };
 
@@ -156,7 +162,7 @@ void gang_wl_add(struct gang *g, uint32_t wl)
 		memset(g->wl + g->nwl, 0, (n - g->nwl) * sizeof(*g->wl));
 		g->nwl = n;
 	}
-	BUG_ON(g->wl[wl].pods); /* the slot is free */
+	BUG_ON(g->wl[wl].run); /* the slot is free */
 	init_wl(g, wl);
 }
 
@@ -168,7 +174,7 @@ void gang_wl_remove(struct gang *g, uint32_t wl)
 	x = &g->wl[wl];
 	if (x->state == GANG_WAITING || x->state == GANG_BOUND)
 		g->nstarting--;
-	free(x->pods);
+	free(x->run);
 	memset(x, 0, sizeof(*x));
 	x->permit_deadline_us = NONE_US;
 	x->ready_deadline_us = NONE_US;
@@ -179,7 +185,7 @@ void gang_free(struct gang *g)
 	if (!g)
 		return;
 	for (size_t i = 0; i < g->nwl; i++)
-		free(g->wl[i].pods);
+		free(g->wl[i].run);
 	free(g->wl);
 	vec_release(&g->dl);
 	place_result_release(&g->res);
@@ -201,17 +207,21 @@ static struct gang_wl *get(struct gang *g, uint32_t wl)
 
 	BUG_ON(wl >= g->nwl);
 	x = &g->wl[wl];
-	if (x->pods)
+	if (x->run)
 		return x;
 	w = &g->c->workloads.items[wl];
+	for (size_t i = 0; i < w->npodsets; i++)
+		n += (uint32_t)w->podsets[i].count;
+	x->npods = n;
+	/* at most WORKLOAD_MAX_PODSETS counts of int32_t: no overflow */
+	x->run = xcalloc(1, sizeof(*x->run) + n * sizeof(*x->run->pods));
+	n = 0;
 	for (size_t i = 0; i < w->npodsets; i++) {
-		x->off[i] = n;
+		x->run->off[i] = n;
 		n += (uint32_t)w->podsets[i].count;
 	}
-	x->npods = n;
-	x->pods = xcalloc(n ? n : 1, sizeof(*x->pods));
 	for (uint32_t p = 0; p < n; p++)
-		x->pods[p].node = NO_NODE;
+		x->run->pods[p].node = NO_NODE;
 	return x;
 }
 
@@ -286,8 +296,8 @@ static struct gang_wl *pod_of(struct gang *g, uint32_t wl, uint32_t pod)
 static bool admitted_pod(const struct gang_wl *x, uint32_t pod)
 {
 	for (size_t ps = 0; ps < WORKLOAD_MAX_PODSETS; ps++) {
-		if (pod >= x->off[ps] &&
-		    pod < x->off[ps] + (uint32_t)x->adm_count[ps])
+		if (pod >= x->run->off[ps] &&
+		    pod < x->run->off[ps] + (uint32_t)x->run->adm_count[ps])
 			return true;
 	}
 	return false;
@@ -323,8 +333,8 @@ static void count_pod(struct gang_wl *x, uint32_t p, uint8_t f, int sign)
 /* Every flag change goes through here (or recount()). */
 static void set_flags(struct gang_wl *x, uint32_t p, uint8_t f)
 {
-	count_pod(x, p, x->pods[p].flags, -1);
-	x->pods[p].flags = f;
+	count_pod(x, p, x->run->pods[p].flags, -1);
+	x->run->pods[p].flags = f;
 	count_pod(x, p, f, 1);
 }
 
@@ -336,7 +346,7 @@ static void recount(struct gang_wl *x)
 	x->ncreated = x->nready = x->nsucceeded = x->nfailed = 0;
 	x->nadm_up = 0;
 	for (uint32_t p = 0; p < x->npods; p++)
-		count_pod(x, p, x->pods[p].flags, 1);
+		count_pod(x, p, x->run->pods[p].flags, 1);
 }
 
 static bool all_ready(const struct gang_wl *x)
@@ -368,11 +378,11 @@ static const char *node_name(const struct gang *g, const struct gang_wl *x,
 {
 	const struct topo *t;
 
-	if (x->tas_flavor[ps] < 0 || x->pods[pod].node == NO_NODE)
+	if (x->run->tas_flavor[ps] < 0 || x->run->pods[pod].node == NO_NODE)
 		return NULL;
-	t = sched_topo(g->s, x->tas_flavor[ps]);
-	BUG_ON(!t || x->pods[pod].node >= t->nnodes);
-	return t->node_src[x->pods[pod].node]->name;
+	t = sched_topo(g->s, x->run->tas_flavor[ps]);
+	BUG_ON(!t || x->run->pods[pod].node >= t->nnodes);
+	return t->node_src[x->run->pods[pod].node]->name;
 }
 
 /* Bind every admitted pod, all in one go: never some of them. */
@@ -382,8 +392,8 @@ static void bind_all(struct gang *g, uint32_t wl, struct gang_wl *x)
 
 	BUG_ON(x->bound);
 	for (size_t ps = 0; ps < WORKLOAD_MAX_PODSETS; ps++) {
-		for (int32_t k = 0; k < x->adm_count[ps]; k++) {
-			uint32_t p = x->off[ps] + (uint32_t)k;
+		for (int32_t k = 0; k < x->run->adm_count[ps]; k++) {
+			uint32_t p = x->run->off[ps] + (uint32_t)k;
 
 			g->ops->bind(g->ctx, wl, p, node_name(g, x, ps, p));
 			n++;
@@ -418,17 +428,17 @@ static void take_admission(struct gang *g, uint32_t wl, struct gang_wl *x)
 	for (size_t ps = 0; ps < WORKLOAD_MAX_PODSETS; ps++) {
 		const struct sched_podset_admission *pa = &adm->ps[ps];
 
-		x->adm_count[ps] = 0;
-		x->tas_flavor[ps] = -1;
+		x->run->adm_count[ps] = 0;
+		x->run->tas_flavor[ps] = -1;
 		if (ps >= adm->npodsets)
 			continue;
 		BUG_ON(pa->count < 0 ||
-		       x->off[ps] + (uint32_t)pa->count > x->npods);
-		x->adm_count[ps] = pa->count;
-		x->tas_flavor[ps] = pa->nodes ? pa->tas_flavor : -1;
+		       x->run->off[ps] + (uint32_t)pa->count > x->npods);
+		x->run->adm_count[ps] = pa->count;
+		x->run->tas_flavor[ps] = pa->nodes ? pa->tas_flavor : -1;
 		x->admitted += (uint32_t)pa->count;
 		for (int32_t k = 0; k < pa->count; k++)
-			x->pods[x->off[ps] + (uint32_t)k].node =
+			x->run->pods[x->run->off[ps] + (uint32_t)k].node =
 				pa->nodes ? pa->nodes[k] : NO_NODE;
 	}
 	recount(x); /* the admitted pods changed */
@@ -479,7 +489,7 @@ static void check_ready(struct gang *g, struct gang_wl *x, int64_t now_us)
 		return;
 	if (!all_ready(x))
 		return;
-	x->ckpt_base_us = now_us;
+	x->run->ckpt_base_us = now_us;
 	x->ready_deadline_us = NONE_US;
 	set_state(g, x, GANG_READY);
 }
@@ -487,7 +497,7 @@ static void check_ready(struct gang *g, struct gang_wl *x, int64_t now_us)
 void gang_pod_created(struct gang *g, uint32_t wl, uint32_t pod, int64_t now_us)
 {
 	struct gang_wl *x = pod_of(g, wl, pod);
-	bool was_up = x->pods[pod].flags & (GP_READY | GP_SUCCEEDED);
+	bool was_up = x->run->pods[pod].flags & (GP_READY | GP_SUCCEEDED);
 
 	set_flags(x, pod, GP_CREATED);
 	if (was_up && admitted_pod(x, pod))
@@ -536,14 +546,14 @@ static void reset(struct gang *g, struct gang_wl *x, bool keep_pods)
 	x->permit_deadline_us = NONE_US;
 	x->ready_deadline_us = NONE_US;
 	for (uint32_t p = 0; p < x->npods; p++) {
-		x->pods[p].node = NO_NODE;
+		x->run->pods[p].node = NO_NODE;
 		if (keep_pods)
-			x->pods[p].flags &= GP_CREATED;
+			x->run->pods[p].flags &= GP_CREATED;
 		else
-			x->pods[p].flags = 0;
+			x->run->pods[p].flags = 0;
 	}
-	for (size_t ps = 0; ps < WORKLOAD_MAX_PODSETS; ps++)
-		x->adm_count[ps] = 0;
+	for (size_t ps = 0; x->run && ps < WORKLOAD_MAX_PODSETS; ps++)
+		x->run->adm_count[ps] = 0;
 	recount(x);
 	reconcile(x);
 }
@@ -685,12 +695,12 @@ const char *gang_pod_node(const struct gang *g, uint32_t wl, uint32_t pod)
 
 	BUG_ON(wl >= g->nwl);
 	x = &g->wl[wl];
-	if (!x->pods || !x->admitted)
+	if (!x->run || !x->admitted)
 		return NULL;
 	BUG_ON(pod >= x->npods);
 	for (size_t ps = 0; ps < WORKLOAD_MAX_PODSETS; ps++) {
-		if (pod >= x->off[ps] &&
-		    pod < x->off[ps] + (uint32_t)x->adm_count[ps])
+		if (pod >= x->run->off[ps] &&
+		    pod < x->run->off[ps] + (uint32_t)x->run->adm_count[ps])
 			return node_name(g, x, ps, pod);
 	}
 	return NULL; /* outside the admitted counts */
@@ -705,9 +715,12 @@ int64_t gang_requeues(const struct gang *g, uint32_t wl)
 void gang_lost_work(const struct gang *g, uint32_t wl, int64_t *ret_pod_us,
 		    int64_t *ret_gpu_us)
 {
+	const struct gang_run *run;
+
 	BUG_ON(wl >= g->nwl);
-	*ret_pod_us = g->wl[wl].lost_pod_us;
-	*ret_gpu_us = g->wl[wl].lost_gpu_us;
+	run = g->wl[wl].run;
+	*ret_pod_us = run ? run->lost_pod_us : 0;
+	*ret_gpu_us = run ? run->lost_gpu_us : 0;
 }
 
 /*
@@ -722,18 +735,18 @@ static void count_lost(struct gang *g, uint32_t wl, struct gang_wl *x,
 	int64_t iv = g->opt.checkpoint_interval_us;
 	int64_t since, gpus = 0;
 
-	if (x->state != GANG_READY || now_us <= x->ckpt_base_us)
+	if (x->state != GANG_READY || now_us <= x->run->ckpt_base_us)
 		return;
-	since = now_us - x->ckpt_base_us;
+	since = now_us - x->run->ckpt_base_us;
 	if (iv > 0)
 		since %= iv;
 	for (size_t ps = 0; ps < w->npodsets; ps++) {
 		if (g->gpu >= 0)
 			gpus += w->podsets[ps].requests.v[g->gpu] *
-				x->adm_count[ps];
+				x->run->adm_count[ps];
 	}
-	x->lost_pod_us += since * (int64_t)x->admitted;
-	x->lost_gpu_us += since * gpus;
+	x->run->lost_pod_us += since * (int64_t)x->admitted;
+	x->run->lost_gpu_us += since * gpus;
 }
 
 /* Pods of pod set ps on node n. */
@@ -741,8 +754,8 @@ static int32_t pods_on(const struct gang_wl *x, size_t ps, uint32_t n)
 {
 	int32_t k = 0;
 
-	for (int32_t i = 0; i < x->adm_count[ps]; i++)
-		k += x->pods[x->off[ps] + (uint32_t)i].node == n;
+	for (int32_t i = 0; i < x->run->adm_count[ps]; i++)
+		k += x->run->pods[x->run->off[ps] + (uint32_t)i].node == n;
 	return k;
 }
 
@@ -763,10 +776,10 @@ static void build_assignment(const struct topo *t, const struct gang_wl *x,
 			     struct topology_domain *dom, const char **vals,
 			     const char **level, struct topology_assignment *ta)
 {
-	int32_t n = x->adm_count[ps];
+	int32_t n = x->run->adm_count[ps];
 
 	for (int32_t i = 0; i < n; i++)
-		nodes[i] = x->pods[x->off[ps] + (uint32_t)i].node;
+		nodes[i] = x->run->pods[x->run->off[ps] + (uint32_t)i].node;
 	qsort(nodes, (size_t)n, sizeof(*nodes), node_cmp);
 	*level = t->topology->levels[t->nlevels - 1];
 	ta->levels = level;
@@ -793,9 +806,9 @@ static bool replace_podset(struct gang *g, uint32_t wl, struct gang_wl *x,
 			   size_t ps, uint32_t n, uint32_t *repl)
 {
 	const struct workload *w = &g->c->workloads.items[wl];
-	const struct topo *t = sched_topo(g->s, x->tas_flavor[ps]);
-	const struct flavor *fl = &g->c->flavors.items[x->tas_flavor[ps]];
-	size_t cnt = (size_t)x->adm_count[ps];
+	const struct topo *t = sched_topo(g->s, x->run->tas_flavor[ps]);
+	const struct flavor *fl = &g->c->flavors.items[x->run->tas_flavor[ps]];
+	size_t cnt = (size_t)x->run->adm_count[ps];
 	uint32_t *nodes = xcalloc(cnt, sizeof(*nodes));
 	struct topology_domain *dom = xcalloc(cnt, sizeof(*dom));
 	const char **vals = xcalloc(cnt, sizeof(*vals));
@@ -861,12 +874,12 @@ static uint32_t rebind(struct gang *g, uint32_t wl, struct gang_wl *x,
 {
 	uint32_t moved = 0;
 
-	for (int32_t i = 0; i < x->adm_count[ps]; i++) {
-		uint32_t p = x->off[ps] + (uint32_t)i;
+	for (int32_t i = 0; i < x->run->adm_count[ps]; i++) {
+		uint32_t p = x->run->off[ps] + (uint32_t)i;
 
-		if (x->pods[p].node != n)
+		if (x->run->pods[p].node != n)
 			continue;
-		x->pods[p].node = repl[moved++];
+		x->run->pods[p].node = repl[moved++];
 		set_flags(x, p, 0);
 		g->ops->bind(g->ctx, wl, p, node_name(g, x, ps, p));
 	}
@@ -884,9 +897,9 @@ static bool affected(const struct gang *g, const struct gang_wl *x,
 		int64_t i;
 
 		n[ps] = NO_NODE;
-		if (x->tas_flavor[ps] < 0 || !x->adm_count[ps])
+		if (x->run->tas_flavor[ps] < 0 || !x->run->adm_count[ps])
 			continue;
-		t = sched_topo(g->s, x->tas_flavor[ps]);
+		t = sched_topo(g->s, x->run->tas_flavor[ps]);
 		i = topo_find_node(t, name);
 		if (i < 0 || !pods_on(x, ps, (uint32_t)i))
 			continue;
@@ -914,7 +927,8 @@ static void node_failed_wl(struct gang *g, uint32_t wl, const char *name,
 	for (size_t ps = 0; ps < WORKLOAD_MAX_PODSETS && ok; ps++) {
 		if (n[ps] == NO_NODE)
 			continue;
-		repl[ps] = xcalloc((size_t)x->adm_count[ps], sizeof(uint32_t));
+		repl[ps] = xcalloc((size_t)x->run->adm_count[ps],
+				   sizeof(uint32_t));
 		ok = replace_podset(g, wl, x, ps, n[ps], repl[ps]);
 	}
 	if (!ok) {
@@ -976,18 +990,24 @@ void gang_wl_export(const struct gang *g, uint32_t wl, struct gang_saved *out)
 	x = &g->wl[wl];
 	memset(out, 0, sizeof(*out));
 	out->state = x->state;
-	out->npods = x->pods ? x->npods : 0;
-	out->pods = x->pods;
-	memcpy(out->adm_count, x->adm_count, sizeof(out->adm_count));
-	memcpy(out->tas_flavor, x->tas_flavor, sizeof(out->tas_flavor));
+	out->npods = x->run ? x->npods : 0;
+	out->pods = x->run ? x->run->pods : NULL;
+	if (x->run) { /* else none admitted: zeros */
+		memcpy(out->adm_count, x->run->adm_count,
+		       sizeof(out->adm_count));
+		memcpy(out->tas_flavor, x->run->tas_flavor,
+		       sizeof(out->tas_flavor));
+	}
 	out->admitted = x->admitted;
 	out->bound = x->bound;
 	out->permit_deadline_us = x->permit_deadline_us;
 	out->ready_deadline_us = x->ready_deadline_us;
-	out->ckpt_base_us = x->ckpt_base_us;
+	if (x->run) {
+		out->ckpt_base_us = x->run->ckpt_base_us;
+		out->lost_pod_us = x->run->lost_pod_us;
+		out->lost_gpu_us = x->run->lost_gpu_us;
+	}
 	out->requeues = x->requeues;
-	out->lost_pod_us = x->lost_pod_us;
-	out->lost_gpu_us = x->lost_gpu_us;
 	out->pgs = x->pgs;
 }
 
@@ -1000,17 +1020,18 @@ int gang_wl_import(struct gang *g, uint32_t wl, const struct gang_saved *in)
 	if (x->state != GANG_IDLE || (in->npods && in->npods != x->npods))
 		return -EINVAL;
 	if (in->npods)
-		memcpy(x->pods, in->pods, in->npods * sizeof(*x->pods));
-	memcpy(x->adm_count, in->adm_count, sizeof(x->adm_count));
-	memcpy(x->tas_flavor, in->tas_flavor, sizeof(x->tas_flavor));
+		memcpy(x->run->pods, in->pods,
+		       in->npods * sizeof(*x->run->pods));
+	memcpy(x->run->adm_count, in->adm_count, sizeof(x->run->adm_count));
+	memcpy(x->run->tas_flavor, in->tas_flavor, sizeof(x->run->tas_flavor));
 	x->admitted = in->admitted;
 	x->bound = in->bound;
 	x->permit_deadline_us = in->permit_deadline_us;
 	x->ready_deadline_us = in->ready_deadline_us;
-	x->ckpt_base_us = in->ckpt_base_us;
+	x->run->ckpt_base_us = in->ckpt_base_us;
 	x->requeues = in->requeues;
-	x->lost_pod_us = in->lost_pod_us;
-	x->lost_gpu_us = in->lost_gpu_us;
+	x->run->lost_pod_us = in->lost_pod_us;
+	x->run->lost_gpu_us = in->lost_gpu_us;
 	x->pgs = in->pgs;
 	recount(x);
 	set_state(g, x, in->state);

@@ -774,7 +774,9 @@ static int workload_status(struct dec *x, struct ynode *status,
 		"reclaimablePods",
 		"admissionChecks",
 		"resourceRequests",
-		"accumulatedPastExexcutionTimeSeconds",
+		"accumulatedPastExexcutionTimeSeconds", /* v1beta1 (sic) */
+		"accumulatedPastExecutionTimeSeconds",	/* v1beta2 */
+		"preemptionGates",
 		"schedulingStats",
 		"nominatedClusterNames",
 		"clusterName",

@@ -161,6 +161,61 @@ static void obj_key(struct strbuf *sb, enum kind k, const void *obj)
 	       field_str(obj, kinds[k].name_off));
 }
 
+/*
+ * A key sought in the index of kind k over vector v: the parts of
+ * key_of(), compared with each object's own fields, and its hash (that of
+ * key_of()'s string), so that the index needs no copy of the keys.
+ */
+struct probe {
+	const struct raw_vec *v;
+	enum kind k;
+	const char *ns;	  /* NULL: "default" (namespaced kinds) */
+	const char *name; /* NULL: "" */
+	uint64_t hash;
+};
+
+static void probe_init(struct probe *p, const struct raw_vec *v, enum kind k,
+		       const char *ns, const char *name)
+{
+	uint64_t h = hmap_hash(NULL, 0);
+
+	p->v = v;
+	p->k = k;
+	p->ns = ns ? ns : "default";
+	p->name = name ? name : "";
+	if (kinds[k].ns_off >= 0) {
+		h = hmap_hash_more(h, p->ns, strlen(p->ns));
+		h = hmap_hash_more(h, "/", 1);
+	}
+	p->hash = hmap_hash_more(h, p->name, strlen(p->name));
+}
+
+/* The probe of obj's own key. */
+static void probe_obj(struct probe *p, const struct raw_vec *v, enum kind k,
+		      const void *obj)
+{
+	probe_init(p, v, k, field_str(obj, kinds[k].ns_off),
+		   field_str(obj, kinds[k].name_off));
+}
+
+static bool same_key(const void *ctx, uint32_t id)
+{
+	const struct probe *p = ctx;
+	const void *obj = elem(p->v, p->k, id);
+	const char *ns = field_str(obj, kinds[p->k].ns_off);
+	const char *name = field_str(obj, kinds[p->k].name_off);
+
+	if (kinds[p->k].ns_off >= 0 && strcmp(p->ns, ns ? ns : "default"))
+		return false;
+	return strcmp(p->name, name ? name : "") == 0;
+}
+
+/* The position of p's key in c's index of its kind, or IDTAB_NONE. */
+static uint32_t index_find(const struct cluster *c, const struct probe *p)
+{
+	return idtab_find(&c->index[p->k], p->hash, same_key, p);
+}
+
 static void init_common(struct cluster *c)
 {
 	for (int k = 0; k < KIND_COUNT; k++) {
@@ -168,7 +223,7 @@ static void init_common(struct cluster *c)
 
 		v->items = NULL;
 		v->len = v->cap = 0;
-		hmap_init(&c->index[k]);
+		idtab_init(&c->index[k]);
 	}
 	c->jobs = 0;
 	config_init(&c->default_config);
@@ -203,7 +258,7 @@ static void release_objects(struct cluster *c)
 		free(v->items);
 		v->items = NULL;
 		v->len = v->cap = 0;
-		hmap_release(&c->index[k]);
+		idtab_release(&c->index[k]);
 	}
 }
 
@@ -238,18 +293,14 @@ const char *cluster_str(struct cluster *c, const char *s)
 int cluster_index_last(struct cluster *c, enum kind k)
 {
 	struct raw_vec *v = vec_of(c, k);
-	struct strbuf sb;
-	int rc = 0;
+	struct probe p;
 
-	BUG_ON(v->len == 0);
-	strbuf_init(&sb);
-	obj_key(&sb, k, elem(v, k, v->len - 1));
-	if (hmap_get(&c->index[k], sb.buf, sb.len, NULL))
-		rc = -EEXIST;
-	else
-		hmap_put(&c->index[k], sb.buf, sb.len, (int64_t)(v->len - 1));
-	strbuf_release(&sb);
-	return rc;
+	BUG_ON(v->len == 0 || v->len - 1 >= IDTAB_NONE);
+	probe_obj(&p, v, k, elem(v, k, v->len - 1));
+	if (index_find(c, &p) != IDTAB_NONE)
+		return -EEXIST;
+	idtab_add(&c->index[k], p.hash, (uint32_t)(v->len - 1));
+	return 0;
 }
 
 void cluster_object_key(const struct cluster *c, enum kind k, size_t i,
@@ -264,16 +315,12 @@ void cluster_object_key(const struct cluster *c, enum kind k, size_t i,
 void cluster_pop_last(struct cluster *c, enum kind k)
 {
 	struct raw_vec *v = vec_of(c, k);
-	struct strbuf sb;
-	int64_t i;
+	struct probe p;
 
 	BUG_ON(v->len == 0);
-	strbuf_init(&sb);
-	obj_key(&sb, k, elem(v, k, v->len - 1));
-	if (hmap_get(&c->index[k], sb.buf, sb.len, &i) &&
-	    (size_t)i == v->len - 1)
-		hmap_del(&c->index[k], sb.buf, sb.len);
-	strbuf_release(&sb);
+	probe_obj(&p, v, k, elem(v, k, v->len - 1));
+	if (index_find(c, &p) == v->len - 1)
+		idtab_del(&c->index[k], p.hash, (uint32_t)(v->len - 1));
 	v->len--;
 	if (kinds[k].release)
 		kinds[k].release(elem(v, k, v->len));
@@ -282,28 +329,25 @@ void cluster_pop_last(struct cluster *c, enum kind k)
 int cluster_workload_put(struct cluster *c, struct workload *w,
 			 uint32_t *ret_slot)
 {
-	struct strbuf sb;
+	struct probe p;
 	uint32_t slot;
-	bool fresh;
 
-	strbuf_init(&sb);
-	key_of(&sb, KIND_WORKLOAD, w->ns, w->name);
-	fresh = !hmap_get(&c->index[KIND_WORKLOAD], sb.buf, sb.len, NULL);
-	if (fresh) {
-		w->name = intern_str_counted(c->strings, w->name);
-		if (c->free_workloads.len) {
-			slot = vec_pop(&c->free_workloads);
-			c->workloads.items[slot] = *w;
-		} else {
-			slot = (uint32_t)c->workloads.len;
-			vec_push(&c->workloads, *w);
-		}
-		hmap_put(&c->index[KIND_WORKLOAD], sb.buf, sb.len, slot);
-		memset(w, 0, sizeof(*w));
-		*ret_slot = slot;
+	probe_init(&p, vec_of(c, KIND_WORKLOAD), KIND_WORKLOAD, w->ns, w->name);
+	if (index_find(c, &p) != IDTAB_NONE)
+		return -EEXIST;
+	w->name = intern_str_counted(c->strings, w->name);
+	if (c->free_workloads.len) {
+		slot = vec_pop(&c->free_workloads);
+		c->workloads.items[slot] = *w;
+	} else {
+		BUG_ON(c->workloads.len >= IDTAB_NONE);
+		slot = (uint32_t)c->workloads.len;
+		vec_push(&c->workloads, *w);
 	}
-	strbuf_release(&sb);
-	return fresh ? 0 : -EEXIST;
+	idtab_add(&c->index[KIND_WORKLOAD], p.hash, slot);
+	memset(w, 0, sizeof(*w));
+	*ret_slot = slot;
+	return 0;
 }
 
 int cluster_workload_replace(struct cluster *c, uint32_t slot,
@@ -329,15 +373,13 @@ int cluster_workload_replace(struct cluster *c, uint32_t slot,
 void cluster_workload_remove(struct cluster *c, uint32_t slot)
 {
 	struct workload *w;
-	struct strbuf sb;
+	struct probe p;
 
 	BUG_ON(slot >= c->workloads.len);
 	w = &c->workloads.items[slot];
 	BUG_ON(!workload_live(w));
-	strbuf_init(&sb);
-	key_of(&sb, KIND_WORKLOAD, w->ns, w->name);
-	BUG_ON(!hmap_del(&c->index[KIND_WORKLOAD], sb.buf, sb.len));
-	strbuf_release(&sb);
+	probe_obj(&p, vec_of(c, KIND_WORKLOAD), KIND_WORKLOAD, w);
+	BUG_ON(!idtab_del(&c->index[KIND_WORKLOAD], p.hash, slot));
 	intern_unref(c->strings, w->name);
 	workload_release(w); /* zeroes it: name NULL */
 	vec_push(&c->free_workloads, slot);
@@ -346,15 +388,13 @@ void cluster_workload_remove(struct cluster *c, uint32_t slot)
 const void *cluster_find(const struct cluster *c, enum kind k, const char *ns,
 			 const char *name)
 {
-	struct strbuf sb;
-	int64_t i;
-	bool found;
+	const struct raw_vec *v = cvec_of(c, k);
+	struct probe p;
+	uint32_t i;
 
-	strbuf_init(&sb);
-	key_of(&sb, k, ns, name);
-	found = hmap_get(&c->index[k], sb.buf, sb.len, &i);
-	strbuf_release(&sb);
-	return found ? elem(cvec_of(c, k), k, (size_t)i) : NULL;
+	probe_init(&p, v, k, ns, name);
+	i = index_find(c, &p);
+	return i == IDTAB_NONE ? NULL : elem(v, k, i);
 }
 
 static size_t report_clashes(struct cluster *c, struct cluster *batch,
@@ -362,7 +402,8 @@ static size_t report_clashes(struct cluster *c, struct cluster *batch,
 {
 	struct strbuf sb;
 	size_t clashes = 0;
-	int64_t i;
+	struct probe p;
+	uint32_t i;
 
 	strbuf_init(&sb);
 	for (int k = 0; k < KIND_COUNT; k++) {
@@ -374,12 +415,15 @@ static size_t report_clashes(struct cluster *c, struct cluster *batch,
 			const void *obj = elem(bv, (enum kind)k, j);
 			const struct srcpos *prev;
 
-			obj_key(&sb, (enum kind)k, obj);
-			if (!hmap_get(&c->index[k], sb.buf, sb.len, &i))
+			probe_obj(&p, vec_of(c, (enum kind)k), (enum kind)k,
+				  obj);
+			i = index_find(c, &p);
+			if (i == IDTAB_NONE)
 				continue;
-			prev = pos_of(elem(vec_of(c, (enum kind)k),
-					   (enum kind)k, (size_t)i),
-				      (enum kind)k);
+			obj_key(&sb, (enum kind)k, obj);
+			prev = pos_of(
+				elem(vec_of(c, (enum kind)k), (enum kind)k, i),
+				(enum kind)k);
 			diag_at(d, DIAG_ERROR, pos_of(obj, (enum kind)k),
 				"metadata.name: %s \"%s\" is already defined "
 				"at %s:%d:%d",
@@ -409,7 +453,7 @@ int cluster_absorb(struct cluster *c, struct cluster *batch, struct diag *d)
 		if (v->len == 0) {
 			/* Nothing here yet: take the batch's storage whole. */
 			struct raw_vec tv = *v;
-			struct hmap tm = c->index[k];
+			struct idtab tm = c->index[k];
 
 			*v = *bv;
 			*bv = tv;

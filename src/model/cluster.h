@@ -22,6 +22,7 @@
 
 #include "base/diag.h"
 #include "base/hmap.h"
+#include "base/idtab.h"
 #include "base/intern.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
@@ -80,8 +81,10 @@ struct cluster {
 	VEC(uint32_t) free_workloads;
 
 	size_t jobs; /* workloads that came from batch/v1 Jobs */
-	struct config default_config;  /* Kueue's defaults */
-	struct hmap index[KIND_COUNT]; /* key -> position in its vector */
+	struct config default_config; /* Kueue's defaults */
+	/* Key ("ns/name", "name") -> position in its vector; the keys are
+	 * the objects' own (base/idtab.h). */
+	struct idtab index[KIND_COUNT];
 
 	/* Storage when this cluster owns the shared tables. */
 	bool owns_tables;

@@ -12,6 +12,22 @@
 
 #include "base/banned.h"
 
+/*
+ * A workload's pod sets live in a block that counts the workloads holding
+ * it (workload_share_podsets()): queued workloads of one shape need one
+ * copy, not one each. The array follows the count; w->podsets points at it.
+ */
+struct podset_block {
+	size_t refs;
+	struct podset items[];
+};
+
+static struct podset_block *block_of(const struct podset *ps)
+{
+	return (struct podset_block *)((char *)(uintptr_t)ps -
+				       offsetof(struct podset_block, items));
+}
+
 void podset_init(struct podset *ps)
 {
 	memset(ps, 0, sizeof(*ps));
@@ -61,10 +77,12 @@ void workload_release(struct workload *w)
 {
 	if (!w)
 		return;
-	for (size_t i = 0; i < w->npodsets; i++)
-		podset_release(&w->podsets[i]);
+	if (w->podsets && --block_of(w->podsets)->refs == 0) {
+		for (size_t i = 0; i < w->npodsets; i++)
+			podset_release(&w->podsets[i]);
+		free(block_of(w->podsets));
+	}
 	labels_release(&w->annotations);
-	free(w->podsets);
 	free(w->cond);
 	if (w->admission) {
 		for (size_t i = 0; i < w->admission->npodsets; i++)
@@ -77,15 +95,35 @@ void workload_release(struct workload *w)
 
 struct podset *workload_add_podset(struct workload *w)
 {
+	struct podset_block *b = w->podsets ? block_of(w->podsets) : NULL;
 	struct podset *ps;
 
 	if (w->npodsets >= WORKLOAD_MAX_PODSETS)
 		return NULL;
-	w->podsets =
-		xreallocarray(w->podsets, w->npodsets + 1, sizeof(*w->podsets));
+	BUG_ON(b && b->refs != 1); /* shared pod sets are read-only */
+	/* The count and at most WORKLOAD_MAX_PODSETS pod sets: no overflow. */
+	b = xreallocarray(b, 1,
+			  sizeof(*b) + (w->npodsets + 1) * sizeof(*b->items));
+	b->refs = 1;
+	w->podsets = b->items;
 	ps = &w->podsets[w->npodsets++];
 	podset_init(ps);
 	return ps;
+}
+
+void workload_share_podsets(struct workload *w, const struct workload *src)
+{
+	BUG_ON(w->podsets || w->npodsets);
+	if (!src->podsets)
+		return;
+	block_of(src->podsets)->refs++;
+	w->podsets = src->podsets;
+	w->npodsets = src->npodsets;
+}
+
+bool workload_podsets_shared(const struct workload *w)
+{
+	return w->podsets && block_of(w->podsets)->refs > 1;
 }
 
 int64_t workload_pod_count(const struct workload *w)

@@ -168,9 +168,12 @@ struct workload {
 	/* metadata.annotations of the Workload or Job, as they are (strings
 	 * interned); echelon's own are read with model/ann.h. */
 	struct labels annotations;
-	/* [npodsets], owned, at most WORKLOAD_MAX_PODSETS: allocated to the
-	 * count, since a queued workload usually has one pod set and a queue
-	 * may hold millions. A struct copy of a workload shares them. */
+	/* [npodsets], at most WORKLOAD_MAX_PODSETS: allocated to the count,
+	 * since a queued workload usually has one pod set and a queue may
+	 * hold millions. Owned, or shared read-only with other workloads of
+	 * the same shape (workload_share_podsets()): freed with the last
+	 * workload that holds them. A struct copy of a workload shares them
+	 * without counting: only one of the two is released. */
 	struct podset *podsets;
 	size_t npodsets;
 	struct admission *admission; /* owned; NULL while not admitted */
@@ -185,8 +188,15 @@ struct workload {
 void workload_init(struct workload *w);
 void workload_release(struct workload *w);
 /* Append an initialised pod set; NULL when WORKLOAD_MAX_PODSETS are used.
- * Pointers to w's earlier pod sets are stale afterwards. */
+ * Pointers to w's earlier pod sets are stale afterwards. BUG when w's pod
+ * sets are shared. */
 struct podset *workload_add_podset(struct workload *w);
+/* w, which has no pod sets, holds src's from now on, shared: neither may
+ * change them (workload_add_podset() or a write through w->podsets); each
+ * releases its hold with workload_release(). Nothing when src has none. */
+void workload_share_podsets(struct workload *w, const struct workload *src);
+/* Whether w's pod sets are held by another workload too. */
+bool workload_podsets_shared(const struct workload *w);
 void podset_init(struct podset *ps);
 void podset_release(struct podset *ps);
 void topology_assignment_free(struct topology_assignment *ta);

@@ -804,11 +804,18 @@ static void wait_backoff(struct sched *s, uint32_t id, const char *reason,
 			 int64_t requeue_at_us, int64_t now_us)
 {
 	struct sched_wl *wl = &s->wl[id];
+	const struct sched_condition *ev =
+		sched_cond_of(wl, SCHED_COND_EVICTED);
 
+	/* Kueue's job reconciler: Requeued=False with the eviction's reason
+	 * and message while the backoff lasts (a backoff read back without
+	 * its eviction says until when) */
 	sched_set_cond(wl, SCHED_COND_REQUEUED, false, reason,
-		       xasprintf("The workload is in backoff until %" PRId64
-				 " us",
-				 requeue_at_us),
+		       ev->present && ev->message && *ev->message
+			       ? xstrdup(ev->message)
+			       : xasprintf("The workload is in backoff until "
+					   "%" PRId64 " us",
+					   requeue_at_us),
 		       now_us);
 	sched_why_set(&wl->why, SCHED_PEND_EVALUATION,
 		      xasprintf("waiting for the requeue backoff until %" PRId64
@@ -1120,11 +1127,23 @@ void sched_preempt(struct sched *s, uint32_t victim, uint32_t by,
 	vec_push(&s->deferred, victim);
 }
 
+/* The message Kueue's controllers give an eviction for reason. */
+static char *evict_msg(const struct sched_wl *wl, const char *reason)
+{
+	if (strcmp(reason, "PodsReadyTimeout") == 0)
+		return xasprintf("Exceeded the PodsReady timeout %s/%s",
+				 wl->w->ns ? wl->w->ns : "", wl->w->name);
+	if (strcmp(reason, "LocalQueueStopped") == 0)
+		return xstrdup("The LocalQueue is stopped");
+	if (strcmp(reason, "ClusterQueueStopped") == 0)
+		return xstrdup("The ClusterQueue is stopped");
+	return xasprintf("The workload was evicted: %s", reason);
+}
+
 void sched_evict(struct sched *s, uint32_t id, const char *reason,
 		 int64_t now_us)
 {
-	requeue(s, id, reason,
-		xasprintf("The workload was evicted: %s", reason), now_us);
+	requeue(s, id, reason, evict_msg(&s->wl[id], reason), now_us);
 	sched_enqueue(s, id);
 }
 
@@ -1136,8 +1155,7 @@ void sched_evict_until(struct sched *s, uint32_t id, const char *reason,
 		sched_evict(s, id, reason, now_us);
 		return;
 	}
-	requeue(s, id, reason,
-		xasprintf("The workload was evicted: %s", reason), now_us);
+	requeue(s, id, reason, evict_msg(&s->wl[id], reason), now_us);
 	wait_backoff(s, id, reason, requeue_at_us, now_us);
 }
 

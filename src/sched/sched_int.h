@@ -41,34 +41,34 @@ struct sched_wl {
 	int32_t cq, lq; /* -1: none */
 	int32_t priority;
 	enum sched_wl_state state;
-	bool deferred;	       /* evicted this cycle: queued again next cycle */
-	bool deactivated;      /* sched_deactivate(): never queued again */
-	int64_t requeue_at_us; /* in s->waiting: queued again from then */
-	int64_t queue_ts_us;
-	int64_t admit_us;     /* QuotaReserved's time */
-	uint64_t seq;	      /* submission order, the last tie-break */
-	uint64_t admit_seq;   /* admission order (victims: newest first);
-				 0 for admissions loaded with the input */
-	uint64_t admit_cycle; /* the cycle that admitted it: not a victim
-				 of that same cycle */
-	uint64_t hash;	      /* scheduling shape (parking class) */
-	uint64_t phash;	      /* placement shape: pod sets only */
-	int32_t klass;	      /* parking class in its queue, or -1 */
-	uint32_t resmask;     /* resources its pod sets request, bit r */
-	uint32_t adm_pos;     /* index in its queue's admitted list */
-	struct sched_admission *adm;
-	/* Preempted with opt.hold_victims: its quota and nodes, still
-	 * charged until sched_victim_released(); and its preemptor + 1. */
-	struct sched_admission *held;
-	uint32_t held_for;
-	uint32_t victims_held; /* as a preemptor: victims not yet gone */
-	struct sched_why why;
-	struct sched_conds *conds; /* owned; NULL until one is set */
-	uint64_t cond_changes;	   /* sched_set_cond() changed conds */
+	bool deferred;	  /* evicted this cycle: queued again next cycle */
+	bool deactivated; /* sched_deactivate(): never queued again */
 	/* Made from a Job: a Workload of the input is its own (ownerRef),
 	 * its pods are in the input (label job-name), sched_assume_job()
 	 * counted it or found it counted otherwise (never queued then). */
 	bool job_own_wl, job_pods, assumed;
+	int64_t requeue_at_us; /* in s->waiting: queued again from then */
+	int64_t queue_ts_us;
+	int64_t admit_us;      /* QuotaReserved's time */
+	uint64_t seq;	       /* submission order, the last tie-break */
+	uint64_t admit_seq;    /* admission order (victims: newest first);
+				  0 for admissions loaded with the input */
+	uint64_t admit_cycle;  /* the cycle that admitted it: not a victim
+				  of that same cycle */
+	uint64_t hash;	       /* scheduling shape (parking class) */
+	uint64_t phash;	       /* placement shape: pod sets only */
+	int32_t klass;	       /* parking class in its queue, or -1 */
+	uint32_t resmask;      /* resources its pod sets request, bit r */
+	uint32_t adm_pos;      /* index in its queue's admitted list */
+	uint32_t victims_held; /* as a preemptor: victims not yet gone */
+	/* Preempted with opt.hold_victims: its quota and nodes, still
+	 * charged until sched_victim_released(); and its preemptor + 1. */
+	uint32_t held_for;
+	struct sched_admission *held;
+	struct sched_admission *adm;
+	struct sched_why why;
+	struct sched_conds *conds; /* owned; NULL until one is set */
+	uint64_t cond_changes;	   /* sched_set_cond() changed conds */
 };
 
 /*
@@ -107,6 +107,10 @@ struct sched_cq {
 	int32_t est_level;
 	int16_t est_flavor[RESOURCE_MAX];
 	int64_t est_need[RESOURCE_MAX];
+	/* opt.hold_victims: the first of its workloads that waits for its
+	 * victims (QUEUE_NONE: none); the ones behind it wait too, as they
+	 * do behind Kueue's head of the queue. Set each cycle. */
+	uint32_t waiting;
 };
 
 /* A node on a queue's path to its root, with the queue's head admitted:

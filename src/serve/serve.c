@@ -166,6 +166,7 @@ static void op_metrics(void *ctx, struct strbuf *out)
 		    "# TYPE echelon_serve_resource_version gauge\n"
 		    "echelon_serve_resource_version %llu\n",
 		    (unsigned long long)api_store_rv(dm->store));
+	serve_db_metrics(dm->db, out);
 	if (dm->sched)
 		serve_sched_metrics(dm->sched, out);
 }

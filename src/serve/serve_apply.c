@@ -101,7 +101,7 @@ static char *collection(const struct api_kind *k, const char *version,
 		strbuf_addf(&sb, "/namespaces/%s", ns);
 	strbuf_addf(&sb, "/%s", k->resource);
 	path = strbuf_take(&sb);
-	strbuf_release(&sb); /* take leaves a new empty buffer */
+	strbuf_release(&sb); /* take leaves sb initialised, with a buffer */
 	return path;
 }
 

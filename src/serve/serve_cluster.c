@@ -88,6 +88,115 @@ void cl_refs_release(struct cl_refs *r)
 	vec_release(r);
 }
 
+/* ---- indexes ---- */
+
+void cl_index_init(struct cl_index *x)
+{
+	memset(x, 0, sizeof(*x));
+	hmap_init(&x->index);
+	hmap_init(&x->seen);
+}
+
+void cl_index_release(struct cl_index *x)
+{
+	vec_foreach (&x->lists, l) {
+		cl_refs_release(&l->list);
+		free(l->key);
+	}
+	vec_release(&x->lists);
+	hmap_release(&x->index);
+	hmap_release(&x->seen);
+}
+
+static struct cl_index_list *index_list(struct cl_index *x, const char *key,
+					bool create)
+{
+	struct cl_index_list *l;
+	int64_t i;
+
+	if (hmap_get_str(&x->index, key, &i))
+		return &x->lists.items[i];
+	if (!create)
+		return NULL;
+	hmap_put_str(&x->index, key, (int64_t)x->lists.len);
+	l = vec_push_zero(&x->lists);
+	l->key = xstrdup(key);
+	return l;
+}
+
+static void seen_key(char *buf, size_t size, const char *key, const char *uid)
+{
+	snprintf(buf, size, "%s/%s", key, uid);
+}
+
+void cl_index_add(struct cl_index *x, const char *key, const struct api_kind *k,
+		  const json_t *obj)
+{
+	const char *uid = cl_str(obj, "metadata.uid");
+	char seen[640];
+
+	if (!uid)
+		return;
+	seen_key(seen, sizeof(seen), key, uid);
+	if (hmap_put_str(&x->seen, seen, 1))
+		cl_refs_add(&index_list(x, key, true)->list, k,
+			    cl_str(obj, "metadata.namespace"),
+			    cl_str(obj, "metadata.name"), uid);
+}
+
+void cl_index_get(struct cl_index *x, struct api_store *s, const char *key,
+		  cl_index_check_fn check, struct cl_refs *out)
+{
+	struct cl_index_list *l = index_list(x, key, false);
+	size_t kept = 0;
+
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->list.len; i++) {
+		struct cl_ref *r = &l->list.items[i];
+		const struct api_obj *o =
+			api_store_get(s, r->kind, r->ns, r->name);
+		char seen[640];
+
+		if (o && strcmp(o->uid, r->uid) == 0 && check(o->body, key)) {
+			cl_refs_add(out, r->kind, r->ns, r->name, r->uid);
+			l->list.items[kept++] = *r;
+			continue;
+		}
+		seen_key(seen, sizeof(seen), key, r->uid);
+		hmap_del(&x->seen, seen, strlen(seen));
+		free(r->ns);
+		free(r->name);
+		free(r->uid);
+	}
+	l->list.len = kept;
+}
+
+void cl_index_forget(struct cl_index *x, const char *key)
+{
+	struct cl_index_list *l = index_list(x, key, false);
+	size_t i;
+
+	if (!l)
+		return;
+	vec_foreach (&l->list, r) {
+		char seen[640];
+
+		seen_key(seen, sizeof(seen), key, r->uid);
+		hmap_del(&x->seen, seen, strlen(seen));
+	}
+	cl_refs_release(&l->list);
+	/* The last list moves into the freed slot. */
+	i = (size_t)(l - x->lists.items);
+	hmap_del(&x->index, l->key, strlen(l->key));
+	free(l->key);
+	if (i + 1 < x->lists.len) {
+		x->lists.items[i] = x->lists.items[x->lists.len - 1];
+		hmap_put_str(&x->index, x->lists.items[i].key, (int64_t)i);
+	}
+	x->lists.len--;
+}
+
 /* ---- JSON ---- */
 
 json_t *cl_get(const json_t *o, const char *path)
@@ -137,32 +246,11 @@ json_t *cl_arr(json_t *o, const char *key)
 	return v;
 }
 
-void cl_time(int64_t us, char buf[32])
-{
-	time_t t = (time_t)(us / 1000000);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-void cl_microtime(int64_t us, char buf[40])
-{
-	time_t t = (time_t)(us / 1000000);
-	struct tm tm;
-	char day[24];
-
-	gmtime_r(&t, &tm);
-	strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, 40, "%s.%06dZ", day, (int)(us % 1000000));
-}
-
 json_t *cl_jtime(int64_t us)
 {
 	char buf[32];
 
-	cl_time(us, buf);
-	return json_string(buf);
+	return json_string(api_store_timestamp(us, buf, sizeof(buf)));
 }
 
 int64_t cl_parse_time(const char *s)
@@ -487,6 +575,28 @@ static bool timer_live(const struct serve_cluster *c, const struct cl_timer *t)
 	return hmap_get_str(&c->armed, key, &at) && at == t->at_us;
 }
 
+/* When an Event expires: an hour after it last happened. */
+static int64_t event_expiry(const json_t *ev)
+{
+	int64_t t = cl_parse_time(cl_str(ev, "lastTimestamp"));
+
+	if (t < 0)
+		t = cl_parse_time(cl_str(ev, "eventTime"));
+	if (t < 0)
+		t = cl_parse_time(cl_str(ev, "metadata.creationTimestamp"));
+	return t < 0 ? -1 : t + CL_EVENT_TTL_US;
+}
+
+static void expire_event(struct serve_cluster *c, const struct cl_timer *t,
+			 int64_t now_us)
+{
+	const struct api_obj *o =
+		api_store_get(c->s, c->event_k, t->ns, t->name);
+
+	if (o && strcmp(o->uid, t->uid) == 0 && event_expiry(o->body) <= now_us)
+		(void)cl_delete(c, o, now_us);
+}
+
 static void fire_timers(struct serve_cluster *c, int64_t now_us)
 {
 	struct cl_timer *t;
@@ -495,8 +605,11 @@ static void fire_timers(struct serve_cluster *c, int64_t now_us)
 		heap_pop(&c->timers);
 		if (timer_live(c, t)) {
 			cl_disarm_mark(c, t->uid, t->kind);
-			if (t->kind == CL_T_JOB || t->kind == CL_T_BACKOFF)
+			if (t->kind == CL_T_JOB || t->kind == CL_T_BACKOFF ||
+			    t->kind == CL_T_BATCH)
 				cl_mark_job(c, t->ns, t->name);
+			else if (t->kind == CL_T_EVENT_TTL)
+				expire_event(c, t, now_us);
 			else
 				cl_kubelet_timer(c, t, now_us);
 		}
@@ -533,9 +646,18 @@ static void observe(struct serve_cluster *c, const struct api_kind *k,
 	size_t i;
 	json_t *ref;
 
-	if (k == c->event_k || !name)
+	if (!name)
 		return;
 	ns = ns ? ns : "";
+	if (k == c->event_k) {
+		int64_t at = event_expiry(body);
+
+		/* Events go after an hour, as kube-apiserver's --event-ttl:
+		 * a daemon's store does not fill up with them. */
+		if (type != API_DELETED && uid && at >= 0)
+			cl_arm(c, CL_T_EVENT_TTL, at, ns, name, uid);
+		return;
+	}
 	if (type == API_DELETED) {
 		if (uid)
 			cl_keyset_add(&c->gone, uid);
@@ -562,11 +684,20 @@ static void observe(struct serve_cluster *c, const struct api_kind *k,
 		const json_t *cref = cl_controller_ref(body);
 		const char *ck = cref ? cl_str(cref, "kind") : NULL;
 		const char *cn = cref ? cl_str(cref, "name") : NULL;
+		const char *cu = cref ? cl_str(cref, "uid") : NULL;
 
-		if (ck && cn && strcmp(ck, "Job") == 0)
-			cl_mark_job(c, ns, cn);
+		/* Pod changes reach their Job batched, as Kubernetes'
+		 * syncJobBatchPeriod: a 1000-pod Job is reconciled once a
+		 * second, not once per pod change. */
+		if (ck && cn && cu && strcmp(ck, "Job") == 0 &&
+		    !cl_armed(c, cu, CL_T_BATCH))
+			cl_arm(c, CL_T_BATCH, c->now_us + CL_JOB_BATCH_US, ns,
+			       cn, cu);
 		snprintf(key, sizeof(key), "%s/%s", ns, name);
 		cl_keyset_add(&c->pods, key);
+		if (cl_str(body, "spec.nodeName"))
+			cl_index_add(&c->on_node, cl_str(body, "spec.nodeName"),
+				     k, body);
 	} else if (k == c->node_k) {
 		cl_keyset_add(&c->nodes, name);
 	}
@@ -593,7 +724,7 @@ static void relist(struct serve_cluster *c)
 	for (size_t i = 0; i < api_kind_count(); i++) {
 		const struct api_kind *k = api_kind_at(i);
 
-		if (api_kind_storage(k) != k || k == c->event_k)
+		if (api_kind_storage(k) != k)
 			continue;
 		(void)api_store_each(c->s, k, NULL, NULL, NULL, on_object, c);
 	}
@@ -637,8 +768,8 @@ struct serve_cluster *serve_cluster_new(struct api_store *s,
 	cl_keyset_init(&c->owners);
 	cl_keyset_init(&c->dropped);
 	hmap_init(&c->backoff_index);
-	hmap_init(&c->dep_index);
-	hmap_init(&c->dep_seen);
+	cl_index_init(&c->owned);
+	cl_index_init(&c->on_node);
 	return c;
 }
 
@@ -658,58 +789,80 @@ void serve_cluster_free(struct serve_cluster *c)
 	cl_keyset_release(&c->gone);
 	cl_keyset_release(&c->owners);
 	cl_keyset_release(&c->dropped);
-	cl_gc_release(c);
+	cl_index_release(&c->owned);
+	cl_index_release(&c->on_node);
 	cl_jobs_release(c);
 	free(c);
 }
 
+/* One phase: fn for each key of set, in the order they came. */
+typedef void (*phase_fn)(struct serve_cluster *c, char *key, int64_t now_us);
+
+static void run_phase(struct serve_cluster *c, struct cl_keyset *set,
+		      phase_fn fn, int64_t now_us)
+{
+	size_t n;
+	char **keys = cl_keyset_take(set, &n);
+
+	for (size_t i = 0; i < n; i++)
+		fn(c, keys[i], now_us);
+	free_keys(keys, n);
+}
+
+static void node_gone_phase(struct serve_cluster *c, char *key, int64_t now)
+{
+	cl_node_deleted(c, key, now);
+}
+
+static void node_phase(struct serve_cluster *c, char *key, int64_t now)
+{
+	cl_node_check(c, key, now);
+}
+
+static void owner_phase(struct serve_cluster *c, char *key, int64_t now)
+{
+	cl_gc_owner(c, key, now);
+}
+
+static void gone_phase(struct serve_cluster *c, char *key, int64_t now)
+{
+	cl_gc_collect(c, key, now);
+}
+
+/* Keys "ns/name". */
+static void pod_phase(struct serve_cluster *c, char *key, int64_t now)
+{
+	char *slash = strchr(key, '/');
+
+	*slash = '\0';
+	cl_kubelet_pod(c, key, slash + 1, now);
+}
+
+static void job_phase(struct serve_cluster *c, char *key, int64_t now)
+{
+	char *slash = strchr(key, '/');
+
+	*slash = '\0';
+	cl_jobs_reconcile(c, key, slash + 1, now);
+}
+
+/*
+ * The order matters only for work one phase queues for a later one in
+ * the same pass: a Node's check queues its pods, garbage collection the
+ * pods whose Job went while they were terminating.
+ */
 int serve_cluster_sync(struct serve_cluster *c, int64_t now_us)
 {
-	char **keys;
-	size_t n;
-
 	c->writes = 0;
+	c->now_us = now_us;
 	read_changes(c);
 	fire_timers(c, now_us);
-
-	keys = cl_keyset_take(&c->dropped, &n);
-	for (size_t i = 0; i < n; i++)
-		cl_node_deleted(c, keys[i], now_us);
-	free_keys(keys, n);
-
-	keys = cl_keyset_take(&c->nodes, &n);
-	for (size_t i = 0; i < n; i++)
-		cl_node_check(c, keys[i], now_us);
-	free_keys(keys, n);
-
-	keys = cl_keyset_take(&c->pods, &n);
-	for (size_t i = 0; i < n; i++) {
-		char *slash = strchr(keys[i], '/');
-
-		*slash = '\0';
-		cl_kubelet_pod(c, keys[i], slash + 1, now_us);
-	}
-	free_keys(keys, n);
-
-	keys = cl_keyset_take(&c->jobs, &n);
-	for (size_t i = 0; i < n; i++) {
-		char *slash = strchr(keys[i], '/');
-
-		*slash = '\0';
-		cl_jobs_reconcile(c, keys[i], slash + 1, now_us);
-	}
-	free_keys(keys, n);
-
-	keys = cl_keyset_take(&c->owners, &n);
-	for (size_t i = 0; i < n; i++)
-		cl_gc_owner(c, keys[i], now_us);
-	free_keys(keys, n);
-
-	keys = cl_keyset_take(&c->gone, &n);
-	for (size_t i = 0; i < n; i++)
-		cl_gc_collect(c, keys[i], now_us);
-	free_keys(keys, n);
-
+	run_phase(c, &c->dropped, node_gone_phase, now_us);
+	run_phase(c, &c->nodes, node_phase, now_us);
+	run_phase(c, &c->owners, owner_phase, now_us);
+	run_phase(c, &c->gone, gone_phase, now_us);
+	run_phase(c, &c->pods, pod_phase, now_us);
+	run_phase(c, &c->jobs, job_phase, now_us);
 	prune_timers(c);
 	return c->writes;
 }

@@ -30,8 +30,11 @@
 #define CL_FG_FINALIZER	  "foregroundDeletion"
 #define CL_ORPHAN_FINALIZ "orphan"
 #define CL_JOB_COMPONENT  "job-controller"
-#define CL_KUBELET	  "kubelet"
 #define CL_KUBELET_VER	  "v1.35.0"
+/* kube-apiserver's --event-ttl default. */
+#define CL_EVENT_TTL_US (3600 * 1000000LL)
+/* Kubernetes' syncJobBatchPeriod. */
+#define CL_JOB_BATCH_US 1000000
 
 /* A set of string keys kept in insertion order (deterministic work). */
 struct cl_keyset {
@@ -40,11 +43,13 @@ struct cl_keyset {
 };
 
 enum cl_timer_kind {
-	CL_T_START,   /* a bound pod's containers are up: Running */
-	CL_T_END,     /* a running pod's duration is over: Succeeded */
-	CL_T_FAIL,    /* a running pod fails (the failure rate) */
-	CL_T_JOB,     /* a Job's activeDeadlineSeconds: reconcile it */
-	CL_T_BACKOFF, /* a Job's pod failure back-off is over */
+	CL_T_START,	/* a bound pod's containers are up: Running */
+	CL_T_END,	/* a running pod's duration is over: Succeeded */
+	CL_T_FAIL,	/* a running pod fails (the failure rate) */
+	CL_T_JOB,	/* a Job's activeDeadlineSeconds: reconcile it */
+	CL_T_BACKOFF,	/* a Job's pod failure back-off is over */
+	CL_T_BATCH,	/* a Job's pods changed a batch period ago */
+	CL_T_EVENT_TTL, /* an Event has not happened again for an hour */
 	CL_T_COUNT
 };
 
@@ -57,6 +62,7 @@ struct cl_timer {
 
 /* A Job's pod failure back-off, as Kubernetes keeps it (in memory). */
 struct cl_backoff {
+	char *uid;
 	int64_t failures; /* after the last success */
 	int64_t last_us;  /* the last failure */
 };
@@ -76,11 +82,36 @@ void cl_refs_add(struct cl_refs *r, const struct api_kind *k, const char *ns,
 		 const char *name, const char *uid);
 void cl_refs_release(struct cl_refs *r);
 
-/* The dependents an owner had when last seen (checked again on use). */
-struct cl_deps {
-	char *owner_uid;
+/*
+ * An index from a key (an owner's uid, a node's name) to the objects last
+ * seen under it. Entries are checked again on use (the object still
+ * exists with that uid and still belongs under the key) and pruned when
+ * stale, so removals need no bookkeeping.
+ */
+struct cl_index_list {
+	char *key;
 	struct cl_refs list;
 };
+
+struct cl_index {
+	struct hmap index; /* key -> position in lists */
+	VEC(struct cl_index_list) lists;
+	struct hmap seen; /* "key/uid" indexed */
+};
+
+/* Whether obj still belongs under key. */
+typedef bool (*cl_index_check_fn)(const json_t *obj, const char *key);
+
+void cl_index_init(struct cl_index *x);
+void cl_index_release(struct cl_index *x);
+void cl_index_add(struct cl_index *x, const char *key, const struct api_kind *k,
+		  const json_t *obj);
+/* Append to out the objects under key that pass check (others are
+ * dropped from the index). */
+void cl_index_get(struct cl_index *x, struct api_store *s, const char *key,
+		  cl_index_check_fn check, struct cl_refs *out);
+/* Drop key and what is under it. */
+void cl_index_forget(struct cl_index *x, const char *key);
 
 struct serve_cluster {
 	struct api_store *s;
@@ -88,8 +119,9 @@ struct serve_cluster {
 	const struct api_kind *pod_k, *job_k, *node_k, *event_k;
 	struct rng rng;
 	uint64_t cursor;
-	bool relist; /* read every object before the next events */
-	int writes;  /* of the current sync */
+	bool relist;	/* read every object before the next events */
+	int writes;	/* of the current sync */
+	int64_t now_us; /* of the current sync */
 
 	struct heap timers;
 	uint64_t timer_seq;
@@ -106,9 +138,8 @@ struct serve_cluster {
 	struct hmap backoff_index;
 	VEC(struct cl_backoff) backoff;
 
-	struct hmap dep_index; /* owner uid -> index in deps */
-	VEC(struct cl_deps) deps;
-	struct hmap dep_seen; /* "owner uid/dependent uid" indexed */
+	struct cl_index owned;	 /* owner uid -> dependents */
+	struct cl_index on_node; /* node name -> pods bound to it */
 };
 
 /* Key sets. */
@@ -125,9 +156,7 @@ const char *cl_str(const json_t *o, const char *path);
 /* The object at key of o, created when missing or not an object. */
 json_t *cl_obj(json_t *o, const char *key);
 json_t *cl_arr(json_t *o, const char *key);
-/* RFC 3339 in UTC, seconds ("...Z") or microseconds (MicroTime). */
-void cl_time(int64_t us, char buf[32]);
-void cl_microtime(int64_t us, char buf[40]);
+/* RFC 3339 in UTC with seconds ("2026-12-01T13:00:00Z"). */
 json_t *cl_jtime(int64_t us);
 /* Parse RFC 3339 seconds ("2026-12-01T13:00:00Z"); -1 when not one. */
 int64_t cl_parse_time(const char *s);
@@ -205,6 +234,5 @@ void cl_gc_dependents(struct serve_cluster *c, const char *owner_uid,
 		      struct cl_refs *out);
 void cl_gc_collect(struct serve_cluster *c, const char *uid, int64_t now_us);
 void cl_gc_owner(struct serve_cluster *c, const char *uid, int64_t now_us);
-void cl_gc_release(struct serve_cluster *c);
 
 #endif

@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
@@ -87,6 +87,9 @@ struct serve_db {
 	uint64_t flushed_rv; /* every change up to it is in the database */
 	int64_t clock_us;    /* clock in meta */
 	bool loaded;
+	/* For /metrics. */
+	uint64_t flushes, changes, errors;
+	int64_t flush_ns;
 };
 
 /* "group/resource", or "resource" for the core group: stable across
@@ -253,7 +256,11 @@ static int migrate(struct serve_db *db, struct serve_meta *meta,
 	for (int64_t v = version; v < SCHEMA_VERSION && r == 0; v++)
 		r = exec(db, steps[v], err);
 	if (r == 0) {
-		sql = xasprintf("PRAGMA user_version = %d", SCHEMA_VERSION);
+		/* user_version decides; meta says it to a human reader. */
+		sql = xasprintf("PRAGMA user_version = %d;"
+				" INSERT OR REPLACE INTO meta (key, value)"
+				" VALUES ('schema', %d)",
+				SCHEMA_VERSION, SCHEMA_VERSION);
 		r = exec(db, sql, err);
 		free(sql);
 	}
@@ -507,31 +514,67 @@ static int flush_tx(struct serve_db *db, const struct api_store *s,
 	return r;
 }
 
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 int serve_db_flush(struct serve_db *db, const struct api_store *s,
 		   const struct serve_meta *meta, struct errbuf *err)
 {
 	uint64_t rv = api_store_rv(s);
+	int64_t t0;
 	int r;
 
 	BUG_ON(rv < db->flushed_rv);
 	if (rv == db->flushed_rv && meta->clock_us >= db->clock_us &&
 	    meta->clock_us - db->clock_us < CLOCK_PERIOD_US)
 		return 0;
+	t0 = mono_ns();
 	r = step(db, ST_BEGIN, err);
-	if (r < 0)
-		return r;
-	r = flush_tx(db, s, meta, err);
+	if (r == 0)
+		r = flush_tx(db, s, meta, err);
 	if (r == 0)
 		r = step(db, ST_COMMIT, err);
+	db->flush_ns += mono_ns() - t0;
 	if (r < 0) {
 		/* Nothing of this flush stays; the next one retries it all. */
 		if (!sqlite3_get_autocommit(db->sql))
 			(void)step(db, ST_ROLLBACK, NULL);
+		db->errors++;
 		return r;
 	}
+	db->flushes++;
+	db->changes += rv - db->flushed_rv;
 	db->flushed_rv = rv;
 	db->clock_us = meta->clock_us;
 	return 0;
+}
+
+void serve_db_metrics(const struct serve_db *db, struct strbuf *out)
+{
+	strbuf_addf(out,
+		    "# HELP echelon_serve_db_flushes_total Transactions "
+		    "committed (group commits).\n"
+		    "# TYPE echelon_serve_db_flushes_total counter\n"
+		    "echelon_serve_db_flushes_total %" PRIu64 "\n"
+		    "# HELP echelon_serve_db_changes_total Changes written, "
+		    "one per resourceVersion.\n"
+		    "# TYPE echelon_serve_db_changes_total counter\n"
+		    "echelon_serve_db_changes_total %" PRIu64 "\n"
+		    "# HELP echelon_serve_db_flush_errors_total Flushes that "
+		    "failed and were rolled back.\n"
+		    "# TYPE echelon_serve_db_flush_errors_total counter\n"
+		    "echelon_serve_db_flush_errors_total %" PRIu64 "\n"
+		    "# HELP echelon_serve_db_flush_seconds_total Time spent "
+		    "in flushes, fsync included.\n"
+		    "# TYPE echelon_serve_db_flush_seconds_total counter\n"
+		    "echelon_serve_db_flush_seconds_total %.6f\n",
+		    db->flushes, db->changes, db->errors,
+		    (double)db->flush_ns / 1e9);
 }
 
 /* Load: a row's kind, with the last one cached (rows come sorted). */

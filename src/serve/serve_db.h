@@ -22,6 +22,7 @@
 #include "api/api_store.h"
 #include "base/compiler.h"
 #include "base/errbuf.h"
+#include "base/strbuf.h"
 
 /* What the daemon keeps besides objects. */
 struct serve_meta {
@@ -55,6 +56,9 @@ int serve_db_load(struct serve_db *db, struct api_store *s,
 int serve_db_flush(struct serve_db *db, const struct api_store *s,
 		   const struct serve_meta *meta,
 		   struct errbuf *err) MUST_CHECK;
+/* Append the Prometheus text of the flush counters (flushes, changes,
+ * errors, seconds) to out. */
+void serve_db_metrics(const struct serve_db *db, struct strbuf *out);
 void serve_db_close(struct serve_db *db);
 
 #endif

@@ -11,9 +11,9 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/hmap.h"
 #include "base/strbuf.h"
@@ -32,18 +32,17 @@ static const char *get_str(const json_t *o, const char *a, const char *b)
 	return json_string_value(v);
 }
 
+/* RFC 3339 UTC, with microseconds (MicroTime) when micro. */
 static void stamp(int64_t us, bool micro, char *buf, size_t size)
 {
-	time_t t = (time_t)(us / 1000000);
-	struct tm tm;
 	char day[32];
 
-	gmtime_r(&t, &tm);
-	strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
-	if (micro)
-		snprintf(buf, size, "%s.%06dZ", day, (int)(us % 1000000));
+	api_store_timestamp(us, day, sizeof(day));
+	if (micro && strlen(day) == 20) /* "...:SSZ" -> "...:SS.uuuuuuZ" */
+		snprintf(buf, size, "%.19s.%06dZ", day,
+			 (int)((us % 1000000 + 1000000) % 1000000));
 	else
-		snprintf(buf, size, "%sZ", day);
+		snprintf(buf, size, "%s", day);
 }
 
 /* Cut s to at most max bytes on a UTF-8 character boundary. */

@@ -16,6 +16,7 @@
  *  - orphan: the dependents lose their references to the owner, then the
  *    finalizer comes off.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -23,47 +24,19 @@
 
 #include "base/banned.h"
 
-static void seen_key(char *buf, size_t size, const char *owner, const char *dep)
-{
-	snprintf(buf, size, "%s/%s", owner, dep);
-}
-
-static struct cl_deps *deps_of(struct serve_cluster *c, const char *owner,
-			       bool create)
-{
-	int64_t i;
-
-	if (hmap_get_str(&c->dep_index, owner, &i))
-		return &c->deps.items[i];
-	if (!create)
-		return NULL;
-	hmap_put_str(&c->dep_index, owner, (int64_t)c->deps.len);
-	struct cl_deps *d = vec_push_zero(&c->deps);
-	d->owner_uid = xstrdup(owner);
-	return d;
-}
-
 void cl_gc_index(struct serve_cluster *c, const struct api_kind *k,
 		 const json_t *obj)
 {
-	const char *uid = cl_str(obj, "metadata.uid");
 	size_t i;
 	json_t *ref;
 
-	if (!uid)
-		return;
 	json_array_foreach(cl_get(obj, "metadata.ownerReferences"), i, ref)
 	{
 		const char *owner = cl_str(ref, "uid");
-		char key[320];
 
 		if (!owner || !*owner)
 			continue;
-		seen_key(key, sizeof(key), owner, uid);
-		if (hmap_put_str(&c->dep_seen, key, 1))
-			cl_refs_add(&deps_of(c, owner, true)->list, k,
-				    cl_str(obj, "metadata.namespace"),
-				    cl_str(obj, "metadata.name"), uid);
+		cl_index_add(&c->owned, owner, k, obj);
 		if (!api_store_find_uid(c->s, owner))
 			cl_keyset_add(&c->gone, owner);
 	}
@@ -87,31 +60,7 @@ static bool names_owner(const json_t *obj, const char *owner)
 void cl_gc_dependents(struct serve_cluster *c, const char *owner_uid,
 		      struct cl_refs *out)
 {
-	struct cl_deps *d = deps_of(c, owner_uid, false);
-	size_t kept = 0;
-
-	if (!d)
-		return;
-	for (size_t i = 0; i < d->list.len; i++) {
-		struct cl_ref *r = &d->list.items[i];
-		const struct api_obj *o =
-			api_store_get(c->s, r->kind, r->ns, r->name);
-
-		if (o && strcmp(o->uid, r->uid) == 0 &&
-		    names_owner(o->body, owner_uid)) {
-			cl_refs_add(out, r->kind, r->ns, r->name, r->uid);
-			d->list.items[kept++] = *r;
-			continue;
-		}
-		char key[320];
-
-		seen_key(key, sizeof(key), owner_uid, r->uid);
-		hmap_del(&c->dep_seen, key, strlen(key));
-		free(r->ns);
-		free(r->name);
-		free(r->uid);
-	}
-	d->list.len = kept;
+	cl_index_get(&c->owned, c->s, owner_uid, names_owner, out);
 }
 
 /* obj without its references to owners that are gone (all when
@@ -139,21 +88,6 @@ static json_t *without_refs(struct serve_cluster *c, const json_t *obj,
 	return body;
 }
 
-static void forget(struct serve_cluster *c, const char *owner)
-{
-	struct cl_deps *d = deps_of(c, owner, false);
-
-	if (!d)
-		return;
-	vec_foreach (&d->list, r) {
-		char key[320];
-
-		seen_key(key, sizeof(key), owner, r->uid);
-		hmap_del(&c->dep_seen, key, strlen(key));
-	}
-	cl_refs_release(&d->list);
-}
-
 void cl_gc_collect(struct serve_cluster *c, const char *uid, int64_t now_us)
 {
 	struct cl_refs deps = { 0 };
@@ -173,13 +107,22 @@ void cl_gc_collect(struct serve_cluster *c, const char *uid, int64_t now_us)
 		body = without_refs(c, o->body, NULL, &left);
 		if (left) {
 			(void)cl_update(c, o, body, now_us);
-		} else {
-			json_decref(body);
-			(void)cl_delete(c, o, now_us);
+			continue;
+		}
+		json_decref(body);
+		(void)cl_delete(c, o, now_us);
+		if (r->kind == c->pod_k) {
+			/* Marked before (no change to read): the pod's
+			 * tracking finalizer is the Job controller's to
+			 * drop now that its Job is gone. */
+			char key[512];
+
+			snprintf(key, sizeof(key), "%s/%s", r->ns, r->name);
+			cl_keyset_add(&c->pods, key);
 		}
 	}
 	cl_refs_release(&deps);
-	forget(c, uid);
+	cl_index_forget(&c->owned, uid);
 }
 
 /* Foreground: delete the dependents; true when none is left. */
@@ -254,15 +197,4 @@ void cl_gc_owner(struct serve_cluster *c, const char *uid, int64_t now_us)
 						   now_us);
 	}
 	free(u);
-}
-
-void cl_gc_release(struct serve_cluster *c)
-{
-	vec_foreach (&c->deps, d) {
-		cl_refs_release(&d->list);
-		free(d->owner_uid);
-	}
-	vec_release(&c->deps);
-	hmap_release(&c->dep_index);
-	hmap_release(&c->dep_seen);
 }

@@ -52,6 +52,7 @@ struct jpod {
 	int64_t index; /* completion index, -1 none */
 	bool active, ready, scheduled, running, deleting, tracked;
 	const char *phase; /* static copy of a known phase */
+	int64_t finish_us; /* when it finished, as Kubernetes estimates */
 };
 
 struct jctx {
@@ -78,19 +79,32 @@ static struct cl_backoff *backoff_of(struct serve_cluster *c, const char *uid,
 	if (!create)
 		return NULL;
 	hmap_put_str(&c->backoff_index, uid, (int64_t)c->backoff.len);
-	return vec_push_zero(&c->backoff);
+	vec_push_zero(&c->backoff)->uid = xstrdup(uid);
+	return vec_last(&c->backoff);
 }
 
 void cl_jobs_forget(struct serve_cluster *c, const char *uid)
 {
 	struct cl_backoff *b = backoff_of(c, uid, false);
+	size_t i;
 
-	if (b)
-		b->failures = b->last_us = 0;
+	if (!b)
+		return;
+	i = (size_t)(b - c->backoff.items);
+	hmap_del(&c->backoff_index, b->uid, strlen(b->uid));
+	free(b->uid);
+	if (i + 1 < c->backoff.len) {
+		c->backoff.items[i] = c->backoff.items[c->backoff.len - 1];
+		hmap_put_str(&c->backoff_index, c->backoff.items[i].uid,
+			     (int64_t)i);
+	}
+	c->backoff.len--;
 }
 
 void cl_jobs_release(struct serve_cluster *c)
 {
+	vec_foreach (&c->backoff, b)
+		free(b->uid);
 	vec_release(&c->backoff);
 	hmap_release(&c->backoff_index);
 }
@@ -223,6 +237,36 @@ static const char *known_phase(const char *p)
 	return "Pending";
 }
 
+/* When a pod finished, as Kubernetes' getFinishedTime: the last
+ * container's finishedAt, else its Ready=False transition, else its
+ * deletion, else now. */
+static int64_t finish_time(const json_t *pod, int64_t now_us)
+{
+	const json_t *ready =
+		cl_cond(cl_get(pod, "status.conditions"), "Ready");
+	int64_t t = -1;
+	size_t i;
+	json_t *cs;
+
+	json_array_foreach(cl_get(pod, "status.containerStatuses"), i, cs)
+	{
+		int64_t f = cl_parse_time(
+			cl_str(cs, "state.terminated.finishedAt"));
+
+		if (f < 0) {
+			t = -1;
+			break;
+		}
+		t = f > t ? f : t;
+	}
+	if (t < 0 && ready && cl_str(ready, "status") &&
+	    strcmp(cl_str(ready, "status"), "False") == 0)
+		t = cl_parse_time(cl_str(ready, "lastTransitionTime"));
+	if (t < 0)
+		t = cl_parse_time(cl_str(pod, "metadata.deletionTimestamp"));
+	return t < 0 || t > now_us ? now_us : t;
+}
+
 static void gather(struct jctx *x)
 {
 	struct cl_refs deps = { 0 };
@@ -251,6 +295,7 @@ static void gather(struct jctx *x)
 		p->scheduled = cl_str(o->body, "spec.nodeName") != NULL;
 		p->running = strcmp(p->phase, "Running") == 0;
 		p->tracked = cl_has_finalizer(o->body, CL_JOB_TRACKING);
+		p->finish_us = finish_time(o->body, x->now_us);
 	}
 	cl_refs_release(&deps);
 }
@@ -276,7 +321,7 @@ static void count_index(struct jctx *x, int64_t ix)
 
 static void count(struct jctx *x)
 {
-	int64_t new_succ = 0, failed = x->failed;
+	int64_t new_succ = 0, failed = x->failed, last = INT64_MIN;
 	struct cl_backoff *b;
 
 	vec_foreach (&x->pods, p) {
@@ -290,6 +335,7 @@ static void count(struct jctx *x)
 				count_index(x, p->index);
 		} else {
 			x->failed++;
+			last = p->finish_us > last ? p->finish_us : last;
 		}
 		o = api_store_get(x->c->s, x->c->pod_k, p->ref.ns, p->ref.name);
 		if (o && strcmp(o->uid, p->ref.uid) == 0)
@@ -309,7 +355,7 @@ static void count(struct jctx *x)
 		b->failures = 0;
 	} else {
 		b->failures += x->failed - failed;
-		b->last_us = x->now_us;
+		b->last_us = last;
 	}
 }
 
@@ -534,19 +580,23 @@ static json_t *pod_from_template(struct jctx *x, int64_t ix)
 	return pod;
 }
 
+/* Kubernetes' names: "<job>-" cut to 58 bytes (the API server's name
+ * generator); Indexed "<job>-<index>-", the job name cut so that the
+ * whole fits in 58 (the Job controller's podGenerateNameWithIndex). */
 static void set_name(struct jctx *x, json_t *pod, int64_t ix)
 {
-	char base[96], name[128], rnd[6];
-	int n;
+	char base[GENERATED_BASE_MAX + 32], tail[32], name[128], rnd[6];
+	int keep;
 
-	if (ix >= 0)
-		n = snprintf(base, sizeof(base), "%.*s-%lld-",
-			     GENERATED_BASE_MAX - 22, x->name, (long long)ix);
-	else
-		n = snprintf(base, sizeof(base), "%.*s-",
-			     GENERATED_BASE_MAX - 1, x->name);
-	if (n > GENERATED_BASE_MAX)
+	if (ix >= 0) {
+		snprintf(tail, sizeof(tail), "-%lld-", (long long)ix);
+		keep = GENERATED_BASE_MAX - (int)strlen(tail);
+		snprintf(base, sizeof(base), "%.*s%s", keep, x->name, tail);
+	} else {
+		snprintf(base, sizeof(base), "%.*s-", GENERATED_BASE_MAX,
+			 x->name);
 		base[GENERATED_BASE_MAX] = '\0';
+	}
 	for (int i = 0; i < 5; i++)
 		rnd[i] = name_alphabet[rng_below(&x->c->rng,
 						 sizeof(name_alphabet) - 1)];

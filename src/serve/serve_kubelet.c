@@ -551,35 +551,23 @@ static void register_node(json_t *node, const char *name, const char *uid,
 	set_default(labels, "kubernetes.io/os", json_string("linux"));
 }
 
-struct on_node {
-	const char *node;
-	struct cl_refs pods;
-	const struct api_kind *k;
-};
-
-static int pod_on_node(void *ctx, const struct api_obj *o)
+static bool bound_to(const json_t *pod, const char *node)
 {
-	struct on_node *x = ctx;
-	const char *n = cl_str(o->body, "spec.nodeName");
+	const char *n = cl_str(pod, "spec.nodeName");
 
-	if (n && strcmp(n, x->node) == 0)
-		cl_refs_add(&x->pods, x->k, o->ns, o->name, o->uid);
-	return 0;
+	return n && strcmp(n, node) == 0;
 }
 
 static void pods_on(struct serve_cluster *c, const char *node,
 		    struct cl_refs *out)
 {
-	struct on_node x = { .node = node, .k = c->pod_k };
-
-	(void)api_store_each(c->s, c->pod_k, NULL, NULL, NULL, pod_on_node, &x);
-	*out = x.pods;
+	cl_index_get(&c->on_node, c->s, node, bound_to, out);
 }
 
 void cl_node_check(struct serve_cluster *c, const char *name, int64_t now_us)
 {
 	const struct api_obj *o = api_store_get(c->s, c->node_k, "", name);
-	struct cl_refs pods;
+	struct cl_refs pods = { 0 };
 
 	if (!o || cl_deleting(o->body))
 		return;
@@ -603,7 +591,7 @@ void cl_node_check(struct serve_cluster *c, const char *name, int64_t now_us)
 
 void cl_node_deleted(struct serve_cluster *c, const char *name, int64_t now_us)
 {
-	struct cl_refs pods;
+	struct cl_refs pods = { 0 };
 
 	if (api_store_get(c->s, c->node_k, "", name))
 		return; /* created again */

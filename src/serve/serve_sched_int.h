@@ -73,6 +73,8 @@ struct swl {
 	bool release;	    /* released: its pods must go (then released) */
 	bool finished;
 	bool ungated;	      /* Job unsuspended for the current admission */
+	int64_t parallelism;  /* the Job's own while a partial admission has
+				 lowered it; 0 otherwise */
 	char *pending_msg;    /* last FailedScheduling message written */
 	uint64_t pending_key; /* sched_wl_pending_key() of pending_msg */
 };
@@ -109,6 +111,7 @@ struct serve_sched {
 	VEC(char *) plain;     /* "ns/name" of plain pods to bind */
 	VEC(char *) new_gangs; /* "ns/PodGroup/" or "ns//pod": to make */
 	int writes;
+	uint64_t pending_cycles; /* ctl cycles at the last pending pass */
 };
 
 /* serve_sched.c */
@@ -145,9 +148,10 @@ void serve_sched_workload(struct serve_sched *x, const struct sev *e);
  * with the decoder's message in msg when it refuses it. */
 int serve_sched_decode_workload(struct serve_sched *x, const json_t *obj,
 				struct workload *ret_w, struct strbuf *msg);
-/* Set a Job's spec.suspend; 1 when written, 0 when it was so already. */
+/* Set a Job's spec.suspend, and spec.parallelism when >= 0; 1 when
+ * written, 0 when it was so already. */
 int serve_sched_suspend(struct serve_sched *x, const char *ns, const char *job,
-			bool suspend);
+			bool suspend, int64_t parallelism);
 /* Forget slot's workload (its object is gone). */
 void serve_sched_drop(struct serve_sched *x, uint32_t slot);
 

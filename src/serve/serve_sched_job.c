@@ -196,6 +196,26 @@ void serve_sched_slot_fill(struct serve_sched *x, uint32_t slot, uint64_t h,
 	free(key);
 }
 
+/* An admission read back: its pods' nodes are the controller's, and its
+ * Job must run (the restart may have come before its start or binds). */
+static void adopted(struct serve_sched *x, uint32_t slot)
+{
+	const struct gang *g = ctl_gang(x->ctl);
+	struct swl *w = serve_sched_slot(x, slot);
+
+	for (uint32_t p = 0; p < w->npods; p++) {
+		const char *name = gang_pod_node(g, slot, p);
+		const struct node *n =
+			name ? cluster_find(&x->c, KIND_NODE, NULL, name)
+			     : NULL;
+
+		w->target[p] =
+			n ? (uint32_t)(n - x->c.nodes.items) : CTL_NO_NODE;
+	}
+	w->ungated = !w->job;
+	serve_sched_todo(x, slot);
+}
+
 /* A Workload object not known yet: to the controller, queued (or, read
  * back at start with status.admission, adopted as admitted). */
 static void workload_added(struct serve_sched *x, const json_t *obj)
@@ -236,7 +256,7 @@ static void workload_added(struct serve_sched *x, const json_t *obj)
 	if (x->restoring && admitted) {
 		strbuf_reset(&msg);
 		if (ctl_adopt(x->ctl, h, x->now_us, &msg) == 0) {
-			serve_sched_slot(x, slot)->ungated = true;
+			adopted(x, slot);
 			if (finished) {
 				(void)ctl_finish(x->ctl, h, x->now_us);
 				serve_sched_slot(x, slot)->finished = true;
@@ -405,7 +425,7 @@ void serve_sched_job(struct serve_sched *x, const struct sev *e)
 }
 
 int serve_sched_suspend(struct serve_sched *x, const char *ns, const char *job,
-			bool suspend)
+			bool suspend, int64_t parallelism)
 {
 	const struct api_obj *o =
 		api_store_get(x->s, x->kinds[SK_JOB], ns, job);
@@ -414,11 +434,16 @@ int serve_sched_suspend(struct serve_sched *x, const char *ns, const char *job,
 	if (!o)
 		return -ENOENT;
 	spec = json_object_get(o->body, "spec");
-	if (json_is_true(json_object_get(spec, "suspend")) == suspend)
+	if (json_is_true(json_object_get(spec, "suspend")) == suspend &&
+	    (parallelism < 0 || json_integer_value(json_object_get(
+					spec, "parallelism")) == parallelism))
 		return 0;
 	body = json_deep_copy(o->body);
-	json_object_set_new(json_object_get(body, "spec"), "suspend",
-			    json_boolean(suspend));
+	spec = json_object_get(body, "spec");
+	json_object_set_new(spec, "suspend", json_boolean(suspend));
+	if (parallelism >= 0)
+		json_object_set_new(spec, "parallelism",
+				    json_integer(parallelism));
 	if (api_store_update(x->s, x->kinds[SK_JOB], body, 0, x->now_us, NULL) <
 	    0)
 		return -EIO;

@@ -94,13 +94,24 @@ static int64_t flags_of(const struct serve_sched *x, const char *uid)
 	return f;
 }
 
-/* The index a new pod of w takes: its completion index when free, else
- * the first free one; -1 when every index has a pod. */
+/* Whether index p has a node, or is being given one. */
+static bool placed(const struct swl *w, uint32_t p)
+{
+	return w->target[p] != CTL_NO_NODE || w->want[p];
+}
+
+/*
+ * The index a new pod of w takes, -1 when every index has a pod: its
+ * completion index when free and placed; else the first free placed one
+ * (a Job's later completions, or a partial admission, run on the nodes
+ * of the admitted pods); else its completion index, else the first free.
+ */
 static int64_t take_index(struct swl *w, const json_t *pod)
 {
 	const json_t *meta = json_object_get(pod, "metadata");
 	const char *ci = json_string_value(json_object_get(
 		json_object_get(meta, "annotations"), INDEX_ANN));
+	int64_t want = -1;
 	char *end;
 	long v;
 
@@ -110,8 +121,16 @@ static int64_t take_index(struct swl *w, const json_t *pod)
 	if (ci && *ci) {
 		v = strtol(ci, &end, 10);
 		if (!*end && v >= 0 && (uint32_t)v < w->npods && !w->uid_at[v])
-			return v;
+			want = v;
 	}
+	if (want >= 0 && placed(w, (uint32_t)want))
+		return want;
+	for (uint32_t p = 0; p < w->npods; p++) {
+		if (!w->uid_at[p] && placed(w, p))
+			return p;
+	}
+	if (want >= 0)
+		return want;
 	for (uint32_t p = 0; p < w->npods; p++) {
 		if (!w->uid_at[p])
 			return p;
@@ -126,6 +145,24 @@ static int64_t index_of(const struct swl *w, const char *uid)
 			return p;
 	}
 	return -1;
+}
+
+static void scheduled_event(struct serve_sched *x, const char *ns,
+			    const char *pod, const char *node);
+
+/* Bind a pod to the node the controller already counts it on. */
+static void rebind(struct serve_sched *x, struct swl *w, uint32_t i,
+		   const char *uid, const char *name)
+{
+	const char *node = x->c.nodes.items[w->target[i]].name;
+	struct errbuf eb;
+
+	errbuf_clear(&eb);
+	if (api_bind(x->s, w->ns, name, uid, node, x->now_us, &eb) != 0)
+		return; /* a node gone is the controller's (node down) */
+	x->writes++;
+	scheduled_event(x, w->ns, name, node);
+	(void)ctl_pod_map(x->ctl, uid, w->h, i);
 }
 
 void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
@@ -153,9 +190,15 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 	if (i < 0)
 		return;
 	/* adopted at start: the controller has it bound where it is */
-	if (n >= 0 && w->target[i] == CTL_NO_NODE && !w->want[i] &&
-	    !w->release && w->ungated)
+	if (n >= 0 && !w->want[i] && !w->release &&
+	    (x->restoring || (w->target[i] == CTL_NO_NODE && w->ungated)))
 		w->target[i] = (uint32_t)n;
+	/* an unbound pod where the controller has one bound: the
+	 * replacement of a failed pod, or a bind a restart cut short */
+	if (!node && !gone && w->target[i] != CTL_NO_NODE && !w->want[i] &&
+	    !w->release &&
+	    sched_wl_state(ctl_sched(x->ctl), slot) == SCHED_WL_ADMITTED)
+		rebind(x, w, (uint32_t)i, uid, name);
 	if (n >= 0 && (uint32_t)n == w->target[i] && !w->want[i]) {
 		(void)ctl_pod_map(x->ctl, uid, w->h, (uint32_t)i);
 		if (pod_ready(e->body) && !(flags & SP_READY_SENT)) {
@@ -425,6 +468,31 @@ static bool place_open(struct serve_sched *x, uint32_t slot, struct swl *w)
 	return ok;
 }
 
+/*
+ * Kueue's startJob: unsuspend the Job; under a partial admission its
+ * parallelism becomes the admitted count (Kueue's RunWithPodSetsInfo),
+ * and the Job's own comes back when it is suspended again.
+ */
+static int start_job(struct serve_sched *x, uint32_t slot, struct swl *w)
+{
+	const struct sched_admission *a =
+		sched_wl_admission(ctl_sched(x->ctl), slot);
+	const struct workload *cw = &x->c.workloads.items[slot];
+	const struct api_obj *jb =
+		api_store_get(x->s, x->kinds[SK_JOB], w->ns, w->job);
+	int64_t par = -1;
+
+	if (a && jb && cw->npodsets == 1 &&
+	    a->ps[0].count < cw->podsets[0].count) {
+		if (!w->parallelism)
+			w->parallelism = json_integer_value(json_object_get(
+				json_object_get(jb->body, "spec"),
+				"parallelism"));
+		par = a->ps[0].count;
+	}
+	return serve_sched_suspend(x, w->ns, w->job, false, par);
+}
+
 /* Delete the bound pods of a released gang of pods. */
 static void delete_bound(struct serve_sched *x, struct swl *w)
 {
@@ -451,8 +519,11 @@ int serve_sched_act(struct serve_sched *x, uint32_t slot)
 	if (w->release) {
 		/* Kueue's stopJob suspends a Job (its controller deletes the
 		 * pods); pods of no Job cannot be unbound: they are deleted */
-		if (w->job && serve_sched_suspend(x, w->ns, w->job, true) < 0)
+		if (w->job && serve_sched_suspend(
+				      x, w->ns, w->job, true,
+				      w->parallelism ? w->parallelism : -1) < 0)
 			return 0;
+		w->parallelism = 0;
 		if (!w->job)
 			delete_bound(x, w);
 		if (w->live_pods)
@@ -461,15 +532,17 @@ int serve_sched_act(struct serve_sched *x, uint32_t slot)
 		(void)ctl_released(x->ctl, w->h, x->now_us);
 		fed = 1;
 	}
-	if (!w->binding)
-		return fed;
-	if (!place_open(x, slot, w))
+	if (w->binding && !place_open(x, slot, w))
 		return fed; /* no node has room now: the bind timeout */
-	if (w->job && !w->ungated) {
-		if (serve_sched_suspend(x, w->ns, w->job, false) < 0)
+	/* Kueue's startJob, also for an admission read back at start */
+	if (w->job && !w->ungated &&
+	    sched_wl_state(ctl_sched(x->ctl), slot) == SCHED_WL_ADMITTED) {
+		if (start_job(x, slot, w) < 0)
 			return fed;
 		w->ungated = true;
 	}
+	if (!w->binding)
+		return fed;
 	for (uint32_t p = 0; p < w->npods; p++) {
 		if (w->want[p] && !bindable(x, w, p))
 			return fed; /* whole gangs only: wait for its pods */
@@ -591,8 +664,13 @@ static const struct api_obj *gang_object(struct serve_sched *x,
 void serve_sched_pending(struct serve_sched *x)
 {
 	const struct sched *s = ctl_sched(x->ctl);
+	uint64_t cycles = ctl_stats(x->ctl).cycles;
 	struct strbuf msg;
 
+	/* a reason changes only in a scheduler cycle */
+	if (cycles == x->pending_cycles)
+		return;
+	x->pending_cycles = cycles;
 	strbuf_init(&msg);
 	for (uint32_t slot = 0; slot < x->wl.len; slot++) {
 		struct swl *w = &x->wl.items[slot];

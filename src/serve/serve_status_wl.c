@@ -28,7 +28,20 @@
 struct edges {
 	enum ss_prev prev[SCHED_COND_COUNT];
 	struct sched_condition now[SCHED_COND_COUNT];
+	bool pending_changed; /* QuotaReserved False, new reason or text */
 };
+
+/* Whether condition type in conds differs from reason and message. */
+static bool cond_differs(const json_t *conds, const char *type,
+			 const char *reason, const char *message)
+{
+	const json_t *c = ss_cond_find(conds, type);
+	const char *r = json_string_value(json_object_get(c, "reason"));
+	const char *m = json_string_value(json_object_get(c, "message"));
+
+	return !r || !m || strcmp(r, reason) != 0 ||
+	       strcmp(m, message ? message : "") != 0;
+}
 
 /* Kueue's job reconciler (generatePodsReadyCondition) from the gang's
  * state and the stored condition. */
@@ -85,6 +98,15 @@ static json_t *requeue_state(struct ss *ss, uint32_t wl)
 	return j;
 }
 
+/* Count an Event written (rc 0) or the first failure. */
+static void count_event(struct ss *ss, int rc)
+{
+	if (rc < 0 && !ss->err)
+		ss->err = rc;
+	else if (rc >= 0)
+		ss->writes++;
+}
+
 static double secs(int64_t us)
 {
 	return us > 0 ? (double)us / 1e6 : 0;
@@ -100,6 +122,14 @@ static void record_edges(struct ss *ss, uint32_t wl, const json_t *regarding,
 	char reason[128];
 
 	sched_wl_export(ss->sc, wl, &sv);
+	/* Kueue's scheduler after a failed attempt: a Warning with the
+	 * pending reason and message (not before the first attempt) */
+	if (e->pending_changed && strcmp(qr->reason, "PendingEvaluation") != 0)
+		count_event(ss,
+			    serve_event(ss->s, regarding, "Warning", qr->reason,
+					qr->reason, SERVE_STATUS_ADMISSION,
+					ss->now_us, "%s",
+					qr->message ? qr->message : ""));
 	for (int t = 0; t < SCHED_COND_COUNT; t++) {
 		const struct sched_condition *k = &e->now[t];
 		const char *msg = k->message ? k->message : "";
@@ -152,10 +182,7 @@ static void record_edges(struct ss *ss, uint32_t wl, const json_t *regarding,
 		default:
 			break;
 		}
-		if (rc < 0 && !ss->err)
-			ss->err = rc;
-		else if (rc >= 0)
-			ss->writes++;
+		count_event(ss, rc);
 	}
 }
 
@@ -165,7 +192,7 @@ static void workload_status(struct ss *ss, uint32_t wl, const struct api_obj *o)
 	json_t *conds, *st = ss_status_copy(o, &conds);
 	json_t *adm, *rq, *regarding;
 	int64_t gen = ss_generation(o->body);
-	struct edges e;
+	struct edges e = { .pending_changed = false };
 
 	for (int t = 0; t < SCHED_COND_COUNT; t++) {
 		struct sched_condition k =
@@ -173,6 +200,9 @@ static void workload_status(struct ss *ss, uint32_t wl, const struct api_obj *o)
 
 		e.now[t] = k;
 		e.prev[t] = SS_ABSENT;
+		if (t == SCHED_COND_QUOTA_RESERVED && k.present && !k.status)
+			e.pending_changed = cond_differs(conds, "QuotaReserved",
+							 k.reason, k.message);
 		if (k.present)
 			e.prev[t] = ss_cond_set(
 				conds, sched_cond_name((enum sched_cond)t),
@@ -181,10 +211,12 @@ static void workload_status(struct ss *ss, uint32_t wl, const struct api_obj *o)
 	}
 	if (cluster_config(ss->c)->wait_for_pods_ready.enable)
 		pods_ready(ss, wl, conds, gen);
+	/* a finished workload keeps the admission it ran with, as Kueue's
+	 * (its quota is free: the scheduler holds no admission for it) */
 	adm = status_admission(ss->c, ss->sc, wl);
 	if (adm)
 		json_object_set_new(st, "admission", adm);
-	else
+	else if (sched_wl_state(ss->sc, wl) != SCHED_WL_FINISHED)
 		json_object_del(st, "admission");
 	rq = requeue_state(ss, wl);
 	if (rq)

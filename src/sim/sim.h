@@ -87,11 +87,11 @@ struct sim_job {
 			   UINT32_MAX for a trace job */
 	int32_t tmpl;	/* its trace job in sim_input.templates, -1 */
 	uint32_t order; /* input order, the tie-break of the sort */
+	int32_t pods;	/* all pods of all pod sets */
 	const char *name, *ns, *queue; /* of its workload; interned */
 	int64_t submit_us;	       /* >= 0 */
 	int64_t duration_us;	       /* runtime at the ideal placement, > 0 */
 	const char *klass;    /* class for per-class figures; NULL: none */
-	int32_t pods;	      /* all pods of all pod sets */
 	int64_t gpus;	      /* GPUs of all pods */
 	int32_t gpus_per_pod; /* most GPUs of one pod (the model's rank) */
 	uint32_t split;	      /* no-gang: first of its pods' workloads,
@@ -175,16 +175,16 @@ struct sim_options {
 /* One job's outcome. Times are -1 where they do not apply. */
 struct sim_job_rec {
 	enum sim_job_state state;
+	int32_t evictions;	      /* preemptions and lifecycle evictions */
 	int64_t admit_us;	      /* first admission */
 	int64_t start_us;	      /* first time all pods ran (last start) */
 	int64_t end_us;		      /* finished */
 	int32_t hosts, racks, blocks; /* spanned by its last placement */
 	int32_t min_racks, min_blocks;
-	double throughput_ratio; /* of its last placement; -1: n/a */
-	int32_t evictions;	 /* preemptions and lifecycle evictions */
 	int32_t preemptions;
-	int64_t lost_gpu_us; /* work lost to evictions and node failures */
-	int64_t cq;	     /* ClusterQueue index, -1 when none */
+	double throughput_ratio; /* of its last placement; -1: n/a */
+	int64_t lost_gpu_us;	 /* work lost to evictions and node failures */
+	int64_t cq;		 /* ClusterQueue index, -1 when none */
 };
 
 /* One row of the time series. */

@@ -63,12 +63,12 @@ static bool actual_shape(struct sim_state *st, uint32_t j,
 	*topo = true;
 	memset(sh, 0, sizeof(*sh));
 	for (size_t p = 0; p < n && ok; p++) {
-		if (!x->pods[p].bound)
+		if (!x->run->pods[p].bound)
 			continue;
-		ok = x->pods[p].node >= 0;
-		ng[k].node = x->pods[p].node;
-		ng[k++].gpus = x->pods[p].gpus;
-		sh->gpus += (int32_t)x->pods[p].gpus;
+		ok = x->run->pods[p].node >= 0;
+		ng[k].node = x->run->pods[p].node;
+		ng[k++].gpus = x->run->pods[p].gpus;
+		sh->gpus += (int32_t)x->run->pods[p].gpus;
 	}
 	qsort(ng, k, sizeof(*ng), ng_cmp);
 	sh->host_gpus_min = INT32_MAX;
@@ -109,7 +109,7 @@ void sim_figures_shape(struct sim_state *st, uint32_t j)
 	struct errbuf eb = { 0 };
 	bool topo;
 
-	x->ratio = 1;
+	x->run->ratio = 1;
 	x->min_hosts = -1;
 	r->hosts = r->racks = r->blocks = r->min_racks = r->min_blocks = -1;
 	if (gpp <= 0) { /* pods without GPUs: one per host at best */
@@ -119,7 +119,7 @@ void sim_figures_shape(struct sim_state *st, uint32_t j)
 	if (throughput_ideal_shape(&geo, x->want, gpp, &ideal, &eb) == 0)
 		x->min_hosts = ideal.hosts;
 	if (!actual_shape(st, j, &act, &topo)) {
-		r->throughput_ratio = x->ratio;
+		r->throughput_ratio = x->run->ratio;
 		return;
 	}
 	r->hosts = act.hosts;
@@ -130,8 +130,8 @@ void sim_figures_shape(struct sim_state *st, uint32_t j)
 		r->min_blocks = x->min_hosts > 0 ? ideal.blocks : -1;
 	}
 	if (job->gpus_per_pod > 0 && x->min_hosts > 0 && act.gpus > 0)
-		x->ratio = throughput_ratio(&st->o->tp, &act, &ideal);
-	r->throughput_ratio = x->ratio;
+		x->run->ratio = throughput_ratio(&st->o->tp, &act, &ideal);
+	r->throughput_ratio = x->run->ratio;
 }
 
 /* The pods: bound GPUs per node and in all, all or none under a gang. */
@@ -147,16 +147,17 @@ static void check_pods(struct sim_state *st)
 		BUG_ON(x->active_pos == 0 ||
 		       st->active.items[x->active_pos - 1] != *j);
 		if (st->res->jobs[*j].state == SIM_JOB_RUNNING)
-			busy += x->run_gpus;
+			busy += x->run->run_gpus;
 		if (!st->split) /* a gang is bound whole or not at all */
 			BUG_ON(x->bound != 0 && x->bound != x->want);
-		for (int32_t p = 0; x->pods && p < st->in->jobs.items[*j].pods;
+		for (int32_t p = 0; x->run && p < st->in->jobs.items[*j].pods;
 		     p++) {
-			if (!x->pods[p].bound)
+			if (!x->run->pods[p].bound)
 				continue;
-			alloc += x->pods[p].gpus;
-			if (x->pods[p].node >= 0)
-				per[x->pods[p].node] += x->pods[p].gpus;
+			alloc += x->run->pods[p].gpus;
+			if (x->run->pods[p].node >= 0)
+				per[x->run->pods[p].node] +=
+					x->run->pods[p].gpus;
 		}
 	}
 	for (size_t i = 0; i < c->nodes.len; i++) {
@@ -364,10 +365,10 @@ static void close_running(struct sim_state *st)
 {
 	for (size_t j = 0; j < st->in->jobs.len; j++) {
 		const struct sim_jst *x = &st->js[j];
-		int64_t seg = st->now - x->seg_start_us;
 
 		if (st->res->jobs[j].state == SIM_JOB_RUNNING)
-			sim_run_account(st, (uint32_t)j, seg);
+			sim_run_account(st, (uint32_t)j,
+					st->now - x->run->seg_start_us);
 	}
 }
 

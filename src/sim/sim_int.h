@@ -45,25 +45,32 @@ struct sim_pod {
 	uint64_t up_ev; /* pending start-up event, 0: none */
 };
 
+/* What a job needs once admitted, made at its first admission with its
+ * pods (most jobs of a long queue wait without). */
+struct sim_jrun {
+	int64_t seg_start_us; /* running since */
+	double ratio;	      /* throughput of its placement */
+	int64_t run_gpus;     /* GPUs of its running pods */
+	int64_t progress_us;  /* ideal work kept by checkpoints */
+	uint64_t end_ev, fail_ev;
+	int64_t first_int_us, last_int_us; /* its interruptions */
+	struct sim_pod pods[];		   /* [job pods] */
+};
+
 /* The run's view of one job. */
 struct sim_jst {
 	uint32_t wl;	      /* slot of its gang workload; UINT32_MAX: a
 				 trace job not arrived, or ended */
+	int32_t min_hosts;    /* of its ideal placement */
 	uint32_t *split_wl;   /* no-gang, trace job: slot of each pod's
 				 workload (UINT32_MAX: none now) */
-	struct sim_pod *pods; /* [job pods], made at first admission */
+	struct sim_jrun *run; /* made at first admission; a trace job's
+				 freed when it finishes */
 	int32_t bound, up;    /* pods bound, pods up */
 	int32_t want;	      /* pods its admission(s) hold */
 	int32_t adm;	      /* its workloads admitted now */
-	int64_t seg_start_us; /* running since */
-	double ratio;	      /* throughput of its placement */
-	int32_t min_hosts;    /* of its ideal placement */
-	int64_t run_gpus;     /* GPUs of its running pods */
-	int64_t progress_us;  /* ideal work kept by checkpoints */
-	uint64_t end_ev, fail_ev;
-	uint32_t active_pos; /* 1 + its place in sim_state.active; 0: none */
-	int32_t ints;	     /* interruptions: lost its work, or evicted */
-	int64_t first_int_us, last_int_us;
+	uint32_t active_pos;  /* 1 + its place in sim_state.active; 0: none */
+	int32_t ints;	      /* interruptions: lost its work, or evicted */
 };
 
 struct sim_state {
@@ -83,6 +90,12 @@ struct sim_state {
 	int32_t *wl_count; /* pods its admission holds, 0: not admitted */
 	size_t nslots;
 	struct sim_jst *js;
+	/* Pod sets shared by the live trace workloads of one shape (struct
+	 * sim_shape_key -> index in shapes; a free entry has no pod sets),
+	 * held while a workload of the shape lives. */
+	struct hmap shape_ids;
+	VEC(struct workload) shapes;
+	VEC(uint32_t) free_shapes;
 	int64_t *node_gpus; /* GPUs bound on each node */
 	bool *node_down;
 	VEC(uint32_t) active; /* jobs holding quota or pods (for checks) */

@@ -163,21 +163,23 @@ static struct sim_pod *pods_of(struct sim_state *st, uint32_t j)
 	struct sim_jst *x = &st->js[j];
 	uint32_t k = 0;
 
-	if (x->pods)
-		return x->pods;
-	x->pods = xcalloc((size_t)job->pods, sizeof(*x->pods));
+	if (x->run)
+		return x->run->pods;
+	/* job->pods is an int32_t: no overflow */
+	x->run = xcalloc(1, sizeof(*x->run) +
+				    (size_t)job->pods * sizeof(*x->run->pods));
 	if (job->tmpl >= 0) { /* one pod set */
 		const struct sim_tmpl *tm = &st->in->templates.items[job->tmpl];
 		const struct resvec *req =
 			&st->in->requests.items[tm->requests];
 
 		for (int32_t p = 0; p < job->pods; p++) {
-			x->pods[p].node = -1;
-			x->pods[p].gpus = st->in->gpu_id >= 0
-						  ? req->v[st->in->gpu_id]
-						  : 0;
+			x->run->pods[p].node = -1;
+			x->run->pods[p].gpus = st->in->gpu_id >= 0
+						       ? req->v[st->in->gpu_id]
+						       : 0;
 		}
-		return x->pods;
+		return x->run->pods;
 	}
 	w = &st->in->c->workloads.items[job->wl];
 	for (size_t i = 0; i < w->npodsets; i++) {
@@ -186,12 +188,12 @@ static struct sim_pod *pods_of(struct sim_state *st, uint32_t j)
 						: 0;
 
 		for (int32_t p = 0; p < ps->count; p++, k++) {
-			x->pods[k].node = -1;
-			x->pods[k].gpus = g;
+			x->run->pods[k].node = -1;
+			x->run->pods[k].gpus = g;
 		}
 	}
 	BUG_ON(k != (uint32_t)job->pods);
-	return x->pods;
+	return x->run->pods;
 }
 
 void sim_run_account(struct sim_state *st, uint32_t j, int64_t seg)
@@ -199,7 +201,7 @@ void sim_run_account(struct sim_state *st, uint32_t j, int64_t seg)
 	const struct sim_jst *x = &st->js[j];
 
 	for (int32_t p = 0; p < st->in->jobs.items[j].pods; p++) {
-		const struct sim_pod *sp = &x->pods[p];
+		const struct sim_pod *sp = &x->run->pods[p];
 
 		if (!sp->up)
 			continue;
@@ -208,7 +210,7 @@ void sim_run_account(struct sim_state *st, uint32_t j, int64_t seg)
 		else
 			st->busy_unplaced += seg * sp->gpus;
 	}
-	st->busy_jobs += seg * x->run_gpus;
+	st->busy_jobs += seg * x->run->run_gpus;
 }
 
 /* A job kept work (finished: a job ended or arrived): the run makes
@@ -236,8 +238,8 @@ static void interrupted(struct sim_state *st, uint32_t j)
 	st->futile++;
 	sim_run_failure(st);
 	if (!x->ints++)
-		x->first_int_us = st->now;
-	x->last_int_us = st->now;
+		x->run->first_int_us = st->now;
+	x->run->last_int_us = st->now;
 }
 
 /* Stop a running job: its work since the last checkpoint is lost unless
@@ -247,14 +249,15 @@ void sim_run_stop(struct sim_state *st, uint32_t j, bool finished)
 	struct sim_jst *x = &st->js[j];
 	const struct sim_job *job = &st->in->jobs.items[j];
 	struct sim_job_rec *r = &st->res->jobs[j];
-	int64_t seg = st->now - x->seg_start_us, kept = seg;
+	int64_t seg, kept;
 
 	if (r->state != SIM_JOB_RUNNING)
 		return;
+	seg = kept = st->now - x->run->seg_start_us;
 	sim_run_account(st, j, seg);
-	st->busy_gpus -= x->run_gpus;
-	sim_run_cancel(st, &x->end_ev, EV_FINISH);
-	sim_run_cancel(st, &x->fail_ev, EV_POD_FAIL);
+	st->busy_gpus -= x->run->run_gpus;
+	sim_run_cancel(st, &x->run->end_ev, EV_FINISH);
+	sim_run_cancel(st, &x->run->fail_ev, EV_POD_FAIL);
 	if (!finished) {
 		if (st->o->checkpoint_us > 0)
 			kept = seg / st->o->checkpoint_us *
@@ -263,12 +266,12 @@ void sim_run_stop(struct sim_state *st, uint32_t j, bool finished)
 			kept = 0;
 		/* Work of the whole job: a partial admission runs at
 		 * want / pods of its speed (start_job()). */
-		x->progress_us +=
-			(int64_t)((double)kept * x->ratio * (double)x->want /
-				  (double)job->pods);
-		if (x->progress_us >= job->duration_us)
-			x->progress_us = job->duration_us - 1;
-		r->lost_gpu_us += (seg - kept) * x->run_gpus;
+		x->run->progress_us +=
+			(int64_t)((double)kept * x->run->ratio *
+				  (double)x->want / (double)job->pods);
+		if (x->run->progress_us >= job->duration_us)
+			x->run->progress_us = job->duration_us - 1;
+		r->lost_gpu_us += (seg - kept) * x->run->run_gpus;
 		if (kept > 0)
 			progressed(st, false);
 		else
@@ -282,7 +285,7 @@ void sim_run_stop(struct sim_state *st, uint32_t j, bool finished)
 static void unbind_pod(struct sim_state *st, uint32_t j, uint32_t p)
 {
 	struct sim_jst *x = &st->js[j];
-	struct sim_pod *sp = &x->pods[p];
+	struct sim_pod *sp = &x->run->pods[p];
 
 	if (!sp->bound)
 		return;
@@ -464,7 +467,7 @@ static int64_t running_pod(struct sim_state *st, uint32_t j)
 	uint64_t k = rng_below(&st->rng, (uint64_t)x->up);
 
 	for (int32_t p = 0; p < st->in->jobs.items[j].pods; p++) {
-		if (x->pods[p].up && k-- == 0)
+		if (x->run->pods[p].up && k-- == 0)
 			return p;
 	}
 	BUG_ON(1);
@@ -480,32 +483,34 @@ static void start_job(struct sim_state *st, uint32_t j)
 	int64_t rem, end;
 
 	sim_figures_shape(st, j);
-	x->run_gpus = 0;
+	x->run->run_gpus = 0;
 	for (int32_t p = 0; p < job->pods; p++)
-		x->run_gpus += x->pods[p].bound ? x->pods[p].gpus : 0;
+		x->run->run_gpus +=
+			x->run->pods[p].bound ? x->run->pods[p].gpus : 0;
 	if (r->start_us < 0)
 		r->start_us = st->now;
-	rem = job->duration_us - x->progress_us;
+	rem = job->duration_us - x->run->progress_us;
 	if (x->want < job->pods) /* partial admission: fewer pods, longer */
 		rem = rem * job->pods / (x->want > 0 ? x->want : 1);
-	x->seg_start_us = st->now;
-	end = st->now + throughput_stretch_us(rem, x->ratio);
-	x->end_ev = sim_run_push(st, end, EV_FINISH, j, 0);
+	x->run->seg_start_us = st->now;
+	end = st->now + throughput_stretch_us(rem, x->run->ratio);
+	x->run->end_ev = sim_run_push(st, end, EV_FINISH, j, 0);
 	if (end > st->busy_until_us)
 		st->busy_until_us = end; /* no stall before it could end */
-	st->busy_gpus += x->run_gpus;
+	st->busy_gpus += x->run->run_gpus;
 	sim_run_set_state(st, j, SIM_JOB_RUNNING);
-	sim_run_log(
-		st, "start %s pods=%d hosts=%d racks=%d blocks=%d ratio=%.4f",
-		job->name, x->want, r->hosts, r->racks, r->blocks, x->ratio);
+	sim_run_log(st,
+		    "start %s pods=%d hosts=%d racks=%d blocks=%d ratio=%.4f",
+		    job->name, x->want, r->hosts, r->racks, r->blocks,
+		    x->run->ratio);
 	if (st->o->pod_fail_per_h > 0) {
 		double rate = st->o->pod_fail_per_h * x->want / 3.6e9;
 		double u = rng_double(&st->rng);
 		int64_t at = st->now + (int64_t)(-log1p(-u) / rate);
 
 		if (at < end)
-			x->fail_ev = sim_run_push(st, at, EV_POD_FAIL, j,
-						  running_pod(st, j));
+			x->run->fail_ev = sim_run_push(st, at, EV_POD_FAIL, j,
+						       running_pod(st, j));
 	}
 }
 
@@ -519,7 +524,7 @@ static int32_t need(const struct sim_state *st, uint32_t j)
 static void pod_up(struct sim_state *st, uint32_t j, uint32_t p)
 {
 	struct sim_jst *x = &st->js[j];
-	struct sim_pod *sp = &x->pods[p];
+	struct sim_pod *sp = &x->run->pods[p];
 	uint32_t pod, wl = pod_wl(st, j, p, &pod);
 
 	sp->up_ev = 0;
@@ -534,13 +539,71 @@ static void pod_up(struct sim_state *st, uint32_t j, uint32_t p)
 		start_job(st, j);
 }
 
+/* What the pod set of a trace job's workload depends on: one pod set is
+ * shared by the workloads of the jobs of one shape. */
+struct shape_key {
+	uint32_t requests; /* index in sim_input.requests */
+	int32_t pods, min_count;
+	int32_t mode;	   /* enum topology_mode */
+	const char *level; /* interned; NULL when none */
+};
+
+/* The shape of trace job j's workload, or of one pod's under no-gang. */
+static void shape_key(const struct sim_state *st, uint32_t j, bool pod,
+		      struct shape_key *k)
+{
+	const struct sim_job *job = &st->in->jobs.items[j];
+	const struct sim_tmpl *tm = &st->in->templates.items[job->tmpl];
+
+	memset(k, 0, sizeof(*k)); /* the padding is part of the key */
+	k->requests = tm->requests;
+	k->pods = pod ? 1 : job->pods;
+	k->min_count = pod ? 1 : tm->min_count;
+	/* a pod alone: no topology request (sim_input_add_split) */
+	k->mode = pod ? TOPOLOGY_NONE : (int32_t)tm->topology_mode;
+	k->level = pod ? NULL : tm->topology_level;
+}
+
+/* The workload holding the pod set of shape k, made from t when new. */
+static const struct workload *shape_get(struct sim_state *st,
+					const struct shape_key *k,
+					const struct trace_job *t)
+{
+	int64_t i;
+
+	if (!hmap_get(&st->shape_ids, k, sizeof(*k), &i)) {
+		if (st->free_shapes.len) {
+			i = vec_pop(&st->free_shapes);
+		} else {
+			i = (int64_t)st->shapes.len;
+			vec_push_zero(&st->shapes);
+		}
+		trace_job_workload(t, st->in->c, NULL, &st->shapes.items[i]);
+		hmap_put(&st->shape_ids, k, sizeof(*k), i);
+	}
+	return &st->shapes.items[i];
+}
+
+/* Let go of shape k's pod set when no workload holds it any more. */
+static void shape_put(struct sim_state *st, const struct shape_key *k)
+{
+	int64_t i;
+
+	BUG_ON(!hmap_get(&st->shape_ids, k, sizeof(*k), &i));
+	if (workload_podsets_shared(&st->shapes.items[i]))
+		return;
+	workload_release(&st->shapes.items[i]);
+	hmap_del(&st->shape_ids, k, sizeof(*k));
+	vec_push(&st->free_shapes, (uint32_t)i);
+}
+
 static void finish_job(struct sim_state *st, uint32_t j)
 {
 	struct sim_jst *x = &st->js[j];
 	const struct sim_job *job = &st->in->jobs.items[j];
 	struct sim_job_rec *r = &st->res->jobs[j];
 
-	x->end_ev = 0;
+	x->run->end_ev = 0;
 	sim_run_stop(st, j, true);
 	for (int32_t p = 0; p < job->pods; p++)
 		unbind_pod(st, j, (uint32_t)p);
@@ -557,12 +620,20 @@ static void finish_job(struct sim_state *st, uint32_t j)
 		st->wl_job[wl] = -1;
 	}
 	if (job->tmpl >= 0) {
+		struct shape_key k;
+
+		shape_key(st, j, st->split, &k);
+		shape_put(st, &k);
 		x->wl = UINT32_MAX;
 		free(x->split_wl);
 		x->split_wl = NULL;
+		/* its pods are gone with its workloads */
+		free(x->run);
+		x->run = NULL;
+	} else {
+		x->run->progress_us = job->duration_us;
 	}
 	x->adm = 0;
-	x->progress_us = job->duration_us;
 	progressed(st, true);
 	r->end_us = st->now;
 	sim_run_set_state(st, j, SIM_JOB_FINISHED);
@@ -582,6 +653,7 @@ static void submit_wl(struct sim_state *st, uint32_t wl)
 static uint32_t make_workload(struct sim_state *st, uint32_t j, int64_t k)
 {
 	const struct sim_job *job = &st->in->jobs.items[j];
+	struct shape_key key;
 	struct trace_job t;
 	struct workload w;
 	char *name = NULL;
@@ -596,7 +668,9 @@ static uint32_t make_workload(struct sim_state *st, uint32_t j, int64_t k)
 		t.topology_mode = TOPOLOGY_NONE;
 		t.topology_level = NULL;
 	}
-	trace_job_workload(&t, st->in->c, job->ns, &w);
+	shape_key(st, j, k >= 0, &key);
+	trace_job_workload_head(&t, st->in->c, job->ns, &w);
+	workload_share_podsets(&w, shape_get(st, &key, &t));
 	w.queue_name = job->queue;
 	BUG_ON(ctl_workload_add(st->ctl, &w, &h) < 0); /* names are new */
 	workload_release(&w);
@@ -645,10 +719,10 @@ static void submit_job(struct sim_state *st, uint32_t j, int64_t k)
 static void pod_fail(struct sim_state *st, uint32_t j, uint32_t p)
 {
 	struct sim_jst *x = &st->js[j];
-	struct sim_pod *sp = &x->pods[p];
+	struct sim_pod *sp = &x->run->pods[p];
 	uint32_t pod, wl = pod_wl(st, j, p, &pod);
 
-	x->fail_ev = 0;
+	x->run->fail_ev = 0;
 	if (!sp->up)
 		return;
 	st->res->sum.pod_failures++;
@@ -861,7 +935,7 @@ static void stall(struct sim_state *st)
 	for (size_t i = 0; i < hit.len; i++) {
 		const struct sim_jst *x = &st->js[hit.items[i]];
 		const struct sim_job *job = &st->in->jobs.items[hit.items[i]];
-		int64_t g = x->ints ? (st->now - x->first_int_us) / x->ints
+		int64_t g = x->ints ? (st->now - x->run->first_int_us) / x->ints
 				    : INT64_MAX;
 
 		if (g < gap)
@@ -1077,6 +1151,7 @@ static void state_init(struct sim_state *st, const struct sim_input *in,
 	evq_init(&st->q, kind_rank, EV_KIND_COUNT);
 	rng_seed(&st->rng, o->seed);
 	st->js = xcalloc(nj + 1, sizeof(*st->js));
+	hmap_init(&st->shape_ids);
 	st->node_gpus = xcalloc(c->nodes.len + 1, sizeof(*st->node_gpus));
 	st->node_down = xcalloc(c->nodes.len + 1, sizeof(*st->node_down));
 	st->tick_at = INT64_MAX;
@@ -1111,9 +1186,14 @@ static void state_free(struct sim_state *st)
 		if (j >= 0 && st->in->jobs.items[j].tmpl >= 0)
 			cluster_workload_remove(st->in->c, (uint32_t)i);
 	}
+	vec_foreach (&st->shapes, w)
+		workload_release(w);
+	vec_release(&st->shapes);
+	vec_release(&st->free_shapes);
+	hmap_release(&st->shape_ids);
 	evq_release(&st->q);
 	for (size_t j = 0; j < st->in->jobs.len; j++) {
-		free(st->js[j].pods);
+		free(st->js[j].run);
 		free(st->js[j].split_wl);
 	}
 	free(st->js);

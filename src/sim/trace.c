@@ -78,11 +78,9 @@ bool trace_job_set_gpus(struct trace_job *j, int64_t gpus, int32_t gpus_per_pod,
 	return gpus % per_pod != 0;
 }
 
-void trace_job_workload(const struct trace_job *j, struct cluster *c,
-			const char *ns, struct workload *w)
+void trace_job_workload_head(const struct trace_job *j, struct cluster *c,
+			     const char *ns, struct workload *w)
 {
-	struct podset *ps;
-
 	workload_init(w);
 	w->ns = cluster_str(c, ns ? ns : "default");
 	w->name = j->name;
@@ -91,6 +89,14 @@ void trace_job_workload(const struct trace_job *j, struct cluster *c,
 	w->creation_us = j->submit_us;
 	w->pos = j->pos;
 	w->pos.file = cluster_str(c, j->pos.file);
+}
+
+void trace_job_workload(const struct trace_job *j, struct cluster *c,
+			const char *ns, struct workload *w)
+{
+	struct podset *ps;
+
+	trace_job_workload_head(j, c, ns, w);
 	ps = workload_add_podset(w);
 	ps->name = cluster_str(c, "main");
 	ps->count = j->pods;

@@ -164,6 +164,10 @@ int trace_job_add_workload(const struct trace_job *j, struct cluster *c,
  */
 void trace_job_workload(const struct trace_job *j, struct cluster *c,
 			const char *ns, struct workload *w);
+/* The same without pod sets: for a caller that shares one pod set among
+ * the workloads of jobs of one shape (workload_share_podsets()). */
+void trace_job_workload_head(const struct trace_job *j, struct cluster *c,
+			     const char *ns, struct workload *w);
 
 /* Initial fill for a job record: pods 1, min_count 1, requests pods=1. */
 void trace_job_init(struct trace_job *j);

@@ -161,8 +161,10 @@ bad_value 'echelon bench place: --level: expected rack or block, not "host"' \
 	bench place --level host
 bad_value 'echelon bench sim: --policy: expected tas, kube-default, first-fit or no-gang, not "nope"' \
 	bench sim --policy nope
-bad_value 'echelon bench sim: --scenario: expected pods-4m, gang-100k or failures, not "nope"' \
+bad_value 'echelon bench sim: --scenario: expected pods-4m, gang-100k, failures or queued, not "nope"' \
 	bench sim --scenario nope
+bad_value 'echelon bench sim: --jobs: expected 1 to 4194304, not "0"' \
+	bench sim --scenario queued --jobs 0
 bad_value 'echelon bench admit: --workloads: expected 1 to 10000000, not "-5"' \
 	bench admit --workloads -5
 bad_value 'echelon bench admit: --small-level: expected hostname, rack or none, not "zone"' \
@@ -181,6 +183,13 @@ check "30,000 annotations are over the limit" $?
 "$echelon" bench load --labels 30000 >"$tmp/out" 2>"$tmp/err"
 grep -q '"loaded":1,.*"errors":0' "$tmp/out"
 check "30,000 labels load" $?
+
+# Jobs all queued at once: every one runs, and the memory a job is reported
+# (the figure itself is measured at scale: docs/benchmarks.md).
+"$echelon" bench sim --scenario queued --jobs 3000 >"$tmp/out" 2>"$tmp/err"
+grep -q '"jobs":3000,"nodes":16,"finished":3000,"events":9000,' "$tmp/out" &&
+	grep -q '"bytes_per_job":[0-9]' "$tmp/out"
+check "bench sim --scenario queued" $?
 
 "$echelon" "$(printf 'x\033]0;t\007')" >/dev/null 2>"$tmp/err"
 grep -qF "echelon: unknown command 'x\x1b]0;t\x07'" "$tmp/err"

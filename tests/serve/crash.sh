@@ -5,7 +5,8 @@
 # over the same --data each time. Then:
 #   - every answered create is there, every answered delete is gone (or
 #     being deleted): an answer comes only after the group commit;
-#   - resourceVersions never go back across restarts;
+#   - resourceVersions never go back across restarts, and a watch from
+#     the first round's resourceVersion sees every answered create;
 #   - no gang is partly bound: a Job's pods are all bound or none;
 #   - the ClusterQueue's reserved and used GPUs equal the sum over its
 #     admitted Workloads, within its quota.
@@ -19,7 +20,8 @@ rounds=${CRASH_ROUNDS:-20}
 seed=${CRASH_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
 tmp=$TMP
 writer=""
-trap '[ -n "$writer" ] && kill "$writer" 2>/dev/null; cleanup' EXIT INT TERM
+# shellcheck disable=SC2086
+trap '[ -n "$writer" ] && kill $writer 2>/dev/null; cleanup' EXIT INT TERM
 echo "crash.sh: seed $seed (CRASH_SEED=$seed replays the delays)"
 
 cat >"$tmp/queues.yaml" <<'EOF'
@@ -59,7 +61,7 @@ start() {
 
 # Create and delete Jobs until the daemon goes away; record what was
 # answered.
-write() { # round
+write() { # name prefix
 	n=0
 	while :; do
 		name=job-$1-$n
@@ -104,8 +106,13 @@ while [ $r -lt "$rounds" ]; do
 	rv=$(list_rv)
 	[ "$rv" -ge "$last_rv" ] || fail "round $r: resourceVersion $rv after $last_rv"
 	last_rv=$rv
-	write "$r" &
+	[ $r -eq 0 ] && first_rv=$rv
+	# Two clients, so a kill often finds several writes held for one
+	# commit.
+	write "$r-a" &
 	writer=$!
+	write "$r-b" &
+	writer="$writer $!"
 	# Every fifth kill comes right after the start (restore, first flush).
 	delay=$(awk -v s="$seed" -v r="$r" 'BEGIN { srand(s * 1000 + r);
 		printf "%.3f", r % 5 == 4 ? 0 : 0.05 + rand() * 0.6 }')
@@ -113,7 +120,8 @@ while [ $r -lt "$rounds" ]; do
 	kill -9 "$SERVE_PID"
 	wait "$SERVE_PID" 2>/dev/null
 	SERVE_PID=""
-	wait "$writer"
+	# shellcheck disable=SC2086
+	wait $writer
 	writer=""
 	r=$((r + 1))
 done
@@ -122,6 +130,17 @@ done
 start
 rv=$(list_rv)
 [ "$rv" -ge "$last_rv" ] || fail "resourceVersion $rv after $last_rv"
+# A watch from before the restarts resumes from the kept history: the
+# changes since the first round's start, no 410 Expired.
+curl -s --max-time 5 \
+	"$url/apis/batch/v1/namespaces/crash/jobs?watch=true&resourceVersion=$first_rv&timeoutSeconds=1" \
+	>"$tmp/watch.jsonl"
+! grep -q '"type":"ERROR"' "$tmp/watch.jsonl" ||
+	fail "a watch from rv $first_rv: $(head -c 300 "$tmp/watch.jsonl")"
+jq -r 'select(.type == "ADDED") | .object.metadata.name' "$tmp/watch.jsonl" |
+	sort -u >"$tmp/watched"
+lost=$(sort -u "$tmp/created" | comm -23 - "$tmp/watched" | head -n 5)
+[ -z "$lost" ] || fail "a watch from rv $first_rv misses the creates of $lost"
 # Let the controllers finish what the last kill interrupted.
 sleep 1
 

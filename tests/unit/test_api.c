@@ -300,6 +300,30 @@ static void test_discovery(void **state)
 			    "as=APIGroupDiscoveryList");
 	assert_non_null(strstr(resp.body.buf, "apidiscovery.k8s.io/v2beta1"));
 	api_resp_release(&resp);
+	/* OpenAPI v2 for kubectl 1.27 and 1.28: protobuf with each kind's
+	 * PATCH, its group-version-kind and fieldValidation. */
+	r.path = "/openapi/v2";
+	r.accept = "application/com.github.proto-openapi.spec.v2@v1.0+"
+		   "protobuf";
+	api_handle(f->a, &r, T0, &resp);
+	assert_int_equal(resp.code, 200);
+	assert_string_equal(resp.content_type,
+			    "application/com.github.proto-openapi.spec.v2."
+			    "v1.0+protobuf");
+	assert_memory_equal(resp.body.buf,
+			    "\x0a\x03"
+			    "2.0",
+			    5);
+	assert_non_null(memmem(resp.body.buf, resp.body.len,
+			       "/api/v1/namespaces/{namespace}/pods/{name}",
+			       42));
+	assert_non_null(memmem(resp.body.buf, resp.body.len,
+			       "group: \"\"\nkind: Pod\nversion: v1\n", 32));
+	assert_non_null(memmem(resp.body.buf, resp.body.len,
+			       "\x22\x0f"
+			       "fieldValidation",
+			       17));
+	api_resp_release(&resp);
 }
 
 static void test_crud(void **state)
@@ -639,6 +663,28 @@ static void test_crud(void **state)
 		  NULL,
 		  404,
 		  { "\"code\":404" } },
+		/* Brackets in a YAML plain scalar are not nesting. */
+		{ "POST",
+		  "/api/v1/namespaces/default/pods",
+		  NULL,
+		  "application/yaml",
+		  NULL,
+		  "metadata:\n  name: y2\n  annotations:\n    a: x"
+		  "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+		  "["
+		  "[[[[[[[[[[\nspec:\n  containers: [{name: c, image: i}]\n",
+		  201,
+		  { "\"name\":\"y2\"", "\"a\":\"x[[[[" } },
+		{ "POST",
+		  "/api/v1/namespaces/default/pods",
+		  NULL,
+		  "application/yaml",
+		  NULL,
+		  "a: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+		  "[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+		  "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n",
+		  400,
+		  { "not valid YAML" } },
 	};
 	run_steps(*state, steps, ARRAY_SIZE(steps));
 }
@@ -695,8 +741,52 @@ static void test_validation(void **state)
 		  NULL,
 		  200,
 		  { "\"items\":[]" } },
+		{ "POST",
+		  "/api/v1/namespaces/default/pods",
+		  "fieldValidation=Strict",
+		  NULL,
+		  NULL,
+		  POD("u", ",\"bogus\":1"),
+		  400,
+		  { "\"reason\":\"BadRequest\"",
+		    "strict decoding error: unknown field "
+		    "\\\"metadata.bogus\\\"" } },
+		{ "POST",
+		  "/api/v1/namespaces/default/pods",
+		  "fieldValidation=Ignore",
+		  NULL,
+		  NULL,
+		  POD("u", ",\"bogus\":1"),
+		  201,
+		  { "\"name\":\"u\"" } },
+		{ "POST",
+		  "/api/v1/namespaces/default/pods",
+		  NULL,
+		  NULL,
+		  NULL,
+		  "{\"metadata\":{\"name\":\"t\"},\"spec\":[1]}",
+		  400,
+		  { "\"reason\":\"BadRequest\"",
+		    "Pod in version \\\"v1\\\" cannot be handled as a Pod: "
+		    "spec: must be an object, not " } },
 	};
-	run_steps(*state, steps, ARRAY_SIZE(steps));
+	struct fixture *f = *state;
+	struct api_req r = {
+		.method = "POST",
+		.path = "/api/v1/namespaces/default/pods",
+		.content_type = "application/json",
+		.body = POD("w", ",\"bogus\":1"),
+	};
+	struct api_resp resp;
+
+	run_steps(f, steps, ARRAY_SIZE(steps));
+	/* Warn (the default): stored, with a Warning header. */
+	r.body_len = strlen(r.body);
+	api_handle(f->a, &r, T0, &resp);
+	assert_int_equal(resp.code, 201);
+	assert_non_null(resp.warning);
+	assert_non_null(strstr(resp.warning, "299 - \"unknown field"));
+	api_resp_release(&resp);
 }
 
 static void test_list_and_pages(void **state)
@@ -1221,6 +1311,23 @@ static void test_delete_propagation(void **state)
 		  NULL,
 		  202,
 		  { "\"finalizers\":[\"foregroundDeletion\",\"orphan\"]" } },
+		/* Again: nothing changes, nothing is written. */
+		{ "DELETE",
+		  "/api/v1/namespaces/default/pods/f",
+		  NULL,
+		  NULL,
+		  NULL,
+		  NULL,
+		  202,
+		  { "\"deletionTimestamp\":\"2026-12-01T13:00:01Z\"" } },
+		{ "DELETE",
+		  "/api/v1/namespaces/default/pods/f",
+		  "propagationPolicy=Orphan",
+		  NULL,
+		  NULL,
+		  NULL,
+		  202,
+		  { "\"finalizers\":[\"foregroundDeletion\",\"orphan\"]" } },
 		/* Emptying the finalizers removes the object. */
 		{ "PATCH",
 		  "/api/v1/namespaces/default/pods/f",
@@ -1283,6 +1390,14 @@ static void test_delete_propagation(void **state)
 		  200,
 		  { "\"name\":\"c3\"", "!"
 				       "\"name\":\"c1\"" } },
+		{ "DELETE",
+		  "/api/v1/pods",
+		  NULL,
+		  NULL,
+		  NULL,
+		  NULL,
+		  405,
+		  { "\"reason\":\"MethodNotAllowed\"" } },
 	};
 	run_steps(*state, steps, ARRAY_SIZE(steps));
 }
@@ -1547,6 +1662,33 @@ static void test_watch_bookmarks_and_batches(void **state)
 	api_watch_free(w);
 }
 
+/* Ages in -w Tables run on the embedded clock, whatever the clock the
+ * daemon pumps watches with. */
+static void test_watch_table_ages(void **state)
+{
+	struct fixture *f = *state;
+	struct api_req r = { .method = "GET",
+			     .path = "/api/v1/nodes",
+			     .query = "watch=1",
+			     .accept = TABLE_ACCEPT };
+	struct api_resp resp;
+	struct strbuf sb;
+
+	api_handle(f->a, &r, T0 + 3600000000LL, &resp);
+	assert_non_null(resp.watch);
+	strbuf_init(&sb);
+	/* A monotonic clock of 5 s since boot, then 2 minutes later. */
+	assert_int_equal(api_watch_next(resp.watch, 5000000, &sb), 1);
+	assert_non_null(strstr(sb.buf, "\"60m\""));
+	put(f, API_KIND_NODE, "{\"metadata\":{\"name\":\"n5\"}}");
+	strbuf_reset(&sb);
+	assert_int_equal(api_watch_next(resp.watch, 125000000, &sb), 1);
+	assert_non_null(strstr(sb.buf, "\"cells\":[\"n5\""));
+	assert_non_null(strstr(sb.buf, "\"62m\""));
+	strbuf_release(&sb);
+	api_resp_release(&resp);
+}
+
 static void test_watch_errors(void **state)
 {
 	static const struct step steps[] = {
@@ -1592,7 +1734,8 @@ static void test_views(void **state)
 		  NULL,
 		  NULL,
 		  200,
-		  { "\"apiVersion\":\"kueue.x-k8s.io/v1beta2\"" } },
+		  { "\"apiVersion\":\"kueue.x-k8s.io/v1beta2\"",
+		    "\"cohortName\":\"all\"" } },
 		{ "GET",
 		  "/apis/kueue.x-k8s.io/v1beta1/clusterqueues",
 		  NULL,
@@ -1601,7 +1744,34 @@ static void test_views(void **state)
 		  NULL,
 		  200,
 		  { "\"kind\":\"ClusterQueueList\"",
-		    "\"apiVersion\":\"kueue.x-k8s.io/v1beta1\"" } },
+		    "\"apiVersion\":\"kueue.x-k8s.io/v1beta1\"",
+		    "\"cohort\":\"all\"", "!cohortName" } },
+		/* The view is converted once per object version: a change
+		 * shows at once. */
+		{ "PATCH",
+		  "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/cq",
+		  NULL,
+		  "application/merge-patch+json",
+		  NULL,
+		  "{\"spec\":{\"cohortName\":\"other\"}}",
+		  200,
+		  { "\"cohortName\":\"other\"" } },
+		{ "GET",
+		  "/apis/kueue.x-k8s.io/v1beta1/clusterqueues",
+		  NULL,
+		  NULL,
+		  NULL,
+		  NULL,
+		  200,
+		  { "\"cohort\":\"other\"", "!\"cohort\":\"all\"" } },
+		{ "GET",
+		  "/apis/kueue.x-k8s.io/v1beta1/clusterqueues/cq",
+		  NULL,
+		  NULL,
+		  NULL,
+		  NULL,
+		  200,
+		  { "\"cohort\":\"other\"" } },
 	};
 	run_steps(*state, steps, ARRAY_SIZE(steps));
 }
@@ -1632,6 +1802,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_watch, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_watch_bookmarks_and_batches, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_watch_table_ages, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_watch_errors, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_views, setup, teardown),

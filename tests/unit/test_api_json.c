@@ -3,7 +3,8 @@
  * Tests of the compact JSON encoder: for a table of documents (escapes,
  * control characters, embedded NULs, UTF-8, integer extremes, reals,
  * nesting, key order) its text is byte for byte what jansson's
- * json_dumps(JSON_COMPACT) writes, and reads back equal.
+ * json_dumps(JSON_COMPACT) writes, and reads back equal; the member
+ * scanner finds what the encoder wrote for each key.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -94,11 +95,70 @@ static void test_nul_and_null(void **state)
 	strbuf_release(&sb);
 }
 
+/* api_json_member() finds each top-level member of a document as the
+ * encoder writes it, and nothing else. */
+static void test_member(void **state)
+{
+	static const char *const docs[] = {
+		"{\"metadata\":{\"name\":\"a\",\"labels\":{\"k\":\"}\"}},"
+		"\"spec\":[1,{\"x\":\"\\\"]\"}],\"n\":-1.5,\"t\":true,"
+		"\"z\":null,\"s\":\"a,b\"}",
+		"{\"a\":{},\"b\":[],\"c\":\"\",\"d\":{\"metadata\":1}}",
+		"{}",
+	};
+	static const struct {
+		const char *text, *key;
+	} misses[] = {
+		{ "[1,2]", "a" },
+		{ "{\"a\":1}", "b" },
+		{ "{\"a\":{\"b\":1}}", "b" },
+		{ "\"metadata\"", "metadata" },
+		{ "{\"a\":[1,2}", "b" },
+		{ "", "a" },
+	};
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(docs); i++) {
+		json_t *v = json_loads(docs[i], 0, NULL);
+		const char *key;
+		json_t *x;
+		struct strbuf text, want;
+
+		assert_non_null(v);
+		strbuf_init(&text);
+		strbuf_init(&want);
+		api_json_add(&text, v);
+		json_object_foreach(v, key, x)
+		{
+			const char *val;
+			size_t len;
+
+			strbuf_reset(&want);
+			api_json_add(&want, x);
+			assert_true(api_json_member(text.buf, text.len, key,
+						    &val, &len));
+			assert_int_equal(len, want.len);
+			assert_memory_equal(val, want.buf, len);
+		}
+		strbuf_release(&text);
+		strbuf_release(&want);
+		json_decref(v);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(misses); i++) {
+		const char *val;
+		size_t len;
+
+		assert_false(api_json_member(misses[i].text,
+					     strlen(misses[i].text),
+					     misses[i].key, &val, &len));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_documents),
 		cmocka_unit_test(test_nul_and_null),
+		cmocka_unit_test(test_member),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -345,38 +345,46 @@ struct yaml_case {
 	const char *want; /* JSON, or NULL for an error */
 	const char *msg;
 	int max_depth; /* 0: 64 */
+	size_t len;    /* 0: strlen(in) */
 };
 
 static const struct yaml_case yamls[] = {
 	{ "a: 1\nb: [x, 'y', 2.5, true, null, ~, 0x1F, 0o17, -3, +4]\n",
 	  "{\"a\":1,\"b\":[\"x\",\"y\",2.5,true,null,null,31,15,-3,4]}", NULL,
-	  0 },
+	  0, 0 },
 	{ "{\"a\": {\"b\": [1, \"2\"]}, \"c\": false}",
-	  "{\"a\":{\"b\":[1,\"2\"]},\"c\":false}", NULL, 0 },
+	  "{\"a\":{\"b\":[1,\"2\"]},\"c\":false}", NULL, 0, 0 },
 	{ "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n"
 	  "  labels: {app: web}\nspec:\n  containers:\n  - name: c\n"
 	  "    args: [\"--x\"]\n",
 	  "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
 	  "\"p\",\"labels\":{\"app\":\"web\"}},\"spec\":{\"containers\":[{"
 	  "\"name\":\"c\",\"args\":[\"--x\"]}]}}",
-	  NULL, 0 },
+	  NULL, 0, 0 },
 	{ "s: 1.2.3\nv: 1e3\nq: '1'\ny: yes\nu: 1_000\nn: NULL\nt: True\n"
 	  "e:\nbig: 99999999999999999999\nm: -0.5\nl: |\n  two\n  lines\n",
 	  "{\"s\":\"1.2.3\",\"v\":1000.0,\"q\":\"1\",\"y\":\"yes\","
 	  "\"u\":\"1_000\",\"n\":null,\"t\":true,\"e\":null,"
 	  "\"big\":1e20,\"m\":-0.5,\"l\":\"two\\nlines\\n\"}",
-	  NULL, 0 },
+	  NULL, 0, 0 },
 	{ "a: &x 1\nb: *x\n", NULL,
-	  "line 2, column 5: YAML aliases are not supported", 0 },
-	{ "a: .inf\n", NULL, "line 1, column 4: .inf cannot be represented",
+	  "line 2, column 5: YAML aliases are not supported", 0, 0 },
+	{ "a: .inf\n", NULL, "line 1, column 4: .inf cannot be represented", 0,
 	  0 },
-	{ "a: -.Inf\n", NULL, "cannot be represented in JSON", 0 },
-	{ "? [a]\n: 1\n", NULL, "line 1, column 3: mapping keys must be", 0 },
-	{ "a: 1\n---\nb: 2\n", NULL, "more than one YAML document", 0 },
-	{ "", NULL, "the body is empty", 0 },
-	{ "a: [\n", NULL, "line ", 0 },
-	{ "[[[[1]]]]", NULL, "line 1, column 4: nested more than 3 deep", 3 },
-	{ "[[[1]]]", "[[[1]]]", NULL, 3 },
+	{ "a: -.Inf\n", NULL, "cannot be represented in JSON", 0, 0 },
+	{ "? [a]\n: 1\n", NULL, "line 1, column 3: mapping keys must be", 0,
+	  0 },
+	{ "a: 1\n---\nb: 2\n", NULL, "more than one YAML document", 0, 0 },
+	{ "", NULL, "the body is empty", 0, 0 },
+	{ "a: 1\0b: 2", NULL, "line 1, column 5: NUL byte (0x00)", 0, 10 },
+	{ "a: [\n", NULL, "line ", 0, 0 },
+	{ "[[[[1]]]]", NULL, "line 1, column 4: nested more than 3 deep", 3,
+	  0 },
+	{ "[[[1]]]", "[[[1]]]", NULL, 3, 0 },
+	/* Checked before libfyaml, which loops on this one (found by
+	 * fuzz_patch). */
+	{ "a: v1\n%k: P\xa9\xa9\n", NULL,
+	  "line 2, column 6: not UTF-8 (byte 0xa9)", 0, 0 },
 };
 
 static void test_yaml(void **state)
@@ -386,9 +394,9 @@ static void test_yaml(void **state)
 		const struct yaml_case *c = &yamls[i];
 		struct errbuf err = { "" };
 		json_t *got = NULL;
-		int rc = api_patch_decode_yaml(c->in, strlen(c->in),
-					       c->max_depth ? c->max_depth : 64,
-					       &got, &err);
+		int rc = api_patch_decode_yaml(
+			c->in, c->len ? c->len : strlen(c->in),
+			c->max_depth ? c->max_depth : 64, &got, &err);
 
 		if (c->want) {
 			json_t *want = json_loads(c->want, 0, NULL);

@@ -237,12 +237,13 @@ static const struct row_case rows[] = {
 	  "{\"name\":\"side\",\"image\":\"envoy:1\"}]}},\"selector\":{"
 	  "\"matchLabels\":{\"batch.kubernetes.io/controller-uid\":\"u1\"},"
 	  "\"matchExpressions\":[{\"key\":\"app\",\"operator\":\"In\","
-	  "\"values\":[\"a\",\"b\"]},{\"key\":\"tier\",\"operator\":"
-	  "\"DoesNotExist\"}]}},\"status\":{\"startTime\":"
+	  "\"values\":[\"b\",\"a\"]},{\"key\":\"tier\",\"operator\":"
+	  "\"DoesNotExist\"},{\"key\":\"zone\",\"operator\":\"NotIn\","
+	  "\"values\":[\"y\",\"x\"]}]}},\"status\":{\"startTime\":"
 	  "\"2026-12-01T12:56:00Z\",\"succeeded\":1}}",
 	  "[\"j\",\"Running\",\"1/1 of 4\",\"4m\",\"5m\",\"main,side\","
-	  "\"busybox,envoy:1\",\"!tier,app in (a,b),"
-	  "batch.kubernetes.io/controller-uid=u1\"]" },
+	  "\"busybox,envoy:1\",\"app in (a,b),"
+	  "batch.kubernetes.io/controller-uid=u1,!tier,zone notin (x,y)\"]" },
 	{ API_KIND_JOB,
 	  "{\"metadata\":{\"name\":\"j\",\"creationTimestamp\":"
 	  "\"2026-12-01T10:00:00Z\"},\"spec\":{\"completions\":8,"

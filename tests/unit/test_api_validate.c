@@ -223,6 +223,57 @@ static const struct validate_case cases[] = {
 	  0,
 	  0,
 	  { NULL } },
+	/* Kinds without a decoder know their fields too. */
+	{ API_KIND_EVENT_V1,
+	  EV1(EV1_OK ",\"foo\":1,\"message\":\"m\""),
+	  NULL,
+	  API_FV_STRICT,
+	  -EINVAL,
+	  2,
+	  { "E foo: unknown field \"foo\" is ignored",
+	    "E message: unknown field \"message\" is ignored" } },
+	{ API_KIND_EVENT_V1,
+	  EV1(EV1_OK ",\"foo\":1"),
+	  NULL,
+	  API_FV_WARN,
+	  0,
+	  0,
+	  { "W foo: unknown field \"foo\" is ignored" } },
+	{ API_KIND_LEASE,
+	  LEASE("\"holderIdentity\":\"e-1\",\"bar\":2"),
+	  NULL,
+	  API_FV_STRICT,
+	  -EINVAL,
+	  1,
+	  { "E spec.bar: unknown field \"bar\" is ignored" } },
+	/* Objects as a cluster holds them: a kubelet's Node status, a
+	 * v1beta2 Workload's status with compact topology slices. */
+	{ API_KIND_NODE,
+	  "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":"
+	  "\"n1\"},\"spec\":{\"podCIDR\":\"10.1.0.0/24\"},\"status\":{"
+	  "\"capacity\":{\"cpu\":\"8\"},\"phase\":\"Running\",\"nodeInfo\":{"
+	  "\"kubeletVersion\":\"v1.35.0\"},\"addresses\":[{\"type\":"
+	  "\"InternalIP\",\"address\":\"10.0.0.1\"}],\"daemonEndpoints\":{},"
+	  "\"images\":[],\"volumesInUse\":[],\"volumesAttached\":[],"
+	  "\"config\":{},\"runtimeHandlers\":[],\"features\":{}}}",
+	  NULL,
+	  API_FV_STRICT,
+	  0,
+	  0,
+	  { NULL } },
+	{ API_KIND_WORKLOAD,
+	  WL(",\"status\":{\"accumulatedPastExecutionTimeSeconds\":10,"
+	     "\"admission\":{\"clusterQueue\":\"cq\",\"podSetAssignments\":"
+	     "[{\"name\":\"main\",\"count\":2,\"topologyAssignment\":{"
+	     "\"levels\":[\"rack\"],\"slices\":[{\"domainCount\":1,"
+	     "\"valuesPerLevel\":[{\"universal\":\"r1\"}],\"podCounts\":{"
+	     "\"universal\":2}}]}}]}}",
+	     "2"),
+	  NULL,
+	  API_FV_STRICT,
+	  0,
+	  0,
+	  { NULL } },
 	/* Updates. */
 	{ API_KIND_POD,
 	  POD(NS, "\"containers\":[{\"name\":\"c\",\"image\":"

@@ -161,6 +161,39 @@ static void test_counted(void **state)
 	intern_release(&t);
 }
 
+/* Strings kept for good of every length, across many blocks: each stays
+ * where it was put, whole, and is found again. */
+static void test_lengths(void **state)
+{
+	enum { N = 3000 };
+	static const size_t lengths[] = { 0, 1, 7, 100, 8191, 8192, 20000 };
+	struct intern t;
+	const char **ptrs = xcalloc(N, sizeof(*ptrs));
+	char *buf = xmalloc(20001);
+
+	(void)state;
+	intern_init(&t);
+	for (int i = 0; i < N; i++) {
+		size_t len = lengths[(size_t)i % ARRAY_SIZE(lengths)];
+		char id[16];
+		int n = snprintf(id, sizeof(id), "%d.", i);
+
+		memset(buf, 'a' + i % 26, len);
+		memcpy(buf, id, (size_t)n < len ? (size_t)n : len);
+		buf[len] = '\0';
+		ptrs[i] = intern_str(&t, buf);
+		assert_string_equal(ptrs[i], buf);
+	}
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(strlen(ptrs[i]),
+				 lengths[(size_t)i % ARRAY_SIZE(lengths)]);
+		assert_ptr_equal(intern_str(&t, ptrs[i]), ptrs[i]);
+	}
+	intern_release(&t);
+	free(buf);
+	free(ptrs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -169,6 +202,7 @@ int main(void)
 		cmocka_unit_test(test_find_absent),
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_counted),
+		cmocka_unit_test(test_lengths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

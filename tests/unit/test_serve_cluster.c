@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api.h"
 #include "api/api_kind.h"
 #include "api/api_store.h"
 #include "base/rng.h"
@@ -219,26 +220,13 @@ static const json_t *get(struct fx *f, const struct api_kind *k,
 	return o ? o->body : NULL;
 }
 
-/* What the binding subresource does (api_bind): spec.nodeName and
- * PodScheduled=True. */
+/* Bind as a scheduler does, through the binding subresource's
+ * implementation. */
 static void bind(struct fx *f, const char *pod, const char *node)
 {
-	const struct api_obj *o = api_store_get(f->s, f->pod, NS, pod);
-	json_t *b = json_deep_copy(o->body);
-	json_t *c = json_pack("{s:s,s:s,s:n,s:s}", "type", "PodScheduled",
-			      "status", "True", "lastProbeTime",
-			      "lastTransitionTime", "2026-12-01T13:00:00Z");
-	json_t *st = json_object_get(b, "status");
+	struct errbuf err;
 
-	json_object_set_new(json_object_get(b, "spec"), "nodeName",
-			    json_string(node));
-	json_array_append_new(
-		json_object_get(st, "conditions")
-			? json_object_get(st, "conditions")
-			: (json_object_set_new(st, "conditions", json_array()),
-			   json_object_get(st, "conditions")),
-		c);
-	assert_int_equal(api_store_update(f->s, f->pod, b, 0, f->now, NULL), 0);
+	assert_int_equal(api_bind(f->s, NS, pod, NULL, node, f->now, &err), 0);
 }
 
 static void bind_all(struct fx *f, const char *job, const char *node)
@@ -548,10 +536,51 @@ static void test_indexed_job(void **state)
 	assert_non_null(jstr(job, "status.completionTime"));
 	assert_int_equal(events(&f, "train", "Completed", NULL), 1);
 
-	/* Quiet: nothing due, nothing to write. */
+	/* Quiet: nothing due but the Events' expiry an hour on. */
+	assert_true(serve_cluster_next_us(f.c) >= f.now + 3500 * SEC);
+	assert_int_equal(serve_cluster_sync(f.c, f.now + 3000 * SEC), 0);
+	advance(&f, f.now + 7200 * SEC);
+	assert_int_equal(api_store_count(f.s, f.event), 0);
 	assert_true(serve_cluster_next_us(f.c) == INT64_MAX);
-	assert_int_equal(serve_cluster_sync(f.c, f.now + 3600 * SEC), 0);
 	fx_release(&f);
+}
+
+/* Names as Kubernetes generates them for long Job names (63 bytes):
+ * Indexed "<job cut>-<index>-" and NonIndexed "<job>-" cut to 58 bytes,
+ * then 5 random characters. */
+static void test_long_names(void **state)
+{
+	static const char job[] = "a123456789b123456789c123456789d123456789"
+				  "e123456789f123456789abc";
+	struct fx f;
+	struct names p;
+	char spec[128];
+
+	(void)state;
+	assert_int_equal(strlen(job), 63);
+	for (int indexed = 0; indexed < 2; indexed++) {
+		const char *name, *gen;
+
+		fx_init(&f, 0);
+		snprintf(spec, sizeof(spec), "{\"completionMode\":\"%s\"}",
+			 indexed ? "Indexed" : "NonIndexed");
+		add_job(&f, job, spec);
+		settle(&f);
+		pods_of(&f, job, &p);
+		assert_int_equal(p.n, 1);
+		name = p.items[0];
+		gen = jstr(get(&f, f.pod, name), "metadata.generateName");
+		assert_int_equal(strlen(gen), 58);
+		assert_int_equal(strlen(name), 63);
+		assert_memory_equal(name, gen, 58);
+		if (indexed) {
+			assert_memory_equal(gen, job, 55);
+			assert_string_equal(gen + 55, "-0-");
+		} else {
+			assert_memory_equal(gen, job, 58);
+		}
+		fx_release(&f);
+	}
 }
 
 /* ---- suspend and resume ---- */
@@ -668,6 +697,17 @@ static size_t npods(struct fx *f, const char *job)
 	return p.n;
 }
 
+/* Not finished and not being deleted: what the Job controller counts
+ * as active. */
+static bool is_active(const json_t *pod)
+{
+	const char *ph = jstr(pod, "status.phase");
+
+	return !json_object_get(json_object_get(pod, "metadata"),
+				"deletionTimestamp") &&
+	       (!ph || (strcmp(ph, "Succeeded") && strcmp(ph, "Failed")));
+}
+
 static void test_backoff_limit(void **state)
 {
 	struct fx f;
@@ -680,10 +720,10 @@ static void test_backoff_limit(void **state)
 	settle(&f);
 	assert_int_equal(npods(&f, "b"), 1);
 
-	/* A failed pod is counted, loses its finalizer and is replaced
-	 * after the back-off: 10 s, then 20 s. */
+	/* A failed pod is counted (after the 1 s batch period), loses its
+	 * finalizer and is replaced after the back-off: 10 s, then 20 s. */
 	fail_pods(&f, "b");
-	settle(&f);
+	advance(&f, T0 + SEC);
 	job = get(&f, f.job, "b");
 	assert_int_equal(jint(job, "status", "failed"), 1);
 	assert_null(json_object_get(json_object_get(job, "status"), "active"));
@@ -692,16 +732,17 @@ static void test_backoff_limit(void **state)
 	assert_null(json_object_get(
 		json_object_get(get(&f, f.pod, p.items[0]), "metadata"),
 		"finalizers"));
-	advance(&f, T0 + 9 * SEC);
+	/* The pod shows no finish time: it failed when it was counted. */
+	advance(&f, T0 + 11 * SEC - 1);
 	assert_int_equal(npods(&f, "b"), 1);
-	advance(&f, T0 + 10 * SEC);
+	advance(&f, T0 + 11 * SEC);
 	assert_int_equal(npods(&f, "b"), 2);
 	assert_int_equal(jint(get(&f, f.job, "b"), "status", "active"), 1);
 
 	fail_pods(&f, "b");
-	advance(&f, T0 + 29 * SEC);
+	advance(&f, T0 + 32 * SEC - 1);
 	assert_int_equal(npods(&f, "b"), 2);
-	advance(&f, T0 + 30 * SEC);
+	advance(&f, T0 + 32 * SEC);
 	assert_int_equal(npods(&f, "b"), 3);
 	assert_null(cond(get(&f, f.job, "b"), "Failed"));
 
@@ -799,6 +840,7 @@ static void test_node_lost(void **state)
 		}
 	}
 	assert_int_equal(lost, 2);
+	advance(&f, f.now + SEC);
 	job = get(&f, f.job, "a");
 	assert_int_equal(jint(job, "status", "failed"), 2);
 	/* Replaced after the back-off of two failures (20 s). */
@@ -810,8 +852,11 @@ static void test_node_lost(void **state)
 	assert_int_equal(api_store_delete(f.s, f.node, "", "n2", 0, f.now), 0);
 	settle(&f);
 	pods_of(&f, "b", &p);
-	for (size_t i = 0; i < p.n; i++)
-		assert_null(jstr(get(&f, f.pod, p.items[i]), "spec.nodeName"));
+	assert_int_equal(p.n, 2);
+	for (size_t i = 0; i < p.n; i++) /* terminating until counted */
+		assert_false(is_active(get(&f, f.pod, p.items[i])));
+	advance(&f, f.now + SEC);
+	assert_int_equal(npods(&f, "b"), 0);
 	job = get(&f, f.job, "b");
 	assert_int_equal(jint(job, "status", "failed"), 2);
 	advance(&f, f.now + 20 * SEC);
@@ -819,12 +864,74 @@ static void test_node_lost(void **state)
 	fx_release(&f);
 }
 
+/* ---- restart and relist ---- */
+
+/* A new controller over the same store (a restarted daemon) continues
+ * the pods' stages from their stored status; one that falls behind the
+ * store's history reads everything again. */
+static void test_restart(void **state)
+{
+	struct serve_cluster_options o = { .startup_us = 10 * SEC, .seed = 3 };
+	struct api_store_options so = { .history = 8 };
+	struct fx f;
+	struct names p;
+
+	(void)state;
+	fx_init(&f, 0);
+	serve_cluster_free(f.c);
+	api_store_free(f.s);
+	f.s = api_store_new(&so);
+	f.c = serve_cluster_new(f.s, &o);
+	add_node(&f, "n1");
+	start_job(&f, "r", "{\"completions\":2,\"parallelism\":2}", "n1");
+	pods_of(&f, "r", &p);
+	assert_string_equal(jstr(get(&f, f.pod, p.items[0]), "status.phase"),
+			    "Running");
+
+	serve_cluster_free(f.c);
+	f.c = serve_cluster_new(f.s, &o);
+	advance(&f, T0 + 60 * SEC); /* started at about T0 + 10 s */
+	assert_string_equal(jstr(get(&f, f.pod, p.items[0]), "status.phase"),
+			    "Running");
+	advance(&f, T0 + 80 * SEC);
+	assert_string_equal(cond_status(get(&f, f.job, "r"), "Complete"),
+			    "True");
+
+	/* Behind the history (8 changes): a relist finds the new Job. */
+	for (int i = 0; i < 10; i++) {
+		char v[8];
+
+		snprintf(v, sizeof(v), "%d", i);
+		update(&f, f.node, "n1", "metadata.labels",
+		       json_pack("{s:s}", "round", v));
+	}
+	add_job(&f, "late", NULL);
+	settle(&f);
+	assert_int_equal(npods(&f, "late"), 1);
+	fx_release(&f);
+}
+
 /* ---- garbage collection ---- */
+
+/* DELETE through the API, as kubectl sends it. */
+static void api_delete(struct fx *f, const char *path, const char *query)
+{
+	struct api *a = api_new(f->s, NULL);
+	struct api_req r = { .method = "DELETE", .path = path, .query = query };
+	struct api_resp resp;
+
+	api_handle(a, &r, f->now, &resp);
+	/* 202 while finalizers hold the object. */
+	assert_true(resp.code == 200 || resp.code == 202);
+	api_resp_release(&resp);
+	api_free(a);
+}
 
 static void test_gc(void **state)
 {
-	static const char *const modes[] = { NULL, "foregroundDeletion",
-					     "orphan" };
+	static const char *const modes[] = { NULL,
+					     "propagationPolicy=Foreground",
+					     "propagationPolicy=Orphan" };
 	struct fx f;
 	struct names p;
 
@@ -834,11 +941,8 @@ static void test_gc(void **state)
 		add_node(&f, "n1");
 		start_job(&f, "g", "{\"completions\":3,\"parallelism\":3}",
 			  "n1");
-		if (modes[m]) /* what the API's DELETE with a policy sets */
-			update(&f, f.job, "g", "metadata.finalizers",
-			       json_pack("[s]", modes[m]));
-		assert_int_equal(
-			api_store_delete(f.s, f.job, NS, "g", 0, f.now), 0);
+		api_delete(&f, "/apis/batch/v1/namespaces/" NS "/jobs/g",
+			   modes[m]);
 		settle(&f);
 		assert_null(get(&f, f.job, "g"));
 		pods_of(&f, "g", &p);
@@ -857,6 +961,29 @@ static void test_gc(void **state)
 	}
 }
 
+/* A pod being deleted when its Job goes (within the batch period, before
+ * the Job controller counted it) must not be left behind. */
+static void test_gc_terminating_pod(void **state)
+{
+	struct fx f;
+	struct names p;
+
+	(void)state;
+	fx_init(&f, 0);
+	add_node(&f, "n1");
+	start_job(&f, "g", "{\"completions\":2,\"parallelism\":2}", "n1");
+	pods_of(&f, "g", &p);
+	assert_int_equal(api_store_delete(f.s, f.pod, NS, p.items[0], 0, f.now),
+			 0);
+	settle(&f);
+	assert_int_equal(npods(&f, "g"), 2); /* terminating: not counted yet */
+	assert_int_equal(api_store_delete(f.s, f.job, NS, "g", 0, f.now), 0);
+	settle(&f);
+	assert_int_equal(npods(&f, "g"), 0);
+	assert_true(serve_cluster_next_us(f.c) >= f.now);
+	fx_release(&f);
+}
+
 /* ---- Events ---- */
 
 static void test_events(void **state)
@@ -868,7 +995,6 @@ static void test_events(void **state)
 			    "\"default\",\"uid\":\"u1\",\"resourceVersion\":"
 			    "\"5\"}}");
 	char big[2000];
-	const struct api_obj *o;
 
 	(void)state;
 	fx_init(&f, 0);
@@ -892,7 +1018,7 @@ static void test_events(void **state)
 				     "kubelet", f.now, "%s", big),
 			 0);
 	assert_int_equal(events(&f, "p", "Big", NULL), 1);
-	o = NULL;
+
 	{
 		struct names n = { 0 };
 
@@ -929,8 +1055,20 @@ static void test_events(void **state)
 				assert_int_equal(jint(e, "series", "count"), 2);
 			}
 		}
-		(void)o;
 	}
+	settle(&f);
+
+	/* Events go an hour after they last happened. */
+	advance(&f, T0 + 1800 * SEC);
+	assert_int_equal(serve_event(f.s, pod, "Normal", "Pulled", "Pull",
+				     "kubelet", f.now, "pulled %s", "img"),
+			 0);
+	advance(&f, T0 + 3601 * SEC);
+	assert_int_equal(events(&f, "p", "Big", NULL), 0);
+	assert_int_equal(events(&f, "p", "Pulled", &count), 1);
+	assert_int_equal(count, 3);
+	advance(&f, T0 + 5401 * SEC);
+	assert_int_equal(api_store_count(f.s, f.event), 0);
 	json_decref(pod);
 	fx_release(&f);
 }
@@ -944,28 +1082,20 @@ struct jobinfo {
 	int64_t succeeded, failed; /* as last seen: never decrease */
 };
 
-static int count_active(void *ctx, const struct api_obj *o)
-{
-	int64_t *n = ctx;
-	const char *ph = jstr(o->body, "status.phase");
-
-	if (!json_object_get(json_object_get(o->body, "metadata"),
-			     "deletionTimestamp") &&
-	    (!ph || (strcmp(ph, "Succeeded") && strcmp(ph, "Failed"))))
-		(*n)++;
-	return 0;
-}
-
 struct orphan_check {
 	struct api_store *s;
-	size_t orphans;
+	const struct api_kind *node;
+	size_t orphans, stranded;
 };
 
-static int find_orphans(void *ctx, const struct api_obj *o)
+static int find_strays(void *ctx, const struct api_obj *o)
 {
 	struct orphan_check *x = ctx;
 	const json_t *refs = json_object_get(
 		json_object_get(o->body, "metadata"), "ownerReferences");
+	const char *nn = jstr(o->body, "spec.nodeName");
+	const struct api_obj *node =
+		nn ? api_store_get(x->s, x->node, "", nn) : NULL;
 	size_t i;
 	json_t *r;
 
@@ -974,12 +1104,17 @@ static int find_orphans(void *ctx, const struct api_obj *o)
 		if (!api_store_find_uid(x->s, jstr(r, "uid")))
 			x->orphans++;
 	}
+	/* A pod may not stay active on a node that is gone or not Ready. */
+	if (nn && is_active(o->body) &&
+	    (!node || !cond_status(node->body, "Ready") ||
+	     strcmp(cond_status(node->body, "Ready"), "True") != 0))
+		x->stranded++;
 	return 0;
 }
 
 static void check_invariants(struct fx *f, struct jobinfo *jobs, size_t nj)
 {
-	struct orphan_check oc = { .s = f->s };
+	struct orphan_check oc = { .s = f->s, .node = f->node };
 
 	for (size_t j = 0; j < nj; j++) {
 		const json_t *job = get(f, f->job, jobs[j].name);
@@ -992,9 +1127,7 @@ static void check_invariants(struct fx *f, struct jobinfo *jobs, size_t nj)
 		pods_of(f, jobs[j].name, &p);
 		for (size_t i = 0; i < p.n; i++) {
 			const json_t *pod = get(f, f->pod, p.items[i]);
-			const char *ph = jstr(pod, "status.phase");
-			bool act =
-				strcmp(ph, "Succeeded") && strcmp(ph, "Failed");
+			bool act = is_active(pod);
 
 			active += act;
 			if (act && jobs[j].indexed) {
@@ -1005,9 +1138,8 @@ static void check_invariants(struct fx *f, struct jobinfo *jobs, size_t nj)
 				assert_int_equal(seen[ix]++, 0);
 			}
 		}
-		(void)count_active;
+		/* The Job's status lags its pods by the batch period. */
 		assert_true(active <= jobs[j].parallelism);
-		assert_true(jint(job, "status", "active") == active);
 		assert_true(jint(job, "status", "succeeded") <=
 			    jobs[j].completions);
 		assert_true(jint(job, "status", "succeeded") >=
@@ -1023,9 +1155,10 @@ static void check_invariants(struct fx *f, struct jobinfo *jobs, size_t nj)
 			assert_int_equal(active, 0);
 	}
 	assert_int_equal(api_store_each(f->s, f->pod, NULL, NULL, NULL,
-					find_orphans, &oc),
+					find_strays, &oc),
 			 0);
 	assert_int_equal(oc.orphans, 0);
+	assert_int_equal(oc.stranded, 0);
 	/* Quiet after settling. */
 	assert_int_equal(serve_cluster_sync(f->c, f->now), 0);
 }
@@ -1042,8 +1175,10 @@ static void test_random(void **state)
 	for (uint64_t seed = 1; seed <= 6; seed++) {
 		fx_init(&f, seed % 2 ? 0 : 30.0);
 		rng_seed(&r, seed);
-		for (size_t i = 0; i < ARRAY_SIZE(nodes); i++)
+		for (size_t i = 0; i < ARRAY_SIZE(nodes); i++) {
 			add_node(&f, nodes[i]);
+			node_up[i] = true;
+		}
 		for (size_t j = 0; j < ARRAY_SIZE(jobs); j++) {
 			char spec[256];
 			struct jobinfo *ji = &jobs[j];
@@ -1072,7 +1207,7 @@ static void test_random(void **state)
 			struct names p;
 			size_t nn = rng_below(&r, 4);
 
-			switch (rng_below(&r, 7)) {
+			switch (rng_below(&r, 8)) {
 			case 0: /* bind the job's pods */
 				if (node_up[nn])
 					bind_all(&f, ji->name, nodes[nn]);
@@ -1106,8 +1241,23 @@ static void test_random(void **state)
 				}
 				break;
 			case 4: /* a node goes down or comes back */
+				if (!get(&f, f.node, nodes[nn]))
+					break;
 				node_up[nn] = !node_up[nn];
 				set_ready(&f, nodes[nn], node_up[nn]);
+				break;
+			case 5: /* a node is deleted, or registers again */
+				if (get(&f, f.node, nodes[nn])) {
+					assert_int_equal(
+						api_store_delete(f.s, f.node,
+								 "", nodes[nn],
+								 0, f.now),
+						0);
+					node_up[nn] = false;
+				} else {
+					add_node(&f, nodes[nn]);
+					node_up[nn] = true;
+				}
 				break;
 			default: /* time passes */
 				advance(&f, f.now + (int64_t)rng_below(&r, 60) *
@@ -1126,11 +1276,14 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_indexed_job),
 		cmocka_unit_test(test_duration_on_job),
+		cmocka_unit_test(test_long_names),
 		cmocka_unit_test(test_suspend),
 		cmocka_unit_test(test_backoff_limit),
 		cmocka_unit_test(test_failure_rate),
 		cmocka_unit_test(test_node_lost),
+		cmocka_unit_test(test_restart),
 		cmocka_unit_test(test_gc),
+		cmocka_unit_test(test_gc_terminating_pod),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_random),
 	};

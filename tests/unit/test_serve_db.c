@@ -812,6 +812,64 @@ static void test_corrupt(void **state)
 	}
 }
 
+/* The counters say how many changes the group commits carried. */
+static void test_metrics(void **state)
+{
+	static const struct {
+		int writes;
+		bool fail; /* the flush fails */
+		int flushes, errors;
+	} steps[] = {
+		{ 7, false, 1, 0 },
+		{ 0, false, 1, 0 }, /* nothing to write: no transaction */
+		{ 2, true, 1, 1 },
+		{ 3, false, 2, 1 }, /* the failed flush's changes too */
+	};
+	char *dir = temp_dir();
+	struct serve_meta m;
+	struct serve_db *db = open_ok(dir, &m);
+	struct api_store *s = new_store(&m);
+	uint64_t flushed = 0;
+	struct strbuf out;
+	int done = 0;
+
+	(void)state;
+	strbuf_init(&out);
+	for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
+		struct serve_meta fm = { .clock_us = 0 };
+		struct errbuf err;
+		char want[3][96];
+
+		write_series(s, done, steps[i].writes);
+		done += steps[i].writes;
+		fault_arm(steps[i].fail ? FAULT_ERROR : FAULT_NONE, 0);
+		assert_int_equal(serve_db_flush(db, s, &fm, &err),
+				 steps[i].fail ? -EIO : 0);
+		fault_arm(FAULT_NONE, 0);
+		if (!steps[i].fail)
+			flushed = api_store_rv(s);
+		snprintf(want[0], sizeof(want[0]),
+			 "\nechelon_serve_db_flushes_total %d\n",
+			 steps[i].flushes);
+		snprintf(want[1], sizeof(want[1]),
+			 "\nechelon_serve_db_changes_total %d\n", (int)flushed);
+		snprintf(want[2], sizeof(want[2]),
+			 "\nechelon_serve_db_flush_errors_total %d\n",
+			 steps[i].errors);
+		strbuf_reset(&out);
+		serve_db_metrics(db, &out);
+		for (size_t k = 0; k < 3; k++)
+			if (!strstr(out.buf, want[k]))
+				fail_msg("step %zu: no %s in\n%s", i, want[k],
+					 out.buf);
+	}
+	strbuf_release(&out);
+	serve_db_close(db);
+	api_store_free(s);
+	remove_tree(dir);
+	free(dir);
+}
+
 /* Two daemons on one folder would each think they own the state. */
 static void test_one_owner(void **state)
 {
@@ -860,6 +918,7 @@ int main(void)
 		cmocka_unit_test(test_flush_fault),
 		cmocka_unit_test(test_group_commit_crash),
 		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_one_owner),
 		cmocka_unit_test(test_data_not_a_folder),
 	};

@@ -173,7 +173,7 @@ static char *request(struct serve_http *h, const char *req)
 	assert_true(read_until(h, fd, &sb, NULL));
 	close(fd);
 	reply = strbuf_take(&sb);
-	strbuf_release(&sb);
+	strbuf_release(&sb); /* take leaves sb initialised, with a buffer */
 	return reply;
 }
 

@@ -92,9 +92,9 @@ static void node(struct api_store *s, const char *name, const char *rack)
 
 /* The quickstart's shape, smaller: 2 racks x 4 nodes x 8 GPUs; one
  * ClusterQueue of 32 GPUs that preempts lower priorities. */
-static struct api_store *quickstart(void)
+static struct api_store *quickstart_with(const struct api_store_options *o)
 {
-	struct api_store *s = api_store_new(NULL);
+	struct api_store *s = api_store_new(o);
 	char name[32];
 
 	for (int r = 0; r < 2; r++) {
@@ -142,6 +142,11 @@ static struct api_store *quickstart(void)
 	    "\"WorkloadPriorityClass\",\"metadata\":{\"name\":\"research\"},"
 	    "\"value\":100}");
 	return s;
+}
+
+static struct api_store *quickstart(void)
+{
+	return quickstart_with(NULL);
 }
 
 /* A queued Indexed Job of n pods of 8 GPUs, in one rack. */
@@ -376,6 +381,28 @@ static struct gang_view gang_of(struct api_store *s, const char *jobname)
 	g.racks = rack[0] + rack[1];
 	objs_release(&pods);
 	return g;
+}
+
+/* The node of the first live pod of Job name, or NULL. */
+static const char *node_of_pod_of(struct api_store *s, const char *jobname)
+{
+	const struct api_obj *jb = api_store_get(s, K_JOB, "team-a", jobname);
+	const char *found = NULL;
+	struct objs pods;
+
+	objs_of(s, K_POD, &pods);
+	for (size_t i = 0; jb && i < pods.n && !found; i++) {
+		const json_t *p = pods.items[i];
+
+		if (!strcmp(owner_uid(p) ? owner_uid(p) : "", jb->uid) &&
+		    !terminal(p) && sget(p, "spec", "nodeName"))
+			found = sget(api_store_get(s, K_POD, "team-a",
+						   sget(p, "metadata", "name"))
+					     ->body,
+				     "spec", "nodeName");
+	}
+	objs_release(&pods);
+	return found;
 }
 
 static bool suspended(struct api_store *s, const char *jobname)
@@ -789,17 +816,16 @@ static void check_invariants(struct env *e, int njobs, unsigned long long seed)
 }
 
 /*
- * Odd seeds: two priorities (preemption), nodes always Ready; even seeds:
- * one priority, nodes going NotReady and back. Both at once can livelock
- * the scheduler core: a preemptor waiting for its victim does not keep
- * the capacity it counts on, a lower-priority workload takes it, and the
- * two lower ones preempt each other in turn (see docs/internals/serve.md).
+ * Jobs of two priorities (preemption), completions and nodes going
+ * NotReady and back, at random; after every step the invariants hold and
+ * everything settles (a preemptor waiting for its victims once let a
+ * lower-priority workload take its capacity, and two such workloads then
+ * preempted each other in turn without end).
  */
 static void test_random(void **state)
 {
 	(void)state;
-	for (unsigned long long seed = 1; seed <= 12; seed++) {
-		bool failures = seed % 2 == 0;
+	for (unsigned long long seed = 1; seed <= 20; seed++) {
 		struct env e;
 		int njobs = 0;
 		struct rng r;
@@ -813,8 +839,8 @@ static void test_random(void **state)
 			if (what < 5 && njobs < 40) {
 				snprintf(name, sizeof(name), "j%d", njobs++);
 				job(e.s, e.now, name, 1 + (int)rng_below(&r, 4),
-				    rng_below(&r, 2) && !failures ? "production"
-								  : "research");
+				    rng_below(&r, 2) ? "production"
+						     : "research");
 			} else if (what < 8 && njobs) {
 				snprintf(name, sizeof(name), "j%d",
 					 (int)rng_below(&r, (uint64_t)njobs));
@@ -827,9 +853,7 @@ static void test_random(void **state)
 				snprintf(nn, sizeof(nn), "gpu-r%d-h%d",
 					 (int)rng_below(&r, 2),
 					 (int)rng_below(&r, 4));
-				if (failures)
-					set_node_ready(&e, nn,
-						       !node_ready(e.s, nn));
+				set_node_ready(&e, nn, !node_ready(e.s, nn));
 			}
 			advance(&e, (int64_t)rng_below(&r, 3) * S);
 			check_invariants(&e, njobs, seed);
@@ -922,6 +946,195 @@ static void test_pod_gangs(void **state)
 	env_stop(&e);
 }
 
+/* A config object the decoders refuse (written past validation) is
+ * skipped with a Warning Event; the rest of the config still works. */
+static void test_bad_config(void **state)
+{
+	struct env e;
+	json_t *o;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	o = json_loads(
+		"{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":"
+		"\"ResourceFlavor\",\"metadata\":{\"name\":\"bad\"},"
+		"\"spec\":{\"nodeLabels\":{\"a\":\"b\"},\"topologyName\":"
+		"7}}",
+		0, NULL);
+	assert_int_equal(api_store_create(e.s,
+					  kind("kueue.x-k8s.io/v1beta2",
+					       "ResourceFlavor"),
+					  o, e.now, NULL),
+			 0);
+	job(e.s, e.now, "llama", 2, "production");
+	advance(&e, S);
+	assert_true(event_about(e.s, "bad", "skipped by the scheduler"));
+	assert_int_equal(gang_of(e.s, "llama").bound, 2);
+	env_stop(&e);
+}
+
+/* A store whose history no longer holds the scheduler's cursor: it reads
+ * everything again, as at a restart, and goes on. */
+static void test_relist(void **state)
+{
+	struct api_store_options o = { .history = 16 };
+	struct env e;
+	int n;
+
+	(void)state;
+	env_start(&e, quickstart_with(&o), T0);
+	job(e.s, e.now, "llama", 4, "production");
+	advance(&e, 2 * S);
+	assert_int_equal(gang_of(e.s, "llama").bound, 4);
+	/* more changes than the history holds, behind the scheduler's back */
+	for (int i = 0; i < 40; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "ns%d", i);
+		put(e.s, e.now,
+		    "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\","
+		    "\"metadata\":{\"name\":\"%s\"}}",
+		    name);
+	}
+	job(e.s, e.now, "waits", 4, "research");
+	advance(&e, S);
+	(void)workload_of(e.s, "llama", &n);
+	assert_int_equal(n, 1);
+	(void)workload_of(e.s, "waits", &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(gang_of(e.s, "llama").bound, 4);
+	assert_true(suspended(e.s, "waits"));
+	assert_int_equal(admitted_pods(e.x), 4);
+	complete(&e, "llama");
+	advance(&e, 2 * S);
+	assert_int_equal(gang_of(e.s, "waits").bound, 4);
+	env_stop(&e);
+}
+
+/* A restart after the admission was written and before the pods were
+ * bound: the binds are finished from the admission read back. */
+static void test_restart_midway(void **state)
+{
+	struct env e, r;
+	struct gang_view g;
+	int n;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "llama", 4, "production");
+	/* the scheduler alone: the Workload, then its admission and the
+	 * Job's start; no pod exists yet */
+	(void)serve_sched_sync(e.x, e.now);
+	(void)serve_sched_sync(e.x, e.now);
+	assert_false(suspended(e.s, "llama"));
+	assert_int_equal(gang_of(e.s, "llama").pods, 0);
+	env_start(&r, copy_store(e.s), e.now);
+	env_stop(&e);
+	advance(&r, 2 * S);
+	(void)workload_of(r.s, "llama", &n);
+	assert_int_equal(n, 1);
+	g = gang_of(r.s, "llama");
+	assert_int_equal(g.pods, 4);
+	assert_int_equal(g.bound, 4);
+	assert_int_equal(g.racks, 1);
+	assert_int_equal(admitted_pods(r.x), 4);
+	assert_int_equal(usage_pods(r.x), 4);
+	check_capacity(r.s);
+	env_stop(&r);
+}
+
+/* Kueue's partial admission: a Job with job-min-parallelism gets what
+ * fits, its parallelism lowered to it while it runs. */
+static void test_partial_admission(void **state)
+{
+	struct env e;
+	const struct api_obj *jb;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "first", 2, "production");
+	advance(&e, S);
+	put(e.s, e.now,
+	    "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{"
+	    "\"name\":\"part\",\"namespace\":\"team-a\",\"labels\":{"
+	    "\"kueue.x-k8s.io/queue-name\":\"training\"},\"annotations\":{"
+	    "\"kueue.x-k8s.io/job-min-parallelism\":\"1\"}},\"spec\":{"
+	    "\"parallelism\":4,\"completions\":4,\"completionMode\":"
+	    "\"Indexed\",\"template\":{\"spec\":{\"restartPolicy\":\"Never\","
+	    "\"containers\":[{\"name\":\"t\",\"resources\":{\"requests\":{"
+	    "\"cpu\":\"8\",\"nvidia.com/gpu\":\"8\"}}}]}}}}");
+	advance(&e, S);
+	jb = api_store_get(e.s, K_JOB, "team-a", "part");
+	assert_false(suspended(e.s, "part"));
+	assert_int_equal(
+		json_integer_value(json_object_get(
+			json_object_get(jb->body, "spec"), "parallelism")),
+		2);
+	assert_int_equal(gang_of(e.s, "part").bound, 2);
+	assert_int_equal(gang_of(e.s, "part").pods, 2);
+	assert_int_equal(usage_pods(e.x), 4);
+	/* its later completions run on the admitted pods' nodes */
+	complete(&e, "part");
+	advance(&e, S);
+	assert_int_equal(gang_of(e.s, "part").bound, gang_of(e.s, "part").pods);
+	complete(&e, "part");
+	advance(&e, S);
+	assert_true(job_done(e.s, "part"));
+	assert_int_equal(usage_pods(e.x), 2);
+	check_capacity(e.s);
+	env_stop(&e);
+}
+
+static void cordon(struct env *e, const char *name, bool on)
+{
+	json_t *o =
+		json_deep_copy(api_store_get(e->s, K_NODE, NULL, name)->body);
+
+	if (!json_is_object(json_object_get(o, "spec")))
+		json_object_set_new(o, "spec", json_object());
+	json_object_set_new(json_object_get(o, "spec"), "unschedulable",
+			    json_boolean(on));
+	update(e->s, K_NODE, o, e->now);
+}
+
+/* kubectl cordon: a cordoned node takes no new pod; its pods stay. */
+static void test_cordon(void **state)
+{
+	struct env e;
+	char name[16];
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "before", 1, "research");
+	advance(&e, S);
+	for (int r = 0; r < 2; r++) {
+		for (int h = 0; h < 4; h++) {
+			snprintf(name, sizeof(name), "gpu-r%d-h%d", r, h);
+			if (strcmp(name, "gpu-r1-h3") != 0)
+				cordon(&e, name, true);
+		}
+	}
+	job(e.s, e.now, "after", 1, "research");
+	advance(&e, S);
+	assert_string_equal(node_of_pod_of(e.s, "after"), "gpu-r1-h3");
+	assert_int_equal(gang_of(e.s, "before").bound, 1); /* stays */
+	/* no room left: the next waits, and not as Unschedulable */
+	job(e.s, e.now, "waits", 1, "research");
+	advance(&e, S);
+	assert_int_equal(gang_of(e.s, "waits").pods, 0);
+	assert_false(event_about(e.s, "waits", "Unschedulable"));
+	/* a free node back: the waiting one goes there */
+	snprintf(name, sizeof(name), "%s",
+		 strcmp(node_of_pod_of(e.s, "before"), "gpu-r0-h1") == 0
+			 ? "gpu-r0-h2"
+			 : "gpu-r0-h1");
+	cordon(&e, name, false);
+	advance(&e, S);
+	assert_non_null(node_of_pod_of(e.s, "waits"));
+	assert_string_equal(node_of_pod_of(e.s, "waits"), name);
+	env_stop(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -932,6 +1145,11 @@ int main(void)
 		cmocka_unit_test(test_node_not_ready),
 		cmocka_unit_test(test_restart),
 		cmocka_unit_test(test_pod_gangs),
+		cmocka_unit_test(test_bad_config),
+		cmocka_unit_test(test_relist),
+		cmocka_unit_test(test_restart_midway),
+		cmocka_unit_test(test_partial_admission),
+		cmocka_unit_test(test_cordon),
 		cmocka_unit_test(test_random),
 	};
 

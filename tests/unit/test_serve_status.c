@@ -252,8 +252,9 @@ static void test_first_sync(void **state)
 	(void)state;
 	start(&f);
 	/* 4 Workloads, 2 ClusterQueues, 2 LocalQueues; Events for a and b:
-	 * QuotaReserved and Admitted each */
-	assert_int_equal(serve_status_sync(f.s, f.x, T0), 8 + 4);
+	 * QuotaReserved and Admitted each; for c and d the Warning of a
+	 * failed attempt */
+	assert_int_equal(serve_status_sync(f.s, f.x, T0), 8 + 4 + 2);
 	expect_status(&f, "Workload", "ns", "a", want_a);
 	expect_status(&f, "Workload", "ns", "c", want_c);
 	expect_status(&f, "ClusterQueue", "", "cq", want_cq);
@@ -263,6 +264,8 @@ static void test_first_sync(void **state)
 	assert_int_equal(events(&f, "QuotaReserved", "a"), 1);
 	assert_int_equal(events(&f, "Admitted", "b"), 1);
 	assert_int_equal(events(&f, "QuotaReserved", "c"), 0);
+	assert_int_equal(events(&f, "WaitingForQuota", "c"), 1);
+	assert_int_equal(events(&f, "WaitingForQuota", "d"), 1);
 	rv = api_store_rv(f.s);
 	assert_int_equal(serve_status_sync(f.s, f.x, T0 + 5 * S), 0);
 	assert_int_equal(api_store_rv(f.s), rv);
@@ -285,7 +288,8 @@ static void test_edges(void **state)
 		NULL
 	};
 	static const char *const want_a_finished[] = {
-		"{\"type\":\"Finished\",\"status\":\"True\"", NULL
+		"{\"type\":\"Finished\",\"status\":\"True\"",
+		"\"admission\":{\"clusterQueue\":\"cq\"", NULL
 	};
 	struct fx f;
 
@@ -308,6 +312,8 @@ static void test_edges(void **state)
 	assert_int_equal(events(&f, "QuotaReserved", "a"), 1);
 	assert_int_equal(serve_status_sync(f.s, f.x, T0 + 62 * S), 0);
 	assert_int_equal(events(&f, "Admitted", "c"), 1);
+	/* d waits as it did: no new Warning */
+	assert_int_equal(events(&f, "WaitingForQuota", "d"), 1);
 	stop(&f);
 }
 
@@ -337,7 +343,12 @@ static const char *const want_low_preempted[] = {
 static const char *const want_high_timeout[] = {
 	"{\"type\":\"Evicted\",\"status\":\"True\",\"observedGeneration\":1,"
 	"\"lastTransitionTime\":\"2026-12-01T13:00:42Z\",\"reason\":"
-	"\"PodsReadyTimeout\"",
+	"\"PodsReadyTimeout\",\"message\":\"Exceeded the PodsReady timeout "
+	"ns/high\"}",
+	"{\"type\":\"Requeued\",\"status\":\"False\",\"observedGeneration\":"
+	"1,\"lastTransitionTime\":\"2026-12-01T13:00:42Z\",\"reason\":"
+	"\"PodsReadyTimeout\",\"message\":\"Exceeded the PodsReady timeout "
+	"ns/high\"}",
 	"\"requeueState\":{\"count\":1,\"requeueAt\":"
 	"\"2026-12-01T13:00:52Z\"}",
 	NULL
@@ -379,9 +390,9 @@ static void test_preemption(void **state)
 
 	assert_int_equal(ctl_submit(f.x, high, true, T0 + 2 * S), 0);
 	ctl_run(f.x, T0 + 2 * S);
-	/* low, high, cq, lq; Evicted, Preempted, Requeued of low,
-	 * QuotaReserved and Admitted of high */
-	assert_int_equal(serve_status_sync(f.s, f.x, T0 + 2 * S), 4 + 5);
+	/* low, high, cq, lq; Evicted, Preempted, Requeued and the failed
+	 * attempt's Warning of low, QuotaReserved and Admitted of high */
+	assert_int_equal(serve_status_sync(f.s, f.x, T0 + 2 * S), 4 + 6);
 	expect_status(&f, "Workload", "ns", "low", want_low_preempted);
 	assert_int_equal(events(&f, "EvictedDueToPreempted", "low"), 1);
 	assert_int_equal(events(&f, "Preempted", "low"), 1);
@@ -457,6 +468,61 @@ static void test_pod_group(void **state)
 			       "\"ns/train\",\"running\":2}");
 	free(t);
 	assert_int_equal(serve_status_sync(f.s, f.x, T0 + 2 * S), 0);
+	stop(&f);
+}
+
+/* The Active condition of each queue: Kueue's reasons and messages. */
+static const struct {
+	const char *kind, *ns, *name, *want;
+} active_cases[] = {
+	{ "ClusterQueue", "", "ready",
+	  "\"status\":\"True\",\"observedGeneration\":1,"
+	  "\"lastTransitionTime\":\"2026-12-01T13:00:10Z\",\"reason\":"
+	  "\"Ready\",\"message\":\"Can admit new workloads\"" },
+	{ "ClusterQueue", "", "held",
+	  "\"reason\":\"Stopped\",\"message\":\"Can't admit new workloads: "
+	  "is stopped.\"" },
+	{ "ClusterQueue", "", "held-missing",
+	  "\"reason\":\"Stopped\",\"message\":\"Can't admit new workloads: "
+	  "is stopped, references missing ResourceFlavor(s): x,y.\"" },
+	{ "ClusterQueue", "", "no-topology",
+	  "\"reason\":\"TopologyNotFound\",\"message\":\"Can't admit new "
+	  "workloads: there is no Topology \\\"gone\\\" for TAS flavor "
+	  "\\\"tas\\\".\"" },
+	{ "LocalQueue", "ns", "ok",
+	  "\"status\":\"True\",\"observedGeneration\":1,"
+	  "\"lastTransitionTime\":\"2026-12-01T13:00:10Z\",\"reason\":"
+	  "\"Ready\",\"message\":\"Can submit new workloads to "
+	  "localQueue\"" },
+	{ "LocalQueue", "ns", "stopped",
+	  "\"status\":\"False\",\"observedGeneration\":1,"
+	  "\"lastTransitionTime\":\"2026-12-01T13:00:10Z\",\"reason\":"
+	  "\"Stopped\",\"message\":\"LocalQueue is stopped\"" },
+	{ "LocalQueue", "ns", "on-held",
+	  "\"reason\":\"ClusterQueueIsInactive\",\"message\":\"Can't submit "
+	  "new workloads to clusterQueue\"" },
+	{ "LocalQueue", "ns", "orphan",
+	  "\"reason\":\"ClusterQueueDoesNotExist\",\"message\":\"Can't "
+	  "submit new workloads to clusterQueue\"" },
+};
+
+static void test_active(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	load(&f, "queues.yaml");
+	assert_int_equal(serve_status_sync(f.s, f.x, T0), 8);
+	for (size_t i = 0; i < ARRAY_SIZE(active_cases); i++) {
+		char *t = status_text(&f, active_cases[i].kind,
+				      active_cases[i].ns, active_cases[i].name);
+
+		if (!strstr(t, active_cases[i].want))
+			fail_msg("case %zu: want\n%s\nin\n%s", i,
+				 active_cases[i].want, t);
+		free(t);
+	}
+	assert_int_equal(serve_status_sync(f.s, f.x, T0 + S), 0);
 	stop(&f);
 }
 
@@ -827,6 +893,7 @@ int main(void)
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_preemption),
 		cmocka_unit_test(test_pod_group),
+		cmocka_unit_test(test_active),
 		cmocka_unit_test(test_visibility),
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_incremental),
