@@ -3,7 +3,9 @@
 # echelon's one entry point for people and CI:
 #   ./build.sh run     install what is missing, build, and simulate the quickstart
 #                      cluster and jobs under four policies side by side
-#   ./build.sh test    install what is missing, build, run the whole test suite
+#   ./build.sh test    install what is missing (and the real Kubernetes clients
+#                      of tests/serve, scripts/setup-clients.sh), build, run
+#                      the whole test suite
 #   ./build.sh asan    the test suite under AddressSanitizer + UBSan
 #   ./build.sh format  reformat the tree (clang-format); format-check only checks
 #   ./build.sh fuzz    build the libFuzzer targets with clang (build-fuzz/);
@@ -78,10 +80,12 @@ run)
 	;;
 test)
 	build build
+	scripts/setup-clients.sh build/clients
 	(cd build && ctest --output-on-failure -j "$jobs")
 	;;
 asan)
 	build build-asan -DECHELON_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+	scripts/setup-clients.sh build/clients
 	(cd build-asan && ASAN_OPTIONS=detect_leaks=1 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --output-on-failure -j "$jobs")
@@ -108,7 +112,7 @@ fuzz-run)
 	fuzz_run "${2:-20}"
 	;;
 *)
-	sed -n '3,11p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac

@@ -11,7 +11,7 @@
 set -eu
 
 packages="build-essential cmake pkg-config libfyaml-dev libjansson-dev
-libcmocka-dev libmicrohttpd-dev libsqlite3-dev"
+libcmocka-dev libmicrohttpd-dev libsqlite3-dev libgnutls28-dev"
 missing=""
 
 have_pc() { pkg-config --exists "$1" 2>/dev/null; }
@@ -40,7 +40,7 @@ for extra in "$@"; do
 	esac
 done
 if [ -z "$missing" ]; then
-	for pc in libfyaml jansson cmocka libmicrohttpd sqlite3; do
+	for pc in libfyaml jansson cmocka libmicrohttpd sqlite3 gnutls; do
 		have_pc "$pc" || missing=1
 	done
 fi

@@ -37,7 +37,7 @@ struct api_kind {
 	const char *resource;	    /* plural: "pods" */
 	const char *singular;	    /* "pod" */
 	const char *kind;	    /* "Pod" */
-	const char *short_names[3]; /* NULL ends */
+	const char *short_names[4]; /* NULL ends */
 	const char *categories[2];  /* NULL ends */
 	bool namespaced;
 	unsigned subresources; /* enum api_sub */
@@ -48,8 +48,35 @@ struct api_kind {
 	void (*cells)(const json_t *obj, int64_t now_us, json_t *cells);
 };
 
+/* The served kinds, in registry order: api_kind_at(API_KIND_POD) is the
+ * Pod kind. The ids are stable within a build, not across versions (never
+ * persist them; persist group and resource). */
+enum api_kind_id {
+	API_KIND_NAMESPACE,
+	API_KIND_NODE,
+	API_KIND_POD,
+	API_KIND_EVENT,	   /* core v1 (the storage of both Event kinds) */
+	API_KIND_EVENT_V1, /* events.k8s.io/v1, a view of core Events */
+	API_KIND_JOB,
+	API_KIND_LEASE,
+	API_KIND_PRIORITY_CLASS,
+	API_KIND_TOPOLOGY,
+	API_KIND_RESOURCE_FLAVOR,
+	API_KIND_CLUSTER_QUEUE,
+	API_KIND_COHORT,
+	API_KIND_LOCAL_QUEUE,
+	API_KIND_WORKLOAD_PRIORITY_CLASS,
+	API_KIND_WORKLOAD,
+	API_KIND_POD_GROUP,
+	API_KIND_CONFIGURATION,
+	API_KIND_COUNT
+};
+
 size_t api_kind_count(void);
+/* The kind with id i (enum api_kind_id), or NULL past the end. */
 const struct api_kind *api_kind_at(size_t i);
+/* Whether k serves version (NULL: false). */
+bool api_kind_serves(const struct api_kind *k, const char *version);
 /* The kind served at group/version/resource (resource plural), or NULL. */
 const struct api_kind *api_kind_find(const char *group, const char *version,
 				     const char *resource);
@@ -71,6 +98,10 @@ const struct api_kind *api_kind_storage(const struct api_kind *k);
  */
 json_t *api_kind_convert(const json_t *obj, const struct api_kind *to,
 			 const char *version);
+/* obj's member at a dotted path ("status.nodeInfo.osImage"), or NULL
+ * (also when something on the way is not an object): how Table cells and
+ * field selectors name what they read. */
+const json_t *api_kind_field(const json_t *obj, const char *path);
 /* "group/version" or "version" for the core group, in buf (≥ 96 bytes). */
 const char *api_kind_gv(const struct api_kind *k, const char *version,
 			char *buf, size_t size);

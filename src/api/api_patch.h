@@ -4,15 +4,19 @@
  * object: JSON merge patch (RFC 7386), JSON patch (RFC 6902), strategic
  * merge patch (the lists kubectl and schedulers touch merge by their keys:
  * conditions by type, containers and env by name, tolerations whole, ...;
- * `$patch: delete|replace` and `$retainKeys` honoured) and apply patches
- * (server-side apply as a documented subset: the body is merged like a
- * merge patch, no managedFields are kept, conflicts are not detected).
+ * `$patch: delete|replace`, `$retainKeys` and `$deleteFromPrimitiveList`
+ * honoured, `$setElementOrder` ignored) and apply patches (server-side
+ * apply as a documented subset: the body is merged like a strategic merge
+ * patch, so keyed lists such as conditions keep the entries others wrote;
+ * no managedFields are kept, conflicts are not detected, and fields the
+ * applier no longer sets are not removed).
  * Pure: the target is never touched on failure.
  */
 #ifndef ECHELON_API_PATCH_H
 #define ECHELON_API_PATCH_H
 
 #include <jansson.h>
+#include <stddef.h>
 
 #include "api/api_kind.h"
 #include "base/compiler.h"
@@ -39,5 +43,17 @@ int api_patch_type_of(const char *content_type);
 int api_patch_apply(const struct api_kind *k, enum api_patch_type type,
 		    const json_t *target, const json_t *patch, json_t **ret,
 		    struct errbuf *err) MUST_CHECK;
+
+/*
+ * Decode a YAML body (apply patches are YAML or JSON; JSON is YAML) of len
+ * bytes into *ret (new reference): one document, plain scalars typed by
+ * YAML 1.2's core schema (null, true/false, integers, floats; everything
+ * else a string), mapping keys as strings, at most max_depth nested
+ * collections. Aliases, non-scalar keys, .inf and .nan, more than one
+ * document, NUL bytes and text that is not UTF-8 are refused. -EINVAL with
+ * "line L, column C: what is wrong" in err.
+ */
+int api_patch_decode_yaml(const char *body, size_t len, int max_depth,
+			  json_t **ret, struct errbuf *err) MUST_CHECK;
 
 #endif

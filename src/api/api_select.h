@@ -6,10 +6,13 @@
  * =, == and != over the fields Kubernetes indexes for each kind
  * (metadata.name and metadata.namespace for every kind; for pods
  * spec.nodeName, spec.schedulerName, status.phase, spec.restartPolicy,
- * spec.serviceAccountName, status.podIP, status.nominatedNodeName; for
- * events involvedObject.*, reason, type, source; for Workloads
- * spec.queueName, status.admission.clusterQueue). Parsing holds no
- * authority and is fuzzed.
+ * spec.serviceAccountName, spec.hostNetwork, status.podIP,
+ * status.nominatedNodeName; for events involvedObject.*, reason, type,
+ * source, reportingComponent, and in the events.k8s.io view regarding.*
+ * too; for nodes spec.unschedulable; for namespaces status.phase; for
+ * Jobs status.successful; for Workloads spec.queueName,
+ * status.admission.clusterQueue). A field the object lacks selects as "".
+ * Parsing holds no authority and is fuzzed (fuzz/fuzz_select.c).
  */
 #ifndef ECHELON_API_SELECT_H
 #define ECHELON_API_SELECT_H

@@ -107,6 +107,30 @@ int api_store_update(struct api_store *s, const struct api_kind *k,
 int api_store_delete(struct api_store *s, const struct api_kind *k,
 		     const char *ns, const char *name, uint64_t if_rv,
 		     int64_t now_us) MUST_CHECK;
+/*
+ * Finalizers, as Kubernetes: api_store_delete() of an object with
+ * metadata.finalizers only sets metadata.deletionTimestamp (a MODIFIED
+ * event; nothing when already set), and the update that leaves such an
+ * object without finalizers removes it (a DELETED event; *ret is then the
+ * object as deleted, no longer in the store). An update that changes
+ * nothing is no write: no new resourceVersion, no event, *ret the stored
+ * object. metadata.generation counts changes outside metadata and status.
+ * The object as last deleted stays valid until the next write.
+ */
+
+/*
+ * o's compact text as kind k at version (NULL: k's preferred): o->text
+ * when that is o's own form, else the view (another served version of
+ * its kind, or a kind sharing its storage) converted once per object
+ * version and kept with it. *ret_len gets its length. Valid as long as
+ * o->text is.
+ */
+const char *api_store_view(const struct api_obj *o, const struct api_kind *k,
+			   const char *version, size_t *ret_len);
+
+/* now_us as RFC 3339 UTC with seconds ("2026-12-01T13:00:00Z") in buf
+ * (≥ 21 bytes); returns buf. */
+const char *api_store_timestamp(int64_t us, char *buf, size_t size);
 
 /*
  * Restore from persistence: put body as stored (metadata as it is, rv
@@ -117,5 +141,16 @@ int api_store_delete(struct api_store *s, const struct api_kind *k,
 int api_store_load(struct api_store *s, const struct api_kind *k,
 		   json_t *body) MUST_CHECK;
 void api_store_restored(struct api_store *s, uint64_t rv);
+/*
+ * After api_store_restored(): put back one persisted change so watches
+ * from before the restart resume. Newest first: rv must be
+ * api_store_oldest_rv(), which then goes one back. body (stolen, also on
+ * failure) is the object after the change (as it was, for API_DELETED).
+ * -EINVAL for another rv or a body without metadata.name, -ENOSPC when
+ * the history is full.
+ */
+int api_store_restore_event(struct api_store *s, uint64_t rv,
+			    enum api_ev_type type, const struct api_kind *k,
+			    json_t *body) MUST_CHECK;
 
 #endif

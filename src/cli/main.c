@@ -19,6 +19,9 @@ static const struct cli_verb verbs[] = {
 	{ "place", cli_place, "place workloads on the cluster's topology" },
 	{ "plan", cli_plan, "run admission cycles and print the plan" },
 	{ "sim", cli_sim, "simulate jobs on a cluster, policies side by side" },
+	{ "serve", cli_serve,
+	  "schedule a live embedded cluster behind a "
+	  "Kubernetes API" },
 	{ "bench", cli_bench, "measure placement speed and memory" },
 	{ "version", cli_version, "print the version" },
 	{ "help", cli_help, "show this help" },

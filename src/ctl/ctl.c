@@ -329,6 +329,11 @@ const struct sched *ctl_sched(const struct ctl *x)
 	return x->s;
 }
 
+const struct cluster *ctl_cluster(const struct ctl *x)
+{
+	return x->c;
+}
+
 const struct gang *ctl_gang(const struct ctl *x)
 {
 	return x->g;
@@ -693,6 +698,7 @@ int ctl_reconfigure(struct ctl *x, int (*change)(void *ctx, struct cluster *c),
 	int rc, lost;
 
 	ctl_set_now(x, now_us);
+	x->stats.reconfigures++;
 	sn = ctl_snapshot(x);
 	gang_free(x->g);
 	sched_free(x->s);
@@ -700,7 +706,8 @@ int ctl_reconfigure(struct ctl *x, int (*change)(void *ctx, struct cluster *c),
 	rc = change(ctx, x->c);
 	x->s = sched_new(x->c, &x->opt.sched);
 	x->g = gang_new(x->c, x->s, &x->opt.gang, &gang_ops, x);
-	memset(x->node_down, 0, x->nnodes);
+	if (x->nnodes) /* node_down is NULL before the first node */
+		memset(x->node_down, 0, x->nnodes);
 	ctl_grow(x);
 	lost = ctl_restore(x, sn);
 	BUG_ON(lost < 0);

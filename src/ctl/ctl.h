@@ -124,6 +124,7 @@ struct ctl_stats {
 	uint64_t admissions; /* CTL_EV_ADMITTED */
 	uint64_t binds;	     /* bind ops called */
 	uint64_t bind_failures;
+	uint64_t reconfigures; /* ctl_reconfigure() calls */
 };
 
 /*
@@ -143,6 +144,9 @@ uint64_t ctl_handle(const struct ctl *x, uint32_t wl);
 const struct sched *ctl_sched(const struct ctl *x);
 const struct gang *ctl_gang(const struct ctl *x);
 struct ctl_stats ctl_stats(const struct ctl *x);
+/* The cluster the controller runs over (the one given to ctl_new()),
+ * read-only, for status: its workloads are the slots of the handles. */
+const struct cluster *ctl_cluster(const struct ctl *x);
 
 /*
  * Add workload *w (moved in, *w zeroed; see cluster_workload_put()) to the

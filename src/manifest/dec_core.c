@@ -452,13 +452,21 @@ static int node_status(struct dec *x, struct ynode *status, struct node *n)
 {
 	static const char *const known[] = { "allocatable", "capacity",
 					     "conditions", NULL };
+	/* What kubelets report besides: a Node read back from a cluster
+	 * (or written by `echelon serve`'s kubelets) holds them. */
+	static const char *const ignored[] = {
+		"phase",	   "addresses",	       "daemonEndpoints",
+		"nodeInfo",	   "images",	       "volumesInUse",
+		"volumesAttached", "config",	       "runtimeHandlers",
+		"features",	   "declaredFeatures", NULL
+	};
 	struct ynode *f, *cond;
 	size_t len, i = 0;
 	int rc = 0;
 
 	if (dec_expect_map(x, status) < 0)
 		return -EINVAL;
-	dec_check_fields(x, status, known, NULL);
+	dec_check_fields(x, status, known, ignored);
 	/* allocatable defaults to capacity, as the kubelet reports it. */
 	f = dec_get(status, "allocatable");
 	len = dec_push(x, f ? "allocatable" : "capacity");

@@ -381,10 +381,166 @@ static int assignment_domains(struct dec *x, struct ynode *list,
 	return rc;
 }
 
+/* Kueue v1beta2's compact form of a level's values in one slice:
+ * {"universal": V} or {"individual": {"prefix", "suffix", "roots"}}. */
+static int slice_values(struct dec *x, struct ynode *v, size_t level,
+			struct topology_domain *doms, size_t ndoms)
+{
+	struct ynode *ind = dec_get(v, "individual"), *roots, *r;
+	const char *uni = NULL, *pre = "", *suf = "", *root;
+	size_t i = 0;
+
+	if (dec_expect_map(x, v) < 0)
+		return -EINVAL;
+	if (dec_str_field(x, v, "universal", false, &uni) < 0)
+		return -EINVAL;
+	if (uni) {
+		for (i = 0; i < ndoms; i++)
+			doms[i].values[level] = uni;
+		return 0;
+	}
+	if (!ind || dec_expect_map(x, ind) < 0 ||
+	    dec_str_field(x, ind, "prefix", false, &pre) < 0 ||
+	    dec_str_field(x, ind, "suffix", false, &suf) < 0) {
+		if (!ind)
+			dec_error(x, v, "needs universal or individual");
+		return -EINVAL;
+	}
+	roots = dec_get(ind, "roots");
+	if (!roots || roots->type != YNODE_SEQ || roots->n != ndoms) {
+		size_t len = dec_push(x, "individual");
+
+		dec_error(x, roots ? roots : ind,
+			  "roots: must have one value per domain (%zu)", ndoms);
+		dec_pop(x, len);
+		return -EINVAL;
+	}
+	ynode_foreach(roots, r)
+	{
+		char *full;
+
+		if (dec_string(x, r, &root) < 0)
+			return -EINVAL;
+		full = xasprintf("%s%s%s", pre ? pre : "", root,
+				 suf ? suf : "");
+		doms[i++].values[level] = cluster_str(x->batch, full);
+		free(full);
+	}
+	return 0;
+}
+
+/* A slice's pod counts: {"universal": N} or {"individual": [N...]}. */
+static int slice_counts(struct dec *x, struct ynode *c,
+			struct topology_domain *doms, size_t ndoms)
+{
+	struct ynode *ind, *v;
+	int64_t n = 0;
+	size_t i = 0;
+	int r;
+
+	if (!c) {
+		dec_error(x, NULL, "podCounts: is required");
+		return -EINVAL;
+	}
+	if (dec_expect_map(x, c) < 0)
+		return -EINVAL;
+	r = dec_int_field(x, c, "universal", false, 1, MAX_POD_COUNT, &n);
+	if (r < 0)
+		return -EINVAL;
+	if (r > 0) {
+		for (i = 0; i < ndoms; i++)
+			doms[i].count = (int32_t)n;
+		return 0;
+	}
+	ind = dec_get(c, "individual");
+	if (!ind || dec_expect_seq(x, ind) < 0 || ind->n != ndoms) {
+		dec_error(x, c,
+			  "individual: must have one count per domain "
+			  "(%zu)",
+			  ndoms);
+		return -EINVAL;
+	}
+	ynode_foreach(ind, v)
+	{
+		if (dec_int(x, v, 1, MAX_POD_COUNT, &n) < 0)
+			return -EINVAL;
+		doms[i++].count = (int32_t)n;
+	}
+	return 0;
+}
+
+/* The compact slices, appended to ta's domains. */
+static int assignment_slices(struct dec *x, struct ynode *list,
+			     struct topology_assignment *ta)
+{
+	static const char *const known[] = { "domainCount", "valuesPerLevel",
+					     "podCounts", NULL };
+	struct ynode *item, *vals, *v;
+	size_t idx = 0, total = ta->ndomains;
+	int rc = 0;
+
+	if (dec_expect_seq(x, list) < 0)
+		return -EINVAL;
+	ynode_foreach(list, item)
+	{
+		size_t len = dec_push_index(x, idx++), l = 0;
+		struct topology_domain *doms;
+		int64_t n = 0;
+
+		if (dec_expect_map(x, item) < 0 ||
+		    dec_int_field(x, item, "domainCount", true, 1,
+				  MAX_POD_COUNT, &n) < 0) {
+			dec_pop(x, len);
+			return -EINVAL;
+		}
+		dec_check_fields(x, item, known, NULL);
+		total = ta->ndomains + (size_t)n;
+		ta->domains = xreallocarray(ta->domains, total + 1,
+					    sizeof(*ta->domains));
+		doms = &ta->domains[ta->ndomains];
+		for (size_t d = 0; d < (size_t)n; d++) {
+			doms[d].values = xcalloc(ta->nlevels + 1,
+						 sizeof(*doms[d].values));
+			doms[d].count = 0;
+		}
+		ta->ndomains = total;
+		vals = dec_get(item, "valuesPerLevel");
+		if (!vals || dec_expect_seq(x, vals) < 0 ||
+		    vals->n != ta->nlevels) {
+			dec_error(x, item,
+				  "valuesPerLevel: must have one entry per "
+				  "level (%zu)",
+				  ta->nlevels);
+			rc = -EINVAL;
+		} else {
+			size_t lv = dec_push(x, "valuesPerLevel");
+
+			ynode_foreach(vals, v)
+			{
+				size_t l2 = dec_push_index(x, l);
+
+				if (slice_values(x, v, l, doms, (size_t)n) < 0)
+					rc = -EINVAL;
+				l++;
+				dec_pop(x, l2);
+			}
+			dec_pop(x, lv);
+		}
+		if (slice_counts(x, dec_get(item, "podCounts"), doms,
+				 (size_t)n) < 0)
+			rc = -EINVAL;
+		dec_pop(x, len);
+		if (rc < 0)
+			return rc;
+	}
+	return rc;
+}
+
 static int assignment(struct dec *x, struct ynode *n,
 		      struct topology_assignment **ret)
 {
-	static const char *const known[] = { "levels", "domains", NULL };
+	static const char *const known[] = { "levels", "domains", "slices",
+					     NULL };
 	struct topology_assignment *ta = xcalloc(1, sizeof(*ta));
 	struct ynode *levels = dec_get(n, "levels"), *l;
 	size_t len;
@@ -393,12 +549,6 @@ static int assignment(struct dec *x, struct ynode *n,
 	*ret = ta;
 	if (dec_expect_map(x, n) < 0)
 		return -EINVAL;
-	if (dec_get(n, "slices")) {
-		dec_error(x, n,
-			  "the compact \"slices\" form is not read yet; "
-			  "write levels and domains");
-		return -EINVAL;
-	}
 	dec_check_fields(x, n, known, NULL);
 	len = dec_push(x, "levels");
 	if (!levels || dec_expect_seq(x, levels) < 0) {
@@ -417,6 +567,11 @@ static int assignment(struct dec *x, struct ynode *n,
 	len = dec_push(x, "domains");
 	if (rc == 0 && dec_get(n, "domains") &&
 	    assignment_domains(x, dec_get(n, "domains"), ta) < 0)
+		rc = -EINVAL;
+	dec_pop(x, len);
+	len = dec_push(x, "slices");
+	if (rc == 0 && dec_get(n, "slices") &&
+	    assignment_slices(x, dec_get(n, "slices"), ta) < 0)
 		rc = -EINVAL;
 	dec_pop(x, len);
 	return rc;
@@ -619,7 +774,9 @@ static int workload_status(struct dec *x, struct ynode *status,
 		"reclaimablePods",
 		"admissionChecks",
 		"resourceRequests",
-		"accumulatedPastExexcutionTimeSeconds",
+		"accumulatedPastExexcutionTimeSeconds", /* v1beta1 (sic) */
+		"accumulatedPastExecutionTimeSeconds",	/* v1beta2 */
+		"preemptionGates",
 		"schedulingStats",
 		"nominatedClusterNames",
 		"clusterName",

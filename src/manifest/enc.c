@@ -6,7 +6,9 @@
  */
 #include "manifest/enc.h"
 
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "base/strbuf.h"
@@ -21,6 +23,11 @@
 static json_t *str(const char *s)
 {
 	return json_string(s ? s : "");
+}
+
+static const char *str_or_empty(const char *s)
+{
+	return s ? s : "";
 }
 
 static void set_str(json_t *obj, const char *key, const char *s)
@@ -42,7 +49,7 @@ static json_t *head(const char *api, const char *kind, const char *ns,
 	return o;
 }
 
-static json_t *quantity(const struct cluster *c, int id, int64_t v)
+json_t *enc_quantity(const struct cluster *c, int id, int64_t v)
 {
 	struct strbuf sb;
 	json_t *j;
@@ -64,7 +71,7 @@ static json_t *resources(const struct cluster *c, const struct resvec *r,
 		if (r->v[i] == 0 || (i == RESOURCE_PODS && !with_pods))
 			continue;
 		json_object_set_new(o, resource_name(c->resources, i),
-				    quantity(c, i, r->v[i]));
+				    enc_quantity(c, i, r->v[i]));
 	}
 	return o;
 }
@@ -279,14 +286,15 @@ static json_t *quota(const struct cluster *c, const struct resource_quota *q)
 		o, "name",
 		json_string(resource_name(c->resources, q->resource)));
 	json_object_set_new(o, "nominalQuota",
-			    quantity(c, q->resource, q->nominal));
+			    enc_quantity(c, q->resource, q->nominal));
 	if (q->borrowing_limit != QUOTA_UNLIMITED)
 		json_object_set_new(
 			o, "borrowingLimit",
-			quantity(c, q->resource, q->borrowing_limit));
+			enc_quantity(c, q->resource, q->borrowing_limit));
 	if (q->lending_limit != QUOTA_UNLIMITED)
-		json_object_set_new(o, "lendingLimit",
-				    quantity(c, q->resource, q->lending_limit));
+		json_object_set_new(
+			o, "lendingLimit",
+			enc_quantity(c, q->resource, q->lending_limit));
 	return o;
 }
 
@@ -326,7 +334,7 @@ static void fair_weight(const struct cluster *c, json_t *spec, int64_t milli)
 		json_object_set_new(
 			spec, "fairSharing",
 			json_pack("{s:o}", "weight",
-				  quantity(c, RESOURCE_CPU, milli)));
+				  enc_quantity(c, RESOURCE_CPU, milli)));
 }
 
 static json_t *preemption(const struct cluster_queue *cq)
@@ -485,7 +493,7 @@ static json_t *duration(int64_t us)
 	return j;
 }
 
-static json_t *timestamp(int64_t us)
+json_t *enc_timestamp(int64_t us)
 {
 	time_t t = (time_t)(us / 1000000);
 	char buf[40];
@@ -564,6 +572,110 @@ json_t *enc_topology_assignment(const struct topology_assignment *ta)
 	return json_pack("{s:o,s:o}", "levels", levels, "domains", domains);
 }
 
+/* Longest common prefix (or suffix) length of the values of level l over
+ * domains [0, n). */
+static size_t common_affix(const struct topology_assignment *ta, size_t l,
+			   size_t from, size_t n, bool suffix)
+{
+	const char *first = str_or_empty(ta->domains[from].values[l]);
+	size_t len = strlen(first);
+
+	for (size_t d = from + 1; d < from + n && len; d++) {
+		const char *v = str_or_empty(ta->domains[d].values[l]);
+		size_t vl = strlen(v), k = 0;
+
+		while (k < len && k < vl &&
+		       (suffix ? first[strlen(first) - 1 - k] == v[vl - 1 - k]
+			       : first[k] == v[k]))
+			k++;
+		len = k;
+	}
+	return len;
+}
+
+/* The values of level l of domains [from, from + n) in one slice: a
+ * universal value when all are the same, else the roots between the
+ * longest common prefix and suffix (which never overlap). */
+static json_t *slice_level(const struct topology_assignment *ta, size_t l,
+			   size_t from, size_t n)
+{
+	size_t pre = common_affix(ta, l, from, n, false);
+	size_t suf = common_affix(ta, l, from, n, true);
+	size_t minlen = SIZE_MAX, maxlen = 0;
+	const char *first = str_or_empty(ta->domains[from].values[l]);
+	json_t *ind, *roots;
+
+	for (size_t d = from; d < from + n; d++) {
+		size_t vl = strlen(str_or_empty(ta->domains[d].values[l]));
+
+		minlen = vl < minlen ? vl : minlen;
+		maxlen = vl > maxlen ? vl : maxlen;
+	}
+	if (pre == maxlen)
+		return json_pack("{s:s}", "universal", first);
+	if (pre + suf > minlen)
+		pre = minlen - suf;
+	ind = json_object();
+	if (pre)
+		json_object_set_new(ind, "prefix", json_stringn(first, pre));
+	if (suf)
+		json_object_set_new(ind, "suffix",
+				    json_string(first + strlen(first) - suf));
+	roots = json_array();
+	for (size_t d = from; d < from + n; d++) {
+		const char *v = str_or_empty(ta->domains[d].values[l]);
+
+		json_array_append_new(
+			roots, json_stringn(v + pre, strlen(v) - pre - suf));
+	}
+	json_object_set_new(ind, "roots", roots);
+	return json_pack("{s:o}", "individual", ind);
+}
+
+/* Domains [from, from + n) as one compact v1beta2 slice. */
+static json_t *slice(const struct topology_assignment *ta, size_t from,
+		     size_t n)
+{
+	json_t *vals = json_array(), *counts;
+	bool same = true;
+
+	for (size_t l = 0; l < ta->nlevels; l++)
+		json_array_append_new(vals, slice_level(ta, l, from, n));
+	for (size_t d = from + 1; d < from + n; d++)
+		same = same && ta->domains[d].count == ta->domains[from].count;
+	if (same) {
+		counts = json_pack("{s:i}", "universal",
+				   (int)ta->domains[from].count);
+	} else {
+		json_t *ind = json_array();
+
+		for (size_t d = from; d < from + n; d++)
+			json_array_append_new(
+				ind, json_integer(ta->domains[d].count));
+		counts = json_pack("{s:o}", "individual", ind);
+	}
+	return json_pack("{s:I,s:o,s:o}", "domainCount", (json_int_t)n,
+			 "valuesPerLevel", vals, "podCounts", counts);
+}
+
+json_t *enc_topology_assignment_slices(const struct topology_assignment *ta)
+{
+	json_t *levels = json_array(), *slices = json_array();
+
+	for (size_t l = 0; l < ta->nlevels; l++)
+		json_array_append_new(levels, str(ta->levels[l]));
+	for (size_t d = 0; d < ta->ndomains; d += ENC_SLICE_MAX_DOMAINS) {
+		size_t n = ta->ndomains - d;
+
+		json_array_append_new(slices,
+				      slice(ta, d,
+					    n < ENC_SLICE_MAX_DOMAINS
+						    ? n
+						    : ENC_SLICE_MAX_DOMAINS));
+	}
+	return json_pack("{s:o,s:o}", "levels", levels, "slices", slices);
+}
+
 static json_t *admission(const struct cluster *c, const struct admission *a)
 {
 	json_t *list = json_array();
@@ -629,7 +741,7 @@ static json_t *enc_workload(const struct cluster *c, const struct workload *w)
 	if (w->creation_us)
 		json_object_set_new(json_object_get(o, "metadata"),
 				    "creationTimestamp",
-				    timestamp(w->creation_us));
+				    enc_timestamp(w->creation_us));
 	set_nonempty(json_object_get(o, "metadata"), "annotations",
 		     sim_annotations(w));
 	set_str(spec, "queueName", w->queue_name);

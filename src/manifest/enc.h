@@ -23,4 +23,22 @@ json_t *enc_cluster(const struct cluster *c);
  * `echelon plan` and `echelon place`. The caller owns the new reference. */
 json_t *enc_topology_assignment(const struct topology_assignment *ta);
 
+/*
+ * The same placement as Kueue's v1beta2 API stores it: {"levels": [...],
+ * "slices": [{"domainCount", "valuesPerLevel": [{"universal"} |
+ * {"individual": {"prefix", "suffix", "roots"}}], "podCounts":
+ * {"universal"} | {"individual": [...]}}]}, each slice as compact as
+ * Kueue's single-slice encoding makes it (one value when all domains
+ * share it, else the roots between the longest common prefix and
+ * suffix), a slice per ENC_SLICE_MAX_DOMAINS domains. The caller owns
+ * the new reference.
+ */
+#define ENC_SLICE_MAX_DOMAINS 100000
+json_t *enc_topology_assignment_slices(const struct topology_assignment *ta);
+/* A quantity of resource id of c, printed canonically ("2Gi", "1500m"). */
+json_t *enc_quantity(const struct cluster *c, int id, int64_t v);
+/* An RFC 3339 timestamp in UTC, whole seconds ("2026-12-01T13:00:00Z"),
+ * of us microseconds since the Unix epoch. */
+json_t *enc_timestamp(int64_t us);
+
 #endif

@@ -115,11 +115,17 @@ static char *dup_msg(const char *m)
 	return m ? xstrdup(m) : NULL;
 }
 
+/* Stamps of reasons and schedulers, unique in the process: a key made of
+ * them (sched_wl_pending_key()) never repeats for another reason, even
+ * after a scheduler is rebuilt or a class is freed and made again. */
+static uint64_t stamps;
+
 void sched_why_set(struct sched_why *w, enum sched_pend code, char *msg)
 {
 	free(w->msg);
 	w->code = code;
 	w->msg = msg;
+	w->stamp = ++stamps;
 }
 
 void sched_set_cond(struct sched_wl *wl, enum sched_cond c, bool status,
@@ -130,6 +136,9 @@ void sched_set_cond(struct sched_wl *wl, enum sched_cond c, bool status,
 	if (!wl->conds)
 		wl->conds = xcalloc(1, sizeof(*wl->conds));
 	k = &wl->conds->cond[c];
+	if (!k->present || k->status != status || k->reason != reason ||
+	    strcmp(k->message, msg ? msg : "") != 0)
+		wl->cond_changes++;
 	if (!k->present || k->status != status)
 		k->transition_us = now_us;
 	k->present = true;
@@ -411,6 +420,7 @@ struct sched *sched_new(const struct cluster *c,
 	int32_t dflt;
 
 	s->c = c;
+	s->stamp = ++stamps;
 	if (opt)
 		s->opt = *opt;
 	if (!s->opt.max_tas_domains)
@@ -796,11 +806,18 @@ static void wait_backoff(struct sched *s, uint32_t id, const char *reason,
 			 int64_t requeue_at_us, int64_t now_us)
 {
 	struct sched_wl *wl = &s->wl[id];
+	const struct sched_condition *ev =
+		sched_cond_of(wl, SCHED_COND_EVICTED);
 
+	/* Kueue's job reconciler: Requeued=False with the eviction's reason
+	 * and message while the backoff lasts (a backoff read back without
+	 * its eviction says until when) */
 	sched_set_cond(wl, SCHED_COND_REQUEUED, false, reason,
-		       xasprintf("The workload is in backoff until %" PRId64
-				 " us",
-				 requeue_at_us),
+		       ev->present && ev->message && *ev->message
+			       ? xstrdup(ev->message)
+			       : xasprintf("The workload is in backoff until "
+					   "%" PRId64 " us",
+					   requeue_at_us),
 		       now_us);
 	sched_why_set(&wl->why, SCHED_PEND_EVALUATION,
 		      xasprintf("waiting for the requeue backoff until %" PRId64
@@ -890,8 +907,18 @@ static void add_admitted(struct sched *s, uint32_t id, int64_t now_us)
 		xasprintf("Quota reserved in ClusterQueue %s", q->cq->name),
 		now_us);
 	sched_set_cond(wl, SCHED_COND_ADMITTED, true, "Admitted",
-		       xasprintf("Admitted by ClusterQueue %s", q->cq->name),
-		       now_us);
+		       xstrdup("The workload is admitted"), now_us);
+	/* Kueue's SetQuotaReservation: an Evicted or Preempted condition
+	 * that holds turns False, so that the next eviction is a new edge. */
+	for (int c = SCHED_COND_EVICTED; c <= SCHED_COND_PREEMPTED; c++) {
+		const struct sched_condition *k = sched_cond_of(wl, c);
+
+		if (k->present && k->status)
+			sched_set_cond(wl, (enum sched_cond)c, false,
+				       "QuotaReserved",
+				       xasprintf("Previously: %s", k->message),
+				       now_us);
+	}
 }
 
 void sched_admit(struct sched *s, uint32_t id, const struct assign *a,
@@ -1103,11 +1130,23 @@ void sched_preempt(struct sched *s, uint32_t victim, uint32_t by,
 	vec_push(&s->deferred, victim);
 }
 
+/* The message Kueue's controllers give an eviction for reason. */
+static char *evict_msg(const struct sched_wl *wl, const char *reason)
+{
+	if (strcmp(reason, "PodsReadyTimeout") == 0)
+		return xasprintf("Exceeded the PodsReady timeout %s/%s",
+				 wl->w->ns ? wl->w->ns : "", wl->w->name);
+	if (strcmp(reason, "LocalQueueStopped") == 0)
+		return xstrdup("The LocalQueue is stopped");
+	if (strcmp(reason, "ClusterQueueStopped") == 0)
+		return xstrdup("The ClusterQueue is stopped");
+	return xasprintf("The workload was evicted: %s", reason);
+}
+
 void sched_evict(struct sched *s, uint32_t id, const char *reason,
 		 int64_t now_us)
 {
-	requeue(s, id, reason,
-		xasprintf("The workload was evicted: %s", reason), now_us);
+	requeue(s, id, reason, evict_msg(&s->wl[id], reason), now_us);
 	sched_enqueue(s, id);
 }
 
@@ -1119,8 +1158,7 @@ void sched_evict_until(struct sched *s, uint32_t id, const char *reason,
 		sched_evict(s, id, reason, now_us);
 		return;
 	}
-	requeue(s, id, reason,
-		xasprintf("The workload was evicted: %s", reason), now_us);
+	requeue(s, id, reason, evict_msg(&s->wl[id], reason), now_us);
 	wait_backoff(s, id, reason, requeue_at_us, now_us);
 }
 
@@ -1327,6 +1365,11 @@ void sched_admit_restored(struct sched *s, uint32_t id,
 	add_admitted(s, id, admit_us);
 }
 
+uint64_t sched_wl_cond_changes(const struct sched *s, uint32_t wl)
+{
+	return s->wl[wl].cond_changes;
+}
+
 uint64_t sched_wl_admit_seq(const struct sched *s, uint32_t wl)
 {
 	return s->wl[wl].admit_seq;
@@ -1392,6 +1435,14 @@ int64_t sched_cq_nominal(const struct sched *s, int32_t cq, int resource)
 			sum = (sum < 0 ? 0 : sum) + n->nominal[fr];
 	}
 	return sum;
+}
+
+bool sched_cq_active(const struct sched *s, int32_t cq, const char **ret_why)
+{
+	BUG_ON(cq < 0 || (size_t)cq >= s->ncq);
+	if (!s->cqs[cq].active && ret_why)
+		*ret_why = s->cqs[cq].inactive;
+	return s->cqs[cq].active;
 }
 
 struct sched_condition sched_wl_condition(const struct sched *s, uint32_t wl,
@@ -1460,6 +1511,32 @@ enum sched_pend sched_wl_pending(const struct sched *s, uint32_t id,
 	}
 	free(m);
 	return code;
+}
+
+/* Everything sched_wl_pending() reads, by stamps and indices. */
+uint64_t sched_wl_pending_key(const struct sched *s, uint32_t id)
+{
+	const struct sched_wl *wl = &s->wl[id];
+	const struct sched_cq *q = wl->cq >= 0 ? &s->cqs[wl->cq] : NULL;
+	const struct sched_why *pw = NULL;
+	uint64_t h = mix(s->stamp, wl->state);
+
+	h = mix(mix(h, wl->why.code), wl->why.stamp);
+	h = mix(mix(h, (uint64_t)wl->cq + 1), wl->deferred);
+	if (q && wl->why.code == SCHED_PEND_EVALUATION)
+		pw = sched_parked_why(s, id);
+	if (pw)
+		h = mix(mix(h, pw->code), pw->stamp);
+	if (q) {
+		h = mix(h, q->active);
+		if (q->cq->queueing == QUEUEING_STRICT_FIFO &&
+		    queue_contains(&q->heap, id)) {
+			uint32_t head = queue_peek(&q->heap);
+
+			h = mix(mix(h, (uint64_t)head + 1), s->wl[head].seq);
+		}
+	}
+	return h | 1;
 }
 
 /* Every pending workload of queue i, in the order of a next cycle. */

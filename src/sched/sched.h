@@ -427,6 +427,10 @@ uint64_t sched_wl_admit_seq(const struct sched *s, uint32_t wl);
 /* Its ClusterQueue index (-1 when none), and that queue's name. */
 int32_t sched_wl_cq(const struct sched *s, uint32_t wl);
 const char *sched_cq_name(const struct sched *s, int32_t cq);
+/* Whether ClusterQueue cq admits (not stopped, deleted, in a cohort
+ * cycle, or naming a missing flavor or topology); why not into *ret_why
+ * (static text; may be NULL) when it does not. */
+bool sched_cq_active(const struct sched *s, int32_t cq, const char **ret_why);
 /*
  * Effective priority, the first that applies: the WorkloadPriorityClass
  * named (Workload spec.priorityClassName, Job label
@@ -443,9 +447,18 @@ const struct sched_admission *sched_wl_admission(const struct sched *s,
 /* The pending reason code and its message into msg (may be NULL). */
 enum sched_pend sched_wl_pending(const struct sched *s, uint32_t wl,
 				 struct strbuf *msg);
+/* A key of everything sched_wl_pending() reads for wl (never 0): while it
+ * stays the same, so do the code and the message, so a caller that keeps
+ * the last key need not build the message again. Keys of a rebuilt
+ * scheduler differ from the old one's. */
+uint64_t sched_wl_pending_key(const struct sched *s, uint32_t wl);
 /* A condition of wl (present false when it has none of that type). */
 struct sched_condition sched_wl_condition(const struct sched *s, uint32_t wl,
 					  enum sched_cond type);
+/* How many times a condition of wl was set to another status, reason or
+ * message: a status writer recomputes only when this (or other state)
+ * moved. Starts at 0 in a new scheduler. */
+uint64_t sched_wl_cond_changes(const struct sched *s, uint32_t wl);
 /*
  * 0-based positions of every pending workload in its ClusterQueue and
  * LocalQueue (the order the next cycle would try them), into cq_pos and

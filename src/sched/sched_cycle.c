@@ -350,6 +350,16 @@ static void no_fit(struct sched *s, uint32_t id, struct assign *a)
 	sched_park(s, id, &a->why);
 }
 
+/* id waits for its victims: the first such of its queue holds back the
+ * workloads behind it. */
+static void note_waiting(struct sched *s, uint32_t id)
+{
+	struct sched_cq *q = &s->cqs[s->wl[id].cq];
+
+	if (q->waiting == QUEUE_NONE || sched_wl_cmp(s, id, q->waiting) < 0)
+		q->waiting = id;
+}
+
 /* Kueue (live): a preemptor whose victims still hold their quota waits at
  * the head of its queue, and preempts no more meanwhile. */
 static size_t wait_for_victims(struct sched *s, uint32_t id, struct assign *a,
@@ -360,7 +370,42 @@ static size_t wait_for_victims(struct sched *s, uint32_t id, struct assign *a,
 				"workload(s) to release their quota",
 				s->wl[id].victims_held));
 	no_fit(s, id, a);
+	note_waiting(s, id);
 	return n;
+}
+
+/*
+ * Kueue keeps a preemptor at the head of its queue until its victims are
+ * gone, so nothing behind it is admitted meanwhile. Without that, one
+ * behind it takes the capacity it preempted for (a node its topology
+ * needs), it preempts that one too, the first victim comes back, and so on
+ * without end. Whether id must wait so.
+ */
+static bool behind_waiting(struct sched *s, uint32_t id, struct assign *a)
+{
+	uint32_t p = s->cqs[s->wl[id].cq].waiting;
+
+	if (p == QUEUE_NONE || p == id || sched_wl_cmp(s, p, id) > 0)
+		return false;
+	sched_why_set(&a->why, SCHED_PEND_WAITING_FOR_QUOTA,
+		      xasprintf("Pending: behind %s/%s, which is preempting",
+				s->wl[p].w->ns, s->wl[p].w->name));
+	no_fit(s, id, a);
+	return true;
+}
+
+/* At the start of a cycle: the preemptors that wait, per queue. */
+static void find_waiting(struct sched *s)
+{
+	for (size_t i = 0; i < s->ncq; i++)
+		s->cqs[i].waiting = QUEUE_NONE;
+	if (!s->opt.hold_victims)
+		return;
+	for (uint32_t id = 0; id < s->nwl; id++) {
+		if (s->wl[id].w && s->wl[id].victims_held &&
+		    s->wl[id].state == SCHED_WL_PENDING && s->wl[id].cq >= 0)
+			note_waiting(s, id);
+	}
 }
 
 /* Decide the head id of its queue. Returns the decisions it made. */
@@ -371,6 +416,8 @@ static size_t process(struct sched *s, uint32_t id, struct assign *a,
 
 	if (s->wl[id].victims_held)
 		return wait_for_victims(s, id, a, 0);
+	if (behind_waiting(s, id, a))
+		return 0;
 	assign_workload(s, id, NULL, a);
 	/* Kueue asks for targets whenever the mode is Preempt; the oracle
 	 * said already that a flavor has none. */
@@ -459,6 +506,7 @@ size_t sched_cycle(struct sched *s, int64_t now_us, struct sched_decisions *out)
 	sched_unpark_dirty(s);
 	for (size_t i = 0; i < s->ncq; i++)
 		s->cqs[i].blocked = false;
+	find_waiting(s);
 	assign_init(&a);
 	s->cycle_admits = 0;
 	while ((!s->opt.admit_limit || s->cycle_admits < s->opt.admit_limit) &&

@@ -32,7 +32,8 @@ struct sched_conds {
 /* The reason a workload is pending, with numbers. */
 struct sched_why {
 	enum sched_pend code;
-	char *msg; /* owned; NULL: none */
+	char *msg;	/* owned; NULL: none */
+	uint64_t stamp; /* unique per sched_why_set(); 0: never set */
 };
 
 struct sched_wl {
@@ -68,6 +69,7 @@ struct sched_wl {
 	struct sched_admission *adm;
 	struct sched_why why;
 	struct sched_conds *conds; /* owned; NULL until one is set */
+	uint64_t cond_changes;	   /* sched_set_cond() changed conds */
 };
 
 /*
@@ -106,6 +108,10 @@ struct sched_cq {
 	int32_t est_level;
 	int16_t est_flavor[RESOURCE_MAX];
 	int64_t est_need[RESOURCE_MAX];
+	/* opt.hold_victims: the first of its workloads that waits for its
+	 * victims (QUEUE_NONE: none); the ones behind it wait too, as they
+	 * do behind Kueue's head of the queue. Set each cycle. */
+	uint32_t waiting;
 };
 
 /* A node on a queue's path to its root, with the queue's head admitted:
@@ -142,6 +148,7 @@ struct sched_resv {
 
 struct sched {
 	const struct cluster *c;
+	uint64_t stamp; /* unique per scheduler, as sched_why's stamps */
 	struct sched_options opt;
 	struct quota q;
 	struct sched_wl *wl; /* [nwl]; w NULL: a free slot */

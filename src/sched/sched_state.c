@@ -113,7 +113,7 @@ static int copy_adm(struct sched *s, const struct workload *w,
 static void park(struct sched *s, uint32_t id, const struct sched_saved *in)
 {
 	struct sched_cq *q = &s->cqs[s->wl[id].cq];
-	struct sched_why why = { in->why, (char *)in->why_msg };
+	struct sched_why why = { .code = in->why, .msg = (char *)in->why_msg };
 	int64_t i;
 
 	if (!in->parked || !hmap_get(&q->class_of, &s->wl[id].hash,

@@ -8,6 +8,8 @@
  * in `sim`), node lifecycle (Ready=False or deleted: its pods fail) and
  * garbage collection of dependents by ownerReferences. It reads store
  * changes since its cursor and writes objects; it schedules nothing.
+ * Pure: no I/O, no clock (now_us comes in); randomness (pod names,
+ * start-up jitter, failures) from the seed. See docs/internals/serve.md.
  */
 #ifndef ECHELON_SERVE_CLUSTER_H
 #define ECHELON_SERVE_CLUSTER_H
@@ -23,13 +25,18 @@ struct serve_cluster_options {
 };
 
 struct serve_cluster;
+/* A cluster over store s (borrowed; must outlive it). o may be NULL;
+ * startup_us <= 0 means 10 s. The first sync reads every object (a
+ * restart continues pods from their stored status). Never NULL. */
 struct serve_cluster *serve_cluster_new(struct api_store *s,
 					const struct serve_cluster_options *o);
 void serve_cluster_free(struct serve_cluster *c);
 /* React to the store's changes since the last call and to timers due at
- * now_us. Returns how many writes it made (0: quiet). */
+ * now_us. Returns how many writes it made (0: quiet). Writes only
+ * objects that change, so calling it until it returns 0 settles. */
 int serve_cluster_sync(struct serve_cluster *c, int64_t now_us);
-/* The earliest time something is due (INT64_MAX: nothing). */
+/* The earliest time something is due (INT64_MAX: nothing; 0: work is
+ * queued, sync again now). */
 int64_t serve_cluster_next_us(const struct serve_cluster *c);
 
 #endif

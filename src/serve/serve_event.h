@@ -18,7 +18,11 @@
 /* Record an event about object regarding (a stored object's body):
  * type "Normal" or "Warning", reason ("Scheduled"), action ("Binding"),
  * controller (reportingController, e.g. "echelon.dev/scheduler"),
- * message (cut to 1024 bytes). Returns 0 or a negative errno. */
+ * message (cut to 1024 bytes). The Event lives in regarding's namespace
+ * ("default" for a cluster-scoped object), named <name>.<16 hex> after a
+ * hash of (uid, type, reason, message, controller), so a repeat is one
+ * lookup. Returns 0 or a negative errno (-EINVAL: regarding has no name
+ * or uid, or an argument is NULL). */
 int serve_event(struct api_store *s, const json_t *regarding, const char *type,
 		const char *reason, const char *action, const char *controller,
 		int64_t now_us, const char *fmt, ...) PRINTF_LIKE(8, 9);

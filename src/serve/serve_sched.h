@@ -19,7 +19,9 @@
 
 #include "api/api.h"
 #include "api/api_store.h"
+#include "base/errbuf.h"
 #include "base/strbuf.h"
+#include "ctl/ctl.h"
 
 struct serve_sched;
 struct serve_sched *serve_sched_new(struct api_store *s);
@@ -28,11 +30,19 @@ void serve_sched_free(struct serve_sched *x);
  * controller's deadlines at now_us. Returns how many writes it made. */
 int serve_sched_sync(struct serve_sched *x, int64_t now_us);
 int64_t serve_sched_next_us(const struct serve_sched *x);
+/* The controller it drives (read-only: status, figures, tests). */
+const struct ctl *serve_sched_ctl(const struct serve_sched *x);
 /* The api hook for Kueue's visibility API
  * (/apis/visibility.kueue.x-k8s.io/v1beta2/.../pendingworkloads) and
  * echelon's extras; -ENOENT for other paths. */
 int serve_sched_extra(void *x, const struct api_req *r, int64_t now_us,
 		      struct api_resp *resp);
+/* The api hook for mutating admission (api_hooks.mutate, ctx the
+ * serve_sched or NULL): Kueue's Job webhook, spec.suspend=true on the
+ * create of a batch/v1 Job with the label kueue.x-k8s.io/queue-name.
+ * Never refuses. */
+int serve_sched_mutate(void *ctx, const struct api_kind *k, json_t *obj,
+		       const json_t *old, struct errbuf *err);
 /* Prometheus text of the scheduler's metrics, appended to out. */
 void serve_sched_metrics(const struct serve_sched *x, struct strbuf *out);
 

@@ -24,8 +24,32 @@
 #include "ctl/ctl.h"
 
 /* Write the status of every object whose model state changed since the
- * last call (all of them on the first). Returns how many writes. */
+ * last call (all of them on the first), and the Events of the conditions
+ * that turned True. Returns how many writes, or the first negative errno
+ * of the store (the other objects are still written). */
 int serve_status_sync(struct api_store *s, const struct ctl *x, int64_t now_us);
+
+/*
+ * The same writes, incremental: st remembers, per model workload, a
+ * fingerprint of everything its status is computed from (its handle, the
+ * scheduler's state, conditions, admission and requeue time, the gang's
+ * state, requeues and PodGroup counts) and the resourceVersion of its
+ * object after the last sync; a workload whose fingerprint and object are
+ * both unchanged is skipped, as a full sync would write nothing for it.
+ * ClusterQueue and LocalQueue status are written when their counts or the
+ * model changed. The first update (and the first after
+ * serve_status_reset()) does all. serve_status_sync() is an update with a
+ * fresh st: the oracle the incremental path is tested against.
+ */
+struct serve_status;
+struct serve_status *serve_status_new(void);
+/* NULL ok. */
+void serve_status_free(struct serve_status *st);
+/* Forget what was written: the controller was rebuilt (reconfigured,
+ * restarted), so flavors, nodes or queues may have other names. */
+void serve_status_reset(struct serve_status *st);
+int serve_status_update(struct serve_status *st, struct api_store *s,
+			const struct ctl *x, int64_t now_us);
 /* Kueue's visibility API: GET
  * /apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/NAME/pendingworkloads
  * and .../namespaces/NS/localqueues/NAME/pendingworkloads (limit, offset),
@@ -33,6 +57,15 @@ int serve_status_sync(struct api_store *s, const struct ctl *x, int64_t now_us);
  * paths. */
 int serve_status_visibility(const struct ctl *x, const struct api_req *r,
 			    int64_t now_us, struct api_resp *resp);
+/*
+ * The same as serve_status_visibility(), with each item's
+ * metadata.ownerReferences ({apiVersion, kind, name, uid}, as Kueue copies
+ * them) read from the Workload objects of s (NULL: none).
+ */
+int serve_status_pending_workloads(const struct ctl *x,
+				   const struct api_store *s,
+				   const struct api_req *r, int64_t now_us,
+				   struct api_resp *resp);
 /* Prometheus text of the scheduler's state (pending, admitted, usage
  * per ClusterQueue under Kueue's metric names), appended to out. */
 void serve_status_metrics(const struct ctl *x, struct strbuf *out);

@@ -46,9 +46,27 @@ json_t *status_conditions(const struct sched *s, uint32_t wl)
 	return arr;
 }
 
+/* Per-pod requests times the admitted count, for the resources that got
+ * a flavor: Kueue's resourceUsage. */
+static json_t *resource_usage(const struct cluster *c, const struct podset *ps,
+			      const struct sched_podset_admission *pa)
+{
+	json_t *o = json_object();
+
+	for (int r = 0; r < RESOURCE_MAX; r++) {
+		if (pa->flavor[r] < 0)
+			continue;
+		json_object_set_new(
+			o, resource_name(c->resources, r),
+			enc_quantity(c, r, ps->requests.v[r] * pa->count));
+	}
+	return o;
+}
+
 static json_t *podset_assignment(const struct cluster *c, const struct sched *s,
 				 const struct workload *w, size_t i,
-				 const struct sched_podset_admission *pa)
+				 const struct sched_podset_admission *pa,
+				 bool v1beta2)
 {
 	json_t *j = json_object(), *fl = json_object();
 	const struct topo *t = sched_topo(s, pa->tas_flavor);
@@ -63,12 +81,16 @@ static json_t *podset_assignment(const struct cluster *c, const struct sched *s,
 			json_string(c->flavors.items[pa->flavor[r]].name));
 	}
 	json_object_set_new(j, "flavors", fl);
+	if (v1beta2)
+		json_object_set_new(j, "resourceUsage",
+				    resource_usage(c, &w->podsets[i], pa));
 	if (t && pa->nodes && pa->count > 0) {
 		struct topology_assignment *ta = place_assignment_of_nodes(
 			t, pa->nodes, (size_t)pa->count);
 
 		json_object_set_new(j, "topologyAssignment",
-				    enc_topology_assignment(ta));
+				    v1beta2 ? enc_topology_assignment_slices(ta)
+					    : enc_topology_assignment(ta));
 		topology_assignment_free(ta);
 	}
 	return j;
@@ -83,8 +105,25 @@ json_t *status_podset_assignments(const struct cluster *c,
 	for (size_t k = 0; adm && k < adm->npodsets; k++)
 		json_array_append_new(
 			arr, podset_assignment(c, s, &c->workloads.items[wl], k,
-					       &adm->ps[k]));
+					       &adm->ps[k], false));
 	return arr;
+}
+
+json_t *status_admission(const struct cluster *c, const struct sched *s,
+			 uint32_t wl)
+{
+	const struct sched_admission *adm = sched_wl_admission(s, wl);
+	json_t *arr;
+
+	if (!adm)
+		return NULL;
+	arr = json_array();
+	for (size_t k = 0; k < adm->npodsets; k++)
+		json_array_append_new(
+			arr, podset_assignment(c, s, &c->workloads.items[wl], k,
+					       &adm->ps[k], true));
+	return json_pack("{s:s,s:o}", "clusterQueue", sched_cq_name(s, adm->cq),
+			 "podSetAssignments", arr);
 }
 
 /* The name of wl's ClusterQueue, or null. */

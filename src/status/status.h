@@ -34,6 +34,16 @@ json_t *status_conditions(const struct sched *s, uint32_t wl);
 json_t *status_podset_assignments(const struct cluster *c,
 				  const struct sched *s, uint32_t wl);
 
+/*
+ * Kueue's status.admission of admitted wl, as kueue.x-k8s.io/v1beta2
+ * stores it: {"clusterQueue", "podSetAssignments": [{"name", "count",
+ * "flavors", "resourceUsage" (per-pod requests times count, for the
+ * resources with a flavor), "topologyAssignment" ({"levels", "slices"})}]};
+ * NULL when wl is not admitted.
+ */
+json_t *status_admission(const struct cluster *c, const struct sched *s,
+			 uint32_t wl);
+
 /* An admitted workload: {"name": "ns/name", "clusterQueue", "podSets":
  * status_podset_assignments(), "conditions"}. */
 json_t *status_admitted(const struct cluster *c, const struct sched *s,

@@ -746,6 +746,63 @@ static void test_wait_victims(void **state)
 	strbuf_release(&sb);
 }
 
+/* While a preemptor waits for its victims, nothing behind it in its
+ * ClusterQueue is admitted (Kueue keeps it at the head): otherwise one
+ * takes the node it preempted for, and victims take each other's place
+ * without end. */
+static void test_behind_preemptor(void **state)
+{
+	struct ctl_options o = { .wait_victims = true };
+	struct cluster c;
+	struct strbuf sb, msg;
+	struct ctl *x;
+	struct be b;
+	uint32_t low, mid, high, small;
+
+	(void)state;
+	strbuf_init(&sb);
+	strbuf_init(&msg);
+	for (int i = 0; i < 4; i++) {
+		char name[24];
+
+		snprintf(name, sizeof(name), "n%d", i);
+		node(&sb, name, 1);
+	}
+	queues_with(&sb, "LowerPriority", 4);
+	fx_wl(&sb, "low", "lq", 0, 2, "1", 1, NULL);
+	fx_wl(&sb, "mid", "lq", 5, 1, "1", 1, NULL);
+	fx_wl(&sb, "high", "lq", 10, 3, "1", 1, NULL);
+	fx_wl(&sb, "small", "lq", 1, 1, "1", 1, NULL);
+	fx_load(&c, sb.buf);
+	be_init(&b, &c);
+	x = ctl_new(&c, &o, &be_ops, &b);
+	low = fx_id(&c, "low");
+	mid = fx_id(&c, "mid");
+	high = fx_id(&c, "high");
+	small = fx_id(&c, "small");
+	assert_int_equal(ctl_submit(x, ctl_handle(x, low), true, 0), 0);
+	assert_int_equal(ctl_submit(x, ctl_handle(x, mid), true, 0), 0);
+	ctl_run(x, 0);
+	assert_int_equal(ctl_submit(x, ctl_handle(x, high), true, S), 0);
+	ctl_run(x, S);
+	assert_int_equal(sched_wl_state(ctl_sched(x), low), SCHED_WL_PENDING);
+	/* small fits the quota and the free node, but waits behind high */
+	assert_int_equal(ctl_submit(x, ctl_handle(x, small), true, 2 * S), 0);
+	ctl_run(x, 2 * S);
+	assert_int_equal(sched_wl_state(ctl_sched(x), small), SCHED_WL_PENDING);
+	sched_wl_pending(ctl_sched(x), small, &msg);
+	assert_non_null(strstr(msg.buf, "behind ns/high"));
+	/* low's pods are gone: high takes the three free nodes */
+	assert_int_equal(ctl_released(x, ctl_handle(x, low), 3 * S), 0);
+	ctl_run(x, 3 * S);
+	assert_int_equal(sched_wl_state(ctl_sched(x), high), SCHED_WL_ADMITTED);
+	assert_int_equal(sched_wl_state(ctl_sched(x), mid), SCHED_WL_ADMITTED);
+	assert_int_equal(sched_wl_state(ctl_sched(x), small), SCHED_WL_PENDING);
+	stop(x, &b, &c);
+	strbuf_release(&msg);
+	strbuf_release(&sb);
+}
+
 /* A Workload read back with status.requeueState waits out its backoff,
  * and its next backoff counts from requeueState.count. */
 static void test_requeue_state(void **state)
@@ -1046,6 +1103,28 @@ static int delete_q(void *ctx, struct cluster *c)
 	return 0;
 }
 
+/* The daemon's controller starts before any node exists; nodes then join
+ * through a reconfigure (no node state to clear yet). */
+static void test_reconfigure_from_no_nodes(void **state)
+{
+	struct cluster c;
+	struct strbuf sb;
+	struct ctl *x;
+	struct be b;
+
+	(void)state;
+	strbuf_init(&sb);
+	queues(&sb);
+	fx_load(&c, sb.buf);
+	be_init(&b, &c);
+	x = ctl_new(&c, NULL, &be_ops, &b);
+	assert_int_equal(ctl_reconfigure(x, add_nodes, NULL, 0), 0);
+	assert_int_equal(c.nodes.len, 2);
+	assert_true(ctl_check(x, NULL));
+	stop(x, &b, &c);
+	strbuf_release(&sb);
+}
+
 /* Queues, quotas and nodes change while running: a quota change applies at
  * the next cycle, a gang on a node that left is evicted whole. */
 static void test_reconfigure(void **state)
@@ -1330,9 +1409,11 @@ int main(void)
 		cmocka_unit_test(test_random_faults),
 		cmocka_unit_test(test_restart_exact),
 		cmocka_unit_test(test_reconfigure),
+		cmocka_unit_test(test_reconfigure_from_no_nodes),
 		cmocka_unit_test(test_cq_deletion_timestamp),
 		cmocka_unit_test(test_pods_and_node_status),
 		cmocka_unit_test(test_wait_victims),
+		cmocka_unit_test(test_behind_preemptor),
 		cmocka_unit_test(test_held_victims),
 		cmocka_unit_test(test_bind_deadlines),
 		cmocka_unit_test(test_requeue_state),

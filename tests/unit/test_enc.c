@@ -189,11 +189,133 @@ static void test_canonical(void **state)
 	}
 }
 
+/* v1beta2 slices: one compact slice as Kueue's encoding makes it. */
+static const struct {
+	const char *levels[2];
+	size_t nlevels;
+	const char *values[4][2];
+	int32_t counts[4];
+	size_t n;
+	const char *want;
+} slice_cases[] = {
+	/* one host: universal value and count */
+	{ { "kubernetes.io/hostname" },
+	  1,
+	  { { "n1" } },
+	  { 2 },
+	  1,
+	  "{\"levels\":[\"kubernetes.io/hostname\"],\"slices\":[{"
+	  "\"domainCount\":1,\"valuesPerLevel\":[{\"universal\":\"n1\"}],"
+	  "\"podCounts\":{\"universal\":2}}]}" },
+	/* common prefix and suffix, different counts */
+	{ { "rack", "kubernetes.io/hostname" },
+	  2,
+	  { { "r1", "node-1.x" }, { "r1", "node-22.x" }, { "r1", "node-3.x" } },
+	  { 1, 2, 1 },
+	  3,
+	  "{\"levels\":[\"rack\",\"kubernetes.io/hostname\"],\"slices\":[{"
+	  "\"domainCount\":3,\"valuesPerLevel\":[{\"universal\":\"r1\"},"
+	  "{\"individual\":{\"prefix\":\"node-\",\"suffix\":\".x\","
+	  "\"roots\":[\"1\",\"22\",\"3\"]}}],\"podCounts\":{\"individual\":"
+	  "[1,2,1]}}]}" },
+	/* prefix and suffix that would overlap ("aba", "ababa"): the prefix
+	 * gives way, as in Kueue */
+	{ { "h" },
+	  1,
+	  { { "aba" }, { "ababa" } },
+	  { 1, 1 },
+	  2,
+	  "{\"levels\":[\"h\"],\"slices\":[{\"domainCount\":2,"
+	  "\"valuesPerLevel\":[{\"individual\":{\"suffix\":\"aba\","
+	  "\"roots\":[\"\",\"ab\"]}}],\"podCounts\":{\"universal\":1}}]}" },
+	/* no common part */
+	{ { "h" },
+	  1,
+	  { { "a" }, { "b" } },
+	  { 3, 3 },
+	  2,
+	  "{\"levels\":[\"h\"],\"slices\":[{\"domainCount\":2,"
+	  "\"valuesPerLevel\":[{\"individual\":{\"roots\":[\"a\",\"b\"]}}],"
+	  "\"podCounts\":{\"universal\":3}}]}" },
+};
+
+/* The decoder reads the compact form back into the same domains (a
+ * Workload's status written by `echelon serve`, read at its restart). */
+static void decode_slices(size_t i, const struct topology_assignment *ta)
+{
+	const struct topology_assignment *got;
+	struct cluster c;
+	struct diag d;
+	char *text;
+
+	text = xasprintf(
+		"{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":"
+		"\"Workload\",\"metadata\":{\"name\":\"w\"},\"spec\":{"
+		"\"podSets\":[{\"name\":\"main\",\"count\":1,\"template\":"
+		"{\"spec\":{\"containers\":[]}}}]},\"status\":{\"admission\":"
+		"{\"clusterQueue\":\"q\",\"podSetAssignments\":[{\"name\":"
+		"\"main\",\"count\":1,\"topologyAssignment\":%s}]}}}",
+		slice_cases[i].want);
+	cluster_init(&c);
+	diag_init(&d);
+	if (manifest_load_buffer(&c, "w.json", text, strlen(text), &d) < 0) {
+		struct strbuf sb;
+
+		strbuf_init(&sb);
+		diag_format(&d, &sb);
+		fail_msg("case %zu: %s", i, sb.buf);
+	}
+	got = c.workloads.items[0].admission->podsets[0].topology;
+	assert_int_equal(got->nlevels, ta->nlevels);
+	assert_int_equal(got->ndomains, ta->ndomains);
+	for (size_t n = 0; n < ta->ndomains; n++) {
+		assert_int_equal(got->domains[n].count, ta->domains[n].count);
+		for (size_t l = 0; l < ta->nlevels; l++)
+			assert_string_equal(got->domains[n].values[l],
+					    ta->domains[n].values[l]);
+	}
+	diag_release(&d);
+	cluster_release(&c);
+	free(text);
+}
+
+static void test_slices(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(slice_cases); i++) {
+		struct topology_domain doms[4];
+		struct topology_assignment ta = {
+			.levels = (const char **)slice_cases[i].levels,
+			.nlevels = slice_cases[i].nlevels,
+			.domains = doms,
+			.ndomains = slice_cases[i].n,
+		};
+		json_t *j;
+		char *out;
+
+		memset(doms, 0, sizeof(doms));
+		for (size_t d = 0; d < slice_cases[i].n; d++) {
+			doms[d].values =
+				(const char **)slice_cases[i].values[d];
+			doms[d].count = slice_cases[i].counts[d];
+		}
+		j = enc_topology_assignment_slices(&ta);
+		out = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		if (strcmp(out, slice_cases[i].want) != 0)
+			fail_msg("case %zu: want\n%s\ngot\n%s", i,
+				 slice_cases[i].want, out);
+		free(out);
+		json_decref(j);
+		decode_slices(i, &ta);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_canonical),
+		cmocka_unit_test(test_slices),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

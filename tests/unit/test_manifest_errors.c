@@ -1553,9 +1553,9 @@ static const struct msg_case error_cases[] = {
 	  "ment.domains[0]: values: must have one value per level (2)\n"
 	  "t.yaml:14:37: status.admission.podSetAssignments[0].topologyAssign"
 	  "ment.domains[1].count: must be between 1 and 1000000, not 0\n" },
-	/* admission: the compact slices form */
+	/* admission: the compact slices form, one value per domain */
 	{ "t.yaml",
-	  "apiVersion: kueue.x-k8s.io/v1beta1\n"
+	  "apiVersion: kueue.x-k8s.io/v1beta2\n"
 	  "kind: Workload\n"
 	  "metadata: {name: w}\n"
 	  "spec: {podSets: [{template: {spec: {containers: [{}]}}}]}\n"
@@ -1564,10 +1564,15 @@ static const struct msg_case error_cases[] = {
 	  "    clusterQueue: cq\n"
 	  "    podSetAssignments:\n"
 	  "    - name: main\n"
-	  "      topologyAssignment: {levels: [rack], slices: []}\n",
-	  "t.yaml:10:27: status.admission.podSetAssignments[0].topologyAssign"
-	  "ment: the compact \"slices\" form is not read yet; write levels "
-	  "and domains\n" },
+	  "      topologyAssignment:\n"
+	  "        levels: [rack]\n"
+	  "        slices:\n"
+	  "        - domainCount: 2\n"
+	  "          valuesPerLevel: [{individual: {roots: [r1]}}]\n"
+	  "          podCounts: {universal: 1}\n",
+	  "t.yaml:14:49: status.admission.podSetAssignments[0].topologyAssign"
+	  "ment.slices[0].valuesPerLevel[0].individual: roots: must have one "
+	  "value per domain (2)\n" },
 	/* Job spec is required */
 	{ "t.yaml",
 	  "apiVersion: batch/v1\n"

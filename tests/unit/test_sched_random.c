@@ -9,8 +9,9 @@
  * tree's aggregates equal to a recomputation, quota usage and node usage
  * equal to the sum of the admissions (so no capacity counted twice), no
  * node over capacity, every admission whole (all pod sets, at least
- * minCount), and no preemption of a higher priority for a lower one. The
- * same seed gives the same decisions.
+ * minCount), no preemption of a higher priority for a lower one, and a
+ * pending workload's reason and message the same while its
+ * sched_wl_pending_key() is. The same seed gives the same decisions.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,7 +21,9 @@
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "base/alloc.h"
 #include "base/rng.h"
 #include "sched/quota.h"
 #include "test_sched_fixture.h"
@@ -221,8 +224,45 @@ static void check_preemptions(const struct sched *s, const struct cluster *c,
 }
 
 /* Run one scenario; its decisions, in order, into trace. */
+/* What sched_wl_pending() said of each workload, under which key. */
+struct pend_seen {
+	uint64_t key;
+	enum sched_pend code;
+	char *msg;
+};
+
+/* A pending workload whose key stayed has the same code and message. */
+static void check_pending_keys(const struct sched *s, struct pend_seen *seen,
+			       unsigned nwl)
+{
+	struct strbuf msg;
+
+	strbuf_init(&msg);
+	for (uint32_t id = 0; id < nwl; id++) {
+		uint64_t key;
+		enum sched_pend code;
+
+		if (sched_wl_state(s, id) != SCHED_WL_PENDING)
+			continue;
+		key = sched_wl_pending_key(s, id);
+		strbuf_reset(&msg);
+		code = sched_wl_pending(s, id, &msg);
+		strbuf_addstr(&msg, "");
+		if (seen[id].key == key) {
+			assert_int_equal(seen[id].code, code);
+			assert_string_equal(seen[id].msg, msg.buf);
+		}
+		seen[id].key = key;
+		seen[id].code = code;
+		free(seen[id].msg);
+		seen[id].msg = xstrdup(msg.buf);
+	}
+	strbuf_release(&msg);
+}
+
 static void scenario(uint64_t seed, struct strbuf *trace)
 {
+	struct pend_seen *seen;
 	struct rng r;
 	struct strbuf sb;
 	struct cluster c;
@@ -249,6 +289,7 @@ static void scenario(uint64_t seed, struct strbuf *trace)
 	o.fair_sharing = rng_below(&r, 3) == 0;
 	fx_load(&c, sb.buf);
 	s = sched_new(&c, &o);
+	seen = xcalloc(nwl, sizeof(*seen));
 	sched_decisions_init(&d);
 	for (int64_t now = 1; now < 40; now++) {
 		uint32_t id = (uint32_t)rng_below(&r, nwl);
@@ -260,10 +301,12 @@ static void scenario(uint64_t seed, struct strbuf *trace)
 			sched_finish(s, id, now);
 		else if (st == SCHED_WL_ADMITTED)
 			sched_evict(s, id, "PodsReadyTimeout", now);
+		check_pending_keys(s, seen, nwl);
 		if (rng_below(&r, 2))
 			continue;
 		d.items.len = 0;
 		sched_cycle(s, now, &d);
+		check_pending_keys(s, seen, nwl);
 		check_usage(s, &c);
 		check_preemptions(s, &c, &d);
 		vec_foreach (&d.items, x) {
@@ -273,6 +316,9 @@ static void scenario(uint64_t seed, struct strbuf *trace)
 		}
 	}
 	sched_decisions_release(&d);
+	for (unsigned i = 0; i < nwl; i++)
+		free(seen[i].msg);
+	free(seen);
 	sched_free(s);
 	cluster_release(&c);
 	strbuf_release(&sb);

@@ -98,7 +98,7 @@ static const char admitted_high[] =
 	"{\"type\":\"QuotaReserved\",\"status\":\"True\",\"reason\":\"Q"
 	"uotaReserved\",\"message\":\"Quota reserved in ClusterQueue q\""
 	"},{\"type\":\"Admitted\",\"status\":\"True\",\"reason\":\"Admi"
-	"tted\",\"message\":\"Admitted by ClusterQueue q\"}]}";
+	"tted\",\"message\":\"The workload is admitted\"}]}";
 /* pending after preemption */
 static const char pending_low[] =
 	"{\"name\":\"ns/low\",\"clusterQueue\":\"q\",\"position\":0,\"p"
@@ -123,7 +123,7 @@ static const char conditions_mid[] =
 	"[{\"type\":\"QuotaReserved\",\"status\":\"True\",\"reason\":\""
 	"QuotaReserved\",\"message\":\"Quota reserved in ClusterQueue q"
 	"\"},{\"type\":\"Admitted\",\"status\":\"True\",\"reason\":\"Ad"
-	"mitted\",\"message\":\"Admitted by ClusterQueue q\"}]";
+	"mitted\",\"message\":\"The workload is admitted\"}]";
 
 static void expect(json_t *j, const char *want, const char *what)
 {

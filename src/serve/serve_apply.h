@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The objects `echelon serve` is started with: the documents of the -f
+ * files and folders, and the nodes, Topology and ResourceFlavor that
+ * --cluster SPEC generates (as `echelon sim` generates them). They are
+ * first checked as `echelon validate` checks them (every problem as
+ * "file:line:col: field: message"), then applied through the API as
+ * `kubectl apply` would: created when missing, updated (merge patch, and
+ * the status subresource for a document that has a status) when present,
+ * so a restart over existing state neither duplicates nor refuses them.
+ * Namespaces the objects name are created when missing; an unnamed
+ * echelon Configuration (files may leave it unnamed) is named "default".
+ */
+#ifndef ECHELON_SERVE_APPLY_H
+#define ECHELON_SERVE_APPLY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api/api.h"
+#include "base/compiler.h"
+#include "base/diag.h"
+
+struct serve_apply_stats {
+	size_t created, updated, unchanged;
+};
+
+/*
+ * Check, then apply paths (npaths files or folders) and the generated
+ * cluster of spec (NULL: none) through a over its store s at now_us.
+ * Returns 0, or -EINVAL with every problem in d (warnings there too);
+ * on a failure objects applied before it stay (the start stops anyway).
+ */
+int serve_apply(struct api *a, struct api_store *s, const char *const *paths,
+		size_t npaths, const char *spec, int64_t now_us,
+		struct serve_apply_stats *st, struct diag *d) MUST_CHECK;
+
+/* Create the Namespace ns unless it exists; 0 or a negative errno. */
+int serve_apply_namespace(struct api *a, struct api_store *s, const char *ns,
+			  int64_t now_us) MUST_CHECK;
+
+#endif

@@ -1,0 +1,607 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * A simulated kubelet per node, and the node lifecycle around it.
+ *
+ * A pod bound to a Ready node goes through the stages the kubelet writes:
+ * accepted (Pending, containers waiting in ContainerCreating, startTime
+ * and hostIP), Running and Ready after the start-up delay (the option,
+ * as sim's pod_start_us, plus up to 10% seeded jitter), then Succeeded
+ * (containers terminated, Completed, exit 0) after its
+ * sim.echelon.dev/duration, or Failed (Error, exit 1) at a time drawn
+ * from the failure rate (per running pod-hour, as sim --pod-failures).
+ * Without a duration a pod runs until it is deleted.
+ *
+ * Nodes: one without a Ready condition is registered as the kubelet does
+ * (Ready=True KubeletReady, the pressure conditions, nodeInfo, addresses,
+ * allocatable = capacity); one whose Ready turns False or Unknown fails
+ * its pods at once (NodeLost), where Kubernetes waits for the NoExecute
+ * taint's tolerationSeconds (300 s by default) before evicting them; a
+ * deleted node's pods are deleted (PodGC), also at once.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/duration.h"
+#include "base/hmap.h"
+#include "base/strbuf.h"
+#include "model/ann.h"
+#include "serve/serve_cluster_int.h"
+
+#include "base/banned.h"
+
+enum stage { ST_ACCEPTED, ST_RUNNING, ST_SUCCEEDED, ST_FAILED };
+
+/* ---- fake identities ---- */
+
+static uint64_t hash2(const char *a, const char *b)
+{
+	char buf[512];
+	int n = snprintf(buf, sizeof(buf), "%s/%s", a, b);
+
+	return hmap_hash(buf,
+			 (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+static void node_ip(const char *node, char buf[24])
+{
+	uint64_t h = hash2("node", node);
+
+	snprintf(buf, 24, "10.0.%u.%u", (unsigned)(h >> 8) & 255,
+		 1 + (unsigned)(h % 254));
+}
+
+static void pod_ip(const char *uid, char buf[24])
+{
+	uint64_t h = hash2("pod", uid);
+
+	snprintf(buf, 24, "10.%u.%u.%u", 64 + (unsigned)(h % 64),
+		 (unsigned)(h >> 8) & 255, 1 + (unsigned)((h >> 16) % 254));
+}
+
+static void hex_id(const char *a, const char *b, char buf[72])
+{
+	uint64_t h = hash2(a, b);
+
+	snprintf(buf, 72, "%016llx%016llx%016llx%016llx", (unsigned long long)h,
+		 (unsigned long long)hmap_hash(&h, sizeof(h)),
+		 (unsigned long long)(h * 0x9e3779b97f4a7c15ULL),
+		 (unsigned long long)~h);
+}
+
+static const char *host_ip(const json_t *node, const char *name, char buf[24])
+{
+	size_t i;
+	json_t *a;
+
+	json_array_foreach(cl_get(node, "status.addresses"), i, a)
+	{
+		const char *t = cl_str(a, "type"), *v = cl_str(a, "address");
+
+		if (t && v && strcmp(t, "InternalIP") == 0 && strlen(v) < 24) {
+			snprintf(buf, 24, "%s", v);
+			return buf;
+		}
+	}
+	node_ip(name, buf);
+	return buf;
+}
+
+static void set_ips(json_t *status, const char *key, const char *ip)
+{
+	json_t *list = json_array(), *one = json_object();
+
+	json_object_set_new(status, key, json_string(ip));
+	json_object_set_new(one, "ip", json_string(ip));
+	json_array_append_new(list, one);
+	json_object_set_new(
+		status, strcmp(key, "podIP") == 0 ? "podIPs" : "hostIPs", list);
+}
+
+/* ---- pod status ---- */
+
+/* Conditions in the kubelet's order; others after them. */
+static void order_conditions(json_t *status)
+{
+	static const char *const order[] = { "PodReadyToStartContainers",
+					     "Initialized", "Ready",
+					     "ContainersReady",
+					     "PodScheduled" };
+	json_t *conds = json_object_get(status, "conditions");
+	json_t *sorted = json_array();
+	size_t i;
+	json_t *c;
+
+	if (!conds)
+		return json_decref(sorted);
+	for (size_t k = 0; k < ARRAY_SIZE(order); k++) {
+		c = cl_cond(conds, order[k]);
+		if (c)
+			json_array_append(sorted, c);
+	}
+	json_array_foreach(conds, i, c)
+	{
+		const char *t = cl_str(c, "type");
+		bool known = false;
+
+		for (size_t k = 0; t && k < ARRAY_SIZE(order); k++)
+			known |= strcmp(t, order[k]) == 0;
+		if (!known)
+			json_array_append(sorted, c);
+	}
+	json_object_set_new(status, "conditions", sorted);
+}
+
+static void names_of(const json_t *spec, const char *list, struct strbuf *sb)
+{
+	size_t i;
+	json_t *c;
+
+	strbuf_addch(sb, '[');
+	json_array_foreach(json_object_get(spec, list), i, c)
+		strbuf_addf(sb, "%s%s", i ? " " : "",
+			    cl_str(c, "name") ? cl_str(c, "name") : "");
+	strbuf_addch(sb, ']');
+}
+
+static const char *started_at(const json_t *old, const char *name)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(json_object_get(old, "containerStatuses"), i, c)
+	{
+		const char *n = cl_str(c, "name");
+
+		if (n && name && strcmp(n, name) == 0)
+			return cl_str(c, "state.running.startedAt");
+	}
+	return NULL;
+}
+
+/* The statuses of the containers of list ("containers" or
+ * "initContainers") at stage st. */
+static json_t *container_statuses(const json_t *pod, const char *list,
+				  enum stage st, int64_t now_us, bool init,
+				  const char *uid)
+{
+	const json_t *spec = json_object_get(pod, "spec");
+	const json_t *old = json_object_get(pod, "status");
+	json_t *out = json_array();
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(json_object_get(spec, list), i, c)
+	{
+		const char *name = cl_str(c, "name") ? cl_str(c, "name") : "";
+		const char *image =
+			cl_str(c, "image") ? cl_str(c, "image") : "";
+		json_t *cs = json_object(), *state = json_object();
+		json_t *inner = json_object();
+		char id[72], buf[96];
+		bool up = st == ST_RUNNING && !init;
+		const char *since = started_at(old, name);
+
+		json_object_set_new(cs, "name", json_string(name));
+		json_object_set_new(cs, "image", json_string(image));
+		hex_id(image, "image", id);
+		snprintf(buf, sizeof(buf), "sha256:%.64s", id);
+		json_object_set_new(cs, "imageID",
+				    json_string(st == ST_ACCEPTED ? "" : buf));
+		if (st != ST_ACCEPTED) {
+			hex_id(uid, name, id);
+			snprintf(buf, sizeof(buf), "containerd://%.64s", id);
+			json_object_set_new(cs, "containerID",
+					    json_string(buf));
+		}
+		json_object_set_new(cs, "ready", json_boolean(up));
+		json_object_set_new(cs, "restartCount", json_integer(0));
+		json_object_set_new(cs, "started", json_boolean(up));
+		if (st == ST_ACCEPTED) {
+			json_object_set_new(inner, "reason",
+					    json_string("ContainerCreating"));
+			json_object_set_new(state, "waiting", inner);
+		} else if (up) {
+			json_object_set_new(inner, "startedAt",
+					    cl_jtime(now_us));
+			json_object_set_new(state, "running", inner);
+		} else {
+			bool ok = init || st == ST_SUCCEEDED;
+
+			json_object_set_new(inner, "containerID",
+					    json_string(buf));
+			json_object_set_new(inner, "exitCode",
+					    json_integer(ok ? 0 : 1));
+			json_object_set_new(inner, "finishedAt",
+					    cl_jtime(now_us));
+			json_object_set_new(
+				inner, "reason",
+				json_string(ok ? "Completed" : "Error"));
+			json_object_set_new(inner, "startedAt",
+					    since ? json_string(since)
+						  : cl_jtime(now_us));
+			json_object_set_new(state, "terminated", inner);
+		}
+		json_object_set_new(cs, "state", state);
+		json_object_set_new(cs, "lastState", json_object());
+		json_array_append_new(out, cs);
+	}
+	return out;
+}
+
+static void pod_conditions(json_t *status, const json_t *spec, enum stage st,
+			   int64_t now_us)
+{
+	struct strbuf msg;
+	bool inits = json_array_size(json_object_get(spec, "initContainers"));
+	const char *why = st == ST_SUCCEEDED ? "PodCompleted" : "PodFailed";
+
+	strbuf_init(&msg);
+	cl_set_cond(status, "PodReadyToStartContainers",
+		    st == ST_RUNNING ? "True" : "False", NULL, NULL, now_us,
+		    CL_COND_POD);
+	if (st == ST_ACCEPTED && inits) {
+		strbuf_addstr(&msg, "containers with incomplete status: ");
+		names_of(spec, "initContainers", &msg);
+		cl_set_cond(status, "Initialized", "False",
+			    "ContainersNotInitialized", msg.buf, now_us,
+			    CL_COND_POD);
+	} else {
+		cl_set_cond(status, "Initialized", "True",
+			    st == ST_SUCCEEDED ? "PodCompleted" : NULL, NULL,
+			    now_us, CL_COND_POD);
+	}
+	strbuf_reset(&msg);
+	if (st == ST_RUNNING) {
+		cl_set_cond(status, "Ready", "True", NULL, NULL, now_us,
+			    CL_COND_POD);
+		cl_set_cond(status, "ContainersReady", "True", NULL, NULL,
+			    now_us, CL_COND_POD);
+	} else if (st == ST_ACCEPTED) {
+		strbuf_addstr(&msg, "containers with unready status: ");
+		names_of(spec, "containers", &msg);
+		cl_set_cond(status, "Ready", "False", "ContainersNotReady",
+			    msg.buf, now_us, CL_COND_POD);
+		cl_set_cond(status, "ContainersReady", "False",
+			    "ContainersNotReady", msg.buf, now_us, CL_COND_POD);
+	} else {
+		cl_set_cond(status, "Ready", "False", why, NULL, now_us,
+			    CL_COND_POD);
+		cl_set_cond(status, "ContainersReady", "False", why, NULL,
+			    now_us, CL_COND_POD);
+	}
+	order_conditions(status);
+	strbuf_release(&msg);
+}
+
+static int write_stage(struct serve_cluster *c, const struct api_obj *o,
+		       const json_t *node, enum stage st, int64_t now_us)
+{
+	static const char *const phase[] = { "Pending", "Running", "Succeeded",
+					     "Failed" };
+	json_t *pod = json_deep_copy(o->body);
+	json_t *status = cl_obj(pod, "status");
+	const json_t *spec = json_object_get(pod, "spec");
+	const char *nname = cl_str(pod, "spec.nodeName");
+	char ip[24];
+
+	json_object_set_new(status, "phase", json_string(phase[st]));
+	pod_conditions(status, spec, st, now_us);
+	set_ips(status, "hostIP", host_ip(node, nname, ip));
+	if (st == ST_ACCEPTED)
+		json_object_set_new(status, "startTime", cl_jtime(now_us));
+	if (st == ST_RUNNING) {
+		pod_ip(o->uid, ip);
+		set_ips(status, "podIP", ip);
+	}
+	if (json_array_size(json_object_get(spec, "initContainers")) &&
+	    st != ST_ACCEPTED)
+		json_object_set_new(status, "initContainerStatuses",
+				    container_statuses(o->body,
+						       "initContainers", st,
+						       now_us, true, o->uid));
+	json_object_set_new(status, "containerStatuses",
+			    container_statuses(o->body, "containers", st,
+					       now_us, false, o->uid));
+	return cl_update(c, o, pod, now_us);
+}
+
+/* A pod whose node stopped being Ready: Failed, NodeLost. */
+static void node_lost(struct serve_cluster *c, const struct api_obj *o,
+		      int64_t now_us)
+{
+	json_t *pod = json_deep_copy(o->body);
+	json_t *status = cl_obj(pod, "status");
+	char msg[600];
+
+	snprintf(msg, sizeof(msg),
+		 "Node %s which was running pod %s is unresponsive",
+		 cl_str(pod, "spec.nodeName"), o->name);
+	json_object_set_new(status, "phase", json_string("Failed"));
+	json_object_set_new(status, "reason", json_string("NodeLost"));
+	json_object_set_new(status, "message", json_string(msg));
+	if (json_object_get(status, "conditions")) {
+		cl_set_cond(status, "Ready", "False", NULL, NULL, now_us,
+			    CL_COND_POD);
+		cl_set_cond(status, "ContainersReady", "False", NULL, NULL,
+			    now_us, CL_COND_POD);
+		order_conditions(status);
+	}
+	cl_disarm_mark(c, o->uid, CL_T_START);
+	cl_disarm_mark(c, o->uid, CL_T_END);
+	cl_disarm_mark(c, o->uid, CL_T_FAIL);
+	(void)cl_update(c, o, pod, now_us);
+}
+
+/* ---- stages ---- */
+
+static int64_t duration_of(const json_t *pod)
+{
+	const char *s = json_string_value(json_object_get(
+		cl_get(pod, "metadata.annotations"), ANN_SIM_DURATION));
+	int64_t us;
+
+	if (!s || duration_parse_time(s, strlen(s), &us, NULL) != 0 || us <= 0)
+		return -1;
+	return us;
+}
+
+/* Arm the end of a pod running since start_us: its duration, or the
+ * failure drawn from the rate when that comes first. */
+static void arm_run(struct serve_cluster *c, const struct api_obj *o,
+		    int64_t start_us)
+{
+	int64_t d = duration_of(o->body), fail = -1;
+
+	if (c->o.pod_failure_rate > 0) {
+		double u = rng_double(&c->rng);
+		double h = -log1p(-u) / c->o.pod_failure_rate;
+
+		fail = h * 3.6e9 < 1e15 ? (int64_t)(h * 3.6e9) : -1;
+	}
+	if (fail >= 0 && (d < 0 || fail < d))
+		cl_arm(c, CL_T_FAIL, start_us + fail, o->ns, o->name, o->uid);
+	else if (d >= 0)
+		cl_arm(c, CL_T_END, start_us + d, o->ns, o->name, o->uid);
+}
+
+static int64_t startup(struct serve_cluster *c)
+{
+	int64_t s = c->o.startup_us;
+
+	return s + (int64_t)rng_below(&c->rng, (uint64_t)(s / 10) + 1);
+}
+
+static bool node_ready(const json_t *node)
+{
+	return cl_cond_true(node, "Ready");
+}
+
+void cl_kubelet_pod(struct serve_cluster *c, const char *ns, const char *name,
+		    int64_t now_us)
+{
+	const struct api_obj *o = api_store_get(c->s, c->pod_k, ns, name);
+	const struct api_obj *node;
+	const char *nname, *phase;
+	int64_t start;
+
+	if (!o)
+		return;
+	if (cl_deleting(o->body) || cl_terminal(o->body)) {
+		const json_t *ref = cl_controller_ref(o->body);
+		const char *job = ref ? cl_str(ref, "uid") : NULL;
+
+		/* The Job controller lets the pods of a gone Job go. */
+		if (!job || !api_store_find_uid(c->s, job))
+			(void)cl_release_finalizer(c, o, CL_JOB_TRACKING,
+						   now_us);
+		return;
+	}
+	nname = cl_str(o->body, "spec.nodeName");
+	if (!nname)
+		return;
+	node = api_store_get(c->s, c->node_k, "", nname);
+	if (!node) {
+		(void)cl_delete(c, o, now_us); /* PodGC: no such node */
+		return;
+	}
+	if (!node_ready(node->body)) {
+		if (cl_cond(cl_get(node->body, "status.conditions"), "Ready"))
+			node_lost(c, o, now_us);
+		return; /* not registered yet: its check comes first */
+	}
+	phase = cl_str(o->body, "status.phase");
+	if (!phase || strcmp(phase, "Pending") == 0) {
+		if (cl_armed(c, o->uid, CL_T_START))
+			return;
+		start = cl_parse_time(cl_str(o->body, "status.startTime"));
+		if (start < 0) {
+			char *nsc = xstrdup(o->ns), *nm = xstrdup(o->name);
+			char *uid = xstrdup(o->uid);
+
+			if (write_stage(c, o, node->body, ST_ACCEPTED,
+					now_us) == 0)
+				cl_arm(c, CL_T_START, now_us + startup(c), nsc,
+				       nm, uid);
+			free(nsc);
+			free(nm);
+			free(uid);
+			return;
+		}
+		start += startup(c);
+		cl_arm(c, CL_T_START, start > now_us ? start : now_us, o->ns,
+		       o->name, o->uid);
+	} else if (strcmp(phase, "Running") == 0 &&
+		   !cl_armed(c, o->uid, CL_T_END) &&
+		   !cl_armed(c, o->uid, CL_T_FAIL)) {
+		const json_t *cs = json_array_get(
+			cl_get(o->body, "status.containerStatuses"), 0);
+
+		start = cl_parse_time(cl_str(cs, "state.running.startedAt"));
+		arm_run(c, o, start < 0 ? now_us : start);
+	}
+}
+
+void cl_kubelet_timer(struct serve_cluster *c, const struct cl_timer *t,
+		      int64_t now_us)
+{
+	const struct api_obj *o = api_store_get(c->s, c->pod_k, t->ns, t->name);
+	const struct api_obj *node;
+	const char *phase, *nname;
+	enum stage st;
+
+	if (!o || strcmp(o->uid, t->uid) != 0 || cl_deleting(o->body) ||
+	    cl_terminal(o->body))
+		return;
+	nname = cl_str(o->body, "spec.nodeName");
+	node = nname ? api_store_get(c->s, c->node_k, "", nname) : NULL;
+	if (!node || !node_ready(node->body))
+		return;
+	phase = cl_str(o->body, "status.phase");
+	phase = phase ? phase : "Pending";
+	if (t->kind == CL_T_START && strcmp(phase, "Pending") == 0)
+		st = ST_RUNNING;
+	else if (t->kind == CL_T_END && strcmp(phase, "Running") == 0)
+		st = ST_SUCCEEDED;
+	else if (t->kind == CL_T_FAIL && strcmp(phase, "Running") == 0)
+		st = ST_FAILED;
+	else
+		return;
+	if (write_stage(c, o, node->body, st, now_us) != 0 || st != ST_RUNNING)
+		return;
+	o = api_store_get(c->s, c->pod_k, t->ns, t->name);
+	if (o)
+		arm_run(c, o, now_us);
+}
+
+/* ---- nodes ---- */
+
+static void set_default(json_t *o, const char *key, json_t *v)
+{
+	if (!json_object_get(o, key))
+		json_object_set_new(o, key, v);
+	else
+		json_decref(v);
+}
+
+static void node_info(json_t *status, const char *uid)
+{
+	json_t *info = cl_obj(status, "nodeInfo");
+	char id[72], buf[40];
+
+	hex_id(uid, "machine", id);
+	snprintf(buf, sizeof(buf), "%.32s", id);
+	set_default(info, "architecture", json_string("amd64"));
+	set_default(info, "bootID", json_string(buf));
+	set_default(info, "containerRuntimeVersion",
+		    json_string("containerd://2.0.0"));
+	set_default(info, "kernelVersion", json_string("6.1.0-echelon"));
+	set_default(info, "kubeProxyVersion", json_string(""));
+	set_default(info, "kubeletVersion", json_string(CL_KUBELET_VER));
+	set_default(info, "machineID", json_string(buf));
+	set_default(info, "operatingSystem", json_string("linux"));
+	set_default(info, "osImage", json_string("echelon simulated node"));
+	set_default(info, "systemUUID", json_string(buf));
+}
+
+static void register_node(json_t *node, const char *name, const char *uid,
+			  int64_t now_us)
+{
+	json_t *status = cl_obj(node, "status");
+	json_t *labels = cl_obj(cl_obj(node, "metadata"), "labels");
+	json_t *cap = json_object_get(status, "capacity");
+	json_t *alloc = json_object_get(status, "allocatable");
+	char ip[24];
+
+	cl_set_cond(status, "MemoryPressure", "False",
+		    "KubeletHasSufficientMemory",
+		    "kubelet has sufficient memory available", now_us,
+		    CL_COND_NODE);
+	cl_set_cond(status, "DiskPressure", "False", "KubeletHasNoDiskPressure",
+		    "kubelet has no disk pressure", now_us, CL_COND_NODE);
+	cl_set_cond(status, "PIDPressure", "False", "KubeletHasSufficientPID",
+		    "kubelet has sufficient PID available", now_us,
+		    CL_COND_NODE);
+	cl_set_cond(status, "Ready", "True", "KubeletReady",
+		    "kubelet is posting ready status", now_us, CL_COND_NODE);
+	node_info(status, uid);
+	if (!json_array_size(json_object_get(status, "addresses"))) {
+		json_t *a = json_array(), *x = json_object(),
+		       *y = json_object();
+
+		node_ip(name, ip);
+		json_object_set_new(x, "type", json_string("InternalIP"));
+		json_object_set_new(x, "address", json_string(ip));
+		json_object_set_new(y, "type", json_string("Hostname"));
+		json_object_set_new(y, "address", json_string(name));
+		json_array_append_new(a, x);
+		json_array_append_new(a, y);
+		json_object_set_new(status, "addresses", a);
+	}
+	if (json_is_object(cap) && !json_is_object(alloc))
+		json_object_set(status, "allocatable", cap);
+	else if (json_is_object(alloc) && !json_is_object(cap))
+		json_object_set(status, "capacity", alloc);
+	set_default(cl_obj(status, "daemonEndpoints"), "kubeletEndpoint",
+		    json_pack("{s:i}", "Port", 10250));
+	set_default(labels, "kubernetes.io/arch", json_string("amd64"));
+	set_default(labels, "kubernetes.io/hostname", json_string(name));
+	set_default(labels, "kubernetes.io/os", json_string("linux"));
+}
+
+static bool bound_to(const json_t *pod, const char *node)
+{
+	const char *n = cl_str(pod, "spec.nodeName");
+
+	return n && strcmp(n, node) == 0;
+}
+
+static void pods_on(struct serve_cluster *c, const char *node,
+		    struct cl_refs *out)
+{
+	cl_index_get(&c->on_node, c->s, node, bound_to, out);
+}
+
+void cl_node_check(struct serve_cluster *c, const char *name, int64_t now_us)
+{
+	const struct api_obj *o = api_store_get(c->s, c->node_k, "", name);
+	struct cl_refs pods = { 0 };
+
+	if (!o || cl_deleting(o->body))
+		return;
+	if (!cl_cond(cl_get(o->body, "status.conditions"), "Ready")) {
+		json_t *node = json_deep_copy(o->body);
+
+		/* Its echo brings the check of the pods bound to it. */
+		register_node(node, o->name, o->uid, now_us);
+		(void)cl_update(c, o, node, now_us);
+		return;
+	}
+	pods_on(c, name, &pods);
+	vec_foreach (&pods, p) {
+		char key[512];
+
+		snprintf(key, sizeof(key), "%s/%s", p->ns, p->name);
+		cl_keyset_add(&c->pods, key);
+	}
+	cl_refs_release(&pods);
+}
+
+void cl_node_deleted(struct serve_cluster *c, const char *name, int64_t now_us)
+{
+	struct cl_refs pods = { 0 };
+
+	if (api_store_get(c->s, c->node_k, "", name))
+		return; /* created again */
+	pods_on(c, name, &pods);
+	vec_foreach (&pods, p) {
+		const struct api_obj *o =
+			api_store_get(c->s, c->pod_k, p->ns, p->name);
+
+		if (o && strcmp(o->uid, p->uid) == 0)
+			(void)cl_delete(c, o, now_us);
+	}
+	cl_refs_release(&pods);
+}

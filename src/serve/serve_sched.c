@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The scheduler of the embedded cluster: one sync reads the store's
+ * changes since its cursor, feeds them to the controller (src/ctl), runs
+ * it, and then does what the controller's backend ops asked for (bind
+ * whole gangs, suspend the Jobs of released ones), and finally writes
+ * the status (serve_status). The backend ops only record: no store write
+ * happens inside a controller call. See docs/internals/serve.md,
+ * "Scheduling the embedded cluster".
+ */
+#include "serve/serve_sched.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "serve/serve_event.h"
+#include "serve/serve_sched_int.h"
+#include "serve/serve_status.h"
+
+#include "base/banned.h"
+
+/* Loop turns of run-and-act in one sync: a bind failure evicts, an
+ * eviction may admit another; each turn settles more. */
+#define MAX_TURNS 16
+
+static const struct {
+	const char *api_version;
+	const char *kind;
+} kind_names[SK_COUNT] = {
+	[SK_NAMESPACE] = { "v1", "Namespace" },
+	[SK_NODE] = { "v1", "Node" },
+	[SK_TOPOLOGY] = { "kueue.x-k8s.io/v1beta2", "Topology" },
+	[SK_FLAVOR] = { "kueue.x-k8s.io/v1beta2", "ResourceFlavor" },
+	[SK_CLUSTER_QUEUE] = { "kueue.x-k8s.io/v1beta2", "ClusterQueue" },
+	[SK_COHORT] = { "kueue.x-k8s.io/v1beta2", "Cohort" },
+	[SK_LOCAL_QUEUE] = { "kueue.x-k8s.io/v1beta2", "LocalQueue" },
+	[SK_WPC] = { "kueue.x-k8s.io/v1beta2", "WorkloadPriorityClass" },
+	[SK_PRIORITY_CLASS] = { "scheduling.k8s.io/v1", "PriorityClass" },
+	[SK_CONFIG] = { "echelon.dev/v1alpha1", "Configuration" },
+	[SK_WORKLOAD] = { "kueue.x-k8s.io/v1beta2", "Workload" },
+	[SK_JOB] = { "batch/v1", "Job" },
+	[SK_POD_GROUP] = { "scheduling.x-k8s.io/v1alpha1", "PodGroup" },
+	[SK_POD] = { "v1", "Pod" },
+};
+
+int serve_sched_kind(const struct serve_sched *x, const struct api_kind *k)
+{
+	if (!k)
+		return -1;
+	k = api_kind_storage(k);
+	for (int i = 0; i < SK_COUNT; i++) {
+		if (x->kinds[i] && x->kinds[i] == k)
+			return i;
+	}
+	return -1;
+}
+
+struct swl *serve_sched_slot(struct serve_sched *x, uint32_t slot)
+{
+	while (x->wl.len <= slot)
+		vec_push_zero(&x->wl);
+	return &x->wl.items[slot];
+}
+
+void serve_sched_todo(struct serve_sched *x, uint32_t slot)
+{
+	vec_foreach (&x->todo, t) {
+		if (*t == slot)
+			return;
+	}
+	vec_push(&x->todo, slot);
+}
+
+int64_t serve_sched_find(const struct serve_sched *x, const char *ns,
+			 const char *name)
+{
+	char *key = xasprintf("%s/%s", ns, name);
+	int64_t v;
+	bool ok = hmap_get_str(&x->by_name, key, &v);
+
+	free(key);
+	return ok ? v : -ENOENT;
+}
+
+void serve_sched_warn(struct serve_sched *x, const json_t *obj,
+		      const char *reason, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (serve_event(x->s, obj, "Warning", reason, "Scheduling", "echelon",
+			x->now_us, "%s", msg) == 0)
+		x->writes++;
+}
+
+/* The controller's bind op: remember it; the sync binds whole gangs once
+ * all their pods exist. */
+static int be_bind(void *ctx, uint32_t wl, uint32_t pod, uint32_t node)
+{
+	struct serve_sched *x = ctx;
+	struct swl *w = serve_sched_slot(x, wl);
+
+	BUG_ON(!w->live || pod >= w->npods);
+	w->target[pod] = node;
+	w->want[pod] = 1;
+	w->binding = true;
+	serve_sched_todo(x, wl);
+	return CTL_BIND_STARTED;
+}
+
+/* The controller's release op: the gang's pods must go (Kueue's stopJob
+ * suspends its Job); the binds it asked for are void. */
+static void be_release(void *ctx, uint32_t wl)
+{
+	struct serve_sched *x = ctx;
+	struct swl *w = serve_sched_slot(x, wl);
+
+	if (!w->live)
+		return;
+	for (uint32_t p = 0; p < w->npods; p++) {
+		w->target[p] = CTL_NO_NODE;
+		w->want[p] = 0;
+	}
+	w->binding = false;
+	w->release = true;
+	w->ungated = false;
+	serve_sched_todo(x, wl);
+}
+
+static const struct ctl_backend_ops backend = { be_bind, be_release, NULL };
+
+static void slot_release(struct swl *w)
+{
+	free(w->ns);
+	free(w->name);
+	json_decref(w->spec);
+	free(w->job);
+	free(w->job_uid);
+	free(w->pod_group);
+	free(w->target);
+	free(w->want);
+	for (uint32_t p = 0; w->uid_at && p < w->npods; p++) {
+		free(w->uid_at[p]);
+		free(w->name_at[p]);
+	}
+	free(w->uid_at);
+	free(w->name_at);
+	free(w->pending_msg);
+	memset(w, 0, sizeof(*w));
+}
+
+void serve_sched_drop(struct serve_sched *x, uint32_t slot)
+{
+	struct swl *w = serve_sched_slot(x, slot);
+	char *key;
+
+	if (!w->live)
+		return;
+	key = xasprintf("%s/%s", w->ns, w->name);
+	hmap_del(&x->by_name, key, strlen(key));
+	free(key);
+	if (w->job_uid)
+		hmap_del(&x->by_job, w->job_uid, strlen(w->job_uid));
+	slot_release(w);
+}
+
+static void evs_clear(struct serve_sched *x)
+{
+	vec_foreach (&x->evs, e)
+		json_decref(e->body);
+	x->evs.len = 0;
+}
+
+static int collect(void *ctx, const struct api_event *ev)
+{
+	struct serve_sched *x = ctx;
+	int k = serve_sched_kind(x, ev->kind);
+
+	if (k < 0 || !ev->body)
+		return 0;
+	vec_push(&x->evs,
+		 ((struct sev){ ev->type, (enum sk)k, json_incref(ev->body) }));
+	return 0;
+}
+
+static int collect_obj(void *ctx, const struct api_obj *o)
+{
+	struct serve_sched *x = ctx;
+	int k = serve_sched_kind(x, o->kind);
+
+	if (k >= 0)
+		vec_push(&x->evs, ((struct sev){ API_ADDED, (enum sk)k,
+						 json_incref(o->body) }));
+	return 0;
+}
+
+/* Everything in the store as ADDED, in an order where what a change
+ * needs comes first: the config, Workloads (adopted), Jobs, pods. */
+static void collect_all(struct serve_sched *x)
+{
+	static const enum sk order[] = { SK_WORKLOAD, SK_JOB, SK_POD_GROUP,
+					 SK_POD };
+
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
+		if (x->kinds[order[i]])
+			(void)api_store_each(x->s, x->kinds[order[i]], NULL,
+					     NULL, NULL, collect_obj, x);
+	}
+}
+
+static void state_init(struct serve_sched *x)
+{
+	struct ctl_options o = { .wait_victims = true };
+
+	cluster_init(&x->c);
+	hmap_init(&x->by_name);
+	hmap_init(&x->by_job);
+	hmap_init(&x->pods);
+	hmap_init(&x->bad);
+	hmap_init(&x->done);
+	hmap_init(&x->queues);
+	x->cursor = api_store_rv(x->s);
+	x->pending_cycles = 0;
+	(void)serve_sched_load_config(x, &x->c);
+	x->ctl = ctl_new(&x->c, &o, &backend, x);
+	x->status = serve_status_new();
+	x->restoring = true;
+	collect_all(x);
+}
+
+static void state_release(struct serve_sched *x)
+{
+	ctl_free(x->ctl);
+	x->ctl = NULL;
+	serve_status_free(x->status);
+	x->status = NULL;
+	vec_foreach (&x->wl, w)
+		slot_release(w);
+	vec_release(&x->wl);
+	evs_clear(x);
+	vec_release(&x->evs);
+	hmap_release(&x->by_name);
+	hmap_release(&x->by_job);
+	hmap_release(&x->pods);
+	hmap_release(&x->bad);
+	hmap_release(&x->done);
+	hmap_release(&x->queues);
+	vec_release(&x->todo);
+	vec_foreach (&x->plain, p)
+		free(*p);
+	vec_release(&x->plain);
+	vec_foreach (&x->new_gangs, p)
+		free(*p);
+	vec_release(&x->new_gangs);
+	cluster_release(&x->c);
+}
+
+struct serve_sched *serve_sched_new(struct api_store *s)
+{
+	struct serve_sched *x = xcalloc(1, sizeof(*x));
+
+	x->s = s;
+	for (int i = 0; i < SK_COUNT; i++) {
+		const struct api_kind *k = api_kind_of(
+			kind_names[i].api_version, kind_names[i].kind);
+
+		x->kinds[i] = k ? api_kind_storage(k) : NULL;
+	}
+	state_init(x);
+	return x;
+}
+
+void serve_sched_free(struct serve_sched *x)
+{
+	if (!x)
+		return;
+	state_release(x);
+	free(x);
+}
+
+/* Whether changes of kind k are read before the others: the cluster's
+ * config (PodGroups too: the controller's gangs find theirs there). */
+static bool first_pass(enum sk k)
+{
+	return k < SK_CONFIG_COUNT || k == SK_POD_GROUP;
+}
+
+/* Whether a ClusterQueue or LocalQueue event changed more than its
+ * status (which the status writer keeps): its counts move with every
+ * admission, and rebuilding the controller for them costs a snapshot and
+ * restore of every workload. */
+static bool queue_changed(struct serve_sched *x, const struct sev *e)
+{
+	const json_t *md = json_object_get(e->body, "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	const char *name = json_string_value(json_object_get(md, "name"));
+	char *key = xasprintf("%d/%s/%s", (int)e->kind, ns ? ns : "",
+			      name ? name : "");
+	json_t *spec = json_copy(e->body), *meta = json_copy((json_t *)md);
+	char *text;
+	int64_t old, h;
+	bool changed;
+
+	json_object_del(spec, "status");
+	json_object_del(meta, "resourceVersion");
+	json_object_del(meta, "managedFields");
+	json_object_set_new(spec, "metadata", meta);
+	text = json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS);
+	h = (int64_t)hmap_hash(text ? text : "", text ? strlen(text) : 0);
+	changed = e->type == API_DELETED ||
+		  !hmap_get_str(&x->queues, key, &old) || old != h;
+	if (e->type == API_DELETED)
+		hmap_del(&x->queues, key, strlen(key));
+	else
+		hmap_put_str(&x->queues, key, h);
+	free(text);
+	json_decref(spec);
+	free(key);
+	return changed;
+}
+
+static void handle(struct serve_sched *x, const struct sev *e)
+{
+	if (e->kind < SK_CONFIG_COUNT) {
+		bool changed = true;
+
+		if (e->kind == SK_NODE)
+			changed = serve_sched_node_changed(
+				x, e->body, e->type == API_DELETED);
+		else if (e->kind == SK_CLUSTER_QUEUE ||
+			 e->kind == SK_LOCAL_QUEUE)
+			changed = queue_changed(x, e);
+		if (changed)
+			x->config_dirty = true;
+		return;
+	}
+	switch (e->kind) {
+	case SK_WORKLOAD:
+		serve_sched_workload(x, e);
+		break;
+	case SK_JOB:
+		serve_sched_job(x, e);
+		break;
+	case SK_POD:
+		serve_sched_pod(x, e);
+		break;
+	case SK_POD_GROUP:
+		serve_sched_pod_group(x, e);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Do what the backend ops asked; true when the controller was told
+ * something (it must run again). The ops may add slots meanwhile. */
+static bool act(struct serve_sched *x)
+{
+	bool fed = false;
+	size_t j = 0;
+
+	for (size_t i = 0; i < x->todo.len; i++)
+		fed |= serve_sched_act(x, x->todo.items[i]) > 0;
+	for (size_t i = 0; i < x->todo.len; i++) {
+		struct swl *w = serve_sched_slot(x, x->todo.items[i]);
+
+		/* what still waits: pods to appear or to go */
+		if (w->live && (w->binding || w->release))
+			x->todo.items[j++] = x->todo.items[i];
+	}
+	x->todo.len = j;
+	return fed;
+}
+
+int serve_sched_sync(struct serve_sched *x, int64_t now_us)
+{
+	int rc;
+
+	if (now_us > x->now_us)
+		x->now_us = now_us;
+	x->writes = 0;
+	rc = api_store_events(x->s, x->cursor, collect, x);
+	if (rc == -ERANGE) {
+		/* The history no longer holds the cursor: start over from
+		 * the store, as a restart does. */
+		state_release(x);
+		state_init(x);
+	}
+	x->cursor = api_store_rv(x->s);
+	serve_sched_reconfigure(x); /* config from the first pass too */
+	for (size_t i = 0; i < x->evs.len; i++) {
+		if (first_pass(x->evs.items[i].kind))
+			handle(x, &x->evs.items[i]);
+	}
+	serve_sched_reconfigure(x);
+	for (size_t i = 0; i < x->evs.len; i++) {
+		if (!first_pass(x->evs.items[i].kind))
+			handle(x, &x->evs.items[i]);
+	}
+	evs_clear(x);
+	serve_sched_gangs(x);
+	serve_sched_reconfigure(x); /* plain pods' usage changed */
+	x->restoring = false;
+	for (int turn = 0; turn < MAX_TURNS; turn++) {
+		ctl_run(x->ctl, x->now_us);
+		if (!act(x))
+			break;
+	}
+	serve_sched_plain(x);
+	serve_sched_pending(x);
+	x->writes += serve_status_update(x->status, x->s, x->ctl, x->now_us);
+	return x->writes;
+}
+
+int64_t serve_sched_next_us(const struct serve_sched *x)
+{
+	return ctl_next_wakeup_us(x->ctl, x->now_us);
+}
+
+const struct ctl *serve_sched_ctl(const struct serve_sched *x)
+{
+	return x->ctl;
+}
+
+int serve_sched_extra(void *ctx, const struct api_req *r, int64_t now_us,
+		      struct api_resp *resp)
+{
+	struct serve_sched *x = ctx;
+
+	return serve_status_visibility(x->ctl, r, now_us, resp);
+}
+
+void serve_sched_metrics(const struct serve_sched *x, struct strbuf *out)
+{
+	struct ctl_stats st = ctl_stats(x->ctl);
+
+	strbuf_addstr(out, "# HELP echelon_scheduler_binds_total Pods the "
+			   "scheduler asked to bind.\n"
+			   "# TYPE echelon_scheduler_binds_total counter\n");
+	strbuf_addf(out, "echelon_scheduler_binds_total %llu\n",
+		    (unsigned long long)st.binds);
+	strbuf_addstr(out, "# HELP echelon_scheduler_bind_failures_total "
+			   "Binds that failed.\n"
+			   "# TYPE echelon_scheduler_bind_failures_total "
+			   "counter\n");
+	strbuf_addf(out, "echelon_scheduler_bind_failures_total %llu\n",
+		    (unsigned long long)st.bind_failures);
+	strbuf_addstr(out, "# HELP echelon_scheduler_cycles_total Scheduler "
+			   "cycles run.\n"
+			   "# TYPE echelon_scheduler_cycles_total counter\n");
+	strbuf_addf(out, "echelon_scheduler_cycles_total %llu\n",
+		    (unsigned long long)st.cycles);
+	serve_status_metrics(x->ctl, out);
+}

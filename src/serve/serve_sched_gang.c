@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Gangs of pods that exist before their admission: Coscheduling's
+ * PodGroup (scheduling.x-k8s.io/v1alpha1, pods labelled
+ * scheduling.x-k8s.io/pod-group) and a plain pod with Kueue's queue
+ * label. Each becomes a workload of the controller only (no Workload
+ * object: its status goes on the PodGroup), named after its PodGroup, or
+ * pod-NAME-HASH for a pod; one pod set of the pods there are when it is
+ * made (a PodGroup's once minMember of them exist), their spec the
+ * template. The controller's lifecycle then applies the PodGroup's
+ * quorum and schedule timeout; a released gang's bound pods are deleted
+ * (pods cannot be unbound).
+ */
+#include "serve/serve_sched_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "base/alloc.h"
+
+#include "base/banned.h"
+
+#define PG_LABEL    "scheduling.x-k8s.io/pod-group"
+#define QUEUE_LABEL "kueue.x-k8s.io/queue-name"
+
+static const char *str_at(const json_t *o, const char *a, const char *b)
+{
+	return json_string_value(json_object_get(json_object_get(o, a), b));
+}
+
+static const char *label(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(
+		json_object_get(json_object_get(o, "metadata"), "labels"),
+		key));
+}
+
+static bool waiting(const json_t *pod)
+{
+	const char *ph = str_at(pod, "status", "phase");
+
+	return !str_at(pod, "spec", "nodeName") &&
+	       !json_object_get(json_object_get(pod, "metadata"),
+				"deletionTimestamp") &&
+	       !(ph &&
+		 (strcmp(ph, "Succeeded") == 0 || strcmp(ph, "Failed") == 0));
+}
+
+/* The live slot of a gang of pods named name in ns, or -ENOENT. */
+static int64_t gang_slot(struct serve_sched *x, const char *ns,
+			 const char *name)
+{
+	int64_t slot = serve_sched_find(x, ns, name);
+
+	if (slot >= 0 && serve_sched_slot(x, (uint32_t)slot)->job)
+		return -ENOENT; /* a Job's Workload of that name */
+	return slot;
+}
+
+static void want_gang(struct serve_sched *x, const char *ns, const char *pg,
+		      const char *pod)
+{
+	char *key = xasprintf("%s/%s/%s", ns, pg ? pg : "", pod ? pod : "");
+
+	vec_foreach (&x->new_gangs, k) {
+		if (strcmp(*k, key) == 0) {
+			free(key);
+			return;
+		}
+	}
+	vec_push(&x->new_gangs, key);
+}
+
+void serve_sched_gang_pod(struct serve_sched *x, const struct sev *e,
+			  const char *uid)
+{
+	const json_t *meta = json_object_get(e->body, "metadata");
+	const char *ns = json_string_value(json_object_get(meta, "namespace"));
+	const char *name = json_string_value(json_object_get(meta, "name"));
+	const char *pg = label(e->body, PG_LABEL);
+	char *wname =
+		pg ? xstrdup(pg) : serve_sched_wl_name("pod", "Pod", name, uid);
+	int64_t slot = ns ? gang_slot(x, ns, wname) : -ENOENT;
+
+	if (slot >= 0) {
+		serve_sched_member_pod(x, (uint32_t)slot, e, uid);
+	} else if (e->type == API_DELETED || !waiting(e->body)) {
+		/* bound outside a gang the controller knows (before a
+		 * restart): its usage on its node all the same */
+		serve_sched_plain_pod(x, e, uid);
+	} else if (ns) {
+		want_gang(x, ns, pg, pg ? NULL : name);
+	}
+	free(wname);
+}
+
+void serve_sched_pod_group(struct serve_sched *x, const struct sev *e)
+{
+	const json_t *meta = json_object_get(e->body, "metadata");
+	const char *ns = json_string_value(json_object_get(meta, "namespace"));
+	const char *name = json_string_value(json_object_get(meta, "name"));
+	int64_t slot;
+
+	x->config_dirty = true; /* the controller's PodGroups */
+	if (!ns || !name)
+		return;
+	slot = gang_slot(x, ns, name);
+	if (e->type != API_DELETED) {
+		if (slot < 0)
+			want_gang(x, ns, name, NULL);
+		return;
+	}
+	if (slot >= 0) {
+		(void)ctl_workload_delete(
+			x->ctl, serve_sched_slot(x, (uint32_t)slot)->h,
+			x->now_us);
+		serve_sched_drop(x, (uint32_t)slot);
+	}
+}
+
+struct members {
+	const char *pg;
+	VEC(json_t *) pods;
+};
+
+static int member(void *ctx, const struct api_obj *o)
+{
+	struct members *m = ctx;
+	const char *pg = label(o->body, PG_LABEL);
+
+	if (pg && strcmp(pg, m->pg) == 0 && waiting(o->body))
+		vec_push(&m->pods, json_incref(o->body));
+	return 0;
+}
+
+/* A controller workload for pods (at least one), as the Workload decoder
+ * reads it; their queue from the PodGroup's label or the first pod's. */
+static void make_gang(struct serve_sched *x, const char *ns, const char *name,
+		      const char *pg, const char *queue, json_t **pods,
+		      size_t n)
+{
+	json_t *spec = json_deep_copy(json_object_get(pods[0], "spec"));
+	const json_t *created = json_object_get(
+		json_object_get(pods[0], "metadata"), "creationTimestamp");
+	struct workload w;
+	struct strbuf msg;
+	json_t *obj;
+	uint64_t h;
+	struct swl *sw;
+
+	json_object_del(spec, "nodeName");
+	obj = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:[{s:s,s:I,s:{s:o}}]}}",
+			"apiVersion", "kueue.x-k8s.io/v1beta2", "kind",
+			"Workload", "metadata", "name", name, "namespace", ns,
+			"spec", "podSets", "name", "main", "count",
+			(json_int_t)n, "template", "spec", spec);
+	if (queue)
+		json_object_set_new(json_object_get(obj, "spec"), "queueName",
+				    json_string(queue));
+	if (json_is_string(created))
+		json_object_set(json_object_get(obj, "metadata"),
+				"creationTimestamp", (json_t *)created);
+	strbuf_init(&msg);
+	if (serve_sched_decode_workload(x, obj, &w, &msg) < 0) {
+		serve_sched_warn(x, pods[0], "InvalidPod",
+				 "its gang is not scheduled: %s", msg.buf);
+		goto out;
+	}
+	if (ctl_workload_add(x->ctl, &w, &h) < 0) {
+		workload_release(&w);
+		goto out;
+	}
+	serve_sched_slot_fill(x, CTL_SLOT(h), h, obj);
+	sw = serve_sched_slot(x, CTL_SLOT(h));
+	sw->pod_group = pg ? xstrdup(pg) : NULL;
+	sw->ungated = true; /* no Job to start */
+	(void)ctl_submit(x->ctl, h, true, x->now_us);
+	for (size_t i = 0; i < n; i++) {
+		struct sev ev = { API_ADDED, SK_POD, pods[i] };
+
+		serve_sched_member_pod(x, CTL_SLOT(h), &ev,
+				       str_at(pods[i], "metadata", "uid"));
+	}
+out:
+	strbuf_release(&msg);
+	json_decref(obj);
+}
+
+static void pod_group_gang(struct serve_sched *x, const char *ns,
+			   const char *pg)
+{
+	const struct api_obj *o =
+		api_store_get(x->s, x->kinds[SK_POD_GROUP], ns, pg);
+	struct members m = { pg, VEC_INIT };
+	json_int_t min;
+	const char *queue;
+
+	if (!o || gang_slot(x, ns, pg) >= 0)
+		return; /* Coscheduling waits for its PodGroup */
+	min = json_integer_value(
+		json_object_get(json_object_get(o->body, "spec"), "minMember"));
+	(void)api_store_each(x->s, x->kinds[SK_POD], ns, NULL, NULL, member,
+			     &m);
+	queue = label(o->body, QUEUE_LABEL);
+	if (!queue && m.pods.len)
+		queue = label(m.pods.items[0], QUEUE_LABEL);
+	if (m.pods.len && (json_int_t)m.pods.len >= (min > 0 ? min : 1))
+		make_gang(x, ns, pg, pg, queue, m.pods.items, m.pods.len);
+	vec_foreach (&m.pods, p)
+		json_decref(*p);
+	vec_release(&m.pods);
+}
+
+static void pod_gang(struct serve_sched *x, const char *ns, const char *name)
+{
+	const struct api_obj *o =
+		api_store_get(x->s, x->kinds[SK_POD], ns, name);
+	json_t *pod;
+	char *wname;
+
+	if (!o || !waiting(o->body))
+		return;
+	wname = serve_sched_wl_name("pod", "Pod", name, o->uid);
+	pod = json_incref(o->body);
+	if (gang_slot(x, ns, wname) < 0)
+		make_gang(x, ns, wname, NULL, label(pod, QUEUE_LABEL), &pod, 1);
+	json_decref(pod);
+	free(wname);
+}
+
+void serve_sched_gangs(struct serve_sched *x)
+{
+	for (size_t i = 0; i < x->new_gangs.len; i++) {
+		char *ns = x->new_gangs.items[i];
+		char *pg = strchr(ns, '/');
+		char *pod = strchr(pg + 1, '/');
+
+		*pg++ = '\0';
+		*pod++ = '\0';
+		if (*pg)
+			pod_group_gang(x, ns, pg);
+		else
+			pod_gang(x, ns, pod);
+		free(ns);
+	}
+	x->new_gangs.len = 0;
+}

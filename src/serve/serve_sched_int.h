@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Internals of the embedded cluster's scheduler shared by its files
+ * (serve_sched.c: the sync loop, the controller's backend, timers;
+ * serve_sched_config.c: the controller's cluster from stored objects;
+ * serve_sched_job.c: Kueue's Job reconciler and Workload objects;
+ * serve_sched_pods.c: pods, binding, PodScheduled, plain pods). Not an API.
+ *
+ * Invariants: x->wl[slot].live exactly when the controller's slot holds a
+ * workload this module added; a pod UID is in x->pods at most once; the
+ * backend ops only record what to do (x->todo), which the sync loop does
+ * after the controller's call has returned.
+ */
+#ifndef ECHELON_SERVE_SCHED_INT_H
+#define ECHELON_SERVE_SCHED_INT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "api/api_store.h"
+#include "base/compiler.h"
+#include "base/hmap.h"
+#include "base/vec.h"
+#include "ctl/ctl.h"
+#include "model/cluster.h"
+#include "serve/serve_sched.h"
+
+/* The kinds this module reads and writes (storage kinds). */
+enum sk {
+	SK_NAMESPACE,
+	SK_NODE,
+	SK_TOPOLOGY,
+	SK_FLAVOR,
+	SK_CLUSTER_QUEUE,
+	SK_COHORT,
+	SK_LOCAL_QUEUE,
+	SK_WPC,
+	SK_PRIORITY_CLASS,
+	SK_CONFIG,
+	SK_WORKLOAD,
+	SK_JOB,
+	SK_POD_GROUP,
+	SK_POD,
+	SK_COUNT,
+	SK_CONFIG_COUNT = SK_CONFIG + 1 /* the kinds of the cluster's config */
+};
+
+/* A change to handle after the store's event walk (writes may follow). */
+struct sev {
+	enum api_ev_type type;
+	enum sk kind;
+	json_t *body; /* a reference of our own */
+};
+
+/* What the controller's backend asked for one workload slot. */
+struct swl {
+	bool live;
+	uint64_t h;
+	char *ns, *name; /* the Workload object (or the gang's name) */
+	json_t *spec;	 /* the spec the controller has, to ignore echoes */
+	char *job;	 /* owning Job (same namespace), NULL: none */
+	char *job_uid;
+	char *pod_group; /* PodGroup of the gang, NULL: none */
+	uint32_t npods;
+	uint32_t *target;   /* node per pod from the bind op, CTL_NO_NODE */
+	uint8_t *want;	    /* the bind op asked, not yet done */
+	char **uid_at;	    /* UID of the live pod at each index, or NULL */
+	char **name_at;	    /* its name */
+	uint32_t live_pods; /* its pods that hold or may hold resources */
+	uint32_t succeeded; /* its pods that succeeded */
+	bool binding;	    /* some want[] set */
+	bool release;	    /* released: its pods must go (then released) */
+	bool finished;
+	bool ungated;	      /* Job unsuspended for the current admission */
+	int64_t parallelism;  /* the Job's own while a partial admission has
+				 lowered it; 0 otherwise */
+	char *pending_msg;    /* last FailedScheduling message written */
+	uint64_t pending_key; /* sched_wl_pending_key() of pending_msg */
+};
+
+/* A pod's flags in x->pods (by UID). */
+enum {
+	SP_READY_SENT = 1 << 0,
+	SP_FAILED_SENT = 1 << 1,
+	SP_PLAIN = 1 << 2,     /* no queue, no gang: bound one by one */
+	SP_PLAIN_HELD = 1 << 3 /* its requests are on its node's usage */
+};
+
+struct serve_sched {
+	struct api_store *s;
+	const struct api_kind *kinds[SK_COUNT];
+	struct cluster c;
+	struct ctl *ctl;
+	struct serve_status *status; /* what the last syncs wrote */
+	uint64_t cursor;
+	int64_t now_us;
+	bool config_dirty;
+	bool restoring; /* the first pass after new(): adopt admissions */
+	VEC(struct sev) evs;
+	VEC(struct swl) wl;    /* by controller slot */
+	struct hmap by_name;   /* "ns/name" of a Workload -> slot */
+	struct hmap by_job;    /* Job UID -> slot */
+	struct hmap pods;      /* pod UID -> SP_* flags */
+	struct hmap bad;       /* UID of a refused config object -> rv */
+	struct hmap done;      /* "ns/name" of Workloads whose Job ended while
+				  pending: never queued again */
+	struct hmap queues;    /* "kind/ns/name" of a ClusterQueue or
+				  LocalQueue -> hash of all but its status */
+	VEC(uint32_t) todo;    /* slots with binds or a release */
+	VEC(char *) plain;     /* "ns/name" of plain pods to bind */
+	VEC(char *) new_gangs; /* "ns/PodGroup/" or "ns//pod": to make */
+	int writes;
+	uint64_t pending_cycles; /* ctl cycles at the last pending pass */
+};
+
+/* serve_sched.c */
+struct swl *serve_sched_slot(struct serve_sched *x, uint32_t slot);
+void serve_sched_todo(struct serve_sched *x, uint32_t slot);
+/* The live slot of the Workload ns/name, or -ENOENT. */
+int64_t serve_sched_find(const struct serve_sched *x, const char *ns,
+			 const char *name);
+/* Warning Event about obj (reason, message), counted as a write. */
+void serve_sched_warn(struct serve_sched *x, const json_t *obj,
+		      const char *reason, const char *fmt, ...)
+	PRINTF_LIKE(4, 5);
+/* Whether the store holds kind k of this module (its storage kind). */
+int serve_sched_kind(const struct serve_sched *x, const struct api_kind *k);
+
+/* serve_sched_config.c */
+/* Build the controller's cluster from the stored config objects (first
+ * time: the cluster is empty); as ctl_reconfigure's change. */
+int serve_sched_load_config(void *ctx, struct cluster *c);
+/* A Node changed: its Ready condition and cordon go to the controller at
+ * once; anything else needs a rebuild (returns true). */
+bool serve_sched_node_changed(struct serve_sched *x, const json_t *node,
+			      bool deleted);
+/* Rebuild the cluster's config if it changed since. */
+void serve_sched_reconfigure(struct serve_sched *x);
+
+/* serve_sched_job.c */
+/* A Job changed: its Workload made when it has none, its end finishes
+ * the workload. */
+void serve_sched_job(struct serve_sched *x, const struct sev *e);
+/* A Workload changed. */
+void serve_sched_workload(struct serve_sched *x, const struct sev *e);
+/* Decode one object's JSON into a workload (moved to *ret_w), -EINVAL
+ * with the decoder's message in msg when it refuses it. */
+int serve_sched_decode_workload(struct serve_sched *x, const json_t *obj,
+				struct workload *ret_w, struct strbuf *msg);
+/* Set a Job's spec.suspend, and spec.parallelism when >= 0; 1 when
+ * written, 0 when it was so already. */
+int serve_sched_suspend(struct serve_sched *x, const char *ns, const char *job,
+			bool suspend, int64_t parallelism);
+/* Forget slot's workload (its object is gone). */
+void serve_sched_drop(struct serve_sched *x, uint32_t slot);
+
+/* Fill slot's record for its new workload, made from obj (a Workload
+ * object: its controlling Job is read from its ownerReferences). */
+void serve_sched_slot_fill(struct serve_sched *x, uint32_t slot, uint64_t h,
+			   const json_t *obj);
+/* Kueue's name of an owner's Workload: PREFIX-NAME-HASH. */
+char *serve_sched_wl_name(const char *prefix, const char *kind,
+			  const char *name, const char *uid);
+
+/* serve_sched_gang.c */
+/* A pod of a PodGroup, or a plain pod with a queue: its gang's member,
+ * or the gang is made once its pods are there. */
+void serve_sched_gang_pod(struct serve_sched *x, const struct sev *e,
+			  const char *uid);
+/* A PodGroup changed. */
+void serve_sched_pod_group(struct serve_sched *x, const struct sev *e);
+/* Make the gangs of pods that became complete in this sync. */
+void serve_sched_gangs(struct serve_sched *x);
+
+/* serve_sched_pods.c */
+void serve_sched_pod(struct serve_sched *x, const struct sev *e);
+/* A pod of no queue and no gang (or one bound outside the controller):
+ * bound one by one, its usage counted on its node. */
+void serve_sched_plain_pod(struct serve_sched *x, const struct sev *e,
+			   const char *uid);
+/* A pod of slot's gang changed: its index, bind state, Ready, Failed. */
+void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
+			    const struct sev *e, const char *uid);
+/* Bind what the controller asked for slot, when all its pods exist;
+ * suspend or wait for the pods of a released one. Returns 1 when the
+ * controller was told something (bind results, released), else 0. */
+int serve_sched_act(struct serve_sched *x, uint32_t slot);
+/* PodScheduled=False and FailedScheduling for pending gangs. */
+void serve_sched_pending(struct serve_sched *x);
+/* Bind plain pods one by one, as kube-scheduler would. */
+void serve_sched_plain(struct serve_sched *x);
+
+#endif

@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Kueue's Job integration on the embedded cluster: the mutating webhook
+ * suspends a queued Job at create; the reconciler makes its Workload
+ * object (owned by the Job, named as Kueue names it), decoded from the
+ * Job by the manifest decoders and encoded by src/manifest/enc.c, and
+ * finishes the workload when the Job ends. Workload objects (these or a
+ * user's) are the only way workloads reach the controller.
+ */
+#include "serve/serve_sched_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "manifest/enc.h"
+#include "manifest/manifest.h"
+
+#include "base/banned.h"
+
+#define QUEUE_LABEL   "kueue.x-k8s.io/queue-name"
+#define JOB_UID_LABEL "kueue.x-k8s.io/job-uid"
+/* Kueue keeps the prefix of a Workload's name within 253 - 6 bytes. */
+#define MAX_PREFIX 247
+
+static const json_t *meta_of(const json_t *o)
+{
+	return json_object_get(o, "metadata");
+}
+
+static const char *meta_str(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(meta_of(o), key));
+}
+
+static const char *queue_of(const json_t *o)
+{
+	const char *q = json_string_value(json_object_get(
+		json_object_get(meta_of(o), "labels"), QUEUE_LABEL));
+
+	if (!q)
+		q = json_string_value(json_object_get(
+			json_object_get(meta_of(o), "annotations"),
+			QUEUE_LABEL));
+	return q;
+}
+
+int serve_sched_mutate(void *ctx, const struct api_kind *k, json_t *obj,
+		       const json_t *old, struct errbuf *err)
+{
+	json_t *spec;
+
+	(void)ctx;
+	(void)err;
+	/* Kueue's webhook: a queued Job starts suspended, until admitted */
+	if (old || !k || strcmp(k->group, "batch") != 0 ||
+	    strcmp(k->kind, "Job") != 0 || !queue_of(obj))
+		return 0;
+	spec = json_object_get(obj, "spec");
+	if (json_is_object(spec))
+		json_object_set_new(spec, "suspend", json_true());
+	return 0;
+}
+
+/* Kueue's name of an owner's Workload: PREFIX-NAME-HASH, HASH the first
+ * 5 hex digits of a hash of the kind, name and UID (FNV-1a here). */
+char *serve_sched_wl_name(const char *prefix, const char *kind,
+			  const char *name, const char *uid)
+{
+	char *key = xasprintf("%s\n%s%s", kind, name, uid);
+	uint64_t h = hmap_hash(key, strlen(key));
+	int room = MAX_PREFIX - (int)strlen(prefix) - 1;
+
+	free(key);
+	return xasprintf("%s-%.*s-%05llx", prefix, room, name,
+			 (unsigned long long)(h >> 44));
+}
+
+int serve_sched_decode_workload(struct serve_sched *x, const json_t *obj,
+				struct workload *ret_w, struct strbuf *msg)
+{
+	const char *ns = meta_str(obj, "namespace");
+	const char *name = meta_str(obj, "name");
+	char *text = json_dumps(obj, JSON_COMPACT);
+	char *file = xasprintf("%s/%s/%s.json",
+			       json_string_value(json_object_get(obj, "kind")),
+			       ns ? ns : "", name ? name : "");
+	struct cluster batch;
+	struct diag d;
+	int rc = -EINVAL;
+
+	diag_init(&d);
+	cluster_init_batch(&batch, &x->c);
+	if (text)
+		rc = manifest_load_buffer(&batch, file, text, strlen(text), &d);
+	if (rc == 0 && batch.workloads.len != 1) {
+		strbuf_addstr(msg, "not one workload");
+		rc = -EINVAL;
+	} else if (rc == 0) {
+		*ret_w = batch.workloads.items[0]; /* moved out */
+		batch.workloads.len = 0;
+	} else if (msg) {
+		diag_format(&d, msg);
+	}
+	cluster_release(&batch);
+	diag_release(&d);
+	free(text);
+	free(file);
+	return rc;
+}
+
+/* The controlling owner of o, when it is a Job: its name and UID. */
+static void job_owner(const json_t *o, const char **ret_name,
+		      const char **ret_uid)
+{
+	const json_t *refs = json_object_get(meta_of(o), "ownerReferences");
+	const json_t *ref;
+	size_t i;
+
+	*ret_name = *ret_uid = NULL;
+	json_array_foreach(refs, i, ref)
+	{
+		const char *kind =
+			json_string_value(json_object_get(ref, "kind"));
+
+		if (!json_is_true(json_object_get(ref, "controller")) ||
+		    !kind || strcmp(kind, "Job") != 0)
+			continue;
+		*ret_name = json_string_value(json_object_get(ref, "name"));
+		*ret_uid = json_string_value(json_object_get(ref, "uid"));
+		return;
+	}
+}
+
+static bool cond_true(const json_t *o, const char *type)
+{
+	const json_t *conds =
+		json_object_get(json_object_get(o, "status"), "conditions");
+	const json_t *c;
+	size_t i;
+
+	json_array_foreach(conds, i, c)
+	{
+		const char *t = json_string_value(json_object_get(c, "type"));
+		const char *s = json_string_value(json_object_get(c, "status"));
+
+		if (t && s && strcmp(t, type) == 0 && strcmp(s, "True") == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether the Job that owns Workload obj has ended. */
+static bool job_ended(struct serve_sched *x, const json_t *obj)
+{
+	const char *name, *uid;
+	const struct api_obj *jb;
+
+	job_owner(obj, &name, &uid);
+	jb = name ? api_store_get(x->s, x->kinds[SK_JOB],
+				  meta_str(obj, "namespace"), name)
+		  : NULL;
+	return jb && (cond_true(jb->body, "Complete") ||
+		      cond_true(jb->body, "Failed"));
+}
+
+void serve_sched_slot_fill(struct serve_sched *x, uint32_t slot, uint64_t h,
+			   const json_t *obj)
+{
+	const struct workload *cw = &x->c.workloads.items[slot];
+	struct swl *w = serve_sched_slot(x, slot);
+	const char *job, *uid;
+	char *key;
+
+	memset(w, 0, sizeof(*w));
+	w->live = true;
+	w->h = h;
+	w->ns = xstrdup(cw->ns);
+	w->name = xstrdup(cw->name);
+	w->spec = json_deep_copy(json_object_get(obj, "spec"));
+	job_owner(obj, &job, &uid);
+	if (job && uid) {
+		w->job = xstrdup(job);
+		w->job_uid = xstrdup(uid);
+		hmap_put_str(&x->by_job, uid, slot);
+	}
+	w->npods = (uint32_t)workload_pod_count(cw);
+	w->target = xcalloc(w->npods ? w->npods : 1, sizeof(*w->target));
+	w->want = xcalloc(w->npods ? w->npods : 1, sizeof(*w->want));
+	w->uid_at = xcalloc(w->npods ? w->npods : 1, sizeof(*w->uid_at));
+	w->name_at = xcalloc(w->npods ? w->npods : 1, sizeof(*w->name_at));
+	for (uint32_t p = 0; p < w->npods; p++)
+		w->target[p] = CTL_NO_NODE;
+	key = xasprintf("%s/%s", w->ns, w->name);
+	hmap_put_str(&x->by_name, key, slot);
+	free(key);
+}
+
+/* An admission read back: its pods' nodes are the controller's, and its
+ * Job must run (the restart may have come before its start or binds). */
+static void adopted(struct serve_sched *x, uint32_t slot)
+{
+	const struct gang *g = ctl_gang(x->ctl);
+	struct swl *w = serve_sched_slot(x, slot);
+
+	for (uint32_t p = 0; p < w->npods; p++) {
+		const char *name = gang_pod_node(g, slot, p);
+		const struct node *n =
+			name ? cluster_find(&x->c, KIND_NODE, NULL, name)
+			     : NULL;
+
+		w->target[p] =
+			n ? (uint32_t)(n - x->c.nodes.items) : CTL_NO_NODE;
+	}
+	w->ungated = !w->job;
+	serve_sched_todo(x, slot);
+}
+
+/* A Workload object not known yet: to the controller, queued (or, read
+ * back at start with status.admission, adopted as admitted). */
+static void workload_added(struct serve_sched *x, const json_t *obj)
+{
+	bool admitted = json_object_get(json_object_get(obj, "status"),
+					"admission") != NULL;
+	bool finished = cond_true(obj, "Finished");
+	struct workload w;
+	struct strbuf msg;
+	uint64_t h;
+	uint32_t slot;
+	int rc;
+
+	strbuf_init(&msg);
+	if (!admitted && job_ended(x, obj)) {
+		/* its Job ended while it was pending (before a restart) */
+		char *key = xasprintf("%s/%s", meta_str(obj, "namespace"),
+				      meta_str(obj, "name"));
+
+		hmap_put_str(&x->done, key, 1);
+		free(key);
+		goto out;
+	}
+	if (serve_sched_decode_workload(x, obj, &w, &msg) < 0) {
+		serve_sched_warn(x, obj, "InvalidWorkload", "not scheduled: %s",
+				 msg.buf);
+		goto out;
+	}
+	rc = ctl_workload_add(x->ctl, &w, &h);
+	if (rc < 0) {
+		workload_release(&w);
+		serve_sched_warn(x, obj, "InvalidWorkload",
+				 "not scheduled: its name is taken");
+		goto out;
+	}
+	slot = CTL_SLOT(h);
+	serve_sched_slot_fill(x, slot, h, obj);
+	if (x->restoring && admitted) {
+		strbuf_reset(&msg);
+		if (ctl_adopt(x->ctl, h, x->now_us, &msg) == 0) {
+			adopted(x, slot);
+			if (finished) {
+				(void)ctl_finish(x->ctl, h, x->now_us);
+				serve_sched_slot(x, slot)->finished = true;
+			}
+			goto out;
+		}
+		serve_sched_warn(x, obj, "AdmissionLost", "queued again: %s",
+				 msg.buf);
+	}
+	if (finished) {
+		serve_sched_slot(x, slot)->finished = true;
+		goto out;
+	}
+	(void)ctl_submit(x->ctl, h, false, x->now_us);
+out:
+	strbuf_release(&msg);
+}
+
+void serve_sched_workload(struct serve_sched *x, const struct sev *e)
+{
+	const char *ns = meta_str(e->body, "namespace");
+	const char *name = meta_str(e->body, "name");
+	int64_t slot = ns && name ? serve_sched_find(x, ns, name) : -ENOENT;
+	struct swl *w;
+	struct workload nw;
+	struct strbuf msg;
+
+	if (!ns || !name)
+		return;
+	if (e->type == API_DELETED) {
+		if (slot >= 0) {
+			(void)ctl_workload_delete(x->ctl,
+						  serve_sched_slot(x, slot)->h,
+						  x->now_us);
+			serve_sched_drop(x, (uint32_t)slot);
+		}
+		return;
+	}
+	if (slot < 0) {
+		char *key = xasprintf("%s/%s", ns, name);
+		bool done = hmap_get_str(&x->done, key, NULL);
+
+		free(key);
+		if (!done)
+			workload_added(x, e->body);
+		return;
+	}
+	w = serve_sched_slot(x, (uint32_t)slot);
+	if (json_equal(w->spec, json_object_get(e->body, "spec")))
+		return; /* a status write, ours or the status writer's */
+	strbuf_init(&msg);
+	if (serve_sched_decode_workload(x, e->body, &nw, &msg) < 0) {
+		serve_sched_warn(x, e->body, "InvalidWorkload",
+				 "change ignored: %s", msg.buf);
+	} else if (ctl_workload_update(x->ctl, w->h, &nw, x->now_us) < 0) {
+		workload_release(&nw);
+		serve_sched_warn(x, e->body, "InvalidWorkload",
+				 "change ignored: the pod sets of an admitted "
+				 "workload cannot change");
+	}
+	json_decref(w->spec);
+	w->spec = json_deep_copy(json_object_get(e->body, "spec"));
+	strbuf_release(&msg);
+}
+
+/* spec.priorityClassName of an encoded Workload as v1beta2's
+ * priorityClassRef, with the class's value as spec.priority (Kueue). */
+static void priority_ref(struct serve_sched *x, json_t *spec)
+{
+	const char *pc =
+		json_string_value(json_object_get(spec, "priorityClassName"));
+	const struct priority_class *p;
+
+	if (!pc)
+		return;
+	p = cluster_find(&x->c, KIND_PRIORITY_CLASS, NULL, pc);
+	json_object_set_new(spec, "priorityClassRef",
+			    json_pack("{s:s,s:s,s:s}", "group",
+				      "kueue.x-k8s.io", "kind",
+				      "WorkloadPriorityClass", "name", pc));
+	if (p)
+		json_object_set_new(spec, "priority", json_integer(p->value));
+	json_object_del(spec, "priorityClassName");
+}
+
+/* Kueue's reconciler: the Workload of a queued Job, from its template. */
+static void make_workload(struct serve_sched *x, const json_t *job)
+{
+	const char *ns = meta_str(job, "namespace");
+	const char *name = meta_str(job, "name");
+	const char *uid = meta_str(job, "uid");
+	char *wname = serve_sched_wl_name("job", "Job", name, uid);
+	struct cluster batch;
+	struct workload w;
+	struct strbuf msg;
+	json_t *obj, *meta;
+
+	strbuf_init(&msg);
+	if (api_store_get(x->s, x->kinds[SK_WORKLOAD], ns, wname))
+		goto out; /* made before a restart */
+	if (serve_sched_decode_workload(x, job, &w, &msg) < 0) {
+		serve_sched_warn(x, job, "InvalidJob",
+				 "no Workload made for it: %s", msg.buf);
+		goto out;
+	}
+	/* encoded from a batch of its own, under Kueue's name */
+	cluster_init_batch(&batch, &x->c);
+	w.name = cluster_str(&x->c, wname);
+	w.creation_us = 0;
+	vec_push(&batch.workloads, w);
+	obj = enc_object(&batch, KIND_WORKLOAD, 0);
+	cluster_release(&batch);
+	meta = json_object_get(obj, "metadata");
+	json_object_set_new(meta, "labels",
+			    json_pack("{s:s}", JOB_UID_LABEL, uid));
+	json_object_set_new(meta, "ownerReferences",
+			    json_pack("[{s:s,s:s,s:s,s:s,s:b,s:b}]",
+				      "apiVersion", "batch/v1", "kind", "Job",
+				      "name", name, "uid", uid, "controller", 1,
+				      "blockOwnerDeletion", 1));
+	priority_ref(x, json_object_get(obj, "spec"));
+	if (api_store_create(x->s, x->kinds[SK_WORKLOAD], obj, x->now_us,
+			     NULL) == 0)
+		x->writes++;
+out:
+	strbuf_release(&msg);
+	free(wname);
+}
+
+void serve_sched_job(struct serve_sched *x, const struct sev *e)
+{
+	const char *uid = meta_str(e->body, "uid");
+	const char *name = meta_str(e->body, "name");
+	struct swl *w;
+	int64_t slot;
+
+	if (e->type == API_DELETED || !uid || !name || !queue_of(e->body) ||
+	    !meta_str(e->body, "namespace"))
+		return; /* its Workload goes with it (garbage collection) */
+	if (!hmap_get_str(&x->by_job, uid, &slot)) {
+		if (!cond_true(e->body, "Complete") &&
+		    !cond_true(e->body, "Failed"))
+			make_workload(x, e->body);
+		return;
+	}
+	w = serve_sched_slot(x, (uint32_t)slot);
+	if (w->finished ||
+	    (!cond_true(e->body, "Complete") && !cond_true(e->body, "Failed")))
+		return;
+	if (sched_wl_state(ctl_sched(x->ctl), (uint32_t)slot) !=
+	    SCHED_WL_ADMITTED) {
+		/* it ended while not admitted (failed while evicted): it
+		 * leaves its queue, and the controller, for good */
+		char *key = xasprintf("%s/%s", w->ns, w->name);
+
+		hmap_put_str(&x->done, key, 1);
+		free(key);
+		(void)ctl_workload_delete(x->ctl, w->h, x->now_us);
+		serve_sched_drop(x, (uint32_t)slot);
+		return;
+	}
+	w->finished = true;
+	w->binding = w->release = false;
+	memset(w->want, 0, w->npods);
+	(void)ctl_finish(x->ctl, w->h, x->now_us);
+}
+
+int serve_sched_suspend(struct serve_sched *x, const char *ns, const char *job,
+			bool suspend, int64_t parallelism)
+{
+	const struct api_obj *o =
+		api_store_get(x->s, x->kinds[SK_JOB], ns, job);
+	json_t *body, *spec;
+
+	if (!o)
+		return -ENOENT;
+	spec = json_object_get(o->body, "spec");
+	if (json_is_true(json_object_get(spec, "suspend")) == suspend &&
+	    (parallelism < 0 || json_integer_value(json_object_get(
+					spec, "parallelism")) == parallelism))
+		return 0;
+	body = json_deep_copy(o->body);
+	spec = json_object_get(body, "spec");
+	json_object_set_new(spec, "suspend", json_boolean(suspend));
+	if (parallelism >= 0)
+		json_object_set_new(spec, "parallelism",
+				    json_integer(parallelism));
+	if (api_store_update(x->s, x->kinds[SK_JOB], body, 0, x->now_us, NULL) <
+	    0)
+		return -EIO;
+	x->writes++;
+	return 1;
+}

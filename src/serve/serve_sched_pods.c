@@ -1,0 +1,818 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Pods of the embedded cluster as the scheduler sees them: a Job's pods
+ * get the pod indices of its workload (completion index, else the first
+ * free one), are bound all at once when every pod the controller placed
+ * exists (whole gangs only, through api_bind), and report Ready and
+ * Failed to the controller. A pending gang's reason goes onto its pods'
+ * PodScheduled condition and into one FailedScheduling Event. Pods of no
+ * queue and no gang are bound one by one, first fit, as kube-scheduler
+ * would (the embedded cluster has no other scheduler).
+ */
+#include "serve/serve_sched_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "manifest/manifest.h"
+#include "serve/serve_event.h"
+#include "serve/serve_status.h"
+
+#include "base/banned.h"
+
+#define INDEX_ANN "batch.kubernetes.io/job-completion-index"
+
+static const char *str_at(const json_t *o, const char *a, const char *b)
+{
+	return json_string_value(json_object_get(json_object_get(o, a), b));
+}
+
+static bool pod_terminal(const json_t *pod)
+{
+	const char *phase = str_at(pod, "status", "phase");
+
+	return phase && (strcmp(phase, "Succeeded") == 0 ||
+			 strcmp(phase, "Failed") == 0);
+}
+
+static bool pod_ready(const json_t *pod)
+{
+	const json_t *conds =
+		json_object_get(json_object_get(pod, "status"), "conditions");
+	const char *phase = str_at(pod, "status", "phase");
+	const json_t *c;
+	size_t i;
+
+	if (!phase || strcmp(phase, "Running") != 0)
+		return false;
+	json_array_foreach(conds, i, c)
+	{
+		const char *t = json_string_value(json_object_get(c, "type"));
+		const char *s = json_string_value(json_object_get(c, "status"));
+
+		if (t && s && strcmp(t, "Ready") == 0)
+			return strcmp(s, "True") == 0;
+	}
+	return false;
+}
+
+/* The UID of the Job that controls pod, or NULL. */
+static const char *job_uid_of(const json_t *pod)
+{
+	const json_t *refs = json_object_get(json_object_get(pod, "metadata"),
+					     "ownerReferences");
+	const json_t *ref;
+	size_t i;
+
+	json_array_foreach(refs, i, ref)
+	{
+		const char *kind =
+			json_string_value(json_object_get(ref, "kind"));
+
+		if (json_is_true(json_object_get(ref, "controller")) && kind &&
+		    strcmp(kind, "Job") == 0)
+			return json_string_value(json_object_get(ref, "uid"));
+	}
+	return NULL;
+}
+
+static int32_t node_of(const struct serve_sched *x, const char *name)
+{
+	const struct node *n =
+		name ? cluster_find(&x->c, KIND_NODE, NULL, name) : NULL;
+
+	return n ? (int32_t)(n - x->c.nodes.items) : -1;
+}
+
+static int64_t flags_of(const struct serve_sched *x, const char *uid)
+{
+	int64_t f = 0;
+
+	(void)hmap_get_str(&x->pods, uid, &f);
+	return f;
+}
+
+/* Whether index p has a node, or is being given one. */
+static bool placed(const struct swl *w, uint32_t p)
+{
+	return w->target[p] != CTL_NO_NODE || w->want[p];
+}
+
+/*
+ * The index a new pod of w takes, -1 when every index has a pod: its
+ * completion index when free and placed; else the first free placed one
+ * (a Job's later completions, or a partial admission, run on the nodes
+ * of the admitted pods); else its completion index, else the first free.
+ */
+static int64_t take_index(struct swl *w, const json_t *pod)
+{
+	const json_t *meta = json_object_get(pod, "metadata");
+	const char *ci = json_string_value(json_object_get(
+		json_object_get(meta, "annotations"), INDEX_ANN));
+	int64_t want = -1;
+	char *end;
+	long v;
+
+	if (!ci)
+		ci = json_string_value(json_object_get(
+			json_object_get(meta, "labels"), INDEX_ANN));
+	if (ci && *ci) {
+		v = strtol(ci, &end, 10);
+		if (!*end && v >= 0 && (uint32_t)v < w->npods && !w->uid_at[v])
+			want = v;
+	}
+	if (want >= 0 && placed(w, (uint32_t)want))
+		return want;
+	for (uint32_t p = 0; p < w->npods; p++) {
+		if (!w->uid_at[p] && placed(w, p))
+			return p;
+	}
+	if (want >= 0)
+		return want;
+	for (uint32_t p = 0; p < w->npods; p++) {
+		if (!w->uid_at[p])
+			return p;
+	}
+	return -1;
+}
+
+static int64_t index_of(const struct swl *w, const char *uid)
+{
+	for (uint32_t p = 0; p < w->npods; p++) {
+		if (w->uid_at[p] && strcmp(w->uid_at[p], uid) == 0)
+			return p;
+	}
+	return -1;
+}
+
+static void scheduled_event(struct serve_sched *x, const char *ns,
+			    const char *pod, const char *node);
+
+/* Bind a pod to the node the controller already counts it on. */
+static void rebind(struct serve_sched *x, struct swl *w, uint32_t i,
+		   const char *uid, const char *name)
+{
+	const char *node = x->c.nodes.items[w->target[i]].name;
+	struct errbuf eb;
+
+	errbuf_clear(&eb);
+	if (api_bind(x->s, w->ns, name, uid, node, x->now_us, &eb) != 0)
+		return; /* a node gone is the controller's (node down) */
+	x->writes++;
+	scheduled_event(x, w->ns, name, node);
+	(void)ctl_pod_map(x->ctl, uid, w->h, i);
+}
+
+void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
+			    const struct sev *e, const char *uid)
+{
+	struct swl *w = serve_sched_slot(x, slot);
+	const json_t *meta = json_object_get(e->body, "metadata");
+	const char *name = json_string_value(json_object_get(meta, "name"));
+	const char *node = str_at(e->body, "spec", "nodeName");
+	bool gone = e->type == API_DELETED || pod_terminal(e->body) ||
+		    json_object_get(meta, "deletionTimestamp");
+	int64_t flags = flags_of(x, uid);
+	int64_t i = index_of(w, uid);
+	int32_t n = node_of(x, node);
+
+	if (i < 0 && !gone && !w->finished) {
+		i = take_index(w, e->body);
+		if (i < 0)
+			return; /* more pods than the workload has */
+		w->uid_at[i] = xstrdup(uid);
+		w->name_at[i] = xstrdup(name);
+		w->live_pods++;
+		hmap_put_str(&x->pods, uid, flags);
+	}
+	if (i < 0)
+		return;
+	/* adopted at start: the controller has it bound where it is */
+	if (n >= 0 && !w->want[i] && !w->release &&
+	    (x->restoring || (w->target[i] == CTL_NO_NODE && w->ungated)))
+		w->target[i] = (uint32_t)n;
+	/* an unbound pod where the controller has one bound: the
+	 * replacement of a failed pod, or a bind a restart cut short */
+	if (!node && !gone && w->target[i] != CTL_NO_NODE && !w->want[i] &&
+	    !w->release &&
+	    sched_wl_state(ctl_sched(x->ctl), slot) == SCHED_WL_ADMITTED)
+		rebind(x, w, (uint32_t)i, uid, name);
+	if (n >= 0 && (uint32_t)n == w->target[i] && !w->want[i]) {
+		(void)ctl_pod_map(x->ctl, uid, w->h, (uint32_t)i);
+		if (pod_ready(e->body) && !(flags & SP_READY_SENT)) {
+			flags |= SP_READY_SENT;
+			(void)ctl_pod_event(x->ctl, w->h, (uint32_t)i,
+					    CTL_POD_READY, x->now_us);
+		} else if (gone && !w->finished && !(flags & SP_FAILED_SENT)) {
+			/* failed, or deleted under a running gang */
+			flags |= SP_FAILED_SENT;
+			(void)ctl_pod_event(x->ctl, w->h, (uint32_t)i,
+					    CTL_POD_FAILED, x->now_us);
+		}
+	}
+	if (gone) {
+		const char *ph = str_at(e->body, "status", "phase");
+
+		free(w->uid_at[i]);
+		free(w->name_at[i]);
+		w->uid_at[i] = w->name_at[i] = NULL;
+		w->live_pods--;
+		w->succeeded += ph && strcmp(ph, "Succeeded") == 0;
+	}
+	if (e->type == API_DELETED)
+		hmap_del(&x->pods, uid, strlen(uid));
+	else
+		hmap_put_str(&x->pods, uid, flags);
+	if (w->binding || w->release)
+		serve_sched_todo(x, slot);
+	/* a gang of pods ends when they all have succeeded (a Job's ends
+	 * with the Job) */
+	if (!w->job && !w->finished && w->succeeded >= w->npods) {
+		w->finished = true;
+		(void)ctl_finish(x->ctl, w->h, x->now_us);
+	}
+}
+
+void serve_sched_plain_pod(struct serve_sched *x, const struct sev *e,
+			   const char *uid)
+{
+	const json_t *meta = json_object_get(e->body, "metadata");
+	const char *sched = str_at(e->body, "spec", "schedulerName");
+	const char *node = str_at(e->body, "spec", "nodeName");
+	bool gone = e->type == API_DELETED || pod_terminal(e->body);
+	int64_t flags = flags_of(x, uid);
+	bool held = flags & SP_PLAIN_HELD;
+
+	if (sched && strcmp(sched, "echelon") != 0 &&
+	    strcmp(sched, "default-scheduler") != 0 && !node)
+		return; /* another scheduler's */
+	flags |= SP_PLAIN;
+	if (node && !gone && !held) {
+		flags |= SP_PLAIN_HELD;
+		x->config_dirty = true; /* its usage on the node */
+	} else if (gone && held) {
+		flags &= ~SP_PLAIN_HELD;
+		x->config_dirty = true;
+	}
+	if (e->type == API_DELETED) {
+		hmap_del(&x->pods, uid, strlen(uid));
+		return;
+	}
+	hmap_put_str(&x->pods, uid, flags);
+	if (!node && !gone && !json_object_get(meta, "deletionTimestamp")) {
+		char *key = xasprintf(
+			"%s/%s",
+			json_string_value(json_object_get(meta, "namespace")),
+			json_string_value(json_object_get(meta, "name")));
+
+		vec_foreach (&x->plain, k) {
+			if (strcmp(*k, key) == 0) {
+				free(key);
+				return;
+			}
+		}
+		vec_push(&x->plain, key);
+	}
+}
+
+void serve_sched_pod(struct serve_sched *x, const struct sev *e)
+{
+	const json_t *meta = json_object_get(e->body, "metadata");
+	const json_t *labels = json_object_get(meta, "labels");
+	const char *uid = json_string_value(json_object_get(meta, "uid"));
+	const char *juid = job_uid_of(e->body);
+	int64_t slot;
+
+	if (!uid || !json_string_value(json_object_get(meta, "name")))
+		return;
+	if (juid && hmap_get_str(&x->by_job, juid, &slot)) {
+		serve_sched_member_pod(x, (uint32_t)slot, e, uid);
+		return;
+	}
+	if ((!juid && json_object_get(labels, "kueue.x-k8s.io/queue-name")) ||
+	    json_object_get(labels, "scheduling.x-k8s.io/pod-group")) {
+		serve_sched_gang_pod(x, e, uid);
+		return;
+	}
+	serve_sched_plain_pod(x, e, uid);
+}
+
+static void scheduled_event(struct serve_sched *x, const char *ns,
+			    const char *pod, const char *node)
+{
+	const struct api_obj *o =
+		api_store_get(x->s, x->kinds[SK_POD], ns, pod);
+
+	if (o && serve_event(x->s, o->body, "Normal", "Scheduled", "Binding",
+			     "echelon", x->now_us,
+			     "Successfully assigned %s/%s to %s", ns, pod,
+			     node) == 0)
+		x->writes++;
+}
+
+/* Whether pod index p of w can be bound to its target now: it exists
+ * and is unbound (or on its target already). */
+static bool bindable(struct serve_sched *x, const struct swl *w, uint32_t p)
+{
+	const struct api_obj *o;
+	const char *node;
+
+	if (!w->uid_at[p] || w->target[p] == CTL_NO_NODE)
+		return false;
+	o = api_store_get(x->s, x->kinds[SK_POD], w->ns, w->name_at[p]);
+	if (!o)
+		return false;
+	node = str_at(o->body, "spec", "nodeName");
+	return !node || strcmp(node, x->c.nodes.items[w->target[p]].name) == 0;
+}
+
+static int bind_one(struct serve_sched *x, struct swl *w, uint32_t p)
+{
+	const char *node = x->c.nodes.items[w->target[p]].name;
+	char *uid = xstrdup(w->uid_at[p]), *name = xstrdup(w->name_at[p]);
+	uint64_t h = w->h;
+	struct errbuf eb;
+	int rc;
+
+	errbuf_clear(&eb);
+	rc = api_bind(x->s, w->ns, name, uid, node, x->now_us, &eb);
+	if (rc == 0) {
+		x->writes++;
+		scheduled_event(x, w->ns, name, node);
+		(void)ctl_pod_map(x->ctl, uid, h, p);
+	}
+	w->want[p] = 0;
+	/* may evict the gang: w's arrays are cleared by the release op */
+	(void)ctl_bind_result(x->ctl, h, p, rc, x->now_us);
+	free(uid);
+	free(name);
+	return rc;
+}
+
+/* The pod set of pod index p of slot's workload. */
+static const struct podset *podset_of(const struct serve_sched *x,
+				      uint32_t slot, uint32_t p)
+{
+	const struct workload *cw = &x->c.workloads.items[slot];
+
+	for (size_t i = 0; i < cw->npodsets; i++) {
+		if (p < (uint32_t)cw->podsets[i].count)
+			return &cw->podsets[i];
+		p -= (uint32_t)cw->podsets[i].count;
+	}
+	return NULL;
+}
+
+/* Every node's usage: plain pods (node usage in the cluster) and every
+ * pod the controller placed (targets). [c.nodes.len], caller frees. */
+static struct resvec *node_usage(const struct serve_sched *x)
+{
+	struct resvec *u = xcalloc(x->c.nodes.len + 1, sizeof(*u));
+
+	for (size_t n = 0; n < x->c.nodes.len; n++)
+		u[n] = x->c.nodes.items[n].usage;
+	for (uint32_t slot = 0; slot < x->wl.len; slot++) {
+		const struct swl *w = &x->wl.items[slot];
+
+		for (uint32_t p = 0; w->live && p < w->npods; p++) {
+			const struct podset *ps = podset_of(x, slot, p);
+
+			if (w->target[p] != CTL_NO_NODE && ps &&
+			    w->target[p] < x->c.nodes.len)
+				resvec_add(&u[w->target[p]], &ps->requests);
+		}
+	}
+	return u;
+}
+
+/* kube-scheduler's filters that echelon models: schedulable, node
+ * selector, required node affinity, taints; then room for req. */
+static bool fits(const struct node *n, const struct resvec *used,
+		 const struct podset *ps, const struct flavor *f)
+{
+	struct resvec free = n->allocatable;
+
+	if (!node_schedulable(n) ||
+	    !labels_contains_all(&n->labels, &ps->node_selector) ||
+	    !node_affinity_matches(&ps->affinity, &n->labels))
+		return false;
+	if (f && !labels_contains_all(&n->labels, &f->node_labels))
+		return false;
+	if (taint_find_untolerated(n->taints, n->ntaints, ps->tolerations,
+				   ps->ntolerations) &&
+	    (!f || taint_find_untolerated(n->taints, n->ntaints, f->tolerations,
+					  f->ntolerations)))
+		return false;
+	resvec_sub(&free, used);
+	return resvec_fits(&ps->requests, &free);
+}
+
+/* The flavor an admission gave the pod set of pod p (any resource). */
+static const struct flavor *flavor_of(const struct serve_sched *x,
+				      uint32_t slot, uint32_t p)
+{
+	const struct sched_admission *a =
+		sched_wl_admission(ctl_sched(x->ctl), slot);
+	const struct workload *cw = &x->c.workloads.items[slot];
+
+	for (size_t i = 0; a && i < a->npodsets && i < cw->npodsets; i++) {
+		if (p >= (uint32_t)cw->podsets[i].count) {
+			p -= (uint32_t)cw->podsets[i].count;
+			continue;
+		}
+		for (int r = 0; r < RESOURCE_MAX; r++) {
+			if (a->ps[i].flavor[r] >= 0)
+				return &x->c.flavors.items[a->ps[i].flavor[r]];
+		}
+		break;
+	}
+	return NULL;
+}
+
+/* Nodes for the pods whose admission fixed none (flavors without a
+ * topology), first fit in node order; all or none. */
+static bool place_open(struct serve_sched *x, uint32_t slot, struct swl *w)
+{
+	struct resvec *used = NULL;
+	uint8_t *mine = xcalloc(w->npods ? w->npods : 1, 1);
+	bool ok = true;
+
+	for (uint32_t p = 0; p < w->npods && ok; p++) {
+		const struct podset *ps = podset_of(x, slot, p);
+		const struct flavor *f = flavor_of(x, slot, p);
+
+		if (!w->want[p] || w->target[p] != CTL_NO_NODE)
+			continue;
+		if (!used)
+			used = node_usage(x);
+		ok = false;
+		for (size_t n = 0; ps && n < x->c.nodes.len && !ok; n++) {
+			if (!fits(&x->c.nodes.items[n], &used[n], ps, f))
+				continue;
+			w->target[p] = (uint32_t)n;
+			mine[p] = 1;
+			resvec_add(&used[n], &ps->requests);
+			ok = true;
+		}
+	}
+	if (!ok) { /* none of them, then: whole gangs only */
+		for (uint32_t p = 0; p < w->npods; p++) {
+			if (mine[p])
+				w->target[p] = CTL_NO_NODE;
+		}
+	}
+	free(mine);
+	free(used);
+	return ok;
+}
+
+/*
+ * Kueue's startJob: unsuspend the Job; under a partial admission its
+ * parallelism becomes the admitted count (Kueue's RunWithPodSetsInfo),
+ * and the Job's own comes back when it is suspended again.
+ */
+static int start_job(struct serve_sched *x, uint32_t slot, struct swl *w)
+{
+	const struct sched_admission *a =
+		sched_wl_admission(ctl_sched(x->ctl), slot);
+	const struct workload *cw = &x->c.workloads.items[slot];
+	const struct api_obj *jb =
+		api_store_get(x->s, x->kinds[SK_JOB], w->ns, w->job);
+	int64_t par = -1;
+
+	if (a && jb && cw->npodsets == 1 &&
+	    a->ps[0].count < cw->podsets[0].count) {
+		if (!w->parallelism)
+			w->parallelism = json_integer_value(json_object_get(
+				json_object_get(jb->body, "spec"),
+				"parallelism"));
+		par = a->ps[0].count;
+	}
+	return serve_sched_suspend(x, w->ns, w->job, false, par);
+}
+
+/* Delete the bound pods of a released gang of pods. */
+static void delete_bound(struct serve_sched *x, struct swl *w)
+{
+	for (uint32_t p = 0; p < w->npods; p++) {
+		const struct api_obj *o;
+
+		if (!w->name_at[p])
+			continue;
+		o = api_store_get(x->s, x->kinds[SK_POD], w->ns, w->name_at[p]);
+		if (o && str_at(o->body, "spec", "nodeName") &&
+		    api_store_delete(x->s, x->kinds[SK_POD], w->ns,
+				     w->name_at[p], 0, x->now_us) == 0)
+			x->writes++;
+	}
+}
+
+int serve_sched_act(struct serve_sched *x, uint32_t slot)
+{
+	struct swl *w = serve_sched_slot(x, slot);
+	int fed = 0;
+
+	if (!w->live)
+		return 0;
+	if (w->release) {
+		/* Kueue's stopJob suspends a Job (its controller deletes the
+		 * pods); pods of no Job cannot be unbound: they are deleted */
+		if (w->job && serve_sched_suspend(
+				      x, w->ns, w->job, true,
+				      w->parallelism ? w->parallelism : -1) < 0)
+			return 0;
+		w->parallelism = 0;
+		if (!w->job)
+			delete_bound(x, w);
+		if (w->live_pods)
+			return 0; /* until they are gone */
+		w->release = false;
+		(void)ctl_released(x->ctl, w->h, x->now_us);
+		fed = 1;
+	}
+	if (w->binding && !place_open(x, slot, w))
+		return fed; /* no node has room now: the bind timeout */
+	/* Kueue's startJob, also for an admission read back at start */
+	if (w->job && !w->ungated &&
+	    sched_wl_state(ctl_sched(x->ctl), slot) == SCHED_WL_ADMITTED) {
+		if (start_job(x, slot, w) < 0)
+			return fed;
+		w->ungated = true;
+	}
+	if (!w->binding)
+		return fed;
+	for (uint32_t p = 0; p < w->npods; p++) {
+		if (w->want[p] && !bindable(x, w, p))
+			return fed; /* whole gangs only: wait for its pods */
+	}
+	for (uint32_t p = 0; p < w->npods && w->binding; p++) {
+		if (w->want[p])
+			(void)bind_one(x, w, p);
+	}
+	w->binding = false;
+	for (uint32_t p = 0; p < w->npods; p++)
+		w->binding |= w->want[p];
+	return 1;
+}
+
+/* Set pod's PodScheduled condition, as kube-scheduler does: written only
+ * when it changes (status, reason or message). */
+static void pod_scheduled(struct serve_sched *x, const json_t *pod,
+			  const char *status, const char *reason,
+			  const char *msg)
+{
+	const json_t *conds =
+		json_object_get(json_object_get(pod, "status"), "conditions");
+	json_t *body, *list, *c, *cond;
+	char now[32];
+	size_t i;
+
+	json_array_foreach(conds, i, c)
+	{
+		const char *t = json_string_value(json_object_get(c, "type"));
+		const char *st =
+			json_string_value(json_object_get(c, "status"));
+		const char *r = json_string_value(json_object_get(c, "reason"));
+		const char *m =
+			json_string_value(json_object_get(c, "message"));
+
+		if (t && st && r && m && strcmp(t, "PodScheduled") == 0 &&
+		    strcmp(st, status) == 0 && strcmp(r, reason) == 0 &&
+		    strcmp(m, msg) == 0)
+			return;
+	}
+	api_store_timestamp(x->now_us, now, sizeof(now));
+	cond = json_pack("{s:s,s:s,s:s,s:s,s:n,s:s}", "type", "PodScheduled",
+			 "status", status, "reason", reason, "message", msg,
+			 "lastProbeTime", "lastTransitionTime", now);
+	body = json_deep_copy(pod);
+	if (!json_is_object(json_object_get(body, "status")))
+		json_object_set_new(body, "status", json_object());
+	list = json_object_get(json_object_get(body, "status"), "conditions");
+	if (!json_is_array(list)) {
+		list = json_array();
+		json_object_set_new(json_object_get(body, "status"),
+				    "conditions", list);
+	}
+	json_array_foreach(list, i, c)
+	{
+		const char *t = json_string_value(json_object_get(c, "type"));
+
+		if (t && strcmp(t, "PodScheduled") == 0) {
+			json_array_remove(list, i);
+			break;
+		}
+	}
+	json_array_append_new(list, cond);
+	if (api_store_update(x->s, x->kinds[SK_POD], body, 0, x->now_us,
+			     NULL) == 0)
+		x->writes++;
+}
+
+/*
+ * The PodScheduled reason of a pending gang: Unschedulable only when no
+ * set of nodes can ever hold it (cluster-autoscaler scales up for that
+ * reason alone); queue reasons otherwise. NULL: not tried yet.
+ */
+static const char *pend_reason(enum sched_pend p)
+{
+	switch (p) {
+	case SCHED_PEND_NO_MATCHING_FLAVOR:
+		return "Unschedulable";
+	case SCHED_PEND_EXCEEDS_MAX_QUOTA:
+		return "ExceedsMaxQuota";
+	case SCHED_PEND_WAITING_FOR_QUOTA:
+	case SCHED_PEND_BEHIND:
+		return "WaitingForQuota";
+	case SCHED_PEND_TOPOLOGY:
+		return "WaitingForTopology";
+	case SCHED_PEND_ON_HOLD:
+		return "OnHold";
+	case SCHED_PEND_DEACTIVATED:
+		return "Deactivated";
+	case SCHED_PEND_MISCONFIGURED:
+		return "Misconfigured";
+	default:
+		return NULL;
+	}
+}
+
+/* The object a gang's Events are about: its Job, PodGroup or Workload,
+ * else its first pod. */
+static const struct api_obj *gang_object(struct serve_sched *x,
+					 const struct swl *w)
+{
+	const struct api_obj *o = NULL;
+
+	if (w->job)
+		o = api_store_get(x->s, x->kinds[SK_JOB], w->ns, w->job);
+	else if (w->pod_group)
+		o = api_store_get(x->s, x->kinds[SK_POD_GROUP], w->ns,
+				  w->pod_group);
+	if (!o)
+		o = api_store_get(x->s, x->kinds[SK_WORKLOAD], w->ns, w->name);
+	for (uint32_t p = 0; !o && p < w->npods; p++) {
+		if (w->name_at[p])
+			o = api_store_get(x->s, x->kinds[SK_POD], w->ns,
+					  w->name_at[p]);
+	}
+	return o;
+}
+
+void serve_sched_pending(struct serve_sched *x)
+{
+	const struct sched *s = ctl_sched(x->ctl);
+	uint64_t cycles = ctl_stats(x->ctl).cycles;
+	struct strbuf msg;
+
+	/* a reason changes only in a scheduler cycle */
+	if (cycles == x->pending_cycles)
+		return;
+	x->pending_cycles = cycles;
+	strbuf_init(&msg);
+	for (uint32_t slot = 0; slot < x->wl.len; slot++) {
+		struct swl *w = &x->wl.items[slot];
+		const struct api_obj *o;
+		const char *reason;
+		uint64_t key;
+
+		if (!w->live || w->finished ||
+		    sched_wl_state(s, slot) != SCHED_WL_PENDING)
+			continue;
+		/* nothing it depends on changed: the same message */
+		key = sched_wl_pending_key(s, slot);
+		if (key == w->pending_key)
+			continue;
+		w->pending_key = key;
+		strbuf_reset(&msg);
+		reason = pend_reason(sched_wl_pending(s, slot, &msg));
+		if (!reason)
+			continue;
+		strbuf_addstr(&msg, ""); /* never NULL */
+		if (w->pending_msg && strcmp(w->pending_msg, msg.buf) == 0)
+			continue;
+		free(w->pending_msg);
+		w->pending_msg = xstrdup(msg.buf);
+		if ((o = gang_object(x, w)) &&
+		    serve_event(x->s, o->body, "Warning", "FailedScheduling",
+				"Scheduling", "echelon", x->now_us, "%s: %s",
+				reason, msg.buf) == 0)
+			x->writes++;
+		for (uint32_t p = 0; p < w->npods; p++) {
+			if (w->name_at[p] &&
+			    (o = api_store_get(x->s, x->kinds[SK_POD], w->ns,
+					       w->name_at[p])) &&
+			    !str_at(o->body, "spec", "nodeName"))
+				pod_scheduled(x, o->body, "False", reason,
+					      msg.buf);
+		}
+	}
+	strbuf_release(&msg);
+}
+
+/* A plain pod's needs, through the Workload decoder: one pod set of one
+ * pod with the pod's spec as its template. */
+static int plain_podset(struct serve_sched *x, const json_t *pod,
+			struct workload *ret_w)
+{
+	const json_t *meta = json_object_get(pod, "metadata");
+	json_t *spec = json_deep_copy(json_object_get(pod, "spec"));
+	json_t *obj;
+	int rc;
+
+	json_object_del(spec, "nodeName");
+	obj = json_pack("{s:s,s:s,s:{s:O,s:O},s:{s:[{s:s,s:i,s:{s:o}}]}}",
+			"apiVersion", "kueue.x-k8s.io/v1beta2", "kind",
+			"Workload", "metadata", "name",
+			json_object_get(meta, "name"), "namespace",
+			json_object_get(meta, "namespace"), "spec", "podSets",
+			"name", "main", "count", 1, "template", "spec", spec);
+	if (!obj)
+		return -EINVAL;
+	rc = serve_sched_decode_workload(x, obj, ret_w, NULL);
+	json_decref(obj);
+	return rc;
+}
+
+static void bind_plain(struct serve_sched *x, const struct api_obj *o,
+		       struct resvec *used)
+{
+	const char *uid = o->uid;
+	char *ns = xstrdup(o->ns), *name = xstrdup(o->name);
+	struct workload w;
+	struct errbuf eb;
+	struct strbuf msg;
+	int64_t flags;
+	size_t n;
+
+	if (plain_podset(x, o->body, &w) < 0 || w.npodsets != 1) {
+		pod_scheduled(x, o->body, "False", "SchedulerError",
+			      "echelon cannot read the pod's spec");
+		goto out_name;
+	}
+	for (n = 0; n < x->c.nodes.len; n++) {
+		if (fits(&x->c.nodes.items[n], &used[n], &w.podsets[0], NULL))
+			break;
+	}
+	if (n == x->c.nodes.len) {
+		strbuf_init(&msg);
+		strbuf_addf(&msg,
+			    "0/%zu nodes are available: none is schedulable, "
+			    "matches the pod's node selector, affinity and "
+			    "tolerations, and has room for its requests",
+			    x->c.nodes.len);
+		pod_scheduled(x, o->body, "False", "Unschedulable", msg.buf);
+		strbuf_release(&msg);
+		goto out;
+	}
+	errbuf_clear(&eb);
+	flags = flags_of(x, uid) | SP_PLAIN | SP_PLAIN_HELD;
+	hmap_put_str(&x->pods, uid, flags);
+	if (api_bind(x->s, ns, name, uid, x->c.nodes.items[n].name, x->now_us,
+		     &eb) == 0) {
+		x->writes++;
+		resvec_add(&used[n], &w.podsets[0].requests);
+		resvec_add(&x->c.nodes.items[n].usage, &w.podsets[0].requests);
+		x->config_dirty = true;
+		scheduled_event(x, ns, name, x->c.nodes.items[n].name);
+	}
+out:
+	workload_release(&w);
+out_name:
+	free(ns);
+	free(name);
+}
+
+void serve_sched_plain(struct serve_sched *x)
+{
+	struct resvec *used;
+
+	if (!x->plain.len)
+		return;
+	used = node_usage(x);
+	/* in the order they came; an unbound one is tried again next sync,
+	 * as kube-scheduler retries */
+	size_t j = 0;
+
+	for (size_t i = 0; i < x->plain.len; i++) {
+		char *key = x->plain.items[i], *slash = strchr(key, '/');
+		const struct api_obj *o;
+
+		*slash = '\0';
+		o = api_store_get(x->s, x->kinds[SK_POD], key, slash + 1);
+		if (o && !str_at(o->body, "spec", "nodeName") &&
+		    !pod_terminal(o->body))
+			bind_plain(x, o, used);
+		o = api_store_get(x->s, x->kinds[SK_POD], key, slash + 1);
+		*slash = '/';
+		if (o && !str_at(o->body, "spec", "nodeName") &&
+		    !pod_terminal(o->body))
+			x->plain.items[j++] = key;
+		else
+			free(key);
+	}
+	x->plain.len = j;
+	free(used);
+}

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Workload and PodGroup status from the model. A Workload gets Kueue's
+ * conditions (the scheduler's, and PodsReady from the gang lifecycle when
+ * waitForPodsReady is on), status.admission in v1beta2 and requeueState;
+ * the Events Kueue records go out on the edges, found by comparing the
+ * stored status with the new one, so an edge is seen once however often
+ * the sync runs, and again after a restart only if the status changed.
+ * A model workload without a Workload object but with a PodGroup of its
+ * name gets Coscheduling's PodGroup status.
+ */
+#include "serve/serve_status_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/strbuf.h"
+#include "manifest/enc.h"
+#include "model/config.h"
+#include "serve/serve_event.h"
+#include "status/status.h"
+
+#include "base/banned.h"
+
+/* What the Workload's conditions were before this sync, by type. */
+struct edges {
+	enum ss_prev prev[SCHED_COND_COUNT];
+	struct sched_condition now[SCHED_COND_COUNT];
+	bool pending_changed; /* QuotaReserved False, new reason or text */
+};
+
+/* Whether condition type in conds differs from reason and message. */
+static bool cond_differs(const json_t *conds, const char *type,
+			 const char *reason, const char *message)
+{
+	const json_t *c = ss_cond_find(conds, type);
+	const char *r = json_string_value(json_object_get(c, "reason"));
+	const char *m = json_string_value(json_object_get(c, "message"));
+
+	return !r || !m || strcmp(r, reason) != 0 ||
+	       strcmp(m, message ? message : "") != 0;
+}
+
+/* Kueue's job reconciler (generatePodsReadyCondition) from the gang's
+ * state and the stored condition. */
+static void pods_ready(struct ss *ss, uint32_t wl, json_t *conds, int64_t gen)
+{
+	static const char not_ready[] = "Not all pods are ready or succeeded",
+			  recovering[] = "At least one pod has failed, waiting "
+					 "for recovery",
+			  ready[] = "All pods reached readiness and the "
+				    "workload is running";
+	const json_t *old = ss_cond_find(conds, "PodsReady");
+	const char *old_reason =
+		json_string_value(json_object_get(old, "reason"));
+	const char *old_status =
+		json_string_value(json_object_get(old, "status"));
+	bool admitted = sched_wl_state(ss->sc, wl) == SCHED_WL_ADMITTED;
+	bool all = admitted && gang_state(ss->g, wl) == GANG_READY;
+	bool was_recovering =
+		old_reason && (strcmp(old_reason, "WaitForRecovery") == 0 ||
+			       strcmp(old_reason, "Recovered") == 0);
+
+	if (all)
+		ss_cond_set(conds, "PodsReady", true,
+			    was_recovering ? "Recovered" : "Started", ready, 0,
+			    gen, ss->now_us);
+	else if (admitted && old_status && strcmp(old_status, "True") == 0)
+		ss_cond_set(conds, "PodsReady", false, "WaitForRecovery",
+			    recovering, 0, gen, ss->now_us);
+	else if (admitted && old_reason &&
+		 strcmp(old_reason, "WaitForRecovery") == 0)
+		ss_cond_set(conds, "PodsReady", false, "WaitForRecovery",
+			    recovering, 0, gen, ss->now_us);
+	else
+		ss_cond_set(conds, "PodsReady", false, "WaitForStart",
+			    not_ready, 0, gen, ss->now_us);
+}
+
+/* status.requeueState {count, requeueAt}, or NULL when never requeued. */
+static json_t *requeue_state(struct ss *ss, uint32_t wl)
+{
+	struct sched_saved sv;
+	int64_t n = gang_requeues(ss->g, wl);
+	json_t *j;
+
+	sched_wl_export(ss->sc, wl, &sv);
+	if (n <= 0 && sv.requeue_at_us <= 0)
+		return NULL;
+	j = json_object();
+	if (n > 0)
+		json_object_set_new(j, "count", json_integer(n));
+	if (sv.requeue_at_us > 0)
+		json_object_set_new(j, "requeueAt",
+				    enc_timestamp(sv.requeue_at_us));
+	return j;
+}
+
+/* Count an Event written (rc 0) or the first failure. */
+static void count_event(struct ss *ss, int rc)
+{
+	if (rc < 0 && !ss->err)
+		ss->err = rc;
+	else if (rc >= 0)
+		ss->writes++;
+}
+
+static double secs(int64_t us)
+{
+	return us > 0 ? (double)us / 1e6 : 0;
+}
+
+/* One Event per condition that turned True in this write. */
+static void record_edges(struct ss *ss, uint32_t wl, const json_t *regarding,
+			 const struct edges *e)
+{
+	const struct sched_condition *qr = &e->now[SCHED_COND_QUOTA_RESERVED];
+	const char *cq = sched_cq_name(ss->sc, sched_wl_cq(ss->sc, wl));
+	struct sched_saved sv;
+	char reason[128];
+
+	sched_wl_export(ss->sc, wl, &sv);
+	/* Kueue's scheduler after a failed attempt: a Warning with the
+	 * pending reason and message (not before the first attempt) */
+	if (e->pending_changed && strcmp(qr->reason, "PendingEvaluation") != 0)
+		count_event(ss,
+			    serve_event(ss->s, regarding, "Warning", qr->reason,
+					qr->reason, SERVE_STATUS_ADMISSION,
+					ss->now_us, "%s",
+					qr->message ? qr->message : ""));
+	for (int t = 0; t < SCHED_COND_COUNT; t++) {
+		const struct sched_condition *k = &e->now[t];
+		const char *msg = k->message ? k->message : "";
+		int rc = 0;
+
+		if (!k->present || !k->status || e->prev[t] == SS_TRUE)
+			continue;
+		switch ((enum sched_cond)t) {
+		case SCHED_COND_QUOTA_RESERVED:
+			rc = serve_event(
+				ss->s, regarding, "Normal", "QuotaReserved",
+				"QuotaReserved", SERVE_STATUS_ADMISSION,
+				ss->now_us,
+				"Quota reserved in ClusterQueue %s, "
+				"wait time since queued was %.0fs",
+				cq ? cq : "",
+				secs(k->transition_us - sv.queue_ts_us));
+			break;
+		case SCHED_COND_ADMITTED:
+			rc = serve_event(
+				ss->s, regarding, "Normal", "Admitted",
+				"Admitted", SERVE_STATUS_ADMISSION, ss->now_us,
+				"Admitted by ClusterQueue %s, wait "
+				"time since reservation was %.0fs",
+				cq ? cq : "",
+				secs(k->transition_us - qr->transition_us));
+			break;
+		case SCHED_COND_PREEMPTED:
+			rc = serve_event(ss->s, regarding, "Normal",
+					 "Preempted", "Preempted",
+					 SERVE_STATUS_ADMISSION, ss->now_us,
+					 "%s", msg);
+			break;
+		case SCHED_COND_EVICTED:
+			/* Kueue's ReasonWithCause: "EvictedDueTo<reason>" */
+			snprintf(reason, sizeof(reason), "EvictedDueTo%s",
+				 k->reason);
+			rc = serve_event(ss->s, regarding, "Normal", reason,
+					 reason, SERVE_STATUS_WORKLOAD_CTL,
+					 ss->now_us, "%s", msg);
+			break;
+		case SCHED_COND_REQUEUED:
+		case SCHED_COND_FINISHED:
+			rc = serve_event(ss->s, regarding, "Normal",
+					 sched_cond_name((enum sched_cond)t),
+					 sched_cond_name((enum sched_cond)t),
+					 SERVE_STATUS_WORKLOAD_CTL, ss->now_us,
+					 "%s", msg);
+			break;
+		default:
+			break;
+		}
+		count_event(ss, rc);
+	}
+}
+
+/* The status of Workload o from model workload wl. */
+static void workload_status(struct ss *ss, uint32_t wl, const struct api_obj *o)
+{
+	json_t *conds, *st = ss_status_copy(o, &conds);
+	json_t *adm, *rq, *regarding;
+	int64_t gen = ss_generation(o->body);
+	struct edges e = { .pending_changed = false };
+
+	for (int t = 0; t < SCHED_COND_COUNT; t++) {
+		struct sched_condition k =
+			sched_wl_condition(ss->sc, wl, (enum sched_cond)t);
+
+		e.now[t] = k;
+		e.prev[t] = SS_ABSENT;
+		if (t == SCHED_COND_QUOTA_RESERVED && k.present && !k.status)
+			e.pending_changed = cond_differs(conds, "QuotaReserved",
+							 k.reason, k.message);
+		if (k.present)
+			e.prev[t] = ss_cond_set(
+				conds, sched_cond_name((enum sched_cond)t),
+				k.status, k.reason, k.message, k.transition_us,
+				gen, ss->now_us);
+	}
+	if (cluster_config(ss->c)->wait_for_pods_ready.enable)
+		pods_ready(ss, wl, conds, gen);
+	/* a finished workload keeps the admission it ran with, as Kueue's
+	 * (its quota is free: the scheduler holds no admission for it) */
+	adm = status_admission(ss->c, ss->sc, wl);
+	if (adm)
+		json_object_set_new(st, "admission", adm);
+	else if (sched_wl_state(ss->sc, wl) != SCHED_WL_FINISHED)
+		json_object_del(st, "admission");
+	rq = requeue_state(ss, wl);
+	if (rq)
+		json_object_set_new(st, "requeueState", rq);
+	else
+		json_object_del(st, "requeueState");
+	regarding = json_incref(o->body); /* o is stale after the write */
+	if (ss_put_status(ss, o, st) > 0)
+		record_edges(ss, wl, regarding, &e);
+	json_decref(regarding);
+}
+
+struct occupant {
+	const char *group;
+	json_t *refs; /* "ns/owner" strings */
+};
+
+static int first_member(void *ctx, const struct api_obj *o)
+{
+	struct occupant *oc = ctx;
+	const json_t *md = json_object_get(o->body, "metadata");
+	const char *g = json_string_value(
+		json_object_get(json_object_get(md, "labels"),
+				"scheduling.x-k8s.io/pod-group"));
+	const json_t *refs = json_object_get(md, "ownerReferences");
+	const json_t *r;
+	size_t i;
+
+	if (!g || strcmp(g, oc->group) != 0)
+		return 0;
+	json_array_foreach(refs, i, r)
+	{
+		const char *name =
+			json_string_value(json_object_get(r, "name"));
+
+		if (name)
+			json_array_append_new(
+				oc->refs, json_sprintf("%s/%s", o->ns, name));
+	}
+	return 1;
+}
+
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(json_string_value(*(json_t *const *)a),
+		      json_string_value(*(json_t *const *)b));
+}
+
+/* Coscheduling's occupiedBy, set when the group leaves Pending: the owners
+ * of its first pod ("ns/name", sorted, joined by ","), or NULL. */
+static json_t *occupied_by(struct ss *ss, const struct api_obj *pg)
+{
+	const struct api_kind *k = ss_kind("v1", "Pod");
+	struct occupant oc = { pg->name, json_array() };
+	json_t **v, *out = NULL;
+	size_t n = 0;
+	struct strbuf sb;
+
+	if (k)
+		(void)api_store_each(ss->s, k, pg->ns, NULL, NULL, first_member,
+				     &oc);
+	n = json_array_size(oc.refs);
+	if (n) {
+		v = xcalloc(n, sizeof(*v));
+		strbuf_init(&sb);
+		for (size_t i = 0; i < n; i++)
+			v[i] = json_array_get(oc.refs, i);
+		qsort(v, n, sizeof(*v), by_text);
+		for (size_t i = 0; i < n; i++)
+			strbuf_addf(&sb, "%s%s", i ? "," : "",
+				    json_string_value(v[i]));
+		out = json_string(sb.buf);
+		strbuf_release(&sb);
+		free(v);
+	}
+	json_decref(oc.refs);
+	return out;
+}
+
+/* Coscheduling's PodGroup status: phase and pod counts (left out at 0,
+ * as omitempty does), scheduleStartTime, and occupiedBy once the group
+ * has left Pending (kept as stored afterwards). */
+static void pod_group_status(struct ss *ss, uint32_t wl,
+			     const struct api_obj *o)
+{
+	const json_t *old = json_object_get(o->body, "status");
+	json_t *st = json_object();
+	struct gang_saved gs;
+	enum podgroup_phase ph = gang_phase(ss->g, wl);
+
+	gang_wl_export(ss->g, wl, &gs);
+	if (ph != PODGROUP_NONE)
+		json_object_set_new(st, "phase",
+				    json_string(podgroup_phase_name(ph)));
+	if (json_object_get(old, "occupiedBy")) {
+		json_object_set(st, "occupiedBy",
+				json_object_get(old, "occupiedBy"));
+	} else if (ph != PODGROUP_NONE && ph != PODGROUP_PENDING) {
+		json_t *by = occupied_by(ss, o);
+
+		if (by)
+			json_object_set_new(st, "occupiedBy", by);
+	}
+	if (gs.pgs.running)
+		json_object_set_new(st, "running",
+				    json_integer(gs.pgs.running));
+	if (gs.pgs.succeeded)
+		json_object_set_new(st, "succeeded",
+				    json_integer(gs.pgs.succeeded));
+	if (gs.pgs.failed)
+		json_object_set_new(st, "failed", json_integer(gs.pgs.failed));
+	if (gs.pgs.schedule_start_us > 0)
+		json_object_set_new(st, "scheduleStartTime",
+				    enc_timestamp(gs.pgs.schedule_start_us));
+	ss_put_status(ss, o, st);
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0x100000001b3ull;
+}
+
+static uint64_t admission_fp(uint64_t h, const struct sched_admission *adm)
+{
+	if (!adm)
+		return mix(h, 0);
+	h = mix(mix(h, (uint64_t)adm->cq + 1), adm->npodsets);
+	for (size_t k = 0; k < adm->npodsets; k++) {
+		const struct sched_podset_admission *pa = &adm->ps[k];
+
+		h = mix(mix(h, (uint64_t)pa->count), (uint64_t)pa->tas_flavor);
+		for (int r = 0; r < RESOURCE_MAX; r++)
+			h = mix(h, (uint64_t)pa->flavor[r]);
+		for (int32_t p = 0; pa->nodes && p < pa->count; p++)
+			h = mix(h, pa->nodes[p]);
+	}
+	return h;
+}
+
+/* Everything workload_status(), pod_group_status() and the queue counts
+ * read of the model for wl, but its spec (queue, pod sets), which changes
+ * only with its object (an event of the store), and the cluster's other
+ * objects (flavors, nodes, queues), which change only by a reconfigure
+ * (serve_status_reset()). Reads no string: a scan of every slot per loop
+ * turn stays a few cache lines per workload. */
+uint64_t ss_wl_fingerprint(const struct ss *ss, uint32_t wl)
+{
+	struct sched_saved sv;
+	struct gang_saved gs;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	sched_wl_export(ss->sc, wl, &sv);
+	gang_wl_export(ss->g, wl, &gs);
+	h = mix(h, (uint64_t)sv.state);
+	h = mix(h, (uint64_t)sv.deactivated << 2 | (uint64_t)sv.queued << 1 |
+			   (uint64_t)sv.parked);
+	h = mix(mix(h, (uint64_t)sv.queue_ts_us), (uint64_t)sv.requeue_at_us);
+	h = mix(mix(h, sv.admit_seq), (uint64_t)sched_wl_cq(ss->sc, wl) + 1);
+	h = mix(mix(h, sv.held != NULL), sv.held_for);
+	/* reason, message and transition time move the scheduler's count */
+	for (int t = 0; t < SCHED_COND_COUNT; t++)
+		h = mix(h, (uint64_t)sv.cond[t].present << 1 |
+				   (uint64_t)sv.cond[t].status);
+	h = mix(h, sched_wl_cond_changes(ss->sc, wl));
+	h = admission_fp(h, sv.adm);
+	h = mix(mix(h, (uint64_t)gs.state), (uint64_t)gs.requeues);
+	h = mix(h, (uint64_t)gang_phase(ss->g, wl));
+	h = mix(mix(h, (uint64_t)gs.pgs.running), (uint64_t)gs.pgs.succeeded);
+	h = mix(mix(h, (uint64_t)gs.pgs.failed),
+		(uint64_t)gs.pgs.schedule_start_us);
+	return h;
+}
+
+/* The slot's status when its model state or its object changed since the
+ * last update (always in a full sync); what was seen goes to ss->st. */
+static void workload_sync(struct ss *ss, uint32_t i, const struct api_kind *wk,
+			  const struct api_kind *pk)
+{
+	const struct workload *w = &ss->c->workloads.items[i];
+	const char *ns = w->ns ? w->ns : "";
+	struct ss_seen *seen = &ss->st->wl[i];
+	struct ss_seen now = { .handle = ctl_handle(ss->x, i) };
+	const struct api_kind *k = wk;
+	const struct api_obj *o;
+	int err = ss->err;
+
+	if (!now.handle) {
+		if (seen->handle)
+			ss->changed++;
+		*seen = now;
+		return;
+	}
+	now.fp = ss_wl_fingerprint(ss, i);
+	if (!ss->st->all && seen->handle == now.handle && seen->fp == now.fp &&
+	    !ss->st->obj[i])
+		return;
+	o = wk ? api_store_get(ss->s, wk, ns, w->name) : NULL;
+	if (!o) {
+		k = pk;
+		o = pk ? api_store_get(ss->s, pk, ns, w->name) : NULL;
+	}
+	if (!ss->st->all && seen->handle == now.handle && seen->fp == now.fp &&
+	    (o ? o->rv : 0) == seen->rv)
+		return;
+	ss->changed++;
+	if (o && k == wk)
+		workload_status(ss, i, o);
+	else if (o)
+		pod_group_status(ss, i, o);
+	o = o ? api_store_get(ss->s, k, ns, w->name) : NULL;
+	now.rv = o ? o->rv : 0;
+	/* a failed write is tried again at the next update */
+	*seen = ss->err == err ? now : (struct ss_seen){ 0 };
+}
+
+int ss_workloads(struct ss *ss)
+{
+	const struct api_kind *wk =
+		ss_kind("kueue.x-k8s.io/v1beta2", "Workload");
+	const struct api_kind *pk =
+		ss_kind("scheduling.x-k8s.io/v1alpha1", "PodGroup");
+	struct serve_status *st = ss->st;
+	size_t n = ss->c->workloads.len;
+
+	for (uint32_t i = 0; i < n; i++) {
+		workload_sync(ss, i, wk, pk);
+		st->obj[i] = false;
+	}
+	for (size_t i = n; i < st->nwl; i++) {
+		if (st->wl[i].handle)
+			ss->changed++;
+		st->wl[i] = (struct ss_seen){ 0 };
+	}
+	return ss->err ? ss->err : ss->writes;
+}

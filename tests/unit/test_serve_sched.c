@@ -1,0 +1,1157 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Tests of the embedded cluster's scheduler over a store, without HTTP:
+ * quickstart-like config objects (a topology of 2 racks of 4 GPU nodes,
+ * one ClusterQueue of 32 GPUs), queued Jobs through Kueue's webhook, and
+ * a small Job controller and kubelet of the test's own (pods from the
+ * template with the completion index; a suspended Job's pods deleted;
+ * bound pods Running and Ready; pods on a NotReady node Failed). Checks
+ * what Kubernetes clients would see: suspend, the Workload object, whole
+ * gangs bound, preemption, node failure, restart from a copy of the
+ * store, and a seeded random run's invariants.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "api/api_kind.h"
+#include "api/api_store.h"
+#include "base/alloc.h"
+#include "base/rng.h"
+#include "ctl/ctl.h"
+#include "sched/sched.h"
+#include "serve/serve_cluster.h"
+#include "serve/serve_sched.h"
+#include "testutil.h"
+
+#define T0 1796130000000000LL /* 2026-12-01T13:00:00Z */
+#define S  1000000LL
+
+static const struct api_kind *kind(const char *av, const char *k)
+{
+	const struct api_kind *x = api_kind_of(av, k);
+
+	assert_non_null(x);
+	return api_kind_storage(x);
+}
+
+#define K_JOB	kind("batch/v1", "Job")
+#define K_POD	kind("v1", "Pod")
+#define K_NODE	kind("v1", "Node")
+#define K_WL	kind("kueue.x-k8s.io/v1beta2", "Workload")
+#define K_EVENT kind("v1", "Event")
+
+/* Create obj (JSON text, printf-style) as the API would: the mutating
+ * hook first. */
+static void put(struct api_store *s, int64_t now, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void put(struct api_store *s, int64_t now, const char *fmt, ...)
+{
+	const struct api_kind *k;
+	char buf[4096];
+	json_error_t jerr;
+	struct errbuf eb;
+	json_t *o;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	o = json_loads(buf, 0, &jerr);
+	if (!o)
+		fail_msg("bad JSON in test: %s: %s", jerr.text, buf);
+	k = api_kind_storage(
+		api_kind_of(json_string_value(json_object_get(o, "apiVersion")),
+			    json_string_value(json_object_get(o, "kind"))));
+	assert_non_null(k);
+	errbuf_clear(&eb);
+	assert_int_equal(serve_sched_mutate(NULL, k, o, NULL, &eb), 0);
+	assert_int_equal(api_store_create(s, k, o, now, NULL), 0);
+}
+
+static void node(struct api_store *s, const char *name, const char *rack)
+{
+	put(s, T0,
+	    "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":"
+	    "\"%s\",\"labels\":{\"node-group\":\"tas-gpu\",\"topology-block\":"
+	    "\"b0\",\"topology-rack\":\"%s\",\"kubernetes.io/hostname\":\"%s\""
+	    "}},\"status\":{\"allocatable\":{\"cpu\":\"96\",\"memory\":"
+	    "\"1536Gi\",\"pods\":\"110\",\"nvidia.com/gpu\":\"8\"},"
+	    "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}",
+	    name, rack, name);
+}
+
+/* The quickstart's shape, smaller: 2 racks x 4 nodes x 8 GPUs; one
+ * ClusterQueue of 32 GPUs that preempts lower priorities. */
+static struct api_store *quickstart_with(const struct api_store_options *o)
+{
+	struct api_store *s = api_store_new(o);
+	char name[32];
+
+	for (int r = 0; r < 2; r++) {
+		for (int h = 0; h < 4; h++) {
+			char rack[8];
+
+			snprintf(name, sizeof(name), "gpu-r%d-h%d", r, h);
+			snprintf(rack, sizeof(rack), "r%d", r);
+			node(s, name, rack);
+		}
+	}
+	put(s, T0,
+	    "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":"
+	    "{\"name\":\"team-a\"}}");
+	put(s, T0,
+	    "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"Topology\","
+	    "\"metadata\":{\"name\":\"gpu-topology\"},\"spec\":{\"levels\":["
+	    "{\"nodeLabel\":\"topology-block\"},{\"nodeLabel\":"
+	    "\"topology-rack\"},{\"nodeLabel\":\"kubernetes.io/hostname\"}]}}");
+	put(s, T0,
+	    "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":"
+	    "\"ResourceFlavor\",\"metadata\":{\"name\":\"tas-gpu\"},\"spec\":"
+	    "{\"nodeLabels\":{\"node-group\":\"tas-gpu\"},\"topologyName\":"
+	    "\"gpu-topology\"}}");
+	put(s, T0,
+	    "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":"
+	    "\"ClusterQueue\",\"metadata\":{\"name\":\"team-a\"},\"spec\":{"
+	    "\"namespaceSelector\":{},\"preemption\":{\"withinClusterQueue\":"
+	    "\"LowerPriority\"},\"resourceGroups\":[{\"coveredResources\":["
+	    "\"cpu\",\"memory\",\"nvidia.com/gpu\"],\"flavors\":[{\"name\":"
+	    "\"tas-gpu\",\"resources\":[{\"name\":\"cpu\",\"nominalQuota\":"
+	    "\"384\"},{\"name\":\"memory\",\"nominalQuota\":\"6Ti\"},{\"name\":"
+	    "\"nvidia.com/gpu\",\"nominalQuota\":\"32\"}]}]}]}}");
+	put(s, T0,
+	    "{\"apiVersion\":\"kueue.x-k8s.io/"
+	    "v1beta2\",\"kind\":\"LocalQueue\","
+	    "\"metadata\":{\"name\":\"training\",\"namespace\":\"team-a\"},"
+	    "\"spec\":{\"clusterQueue\":\"team-a\"}}");
+	put(s, T0,
+	    "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":"
+	    "\"WorkloadPriorityClass\",\"metadata\":{\"name\":\"production\"},"
+	    "\"value\":1000}");
+	put(s, T0,
+	    "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":"
+	    "\"WorkloadPriorityClass\",\"metadata\":{\"name\":\"research\"},"
+	    "\"value\":100}");
+	return s;
+}
+
+static struct api_store *quickstart(void)
+{
+	return quickstart_with(NULL);
+}
+
+/* A queued Indexed Job of n pods of 8 GPUs, in one rack. */
+static void job(struct api_store *s, int64_t now, const char *name, int n,
+		const char *prio)
+{
+	put(s, now,
+	    "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{"
+	    "\"name\":\"%s\",\"namespace\":\"team-a\",\"labels\":{"
+	    "\"kueue.x-k8s.io/queue-name\":\"training\","
+	    "\"kueue.x-k8s.io/priority-class\":\"%s\"}},\"spec\":{"
+	    "\"parallelism\":%d,\"completions\":%d,\"completionMode\":"
+	    "\"Indexed\",\"template\":{\"metadata\":{\"annotations\":{"
+	    "\"kueue.x-k8s.io/podset-required-topology\":\"topology-rack\"}},"
+	    "\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\":"
+	    "\"t\",\"image\":\"trainer\",\"resources\":{\"requests\":{"
+	    "\"cpu\":\"8\",\"nvidia.com/gpu\":\"8\"}}}]}}}}",
+	    name, prio, n, n);
+}
+
+/* Objects of kind k, as new references, for writing after the walk. */
+struct objs {
+	json_t *items[512];
+	size_t n;
+};
+
+static int grab(void *ctx, const struct api_obj *o)
+{
+	struct objs *l = ctx;
+
+	assert_true(l->n < ARRAY_SIZE(l->items));
+	l->items[l->n++] = json_incref(o->body);
+	return 0;
+}
+
+static void objs_of(struct api_store *s, const struct api_kind *k,
+		    struct objs *l)
+{
+	l->n = 0;
+	assert_int_equal(api_store_each(s, k, NULL, NULL, NULL, grab, l), 0);
+}
+
+static void objs_release(struct objs *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		json_decref(l->items[i]);
+	l->n = 0;
+}
+
+static const char *sget(const json_t *o, const char *a, const char *b)
+{
+	return json_string_value(json_object_get(json_object_get(o, a), b));
+}
+
+static bool has_cond(const json_t *o, const char *type)
+{
+	const json_t *c;
+	size_t i;
+
+	json_array_foreach(
+		json_object_get(json_object_get(o, "status"), "conditions"), i,
+		c)
+	{
+		if (!strcmp(json_string_value(json_object_get(c, "type")),
+			    type) &&
+		    !strcmp(json_string_value(json_object_get(c, "status")),
+			    "True"))
+			return true;
+	}
+	return false;
+}
+
+static const char *owner_uid(const json_t *pod)
+{
+	return json_string_value(json_object_get(
+		json_array_get(json_object_get(json_object_get(pod, "metadata"),
+					       "ownerReferences"),
+			       0),
+		"uid"));
+}
+
+/* Succeeded, Failed, or being deleted: no longer one of its Job's. */
+static bool terminal(const json_t *pod)
+{
+	const char *ph = sget(pod, "status", "phase");
+
+	return (ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"))) ||
+	       json_object_get(json_object_get(pod, "metadata"),
+			       "deletionTimestamp");
+}
+
+static void update(struct api_store *s, const struct api_kind *k, json_t *o,
+		   int64_t now)
+{
+	assert_int_equal(api_store_update(s, k, o, 0, now, NULL), 0);
+}
+
+static bool node_ready(struct api_store *s, const char *name)
+{
+	const struct api_obj *n = api_store_get(s, K_NODE, NULL, name);
+	const json_t *c;
+	size_t i;
+
+	if (!n)
+		return false;
+	json_array_foreach(json_object_get(json_object_get(n->body, "status"),
+					   "conditions"),
+			   i, c)
+	{
+		if (!strcmp(json_string_value(json_object_get(c, "type")),
+			    "Ready"))
+			return !strcmp(
+				json_string_value(json_object_get(c, "status")),
+				"True");
+	}
+	return true;
+}
+
+/* The store, the embedded cluster's controllers and the scheduler, on
+ * one clock. */
+struct env {
+	struct api_store *s;
+	struct serve_cluster *c;
+	struct serve_sched *x;
+	int64_t now;
+};
+
+static void env_start(struct env *e, struct api_store *s, int64_t now)
+{
+	struct serve_cluster_options o = { .startup_us = S, .seed = 1 };
+
+	e->s = s;
+	e->c = serve_cluster_new(s, &o);
+	e->x = serve_sched_new(s);
+	e->now = now;
+}
+
+static void env_stop(struct env *e)
+{
+	serve_sched_free(e->x);
+	serve_cluster_free(e->c);
+	api_store_free(e->s);
+}
+
+/* Both sides at e->now until nothing writes. */
+static void settle(struct env *e)
+{
+	for (int i = 0; i < 200; i++) {
+		int w = serve_cluster_sync(e->c, e->now);
+
+		w += serve_sched_sync(e->x, e->now);
+		if (!w)
+			return;
+	}
+	fail_msg("the scheduler and the cluster do not settle");
+}
+
+/* Run everything due until now + dt, settling at each deadline. */
+static void advance(struct env *e, int64_t dt)
+{
+	int64_t end = e->now + dt;
+
+	settle(e);
+	for (int i = 0; i < 1000; i++) {
+		int64_t a = serve_cluster_next_us(e->c);
+		int64_t b = serve_sched_next_us(e->x);
+		int64_t next = a < b ? a : b;
+
+		if (next > end)
+			break;
+		if (next > e->now)
+			e->now = next;
+		settle(e);
+	}
+	e->now = end;
+	settle(e);
+}
+
+/* The Workload the scheduler made for Job name (NULL: none), and how
+ * many there are. */
+static const json_t *workload_of(struct api_store *s, const char *jobname,
+				 int *count)
+{
+	const struct api_obj *jb = api_store_get(s, K_JOB, "team-a", jobname);
+	struct objs wls;
+	const json_t *found = NULL;
+
+	*count = 0;
+	objs_of(s, K_WL, &wls);
+	for (size_t i = 0; jb && i < wls.n; i++) {
+		if (owner_uid(wls.items[i]) &&
+		    !strcmp(owner_uid(wls.items[i]), jb->uid)) {
+			found = api_store_get(
+					s, K_WL, "team-a",
+					sget(wls.items[i], "metadata", "name"))
+					->body;
+			(*count)++;
+		}
+	}
+	objs_release(&wls);
+	return found;
+}
+
+/* The Job's live pods: how many, how many bound, and on how many racks. */
+struct gang_view {
+	int pods, bound, racks;
+	bool on_not_ready;
+};
+
+static struct gang_view gang_of(struct api_store *s, const char *jobname)
+{
+	const struct api_obj *jb = api_store_get(s, K_JOB, "team-a", jobname);
+	struct gang_view g = { 0 };
+	bool rack[2] = { false, false };
+	struct objs pods;
+
+	objs_of(s, K_POD, &pods);
+	for (size_t i = 0; jb && i < pods.n; i++) {
+		const json_t *p = pods.items[i];
+		const char *nn = sget(p, "spec", "nodeName");
+
+		if (strcmp(owner_uid(p) ? owner_uid(p) : "", jb->uid) ||
+		    terminal(p))
+			continue;
+		g.pods++;
+		if (!nn)
+			continue;
+		g.bound++;
+		rack[nn[5] - '0'] = true;
+		g.on_not_ready |= !node_ready(s, nn);
+	}
+	g.racks = rack[0] + rack[1];
+	objs_release(&pods);
+	return g;
+}
+
+/* The node of the first live pod of Job name, or NULL. */
+static const char *node_of_pod_of(struct api_store *s, const char *jobname)
+{
+	const struct api_obj *jb = api_store_get(s, K_JOB, "team-a", jobname);
+	const char *found = NULL;
+	struct objs pods;
+
+	objs_of(s, K_POD, &pods);
+	for (size_t i = 0; jb && i < pods.n && !found; i++) {
+		const json_t *p = pods.items[i];
+
+		if (!strcmp(owner_uid(p) ? owner_uid(p) : "", jb->uid) &&
+		    !terminal(p) && sget(p, "spec", "nodeName"))
+			found = sget(api_store_get(s, K_POD, "team-a",
+						   sget(p, "metadata", "name"))
+					     ->body,
+				     "spec", "nodeName");
+	}
+	objs_release(&pods);
+	return found;
+}
+
+static bool suspended(struct api_store *s, const char *jobname)
+{
+	const struct api_obj *jb = api_store_get(s, K_JOB, "team-a", jobname);
+
+	return json_is_true(
+		json_object_get(json_object_get(jb->body, "spec"), "suspend"));
+}
+
+/* Pods of the controller's admitted workloads, and its quota usage of
+ * cpu in the one ClusterQueue (8 cpus a pod), in pods. */
+static int admitted_pods(struct serve_sched *x)
+{
+	const struct ctl *c = serve_sched_ctl(x);
+	const struct sched *sc = ctl_sched(c);
+	int n = 0;
+
+	for (uint32_t i = 0; i < 4096; i++) {
+		const struct sched_admission *a;
+
+		if (!ctl_handle(c, i) ||
+		    sched_wl_state(sc, i) != SCHED_WL_ADMITTED)
+			continue;
+		a = sched_wl_admission(sc, i);
+		for (size_t p = 0; p < a->npodsets; p++)
+			n += a->ps[p].count;
+	}
+	return n;
+}
+
+static int usage_pods(struct serve_sched *x)
+{
+	return (int)(sched_cq_usage(ctl_sched(serve_sched_ctl(x)), 0, 0,
+				    RESOURCE_CPU) /
+		     8000);
+}
+
+/* Finish a Job: its pods Succeeded (the Job controller completes it). */
+static void complete(struct env *e, const char *jobname)
+{
+	const struct api_obj *jb =
+		api_store_get(e->s, K_JOB, "team-a", jobname);
+	char *uid = xstrdup(jb->uid);
+	struct objs pods;
+	json_t *o;
+
+	objs_of(e->s, K_POD, &pods);
+	for (size_t i = 0; i < pods.n; i++) {
+		if (strcmp(owner_uid(pods.items[i]) ? owner_uid(pods.items[i])
+						    : "",
+			   uid) ||
+		    terminal(pods.items[i]))
+			continue;
+		o = json_deep_copy(pods.items[i]);
+		json_object_set_new(json_object_get(o, "status"), "phase",
+				    json_string("Succeeded"));
+		update(e->s, K_POD, o, e->now);
+	}
+	objs_release(&pods);
+	free(uid);
+}
+
+static bool job_done(struct api_store *s, const char *jobname)
+{
+	const struct api_obj *jb = api_store_get(s, K_JOB, "team-a", jobname);
+
+	return jb &&
+	       (has_cond(jb->body, "Complete") || has_cond(jb->body, "Failed"));
+}
+
+static void test_job_lifecycle(void **state)
+{
+	struct env e;
+	const struct api_obj *jb;
+	const json_t *wl, *ref;
+	struct gang_view g;
+	const char *prefix = "job-llama-";
+	int n;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, T0, "llama", 4, "production");
+	/* Kueue's webhook suspended it at create */
+	assert_true(suspended(e.s, "llama"));
+	advance(&e, S / 2);
+	jb = api_store_get(e.s, K_JOB, "team-a", "llama");
+	wl = workload_of(e.s, "llama", &n);
+	assert_int_equal(n, 1);
+	/* named as Kueue names it, owned by the Job */
+	assert_memory_equal(sget(wl, "metadata", "name"), prefix,
+			    strlen(prefix));
+	assert_int_equal(strlen(sget(wl, "metadata", "name")),
+			 strlen(prefix) + 5);
+	ref = json_array_get(json_object_get(json_object_get(wl, "metadata"),
+					     "ownerReferences"),
+			     0);
+	assert_true(json_is_true(json_object_get(ref, "controller")));
+	assert_string_equal(json_string_value(json_object_get(ref, "uid")),
+			    jb->uid);
+	assert_string_equal(sget(json_object_get(wl, "metadata"), "labels",
+				 "kueue.x-k8s.io/job-uid"),
+			    jb->uid);
+	assert_string_equal(sget(wl, "spec", "queueName"), "training");
+	assert_string_equal(
+		sget(json_object_get(wl, "spec"), "priorityClassRef", "name"),
+		"production");
+	assert_int_equal(json_integer_value(json_object_get(
+				 json_object_get(wl, "spec"), "priority")),
+			 1000);
+	assert_int_equal(
+		json_integer_value(json_object_get(
+			json_array_get(
+				json_object_get(json_object_get(wl, "spec"),
+						"podSets"),
+				0),
+			"count")),
+		4);
+	/* admitted, unsuspended, its pods bound at once in one rack */
+	assert_false(suspended(e.s, "llama"));
+	g = gang_of(e.s, "llama");
+	assert_int_equal(g.pods, 4);
+	assert_int_equal(g.bound, 4);
+	assert_int_equal(g.racks, 1);
+	assert_int_equal(admitted_pods(e.x), 4);
+	assert_int_equal(usage_pods(e.x), 4);
+	/* Ready after the start-up delay; then done: the workload finishes
+	 * and its quota is free */
+	advance(&e, 2 * S);
+	complete(&e, "llama");
+	advance(&e, S);
+	assert_true(job_done(e.s, "llama"));
+	assert_int_equal(admitted_pods(e.x), 0);
+	assert_int_equal(usage_pods(e.x), 0);
+	env_stop(&e);
+}
+
+/* Whether an Event about object name has a message starting with
+ * prefix. */
+static bool event_about(struct api_store *s, const char *name,
+			const char *prefix)
+{
+	struct objs evs;
+	bool found = false;
+
+	objs_of(s, K_EVENT, &evs);
+	for (size_t i = 0; i < evs.n; i++) {
+		const char *about =
+			sget(evs.items[i], "involvedObject", "name");
+		const char *msg = json_string_value(
+			json_object_get(evs.items[i], "message"));
+
+		if (!msg)
+			msg = json_string_value(
+				json_object_get(evs.items[i], "note"));
+		if (!about)
+			about = sget(evs.items[i], "regarding", "name");
+		if (about && msg && !strcmp(about, name) &&
+		    !strncmp(msg, prefix, strlen(prefix)))
+			found = true;
+	}
+	objs_release(&evs);
+	return found;
+}
+
+static void test_quota_competition(void **state)
+{
+	struct env e;
+	struct gang_view a, b;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "first", 4, "research");
+	advance(&e, S);
+	job(e.s, e.now, "second", 4, "research");
+	advance(&e, S);
+	a = gang_of(e.s, "first");
+	b = gang_of(e.s, "second");
+	assert_int_equal(a.bound, 4);
+	assert_int_equal(b.pods, 0); /* still suspended: no pods */
+	assert_true(suspended(e.s, "second"));
+	assert_int_equal(usage_pods(e.x), 4);
+	/* it waits for quota, which is not "Unschedulable" */
+	assert_true(event_about(e.s, "second", "WaitingForQuota"));
+	assert_false(event_about(e.s, "second", "Unschedulable"));
+	/* the first finishes: the second runs */
+	complete(&e, "first");
+	advance(&e, S);
+	b = gang_of(e.s, "second");
+	assert_int_equal(b.bound, 4);
+	assert_int_equal(usage_pods(e.x), 4);
+	env_stop(&e);
+}
+
+static uint64_t reconfigures(const struct env *e)
+{
+	return ctl_stats(serve_sched_ctl(e->x)).reconfigures;
+}
+
+/* The queues' status moves with every admission; the controller is built
+ * again only when a queue's spec or metadata changes. */
+static void test_queue_status_no_rebuild(void **state)
+{
+	const struct api_kind *cqk =
+		kind("kueue.x-k8s.io/v1beta2", "ClusterQueue");
+	const struct api_obj *cq;
+	struct env e;
+	uint64_t rv, n;
+	json_t *body;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "first", 2, "research");
+	advance(&e, S);
+	n = reconfigures(&e);
+	rv = api_store_get(e.s, cqk, "", "team-a")->rv;
+	job(e.s, e.now, "second", 2, "research");
+	advance(&e, S);
+	assert_int_equal(gang_of(e.s, "second").bound, 2);
+	/* its status was written (counts, usage), the controller kept */
+	cq = api_store_get(e.s, cqk, "", "team-a");
+	assert_true(cq->rv > rv);
+	assert_int_equal(reconfigures(&e), n);
+	/* a label is a change of the queue: built again, once */
+	body = json_deep_copy(cq->body);
+	json_object_set_new(json_object_get(body, "metadata"), "labels",
+			    json_pack("{s:s}", "team", "a"));
+	assert_int_equal(api_store_update(e.s, cqk, body, 0, e.now, NULL), 0);
+	advance(&e, S);
+	assert_int_equal(reconfigures(&e), n + 1);
+	env_stop(&e);
+}
+
+static void test_preemption(void **state)
+{
+	struct env e;
+	struct gang_view low, high;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "low", 4, "research");
+	advance(&e, 2 * S);
+	assert_int_equal(gang_of(e.s, "low").bound, 4);
+	job(e.s, e.now, "high", 4, "production");
+	advance(&e, S);
+	/* the victim's Job is suspended (Kueue's stopJob), its pods gone;
+	 * then the preemptor is admitted and bound whole */
+	assert_true(suspended(e.s, "low"));
+	low = gang_of(e.s, "low");
+	high = gang_of(e.s, "high");
+	assert_int_equal(low.pods, 0);
+	assert_false(suspended(e.s, "high"));
+	assert_int_equal(high.bound, 4);
+	assert_int_equal(admitted_pods(e.x), 4);
+	assert_int_equal(usage_pods(e.x), 4);
+	env_stop(&e);
+}
+
+static void set_node_ready(struct env *e, const char *name, bool ready)
+{
+	json_t *o =
+		json_deep_copy(api_store_get(e->s, K_NODE, NULL, name)->body);
+	json_t *conds =
+		json_object_get(json_object_get(o, "status"), "conditions");
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(conds, i, c)
+	{
+		if (!strcmp(json_string_value(json_object_get(c, "type")),
+			    "Ready"))
+			json_object_set_new(
+				c, "status",
+				json_string(ready ? "True" : "False"));
+	}
+	update(e->s, K_NODE, o, e->now);
+}
+
+static void test_node_not_ready(void **state)
+{
+	struct env e;
+	struct objs pods;
+	struct gang_view g;
+	char victim[32] = "";
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "llama", 2, "production");
+	advance(&e, 2 * S);
+	objs_of(e.s, K_POD, &pods);
+	for (size_t i = 0; i < pods.n; i++) {
+		if (sget(pods.items[i], "spec", "nodeName"))
+			snprintf(victim, sizeof(victim), "%s",
+				 sget(pods.items[i], "spec", "nodeName"));
+	}
+	objs_release(&pods);
+	assert_true(victim[0]);
+	set_node_ready(&e, victim, false);
+	/* the Job controller replaces the failed pod after its 10 s
+	 * back-off; the controller keeps its new node meanwhile */
+	advance(&e, 15 * S);
+	/* re-placed in its rack, or evicted whole: never partly bound, and
+	 * nothing runs on the NotReady node */
+	g = gang_of(e.s, "llama");
+	assert_false(g.on_not_ready);
+	assert_true(g.bound == 0 || g.bound == 2);
+	assert_int_equal(g.bound, 2);
+	assert_int_equal(g.racks, 1);
+	assert_int_equal(usage_pods(e.x), admitted_pods(e.x));
+	env_stop(&e);
+}
+
+static int copy_obj(void *ctx, const struct api_obj *o)
+{
+	struct api_store *to = ctx;
+
+	assert_int_equal(api_store_load(to, o->kind, json_deep_copy(o->body)),
+			 0);
+	return 0;
+}
+
+/* The store as a database would give it back after a restart. */
+static struct api_store *copy_store(struct api_store *s)
+{
+	struct api_store *c = api_store_new(NULL);
+
+	for (size_t i = 0; i < api_kind_count(); i++) {
+		const struct api_kind *k = api_kind_at(i);
+
+		if (api_kind_storage(k) == k)
+			assert_int_equal(api_store_each(s, k, NULL, NULL, NULL,
+							copy_obj, c),
+					 0);
+	}
+	api_store_restored(c, api_store_rv(s));
+	return c;
+}
+
+static void test_restart(void **state)
+{
+	struct env e, r;
+	struct gang_view g;
+	int n;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "llama", 4, "production");
+	job(e.s, e.now, "waits", 4, "research");
+	advance(&e, 2 * S);
+	assert_int_equal(gang_of(e.s, "llama").bound, 4);
+	/* a new cluster and scheduler over the stored objects continue */
+	env_start(&r, copy_store(e.s), e.now);
+	env_stop(&e);
+	advance(&r, S);
+	(void)workload_of(r.s, "llama", &n);
+	assert_int_equal(n, 1); /* no duplicate Workload */
+	(void)workload_of(r.s, "waits", &n);
+	assert_int_equal(n, 1);
+	g = gang_of(r.s, "llama");
+	assert_int_equal(g.bound, 4);
+	assert_int_equal(g.pods, 4);
+	assert_false(suspended(r.s, "llama"));
+	assert_true(suspended(r.s, "waits"));
+	assert_int_equal(admitted_pods(r.x), 4); /* adopted */
+	assert_int_equal(usage_pods(r.x), 4);
+	/* and it goes on: the admitted one ends, the waiting one runs */
+	complete(&r, "llama");
+	advance(&r, 2 * S);
+	assert_true(job_done(r.s, "llama"));
+	assert_int_equal(gang_of(r.s, "waits").bound, 4);
+	assert_int_equal(admitted_pods(r.x), 4);
+	env_stop(&r);
+}
+
+static void check_capacity(struct api_store *s);
+
+/* No gang partly bound, nothing on a NotReady node, and the quota used is
+ * the admitted workloads', which are the Jobs running. */
+static void check_invariants(struct env *e, int njobs, unsigned long long seed)
+{
+	int unsuspended = 0;
+
+	for (int j = 0; j < njobs; j++) {
+		char name[16];
+		const struct api_obj *jb;
+		struct gang_view g;
+
+		snprintf(name, sizeof(name), "j%d", j);
+		jb = api_store_get(e->s, K_JOB, "team-a", name);
+		if (!jb || job_done(e->s, name))
+			continue;
+		g = gang_of(e->s, name);
+		if (g.bound && g.bound != g.pods)
+			fail_msg("seed %llu: %s partly bound (%d of %d)", seed,
+				 name, g.bound, g.pods);
+		if (g.on_not_ready)
+			fail_msg("seed %llu: %s runs on a NotReady node", seed,
+				 name);
+		if (!suspended(e->s, name))
+			unsuspended += (int)json_integer_value(json_object_get(
+				json_object_get(jb->body, "spec"),
+				"parallelism"));
+	}
+	check_capacity(e->s);
+	if (usage_pods(e->x) != admitted_pods(e->x))
+		fail_msg("seed %llu: usage %d pods, admitted %d", seed,
+			 usage_pods(e->x), admitted_pods(e->x));
+	if (unsuspended != admitted_pods(e->x))
+		fail_msg("seed %llu: %d pods unsuspended, %d admitted", seed,
+			 unsuspended, admitted_pods(e->x));
+}
+
+/*
+ * Jobs of two priorities (preemption), completions and nodes going
+ * NotReady and back, at random; after every step the invariants hold and
+ * everything settles (a preemptor waiting for its victims once let a
+ * lower-priority workload take its capacity, and two such workloads then
+ * preempted each other in turn without end).
+ */
+static void test_random(void **state)
+{
+	(void)state;
+	for (unsigned long long seed = 1; seed <= 20; seed++) {
+		struct env e;
+		int njobs = 0;
+		struct rng r;
+
+		env_start(&e, quickstart(), T0);
+		rng_seed(&r, seed);
+		for (int step = 0; step < 30; step++) {
+			uint64_t what = rng_below(&r, 10);
+			char name[16];
+
+			if (what < 5 && njobs < 40) {
+				snprintf(name, sizeof(name), "j%d", njobs++);
+				job(e.s, e.now, name, 1 + (int)rng_below(&r, 4),
+				    rng_below(&r, 2) ? "production"
+						     : "research");
+			} else if (what < 8 && njobs) {
+				snprintf(name, sizeof(name), "j%d",
+					 (int)rng_below(&r, (uint64_t)njobs));
+				if (!suspended(e.s, name) &&
+				    !job_done(e.s, name))
+					complete(&e, name);
+			} else {
+				char nn[16];
+
+				snprintf(nn, sizeof(nn), "gpu-r%d-h%d",
+					 (int)rng_below(&r, 2),
+					 (int)rng_below(&r, 4));
+				set_node_ready(&e, nn, !node_ready(e.s, nn));
+			}
+			advance(&e, (int64_t)rng_below(&r, 3) * S);
+			check_invariants(&e, njobs, seed);
+		}
+		env_stop(&e);
+	}
+}
+
+/* A bare pod of 8 GPUs with labels (a JSON object's text). */
+static void pod(struct env *e, const char *name, const char *labels)
+{
+	put(e->s, e->now,
+	    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+	    "\"%s\",\"namespace\":\"team-a\",\"labels\":%s},\"spec\":{"
+	    "\"containers\":[{\"name\":\"t\",\"resources\":{\"requests\":{"
+	    "\"cpu\":\"8\",\"nvidia.com/gpu\":\"8\"}}}]}}",
+	    name, labels);
+}
+
+static const char *node_of_pod(struct api_store *s, const char *name)
+{
+	const struct api_obj *o = api_store_get(s, K_POD, "team-a", name);
+
+	return o ? sget(o->body, "spec", "nodeName") : NULL;
+}
+
+/* No node holds more than its 8 GPUs (8 a pod). */
+static void check_capacity(struct api_store *s)
+{
+	struct objs pods;
+	char seen[64][32];
+	int count[64] = { 0 };
+	size_t n = 0;
+
+	objs_of(s, K_POD, &pods);
+	for (size_t i = 0; i < pods.n; i++) {
+		const char *nn = sget(pods.items[i], "spec", "nodeName");
+		size_t j;
+
+		if (!nn || terminal(pods.items[i]))
+			continue;
+		for (j = 0; j < n && strcmp(seen[j], nn); j++)
+			;
+		if (j == n)
+			snprintf(seen[n++], sizeof(seen[0]), "%s", nn);
+		if (++count[j] > 1)
+			fail_msg("node %s holds %d pods of 8 GPUs", nn,
+				 count[j]);
+	}
+	objs_release(&pods);
+}
+
+static void test_pod_gangs(void **state)
+{
+	struct env e;
+	const char *a, *b;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	put(e.s, e.now,
+	    "{\"apiVersion\":\"scheduling.x-k8s.io/v1alpha1\",\"kind\":"
+	    "\"PodGroup\",\"metadata\":{\"name\":\"pg\",\"namespace\":"
+	    "\"team-a\",\"labels\":{\"kueue.x-k8s.io/queue-name\":"
+	    "\"training\"}},\"spec\":{\"minMember\":2}}");
+	pod(&e, "pg-0", "{\"scheduling.x-k8s.io/pod-group\":\"pg\"}");
+	advance(&e, S);
+	/* Coscheduling: not one pod before the quorum exists */
+	assert_null(node_of_pod(e.s, "pg-0"));
+	pod(&e, "pg-1", "{\"scheduling.x-k8s.io/pod-group\":\"pg\"}");
+	advance(&e, S);
+	a = node_of_pod(e.s, "pg-0");
+	b = node_of_pod(e.s, "pg-1");
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_string_not_equal(a, b);
+	/* a plain pod with a queue is a gang of one; one without is bound
+	 * first fit, on a node the gangs leave free */
+	pod(&e, "solo", "{\"kueue.x-k8s.io/queue-name\":\"training\"}");
+	pod(&e, "free", "{}");
+	advance(&e, S);
+	assert_non_null(node_of_pod(e.s, "solo"));
+	assert_non_null(node_of_pod(e.s, "free"));
+	assert_int_equal(admitted_pods(e.x), 3);
+	check_capacity(e.s);
+	/* the next gang's pod never lands on the plain pod's node */
+	job(e.s, e.now, "after", 1, "research");
+	advance(&e, S);
+	assert_int_equal(gang_of(e.s, "after").bound, 1);
+	check_capacity(e.s);
+	env_stop(&e);
+}
+
+/* A config object the decoders refuse (written past validation) is
+ * skipped with a Warning Event; the rest of the config still works. */
+static void test_bad_config(void **state)
+{
+	struct env e;
+	json_t *o;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	o = json_loads(
+		"{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":"
+		"\"ResourceFlavor\",\"metadata\":{\"name\":\"bad\"},"
+		"\"spec\":{\"nodeLabels\":{\"a\":\"b\"},\"topologyName\":"
+		"7}}",
+		0, NULL);
+	assert_int_equal(api_store_create(e.s,
+					  kind("kueue.x-k8s.io/v1beta2",
+					       "ResourceFlavor"),
+					  o, e.now, NULL),
+			 0);
+	job(e.s, e.now, "llama", 2, "production");
+	advance(&e, S);
+	assert_true(event_about(e.s, "bad", "skipped by the scheduler"));
+	assert_int_equal(gang_of(e.s, "llama").bound, 2);
+	env_stop(&e);
+}
+
+/* A store whose history no longer holds the scheduler's cursor: it reads
+ * everything again, as at a restart, and goes on. */
+static void test_relist(void **state)
+{
+	struct api_store_options o = { .history = 16 };
+	struct env e;
+	int n;
+
+	(void)state;
+	env_start(&e, quickstart_with(&o), T0);
+	job(e.s, e.now, "llama", 4, "production");
+	advance(&e, 2 * S);
+	assert_int_equal(gang_of(e.s, "llama").bound, 4);
+	/* more changes than the history holds, behind the scheduler's back */
+	for (int i = 0; i < 40; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "ns%d", i);
+		put(e.s, e.now,
+		    "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\","
+		    "\"metadata\":{\"name\":\"%s\"}}",
+		    name);
+	}
+	job(e.s, e.now, "waits", 4, "research");
+	advance(&e, S);
+	(void)workload_of(e.s, "llama", &n);
+	assert_int_equal(n, 1);
+	(void)workload_of(e.s, "waits", &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(gang_of(e.s, "llama").bound, 4);
+	assert_true(suspended(e.s, "waits"));
+	assert_int_equal(admitted_pods(e.x), 4);
+	complete(&e, "llama");
+	advance(&e, 2 * S);
+	assert_int_equal(gang_of(e.s, "waits").bound, 4);
+	env_stop(&e);
+}
+
+/* A restart after the admission was written and before the pods were
+ * bound: the binds are finished from the admission read back. */
+static void test_restart_midway(void **state)
+{
+	struct env e, r;
+	struct gang_view g;
+	int n;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "llama", 4, "production");
+	/* the scheduler alone: the Workload, then its admission and the
+	 * Job's start; no pod exists yet */
+	(void)serve_sched_sync(e.x, e.now);
+	(void)serve_sched_sync(e.x, e.now);
+	assert_false(suspended(e.s, "llama"));
+	assert_int_equal(gang_of(e.s, "llama").pods, 0);
+	env_start(&r, copy_store(e.s), e.now);
+	env_stop(&e);
+	advance(&r, 2 * S);
+	(void)workload_of(r.s, "llama", &n);
+	assert_int_equal(n, 1);
+	g = gang_of(r.s, "llama");
+	assert_int_equal(g.pods, 4);
+	assert_int_equal(g.bound, 4);
+	assert_int_equal(g.racks, 1);
+	assert_int_equal(admitted_pods(r.x), 4);
+	assert_int_equal(usage_pods(r.x), 4);
+	check_capacity(r.s);
+	env_stop(&r);
+}
+
+/* Kueue's partial admission: a Job with job-min-parallelism gets what
+ * fits, its parallelism lowered to it while it runs. */
+static void test_partial_admission(void **state)
+{
+	struct env e;
+	const struct api_obj *jb;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "first", 2, "production");
+	advance(&e, S);
+	put(e.s, e.now,
+	    "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{"
+	    "\"name\":\"part\",\"namespace\":\"team-a\",\"labels\":{"
+	    "\"kueue.x-k8s.io/queue-name\":\"training\"},\"annotations\":{"
+	    "\"kueue.x-k8s.io/job-min-parallelism\":\"1\"}},\"spec\":{"
+	    "\"parallelism\":4,\"completions\":4,\"completionMode\":"
+	    "\"Indexed\",\"template\":{\"spec\":{\"restartPolicy\":\"Never\","
+	    "\"containers\":[{\"name\":\"t\",\"resources\":{\"requests\":{"
+	    "\"cpu\":\"8\",\"nvidia.com/gpu\":\"8\"}}}]}}}}");
+	advance(&e, S);
+	jb = api_store_get(e.s, K_JOB, "team-a", "part");
+	assert_false(suspended(e.s, "part"));
+	assert_int_equal(
+		json_integer_value(json_object_get(
+			json_object_get(jb->body, "spec"), "parallelism")),
+		2);
+	assert_int_equal(gang_of(e.s, "part").bound, 2);
+	assert_int_equal(gang_of(e.s, "part").pods, 2);
+	assert_int_equal(usage_pods(e.x), 4);
+	/* its later completions run on the admitted pods' nodes */
+	complete(&e, "part");
+	advance(&e, S);
+	assert_int_equal(gang_of(e.s, "part").bound, gang_of(e.s, "part").pods);
+	complete(&e, "part");
+	advance(&e, S);
+	assert_true(job_done(e.s, "part"));
+	assert_int_equal(usage_pods(e.x), 2);
+	check_capacity(e.s);
+	env_stop(&e);
+}
+
+static void cordon(struct env *e, const char *name, bool on)
+{
+	json_t *o =
+		json_deep_copy(api_store_get(e->s, K_NODE, NULL, name)->body);
+
+	if (!json_is_object(json_object_get(o, "spec")))
+		json_object_set_new(o, "spec", json_object());
+	json_object_set_new(json_object_get(o, "spec"), "unschedulable",
+			    json_boolean(on));
+	update(e->s, K_NODE, o, e->now);
+}
+
+/* kubectl cordon: a cordoned node takes no new pod; its pods stay. */
+static void test_cordon(void **state)
+{
+	struct env e;
+	char name[16];
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "before", 1, "research");
+	advance(&e, S);
+	for (int r = 0; r < 2; r++) {
+		for (int h = 0; h < 4; h++) {
+			snprintf(name, sizeof(name), "gpu-r%d-h%d", r, h);
+			if (strcmp(name, "gpu-r1-h3") != 0)
+				cordon(&e, name, true);
+		}
+	}
+	job(e.s, e.now, "after", 1, "research");
+	advance(&e, S);
+	assert_string_equal(node_of_pod_of(e.s, "after"), "gpu-r1-h3");
+	assert_int_equal(gang_of(e.s, "before").bound, 1); /* stays */
+	/* no room left: the next waits, and not as Unschedulable */
+	job(e.s, e.now, "waits", 1, "research");
+	advance(&e, S);
+	assert_int_equal(gang_of(e.s, "waits").pods, 0);
+	assert_false(event_about(e.s, "waits", "Unschedulable"));
+	/* a free node back: the waiting one goes there */
+	snprintf(name, sizeof(name), "%s",
+		 strcmp(node_of_pod_of(e.s, "before"), "gpu-r0-h1") == 0
+			 ? "gpu-r0-h2"
+			 : "gpu-r0-h1");
+	cordon(&e, name, false);
+	advance(&e, S);
+	assert_non_null(node_of_pod_of(e.s, "waits"));
+	assert_string_equal(node_of_pod_of(e.s, "waits"), name);
+	env_stop(&e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_job_lifecycle),
+		cmocka_unit_test(test_quota_competition),
+		cmocka_unit_test(test_queue_status_no_rebuild),
+		cmocka_unit_test(test_preemption),
+		cmocka_unit_test(test_node_not_ready),
+		cmocka_unit_test(test_restart),
+		cmocka_unit_test(test_pod_gangs),
+		cmocka_unit_test(test_bad_config),
+		cmocka_unit_test(test_relist),
+		cmocka_unit_test(test_restart_midway),
+		cmocka_unit_test(test_partial_admission),
+		cmocka_unit_test(test_cordon),
+		cmocka_unit_test(test_random),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
