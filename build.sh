@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # echelon's one entry point for people and CI:
-#   ./build.sh run     install what is missing, build, and simulate the quickstart
-#                      cluster and jobs under four policies side by side
+#   ./build.sh run     install what is missing, build, and run the live scheduler
+#                      (echelon serve) on the embedded quickstart cluster
+#   ./build.sh sim     build, and simulate the quickstart cluster and jobs under
+#                      four policies side by side
 #   ./build.sh test    install what is missing (and the real Kubernetes clients
 #                      of tests/serve, scripts/setup-clients.sh), build, run
 #                      the whole test suite
@@ -72,6 +74,21 @@ sources() {
 case "${1:-}" in
 run)
 	build build
+	cat <<EOT
+echelon serve: the quickstart cluster (64 nodes, 512 GPUs, twelve training
+Jobs) scheduled live, its clock 60 times the wall clock; state in out/serve.
+In another terminal (any kubectl 1.20+; scripts/setup-clients.sh DIR fetches one):
+  export KUBECONFIG=$PWD/out/serve.kubeconfig
+  kubectl get nodes; kubectl get jobs,workloads,pods -A -o wide
+  kubectl apply -f examples/serve/finetune.yaml
+Ctrl-C stops it; run again to continue where it stopped.
+EOT
+	mkdir -p out
+	exec build/echelon serve -f examples/quickstart --data out/serve \
+		--speed 60 --write-kubeconfig out/serve.kubeconfig
+	;;
+sim)
+	build build
 	build/echelon sim -f examples/quickstart \
 		--trace examples/quickstart/trace.jsonl \
 		--compare tas,kube-default,first-fit,no-gang --out out/quickstart
@@ -112,7 +129,7 @@ fuzz-run)
 	fuzz_run "${2:-20}"
 	;;
 *)
-	sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac

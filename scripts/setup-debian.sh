@@ -3,7 +3,7 @@
 # Install what echelon needs to build and test on Debian 12, when missing.
 # usage: scripts/setup-debian.sh [clang] [clang-format]
 # Without arguments: the compiler, cmake and the libraries, enough for
-# ./build.sh run, test and asan (GCC's sanitizers). "clang" adds clang and
+# ./build.sh run, sim, test and asan (GCC's sanitizers). "clang" adds clang and
 # libFuzzer (./build.sh fuzz), "clang-format" the formatter (./build.sh
 # format and format-check), so run and test download only what they use.
 # Runs apt-get as root (directly, or through sudo when available); does
