@@ -212,20 +212,34 @@ static const char *cause_reason(const char *msg)
 	return "FieldValueInvalid";
 }
 
-/* Warnings of causes as one Warning header value. */
+/* Warnings of causes as one Warning header value. An unknown field reads
+ * as Kubernetes' Warn validation words it, with the field's whole path
+ * (`unknown field "spec.foo"`), as under Strict. */
 static void add_warnings(struct api_resp *resp, const struct api_causes *c)
 {
-	struct strbuf sb;
+	struct strbuf sb, text;
 
 	strbuf_init(&sb);
+	strbuf_init(&text);
 	for (size_t i = 0; i < c->n; i++) {
-		if (!c->v[i].warning)
+		const struct api_cause *x = &c->v[i];
+
+		if (!x->warning)
 			continue;
 		if (sb.len)
 			strbuf_addstr(&sb, ", ");
 		strbuf_addstr(&sb, "299 - ");
-		strbuf_add_json_string(&sb, c->v[i].message);
+		if (!strncmp(x->message, "unknown field", 13) && x->field &&
+		    *x->field) {
+			strbuf_reset(&text);
+			strbuf_addstr(&text, "unknown field ");
+			strbuf_add_json_string(&text, x->field);
+			strbuf_add_json_string(&sb, text.buf);
+		} else {
+			strbuf_add_json_string(&sb, x->message);
+		}
 	}
+	strbuf_release(&text);
 	if (sb.len) {
 		free(resp->warning);
 		resp->warning = strbuf_take(&sb);

@@ -164,6 +164,29 @@ static int apply_status(struct apply *ap, const char *item, json_t *status,
 	return rc;
 }
 
+/*
+ * The merge patch of obj onto its stored object, less what a controller
+ * owns once the object exists: an existing Job's spec.suspend is Kueue's
+ * (its webhook suspends a queued Job, admission resumes it), so applying
+ * the same file again at a restart must not suspend an admitted Job and
+ * so delete its running pods. Returns a new JSON text.
+ */
+static char *update_body(const struct api_kind *k, const json_t *obj)
+{
+	json_t *patch, *spec;
+	char *body;
+
+	if (k != api_kind_at(API_KIND_JOB))
+		return json_dumps(obj, JSON_COMPACT);
+	patch = json_deep_copy(obj);
+	spec = json_object_get(patch, "spec");
+	if (json_is_object(spec))
+		json_object_del(spec, "suspend");
+	body = json_dumps(patch, JSON_COMPACT);
+	json_decref(patch);
+	return body;
+}
+
 /* Create obj, or merge it into the stored one. obj is borrowed. */
 static int apply_object(struct apply *ap, json_t *obj, const char *file,
 			int line, int col)
@@ -211,8 +234,8 @@ static int apply_object(struct apply *ap, json_t *obj, const char *file,
 	item = xasprintf("%s/%s", coll, name);
 	what = k->namespaced ? xasprintf("%s %s/%s", kind, ns, name)
 			     : xasprintf("%s %s", kind, name);
-	body = json_dumps(obj, JSON_COMPACT);
 	before = stored_rv(ap, k, ns, name);
+	body = before ? update_body(k, obj) : json_dumps(obj, JSON_COMPACT);
 	if (!before) {
 		code = call(ap, "POST", coll,
 			    "fieldManager=" FIELD_MANAGER

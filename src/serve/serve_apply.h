@@ -8,6 +8,8 @@
  * `kubectl apply` would: created when missing, updated (merge patch, and
  * the status subresource for a document that has a status) when present,
  * so a restart over existing state neither duplicates nor refuses them.
+ * An existing Job's spec.suspend is left to Kueue's reconciler, so that a
+ * restart with the same files does not suspend an admitted Job.
  * Namespaces the objects name are created when missing; an unnamed
  * echelon Configuration (files may leave it unnamed) is named "default".
  */

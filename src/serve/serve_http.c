@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -532,11 +533,31 @@ static enum MHD_Result answer(struct req *q, const char *url,
 	return send_resp(q);
 }
 
+/*
+ * A body declared over the limit is refused before it is read when the
+ * client waits for "100 Continue", or when it is beyond any reason.
+ * Otherwise it is read and dropped first, and 413 answered after it:
+ * closing a connection with the body unread resets it, and a client
+ * that sends without waiting (Go's, so kubectl) would often lose the
+ * 413 and see "connection reset by peer".
+ */
+#define SERVE_DRAIN_MAX (16u << 20)
+
+static bool refuse_unread(struct MHD_Connection *conn, unsigned long long len)
+{
+	const char *expect = MHD_lookup_connection_value(
+		conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT);
+
+	return len > SERVE_DRAIN_MAX ||
+	       (expect && strcasecmp(expect, "100-continue") == 0);
+}
+
 /* First call: checks that need no body (size, token, rate). */
 static enum MHD_Result on_headers(struct req *q)
 {
 	struct serve_http *h = q->h;
 	const char *cl;
+	unsigned long long len;
 	int retry;
 
 	if (!authorized(h, q->conn)) {
@@ -545,11 +566,14 @@ static enum MHD_Result on_headers(struct req *q)
 	}
 	cl = MHD_lookup_connection_value(q->conn, MHD_HEADER_KIND,
 					 MHD_HTTP_HEADER_CONTENT_LENGTH);
-	if (cl && strtoull(cl, NULL, 10) > API_MAX_BODY) {
+	len = cl ? strtoull(cl, NULL, 10) : 0;
+	if (len > API_MAX_BODY && refuse_unread(q->conn, len)) {
 		h->refused[R_BODY]++;
 		return send_status(q, 413, "RequestEntityTooLarge",
 				   "the request body is too large", 0);
 	}
+	if (len > API_MAX_BODY)
+		q->too_large = true; /* read, dropped, then 413 */
 	if (!rate_ok(h, q->conn, &retry)) {
 		h->refused[R_RATE]++;
 		return send_status(q, 429, "TooManyRequests",

@@ -11,12 +11,14 @@
  * from the failure rate (per running pod-hour, as sim --pod-failures).
  * Without a duration a pod runs until it is deleted.
  *
- * Nodes: one without a Ready condition is registered as the kubelet does
- * (Ready=True KubeletReady, the pressure conditions, nodeInfo, addresses,
- * allocatable = capacity); one whose Ready turns False or Unknown fails
- * its pods at once (NodeLost), where Kubernetes waits for the NoExecute
- * taint's tolerationSeconds (300 s by default) before evicting them; a
- * deleted node's pods are deleted (PodGC), also at once.
+ * Nodes: one whose status no kubelet posted (no Ready condition, or one
+ * without times, or no nodeInfo: a manifest's bare Ready) is registered as
+ * the kubelet does (Ready=True KubeletReady unless declared not Ready, the
+ * pressure conditions, nodeInfo, addresses, allocatable = capacity); one whose
+ * Ready turns False or Unknown fails its pods at once (NodeLost), where
+ * Kubernetes waits for the NoExecute taint's tolerationSeconds (300 s by
+ * default) before evicting them; a deleted node's pods are deleted (PodGC),
+ * also at once.
  */
 #include <errno.h>
 #include <math.h>
@@ -512,7 +514,8 @@ static void register_node(json_t *node, const char *name, const char *uid,
 	json_t *status = cl_obj(node, "status");
 	json_t *labels = cl_obj(cl_obj(node, "metadata"), "labels");
 	json_t *cap = json_object_get(status, "capacity");
-	json_t *alloc = json_object_get(status, "allocatable");
+	json_t *alloc = json_object_get(status, "allocatable"), *ready;
+	const char *st;
 	char ip[24];
 
 	cl_set_cond(status, "MemoryPressure", "False",
@@ -524,8 +527,18 @@ static void register_node(json_t *node, const char *name, const char *uid,
 	cl_set_cond(status, "PIDPressure", "False", "KubeletHasSufficientPID",
 		    "kubelet has sufficient PID available", now_us,
 		    CL_COND_NODE);
-	cl_set_cond(status, "Ready", "True", "KubeletReady",
-		    "kubelet is posting ready status", now_us, CL_COND_NODE);
+	ready = cl_cond(cl_arr(status, "conditions"), "Ready");
+	st = ready ? json_string_value(json_object_get(ready, "status")) : NULL;
+	if (!st || strcmp(st, "True") == 0) {
+		cl_set_cond(status, "Ready", "True", "KubeletReady",
+			    "kubelet is posting ready status", now_us,
+			    CL_COND_NODE);
+		ready = cl_cond(cl_arr(status, "conditions"), "Ready");
+	}
+	/* A node declared not Ready stays so; every Ready gets the times a
+	 * kubelet's status has. */
+	set_default(ready, "lastHeartbeatTime", cl_jtime(now_us));
+	set_default(ready, "lastTransitionTime", cl_jtime(now_us));
 	node_info(status, uid);
 	if (!json_array_size(json_object_get(status, "addresses"))) {
 		json_t *a = json_array(), *x = json_object(),
@@ -551,6 +564,18 @@ static void register_node(json_t *node, const char *name, const char *uid,
 	set_default(labels, "kubernetes.io/os", json_string("linux"));
 }
 
+/* Whether a kubelet posted the node's status: a node from a manifest
+ * (or --cluster) may come with a bare Ready condition, or get one back
+ * from the -f files at a restart. */
+static bool registered(const json_t *node)
+{
+	const json_t *ready =
+		cl_cond(cl_get(node, "status.conditions"), "Ready");
+
+	return ready && json_object_get(ready, "lastHeartbeatTime") &&
+	       json_is_object(cl_get(node, "status.nodeInfo"));
+}
+
 static bool bound_to(const json_t *pod, const char *node)
 {
 	const char *n = cl_str(pod, "spec.nodeName");
@@ -571,7 +596,7 @@ void cl_node_check(struct serve_cluster *c, const char *name, int64_t now_us)
 
 	if (!o || cl_deleting(o->body))
 		return;
-	if (!cl_cond(cl_get(o->body, "status.conditions"), "Ready")) {
+	if (!registered(o->body)) {
 		json_t *node = json_deep_copy(o->body);
 
 		/* Its echo brings the check of the pods bound to it. */

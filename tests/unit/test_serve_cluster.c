@@ -99,17 +99,24 @@ static json_t *parse(const char *text)
 	return j;
 }
 
-static void add_node(struct fx *f, const char *name)
+/* A Node with the status given as JSON. */
+static void add_node_status(struct fx *f, const char *name, const char *status)
 {
-	char buf[256];
+	char buf[512];
 
 	snprintf(buf, sizeof(buf),
 		 "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":"
-		 "{\"name\":\"%s\"},\"status\":{\"capacity\":{\"cpu\":\"8\","
-		 "\"nvidia.com/gpu\":\"8\"}}}",
-		 name);
+		 "{\"name\":\"%s\"},\"status\":%s}",
+		 name, status);
 	assert_int_equal(
 		api_store_create(f->s, f->node, parse(buf), f->now, NULL), 0);
+}
+
+static void add_node(struct fx *f, const char *name)
+{
+	add_node_status(
+		f, name,
+		"{\"capacity\":{\"cpu\":\"8\",\"nvidia.com/gpu\":\"8\"}}");
 }
 
 /* A Job; extra is JSON merged into spec (may be NULL). */
@@ -806,6 +813,60 @@ static void test_failure_rate(void **state)
 
 /* ---- nodes ---- */
 
+/* A node whose status no kubelet posted is registered as a kubelet does,
+ * whatever Ready it came with (the bare Ready of manifests and --cluster,
+ * or a Ready a restart's -f files put back): times, nodeInfo, addresses,
+ * capacity; a node declared not Ready stays not Ready. */
+static void test_node_registration(void **state)
+{
+	static const struct {
+		const char *status; /* the node's status, as created */
+		const char *ready, *reason;
+	} table[] = {
+		{ "{\"capacity\":{\"cpu\":\"8\"}}", "True", "KubeletReady" },
+		{ "{\"allocatable\":{\"cpu\":\"8\"},\"conditions\":[{"
+		  "\"type\":\"Ready\",\"status\":\"True\"}]}",
+		  "True", "KubeletReady" },
+		{ "{\"allocatable\":{\"cpu\":\"8\"},\"conditions\":[{"
+		  "\"type\":\"Ready\",\"status\":\"True\",\"reason\":"
+		  "\"KubeletReady\",\"message\":\"kubelet is posting ready "
+		  "status\"}]}",
+		  "True", "KubeletReady" },
+		{ "{\"capacity\":{\"cpu\":\"8\"},\"conditions\":[{\"type\":"
+		  "\"Ready\",\"status\":\"False\",\"reason\":\"Down\"}]}",
+		  "False", "Down" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
+		struct fx f;
+		const json_t *node, *ready;
+
+		fx_init(&f, 0);
+		add_node_status(&f, "n1", table[i].status);
+		settle(&f);
+		node = get(&f, f.node, "n1");
+		ready = cond(node, "Ready");
+		assert_non_null(jstr(ready, "lastHeartbeatTime"));
+		assert_non_null(jstr(ready, "lastTransitionTime"));
+		assert_non_null(jstr(ready, "reason"));
+		assert_non_null(jstr(node, "status.nodeInfo.kubeletVersion"));
+		assert_non_null(jstr(node, "status.capacity.cpu"));
+		assert_string_equal(jstr(ready, "status"), table[i].ready);
+		assert_string_equal(jstr(ready, "reason"), table[i].reason);
+		assert_string_equal(
+			jstr(node, "status.nodeInfo.kubeletVersion"),
+			"v1.35.0");
+		assert_string_equal(jstr(node, "status.capacity.cpu"), "8");
+		assert_string_equal(jstr(node, "status.allocatable.cpu"), "8");
+		assert_int_equal(
+			json_array_size(json_object_get(
+				json_object_get(node, "status"), "addresses")),
+			2);
+		fx_release(&f);
+	}
+}
+
 static void test_node_lost(void **state)
 {
 	struct fx f;
@@ -1280,6 +1341,7 @@ int main(void)
 		cmocka_unit_test(test_suspend),
 		cmocka_unit_test(test_backoff_limit),
 		cmocka_unit_test(test_failure_rate),
+		cmocka_unit_test(test_node_registration),
 		cmocka_unit_test(test_node_lost),
 		cmocka_unit_test(test_restart),
 		cmocka_unit_test(test_gc),
