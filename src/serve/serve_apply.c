@@ -250,8 +250,11 @@ static int apply_object(struct apply *ap, json_t *obj, const char *file,
 	if (code >= 300) {
 		report(ap, file, line, col, what, code, reply);
 		rc = -EINVAL;
-	} else if (json_is_object(json_object_get(obj, "status")) &&
+	} else if (!before && json_is_object(json_object_get(obj, "status")) &&
 		   (k->subresources & API_SUB_STATUS)) {
+		/* A file's status seeds a new object only: once it exists,
+		 * its status is the cluster's (a kubelet's, the scheduler's),
+		 * as kubectl apply leaves a status subresource alone. */
 		rc = apply_status(ap, item, json_object_get(obj, "status"),
 				  file, line, col, what);
 	}

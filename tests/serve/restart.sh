@@ -13,8 +13,23 @@ command -v curl >/dev/null 2>&1 || skip "no curl"
 sed -e 's/"60s"/"1h"/' -e 's/^  completionMode: Indexed/&\n  suspend: true/' \
 	"$SRC/tests/serve/data/job.yaml" >"$TMP/job.yaml"
 grep -q 'suspend: true' "$TMP/job.yaml" || fail "no suspended Job"
+# A node file with a status, as the quickstart's: once the node exists,
+# its status is the kubelet's and a restart must not apply the file's.
+cat >"$TMP/node.yaml" <<'EOF2'
+apiVersion: v1
+kind: Node
+metadata:
+  name: spare
+  labels: {kubernetes.io/hostname: spare}
+status:
+  capacity: {cpu: "8", memory: 64Gi}
+  allocatable: {cpu: "8", memory: 64Gi}
+  conditions:
+  - {type: Ready, status: "True"}
+EOF2
 set -- --cluster blocks=1,racks=1,hosts=2,gpus=8 --speed 10 \
-	-f "$SRC/tests/serve/data/queues.yaml" -f "$TMP/job.yaml"
+	-f "$SRC/tests/serve/data/queues.yaml" -f "$TMP/job.yaml" \
+	-f "$TMP/node.yaml"
 
 # pods: "name uid node phase" of the Job's pods, sorted.
 pods() {
@@ -50,7 +65,7 @@ rv1=$(list_rv)
 stop_serve
 
 start_serve "$@"
-grep -q 'msg="state loaded".*fresh=false.*created=0 ' "$TMP/serve.log" ||
+grep -q 'msg="state loaded".*fresh=false.*created=0 updated=0 ' "$TMP/serve.log" ||
 	fail "restart: $(grep 'state loaded' "$TMP/serve.log")"
 # Give the controllers a few turns to act (wrongly) on the restart.
 sleep 1
@@ -63,7 +78,7 @@ rv2=$(list_rv)
 [ "$(count /apis/batch/v1/jobs)" -eq 1 ] || fail "Jobs duplicated"
 [ "$(count /apis/kueue.x-k8s.io/v1beta2/workloads)" -eq 1 ] ||
 	fail "Workloads duplicated"
-[ "$(count /api/v1/nodes)" -eq 2 ] || fail "nodes duplicated"
+[ "$(count /api/v1/nodes)" -eq 3 ] || fail "nodes duplicated"
 # A new write gets a larger resourceVersion than any before the stop.
 curl -fs -X PATCH -H 'Content-Type: application/merge-patch+json' \
 	-d '{"metadata":{"labels":{"after":"restart"}}}' \
