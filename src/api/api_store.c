@@ -505,10 +505,22 @@ static int new_slot(const struct api_store *s, const struct api_kind *k,
 	return 0;
 }
 
+void api_store_new_uid(struct api_store *s, char *buf, size_t size)
+{
+	next_uid(s, buf, size);
+}
+
 int api_store_create(struct api_store *s, const struct api_kind *k,
 		     json_t *body, int64_t now_us, const struct api_obj **ret)
 {
-	char uid[64], ts[32];
+	return api_store_create_as(s, k, body, NULL, now_us, ret);
+}
+
+int api_store_create_as(struct api_store *s, const struct api_kind *k,
+			json_t *body, const char *uid, int64_t now_us,
+			const struct api_obj **ret)
+{
+	char fresh[64], ts[32];
 	struct sobj *o;
 	json_t *md;
 	size_t at = 0;
@@ -517,7 +529,14 @@ int api_store_create(struct api_store *s, const struct api_kind *k,
 	rc = new_slot(s, k, body, &md, &at);
 	if (rc)
 		goto fail;
-	next_uid(s, uid, sizeof(uid));
+	if (uid && *uid && hmap_get_str(&s->uids, uid, NULL)) {
+		rc = -EEXIST;
+		goto fail;
+	}
+	if (!uid || !*uid) {
+		next_uid(s, fresh, sizeof(fresh));
+		uid = fresh;
+	}
 	json_object_set_new(md, "uid", json_string(uid));
 	set_rv(md, s->rv + 1);
 	json_object_set_new(

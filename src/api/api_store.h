@@ -101,6 +101,15 @@ int api_store_events(const struct api_store *s, uint64_t since, api_event_fn fn,
 int api_store_create(struct api_store *s, const struct api_kind *k,
 		     json_t *body, int64_t now_us,
 		     const struct api_obj **ret) MUST_CHECK;
+/* api_store_create() giving the object uid, one api_store_new_uid()
+ * returned (so defaults that name the uid can be filled before the
+ * write); -EEXIST when an object has that uid. NULL uid: a new one. */
+int api_store_create_as(struct api_store *s, const struct api_kind *k,
+			json_t *body, const char *uid, int64_t now_us,
+			const struct api_obj **ret) MUST_CHECK;
+/* A uid no object of s has nor will be given by a later create: the
+ * one to pass to api_store_create_as(). buf holds at least 37 bytes. */
+void api_store_new_uid(struct api_store *s, char *buf, size_t size);
 int api_store_update(struct api_store *s, const struct api_kind *k,
 		     json_t *body, uint64_t if_rv, int64_t now_us,
 		     const struct api_obj **ret) MUST_CHECK;

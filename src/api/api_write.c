@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api_default.h"
 #include "api/api_internal.h"
 #include "api/api_json.h"
 #include "api/api_kind.h"
@@ -460,13 +461,13 @@ static int namespace_ok(struct wctx *w)
  * stolen), then store it: the end of every create, update and patch. */
 static void commit(struct wctx *w, json_t *obj, const struct api_obj *old)
 {
-	const json_t *oldb = old ? old->body : NULL;
+	json_t *oldb = NULL;
 	struct api_causes causes = { 0 };
 	const struct api_obj *stored = NULL;
 	struct errbuf err;
 	uint64_t if_rv = 0, before;
 	json_t *sobj, *v;
-	char name[256];
+	char name[256], oid[64];
 	int rc;
 
 	if (!old && namespace_ok(w))
@@ -486,7 +487,18 @@ static void commit(struct wctx *w, json_t *obj, const struct api_obj *old)
 	}
 	sobj = api_kind_convert(obj, w->sk, NULL);
 	json_decref(obj);
+	if (old) {
+		/* Compared with its defaults, as Kubernetes reads an object
+		 * stored before they existed: a write that only spells them
+		 * out changes nothing immutable. */
+		snprintf(oid, sizeof(oid), "%s", old->uid);
+		oldb = json_deep_copy(old->body);
+		api_default(w->sk, oldb, oid, false);
+	} else {
+		api_store_new_uid(w->a->s, oid, sizeof(oid));
+	}
 	obj = status_rules(w, sobj, oldb);
+	api_default(w->sk, obj, oid, !old);
 	errbuf_clear(&err);
 	if (w->a->hooks.mutate &&
 	    w->a->hooks.mutate(w->a->hooks.ctx, w->sk, obj, oldb, &err)) {
@@ -513,7 +525,8 @@ static void commit(struct wctx *w, json_t *obj, const struct api_obj *old)
 		rc = api_store_update(w->a->s, w->sk, obj, if_rv, w->now_us,
 				      &stored);
 	else
-		rc = api_store_create(w->a->s, w->sk, obj, w->now_us, &stored);
+		rc = api_store_create_as(w->a->s, w->sk, obj, oid, w->now_us,
+					 &stored);
 	obj = NULL;
 	if (rc == -EEXIST) {
 		const struct api_kind *k = w->t->kind;
@@ -547,6 +560,7 @@ static void commit(struct wctx *w, json_t *obj, const struct api_obj *old)
 out_obj:
 	json_decref(obj);
 out:
+	json_decref(oldb);
 	api_causes_release(&causes);
 }
 

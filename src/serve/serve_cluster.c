@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "api/api_default.h"
 #include "base/alloc.h"
 #include "serve/serve_cluster_int.h"
 
@@ -434,8 +435,12 @@ int cl_update(struct serve_cluster *c, const struct api_obj *o, json_t *body,
 int cl_create(struct serve_cluster *c, const struct api_kind *k, json_t *body,
 	      int64_t now_us, const struct api_obj **ret)
 {
-	int r = api_store_create(c->s, k, body, now_us, ret);
+	char uid[64];
+	int r;
 
+	api_store_new_uid(c->s, uid, sizeof(uid));
+	api_default(k, body, uid, true);
+	r = api_store_create_as(c->s, k, body, uid, now_us, ret);
 	if (r == 0)
 		c->writes++;
 	return r;

@@ -188,6 +188,8 @@ bool cl_deleting(const json_t *obj);
 /* Writes (counted; never a no-op). body is stolen. */
 int cl_update(struct serve_cluster *c, const struct api_obj *o, json_t *body,
 	      int64_t now_us);
+/* cl_create fills the server-side defaults (api_default) first, as the
+ * API server does for a controller's writes. */
 int cl_create(struct serve_cluster *c, const struct api_kind *k, json_t *body,
 	      int64_t now_us, const struct api_obj **ret);
 /* Delete o; one with finalizers is only marked (nothing to do when it

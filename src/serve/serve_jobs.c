@@ -557,9 +557,6 @@ static json_t *pod_from_template(struct jctx *x, int64_t ix)
 		strcmp(json_string_value(f), CL_JOB_TRACKING) == 0;
 	if (!tracked)
 		json_array_append_new(fins, json_string(CL_JOB_TRACKING));
-	if (!cl_str(spec, "schedulerName"))
-		json_object_set_new(spec, "schedulerName",
-				    json_string("default-scheduler"));
 	json_array_append_new(refs, owner_ref(x));
 
 	json_object_set_new(meta, "namespace", json_string(x->ns));

@@ -1778,6 +1778,245 @@ static void test_views(void **state)
 	run_steps(*state, steps, ARRAY_SIZE(steps));
 }
 
+/* ---- server-side defaults ---- */
+
+#define JOB(name, spec, labels)                                                \
+	"{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{"         \
+	"\"name\":\"" name "\"},\"spec\":{" spec "\"template\":{"              \
+	"\"metadata\":{\"labels\":{" labels "}},\"spec\":{"                    \
+	"\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"c\","         \
+	"\"image\":\"i:1\"}]}}}}"
+#define JOBS "/apis/batch/v1/namespaces/default/jobs"
+#define PODS "/api/v1/namespaces/default/pods"
+#define UIDL "batch.kubernetes.io/controller-uid"
+#define TL   "spec|template|metadata|labels|"
+
+/* One field of the object read back: its path ('|' between keys and
+ * array indexes) and its value as JSON; "$uid" is the object's uid,
+ * NULL that the field is absent. */
+struct field {
+	const char *path, *want;
+};
+
+struct defaults_case {
+	const char *coll, *name, *body;
+	struct field fields[16];
+};
+
+static const json_t *at_path(const json_t *v, const char *path)
+{
+	char key[128];
+
+	while (v && *path) {
+		size_t n = strcspn(path, "|");
+
+		snprintf(key, sizeof(key), "%.*s", (int)n, path);
+		v = json_is_array(v) ? json_array_get(v, strtoul(key, NULL, 10))
+				     : json_object_get(v, key);
+		path += n + (path[n] == '|');
+	}
+	return v;
+}
+
+static void check_defaults(struct fixture *f, const struct defaults_case *c)
+{
+	struct step get = { "GET", NULL, NULL, NULL, NULL, NULL, 200, { 0 } };
+	struct step post = { "POST", c->coll, NULL, NULL,
+			     NULL,   c->body, 201,  { 0 } };
+	const struct step *st[] = { &post, &get };
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", c->coll, c->name);
+	get.path = path;
+	/* The reply to the create and the object read back agree. */
+	for (size_t s = 0; s < ARRAY_SIZE(st); s++) {
+		struct api_resp resp;
+		json_t *o;
+		const char *uid;
+
+		run_step(f, st[s], s, &resp);
+		o = json_loads(resp.body.buf, 0, NULL);
+		assert_non_null(o);
+		uid = json_string_value(at_path(o, "metadata|uid"));
+		assert_non_null(uid);
+		for (size_t i = 0;
+		     i < ARRAY_SIZE(c->fields) && c->fields[i].path; i++) {
+			const struct field *fd = &c->fields[i];
+			const json_t *got = at_path(o, fd->path);
+			json_t *want = NULL;
+			char *text;
+
+			if (fd->want && strcmp(fd->want, "$uid") == 0)
+				want = json_string(uid);
+			else if (fd->want)
+				want = json_loads(fd->want, JSON_DECODE_ANY,
+						  NULL);
+			if (!json_equal(got, want) && (got || want)) {
+				text = got ? json_dumps(got, JSON_ENCODE_ANY)
+					   : NULL;
+				fail_msg("%s %s: %s is %s, want %s", c->name,
+					 st[s]->method, fd->path,
+					 text ? text : "absent",
+					 fd->want ? fd->want : "absent");
+			}
+			json_decref(want);
+		}
+		json_decref(o);
+		api_resp_release(&resp);
+	}
+}
+
+static void test_defaults(void **state)
+{
+	static const struct defaults_case cases[] = {
+		{ JOBS,
+		  "j-bare",
+		  JOB("j-bare", "", "\"app\":\"a\""),
+		  { { "spec|selector|matchLabels|" UIDL, "$uid" },
+		    { "spec|selector|matchLabels|app", NULL },
+		    { TL UIDL, "$uid" },
+		    { TL "controller-uid", "$uid" },
+		    { TL "batch.kubernetes.io/job-name", "\"j-bare\"" },
+		    { TL "job-name", "\"j-bare\"" },
+		    { TL "app", "\"a\"" },
+		    { "spec|parallelism", "1" },
+		    { "spec|completions", "1" },
+		    { "spec|backoffLimit", "6" },
+		    { "spec|completionMode", "\"NonIndexed\"" },
+		    { "spec|suspend", "false" },
+		    { "spec|podReplacementPolicy", "\"TerminatingOrFailed\"" },
+		    { "spec|manualSelector", NULL },
+		    /* a template is no Pod: its spec keeps what it says */
+		    { "spec|template|spec|dnsPolicy", NULL } } },
+		{ JOBS,
+		  "j-set",
+		  JOB("j-set",
+		      "\"parallelism\":4,\"backoffLimit\":0,"
+		      "\"completionMode\":\"Indexed\",\"suspend\":true,"
+		      "\"podFailurePolicy\":{\"rules\":[]},",
+		      "\"job-name\":\"mine\""),
+		  { { "spec|parallelism", "4" },
+		    { "spec|completions", NULL },
+		    { "spec|backoffLimit", "0" },
+		    { "spec|completionMode", "\"Indexed\"" },
+		    { "spec|suspend", "true" },
+		    { "spec|podReplacementPolicy", "\"Failed\"" },
+		    { TL "job-name", "\"mine\"" },
+		    { TL "batch.kubernetes.io/job-name", "\"j-set\"" },
+		    { "spec|selector|matchLabels|" UIDL, "$uid" } } },
+		{ JOBS,
+		  "j-comp",
+		  JOB("j-comp",
+		      "\"completions\":3,\"backoffLimitPerIndex\":1,"
+		      "\"completionMode\":\"Indexed\","
+		      "\"podReplacementPolicy\":\"Failed\",",
+		      ""),
+		  { { "spec|parallelism", "1" },
+		    { "spec|completions", "3" },
+		    { "spec|backoffLimit", "2147483647" },
+		    { "spec|podReplacementPolicy", "\"Failed\"" } } },
+		{ JOBS,
+		  "j-manual",
+		  JOB("j-manual",
+		      "\"manualSelector\":true,\"selector\":{\"matchLabels\":"
+		      "{\"app\":\"m\"}},",
+		      "\"app\":\"m\""),
+		  { { "spec|selector", "{\"matchLabels\":{\"app\":\"m\"}}" },
+		    { "spec|template|metadata|labels", "{\"app\":\"m\"}" },
+		    { "spec|parallelism", "1" } } },
+		{ PODS,
+		  "p-bare",
+		  "{\"metadata\":{\"name\":\"p-bare\"},\"spec\":{"
+		  "\"initContainers\":[{\"name\":\"i\",\"image\":\"busybox\"}],"
+		  "\"containers\":[{\"name\":\"c\",\"image\":\"r:5000/x/y\"},"
+		  "{\"name\":\"d\",\"image\":\"y:latest\"},"
+		  "{\"name\":\"e\",\"image\":\"r:5000/y:1.2\"},"
+		  "{\"name\":\"f\",\"image\":\"y@sha256:ab\"},"
+		  "{\"name\":\"g\",\"image\":\"y:latest@sha256:ab\"}]}}",
+		  { { "spec|restartPolicy", "\"Always\"" },
+		    { "spec|schedulerName", "\"default-scheduler\"" },
+		    { "spec|terminationGracePeriodSeconds", "30" },
+		    { "spec|dnsPolicy", "\"ClusterFirst\"" },
+		    { "spec|priority", "0" },
+		    { "spec|enableServiceLinks", "true" },
+		    { "spec|initContainers|0|imagePullPolicy", "\"Always\"" },
+		    { "spec|initContainers|0|terminationMessagePath",
+		      "\"/dev/termination-log\"" },
+		    { "spec|containers|0|terminationMessagePath",
+		      "\"/dev/termination-log\"" },
+		    { "spec|containers|0|terminationMessagePolicy",
+		      "\"File\"" },
+		    { "spec|containers|0|imagePullPolicy", "\"Always\"" },
+		    { "spec|containers|1|imagePullPolicy", "\"Always\"" },
+		    { "spec|containers|2|imagePullPolicy", "\"IfNotPresent\"" },
+		    { "spec|containers|3|imagePullPolicy", "\"IfNotPresent\"" },
+		    { "spec|containers|4|imagePullPolicy", "\"Always\"" } } },
+		{ PODS,
+		  "p-set",
+		  "{\"metadata\":{\"name\":\"p-set\"},\"spec\":{"
+		  "\"restartPolicy\":\"Never\",\"schedulerName\":\"echelon\","
+		  "\"terminationGracePeriodSeconds\":0,\"dnsPolicy\":\"None\","
+		  "\"priorityClassName\":\"high\",\"enableServiceLinks\":false,"
+		  "\"containers\":[{\"name\":\"c\",\"image\":\"x\","
+		  "\"imagePullPolicy\":\"Never\",\"terminationMessagePath\":"
+		  "\"/tmp/t\",\"terminationMessagePolicy\":"
+		  "\"FallbackToLogsOnError\"}]}}",
+		  { { "spec|restartPolicy", "\"Never\"" },
+		    { "spec|schedulerName", "\"echelon\"" },
+		    { "spec|terminationGracePeriodSeconds", "0" },
+		    { "spec|dnsPolicy", "\"None\"" },
+		    { "spec|priority", NULL },
+		    { "spec|enableServiceLinks", "false" },
+		    { "spec|containers|0|imagePullPolicy", "\"Never\"" },
+		    { "spec|containers|0|terminationMessagePath",
+		      "\"/tmp/t\"" },
+		    { "spec|containers|0|terminationMessagePolicy",
+		      "\"FallbackToLogsOnError\"" } } },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		check_defaults(*state, &cases[i]);
+}
+
+/* Updates fill the defaults too, and compare with the stored object's
+ * own: an object stored before it had them may still be written. */
+static void test_defaults_update(void **state)
+{
+	struct fixture *f = *state;
+	static const struct step steps[] = {
+		{ "PUT",
+		  "/api/v1/namespaces/default/pods/old",
+		  NULL,
+		  NULL,
+		  NULL,
+		  POD("old",
+		      ",\"namespace\":\"default\",\"labels\":{\"a\":\"b\"}"),
+		  200,
+		  { "\"a\":\"b\"", "\"dnsPolicy\":\"ClusterFirst\"",
+		    "\"imagePullPolicy\":\"Always\"" } },
+		{ "PUT",
+		  "/apis/batch/v1/namespaces/default/jobs/oldj",
+		  NULL,
+		  NULL,
+		  NULL,
+		  JOB("oldj", "\"parallelism\":2,", ""),
+		  200,
+		  { "\"backoffLimit\":6", "\"completionMode\":\"NonIndexed\"",
+		    "!controller-uid" } },
+	};
+
+	put(f, API_KIND_POD,
+	    "{\"metadata\":{\"name\":\"old\",\"namespace\":\"default\"},"
+	    "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}");
+	put(f, API_KIND_JOB,
+	    "{\"metadata\":{\"name\":\"oldj\",\"namespace\":\"default\"},"
+	    "\"spec\":{\"parallelism\":1,\"template\":{\"metadata\":{"
+	    "\"labels\":{}},"
+	    "\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{"
+	    "\"name\":\"c\",\"image\":\"i:1\"}]}}}}");
+	run_steps(f, steps, ARRAY_SIZE(steps));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1809,6 +2048,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_watch_errors, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_views, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_defaults, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_defaults_update, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
