@@ -67,6 +67,14 @@ full() {
 	expect "Completed\|Succeeded" "$out"
 	out=$(K describe job train 2>&1) || fail "$V describe: $out"
 	expect "Name: *train" "$out"
+	# The server's defaults: a generated selector and the pods' labels.
+	expect "Selector: *batch.kubernetes.io/controller-uid=" "$out"
+	out=$(K get job train -o wide 2>&1) || fail "$V get job -o wide: $out"
+	expect "batch.kubernetes.io/controller-uid=" "$out"
+	out=$(K get pods -l job-name=train -o name 2>&1) ||
+		fail "$V get pods -l job-name: $out"
+	[ "$(printf '%s\n' "$out" | grep -c pod/)" -eq 2 ] ||
+		fail "$V: 2 pods labelled job-name=train expected: $out"
 	out=$(K describe node "$node" 2>&1) || fail "$V describe node: $out"
 	out=$(K label node "$node" echelon.dev/test=yes 2>&1) ||
 		fail "$V label: $out"

@@ -67,6 +67,23 @@ except client.rest.ApiException as e:
 t.join(15)
 assert ("ADDED", "p1") in seen, seen
 assert ("MODIFIED", "p1") in seen, seen
+
+# The server's defaults, as the typed client reads them.
+assert got.spec.restart_policy == "Always", got.spec.restart_policy
+assert got.spec.dns_policy == "ClusterFirst", got.spec.dns_policy
+assert got.spec.containers[0].image_pull_policy == "Always"
+batch = client.BatchV1Api()
+job = batch.create_namespaced_job("default", client.V1Job(
+    metadata=client.V1ObjectMeta(name="j1"),
+    spec=client.V1JobSpec(template=client.V1PodTemplateSpec(
+        spec=client.V1PodSpec(restart_policy="Never", containers=[
+            client.V1Container(name="c", image="busybox:1.36")])))))
+uid = job.metadata.uid
+sel = job.spec.selector.match_labels
+assert sel == {"batch.kubernetes.io/controller-uid": uid}, sel
+labels = batch.read_namespaced_job("j1", "default").spec.template.metadata.labels
+assert labels["job-name"] == "j1" and labels["controller-uid"] == uid, labels
+assert job.spec.backoff_limit == 6 and job.spec.completions == 1, job.spec
 print("python ok", seen)
 EOF2
 cat "$TMP/py.out"
