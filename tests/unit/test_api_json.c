@@ -62,8 +62,9 @@ static void test_documents(void **state)
 		"\"caf\\u00e9 \\u2028 \\ud83d\\ude00\"",
 		"{\"z\":1,\"a\":[1,{\"b\":null}],\"m\":{\"k\\n\":\"v\"}}",
 		"[[[[[]]]],{\"a\":{\"b\":{\"c\":[true,false]}}}]",
-		"{\"metadata\":{\"name\":\"p\",\"labels\":{\"a/b\":\"c\"}},"
-		"\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}",
+		("{\"metadata\":{\"name\":\"p\",\"labels\":{\"a/b\":\"c\"}},"
+		 "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}"
+		 "}"),
 	};
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(docs); i++) {
