@@ -128,6 +128,47 @@ struct list_walk {
 	bool more;
 };
 
+/* The registry's own string for version (NULL: the preferred one), or
+ * NULL when k does not serve it. */
+static const char *served_version(const struct api_kind *k, const char *v)
+{
+	if (!v)
+		return k->versions[0];
+	for (size_t i = 0; i < ARRAY_SIZE(k->versions) && k->versions[i]; i++)
+		if (!strcmp(k->versions[i], v))
+			return k->versions[i];
+	return NULL;
+}
+
+/* o's Table row, from the row kept with o when it was made for the same
+ * view, include mode and second (api_store_row), else made and kept. */
+static void list_row(struct list_walk *w, const struct api_obj *o, json_t **v)
+{
+	const struct api_kind *k = w->t->kind;
+	const char *version = served_version(k, w->t->version);
+	const char *inc = w->include ? w->include : "";
+	int tag = !strcmp(inc, "None") ? 1 : !strcmp(inc, "Object") ? 2 : 0;
+	int64_t sec = w->now_us / 1000000;
+	const char *row = NULL, *text;
+	size_t len, start = w->items->len;
+
+	if (version)
+		row = api_store_row(o, k, version, tag, sec, &len);
+	if (row) {
+		strbuf_add(w->items, row, len);
+		return;
+	}
+	if (!*v)
+		*v = api_obj_view(o, k, w->t->version);
+	text = api_store_view(o, k, w->t->version, &len);
+	api_table_row_text(w->items, *v, text, len, k, w->include, true,
+			   w->now_us);
+	if (version)
+		api_store_row_keep(o, k, version, tag, sec,
+				   w->items->buf + start,
+				   w->items->len - start);
+}
+
 static int list_one(void *ctx, const struct api_obj *o)
 {
 	struct list_walk *w = ctx;
@@ -147,13 +188,9 @@ static int list_one(void *ctx, const struct api_obj *o)
 		return 1;
 	}
 	if (w->table != API_TABLE_NONE) {
-		if (!v)
-			v = api_obj_view(o, k, w->t->version);
-		size_t len;
-		const char *text = api_store_view(o, k, w->t->version, &len);
-
-		api_table_row_text(w->items, v, text, len, k, w->include,
-				   !w->count, w->now_us);
+		if (w->count)
+			strbuf_addch(w->items, ',');
+		list_row(w, o, &v);
 	} else {
 		if (w->count)
 			strbuf_addch(w->items, ',');

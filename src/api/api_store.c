@@ -34,6 +34,13 @@ struct sobj {
 	const char *view_version;
 	char *view_text;
 	size_t view_len;
+	/* The last Table row made of it (api_store_row). */
+	const struct api_kind *row_kind;
+	const char *row_version;
+	int row_tag;
+	int64_t row_sec;
+	char *row_text;
+	size_t row_len;
 };
 
 struct kindset {
@@ -68,6 +75,7 @@ static void sobj_unref(struct sobj *o)
 	free(o->uid);
 	free(o->text);
 	free(o->view_text);
+	free(o->row_text);
 	free(o);
 }
 
@@ -142,6 +150,37 @@ const char *api_store_view(const struct api_obj *o, const struct api_kind *k,
 	}
 	*ret_len = so->view_len;
 	return so->view_text;
+}
+
+const char *api_store_row(const struct api_obj *o, const struct api_kind *k,
+			  const char *version, int tag, int64_t sec,
+			  size_t *ret_len)
+{
+	const struct sobj *so = (const struct sobj *)o;
+
+	if (!so->row_text || so->row_kind != k || so->row_tag != tag ||
+	    so->row_sec != sec || strcmp(so->row_version, version))
+		return NULL;
+	*ret_len = so->row_len;
+	return so->row_text;
+}
+
+void api_store_row_keep(const struct api_obj *o, const struct api_kind *k,
+			const char *version, int tag, int64_t sec,
+			const char *text, size_t len)
+{
+	/* A cache beside the immutable version: pub is the first member. */
+	struct sobj *so = (struct sobj *)o;
+
+	free(so->row_text);
+	so->row_text = xmalloc(len + 1);
+	memcpy(so->row_text, text, len);
+	so->row_text[len] = '\0';
+	so->row_len = len;
+	so->row_kind = k;
+	so->row_version = version;
+	so->row_tag = tag;
+	so->row_sec = sec;
 }
 
 struct api_store *api_store_new(const struct api_store_options *o)

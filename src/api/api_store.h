@@ -137,6 +137,21 @@ int api_store_delete(struct api_store *s, const struct api_kind *k,
 const char *api_store_view(const struct api_obj *o, const struct api_kind *k,
 			   const char *version, size_t *ret_len);
 
+/*
+ * A Table row of o's version kept with it: the text api_store_row_keep()
+ * stored for the same view (k, version: a static string), include mode
+ * tag and second of the clock sec (ages change by the second), or NULL.
+ * Valid until the next api_store_row_keep() on o or o's end. Lists of
+ * the same objects within a second (kubectl -w, dashboards, many clients)
+ * then cost a copy per row.
+ */
+const char *api_store_row(const struct api_obj *o, const struct api_kind *k,
+			  const char *version, int tag, int64_t sec,
+			  size_t *ret_len);
+void api_store_row_keep(const struct api_obj *o, const struct api_kind *k,
+			const char *version, int tag, int64_t sec,
+			const char *text, size_t len);
+
 /* now_us as RFC 3339 UTC with seconds ("2026-12-01T13:00:00Z") in buf
  * (≥ 21 bytes); returns buf. */
 const char *api_store_timestamp(int64_t us, char *buf, size_t size);

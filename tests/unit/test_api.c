@@ -1045,6 +1045,50 @@ static void test_table_meta_text(void **state)
 	json_decref(meta);
 }
 
+/* The body of GET path as a Table at now_us, with query q (owned). */
+static char *table_at(struct fixture *f, const char *path, const char *q,
+		      int64_t now_us)
+{
+	struct api_req r = { .method = "GET",
+			     .path = path,
+			     .query = q,
+			     .accept = TABLE_ACCEPT };
+	struct api_resp resp;
+	char *body;
+
+	api_handle(f->a, &r, now_us, &resp);
+	assert_int_equal(resp.code, 200);
+	body = xstrdup(resp.body.buf);
+	api_resp_release(&resp);
+	return body;
+}
+
+/* Rows kept with an object's version serve the same view, include mode
+ * and second only: a later second gets the new age, another include mode
+ * its own row, and the first request's rows come back unchanged. */
+static void test_table_rows_kept(void **state)
+{
+	struct fixture *f = *state;
+	char *a = table_at(f, "/api/v1/nodes", NULL, T0 + 5000000);
+	char *b = table_at(f, "/api/v1/nodes", NULL, T0 + 5900000);
+	char *c = table_at(f, "/api/v1/nodes", NULL, T0 + 95000000);
+	char *d = table_at(f, "/api/v1/nodes", "includeObject=None",
+			   T0 + 95000000);
+	char *e = table_at(f, "/api/v1/nodes", NULL, T0 + 95000000);
+
+	assert_string_equal(a, b);
+	assert_non_null(strstr(a, "\"5s\""));
+	assert_non_null(strstr(c, "\"95s\""));
+	assert_null(strstr(c, "\"5s\""));
+	assert_null(strstr(d, "\"object\""));
+	assert_string_equal(c, e);
+	free(a);
+	free(b);
+	free(c);
+	free(d);
+	free(e);
+}
+
 static void test_status_subresource(void **state)
 {
 	static const struct step steps[] = {
@@ -2030,6 +2074,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_list_and_pages, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_table, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_table_rows_kept, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_table_meta_text, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_status_subresource, setup,
