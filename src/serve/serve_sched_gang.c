@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "serve/serve_status.h"
 
 #include "base/banned.h"
 
@@ -44,6 +45,44 @@ static bool waiting(const json_t *pod)
 				"deletionTimestamp") &&
 	       !(ph &&
 		 (strcmp(ph, "Succeeded") == 0 || strcmp(ph, "Failed") == 0));
+}
+
+/* Neither finished nor being deleted. */
+static bool live(const json_t *pod)
+{
+	const char *ph = str_at(pod, "status", "phase");
+
+	return !json_object_get(json_object_get(pod, "metadata"),
+				"deletionTimestamp") &&
+	       !(ph &&
+		 (strcmp(ph, "Succeeded") == 0 || strcmp(ph, "Failed") == 0));
+}
+
+/* The admission PodGroup ns/pg kept (SERVE_ADMISSION_ANNOTATION) as
+ * JSON (new reference), or NULL. */
+static json_t *admission_json(struct serve_sched *x, const char *ns,
+			      const char *pg)
+{
+	const struct api_obj *o =
+		api_store_get(x->s, x->kinds[SK_POD_GROUP], ns, pg);
+	const char *text;
+
+	if (!o)
+		return NULL;
+	text = json_string_value(json_object_get(
+		json_object_get(json_object_get(o->body, "metadata"),
+				"annotations"),
+		SERVE_ADMISSION_ANNOTATION));
+	return text ? json_loads(text, 0, NULL) : NULL;
+}
+
+static bool admission_of(struct serve_sched *x, const char *ns, const char *pg)
+{
+	json_t *adm = admission_json(x, ns, pg);
+	bool has = json_is_object(adm);
+
+	json_decref(adm);
+	return has;
 }
 
 /* The live slot of a gang of pods named name in ns, or -ENOENT. */
@@ -84,6 +123,11 @@ void serve_sched_gang_pod(struct serve_sched *x, const struct sev *e,
 
 	if (slot >= 0) {
 		serve_sched_member_pod(x, (uint32_t)slot, e, uid);
+	} else if (x->restoring && pg && ns && e->type != API_DELETED &&
+		   live(e->body) && admission_of(x, ns, pg)) {
+		/* bound before a restart, in a gang admitted then: the gang
+		 * is adopted with its admission (pod_group_gang) */
+		want_gang(x, ns, pg, NULL);
 	} else if (e->type == API_DELETED || !waiting(e->body)) {
 		/* bound outside a gang the controller knows (before a
 		 * restart): its usage on its node all the same */
@@ -120,6 +164,7 @@ void serve_sched_pod_group(struct serve_sched *x, const struct sev *e)
 
 struct members {
 	const char *pg;
+	bool bound_too; /* adopting: the pods bound before a restart */
 	VEC(json_t *) pods;
 };
 
@@ -128,7 +173,8 @@ static int member(void *ctx, const struct api_obj *o)
 	struct members *m = ctx;
 	const char *pg = label(o->body, PG_LABEL);
 
-	if (pg && strcmp(pg, m->pg) == 0 && waiting(o->body))
+	if (pg && strcmp(pg, m->pg) == 0 &&
+	    (m->bound_too ? live(o->body) : waiting(o->body)))
 		vec_push(&m->pods, json_incref(o->body));
 	return 0;
 }
@@ -137,7 +183,7 @@ static int member(void *ctx, const struct api_obj *o)
  * reads it; their queue from the PodGroup's label or the first pod's. */
 static void make_gang(struct serve_sched *x, const char *ns, const char *name,
 		      const char *pg, const char *queue, json_t **pods,
-		      size_t n)
+		      size_t n, json_t *admission)
 {
 	json_t *spec = json_deep_copy(json_object_get(pods[0], "spec"));
 	const json_t *created = json_object_get(
@@ -160,6 +206,9 @@ static void make_gang(struct serve_sched *x, const char *ns, const char *name,
 	if (json_is_string(created))
 		json_object_set(json_object_get(obj, "metadata"),
 				"creationTimestamp", (json_t *)created);
+	if (admission)
+		json_object_set_new(obj, "status",
+				    json_pack("{s:O}", "admission", admission));
 	strbuf_init(&msg);
 	if (serve_sched_decode_workload(x, obj, &w, &msg) < 0) {
 		serve_sched_warn(x, pods[0], "InvalidPod",
@@ -174,7 +223,13 @@ static void make_gang(struct serve_sched *x, const char *ns, const char *name,
 	sw = serve_sched_slot(x, CTL_SLOT(h));
 	sw->pod_group = pg ? xstrdup(pg) : NULL;
 	sw->ungated = true; /* no Job to start */
-	(void)ctl_submit(x->ctl, h, true, x->now_us);
+	strbuf_reset(&msg);
+	if (!admission || ctl_adopt(x->ctl, h, x->now_us, &msg) < 0) {
+		if (admission)
+			serve_sched_warn(x, pods[0], "AdmissionLost",
+					 "queued again: %s", msg.buf);
+		(void)ctl_submit(x->ctl, h, true, x->now_us);
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct sev ev = { API_ADDED, SK_POD, pods[i] };
 
@@ -191,12 +246,16 @@ static void pod_group_gang(struct serve_sched *x, const char *ns,
 {
 	const struct api_obj *o =
 		api_store_get(x->s, x->kinds[SK_POD_GROUP], ns, pg);
-	struct members m = { pg, VEC_INIT };
+	struct members m = { pg, false, VEC_INIT };
+	json_t *adm = NULL;
 	json_int_t min;
 	const char *queue;
 
 	if (!o || gang_slot(x, ns, pg) >= 0)
 		return; /* Coscheduling waits for its PodGroup */
+	if (x->restoring)
+		adm = admission_json(x, ns, pg);
+	m.bound_too = adm != NULL;
 	min = json_integer_value(
 		json_object_get(json_object_get(o->body, "spec"), "minMember"));
 	(void)api_store_each(x->s, x->kinds[SK_POD], ns, NULL, NULL, member,
@@ -205,10 +264,11 @@ static void pod_group_gang(struct serve_sched *x, const char *ns,
 	if (!queue && m.pods.len)
 		queue = label(m.pods.items[0], QUEUE_LABEL);
 	if (m.pods.len && (json_int_t)m.pods.len >= (min > 0 ? min : 1))
-		make_gang(x, ns, pg, pg, queue, m.pods.items, m.pods.len);
+		make_gang(x, ns, pg, pg, queue, m.pods.items, m.pods.len, adm);
 	vec_foreach (&m.pods, p)
 		json_decref(*p);
 	vec_release(&m.pods);
+	json_decref(adm);
 }
 
 static void pod_gang(struct serve_sched *x, const char *ns, const char *name)
@@ -223,7 +283,8 @@ static void pod_gang(struct serve_sched *x, const char *ns, const char *name)
 	wname = serve_sched_wl_name("pod", "Pod", name, o->uid);
 	pod = json_incref(o->body);
 	if (gang_slot(x, ns, wname) < 0)
-		make_gang(x, ns, wname, NULL, label(pod, QUEUE_LABEL), &pod, 1);
+		make_gang(x, ns, wname, NULL, label(pod, QUEUE_LABEL), &pod, 1,
+			  NULL);
 	json_decref(pod);
 	free(wname);
 }

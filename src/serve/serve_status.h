@@ -23,6 +23,11 @@
 #include "base/strbuf.h"
 #include "ctl/ctl.h"
 
+/* Where a gang of pods without a Workload object keeps its admission (the
+ * JSON of a v1beta2 status.admission): an annotation of its PodGroup,
+ * written by the status writer, read back by a restarted scheduler. */
+#define SERVE_ADMISSION_ANNOTATION "echelon.dev/admission"
+
 /* Write the status of every object whose model state changed since the
  * last call (all of them on the first), and the Events of the conditions
  * that turned True. Returns how many writes, or the first negative errno

@@ -20,6 +20,7 @@
 #include "manifest/enc.h"
 #include "model/config.h"
 #include "serve/serve_event.h"
+#include "serve/serve_status.h"
 #include "status/status.h"
 
 #include "base/banned.h"
@@ -296,6 +297,50 @@ static json_t *occupied_by(struct ss *ss, const struct api_obj *pg)
 	return out;
 }
 
+/*
+ * A gang without a Workload object keeps its admission on its PodGroup
+ * (annotation SERVE_ADMISSION_ANNOTATION, the v1beta2 status.admission),
+ * so that a restarted scheduler adopts it (serve_sched_gang.c) instead of
+ * finding bound pods it cannot account to any quota.
+ */
+static void pod_group_admission(struct ss *ss, uint32_t wl,
+				const struct api_obj *o)
+{
+	json_t *adm = status_admission(ss->c, ss->sc, wl);
+	char *text =
+		adm ? json_dumps(adm, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	const json_t *anns = json_object_get(
+		json_object_get(o->body, "metadata"), "annotations");
+	const char *cur = json_string_value(
+		json_object_get(anns, SERVE_ADMISSION_ANNOTATION));
+	json_t *body, *md, *a;
+	int rc;
+
+	json_decref(adm);
+	if (text ? cur && strcmp(text, cur) == 0 : !cur) {
+		free(text);
+		return;
+	}
+	body = json_deep_copy(o->body);
+	md = json_object_get(body, "metadata");
+	a = json_object_get(md, "annotations");
+	if (!json_is_object(a)) {
+		a = json_object();
+		json_object_set_new(md, "annotations", a);
+	}
+	if (text)
+		json_object_set_new(a, SERVE_ADMISSION_ANNOTATION,
+				    json_string(text));
+	else
+		json_object_del(a, SERVE_ADMISSION_ANNOTATION);
+	free(text);
+	rc = api_store_update(ss->s, o->kind, body, o->rv, ss->now_us, NULL);
+	if (rc < 0 && !ss->err)
+		ss->err = rc;
+	else if (rc == 0)
+		ss->writes++;
+}
+
 /* Coscheduling's PodGroup status: phase and pod counts (left out at 0,
  * as omitempty does), scheduleStartTime, and occupiedBy once the group
  * has left Pending (kept as stored afterwards). */
@@ -306,6 +351,8 @@ static void pod_group_status(struct ss *ss, uint32_t wl,
 	json_t *st = json_object();
 	struct gang_saved gs;
 	enum podgroup_phase ph = gang_phase(ss->g, wl);
+	const struct api_kind *kind;
+	char *ns, *name;
 
 	gang_wl_export(ss->g, wl, &gs);
 	if (ph != PODGROUP_NONE)
@@ -331,7 +378,15 @@ static void pod_group_status(struct ss *ss, uint32_t wl,
 	if (gs.pgs.schedule_start_us > 0)
 		json_object_set_new(st, "scheduleStartTime",
 				    enc_timestamp(gs.pgs.schedule_start_us));
+	kind = o->kind;
+	ns = xstrdup(o->ns);
+	name = xstrdup(o->name);
 	ss_put_status(ss, o, st);
+	o = api_store_get(ss->s, kind, ns, name);
+	if (o)
+		pod_group_admission(ss, wl, o);
+	free(ns);
+	free(name);
 }
 
 static uint64_t mix(uint64_t h, uint64_t v)

@@ -946,6 +946,39 @@ static void test_pod_gangs(void **state)
 	env_stop(&e);
 }
 
+/* A PodGroup's gang admitted before a restart is adopted after it: its
+ * pods stay where they are and its quota stays counted. */
+static void test_restart_pod_group(void **state)
+{
+	struct env e, r;
+	char *a, *b;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	put(e.s, e.now,
+	    "{\"apiVersion\":\"scheduling.x-k8s.io/v1alpha1\",\"kind\":"
+	    "\"PodGroup\",\"metadata\":{\"name\":\"pg\",\"namespace\":"
+	    "\"team-a\",\"labels\":{\"kueue.x-k8s.io/queue-name\":"
+	    "\"training\"}},\"spec\":{\"minMember\":2}}");
+	pod(&e, "pg-0", "{\"scheduling.x-k8s.io/pod-group\":\"pg\"}");
+	pod(&e, "pg-1", "{\"scheduling.x-k8s.io/pod-group\":\"pg\"}");
+	advance(&e, S);
+	assert_int_equal(admitted_pods(e.x), 2);
+	a = xstrdup(node_of_pod(e.s, "pg-0"));
+	b = xstrdup(node_of_pod(e.s, "pg-1"));
+	env_start(&r, copy_store(e.s), e.now);
+	env_stop(&e);
+	advance(&r, S);
+	assert_int_equal(admitted_pods(r.x), 2);
+	assert_int_equal(usage_pods(r.x), 2);
+	assert_string_equal(node_of_pod(r.s, "pg-0"), a);
+	assert_string_equal(node_of_pod(r.s, "pg-1"), b);
+	check_capacity(r.s);
+	free(a);
+	free(b);
+	env_stop(&r);
+}
+
 /* A config object the decoders refuse (written past validation) is
  * skipped with a Warning Event; the rest of the config still works. */
 static void test_bad_config(void **state)
@@ -1145,6 +1178,7 @@ int main(void)
 		cmocka_unit_test(test_node_not_ready),
 		cmocka_unit_test(test_restart),
 		cmocka_unit_test(test_pod_gangs),
+		cmocka_unit_test(test_restart_pod_group),
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_relist),
 		cmocka_unit_test(test_restart_midway),
