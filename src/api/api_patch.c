@@ -15,6 +15,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -819,8 +820,16 @@ static json_t *plain_scalar(const struct ynode *n, struct errbuf *err)
 	    strpbrk(digits, "0123456789")) {
 		double d = strtod(s, &end);
 
-		if (!*end)
+		if (!*end && isfinite(d))
 			return json_real(d);
+		if (!*end) {
+			/* beyond a double (1e400): JSON has no infinity */
+			errbuf_set(err, -EINVAL,
+				   "line %d, column %d: %s is out of range "
+				   "for a number",
+				   n->line, n->col, s);
+			return NULL;
+		}
 	}
 	return json_stringn(n->text, n->len);
 }

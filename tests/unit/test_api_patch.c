@@ -372,6 +372,10 @@ static const struct yaml_case yamls[] = {
 	{ "a: .inf\n", NULL, "line 1, column 4: .inf cannot be represented", 0,
 	  0 },
 	{ "a: -.Inf\n", NULL, "cannot be represented in JSON", 0, 0 },
+	/* beyond a double: an error, never a NULL without a message */
+	{ "a: 77E7777777700195933172\n", NULL,
+	  "line 1, column 4: 77E7777777700195933172 is out of range", 0, 0 },
+	{ "a: -1e400\n", NULL, "is out of range for a number", 0, 0 },
 	{ "? [a]\n: 1\n", NULL, "line 1, column 3: mapping keys must be", 0,
 	  0 },
 	{ "a: 1\n---\nb: 2\n", NULL, "more than one YAML document", 0, 0 },
