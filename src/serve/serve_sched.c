@@ -64,13 +64,13 @@ struct swl *serve_sched_slot(struct serve_sched *x, uint32_t slot)
 	return &x->wl.items[slot];
 }
 
-void serve_sched_todo(struct serve_sched *x, uint32_t slot)
+void serve_sched_queue_act(struct serve_sched *x, uint32_t slot)
 {
-	vec_foreach (&x->todo, t) {
+	vec_foreach (&x->acts, t) {
 		if (*t == slot)
 			return;
 	}
-	vec_push(&x->todo, slot);
+	vec_push(&x->acts, slot);
 }
 
 int64_t serve_sched_find(const struct serve_sched *x, const char *ns,
@@ -109,7 +109,7 @@ static int be_bind(void *ctx, uint32_t wl, uint32_t pod, uint32_t node)
 	w->target[pod] = node;
 	w->want[pod] = 1;
 	w->binding = true;
-	serve_sched_todo(x, wl);
+	serve_sched_queue_act(x, wl);
 	return CTL_BIND_STARTED;
 }
 
@@ -129,7 +129,7 @@ static void be_release(void *ctx, uint32_t wl)
 	w->binding = false;
 	w->release = true;
 	w->ungated = false;
-	serve_sched_todo(x, wl);
+	serve_sched_queue_act(x, wl);
 }
 
 static const struct ctl_backend_ops backend = { be_bind, be_release, NULL };
@@ -250,7 +250,7 @@ static void state_release(struct serve_sched *x)
 	hmap_release(&x->bad);
 	hmap_release(&x->done);
 	hmap_release(&x->queues);
-	vec_release(&x->todo);
+	vec_release(&x->acts);
 	vec_foreach (&x->plain, p)
 		free(*p);
 	vec_release(&x->plain);
@@ -364,16 +364,16 @@ static bool act(struct serve_sched *x)
 	bool fed = false;
 	size_t j = 0;
 
-	for (size_t i = 0; i < x->todo.len; i++)
-		fed |= serve_sched_act(x, x->todo.items[i]) > 0;
-	for (size_t i = 0; i < x->todo.len; i++) {
-		struct swl *w = serve_sched_slot(x, x->todo.items[i]);
+	for (size_t i = 0; i < x->acts.len; i++)
+		fed |= serve_sched_act(x, x->acts.items[i]) > 0;
+	for (size_t i = 0; i < x->acts.len; i++) {
+		struct swl *w = serve_sched_slot(x, x->acts.items[i]);
 
 		/* what still waits: pods to appear or to go */
 		if (w->live && (w->binding || w->release))
-			x->todo.items[j++] = x->todo.items[i];
+			x->acts.items[j++] = x->acts.items[i];
 	}
-	x->todo.len = j;
+	x->acts.len = j;
 	return fed;
 }
 

@@ -8,7 +8,7 @@
  *
  * Invariants: x->wl[slot].live exactly when the controller's slot holds a
  * workload this module added; a pod UID is in x->pods at most once; the
- * backend ops only record what to do (x->todo), which the sync loop does
+ * backend ops only record what to do (x->acts), which the sync loop does
  * after the controller's call has returned.
  */
 #ifndef ECHELON_SERVE_SCHED_INT_H
@@ -107,7 +107,7 @@ struct serve_sched {
 				  pending: never queued again */
 	struct hmap queues;    /* "kind/ns/name" of a ClusterQueue or
 				  LocalQueue -> hash of all but its status */
-	VEC(uint32_t) todo;    /* slots with binds or a release */
+	VEC(uint32_t) acts;    /* slots with binds or a release */
 	VEC(char *) plain;     /* "ns/name" of plain pods to bind */
 	VEC(char *) new_gangs; /* "ns/PodGroup/" or "ns//pod": to make */
 	int writes;
@@ -116,7 +116,7 @@ struct serve_sched {
 
 /* serve_sched.c */
 struct swl *serve_sched_slot(struct serve_sched *x, uint32_t slot);
-void serve_sched_todo(struct serve_sched *x, uint32_t slot);
+void serve_sched_queue_act(struct serve_sched *x, uint32_t slot);
 /* The live slot of the Workload ns/name, or -ENOENT. */
 int64_t serve_sched_find(const struct serve_sched *x, const char *ns,
 			 const char *name);

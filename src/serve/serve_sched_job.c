@@ -213,7 +213,7 @@ static void adopted(struct serve_sched *x, uint32_t slot)
 			n ? (uint32_t)(n - x->c.nodes.items) : CTL_NO_NODE;
 	}
 	w->ungated = !w->job;
-	serve_sched_todo(x, slot);
+	serve_sched_queue_act(x, slot);
 }
 
 /* A Workload object not known yet: to the controller, queued (or, read

@@ -226,7 +226,7 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 	else
 		hmap_put_str(&x->pods, uid, flags);
 	if (w->binding || w->release)
-		serve_sched_todo(x, slot);
+		serve_sched_queue_act(x, slot);
 	/* a gang of pods ends when they all have succeeded (a Job's ends
 	 * with the Job) */
 	if (!w->job && !w->finished && w->succeeded >= w->npods) {
