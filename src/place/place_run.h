@@ -93,6 +93,13 @@ struct run {
 	int32_t count, leader_count, slice_size;
 	unsigned req_level, slice_level, nlevels, unit_level;
 	bool required, unconstrained, lfc, aff;
+	bool frag; /* FragmentationAware (place_frag.c) */
+	/* frag: per level above the hosts, the domain with the most idle
+	 * nodes, that count, and the most of any other domain */
+	unsigned frag_levels;
+	uint32_t frag_top[TOPOLOGY_MAX_LEVELS];
+	uint32_t frag_max1[TOPOLOGY_MAX_LEVELS];
+	uint32_t frag_max2[TOPOLOGY_MAX_LEVELS];
 	int32_t size_at[TOPOLOGY_MAX_LEVELS]; /* inner slice sizes; 0: none */
 	const struct slice_layer *layers;     /* multi-layer message */
 	size_t nlayers;
@@ -173,6 +180,17 @@ uint32_t place_select_top(const struct run *r, const struct idvec *ids,
 enum select_walk place_select_greedy(struct run *r, const struct idvec *ids,
 				     uint32_t first, struct idvec *out,
 				     int32_t *ret_fit);
+
+/*
+ * place_frag.c: the FragmentationAware choice among the domains that hold
+ * the rest of a pod set. place_frag_setup() reads the index's idle counts
+ * for one run (r->frag). place_frag_cmp(): < 0 when using a (rather than
+ * b, on the same level) for `pods` more pods leaves the better cluster,
+ * > 0 when b does, 0 when the two are equal under it (the caller then
+ * keeps BestFit's order).
+ */
+void place_frag_setup(struct run *r);
+int place_frag_cmp(const struct run *r, uint32_t a, uint32_t b, int64_t pods);
 
 /*
  * place_setup.c: the requested resources (ordered for counting) and the

@@ -46,6 +46,29 @@ static bool plain_less(const struct run *r, uint32_t a, uint32_t b)
 }
 
 /*
+ * FragmentationAware's first key: whether a, for `slices` slices, leaves
+ * a better cluster than b. Ties (and the other profiles) return false and
+ * leave the order to BestFit's keys: a domain that is not worse under the
+ * first key is compared under them.
+ */
+static int frag_order(const struct run *r, uint32_t a, uint32_t b,
+		      int64_t slices)
+{
+	if (!r->frag)
+		return 0;
+	return place_frag_cmp(r, a, b, slices * r->slice_size);
+}
+
+/* The order of pick_plain(): frag_order(), then plain_less(). */
+static bool plain_better(const struct run *r, uint32_t a, uint32_t b,
+			 int64_t slices)
+{
+	int c = frag_order(r, a, b, slices);
+
+	return c ? c < 0 : plain_less(r, a, b);
+}
+
+/*
  * The pick without a leader: then slices and pods equal their "with
  * leader" forms, so BestFit's best fit and LeastFreeCapacity's first fit
  * are both the least by (slices, pods, id) among the domains that hold the
@@ -57,7 +80,8 @@ static bool plain_less(const struct run *r, uint32_t a, uint32_t b)
 static uint32_t pick_plain(const struct run *r, const struct scan *sc,
 			   unsigned level, int64_t slices)
 {
-	bool stop = !sc->ids && level == r->slice_level && !r->req->sorted;
+	bool stop = !sc->ids && level == r->slice_level && !r->req->sorted &&
+		    !r->frag;
 	int64_t tight = slices * r->slice_size;
 	uint32_t best = DOM_NONE;
 
@@ -66,13 +90,33 @@ static uint32_t pick_plain(const struct run *r, const struct scan *sc,
 
 		if (d == DOM_NONE || r->pd[d].slice < slices)
 			continue;
-		if (best != DOM_NONE && !plain_less(r, d, best))
+		if (best != DOM_NONE && !plain_better(r, d, best, slices))
 			continue;
 		best = d;
 		if (stop && r->pd[d].slice == slices && r->pd[d].state == tight)
 			break;
 	}
 	return best;
+}
+
+/*
+ * BestFit's order among the domains that hold `needed` slices (with the
+ * leader when wl): frag_order(), then the least slices, then the sort
+ * order (sortedDomainsWithLeader's when sort_wl).
+ */
+static bool fit_better(const struct run *r, uint32_t a, uint32_t b,
+		       int64_t needed, bool wl, bool sort_wl)
+{
+	struct sort_arg sa = { r, sort_wl };
+	int32_t va = wl ? r->pd[a].slice_wl : r->pd[a].slice;
+	int32_t vb = wl ? r->pd[b].slice_wl : r->pd[b].slice;
+	int c = frag_order(r, a, b, needed);
+
+	if (c)
+		return c < 0;
+	if (va != vb)
+		return va < vb;
+	return place_run_cmp(&a, &b, &sa) < 0;
 }
 
 /*
@@ -101,9 +145,8 @@ static uint32_t pick_leader(const struct run *r, const struct scan *sc,
 			first = d;
 		if (p->slice_wl < slices)
 			continue;
-		if (best == DOM_NONE || p->slice_wl < r->pd[best].slice_wl ||
-		    (p->slice_wl == r->pd[best].slice_wl &&
-		     place_run_cmp(&d, &best, &sa) < 0))
+		if (best == DOM_NONE ||
+		    fit_better(r, d, best, slices, true, true))
 			best = d;
 	}
 	if (r->lfc)
@@ -138,10 +181,8 @@ uint32_t place_select_one(const struct run *r, unsigned level,
 static uint32_t best_fit_scan(const struct run *r, const struct idvec *ids,
 			      int64_t needed)
 {
-	struct sort_arg sa = { r, true };
 	bool wl = r->leader_count > 0;
 	uint32_t best = DOM_NONE;
-	int32_t bv = 0;
 
 	for (size_t i = 0; i < ids->len; i++) {
 		uint32_t d = ids->items[i];
@@ -149,11 +190,9 @@ static uint32_t best_fit_scan(const struct run *r, const struct idvec *ids,
 
 		if (v < needed)
 			continue;
-		if (best == DOM_NONE || v < bv ||
-		    (v == bv && place_run_cmp(&d, &best, &sa) < 0)) {
+		if (best == DOM_NONE ||
+		    fit_better(r, d, best, needed, wl, true))
 			best = d;
-			bv = v;
-		}
 	}
 	return best;
 }
@@ -251,9 +290,7 @@ static uint32_t best_fit_after(const struct run *r, const struct idvec *ids,
 		if (d == skip || v < needed ||
 		    place_run_cmp(&d, &from, &sa) < 0)
 			continue;
-		if (v < r->pd[best].slice ||
-		    (v == r->pd[best].slice &&
-		     place_run_cmp(&d, &best, &sa) < 0))
+		if (fit_better(r, d, best, needed, false, false))
 			best = d;
 	}
 	return best;
