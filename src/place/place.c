@@ -651,7 +651,7 @@ static uint32_t best_fit_by(const struct run *r, const uint32_t *ids, size_t n,
 
 /*
  * FragmentationAware in place of findBestFitDomainBy: among the domains
- * with f >= needed (ids[0] is one), the best under place_frag_cmp() for
+ * with f >= needed (ids[0] is one), the best under place_frag_key_cmp() for
  * `pods` pods, then BestFit's least f, then the first.
  */
 static uint32_t frag_fit_by(const struct run *r, const uint32_t *ids, size_t n,
@@ -659,7 +659,9 @@ static uint32_t frag_fit_by(const struct run *r, const uint32_t *ids, size_t n,
 {
 	uint32_t best = ids[0];
 	int32_t bs = field(&r->pd[best], f);
+	struct frag_key bk, k;
 
+	place_frag_key(r, best, pods, &bk);
 	for (size_t i = 1; i < n; i++) {
 		int32_t s = field(&r->pd[ids[i]], f);
 		int c;
@@ -668,10 +670,12 @@ static uint32_t frag_fit_by(const struct run *r, const uint32_t *ids, size_t n,
 			break;
 		if (s < needed)
 			continue;
-		c = place_frag_cmp(r, ids[i], best, pods);
+		place_frag_key(r, ids[i], pods, &k);
+		c = place_frag_key_cmp(&k, &bk);
 		if (c < 0 || (c == 0 && s < bs)) {
 			best = ids[i];
 			bs = s;
+			bk = k;
 		}
 	}
 	return best;
@@ -1469,9 +1473,13 @@ bool place_podset(const struct topo *t, const struct place_request *req,
 		  struct place_result *res)
 {
 	struct run r;
+	struct frag_levels fl;
 
 	reset_result(res);
 	memset(&r, 0, sizeof(r));
+	fl.ready = false;
+	fl.ppn_node = UINT32_MAX;
+	r.fl = &fl;
 	r.t = t;
 	r.req = req;
 	r.s = res->scratch;
@@ -1491,8 +1499,6 @@ bool place_podset(const struct topo *t, const struct place_request *req,
 	if (!place_setup(&r, res))
 		return false;
 	place_setup_cache(&r);
-	if (r.frag)
-		place_frag_setup(&r);
 	r.simple = !r.has_leader && !r.aff && req->within < 0 &&
 		   !(r.filters && r.need_filter);
 	if (!run_place(&r, res))

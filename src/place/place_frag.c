@@ -11,9 +11,9 @@
  * the rest, then Kueue's sort order), which makes it total. See
  * docs/internals/placement.md §9.
  *
- * Cost: place_frag_setup() reads the idle counts of the domains above the
- * hostname level once per placement (a few dozen on a large cluster, kept
- * by the index as nodes change); a comparison is O(levels).
+ * Cost: a key is O(levels); the idle counts of the domains above the
+ * hostname level (kept by the index as nodes change) are read once per
+ * placement, and only when a candidate would take an idle node.
  */
 #include "place/place_run.h"
 
@@ -21,13 +21,17 @@
 
 #include "base/banned.h"
 
-void place_frag_setup(struct run *r)
+/* The figures of the levels above the hosts, once per run. */
+static const struct frag_levels *levels(const struct run *r)
 {
 	const struct topo *t = r->t;
+	struct frag_levels *fl = r->fl;
 
+	if (fl->ready)
+		return fl;
 	/* a host holds one node: its idle count says nothing of gangs */
-	r->frag_levels = t->hostname_lowest ? r->unit_level : r->nlevels;
-	for (unsigned l = 0; l < r->frag_levels; l++) {
+	fl->n = t->hostname_lowest ? r->unit_level : r->nlevels;
+	for (unsigned l = 0; l < fl->n; l++) {
 		uint32_t top = DOM_NONE, m1 = 0, m2 = 0;
 
 		for (uint32_t d = t->level_off[l]; d < t->level_off[l + 1];
@@ -42,20 +46,37 @@ void place_frag_setup(struct run *r)
 				m2 = v;
 			}
 		}
-		r->frag_top[l] = top;
-		r->frag_max1[l] = m1;
-		r->frag_max2[l] = m2;
+		fl->top[l] = top;
+		fl->max1[l] = m1;
+		fl->max2[l] = m2;
 	}
+	fl->ready = true;
+	return fl;
 }
 
-/* Pods of the request that one empty node of domain d holds (its first
- * node's allocatable: the nodes of a domain are mostly alike). */
+/*
+ * Pods of the request that one empty node of domain d holds (its first
+ * node's allocatable: the nodes of a domain are mostly alike). Nodes with
+ * the same allocatable as the last one counted reuse its count.
+ */
 static int64_t pods_per_node(const struct run *r, uint32_t d)
 {
 	const struct topo *t = r->t;
-	const int64_t *a = &t->node_alloc[(size_t)t->dom_node[d] * t->nres];
+	struct frag_levels *fl = r->fl;
+	size_t nr = (size_t)t->nres;
+	uint32_t n = t->dom_node[d];
+	const int64_t *a = &t->node_alloc[n * nr];
 	int64_t best = INT32_MAX;
 
+	if (fl->ppn_node != UINT32_MAX) {
+		const int64_t *b = &t->node_alloc[fl->ppn_node * nr];
+		size_t k = 0;
+
+		while (k < nr && a[k] == b[k])
+			k++;
+		if (k == nr)
+			return fl->ppn;
+	}
 	for (int i = 0; i < r->nreq; i++) {
 		int id = r->req_ids[i];
 
@@ -64,6 +85,8 @@ static int64_t pods_per_node(const struct run *r, uint32_t d)
 		if (a[id] / r->wreq[id] < best)
 			best = a[id] / r->wreq[id];
 	}
+	fl->ppn_node = n;
+	fl->ppn = best;
 	return best;
 }
 
@@ -78,6 +101,8 @@ static int64_t idle_used(const struct run *r, uint32_t d, int64_t pods)
 
 	if (!idle || pods <= 0)
 		return 0;
+	if (d >= r->t->level_off[r->unit_level] && r->t->hostname_lowest)
+		return 1; /* an idle host: whatever fits takes it */
 	ppn = pods_per_node(r, d);
 	if (ppn <= 0)
 		return 0;
@@ -89,48 +114,44 @@ static int64_t idle_used(const struct run *r, uint32_t d, int64_t pods)
 	return k < idle ? k : idle;
 }
 
-/* The ancestors of d by level into up[0..level]; returns d's level. */
-static unsigned path(const struct topo *t, uint32_t d, uint32_t *up)
+void place_frag_key(const struct run *r, uint32_t d, int64_t pods,
+		    struct frag_key *k)
 {
-	unsigned l = topo_dom_level(t, d);
+	const struct topo *t = r->t;
+	const struct frag_levels *fl;
+	unsigned l;
 
-	for (unsigned k = l + 1; k-- > 0; d = t->dom_parent[d])
-		up[k] = d;
-	return l;
-}
+	k->used = idle_used(r, d, pods);
+	k->n = 0;
+	if (!k->used)
+		return; /* every level keeps its most idle nodes */
+	fl = levels(r);
+	l = topo_dom_level(t, d);
+	k->n = l + 1 < fl->n ? l + 1 : fl->n;
+	/* walk up from d: ancestor at level l, then l - 1, ... */
+	for (unsigned i = l + 1; i-- > 0; d = t->dom_parent[d]) {
+		int64_t own = (int64_t)t->dom_idle[d] - k->used;
+		int64_t other;
 
-/* The most idle nodes of a level-l domain once x, on l, loses e. */
-static int64_t level_max(const struct run *r, unsigned l, uint32_t x,
-			 int64_t e)
-{
-	int64_t own = (int64_t)r->t->dom_idle[x] - e;
-	int64_t other = r->frag_top[l] == x ? r->frag_max2[l] : r->frag_max1[l];
-
-	return own > other ? own : other;
-}
-
-static int cmp_desc(int64_t a, int64_t b)
-{
-	return (a < b) - (a > b);
-}
-
-int place_frag_cmp(const struct run *r, uint32_t a, uint32_t b, int64_t pods)
-{
-	uint32_t ua[TOPOLOGY_MAX_LEVELS], ub[TOPOLOGY_MAX_LEVELS];
-	int64_t ea = idle_used(r, a, pods), eb = idle_used(r, b, pods);
-	unsigned la, n;
-
-	if (!ea && !eb)
-		return 0; /* every level keeps its most idle nodes */
-	la = path(r->t, a, ua);
-	BUG_ON(path(r->t, b, ub) != la);
-	n = la + 1 < r->frag_levels ? la + 1 : r->frag_levels;
-	for (unsigned l = 0; l < n; l++) {
-		int c = cmp_desc(level_max(r, l, ua[l], ea),
-				 level_max(r, l, ub[l], eb));
-
-		if (c)
-			return c;
+		if (i >= k->n)
+			continue;
+		other = fl->top[i] == d ? fl->max2[i] : fl->max1[i];
+		k->v[i] = own > other ? own : other;
 	}
-	return ea == eb ? 0 : ea < eb ? -1 : 1;
+}
+
+int place_frag_key_cmp(const struct frag_key *a, const struct frag_key *b)
+{
+	/*
+	 * A key that uses no idle node keeps every level's most, which the
+	 * other's figures cannot exceed: fewer idle nodes used decides.
+	 */
+	if (a->used && b->used) {
+		BUG_ON(a->n != b->n);
+		for (unsigned l = 0; l < a->n; l++) {
+			if (a->v[l] != b->v[l])
+				return a->v[l] > b->v[l] ? -1 : 1;
+		}
+	}
+	return (a->used > b->used) - (a->used < b->used);
 }

@@ -46,26 +46,39 @@ static bool plain_less(const struct run *r, uint32_t a, uint32_t b)
 }
 
 /*
- * FragmentationAware's first key: whether a, for `slices` slices, leaves
- * a better cluster than b. Ties (and the other profiles) return false and
- * leave the order to BestFit's keys: a domain that is not worse under the
- * first key is compared under them.
+ * A candidate and, under FragmentationAware, its key for the rest of the
+ * request (`slices` slices), computed once per candidate.
  */
-static int frag_order(const struct run *r, uint32_t a, uint32_t b,
-		      int64_t slices)
+struct cand {
+	uint32_t d;
+	struct frag_key k;
+};
+
+static void cand_set(const struct run *r, struct cand *c, uint32_t d,
+		     int64_t slices)
 {
-	if (!r->frag)
-		return 0;
-	return place_frag_cmp(r, a, b, slices * r->slice_size);
+	c->d = d;
+	c->k.used = 0;
+	c->k.n = 0;
+	if (r->frag)
+		place_frag_key(r, d, slices * r->slice_size, &c->k);
+}
+
+/* FragmentationAware's first key; 0 for ties and the other profiles,
+ * which leave the order to BestFit's keys. */
+static int frag_order(const struct run *r, const struct cand *a,
+		      const struct cand *b)
+{
+	return r->frag ? place_frag_key_cmp(&a->k, &b->k) : 0;
 }
 
 /* The order of pick_plain(): frag_order(), then plain_less(). */
-static bool plain_better(const struct run *r, uint32_t a, uint32_t b,
-			 int64_t slices)
+static bool plain_better(const struct run *r, const struct cand *a,
+			 const struct cand *b)
 {
-	int c = frag_order(r, a, b, slices);
+	int c = frag_order(r, a, b);
 
-	return c ? c < 0 : plain_less(r, a, b);
+	return c ? c < 0 : plain_less(r, a->d, b->d);
 }
 
 /*
@@ -83,40 +96,41 @@ static uint32_t pick_plain(const struct run *r, const struct scan *sc,
 	bool stop = !sc->ids && level == r->slice_level && !r->req->sorted &&
 		    !r->frag;
 	int64_t tight = slices * r->slice_size;
-	uint32_t best = DOM_NONE;
+	struct cand best = { .d = DOM_NONE }, c;
 
 	for (uint32_t i = 0; i < sc->n; i++) {
 		uint32_t d = scan_at(r, sc, i);
 
 		if (d == DOM_NONE || r->pd[d].slice < slices)
 			continue;
-		if (best != DOM_NONE && !plain_better(r, d, best, slices))
+		cand_set(r, &c, d, slices);
+		if (best.d != DOM_NONE && !plain_better(r, &c, &best))
 			continue;
-		best = d;
+		best = c;
 		if (stop && r->pd[d].slice == slices && r->pd[d].state == tight)
 			break;
 	}
-	return best;
+	return best.d;
 }
 
 /*
- * BestFit's order among the domains that hold `needed` slices (with the
+ * BestFit's order among the domains that hold the rest (slices with the
  * leader when wl): frag_order(), then the least slices, then the sort
  * order (sortedDomainsWithLeader's when sort_wl).
  */
-static bool fit_better(const struct run *r, uint32_t a, uint32_t b,
-		       int64_t needed, bool wl, bool sort_wl)
+static bool fit_better(const struct run *r, const struct cand *a,
+		       const struct cand *b, bool wl, bool sort_wl)
 {
 	struct sort_arg sa = { r, sort_wl };
-	int32_t va = wl ? r->pd[a].slice_wl : r->pd[a].slice;
-	int32_t vb = wl ? r->pd[b].slice_wl : r->pd[b].slice;
-	int c = frag_order(r, a, b, needed);
+	int32_t va = wl ? r->pd[a->d].slice_wl : r->pd[a->d].slice;
+	int32_t vb = wl ? r->pd[b->d].slice_wl : r->pd[b->d].slice;
+	int c = frag_order(r, a, b);
 
 	if (c)
 		return c < 0;
 	if (va != vb)
 		return va < vb;
-	return place_run_cmp(&a, &b, &sa) < 0;
+	return place_run_cmp(&a->d, &b->d, &sa) < 0;
 }
 
 /*
@@ -129,7 +143,8 @@ static uint32_t pick_leader(const struct run *r, const struct scan *sc,
 			    int64_t slices)
 {
 	struct sort_arg sa = { r, true };
-	uint32_t top = DOM_NONE, best = DOM_NONE, first = DOM_NONE;
+	uint32_t top = DOM_NONE, first = DOM_NONE;
+	struct cand best = { .d = DOM_NONE }, c;
 
 	for (uint32_t i = 0; i < sc->n; i++) {
 		uint32_t d = scan_at(r, sc, i);
@@ -145,15 +160,15 @@ static uint32_t pick_leader(const struct run *r, const struct scan *sc,
 			first = d;
 		if (p->slice_wl < slices)
 			continue;
-		if (best == DOM_NONE ||
-		    fit_better(r, d, best, slices, true, true))
-			best = d;
+		cand_set(r, &c, d, slices);
+		if (best.d == DOM_NONE || fit_better(r, &c, &best, true, true))
+			best = c;
 	}
 	if (r->lfc)
 		return first;
 	if (top == DOM_NONE || !place_run_holds(r, top, slices))
 		return DOM_NONE;
-	return place_run_holds(r, best, slices) ? best : DOM_NONE;
+	return place_run_holds(r, best.d, slices) ? best.d : DOM_NONE;
 }
 
 uint32_t place_select_one(const struct run *r, unsigned level,
@@ -182,7 +197,7 @@ static uint32_t best_fit_scan(const struct run *r, const struct idvec *ids,
 			      int64_t needed)
 {
 	bool wl = r->leader_count > 0;
-	uint32_t best = DOM_NONE;
+	struct cand best = { .d = DOM_NONE }, c;
 
 	for (size_t i = 0; i < ids->len; i++) {
 		uint32_t d = ids->items[i];
@@ -190,11 +205,11 @@ static uint32_t best_fit_scan(const struct run *r, const struct idvec *ids,
 
 		if (v < needed)
 			continue;
-		if (best == DOM_NONE ||
-		    fit_better(r, d, best, needed, wl, true))
-			best = d;
+		cand_set(r, &c, d, needed);
+		if (best.d == DOM_NONE || fit_better(r, &c, &best, wl, true))
+			best = c;
 	}
-	return best;
+	return best.d;
 }
 
 uint32_t place_select_top(const struct run *r, const struct idvec *ids,
@@ -281,19 +296,21 @@ static uint32_t best_fit_after(const struct run *r, const struct idvec *ids,
 			       uint32_t skip, uint32_t from, int64_t needed)
 {
 	struct sort_arg sa = { r, false };
-	uint32_t best = from;
+	struct cand best, c;
 
+	cand_set(r, &best, from, needed);
 	for (size_t i = 0; i < ids->len; i++) {
 		uint32_t d = ids->items[i];
 		int32_t v = r->pd[d].slice;
 
-		if (d == skip || v < needed ||
+		if (d == skip || d == from || v < needed ||
 		    place_run_cmp(&d, &from, &sa) < 0)
 			continue;
-		if (fit_better(r, d, best, needed, false, false))
-			best = d;
+		cand_set(r, &c, d, needed);
+		if (fit_better(r, &c, &best, false, false))
+			best = c;
 	}
-	return best;
+	return best.d;
 }
 
 /*

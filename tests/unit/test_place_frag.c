@@ -19,7 +19,7 @@
 
 #define LEVELS3 "block,rack,kubernetes.io/hostname"
 #define LEVELS2 "rack,kubernetes.io/hostname"
-#define GPUS 8 /* per node */
+#define GPUS	8 /* per node */
 
 /* Nodes "path=used" (GPUs in use of GPUS), separated by spaces. */
 static void add_nodes(struct fx *f, const char *spec)
@@ -60,41 +60,68 @@ struct fcase {
 static const struct fcase cases[] = {
 	/* every host that fits is idle: BestFit and LFC take the first,
 	 * in the rack with the most idle hosts; Frag keeps that rack */
-	{ "a small job leaves the emptiest rack whole", LEVELS2,
-	  "r1/h1=0 r1/h2=0 r1/h3=0 r2/h4=0 r2/h5=8", 1, 8, TOPOLOGY_NONE,
-	  NULL, { "h1:1", "h1:1", "h1:1", "h4:1" } },
+	{ "a small job leaves the emptiest rack whole",
+	  LEVELS2,
+	  "r1/h1=0 r1/h2=0 r1/h3=0 r2/h4=0 r2/h5=8",
+	  1,
+	  8,
+	  TOPOLOGY_NONE,
+	  NULL,
+	  { "h1:1", "h1:1", "h1:1", "h4:1" } },
 	/* three racks of 4 idle hosts hold the gang equally tightly; the
 	 * first is in the block with the most idle hosts */
-	{ "a rack gang leaves the largest block whole", LEVELS3,
+	{ "a rack gang leaves the largest block whole",
+	  LEVELS3,
 	  "b1/r1/h01=0 b1/r1/h02=0 b1/r1/h03=0 b1/r1/h04=0 "
 	  "b1/r2/h05=0 b1/r2/h06=0 b1/r2/h07=0 b1/r2/h08=0 "
 	  "b2/r3/h09=0 b2/r3/h10=0 b2/r3/h11=0 b2/r3/h12=0 "
 	  "b2/r4/h13=0 b2/r4/h14=0 b2/r4/h15=8 b2/r4/h16=8",
-	  3, 8, TOPOLOGY_REQUIRED, "rack",
+	  3,
+	  8,
+	  TOPOLOGY_REQUIRED,
+	  "rack",
 	  { "h01:1 h02:1 h03:1", "h01:1 h02:1 h03:1", "h01:1 h02:1 h03:1",
 	    "h09:1 h10:1 h11:1" } },
 	/* the tightest rack is also the one that keeps the largest */
-	{ "the tightest rack when it also keeps the largest", LEVELS2,
+	{ "the tightest rack when it also keeps the largest",
+	  LEVELS2,
 	  "r1/h1=0 r1/h2=0 r1/h3=0 r2/h4=0 r2/h5=0 r2/h6=0 r2/h7=0 "
 	  "r2/h8=0",
-	  3, 8, TOPOLOGY_REQUIRED, "rack",
+	  3,
+	  8,
+	  TOPOLOGY_REQUIRED,
+	  "rack",
 	  { "h1:1 h2:1 h3:1", "h1:1 h2:1 h3:1", "h1:1 h2:1 h3:1",
 	    "h1:1 h2:1 h3:1" } },
 	/* a busy host with room takes no idle host: all agree */
-	{ "a busy host before an idle one", LEVELS2,
-	  "r1/h1=0 r1/h2=6 r2/h3=0", 1, 2, TOPOLOGY_NONE, NULL,
+	{ "a busy host before an idle one",
+	  LEVELS2,
+	  "r1/h1=0 r1/h2=6 r2/h3=0",
+	  1,
+	  2,
+	  TOPOLOGY_NONE,
+	  NULL,
 	  { "h2:1", "h2:1", "h2:1", "h2:1" } },
 	/* two pods of 4 GPUs on one host: the idle host of the rack that
 	 * has fewer idle hosts */
-	{ "two pods on one host, outside the emptiest rack", LEVELS2,
-	  "r1/h1=4 r1/h2=0 r1/h4=0 r2/h3=0", 2, 4, TOPOLOGY_UNCONSTRAINED,
-	  NULL, { "h2:2", "h2:2", "h2:2", "h3:2" } },
+	{ "two pods on one host, outside the emptiest rack",
+	  LEVELS2,
+	  "r1/h1=4 r1/h2=0 r1/h4=0 r2/h3=0",
+	  2,
+	  4,
+	  TOPOLOGY_UNCONSTRAINED,
+	  NULL,
+	  { "h2:2", "h2:2", "h2:2", "h3:2" } },
 	/* unconstrained over several hosts: LFC starts from the least
 	 * free, BestFit from the most (then the tightest last) */
-	{ "unconstrained over several hosts", LEVELS2,
-	  "r1/h1=6 r1/h2=4 r2/h3=0 r2/h4=0", 5, 2, TOPOLOGY_UNCONSTRAINED,
-	  NULL, { "h1:1 h2:2 h3:2", "h1:1 h3:4", "h1:1 h2:2 h3:2",
-		  "h1:1 h3:4" } },
+	{ "unconstrained over several hosts",
+	  LEVELS2,
+	  "r1/h1=6 r1/h2=4 r2/h3=0 r2/h4=0",
+	  5,
+	  2,
+	  TOPOLOGY_UNCONSTRAINED,
+	  NULL,
+	  { "h1:1 h2:2 h3:2", "h1:1 h3:4", "h1:1 h2:2 h3:2", "h1:1 h3:4" } },
 };
 
 static void run_case(const struct fcase *c, int alg, bool exhaustive,
@@ -170,9 +197,10 @@ static void make_cluster(struct fx *f, struct rng *g, bool rev)
 
 				snprintf(paths[k], sizeof(paths[k]),
 					 "b%d/r%d-%d/h%03d", b, b, r, k);
-				used[k] = u < 4	  ? 0
-					  : u < 7 ? GPUS
-						  : 1 + (int64_t)rng_below(g, 7);
+				used[k] =
+					u < 4	? 0
+					: u < 7 ? GPUS
+						: 1 + (int64_t)rng_below(g, 7);
 			}
 		}
 	}
@@ -226,8 +254,8 @@ static uint32_t *domains(const struct fx *f)
  * to cl, the most idle nodes of any domain; then minus the idle nodes
  * used; recomputed from the nodes.
  */
-static void brute_key(const struct fx *f, const uint32_t *dom,
-		      const bool *take, int cl, int64_t *key)
+static void brute_key(const struct fx *f, const uint32_t *dom, const bool *take,
+		      int cl, int64_t *key)
 {
 	size_t n = f->nnodes;
 	int nl = cl < 2 ? cl + 1 : 2, used = 0;
@@ -328,8 +356,9 @@ static void check_round(struct rng *g)
 		any = true;
 	}
 	if (res.fit != any)
-		fail_msg("level %d count %d gpu %d: fit %d, brute force %d (%s)",
-			 cl, count, gpu, res.fit, any, res.reason.buf);
+		fail_msg(
+			"level %d count %d gpu %d: fit %d, brute force %d (%s)",
+			cl, count, gpu, res.fit, any, res.reason.buf);
 	if (res.fit) {
 		const struct node *n0 = t->node_src[res.worker_nodes.items[0]];
 
