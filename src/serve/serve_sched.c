@@ -220,6 +220,7 @@ static void state_init(struct serve_sched *x)
 	cluster_init(&x->c);
 	hmap_init(&x->by_name);
 	hmap_init(&x->by_job);
+	hmap_init(&x->owned);
 	hmap_init(&x->pods);
 	hmap_init(&x->bad);
 	hmap_init(&x->done);
@@ -246,6 +247,7 @@ static void state_release(struct serve_sched *x)
 	vec_release(&x->evs);
 	hmap_release(&x->by_name);
 	hmap_release(&x->by_job);
+	hmap_release(&x->owned);
 	hmap_release(&x->pods);
 	hmap_release(&x->bad);
 	hmap_release(&x->done);

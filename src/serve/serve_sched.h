@@ -43,6 +43,13 @@ int serve_sched_extra(void *x, const struct api_req *r, int64_t now_us,
  * Never refuses. */
 int serve_sched_mutate(void *ctx, const struct api_kind *k, json_t *obj,
 		       const json_t *old, struct errbuf *err);
+/* Kueue's name of the Workload it makes for an owner object (a Job, a
+ * Pod): "<kind in lower case>-<name>" cut to 247 bytes, "-", and the
+ * first 5 hex digits of the SHA-1 of "<kind>\n<group>\n<name>\n<uid>"
+ * (group "" for the core group), so that names fit in 253 bytes. The
+ * caller frees the result. */
+char *serve_sched_workload_name(const char *group, const char *kind,
+				const char *name, const char *uid);
 /* Prometheus text of the scheduler's metrics, appended to out. */
 void serve_sched_metrics(const struct serve_sched *x, struct strbuf *out);
 

@@ -117,8 +117,8 @@ void serve_sched_gang_pod(struct serve_sched *x, const struct sev *e,
 	const char *ns = json_string_value(json_object_get(meta, "namespace"));
 	const char *name = json_string_value(json_object_get(meta, "name"));
 	const char *pg = label(e->body, PG_LABEL);
-	char *wname =
-		pg ? xstrdup(pg) : serve_sched_wl_name("pod", "Pod", name, uid);
+	char *wname = pg ? xstrdup(pg)
+			 : serve_sched_workload_name("", "Pod", name, uid);
 	int64_t slot = ns ? gang_slot(x, ns, wname) : -ENOENT;
 
 	if (slot >= 0) {
@@ -280,7 +280,7 @@ static void pod_gang(struct serve_sched *x, const char *ns, const char *name)
 
 	if (!o || !waiting(o->body))
 		return;
-	wname = serve_sched_wl_name("pod", "Pod", name, o->uid);
+	wname = serve_sched_workload_name("", "Pod", name, o->uid);
 	pod = json_incref(o->body);
 	if (gang_slot(x, ns, wname) < 0)
 		make_gang(x, ns, wname, NULL, label(pod, QUEUE_LABEL), &pod, 1,

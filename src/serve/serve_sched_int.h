@@ -101,6 +101,9 @@ struct serve_sched {
 	VEC(struct swl) wl;    /* by controller slot */
 	struct hmap by_name;   /* "ns/name" of a Workload -> slot */
 	struct hmap by_job;    /* Job UID -> slot */
+	struct hmap owned;     /* UID of a Job -> 1 while a Workload names
+				  it its controller: one is made per Job,
+				  found whatever its name */
 	struct hmap pods;      /* pod UID -> SP_* flags */
 	struct hmap bad;       /* UID of a refused config object -> rv */
 	struct hmap done;      /* "ns/name" of Workloads whose Job ended while
@@ -159,9 +162,6 @@ void serve_sched_drop(struct serve_sched *x, uint32_t slot);
  * object: its controlling Job is read from its ownerReferences). */
 void serve_sched_slot_fill(struct serve_sched *x, uint32_t slot, uint64_t h,
 			   const json_t *obj);
-/* Kueue's name of an owner's Workload: PREFIX-NAME-HASH. */
-char *serve_sched_wl_name(const char *prefix, const char *kind,
-			  const char *name, const char *uid);
 
 /* serve_sched_gang.c */
 /* A pod of a PodGroup, or a plain pod with a queue: its gang's member,

@@ -4,13 +4,17 @@
  * suspends a queued Job at create; the reconciler makes its Workload
  * object (owned by the Job, named as Kueue names it), decoded from the
  * Job by the manifest decoders and encoded by src/manifest/enc.c, and
- * finishes the workload when the Job ends. Workload objects (these or a
+ * finishes the workload when the Job ends. A Job's Workload is found by
+ * its ownerReferences, never by its name. Workload objects (these or a
  * user's) are the only way workloads reach the controller.
  */
 #include "serve/serve_sched_int.h"
 
 #include <errno.h>
 #include <string.h>
+
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
 
 #include "base/alloc.h"
 #include "manifest/enc.h"
@@ -20,7 +24,8 @@
 
 #define QUEUE_LABEL   "kueue.x-k8s.io/queue-name"
 #define JOB_UID_LABEL "kueue.x-k8s.io/job-uid"
-/* Kueue keeps the prefix of a Workload's name within 253 - 6 bytes. */
+/* Kueue keeps the prefix of a Workload's name within 253 - 6 bytes (its
+ * ShortWorkloadNames gate, off by default, would make that 63 - 6). */
 #define MAX_PREFIX 247
 
 static const json_t *meta_of(const json_t *o)
@@ -62,18 +67,25 @@ int serve_sched_mutate(void *ctx, const struct api_kind *k, json_t *obj,
 	return 0;
 }
 
-/* Kueue's name of an owner's Workload: PREFIX-NAME-HASH, HASH the first
- * 5 hex digits of a hash of the kind, name and UID (FNV-1a here). */
-char *serve_sched_wl_name(const char *prefix, const char *kind,
-			  const char *name, const char *uid)
+char *serve_sched_workload_name(const char *group, const char *kind,
+				const char *name, const char *uid)
 {
-	char *key = xasprintf("%s\n%s%s", kind, name, uid);
-	uint64_t h = hmap_hash(key, strlen(key));
-	int room = MAX_PREFIX - (int)strlen(prefix) - 1;
+	char *key = xasprintf("%s\n%s\n%s\n%s", kind, group, name, uid);
+	unsigned char sum[20];
+	char *prefix = xasprintf("%s-%s", kind, name);
+	char *ret;
 
+	BUG_ON(gnutls_hash_fast(GNUTLS_DIG_SHA1, key, strlen(key), sum) < 0);
+	for (size_t i = 0; kind[i]; i++) { /* the kind in lower case */
+		if (prefix[i] >= 'A' && prefix[i] <= 'Z')
+			prefix[i] = (char)(prefix[i] - 'A' + 'a');
+	}
+	/* 5 hex digits: the first two bytes and the high half of the third */
+	ret = xasprintf("%.*s-%02x%02x%x", MAX_PREFIX, prefix, sum[0], sum[1],
+			sum[2] >> 4);
+	free(prefix);
 	free(key);
-	return xasprintf("%s-%.*s-%05llx", prefix, room, name,
-			 (unsigned long long)(h >> 44));
+	return ret;
 }
 
 int serve_sched_decode_workload(struct serve_sched *x, const json_t *obj,
@@ -275,6 +287,21 @@ out:
 	strbuf_release(&msg);
 }
 
+/* Keep x->owned: the Job that Workload e names its controller has one
+ * (Kueue finds a Job's Workload by its owner, not its name). */
+static void owned(struct serve_sched *x, const struct sev *e)
+{
+	const char *name, *uid;
+
+	job_owner(e->body, &name, &uid);
+	if (!name || !uid)
+		return;
+	if (e->type == API_DELETED)
+		hmap_del(&x->owned, uid, strlen(uid));
+	else
+		hmap_put_str(&x->owned, uid, 1);
+}
+
 void serve_sched_workload(struct serve_sched *x, const struct sev *e)
 {
 	const char *ns = meta_str(e->body, "namespace");
@@ -286,6 +313,7 @@ void serve_sched_workload(struct serve_sched *x, const struct sev *e)
 
 	if (!ns || !name)
 		return;
+	owned(x, e);
 	if (e->type == API_DELETED) {
 		if (slot >= 0) {
 			(void)ctl_workload_delete(x->ctl,
@@ -345,18 +373,17 @@ static void priority_ref(struct serve_sched *x, json_t *spec)
 /* Kueue's reconciler: the Workload of a queued Job, from its template. */
 static void make_workload(struct serve_sched *x, const json_t *job)
 {
-	const char *ns = meta_str(job, "namespace");
 	const char *name = meta_str(job, "name");
 	const char *uid = meta_str(job, "uid");
-	char *wname = serve_sched_wl_name("job", "Job", name, uid);
+	char *wname = serve_sched_workload_name("batch", "Job", name, uid);
 	struct cluster batch;
 	struct workload w;
 	struct strbuf msg;
 	json_t *obj, *meta;
 
 	strbuf_init(&msg);
-	if (api_store_get(x->s, x->kinds[SK_WORKLOAD], ns, wname))
-		goto out; /* made before a restart */
+	if (!uid || hmap_get_str(&x->owned, uid, NULL))
+		goto out; /* made before a restart, or earlier in this sync */
 	if (serve_sched_decode_workload(x, job, &w, &msg) < 0) {
 		serve_sched_warn(x, job, "InvalidJob",
 				 "no Workload made for it: %s", msg.buf);
@@ -379,8 +406,10 @@ static void make_workload(struct serve_sched *x, const json_t *job)
 				      "blockOwnerDeletion", 1));
 	priority_ref(x, json_object_get(obj, "spec"));
 	if (api_store_create(x->s, x->kinds[SK_WORKLOAD], obj, x->now_us,
-			     NULL) == 0)
+			     NULL) == 0) {
 		x->writes++;
+		hmap_put_str(&x->owned, uid, 1);
+	}
 out:
 	strbuf_release(&msg);
 	free(wname);
