@@ -4,8 +4,9 @@
  * on a real cluster, over the API objects, with echelon's controller
  * (src/ctl) deciding. It builds the controller's cluster from the stored
  * Nodes, Topologies, ResourceFlavors, queues and priority classes (decoded
- * by src/manifest), suspends queued Jobs and makes their Workload objects
- * (Kueue's Job reconciler), feeds Workloads, PodGroups and pods to the
+ * by src/manifest), suspends queued Jobs and makes the Workload objects of
+ * queued Jobs and plain pods (Kueue's Job and pod integrations, under
+ * Kueue's names), feeds Workloads, PodGroups and pods to the
  * controller, and writes back what it decides: bindings (whole gangs,
  * spec.nodeName through the binding path), Workload status.admission with
  * flavors and topologyAssignment and Kueue's conditions, Job unsuspend,

@@ -1017,6 +1017,78 @@ static void test_restart_pod_group(void **state)
 	env_stop(&r);
 }
 
+/* The Workloads owned by the object of uid (NULL: none), and how many. */
+static const char *workload_owned_by(struct api_store *s, const char *uid,
+				     int *count)
+{
+	struct objs wls;
+	const char *found = NULL;
+
+	*count = 0;
+	objs_of(s, K_WL, &wls);
+	for (size_t i = 0; i < wls.n; i++) {
+		const char *name = sget(wls.items[i], "metadata", "name");
+
+		if (!owner_uid(wls.items[i]) ||
+		    strcmp(owner_uid(wls.items[i]), uid) != 0)
+			continue;
+		found = sget(api_store_get(s, K_WL, "team-a", name)->body,
+			     "metadata", "name");
+		(*count)++;
+	}
+	objs_release(&wls);
+	return found;
+}
+
+/* A queued plain pod (a gang of one, no PodGroup) admitted before a
+ * restart is adopted after it: its Workload (Kueue's pod integration:
+ * owned by the pod) keeps its admission, its pod stays where it is, and
+ * its quota stays counted. */
+static void test_restart_plain_pod(void **state)
+{
+	struct env e, r;
+	const struct api_obj *p;
+	char *node, *uid;
+	int n;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	pod(&e, "solo", "{\"kueue.x-k8s.io/queue-name\":\"training\"}");
+	advance(&e, S);
+	assert_non_null(node_of_pod(e.s, "solo"));
+	p = api_store_get(e.s, K_POD, "team-a", "solo");
+	uid = xstrdup(p->uid);
+	assert_non_null(workload_owned_by(e.s, uid, &n));
+	assert_int_equal(n, 1);
+	assert_int_equal(admitted_pods(e.x), 1);
+	assert_int_equal(usage_pods(e.x), 1);
+	node = xstrdup(node_of_pod(e.s, "solo"));
+	env_start(&r, copy_store(e.s), e.now);
+	env_stop(&e);
+	advance(&r, S);
+	assert_int_equal(admitted_pods(r.x), 1);
+	assert_int_equal(usage_pods(r.x), 1);
+	assert_string_equal(node_of_pod(r.s, "solo"), node);
+	(void)workload_owned_by(r.s, uid, &n);
+	assert_int_equal(n, 1);
+	check_capacity(r.s);
+	/* it goes on: the pod ends, its quota comes free */
+	p = api_store_get(r.s, K_POD, "team-a", "solo");
+	{
+		json_t *o = json_deep_copy(p->body);
+
+		json_object_set_new(json_object_get(o, "status"), "phase",
+				    json_string("Succeeded"));
+		update(r.s, K_POD, o, r.now);
+	}
+	advance(&r, S);
+	assert_int_equal(admitted_pods(r.x), 0);
+	assert_int_equal(usage_pods(r.x), 0);
+	free(node);
+	free(uid);
+	env_stop(&r);
+}
+
 /* Workload names are Kueue's, worked out by hand from its scheme:
  * "<kind in lower case>-<name>" cut to 247 bytes, "-", and the first 5
  * hex digits of SHA-1("<kind>\n<group>\n<name>\n<uid>"), e.g.
@@ -1259,6 +1331,7 @@ int main(void)
 		cmocka_unit_test(test_restart),
 		cmocka_unit_test(test_pod_gangs),
 		cmocka_unit_test(test_restart_pod_group),
+		cmocka_unit_test(test_restart_plain_pod),
 		cmocka_unit_test(test_workload_names),
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_relist),
