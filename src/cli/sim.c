@@ -131,6 +131,7 @@ static int parse_time(const char *opt, const char *s, int64_t *ret)
 
 	if (duration_parse_time(s, strlen(s), ret, &eb) < 0) {
 		fprintf(stderr, "echelon sim: %s: %s\n", opt, eb.msg);
+		cli_usage_hint("sim");
 		return 2;
 	}
 	return 0;
@@ -377,6 +378,7 @@ static int parse_opt(struct sim_args *a, int opt, const char *v)
 		if (throughput_parse(v, "--network", &o->tp, &eb) == 0)
 			return 0;
 		fprintf(stderr, "echelon sim: %s\n", eb.msg);
+		cli_usage_hint("sim");
 		return 2;
 	case 'q':
 		s->quiet = true;
@@ -385,7 +387,7 @@ static int parse_opt(struct sim_args *a, int opt, const char *v)
 		usage(stdout);
 		return 1;
 	default:
-		usage(stderr);
+		BUG_ON(1); /* parse_args() takes the errors */
 		return 2;
 	}
 }
@@ -395,16 +397,16 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 	int opt, rc;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "f:qh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":f:qh", opts, NULL)) != -1) {
+		if (opt == '?' || opt == ':')
+			return cli_getopt_error("sim", opt, argv);
 		rc = parse_opt(a, opt, optarg);
 		if (rc)
 			return rc;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "echelon sim: unexpected argument \"%s\"\n",
-			cli_quote(argv[optind]));
-		return 2;
-	}
+	if (optind < argc)
+		return cli_usage_error("sim", "unexpected argument \"%s\"",
+				       cli_quote(argv[optind]));
 	return 0;
 }
 

@@ -135,23 +135,26 @@ if [ -w /dev/full ]; then
 	done
 fi
 
-# A bad value for an enumerated option is named in one line, for every verb.
+# A bad value for an enumerated option is named in one line, for every verb,
+# followed by where the usage is, as for every usage error.
 bad_value() { # expected-line args...
 	want=$1
 	shift
 	"$echelon" "$@" >/dev/null 2>"$tmp/err"
 	rc=$?
-	[ $rc -eq 2 ] && [ "$(cat "$tmp/err")" = "$want" ]
+	[ $rc -eq 2 ] && [ "$(head -n 1 "$tmp/err")" = "$want" ] &&
+		[ "$(wc -l <"$tmp/err")" -eq 2 ] &&
+		tail -n 1 "$tmp/err" | grep -q "^Run 'echelon [a-z ]* --help' for usage.$"
 	check "bad value: $want" $?
 }
 q="$src/examples/quickstart"
 bad_value 'echelon validate: --output: expected summary, json or yaml, not "xml"' \
 	validate -f "$q" -o xml
-bad_value 'echelon place: --output: expected table, json or yaml, not "xml"' \
+bad_value 'echelon place: --output: expected table, json, yaml or wide, not "xml"' \
 	place -f "$q" -o xml
 bad_value 'echelon place: --policy: expected tas, kube-default or first-fit, not "nope"' \
 	place -f "$q" --policy nope
-bad_value 'echelon plan: --output: expected table, json or yaml, not "xml"' \
+bad_value 'echelon plan: --output: expected table, json, yaml or wide, not "xml"' \
 	plan -f "$q" -o xml
 bad_value 'echelon sim: --compare: expected tas, kube-default, first-fit or no-gang, not "nope"' \
 	sim --policy nope
