@@ -499,6 +499,7 @@ static int run_all(struct sim_args *a, const struct sim_input *in,
 		o.failures = a->failures.items;
 		o.nfailures = a->failures.len;
 		o.log = log;
+		o.waits = log || a->out;
 		if (log)
 			strbuf_addf(log, "# policy %s\n",
 				    sim_policy_name(o.policy));

@@ -82,7 +82,7 @@ static bool podset_compact(struct sched *s, int32_t f, uint32_t id, size_t ps,
 		ok = false;
 		if (why)
 			strbuf_addf(why,
-				    "compact placement: %d domains of %s "
+				    SCHED_COMPACT_WHY "%d domains of %s "
 				    "would be used, the fewest possible is %d",
 				    used, t->topology->levels[l], min[l]);
 	}
