@@ -156,6 +156,14 @@ enum sim_estimates {
 	SIM_EST_COUNT
 };
 
+/* Where a run is, for a progress bar. */
+struct sim_progress {
+	double done;	 /* fraction of submissions and ends, [0, 1] */
+	int64_t now_us;	 /* simulated time */
+	size_t finished; /* jobs finished or deactivated */
+	size_t jobs;	 /* of the input */
+};
+
 struct sim_options {
 	enum sim_policy policy;
 	uint64_t seed;
@@ -186,9 +194,9 @@ struct sim_options {
 	bool waits;
 	/* Event log for golden tests (one line per event); NULL: none. */
 	struct strbuf *log;
-	/* Called every ~1/1000 of the submissions with the fraction done;
-	 * NULL: none. */
-	void (*progress)(void *ctx, double done);
+	/* Called every ~1/1000 of the work (submissions and ends) with
+	 * where the run is; NULL: none. */
+	void (*progress)(void *ctx, const struct sim_progress *p);
 	void *progress_ctx;
 };
 

@@ -882,7 +882,11 @@ static void report_progress(struct sim_state *st)
 	if (pm == st->progress_pm)
 		return;
 	st->progress_pm = pm;
-	st->o->progress(st->o->progress_ctx, pm / 1000.0);
+	st->o->progress(st->o->progress_ctx,
+			&(struct sim_progress){ .done = pm / 1000.0,
+						.now_us = st->now,
+						.finished = st->terminal,
+						.jobs = n });
 }
 
 /* Whether anything can still happen: a live event, or a running job. */
