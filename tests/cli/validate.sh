@@ -177,6 +177,18 @@ bad_value 'echelon bench load: --nodes: expected 1 to 10000000, not "x"' \
 bad_value 'echelon validate: --output: expected summary, json or yaml, not "\x1b[2J\nx"' \
 	validate -f "$q" -o "$(printf '\033[2J\nx')"
 
+# A snapshot of a live cluster (kubectl get nodes,clusterqueues,... -o
+# yaml) loads without a warning: managedFields, status.images, nodeInfo,
+# daemonEndpoints, addresses, volumes, heartbeat times, Kueue's status.
+k="$src/tests/data/kubectl"
+"$echelon" validate --strict -f "$k" >"$tmp/out" 2>"$tmp/err" && [ ! -s "$tmp/err" ]
+check "kubectl snapshot: validate --strict, no warning" $?
+"$echelon" plan -f "$k" >"$tmp/out" 2>"$tmp/err" && [ ! -s "$tmp/err" ]
+check "kubectl snapshot: plan, no warning" $?
+"$echelon" sim -f "$k" --synth 5 --topology none >"$tmp/out" 2>"$tmp/err" &&
+	[ ! -s "$tmp/err" ] && grep -q '^jobs finished  *5 / 5$' "$tmp/out"
+check "kubectl snapshot: sim, no warning" $?
+
 # Kubernetes' annotation limit, on a Node too large to build one insert at a time.
 "$echelon" bench load --annotations 30000 >"$tmp/out" 2>"$tmp/err"
 check "bench load --annotations runs" $?
