@@ -183,9 +183,12 @@ bad_value 'echelon validate: --output: expected summary, json or yaml, not "\x1b
 k="$src/tests/data/kubectl"
 "$echelon" validate --strict -f "$k" >"$tmp/out" 2>"$tmp/err" && [ ! -s "$tmp/err" ]
 check "kubectl snapshot: validate --strict, no warning" $?
-"$echelon" plan -f "$k" >"$tmp/out" 2>"$tmp/err" && [ ! -s "$tmp/err" ]
+"$echelon" plan -f "$k" >"$tmp/out" 2>"$tmp/err" && [ ! -s "$tmp/err" ] &&
+	grep -q '^admitted  *default/job-train-7e1f  *training  *main x1 nvidia.com/gpu=tas-gpu: 1 host, 1 rack (min 1), 1 block (min 1)$' "$tmp/out"
 check "kubectl snapshot: plan, no warning" $?
-"$echelon" sim -f "$k" --synth 5 --topology none >"$tmp/out" 2>"$tmp/err" &&
+# (the Workload has no sim.echelon.dev/duration: sim would say it skips it)
+"$echelon" sim -f "$k/nodes.yaml" -f "$k/queues.yaml" --synth 5 \
+	--topology none >"$tmp/out" 2>"$tmp/err" &&
 	[ ! -s "$tmp/err" ] && grep -q '^jobs finished  *5 / 5$' "$tmp/out"
 check "kubectl snapshot: sim, no warning" $?
 
