@@ -95,8 +95,7 @@ int cli_getopt_error(const char *verb, int opt, char *const *argv)
 	return rc;
 }
 
-int cli_usage_args(const char *verb, int argc, char *const *argv,
-		   size_t nfiles)
+int cli_usage_args(const char *verb, int argc, char *const *argv, size_t nfiles)
 {
 	if (optind < argc)
 		return cli_usage_error(verb, "unexpected argument \"%s\"",

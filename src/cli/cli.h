@@ -47,8 +47,9 @@ int cli_bench_sim(int argc, char **argv);
 /*
  * Say on stderr, in one line, that an option's value is wrong:
  * "echelon VERB: OPT: WHAT, not "VAL"" (VAL quoted and cut, see
- * text_quote()), then the line of cli_usage_hint(). Returns CLI_BAD_VALUE, which a verb's option parser
- * passes up and turns into exit status 2 without the usage text.
+ * text_quote()), then the line of cli_usage_hint(). Returns CLI_BAD_VALUE,
+ * which a verb's option parser passes up and turns into exit status 2 without
+ * the usage text.
  */
 #define CLI_BAD_VALUE 3
 /*

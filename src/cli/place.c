@@ -216,26 +216,18 @@ static void table_domains(const struct topo *t, const struct place_result *res,
 	topology_assignment_free(ta);
 }
 
-/* "8 hosts, 1 rack (min 1)" for a placed pod set of count pods. */
+/* "8 hosts, 1 rack (min 1)" for a placed pod set. */
 static void table_span(const struct topo *t, const struct place_result *res,
-		       const struct podset *ps, int32_t count,
-		       struct strbuf *sb)
+		       const struct podset *ps, struct strbuf *sb)
 {
-	uint32_t *n = xcalloc((size_t)count + 1, sizeof(*n));
-	size_t k = 0;
+	size_t count = 0;
+	uint32_t *n;
 
-	for (size_t i = 0; i < res->workers.len; i++) {
-		for (int32_t j = 0; j < res->workers.items[i].count; j++, k++) {
-			uint32_t x = k < res->worker_nodes.len
-					     ? res->worker_nodes.items[k]
-					     : UINT32_MAX;
-
-			n[k] = x == UINT32_MAX
-				       ? t->dom_node[res->workers.items[i].unit]
-				       : x;
-		}
-	}
-	span_summary(t, n, k, &ps->requests, sb);
+	for (size_t i = 0; i < res->workers.len; i++)
+		count += (size_t)res->workers.items[i].count;
+	n = xcalloc(count + 1, sizeof(*n));
+	place_result_nodes(t, res, n);
+	span_summary(t, n, count, &ps->requests, sb);
 	free(n);
 }
 
@@ -289,7 +281,7 @@ static void table_podset(const struct decision *d, size_t k, bool wide,
 		strbuf_addstr(&cell, "[admitted] ");
 	if (ps_placed(d, k)) {
 		level = dtopo(d)->topology->levels[d->pd.r.ps[k].res.level];
-		table_span(dtopo(d), &d->pd.r.ps[k].res, ps, ps->count, &cell);
+		table_span(dtopo(d), &d->pd.r.ps[k].res, ps, &cell);
 		table_domains(dtopo(d), &d->pd.r.ps[k].res, &dom);
 	} else if (d->pd.admitted && !d->pd.replaced[k]) {
 		/* admitted without a TAS assignment */

@@ -414,8 +414,8 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 /* The progress bar of one run: where it goes and when it began. */
 struct bar {
 	const char *name;
-	int width;	 /* of the terminal */
-	double start_s;	 /* wall clock at the run's start */
+	int width;	/* of the terminal */
+	double start_s; /* wall clock at the run's start */
 	struct strbuf line;
 };
 

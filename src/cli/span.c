@@ -36,8 +36,8 @@ void span_summary(const struct topo *t, const uint32_t *n, size_t count,
 	uint32_t *tmp = xcalloc(count + 1, sizeof(*tmp));
 
 	for (size_t k = t->nlevels; k-- > 0;) {
-		int32_t used = topo_domains_spanned(t, n, count, (unsigned)k,
-						    tmp);
+		int32_t used =
+			topo_domains_spanned(t, n, count, (unsigned)k, tmp);
 
 		strbuf_addf(out, "%s%d ", k + 1 == t->nlevels ? "" : ", ",
 			    used);

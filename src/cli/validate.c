@@ -130,9 +130,9 @@ static int parse_args(int argc, char **argv, struct validate_opts *o)
 		switch (opt) {
 		case 'o':
 			o->summary = strcmp(optarg, "summary") == 0;
-			if (!o->summary && (output_parse(optarg, &o->fmt) < 0 ||
-					    o->fmt == OUTPUT_TABLE ||
-					    o->fmt == OUTPUT_WIDE))
+			if (!o->summary &&
+			    (output_parse(optarg, &o->fmt) < 0 ||
+			     o->fmt == OUTPUT_TABLE || o->fmt == OUTPUT_WIDE))
 				return cli_bad_value("validate", "--output",
 						     optarg,
 						     "expected summary, json "

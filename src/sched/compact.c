@@ -35,31 +35,12 @@ static const int32_t *fewest_all(struct sched *s, int32_t f, uint32_t id,
 		for (unsigned l = 0; l < TOPOLOGY_MAX_LEVELS; l++)
 			vec_push(&s->compact_min,
 				 l + 1 < t->nlevels
-					 ? topo_fewest_domains(t, l, &p->requests,
-								   count)
+					 ? topo_fewest_domains(
+						   t, l, &p->requests, count)
 					 : 1);
 		hmap_put(&s->compact_memo, key, sizeof(key), i);
 	}
 	return &s->compact_min.items[i];
-}
-
-/* The node of every pod of a fitting result, into n[0..count). */
-static void pod_nodes(const struct topo *t, const struct place_result *res,
-		      uint32_t *n)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < res->workers.len; i++) {
-		for (int32_t j = 0; j < res->workers.items[i].count; j++, k++) {
-			uint32_t x = k < res->worker_nodes.len
-					     ? res->worker_nodes.items[k]
-					     : UINT32_MAX;
-
-			n[k] = x == UINT32_MAX
-				       ? t->dom_node[res->workers.items[i].unit]
-				       : x;
-		}
-	}
 }
 
 static bool podset_compact(struct sched *s, int32_t f, uint32_t id, size_t ps,
@@ -72,7 +53,7 @@ static bool podset_compact(struct sched *s, int32_t f, uint32_t id, size_t ps,
 	const int32_t *min = fewest_all(s, f, id, ps, count);
 	bool ok = true;
 
-	pod_nodes(t, res, n);
+	place_result_nodes(t, res, n);
 	for (unsigned l = 0; ok && l + 1 < t->nlevels; l++) {
 		int32_t used =
 			topo_domains_spanned(t, n, (size_t)count, l, tmp);
@@ -82,7 +63,8 @@ static bool podset_compact(struct sched *s, int32_t f, uint32_t id, size_t ps,
 		ok = false;
 		if (why)
 			strbuf_addf(why,
-				    SCHED_COMPACT_WHY "%d domains of %s "
+				    SCHED_COMPACT_WHY
+				    "%d domains of %s "
 				    "would be used, the fewest possible is %d",
 				    used, t->topology->levels[l], min[l]);
 	}
@@ -120,7 +102,7 @@ void compact_unapply(struct sched *s, int32_t f, const struct workload *w,
 		if (!r->ps[i].attempted || count <= 0)
 			continue;
 		n = xcalloc((size_t)count + 1, sizeof(*n));
-		pod_nodes(t, &r->ps[i].res, n);
+		place_result_nodes(t, &r->ps[i].res, n);
 		for (int32_t k = 0; k < count; k++)
 			topo_node_add_usage(t, n[k], &w->podsets[i].requests,
 					    -1);

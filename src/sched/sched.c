@@ -1499,9 +1499,10 @@ enum sched_pend sched_wl_pending(const struct sched *s, uint32_t id,
 
 		code = SCHED_PEND_BEHIND;
 		if (msg)
-			m = xasprintf("waits behind %s/%s, the head of StrictFIFO "
-			      "ClusterQueue %s",
-			      h->ns ? h->ns : "", h->name, q->cq->name);
+			m = xasprintf(
+				"waits behind %s/%s, the head of StrictFIFO "
+				"ClusterQueue %s",
+				h->ns ? h->ns : "", h->name, q->cq->name);
 	} else if (why->msg && msg) {
 		m = xstrdup(why->msg);
 	}

@@ -206,7 +206,7 @@ struct sim_options {
  * sched_pend), or SIM_WAIT_CTL + a finer wait (enum ctl_wait: a compact
  * gang, a backoff, its gang assembling or recovering).
  */
-#define SIM_WAIT_CTL   (1 + 9) /* 1 + SCHED_PEND_COUNT */
+#define SIM_WAIT_CTL   (1 + 9)		  /* 1 + SCHED_PEND_COUNT */
 #define SIM_WAIT_COUNT (SIM_WAIT_CTL + 6) /* + CTL_WAIT_COUNT */
 
 /* Time spent waiting for one reason. */
