@@ -114,18 +114,6 @@ static inline bool topo_node_live(const struct topo *t, uint32_t n)
 	return (t->node_flags[n] & TOPO_NODE_LIVE_MASK) == TOPO_NODE_LIVE;
 }
 
-/*
- * The fewest domains of level l whose nodes, all empty, hold count pods of
- * request req (their allocatable; live or not): the smallest span any
- * placement of such a gang can have. At least 1.
- */
-int32_t topo_fewest_domains(const struct topo *t, unsigned l,
-			    const struct resvec *req, int32_t count);
-/* How many domains of level l the nodes n[0..k) are in; tmp holds k
- * entries of scratch. */
-int32_t topo_domains_spanned(const struct topo *t, const uint32_t *n, size_t k,
-			     unsigned l, uint32_t *tmp);
-
 /* usage of node n += k * req (k may be negative to release). */
 void topo_node_add_usage(struct topo *t, uint32_t n, const struct resvec *req,
 			 int64_t k);
@@ -158,5 +146,17 @@ void topo_dom_path(const struct topo *t, uint32_t d, const char *sep,
 		   struct strbuf *out);
 /* Values of domain d into vals[0..level]; returns level + 1. */
 size_t topo_dom_values(const struct topo *t, uint32_t d, const char **vals);
+
+/*
+ * The fewest domains of level l whose nodes, all empty, hold count pods of
+ * request req (their allocatable; live or not): the smallest span any
+ * placement of such a gang can have. At least 1.
+ */
+int32_t topo_fewest_domains(const struct topo *t, unsigned l,
+			    const struct resvec *req, int32_t count);
+/* How many domains of level l the nodes n[0..k) are in; tmp holds k
+ * entries of scratch. */
+int32_t topo_domains_spanned(const struct topo *t, const uint32_t *n, size_t k,
+			     unsigned l, uint32_t *tmp);
 
 #endif
