@@ -38,15 +38,6 @@ const char *cli_quote(const char *s)
 	return buf;
 }
 
-int cli_bad_value(const char *verb, const char *opt, const char *val,
-		  const char *what)
-{
-	fprintf(stderr, "echelon %s: %s: %s, not \"%s\"\n", verb, opt, what,
-		cli_quote(val));
-	cli_usage_hint(verb);
-	return CLI_BAD_VALUE;
-}
-
 void cli_usage_hint(const char *verb)
 {
 	fprintf(stderr, "Run 'echelon %s --help' for usage.\n", verb);
@@ -104,4 +95,13 @@ int cli_usage_args(const char *verb, int argc, char *const *argv, size_t nfiles)
 		return cli_usage_error(verb, "missing -f FILE (a manifest "
 					     "file or folder)");
 	return 0;
+}
+
+int cli_bad_value(const char *verb, const char *opt, const char *val,
+		  const char *what)
+{
+	fprintf(stderr, "echelon %s: %s: %s, not \"%s\"\n", verb, opt, what,
+		cli_quote(val));
+	cli_usage_hint(verb);
+	return CLI_BAD_VALUE;
 }

@@ -281,7 +281,6 @@ struct sim_class_summary {
 struct sim_result {
 	enum sim_policy policy;
 	struct sim_job_rec *jobs; /* [in->jobs.len] */
-	size_t njobs;		  /* in->jobs.len */
 	VEC(struct sim_sample) samples;
 	int64_t *node_busy_gpu_us; /* per cluster node: GPU-time of running
 				      jobs on it, for the heat map */
@@ -296,6 +295,7 @@ struct sim_result {
 	 * cannot complete and what would let them. Empty otherwise. */
 	bool stalled;
 	struct strbuf stop_reason;
+	size_t njobs; /* entries of jobs: in->jobs.len */
 };
 
 /*
