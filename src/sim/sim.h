@@ -290,12 +290,12 @@ struct sim_result {
 	double *cq_usage; /* per ClusterQueue: time-averaged usage of its
 			     nominal GPU (else cpu) quota, -1: no quota */
 	uint64_t events, cycles;
+	size_t njobs; /* entries of jobs: in->jobs.len */
 	/* The run stopped making progress (SIM_STALL_INTERRUPTIONS): the
 	 * figures cover 0 to that time, and stop_reason says which jobs
 	 * cannot complete and what would let them. Empty otherwise. */
 	bool stalled;
 	struct strbuf stop_reason;
-	size_t njobs; /* entries of jobs: in->jobs.len */
 };
 
 /*
