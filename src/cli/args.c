@@ -59,10 +59,16 @@ int cli_usage_error(const char *verb, const char *fmt, ...)
 int cli_getopt_error(const char *verb, int opt, char *const *argv)
 {
 	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	const char *cur = argv[optind]; /* argv ends with NULL */
 	size_t len = strcspn(arg, "=");
 	char *name;
 	int rc;
 
+	/* inside a cluster of short options ("-xq"), getopt has not moved
+	 * past it yet: the word is the current one, not the one before */
+	if (cur && cur[0] == '-' && cur[1] && cur[1] != '-' && optopt > 0 &&
+	    strchr(cur + 1, optopt))
+		arg = cur;
 	if (strncmp(arg, "--", 2) != 0) { /* a short option: its letter */
 		if (opt == ':')
 			return cli_usage_error(verb, "option -%c needs a value",

@@ -61,7 +61,8 @@ int cli_bench_sim(int argc, char **argv);
  * usage error; cli_usage_hint() prints the second alone (after a message
  * of the verb's own). Verbs parse with an optstring that starts with ':'
  * (getopt prints nothing) and pass getopt_long()'s '?' or ':' to
- * cli_getopt_error(), which names the option of argv[optind - 1].
+ * cli_getopt_error(), which names the option getopt stopped at (argv
+ * ends with NULL, as main()'s does).
  * cli_usage_args() checks what is left after the options: an argument
  * that is not an option, or no -f given (nfiles 0); 0 when all is well,
  * else 2 with the message.

@@ -40,6 +40,7 @@ void table_cell(struct table *t, const char *fmt, ...)
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
 	vec_push(&t->cells, strbuf_take(&sb));
+	strbuf_release(&sb); /* take leaves an empty buffer behind */
 }
 
 void table_row(struct table *t)

@@ -51,6 +51,8 @@ echelon validate: option --strict takes no value|validate --strict=1 -f $f
 echelon validate: unexpected argument "extra"|validate -f $f extra
 echelon validate: --output: expected summary, json or yaml, not "table"|validate -f $f -o table
 echelon sim: unknown option --bogus|sim --bogus
+echelon sim: unknown option -x|sim --quiet -xq --synth 1
+echelon sim: unknown option -x|sim --quiet -qx --synth 1
 echelon sim: option --until needs a value|sim --synth 1 --until
 echelon sim: unexpected argument "extra"|sim --synth 1 extra
 echelon sim: --compare: expected tas, kube-default, first-fit or no-gang, not "bogus"|sim --synth 1 --compare bogus
