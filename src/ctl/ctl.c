@@ -337,6 +337,8 @@ const struct cluster *ctl_cluster(const struct ctl *x)
 enum ctl_wait ctl_wl_wait(const struct ctl *x, uint32_t wl,
 			  enum sched_pend *ret_pend)
 {
+	enum sched_pend p;
+
 	switch (sched_wl_state(x->s, wl)) {
 	case SCHED_WL_PENDING:
 		break;
@@ -357,8 +359,11 @@ enum ctl_wait ctl_wl_wait(const struct ctl *x, uint32_t wl,
 		return CTL_WAIT_BACKOFF;
 	if (sched_wl_compact(x->s, wl))
 		return CTL_WAIT_COMPACT;
+	p = sched_wl_pending(x->s, wl, NULL);
+	if (p == SCHED_PEND_EVALUATION && gang_blocks_admission(x->g))
+		return CTL_WAIT_BLOCKED;
 	if (ret_pend)
-		*ret_pend = sched_wl_pending(x->s, wl, NULL);
+		*ret_pend = p;
 	return CTL_WAIT_PENDING;
 }
 
@@ -367,6 +372,7 @@ const char *ctl_wait_name(enum ctl_wait w, enum sched_pend pend)
 	static const char *const names[CTL_WAIT_COUNT] = {
 		[CTL_WAIT_COMPACT] = "CompactPlacement",
 		[CTL_WAIT_BACKOFF] = "Backoff",
+		[CTL_WAIT_BLOCKED] = "BlockedByPodsReady",
 		[CTL_WAIT_ASSEMBLY] = "WaitForStart",
 		[CTL_WAIT_RECOVERY] = "WaitForRecovery",
 	};

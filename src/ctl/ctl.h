@@ -333,7 +333,7 @@ bool ctl_check(const struct ctl *x, struct strbuf *why);
 /*
  * Why a workload does not run now: the answer `plan`, the daemon and the
  * simulator's records share. A queued workload waits for its Kueue
- * pending reason (sched_wl_pending()), except in two cases that reason
+ * pending reason (sched_wl_pending()), except in three cases that reason
  * does not tell apart; an admitted one waits for its gang.
  */
 enum ctl_wait {
@@ -343,6 +343,9 @@ enum ctl_wait {
 	CTL_WAIT_COMPACT,  /* TopologyPlacementFailed as a compact gang: the
 			      free domains would scatter it (CompactPlacement) */
 	CTL_WAIT_BACKOFF,  /* evicted, waiting for its requeue time (Backoff) */
+	CTL_WAIT_BLOCKED,  /* not tried yet: waitForPodsReady.blockAdmission
+			      holds the cycles until another gang is Ready
+			      (BlockedByPodsReady) */
 	CTL_WAIT_ASSEMBLY, /* admitted, its pods not all bound and Ready yet
 			      (Kueue's PodsReady=False reason WaitForStart) */
 	CTL_WAIT_RECOVERY, /* was Ready, a pod failed or was lost since

@@ -204,10 +204,11 @@ struct sim_options {
  * Why a job waits (sim_options.waits), as the controller says it
  * (ctl_wl_wait()): 0 for not waiting, 1 + a Kueue pending reason (enum
  * sched_pend), or SIM_WAIT_CTL + a finer wait (enum ctl_wait: a compact
- * gang, a backoff, its gang assembling or recovering).
+ * gang, a backoff, cycles held by blockAdmission, its gang assembling or
+ * recovering).
  */
 #define SIM_WAIT_CTL   (1 + 9)		  /* 1 + SCHED_PEND_COUNT */
-#define SIM_WAIT_COUNT (SIM_WAIT_CTL + 6) /* + CTL_WAIT_COUNT */
+#define SIM_WAIT_COUNT (SIM_WAIT_CTL + 7) /* + CTL_WAIT_COUNT */
 
 /* Time spent waiting for one reason. */
 struct sim_wait {
