@@ -59,15 +59,20 @@ echelon sim: --compare: expected tas, kube-default, first-fit or no-gang, not "b
 TABLE
 
 # An unknown command names the list of commands instead.
-"$echelon" nope >"$tmp/out" 2>"$tmp/err"
-rc=$?
-printf '%s\n' "echelon: unknown command 'nope'" \
-	"Run 'echelon help' for the list of commands." >"$tmp/want"
-if [ $rc -ne 2 ] || ! cmp -s "$tmp/want" "$tmp/err"; then
-	echo "FAIL: unknown command: exit $rc"
-	cat "$tmp/err"
-	fail=1
-else
-	echo "ok: unknown command"
-fi
+for args in nope "help nope"; do
+	# shellcheck disable=SC2086
+	"$echelon" $args >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	prefix=echelon
+	[ "$args" = nope ] || prefix="echelon help"
+	printf '%s\n' "$prefix: unknown command 'nope'" \
+		"Run 'echelon help' for the list of commands." >"$tmp/want"
+	if [ $rc -ne 2 ] || ! cmp -s "$tmp/want" "$tmp/err"; then
+		echo "FAIL: unknown command ($args): exit $rc"
+		cat "$tmp/err"
+		fail=1
+	else
+		echo "ok: unknown command ($args)"
+	fi
+done
 exit $fail
