@@ -399,6 +399,8 @@ void sim_figures_finish(struct sim_state *st)
 	if (!res->samples.len || vec_last(&res->samples)->t_us < end)
 		sim_run_sample(st, end);
 	close_running(st);
+	if (st->o->waits)
+		sim_wait_finish(st);
 	if (st->o->check)
 		check_busy(st);
 	res->span_us = end;
