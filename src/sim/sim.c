@@ -12,6 +12,7 @@
 
 #include "base/alloc.h"
 #include "base/hmap.h"
+#include "model/ann.h"
 
 #include "base/banned.h"
 
@@ -30,6 +31,16 @@ static const char *const state_names[SIM_JOB_STATE_COUNT] = {
 	[SIM_JOB_FINISHED] = "finished",
 	[SIM_JOB_DEACTIVATED] = "deactivated",
 };
+
+enum throughput_class sim_job_class(const struct throughput_config *tp,
+				    const struct sim_job *job)
+{
+	enum throughput_class k =
+		job->parallelism ? (enum throughput_class)(job->parallelism - 1)
+				 : THROUGHPUT_CLASS_BY_SIZE;
+
+	return throughput_class_of(tp, k, job->gpus);
+}
 
 const char *sim_policy_name(enum sim_policy p)
 {
@@ -216,8 +227,19 @@ int sim_input_add_job(struct sim_input *in, uint32_t wl, int64_t submit_us,
 			     .klass = klass,
 			     .split = UINT32_MAX };
 
+	const char *par;
+	enum throughput_class k;
+
 	BUG_ON(wl >= in->c->workloads.len);
 	w = &in->c->workloads.items[wl];
+	par = labels_get(&w->annotations, ANN_SIM_PARALLELISM);
+	if (par && throughput_class_parse(par, strlen(par), &k) < 0)
+		return errbuf_set(eb, -EINVAL,
+				  "%s: " ANN_SIM_PARALLELISM
+				  ": must be data, tensor or pipeline",
+				  w->name);
+	if (par)
+		j.parallelism = (uint8_t)(k + 1);
 	j.name = w->name;
 	j.ns = w->ns;
 	j.queue = w->queue_name;
@@ -274,6 +296,7 @@ int sim_input_add_trace_job(struct sim_input *in, const struct trace_job *tj,
 			     .duration_us = tj->duration_us,
 			     .klass = tj->klass,
 			     .pods = tj->pods,
+			     .parallelism = tj->parallelism,
 			     .split = UINT32_MAX };
 
 	if (tj->submit_us < 0)
@@ -308,6 +331,7 @@ void sim_input_trace_job(const struct sim_input *in, uint32_t j,
 				   .requests = in->requests.items[tm->requests],
 				   .queue = job->queue,
 				   .klass = job->klass,
+				   .parallelism = job->parallelism,
 				   .priority = tm->priority,
 				   .topology_mode = tm->topology_mode,
 				   .topology_level = tm->topology_level,

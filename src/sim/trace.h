@@ -69,6 +69,9 @@ struct trace_job {
 	struct resvec requests; /* per pod, "pods" = 1 included */
 	const char *queue;	/* interned; NULL when none */
 	const char *klass;	/* job class, interned; NULL when none */
+	/* 1 + its throughput class (enum throughput_class, sim/throughput.h:
+	 * data, tensor, pipeline); 0 when none, chosen by size */
+	uint8_t parallelism;
 	int32_t priority;
 	enum topology_mode topology_mode;
 	const char *topology_level; /* interned as written; NULL when none */

@@ -161,6 +161,7 @@ static void build_tas(struct fixture *f)
 	struct sim_class_summary *cl;
 
 	r->policy = SIM_POLICY_TAS;
+	throughput_config_init(&r->tp);
 	r->jobs = f->recs[0];
 	r->jobs[0] = placed(SIM_JOB_FINISHED, 10, 10 * S + 10, 3610 * S + 10);
 	r->jobs[0].hosts = 2;
@@ -186,6 +187,7 @@ static void build_tas(struct fixture *f)
 		.mean_admit_wait_s = 0.75,
 		.mean_jct_s = 3610.00001,
 		.gpu_utilization = 0.123456789,
+		.goodput = 0.8125,
 		.idle_allocated_gpu_hours = 1.5,
 		.mean_racks_spanned = 1,
 		.mean_min_racks = 1,
@@ -212,6 +214,7 @@ static void build_kube(struct fixture *f)
 	struct sim_result *r = &f->runs[1];
 
 	r->policy = SIM_POLICY_KUBE_DEFAULT;
+	throughput_config_init(&r->tp);
 	r->jobs = f->recs[1];
 	r->jobs[0] = none_rec;
 	r->jobs[1] = placed(SIM_JOB_FINISHED, 1500000, 1500000, 61500000);
@@ -227,6 +230,7 @@ static void build_kube(struct fixture *f)
 		.mean_admit_wait_s = 0,
 		.mean_jct_s = 60,
 		.gpu_utilization = 0.01,
+		.goodput = -1,
 		.idle_allocated_gpu_hours = 0,
 		.mean_racks_spanned = 1,
 		.mean_min_racks = 1,
@@ -471,9 +475,34 @@ static void test_csv(void **state)
 	strbuf_release(&sb);
 }
 
+/* The default model, as every summary records it. */
+#define WANT_MODEL                                                             \
+	"  \"model\": {\n"                                                     \
+	"    \"algo\": \"ring\",\n"                                            \
+	"    \"bw-host\": 367.61,\n"                                           \
+	"    \"bw-rack\": 43.5,\n"                                             \
+	"    \"bw-block\": 43.5,\n"                                            \
+	"    \"bw-cluster\": 43.5,\n"                                          \
+	"    \"lat-host\": 1.3,\n"                                             \
+	"    \"lat-rack\": 1.6,\n"                                             \
+	"    \"lat-block\": 2.6,\n"                                            \
+	"    \"lat-cluster\": 3.6,\n"                                          \
+	"    \"oversub-host\": 1,\n"                                           \
+	"    \"oversub-rack\": 1,\n"                                           \
+	"    \"oversub-block\": 1.5,\n"                                        \
+	"    \"oversub-cluster\": 4,\n"                                        \
+	"    \"grad\": 1073741824,\n"                                          \
+	"    \"compute\": 0,\n"                                                \
+	"    \"comm-fraction\": 0,\n"                                          \
+	"    \"overlap\": 0,\n"                                                \
+	"    \"share-data\": 0.21,\n"                                          \
+	"    \"share-tensor\": 0.4,\n"                                         \
+	"    \"share-pipeline\": 0.125,\n"                                     \
+	"    \"tensor-from\": 64\n"                                            \
+	"  },\n"
+
 static const char want_summary[] =
-	"{\n"
-	"  \"policies\": {\n"
+	"{\n" WANT_MODEL "  \"policies\": {\n"
 	"    \"tas\": {\n"
 	"      \"jobs\": 2,\n"
 	"      \"jobs_finished\": 1,\n"
@@ -482,6 +511,7 @@ static const char want_summary[] =
 	"      \"p95_wait_s\": 12,\n"
 	"      \"mean_jct_s\": 3610.00001,\n"
 	"      \"gpu_utilization\": 0.123457,\n"
+	"      \"goodput\": 0.8125,\n"
 	"      \"idle_allocated_gpu_hours\": 1.5,\n"
 	"      \"mean_racks_spanned\": 1,\n"
 	"      \"mean_min_racks\": 1,\n"
@@ -517,6 +547,7 @@ static const char want_summary[] =
 	"      \"p95_wait_s\": 0,\n"
 	"      \"mean_jct_s\": 60,\n"
 	"      \"gpu_utilization\": 0.01,\n"
+	"      \"goodput\": null,\n"
 	"      \"idle_allocated_gpu_hours\": 0,\n"
 	"      \"mean_racks_spanned\": 1,\n"
 	"      \"mean_min_racks\": 1,\n"
@@ -562,6 +593,7 @@ static const char want_table[] =
 	"p95 wait                         12 s           0 s\n"
 	"mean JCT                        1.0 h       1.0 min\n"
 	"GPU utilization                12.3 %         1.0 %\n"
+	"goodput                        81.3 %             -\n"
 	"idle allocated GPU-h              1.5           0.0\n"
 	"racks spanned / min       1.00 / 1.00   1.00 / 1.00\n"
 	"blocks spanned / min      1.00 / 1.00   1.00 / 1.00\n"
