@@ -92,8 +92,8 @@ static int check_value(const char *key, const char *v, size_t n,
 	return rc;
 }
 
-int sim_sweep_parse(struct sim_sweep *ret, const char *text,
-		    const char *origin, struct errbuf *eb)
+int sim_sweep_parse(struct sim_sweep *ret, const char *text, const char *origin,
+		    struct errbuf *eb)
 {
 	const char *eq = strchr(text, '=');
 	size_t len = strlen(text), kl, off;
@@ -111,7 +111,8 @@ int sim_sweep_parse(struct sim_sweep *ret, const char *text,
 	off = kl + 1;
 	while (off <= len) {
 		const char *comma = memchr(text + off, ',', len - off);
-		size_t end = comma ? (size_t)(comma - text) : len, n = end - off;
+		size_t end = comma ? (size_t)(comma - text) : len,
+		       n = end - off;
 		int rc;
 
 		if (ret->nvalues == SIM_SWEEP_MAX_VALUES)
@@ -287,14 +288,14 @@ void sim_sweep_table(const struct sim_sweep *sw, struct strbuf *out)
 		fill(sw, r, false, cells);
 		if (r)
 			strbuf_addch(out, '\n');
-		snprintf(title, sizeof(title), "%s, %s =",
-			 sim_policy_name(sw->policies[r]), sw->key);
+		snprintf(title, sizeof(title),
+			 "%s, %s =", sim_policy_name(sw->policies[r]), sw->key);
 		block(sw, title, cells, out);
 	}
 	for (size_t r = 1; r < sw->npolicies; r++) {
 		fill(sw, r, true, cells);
-		snprintf(title, sizeof(title), "%s / %s, %s =",
-			 sim_policy_name(sw->policies[r]),
+		snprintf(title, sizeof(title),
+			 "%s / %s, %s =", sim_policy_name(sw->policies[r]),
 			 sim_policy_name(sw->policies[0]), sw->key);
 		strbuf_addch(out, '\n');
 		block(sw, title, cells, out);

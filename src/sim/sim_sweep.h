@@ -53,8 +53,8 @@ struct sim_sweep {
  * valid for KEY on the default model) into *ret. -EINVAL with
  * "origin:1:col: what is wrong" in eb otherwise (ret then unspecified).
  */
-int sim_sweep_parse(struct sim_sweep *ret, const char *text,
-		    const char *origin, struct errbuf *eb) MUST_CHECK;
+int sim_sweep_parse(struct sim_sweep *ret, const char *text, const char *origin,
+		    struct errbuf *eb) MUST_CHECK;
 
 /* Set value v (< nvalues) of the swept key in *tp, all or nothing:
  * -EINVAL with a message in eb when the model it gives is not valid

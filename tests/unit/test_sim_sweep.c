@@ -62,8 +62,7 @@ static void test_parse(void **state)
 
 		if (!parse_cases[i].err) {
 			if (rc != 0)
-				fail_msg("%s: %s", parse_cases[i].text,
-					 eb.msg);
+				fail_msg("%s: %s", parse_cases[i].text, eb.msg);
 			assert_int_equal(sw.nvalues, parse_cases[i].nvalues);
 			continue;
 		}
@@ -84,8 +83,8 @@ static void test_apply(void **state)
 
 	(void)state;
 	throughput_config_init(&tp);
-	assert_int_equal(
-		sim_sweep_parse(&sw, "oversub-block=1,3", "s", &eb), 0);
+	assert_int_equal(sim_sweep_parse(&sw, "oversub-block=1,3", "s", &eb),
+			 0);
 	assert_string_equal(sw.key, "oversub-block");
 	assert_string_equal(sw.values[1], "3");
 	assert_int_equal(sim_sweep_apply(&sw, 1, &tp, &eb), 0);
