@@ -28,7 +28,9 @@
  * name (unique in the trace), submit_s (>= 0) and duration_s (> 0, seconds,
  * may have a fraction, kept to the microsecond) are required; pods
  * defaults to 1, minCount to pods, priority to 0; class (a job class for
- * per-class figures, workload_class_valid()) to none; requests values are
+ * per-class figures, workload_class_valid()) to none; parallelism (the
+ * throughput model's class: data, tensor or pipeline) to none, chosen by
+ * size; requests values are
  * Kubernetes quantities, as strings or numbers; topology is one of
  * {"required": LEVEL}, {"preferred": LEVEL}, {"unconstrained": true}, its
  * LEVEL a node-label key or an alias (block, rack, host) that the caller
