@@ -961,8 +961,10 @@ static void model_section(const struct sim_result *runs, size_t n,
 		html_esc(p->key, out);
 		strbuf_addstr(out, "</td><td>");
 		sim_out_fixed(v, 6, true, out);
-		strbuf_addch(out, ' ');
-		html_esc(p->unit, out);
+		if (*p->unit) {
+			strbuf_addch(out, ' ');
+			html_esc(p->unit, out);
+		}
 		strbuf_addstr(out, "</td><td>");
 		sim_out_fixed(p->lo, 6, true, out);
 		if (p->hi > p->lo) {

@@ -1457,6 +1457,64 @@ static void test_lifecycle(void **state)
 	}
 }
 
+/*
+ * A job's class sets how much a split placement slows it: g (2 hosts of 8
+ * GPUs) split over two racks by kube-default, its class from the trace,
+ * by size (16 GPUs: data, unless tensor-from is lowered), or overridden by
+ * one comm-fraction. Ratios worked out from the default figures (see
+ * test_throughput.c): compute = T_ref (1 - s) / s, T_ref = 5833.2 us,
+ * T_split = 8756.0 us.
+ */
+static void test_job_class(void **state)
+{
+	static const struct {
+		const char *extra; /* of g's trace line */
+		double tensor_from, comm_fraction, want;
+	} cases[] = {
+		{ "", 64, 0, 0.9048005069633673 },
+		{ ", \"parallelism\": \"data\"", 64, 0, 0.9048005069633673 },
+		{ ", \"parallelism\": \"tensor\"", 64, 0, 0.8330477127424288 },
+		{ ", \"parallelism\": \"pipeline\"", 64, 0,
+		  0.9410625924190472 },
+		{ "", 16, 0, 0.8330477127424288 },
+		{ ", \"parallelism\": \"data\"", 16, 0, 0.9048005069633673 },
+		{ ", \"parallelism\": \"tensor\"", 64, 0.3,
+		  0.8693319521936329 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char trace[512];
+		struct errbuf eb = { 0 };
+		struct sim_options o;
+		struct sim_result res;
+		struct world w;
+		size_t j;
+
+		snprintf(
+			trace, sizeof(trace), "%s%s%s%s", JOB_A(5000),
+			"{\"name\": \"g\", \"submit_s\": 0, \"duration_s\": "
+			"1000, \"pods\": 2, \"requests\": {\"nvidia.com/gpu\": "
+			"8}",
+			cases[i].extra, "}\n");
+		life_world(&w, "blocks=1,racks=2,hosts=2,gpus=8", trace);
+		sim_options_init(&o);
+		o.policy = SIM_POLICY_KUBE_DEFAULT;
+		o.check = true;
+		o.tp.tensor_from = cases[i].tensor_from;
+		o.tp.comm_fraction = cases[i].comm_fraction;
+		if (sim_run(&w.in, &o, &res, &eb) < 0)
+			fail_msg("case %zu: %s", i, eb.msg);
+		j = job_index(&w, "g");
+		assert_int_equal(res.jobs[j].racks, 2);
+		if (fabs(res.jobs[j].throughput_ratio - cases[i].want) > 1e-9)
+			fail_msg("case %zu: ratio %.12f, want %.12f", i,
+				 res.jobs[j].throughput_ratio, cases[i].want);
+		sim_result_release(&res);
+		world_release(&w);
+	}
+}
+
 /* Options sim_run() refuses, and the message it gives. */
 enum bad {
 	BAD_UNTIL,
@@ -1769,6 +1827,7 @@ int main(void)
 		cmocka_unit_test(test_backfill_exact),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_lifecycle),
+		cmocka_unit_test(test_job_class),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_stall),
 		cmocka_unit_test(test_samples_bounded),

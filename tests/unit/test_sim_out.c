@@ -657,6 +657,17 @@ static void test_report(void **state)
 	assert_non_null(strstr(a.buf, "n3&quot;&lt;x&gt;: 25.0 % busy"));
 	assert_non_null(strstr(a.buf, "<td>racks spanned / min</td>"
 				      "<td>1.00 / 1.00</td>"));
+	/* the model every run used, each figure with its range and source */
+	assert_non_null(strstr(a.buf, "<h2>Throughput model</h2>"));
+	assert_non_null(strstr(a.buf, "All-reduce: ring."));
+	assert_non_null(strstr(a.buf, "<tr><td>share-data</td><td>0.21</td>"
+				      "<td>0.1 - 0.32</td><td>Horovod 2018"));
+	assert_non_null(
+		strstr(a.buf, "<tr><td>bw-rack</td><td>43.5 GB/s</td>"));
+	assert_non_null(strstr(a.buf, "<tr><td>oversub-block</td><td>1.5</td>"
+				      "<td>1 - 2</td>"));
+	assert_true(strstr(a.buf, "<h2>Throughput model</h2>") <
+		    strstr(a.buf, "<h2>GPU utilization</h2>"));
 	/* n1 fully busy: the darkest colour; rows by block, no topology last */
 	hm = strstr(a.buf, "<h3>tas</h3>");
 	assert_non_null(hm);
