@@ -97,7 +97,6 @@ struct sim_job {
 	uint32_t split;	      /* no-gang: first of its pods' workloads,
 				 UINT32_MAX when not split or a trace job
 				 (whose pods' workloads come at arrival) */
-	uint8_t parallelism;  /* 1 + enum throughput_class; 0: by size */
 };
 
 /*
@@ -112,7 +111,8 @@ struct sim_tmpl {
 	uint32_t requests;	    /* index into sim_input.requests */
 	int32_t min_count;
 	int32_t priority;
-	enum topology_mode topology_mode;
+	uint8_t topology_mode; /* enum topology_mode */
+	uint8_t parallelism;   /* 1 + enum throughput_class; 0: by size */
 };
 
 /* Domains of a node for topology figures (-1: not in a topology). */
@@ -335,9 +335,12 @@ int sim_run(const struct sim_input *in, const struct sim_options *o,
 void sim_result_release(struct sim_result *res);
 
 const char *sim_policy_name(enum sim_policy p);
-/* The throughput class of job under tp: its own, else by its GPUs. */
-enum throughput_class sim_job_class(const struct throughput_config *tp,
-				    const struct sim_job *job);
+/* The throughput class of job j of in under tp: its own (a trace job's
+ * parallelism, a manifest job's sim.echelon.dev/parallelism), else by its
+ * GPUs. */
+enum throughput_class sim_job_class(const struct sim_input *in,
+				    const struct throughput_config *tp,
+				    uint32_t j);
 /* "history", "exact", "none". */
 const char *sim_estimates_name(enum sim_estimates e);
 /* "tas", "kube-default", "first-fit", "no-gang"; -EINVAL otherwise. */

@@ -130,9 +130,9 @@ void sim_figures_shape(struct sim_state *st, uint32_t j)
 		r->min_blocks = x->min_hosts > 0 ? ideal.blocks : -1;
 	}
 	if (job->gpus_per_pod > 0 && x->min_hosts > 0 && act.gpus > 0)
-		x->run->ratio = throughput_ratio(&st->o->tp,
-						 sim_job_class(&st->o->tp, job),
-						 &act, &ideal);
+		x->run->ratio = throughput_ratio(
+			&st->o->tp, sim_job_class(st->in, &st->o->tp, j), &act,
+			&ideal);
 	r->throughput_ratio = x->run->ratio;
 }
 

@@ -71,11 +71,11 @@ struct trace_job {
 	struct resvec requests; /* per pod, "pods" = 1 included */
 	const char *queue;	/* interned; NULL when none */
 	const char *klass;	/* job class, interned; NULL when none */
+	int32_t priority;
+	uint8_t topology_mode; /* enum topology_mode */
 	/* 1 + its throughput class (enum throughput_class, sim/throughput.h:
 	 * data, tensor, pipeline); 0 when none, chosen by size */
 	uint8_t parallelism;
-	int32_t priority;
-	enum topology_mode topology_mode;
 	const char *topology_level; /* interned as written; NULL when none */
 	struct srcpos pos;	    /* where the job was read; zeros if not */
 };

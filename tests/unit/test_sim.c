@@ -30,6 +30,7 @@
 
 #include "base/rng.h"
 #include "manifest/manifest.h"
+#include "model/ann.h"
 #include "model/quantity.h"
 #include "sim/gen.h"
 #include "sim/synth.h"
@@ -1769,6 +1770,51 @@ static void test_trace_job_memory(void **state)
 	world_release(&w);
 }
 
+/* Where a job's class comes from: a trace job's parallelism, a manifest
+ * job's annotation (a bad one refused), else its size. */
+static void test_job_class_source(void **state)
+{
+	struct throughput_config tp;
+	struct errbuf eb = { 0 };
+	struct trace_job tj;
+	struct world w;
+	int m, n;
+
+	(void)state;
+	throughput_config_init(&tp);
+	life_world(&w, "blocks=1,racks=1,hosts=2,gpus=8",
+		   JOB_G2(60, ", \"parallelism\": \"pipeline\"") JOB_A(60));
+	assert_int_equal(sim_job_class(&w.in, &tp, 0), THROUGHPUT_PIPELINE);
+	assert_int_equal(sim_job_class(&w.in, &tp, 1), THROUGHPUT_DATA);
+	tp.tensor_from = 8; /* a: 8 GPUs, now tensor by size */
+	assert_int_equal(sim_job_class(&w.in, &tp, 1), THROUGHPUT_TENSOR);
+	assert_int_equal(sim_job_class(&w.in, &tp, 0), THROUGHPUT_PIPELINE);
+	trace_job_init(&tj);
+	tj.name = cluster_str(&w.c, "m");
+	tj.queue = cluster_str(&w.c, "sim");
+	tj.duration_us = 60 * S;
+	m = trace_job_add_workload(&tj, &w.c, "default");
+	tj.name = cluster_str(&w.c, "n");
+	n = trace_job_add_workload(&tj, &w.c, "default");
+	assert_true(m >= 0 && n >= 0);
+	labels_set(&w.c.workloads.items[m].annotations, ANN_SIM_PARALLELISM,
+		   "data");
+	labels_set(&w.c.workloads.items[n].annotations, ANN_SIM_PARALLELISM,
+		   "expert");
+	assert_int_equal(sim_input_add_job(&w.in, (uint32_t)n, 0, S, NULL, &eb),
+			 -EINVAL);
+	assert_string_equal(eb.msg, "n: sim.echelon.dev/parallelism: must be "
+				    "data, tensor or pipeline");
+	assert_int_equal(sim_input_add_job(&w.in, (uint32_t)m, 0, S, NULL, &eb),
+			 0);
+	tp.tensor_from = 0;
+	assert_int_equal(sim_job_class(&w.in, &tp, 2), THROUGHPUT_DATA);
+	labels_set(&w.c.workloads.items[m].annotations, ANN_SIM_PARALLELISM,
+		   "tensor");
+	assert_int_equal(sim_job_class(&w.in, &tp, 2), THROUGHPUT_TENSOR);
+	world_release(&w);
+}
+
 /*
  * sim_input_add_job() and sim_input_add_split() refuse bad input; a
  * manifest's job needs its per-pod workloads for no-gang (a trace job's
@@ -1828,6 +1874,7 @@ int main(void)
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_lifecycle),
 		cmocka_unit_test(test_job_class),
+		cmocka_unit_test(test_job_class_source),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_stall),
 		cmocka_unit_test(test_samples_bounded),
