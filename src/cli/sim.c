@@ -24,6 +24,7 @@
 #include "sim/report.h"
 #include "sim/sim_metrics.h"
 #include "sim/sim_out.h"
+#include "sim/sim_sweep.h"
 #include "sim/trace.h"
 
 #include "base/banned.h"
@@ -40,6 +41,7 @@ struct sim_args {
 	VEC(struct sim_failure) failures;
 	bool set_algorithm; /* --placement-algorithm */
 	enum placement_algorithm algorithm;
+	struct sim_sweep *sweep; /* --sweep; NULL: none */
 };
 
 static void usage(FILE *out)
@@ -95,8 +97,14 @@ static void usage(FILE *out)
 	      "                         accepted in --cluster's SPEC)\n"
 	      "      --algo A           ring (default) or hierarchical "
 	      "all-reduce\n"
-	      "      --comm-fraction F  all-reduce share of the ideal step "
-	      "(0.3)\n"
+	      "      --comm-fraction F  one all-reduce share of every job's "
+	      "ideal step\n"
+	      "                         (default: per class, "
+	      "sim.echelon.dev/parallelism)\n"
+	      "      --sweep KEY=V,V... run the comparison at each value of "
+	      "a --network\n"
+	      "                         key and print how each figure "
+	      "moves\n"
 	      "      --placement-algorithm A  TAS placement: Mixed (Kueue's "
 	      "default),\n"
 	      "                         BestFit, LeastFreeCapacity or "
@@ -248,6 +256,7 @@ enum {
 	OPT_ESTIMATES,
 	OPT_ESTIMATE_ERROR,
 	OPT_PLACEMENT_ALGORITHM,
+	OPT_SWEEP,
 };
 
 static const struct option opts[] = {
@@ -280,6 +289,7 @@ static const struct option opts[] = {
 	{ "estimate-error", required_argument, NULL, OPT_ESTIMATE_ERROR },
 	{ "placement-algorithm", required_argument, NULL,
 	  OPT_PLACEMENT_ALGORITHM },
+	{ "sweep", required_argument, NULL, OPT_SWEEP },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -396,6 +406,13 @@ static int parse_opt(struct sim_args *a, int opt, const char *v)
 			return 0;
 		fprintf(stderr, "echelon sim: %s\n", eb.msg);
 		cli_usage_hint("sim");
+		return 2;
+	case OPT_SWEEP:
+		if (!a->sweep)
+			a->sweep = xcalloc(1, sizeof(*a->sweep));
+		if (sim_sweep_parse(a->sweep, v, "--sweep", &eb) == 0)
+			return 0;
+		fprintf(stderr, "echelon sim: %s\n", eb.msg);
 		return 2;
 	case 'q':
 		s->quiet = true;
@@ -520,7 +537,8 @@ static const char *const out_files[] = { "workloads.jsonl", "timeseries.csv",
 
 /* Fill the --out folder (prepared by outdir_open()) and put it in place. */
 static int write_outputs(struct outdir *od, const struct sim_input *in,
-			 const struct sim_result *runs, size_t n)
+			 const struct sim_result *runs, size_t n,
+			 const struct sim_sweep *sweep)
 {
 	struct metrics *m = metrics_new();
 	struct errbuf eb = { 0 };
@@ -535,12 +553,13 @@ static int write_outputs(struct outdir *od, const struct sim_input *in,
 		} else if (i == 1) {
 			sim_out_timeseries_csv(in, runs, n, &sb);
 		} else if (i == 2) {
-			sim_out_summary_json(runs, n, &sb);
+			sim_out_summary_json_sweep(runs, n, sweep, &sb);
 		} else if (i == 3) {
 			sim_metrics_fill(m, in, runs, n);
 			metrics_write(m, &sb);
 		} else {
-			report_html(in, runs, n, "echelon simulation", &sb);
+			report_html_sweep(in, runs, n, "echelon simulation",
+					  sweep, &sb);
 		}
 		rc = outdir_write(od, out_files[i], &sb, &eb);
 	}
@@ -578,9 +597,11 @@ static int open_outputs(const struct sim_args *a, struct outdir *od,
 	return 0;
 }
 
-/* Run every policy; the event log of each goes to log (may be NULL). */
+/* Run every policy under model tp; the event log of each goes to log
+ * (may be NULL). */
 static int run_all(struct sim_args *a, const struct sim_input *in,
-		   struct sim_result *runs, struct strbuf *log)
+		   const struct throughput_config *tp, struct sim_result *runs,
+		   struct strbuf *log)
 {
 	bool bar = !a->setup.quiet && isatty(STDERR_FILENO);
 	struct bar b = { 0 };
@@ -591,6 +612,7 @@ static int run_all(struct sim_args *a, const struct sim_input *in,
 		struct sim_options o = a->o;
 		struct errbuf eb = { 0 };
 
+		o.tp = *tp;
 		o.policy = a->policies[i];
 		o.failures = a->failures.items;
 		o.nfailures = a->failures.len;
@@ -622,6 +644,52 @@ static int run_all(struct sim_args *a, const struct sim_input *in,
 	return rc;
 }
 
+/*
+ * The runs whose outputs are written: under the model as given, or with
+ * --sweep under its first value; then, with --sweep, the runs at every
+ * other value, whose summaries only are kept. Only the first runs log.
+ */
+static int run_model(struct sim_args *a, const struct sim_input *in,
+		     struct sim_result *runs, struct strbuf *log)
+{
+	struct sim_sweep *sw = a->sweep;
+	struct throughput_config base = a->o.tp;
+	int rc;
+
+	if (!sw)
+		return run_all(a, in, &a->o.tp, runs, log);
+	for (size_t v = 0; v < sw->nvalues; v++) {
+		struct sim_result more[SIM_POLICY_COUNT] = { 0 };
+		struct sim_result *r = v ? more : runs;
+		struct throughput_config tp = base;
+		struct errbuf eb = { 0 };
+
+		if (sim_sweep_apply(sw, v, &tp, &eb) < 0) {
+			fprintf(stderr, "echelon sim: --sweep: %s\n", eb.msg);
+			return 2;
+		}
+		rc = run_all(a, in, &tp, r, v ? NULL : log);
+		if (!rc)
+			sim_sweep_record(sw, v, r, a->npolicies);
+		for (size_t i = 0; v && i < a->npolicies; i++)
+			sim_result_release(&more[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void print_sweep(const struct sim_sweep *sw, struct strbuf *sb)
+{
+	strbuf_reset(sb);
+	strbuf_addf(sb,
+		    "\nsweep of %s: each figure at each value (the table "
+		    "above is at %s=%s):\n\n",
+		    sw->key, sw->key, sw->values[0]);
+	sim_sweep_table(sw, sb);
+	output_write(sb->buf, sb->len);
+}
+
 static void print_header(const struct sim_input *in)
 {
 	printf("%zu jobs on %zu nodes (%lld GPUs); policies side by side:\n\n",
@@ -650,11 +718,13 @@ static int simulate(struct sim_args *a)
 	if (!rc && a->set_algorithm)
 		cli_set_placement_algorithm(&c, a->algorithm);
 	if (!rc)
-		rc = run_all(a, &in, runs, a->log ? &log : NULL);
+		rc = run_model(a, &in, runs, a->log ? &log : NULL);
 	if (!rc) {
 		print_header(&in);
 		sim_out_table(runs, a->npolicies, &sb);
 		output_write(sb.buf, sb.len);
+		if (a->sweep)
+			print_sweep(a->sweep, &sb);
 	}
 	/* Each output on its own: a failed log does not drop the results. */
 	if (!rc && a->log) {
@@ -666,7 +736,7 @@ static int simulate(struct sim_args *a)
 		}
 	}
 	if (!rc && a->out)
-		rc = write_outputs(&od, &in, runs, a->npolicies);
+		rc = write_outputs(&od, &in, runs, a->npolicies, a->sweep);
 	rc |= log_rc;
 	if (a->log)
 		outfile_abort(&lf);
@@ -702,6 +772,7 @@ int cli_sim(int argc, char **argv)
 	vec_foreach (&a.failures, f)
 		free((char *)f->node);
 	vec_release(&a.failures);
+	free(a.sweep);
 	free(a.setup.paths);
 	free(a.setup.traces);
 	return rc;

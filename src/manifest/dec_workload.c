@@ -977,7 +977,8 @@ static int sim_annotations(struct dec *x, struct ynode *root,
 			   const struct labels *ann, struct workload *w)
 {
 	static const char *const keys[] = { ANN_SIM_SUBMIT, ANN_SIM_DURATION,
-					    ANN_SIM_CLASS };
+					    ANN_SIM_CLASS,
+					    ANN_SIM_PARALLELISM };
 	struct ynode *anns = dec_get(dec_get(root, "metadata"), "annotations");
 	size_t len = dec_push(x, "metadata.annotations");
 	struct errbuf eb;

@@ -730,6 +730,7 @@ static json_t *sim_annotations(const struct workload *w)
 		json_object_set_new(o, ANN_SIM_DURATION,
 				    duration(sim.duration_us));
 	set_str(o, ANN_SIM_CLASS, sim.klass);
+	set_str(o, ANN_SIM_PARALLELISM, sim.parallelism);
 	return o;
 }
 

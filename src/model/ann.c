@@ -49,12 +49,35 @@ static int class_of(const struct labels *ann, const char **ret,
 	return 0;
 }
 
+/* The throughput model's classes (sim/throughput.h), which the model
+ * layer names without depending on the simulator. */
+static int parallelism_of(const struct labels *ann, const char **ret,
+			  struct errbuf *eb)
+{
+	static const char *const names[] = { "data", "tensor", "pipeline" };
+	const char *v = labels_get(ann, ANN_SIM_PARALLELISM);
+
+	*ret = NULL;
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		if (strcmp(v, names[i]) == 0) {
+			*ret = v;
+			return 0;
+		}
+	}
+	return errbuf_set(eb, -EINVAL,
+			  "must be data, tensor or pipeline, not \"%.32s\"", v);
+}
+
 int ann_sim_check(const struct labels *ann, const char *key, struct errbuf *eb)
 {
 	struct ann_sim s;
 
 	if (strcmp(key, ANN_SIM_CLASS) == 0)
 		return class_of(ann, &s.klass, eb);
+	if (strcmp(key, ANN_SIM_PARALLELISM) == 0)
+		return parallelism_of(ann, &s.parallelism, eb);
 	return time_of(ann, key, strcmp(key, ANN_SIM_DURATION) == 0,
 		       &s.submit_us, eb);
 }
@@ -74,6 +97,10 @@ int ann_sim_read(const struct labels *ann, struct ann_sim *out,
 		*ret_key = ANN_SIM_CLASS;
 		return -EINVAL;
 	}
+	if (parallelism_of(ann, &out->parallelism, eb) < 0) {
+		*ret_key = ANN_SIM_PARALLELISM;
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -81,5 +108,6 @@ bool ann_sim_known(const char *key)
 {
 	return strcmp(key, ANN_SIM_SUBMIT) == 0 ||
 	       strcmp(key, ANN_SIM_DURATION) == 0 ||
-	       strcmp(key, ANN_SIM_CLASS) == 0;
+	       strcmp(key, ANN_SIM_CLASS) == 0 ||
+	       strcmp(key, ANN_SIM_PARALLELISM) == 0;
 }

@@ -19,6 +19,7 @@
 
 #include "base/alloc.h"
 #include "sim/sim_out.h"
+#include "sim/sim_sweep.h"
 
 #include "base/banned.h"
 
@@ -934,8 +935,70 @@ static void page_open(const struct sim_input *in, const char *title,
 		    in->jobs.len, in->c->nodes.len, in->total_gpus);
 }
 
+/* The figures of the model the runs used (the first run's: one output
+ * shares one model), with the range and source of each, and the sweep. */
+static void model_section(const struct sim_result *runs, size_t n,
+			  const struct sim_sweep *sw, struct strbuf *out)
+{
+	struct strbuf t;
+
+	if (!n)
+		return;
+	heading("Throughput model", out);
+	strbuf_addstr(out, "<p>A job runs at ideal step time / step time of "
+			   "its placement; the figures every run used, with "
+			   "the range their sources give (docs/internals/"
+			   "simulator.md). All-reduce: ");
+	html_esc(throughput_algo_name(runs[0].tp.algo), out);
+	strbuf_addstr(out, ".</p>\n<table>\n<tr><th>figure</th><th>value</th>"
+			   "<th>range</th><th>source</th></tr>\n");
+	for (size_t i = 0; i < throughput_param_count(); i++) {
+		const struct throughput_param *p = throughput_param_at(i);
+		double v;
+
+		BUG_ON(throughput_get(&runs[0].tp, p->key, &v) < 0);
+		strbuf_addstr(out, "<tr><td>");
+		html_esc(p->key, out);
+		strbuf_addstr(out, "</td><td>");
+		sim_out_fixed(v, 6, true, out);
+		if (*p->unit) {
+			strbuf_addch(out, ' ');
+			html_esc(p->unit, out);
+		}
+		strbuf_addstr(out, "</td><td>");
+		sim_out_fixed(p->lo, 6, true, out);
+		if (p->hi > p->lo) {
+			strbuf_addstr(out, " - ");
+			sim_out_fixed(p->hi, 6, true, out);
+		}
+		strbuf_addstr(out, "</td><td>");
+		html_esc(p->source, out);
+		strbuf_addstr(out, "</td></tr>\n");
+	}
+	strbuf_addstr(out, "</table>\n");
+	if (!sw)
+		return;
+	strbuf_init(&t);
+	sim_sweep_table(sw, &t);
+	strbuf_addstr(out, "<h3>Sweep of ");
+	html_esc(sw->key, out);
+	strbuf_addstr(out, "</h3>\n<p>Each figure at each value; the charts "
+			   "below are of the first.</p>\n<pre>");
+	html_esc(t.buf, out);
+	strbuf_addstr(out, "</pre>\n");
+	strbuf_release(&t);
+}
+
 void report_html(const struct sim_input *in, const struct sim_result *runs,
 		 size_t n, const char *title, struct strbuf *out)
+{
+	report_html_sweep(in, runs, n, title, NULL, out);
+}
+
+void report_html_sweep(const struct sim_input *in,
+		       const struct sim_result *runs, size_t n,
+		       const char *title, const struct sim_sweep *sw,
+		       struct strbuf *out)
 {
 	BUG_ON(!in || !in->c);
 	BUG_ON(n && !runs);
@@ -944,6 +1007,7 @@ void report_html(const struct sim_input *in, const struct sim_result *runs,
 	page_open(in, title ? title : "echelon simulation", out);
 	heading("Summary", out);
 	summary_table(runs, n, out);
+	model_section(runs, n, sw, out);
 	heading("GPU utilization", out);
 	chart_time(in, runs, n, METRIC_UTILIZATION, out);
 	heading("Queue depth", out);

@@ -2,7 +2,8 @@
 /*
  * The simulator's HTML report: one self-contained page (inline CSS and
  * SVG drawn here, no script, no external reference) comparing the runs of
- * one input: the summary table, GPU utilization and queue depth over time,
+ * one input: the summary table, the throughput model's figures (and a
+ * sweep of one of them), GPU utilization and queue depth over time,
  * the distributions of wait and job completion time, throughput against
  * the ideal placement, and a heat map of the topology per run. See
  * docs/internals/sim-outputs.md.
@@ -32,5 +33,14 @@
  */
 void report_html(const struct sim_input *in, const struct sim_result *runs,
 		 size_t n, const char *title, struct strbuf *out);
+
+struct sim_sweep;
+
+/* The same with the table of a sweep (sim_sweep_table()) after the
+ * model's figures when sw is not NULL (every value recorded). */
+void report_html_sweep(const struct sim_input *in,
+		       const struct sim_result *runs, size_t n,
+		       const char *title, const struct sim_sweep *sw,
+		       struct strbuf *out);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "base/alloc.h"
 #include "base/hmap.h"
+#include "model/ann.h"
 
 #include "base/banned.h"
 
@@ -30,6 +31,30 @@ static const char *const state_names[SIM_JOB_STATE_COUNT] = {
 	[SIM_JOB_FINISHED] = "finished",
 	[SIM_JOB_DEACTIVATED] = "deactivated",
 };
+
+enum throughput_class sim_job_class(const struct sim_input *in,
+				    const struct throughput_config *tp,
+				    uint32_t j)
+{
+	const struct sim_job *job = &in->jobs.items[j];
+	enum throughput_class k = THROUGHPUT_CLASS_BY_SIZE;
+	uint8_t par = 0;
+	const char *v;
+
+	/* kept out of struct sim_job, which every job holds all run long */
+	if (job->tmpl >= 0) {
+		par = in->templates.items[job->tmpl].parallelism;
+	} else {
+		v = labels_get(&in->c->workloads.items[job->wl].annotations,
+			       ANN_SIM_PARALLELISM);
+		/* checked by sim_input_add_job() */
+		if (v && throughput_class_parse(v, strlen(v), &k) == 0)
+			par = (uint8_t)(k + 1);
+	}
+	if (par)
+		k = (enum throughput_class)(par - 1);
+	return throughput_class_of(tp, k, job->gpus);
+}
 
 const char *sim_policy_name(enum sim_policy p)
 {
@@ -215,9 +240,17 @@ int sim_input_add_job(struct sim_input *in, uint32_t wl, int64_t submit_us,
 			     .duration_us = duration_us,
 			     .klass = klass,
 			     .split = UINT32_MAX };
+	const char *par;
+	enum throughput_class k;
 
 	BUG_ON(wl >= in->c->workloads.len);
 	w = &in->c->workloads.items[wl];
+	par = labels_get(&w->annotations, ANN_SIM_PARALLELISM);
+	if (par && throughput_class_parse(par, strlen(par), &k) < 0)
+		return errbuf_set(eb, -EINVAL,
+				  "%s: " ANN_SIM_PARALLELISM
+				  ": must be data, tensor or pipeline",
+				  w->name);
 	j.name = w->name;
 	j.ns = w->ns;
 	j.queue = w->queue_name;
@@ -262,6 +295,7 @@ int sim_input_add_trace_job(struct sim_input *in, const struct trace_job *tj,
 			       .pos = tj->pos,
 			       .min_count = tj->min_count,
 			       .priority = tj->priority,
+			       .parallelism = tj->parallelism,
 			       .topology_mode = tj->topology_mode };
 	int64_t g = in->gpu_id >= 0 ? tj->requests.v[in->gpu_id] : 0;
 	struct sim_job j = { .wl = UINT32_MAX,
@@ -308,6 +342,7 @@ void sim_input_trace_job(const struct sim_input *in, uint32_t j,
 				   .requests = in->requests.items[tm->requests],
 				   .queue = job->queue,
 				   .klass = job->klass,
+				   .parallelism = tm->parallelism,
 				   .priority = tm->priority,
 				   .topology_mode = tm->topology_mode,
 				   .topology_level = tm->topology_level,

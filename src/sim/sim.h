@@ -111,7 +111,8 @@ struct sim_tmpl {
 	uint32_t requests;	    /* index into sim_input.requests */
 	int32_t min_count;
 	int32_t priority;
-	enum topology_mode topology_mode;
+	uint8_t topology_mode; /* enum topology_mode */
+	uint8_t parallelism;   /* 1 + enum throughput_class; 0: by size */
 };
 
 /* Domains of a node for topology figures (-1: not in a topology). */
@@ -253,6 +254,10 @@ struct sim_summary {
 	double mean_admit_wait_s;		    /* submit -> admission */
 	double mean_jct_s;			    /* submit -> end */
 	double gpu_utilization; /* busy GPU-time / (GPUs x span) */
+	/* ideal-speed work kept / allocated GPU-time (busy and idle): the
+	 * share of held GPU-time that trained at full speed; -1 when no
+	 * GPU-time was allocated */
+	double goodput;
 	double idle_allocated_gpu_hours;
 	double mean_racks_spanned, mean_min_racks;
 	double mean_blocks_spanned, mean_min_blocks;
@@ -281,7 +286,9 @@ struct sim_class_summary {
 
 struct sim_result {
 	enum sim_policy policy;
-	struct sim_job_rec *jobs; /* [in->jobs.len] */
+	struct throughput_config tp; /* the model the run used (outputs
+					record it) */
+	struct sim_job_rec *jobs;    /* [in->jobs.len] */
 	VEC(struct sim_sample) samples;
 	int64_t *node_busy_gpu_us; /* per cluster node: GPU-time of running
 				      jobs on it, for the heat map */
@@ -363,6 +370,12 @@ int sim_run(const struct sim_input *in, const struct sim_options *o,
 void sim_result_release(struct sim_result *res);
 
 const char *sim_policy_name(enum sim_policy p);
+/* The throughput class of job j of in under tp: its own (a trace job's
+ * parallelism, a manifest job's sim.echelon.dev/parallelism), else by its
+ * GPUs. */
+enum throughput_class sim_job_class(const struct sim_input *in,
+				    const struct throughput_config *tp,
+				    uint32_t j);
 /* "history", "exact", "none". */
 const char *sim_estimates_name(enum sim_estimates e);
 /* "tas", "kube-default", "first-fit", "no-gang"; -EINVAL otherwise. */

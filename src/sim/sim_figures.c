@@ -130,7 +130,9 @@ void sim_figures_shape(struct sim_state *st, uint32_t j)
 		r->min_blocks = x->min_hosts > 0 ? ideal.blocks : -1;
 	}
 	if (job->gpus_per_pod > 0 && x->min_hosts > 0 && act.gpus > 0)
-		x->run->ratio = throughput_ratio(&st->o->tp, &act, &ideal);
+		x->run->ratio = throughput_ratio(
+			&st->o->tp, sim_job_class(st->in, &st->o->tp, j), &act,
+			&ideal);
 	r->throughput_ratio = x->run->ratio;
 }
 
@@ -365,10 +367,15 @@ static void close_running(struct sim_state *st)
 {
 	for (size_t j = 0; j < st->in->jobs.len; j++) {
 		const struct sim_jst *x = &st->js[j];
+		int64_t seg;
 
-		if (st->res->jobs[j].state == SIM_JOB_RUNNING)
-			sim_run_account(st, (uint32_t)j,
-					st->now - x->run->seg_start_us);
+		if (st->res->jobs[j].state != SIM_JOB_RUNNING)
+			continue;
+		/* work done so far counts: it is not lost at a stop */
+		seg = st->now - x->run->seg_start_us;
+		sim_run_account(st, (uint32_t)j, seg);
+		st->good_sum +=
+			(double)seg * x->run->ratio * (double)x->run->run_gpus;
 	}
 }
 
@@ -415,6 +422,10 @@ void sim_figures_finish(struct sim_state *st)
 		s->gpu_utilization = (double)st->busy_sum /
 				     ((double)st->in->total_gpus * (double)end);
 	s->idle_allocated_gpu_hours = (double)st->idle_sum / 3.6e9;
+	s->goodput =
+		st->busy_sum + st->idle_sum > 0
+			? st->good_sum / (double)(st->busy_sum + st->idle_sum)
+			: -1;
 	for (size_t j = 0; j < st->in->jobs.len; j++) {
 		s->lost_gpu_hours += (double)res->jobs[j].lost_gpu_us / 3.6e9;
 		if (res->jobs[j].end_us > last)

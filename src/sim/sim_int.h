@@ -126,6 +126,9 @@ struct sim_state {
 	 * the part of those on pods without a node (the rest is
 	 * node_busy_gpu_us): the checks compare the three. */
 	int64_t busy_sum, idle_sum, busy_jobs, busy_unplaced;
+	/* Work kept (not lost to an interruption) in GPU-us at the ideal
+	 * speed: segment x throughput ratio x GPUs (goodput). */
+	double good_sum;
 	int64_t sample_us, next_sample;
 	int cq_res; /* resource of the ClusterQueue usage figure */
 	size_t ncq;

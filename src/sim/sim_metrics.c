@@ -35,6 +35,7 @@ enum fam {
 	/* per policy */
 	F_THROUGHPUT_RATIO,
 	F_GPU_UTILIZATION,
+	F_GOODPUT,
 	F_IDLE_ALLOCATED,
 	F_MEAN_THROUGHPUT,
 	F_MULTI_THROUGHPUT,
@@ -96,6 +97,10 @@ static const struct fam_def defs[F_COUNT] = {
 				"Busy GPU-time over all GPUs times the "
 				"simulated span.",
 				METRICS_GAUGE, NULL, 0 },
+	[F_GOODPUT] = { "echelon_sim_goodput_ratio",
+			"Work at ideal training speed kept per allocated "
+			"GPU-hour; NaN when no GPU-time was allocated.",
+			METRICS_GAUGE, NULL, 0 },
 	[F_IDLE_ALLOCATED] = { "echelon_sim_idle_allocated_gpu_hours",
 			       "GPU-hours allocated to bound pods while "
 			       "their job was not running.",
@@ -209,6 +214,7 @@ static void record_summary(struct metrics *m, const int *ids,
 	metrics_touch(m, ids[F_THROUGHPUT_RATIO], plabels);
 	metrics_set(m, ids[F_GPU_UTILIZATION], plabels,
 		    figure(s->gpu_utilization));
+	metrics_set(m, ids[F_GOODPUT], plabels, figure(s->goodput));
 	metrics_set(m, ids[F_IDLE_ALLOCATED], plabels,
 		    s->idle_allocated_gpu_hours);
 	metrics_set(m, ids[F_MEAN_THROUGHPUT], plabels,

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "sim/sim_sweep.h"
 
 #include "base/banned.h"
 
@@ -411,6 +412,7 @@ static void write_summary(struct jw *w, const struct sim_result *r)
 	jw_double(w, "p95_wait_s", s->p95_wait_s);
 	jw_double(w, "mean_jct_s", s->mean_jct_s);
 	jw_double(w, "gpu_utilization", s->gpu_utilization);
+	jw_double(w, "goodput", s->goodput);
 	jw_double(w, "idle_allocated_gpu_hours", s->idle_allocated_gpu_hours);
 	jw_double(w, "mean_racks_spanned", s->mean_racks_spanned);
 	jw_double(w, "mean_min_racks", s->mean_min_racks);
@@ -427,8 +429,76 @@ static void write_summary(struct jw *w, const struct sim_result *r)
 	jw_close(w);
 }
 
-void sim_out_summary_json(const struct sim_result *runs, size_t n,
-			  struct strbuf *out)
+/* The model's figures, in the order of its table (throughput.h). */
+static void write_model(struct jw *w, const struct throughput_config *tp)
+{
+	jw_key(w, "model");
+	jw_open(w);
+	jw_key(w, "algo");
+	add_json_string(throughput_algo_name(tp->algo), w->out);
+	for (size_t i = 0; i < throughput_param_count(); i++) {
+		const struct throughput_param *p = throughput_param_at(i);
+		double v;
+
+		BUG_ON(throughput_get(tp, p->key, &v) < 0);
+		jw_double(w, p->key, v);
+	}
+	jw_close(w);
+}
+
+/* [a, b, ...] on one line. */
+static void add_json_array(const double *x, size_t n, struct strbuf *out)
+{
+	strbuf_addch(out, '[');
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strbuf_addstr(out, ", ");
+		add_json_double(x[i], out);
+	}
+	strbuf_addch(out, ']');
+}
+
+static void write_sweep(struct jw *w, const struct sim_sweep *sw)
+{
+	double x[SIM_SWEEP_MAX_VALUES];
+
+	jw_key(w, "sweep");
+	jw_open(w);
+	jw_key(w, "key");
+	add_json_string(sw->key, w->out);
+	jw_key(w, "values");
+	strbuf_addch(w->out, '[');
+	for (size_t v = 0; v < sw->nvalues; v++) {
+		if (v)
+			strbuf_addstr(w->out, ", ");
+		add_json_string(sw->values[v], w->out);
+	}
+	strbuf_addch(w->out, ']');
+	jw_key(w, "policies");
+	jw_open(w);
+	for (size_t r = 0; r < sw->npolicies; r++) {
+		jw_key(w, sim_policy_name(sw->policies[r]));
+		jw_open(w);
+		for (int f = 0; f < SIM_SWEEP_FIGURE_COUNT; f++) {
+			enum sim_sweep_figure fig = (enum sim_sweep_figure)f;
+			const char *key = sim_sweep_figure_key(fig);
+
+			for (size_t v = 0; v < sw->nvalues; v++) {
+				BUG_ON(!sw->recorded[v]);
+				x[v] = sim_sweep_figure_value(&sw->sums[v][r],
+							      fig);
+			}
+			jw_key(w, key);
+			add_json_array(x, sw->nvalues, w->out);
+		}
+		jw_close(w);
+	}
+	jw_close(w);
+	jw_close(w);
+}
+
+void sim_out_summary_json_sweep(const struct sim_result *runs, size_t n,
+				const struct sim_sweep *sw, struct strbuf *out)
 {
 	struct jw w = { .out = out, .depth = 0, .first = { true } };
 
@@ -437,13 +507,23 @@ void sim_out_summary_json(const struct sim_result *runs, size_t n,
 		for (size_t q = 0; q < r; q++)
 			BUG_ON(runs[q].policy == runs[r].policy);
 	jw_open(&w);
+	if (n)
+		write_model(&w, &runs[0].tp);
 	jw_key(&w, "policies");
 	jw_open(&w);
 	for (size_t r = 0; r < n; r++)
 		write_summary(&w, &runs[r]);
 	jw_close(&w);
+	if (sw)
+		write_sweep(&w, sw);
 	jw_close(&w);
 	strbuf_addch(out, '\n');
+}
+
+void sim_out_summary_json(const struct sim_result *runs, size_t n,
+			  struct strbuf *out)
+{
+	sim_out_summary_json_sweep(runs, n, NULL, out);
 }
 
 enum row {
@@ -453,6 +533,7 @@ enum row {
 	ROW_P95_WAIT,
 	ROW_MEAN_JCT,
 	ROW_UTILIZATION,
+	ROW_GOODPUT,
 	ROW_IDLE,
 	ROW_RACKS,
 	ROW_BLOCKS,
@@ -476,6 +557,7 @@ static const char *const row_labels[ROW_COUNT] = {
 	[ROW_P95_WAIT] = "p95 wait",
 	[ROW_MEAN_JCT] = "mean JCT",
 	[ROW_UTILIZATION] = "GPU utilization",
+	[ROW_GOODPUT] = "goodput",
 	[ROW_IDLE] = "idle allocated GPU-h",
 	[ROW_RACKS] = "racks spanned / min",
 	[ROW_BLOCKS] = "blocks spanned / min",
@@ -545,6 +627,9 @@ void sim_out_cell(const struct sim_result *r, size_t row, struct strbuf *out)
 		break;
 	case ROW_UTILIZATION:
 		cell_percent(s->gpu_utilization, out);
+		break;
+	case ROW_GOODPUT:
+		cell_percent(s->goodput, out);
 		break;
 	case ROW_IDLE:
 		cell_number(s->idle_allocated_gpu_hours, 1, out);

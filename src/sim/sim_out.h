@@ -23,7 +23,7 @@
 #include "sim/sim.h"
 
 /* Rows of the summary table (sim_out_table(), sim_out_cell()). */
-enum { SIM_OUT_TABLE_ROWS = 17 };
+enum { SIM_OUT_TABLE_ROWS = 18 };
 
 /* One JSON object per line per job per run: runs in order, jobs in input
  * order. */
@@ -36,10 +36,19 @@ void sim_out_timeseries_csv(const struct sim_input *in,
 			    const struct sim_result *runs, size_t n,
 			    struct strbuf *out);
 
-/* {"policies": {<policy>: {...}, ...}} pretty-printed with two-space
- * indentation and a final newline. */
+struct sim_sweep;
+
+/* {"model": {...}, "policies": {<policy>: {...}, ...}} pretty-printed
+ * with two-space indentation and a final newline: the throughput model of
+ * the first run (every run of one output shares it; no "model" when n is
+ * 0), then the figures of each run. */
 void sim_out_summary_json(const struct sim_result *runs, size_t n,
 			  struct strbuf *out);
+/* The same with a "sweep" member after "policies" when sw is not NULL
+ * (every value recorded): the key, its values, and per policy each
+ * figure of sim_sweep.h as an array over the values. */
+void sim_out_summary_json_sweep(const struct sim_result *runs, size_t n,
+				const struct sim_sweep *sw, struct strbuf *out);
 
 /* The terminal table: a header line of policy names, then one aligned line
  * per figure and one per job class (its mean time to admission); plain

@@ -277,6 +277,7 @@ void sim_run_stop(struct sim_state *st, uint32_t j, bool finished)
 		else
 			interrupted(st, j);
 	}
+	st->good_sum += (double)kept * x->run->ratio * (double)x->run->run_gpus;
 	sim_run_set_state(st, j, SIM_JOB_ADMITTED);
 	refresh_state(st, j);
 }
@@ -1188,6 +1189,7 @@ static void state_init(struct sim_state *st, const struct sim_input *in,
 	st->cq_int = xcalloc(st->ncq + 1, sizeof(*st->cq_int));
 	st->cq_res = usage_resource(st);
 	res->policy = o->policy;
+	res->tp = o->tp;
 	res->jobs = xcalloc(nj + 1, sizeof(*res->jobs));
 	res->njobs = nj;
 	res->node_busy_gpu_us =

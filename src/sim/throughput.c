@@ -23,26 +23,139 @@
 
 #include "base/banned.h"
 
-static const struct throughput_link default_links[THROUGHPUT_LEVEL_COUNT] = {
-	[THROUGHPUT_HOST] = { 367.61, 1.3, 1 },
-	[THROUGHPUT_RACK] = { 45, 1.6, 1 },
-	[THROUGHPUT_BLOCK] = { 45, 2.6, 2 },
-	[THROUGHPUT_CLUSTER] = { 45, 3.6, 4 },
+/*
+ * The figures, their defaults and the ranges their sources give; the
+ * references in full are in docs/internals/simulator.md. Where a source
+ * gives a range the default is its middle, unless the row says why not.
+ */
+static const struct throughput_param params[] = {
+	{ "bw-host", 367.61, 367.61, 482.3, "GB/s",
+	  "8xH200 all-reduce busbw, ring (default) to NVLS; ml-engineering "
+	  "2025" },
+	{ "bw-rack", 43.5, 40, 47.1, "GB/s",
+	  "400G NDR rail at ~80 % (ml-engineering) to 376.7 GB/s per 8 rails "
+	  "measured" },
+	{ "bw-block", 43.5, 40, 47.1, "GB/s", "as bw-rack" },
+	{ "bw-cluster", 43.5, 40, 47.1, "GB/s", "as bw-rack" },
+	{ "lat-host", 1.3, 1.3, 2.9, "us",
+	  "32 KiB all-reduce in 14 steps, back-to-back (default) to single "
+	  "calls; ml-engineering" },
+	{ "lat-rack", 1.6, 1.6, 1.6, "us",
+	  "32 KiB all-reduce in 62 steps on 4 nodes; ml-engineering" },
+	{ "lat-block", 2.6, 2.6, 2.6, "us",
+	  "lat-rack + 2 links of 0.5 us; SimAI topology defaults" },
+	{ "lat-cluster", 3.6, 3.6, 3.6, "us",
+	  "lat-block + 2 links of 0.5 us; SimAI topology defaults" },
+	{ "oversub-host", 1, 1, 1, "", "NVSwitch: all GPUs equidistant" },
+	{ "oversub-rack", 1, 1, 1, "",
+	  "non-blocking leaf: NVIDIA HGX reference architecture" },
+	{ "oversub-block", 1.5, 1, 2, "",
+	  "non-blocking (NVIDIA RA, Meta AI Zone) to 2:1 (Cornelis CN5000)" },
+	{ "oversub-cluster", 4, 3, 5, "",
+	  "1:3 to 1:5 convergence above the pod (leaf-spine practice)" },
+	{ "grad", 1073741824.0, 1073741824.0, 1073741824.0, "bytes",
+	  "bf16 gradients of ~537M parameters (worked example)" },
+	{ "compute", 0, 0, 0, "us", "0: from the shares" },
+	{ "comm-fraction", 0, 0, 0.5, "",
+	  "0: per class; else one share for every job (0.05 to 0.5 tried)" },
+	{ "overlap", 0, 0, 0, "",
+	  "the shares are exposed (unhidden) communication already" },
+	{ "share-data", 0.21, 0.1, 0.32, "",
+	  "Horovod 2018: 90 % to 68 % scaling efficiency on 512 GPUs" },
+	{ "share-tensor", 0.4, 0.3, 0.5, "",
+	  "LLM DP+TP 0.3-0.5 (traces-and-models 2.6); MegaScale 2024" },
+	{ "share-pipeline", 0.125, 0.05, 0.2, "",
+	  "echelon's assumption: activations only cross hosts; sweep it" },
+	{ "tensor-from", 64, 64, 64, "GPUs",
+	  "echelon's convention: 8 full hosts and up train like LLMs" },
 };
 
 static const char *const level_names[THROUGHPUT_LEVEL_COUNT] = { "host", "rack",
 								 "block",
 								 "cluster" };
 
+static const char *const class_names[THROUGHPUT_CLASS_COUNT] = {
+	"data",
+	"tensor",
+	"pipeline",
+};
+
+size_t throughput_param_count(void)
+{
+	return ARRAY_SIZE(params);
+}
+
+const struct throughput_param *throughput_param_at(size_t i)
+{
+	return i < ARRAY_SIZE(params) ? &params[i] : NULL;
+}
+
+/* The field of c a numeric key names, and its least value; NULL when
+ * none. */
+static double *field_of(struct throughput_config *c, const char *k, size_t n,
+			double *min);
+
 void throughput_config_init(struct throughput_config *c)
 {
-	for (int l = 0; l < THROUGHPUT_LEVEL_COUNT; l++)
-		c->link[l] = default_links[l];
-	c->algo = THROUGHPUT_RING;
-	c->grad_bytes = 1073741824.0;
-	c->compute_us = 0;
-	c->comm_fraction = 0.3;
-	c->overlap = 0;
+	*c = (struct throughput_config){ .algo = THROUGHPUT_RING };
+	for (size_t i = 0; i < ARRAY_SIZE(params); i++) {
+		double min, *f = field_of(c, params[i].key,
+					  strlen(params[i].key), &min);
+
+		BUG_ON(!f);
+		*f = params[i].def;
+	}
+}
+
+int throughput_get(const struct throughput_config *c, const char *key,
+		   double *ret)
+{
+	double min, *f;
+
+	/* field_of() only computes an address in c */
+	f = field_of((struct throughput_config *)c, key, strlen(key), &min);
+	if (!f)
+		return -ENOENT;
+	*ret = *f;
+	return 0;
+}
+
+enum throughput_class throughput_class_of(const struct throughput_config *c,
+					  enum throughput_class k, int64_t gpus)
+{
+	if (k < THROUGHPUT_CLASS_COUNT)
+		return k;
+	if (c->tensor_from > 0 && (double)gpus >= c->tensor_from)
+		return THROUGHPUT_TENSOR;
+	return THROUGHPUT_DATA;
+}
+
+const char *throughput_class_name(enum throughput_class k)
+{
+	return k < THROUGHPUT_CLASS_COUNT ? class_names[k] : "";
+}
+
+int throughput_class_parse(const char *name, size_t len,
+			   enum throughput_class *ret)
+{
+	for (int k = 0; k < THROUGHPUT_CLASS_COUNT; k++) {
+		if (strlen(class_names[k]) == len &&
+		    memcmp(class_names[k], name, len) == 0) {
+			*ret = (enum throughput_class)k;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+void throughput_reference_shape(struct throughput_shape *ret)
+{
+	*ret = (struct throughput_shape){ .gpus = 16,
+					  .hosts = 2,
+					  .racks = 1,
+					  .blocks = 1,
+					  .host_gpus_min = 8,
+					  .host_gpus_max = 8 };
 }
 
 /* The value of a key, a finite number >= min; -EINVAL otherwise. */
@@ -86,11 +199,41 @@ static double *link_field(struct throughput_config *c, const char *k, size_t n,
 	return NULL;
 }
 
+static bool key_is(const char *k, size_t n, const char *name)
+{
+	return strlen(name) == n && memcmp(k, name, n) == 0;
+}
+
+static double *field_of(struct throughput_config *c, const char *k, size_t n,
+			double *min)
+{
+	double *f = link_field(c, k, n, min);
+	enum throughput_class cls;
+
+	if (f)
+		return f;
+	*min = 0;
+	if (key_is(k, n, "grad"))
+		return &c->grad_bytes;
+	if (key_is(k, n, "comm-fraction"))
+		return &c->comm_fraction;
+	if (key_is(k, n, "overlap"))
+		return &c->overlap;
+	if (key_is(k, n, "compute"))
+		return &c->compute_us;
+	if (key_is(k, n, "tensor-from"))
+		return &c->tensor_from;
+	if (n > 6 && memcmp(k, "share-", 6) == 0 &&
+	    throughput_class_parse(k + 6, n - 6, &cls) == 0)
+		return &c->share[cls];
+	return NULL;
+}
+
 int throughput_set_key(struct throughput_config *c, const char *key,
 		       size_t klen, const char *val, size_t vlen,
 		       struct errbuf *eb)
 {
-	double min = 0, v, *field = link_field(c, key, klen, &min);
+	double min = 0, v, *field = field_of(c, key, klen, &min);
 
 	if (klen == 4 && memcmp(key, "algo", 4) == 0) {
 		for (int a = 0; a < THROUGHPUT_ALGO_COUNT; a++) {
@@ -107,14 +250,6 @@ int throughput_set_key(struct throughput_config *c, const char *key,
 				  "must be ring or hierarchical, not \"%.*s\"",
 				  (int)(vlen > 32 ? 32 : vlen), val);
 	}
-	if (!field && klen == 4 && memcmp(key, "grad", 4) == 0)
-		field = &c->grad_bytes;
-	else if (!field && klen == 13 && memcmp(key, "comm-fraction", 13) == 0)
-		field = &c->comm_fraction;
-	else if (!field && klen == 7 && memcmp(key, "overlap", 7) == 0)
-		field = &c->overlap;
-	else if (!field && klen == 7 && memcmp(key, "compute", 7) == 0)
-		field = &c->compute_us;
 	if (!field)
 		return -ENOENT;
 	if (number(val, vlen, min, &v) < 0)
@@ -194,11 +329,18 @@ int throughput_config_check(const struct throughput_config *c,
 		return errbuf_set(eb, -EINVAL, "gradientBytes: must be >= 0");
 	if (isnan(c->compute_us) || isinf(c->compute_us))
 		return errbuf_set(eb, -EINVAL, "computeTime: must be finite");
-	if (c->compute_us <= 0 &&
-	    !(c->comm_fraction > 0 && c->comm_fraction <= 1))
+	if (!(c->comm_fraction >= 0 && c->comm_fraction <= 1))
 		return errbuf_set(eb, -EINVAL,
-				  "commFraction: must be in (0, 1] when no "
-				  "compute time is given");
+				  "commFraction: must be 0 (per class) or in "
+				  "(0, 1]");
+	for (int k = 0; k < THROUGHPUT_CLASS_COUNT; k++) {
+		if (!(c->share[k] > 0 && c->share[k] < 1))
+			return errbuf_set(eb, -EINVAL,
+					  "share.%s: must be in (0, 1)",
+					  class_names[k]);
+	}
+	if (!(c->tensor_from >= 0) || isinf(c->tensor_from))
+		return errbuf_set(eb, -EINVAL, "tensorFrom: must be >= 0");
 	if (!(c->overlap >= 0 && c->overlap <= 1))
 		return errbuf_set(eb, -EINVAL, "overlap: must be in [0, 1]");
 	return 0;
@@ -424,12 +566,24 @@ double throughput_allreduce_us(const struct throughput_config *c,
 		    fmin(b_host, s->host_gpus_min * bw));
 }
 
-static double compute_us(const struct throughput_config *c, double t_ideal)
+double throughput_compute_us(const struct throughput_config *c,
+			     enum throughput_class k,
+			     const struct throughput_shape *ideal)
 {
+	struct throughput_shape ref;
+	double f = c->comm_fraction;
+
 	if (c->compute_us > 0)
 		return c->compute_us;
-	BUG_ON(!(c->comm_fraction > 0 && c->comm_fraction <= 1));
-	return t_ideal * (1 - c->comm_fraction) / c->comm_fraction;
+	if (f > 0) {
+		BUG_ON(f > 1);
+		return throughput_allreduce_us(c, ideal) * (1 - f) / f;
+	}
+	BUG_ON(k >= THROUGHPUT_CLASS_COUNT);
+	f = c->share[k];
+	BUG_ON(!(f > 0 && f < 1));
+	throughput_reference_shape(&ref);
+	return throughput_allreduce_us(c, &ref) * (1 - f) / f;
 }
 
 static double step(const struct throughput_config *c, double compute,
@@ -438,22 +592,34 @@ static double step(const struct throughput_config *c, double compute,
 	return compute + fmax(0, t_comm - c->overlap * compute);
 }
 
+double throughput_share(const struct throughput_config *c,
+			enum throughput_class k,
+			const struct throughput_shape *s)
+{
+	double t = throughput_allreduce_us(c, s);
+	double compute = throughput_compute_us(c, k, s);
+	double total = step(c, compute, t);
+
+	return total > 0 ? (total - compute) / total : 0;
+}
+
 double throughput_step_us(const struct throughput_config *c,
+			  enum throughput_class k,
 			  const struct throughput_shape *actual,
 			  const struct throughput_shape *ideal)
 {
-	double compute = compute_us(c, throughput_allreduce_us(c, ideal));
+	double compute = throughput_compute_us(c, k, ideal);
 
 	return step(c, compute, throughput_allreduce_us(c, actual));
 }
 
 double throughput_ratio(const struct throughput_config *c,
+			enum throughput_class k,
 			const struct throughput_shape *actual,
 			const struct throughput_shape *ideal)
 {
-	double t_ideal = throughput_allreduce_us(c, ideal);
-	double compute = compute_us(c, t_ideal);
-	double s_ideal = step(c, compute, t_ideal);
+	double compute = throughput_compute_us(c, k, ideal);
+	double s_ideal = step(c, compute, throughput_allreduce_us(c, ideal));
 	double s_actual = step(c, compute, throughput_allreduce_us(c, actual));
 
 	/* Nothing to compare (no bytes, no latency), or actual is faster

@@ -14,22 +14,23 @@
  * p ranks (GPUs), n gradient bytes, N hosts, k and g the fewest and most
  * GPUs of the gang on one of its hosts (k rails: one NIC per GPU), a the
  * per-step latency of the highest level crossed, f_l the oversubscription
- * above a level. Default figures (all configurable):
- *   - B_nvl 367.61 GB/s: 8xH200 NVLink ring all-reduce busbw without NVLS
- *     (ml-engineering all-reduce-8xH200.md, 82 % of 450 GB/s);
- *   - B_l 45 GB/s per GPU rail: one 400 Gb/s NDR NIC per GPU at ~90 %
- *     (the 0.9 x 400 = 360 GB/s per node of section 2.5);
- *   - f: 1 inside a rack (non-blocking leaf, HGX reference architecture),
- *     2 above the rack (Cornelis 2:1 two-tier example), 4 across blocks
- *     (traditional 4:1 leaf-spine); section 2.2 says to sweep these;
- *   - a per ring step: 1.3 us in a host (a 32 KiB all-reduce takes ~18 us
- *     over 14 steps), 1.6 us in a rack (~100 us over 62 steps on 4 nodes),
- *     then +0.5 us per extra link (SimAI NIC link latency): 2.6 us in a
- *     block, 3.6 us across blocks;
- *   - n = 1 GiB (bf16 gradients of ~537M parameters, section 2.5).
- * With a = 0 the model gives section 2.5's figures: 5.1 ms in one host,
- * 5.6 ms on two hosts of a rack, 11.2 ms on 4 hosts x 4 GPUs or on 2 hosts
- * across a 2:1 spine, 22 ms across 4:1.
+ * above a level. Every figure, its default, its plausible range and its
+ * source are in one table (throughput_param_at()), documented with the
+ * sources in docs/internals/simulator.md; with a = 0 and the figures of
+ * traces-and-models.md 2.5 the model gives that section's worked figures
+ * (tests/unit/test_throughput.c).
+ *
+ * The compute time of a step comes from the job's communication share:
+ * its class (data-, tensor- or pipeline-parallel) gives the exposed
+ * all-reduce share s of a step at a reference placement (2 hosts x 8 GPUs
+ * under one leaf, where the published figures were measured); compute is
+ * then T_ref (1 - s) / s, the same for every size of the class, and the
+ * share of a job of any size follows from the all-reduce time of its own
+ * ideal placement: larger gangs, whose ideal placement spans more hosts,
+ * racks or blocks, spend more of their step communicating. A job without
+ * a class takes one by its size (tensor-from). comm-fraction, when set,
+ * overrides the classes with one share at every job's ideal placement,
+ * and compute with one compute time.
  *
  * A placement is compared with the ideal one, the same gang packed into
  * the fewest hosts, racks and blocks; the throughput ratio ideal/actual
@@ -66,13 +67,46 @@ struct throughput_link {
 	double oversub;	 /* oversubscription of the links into it (>= 1) */
 };
 
+/*
+ * What a job's parallelism sends across hosts each step, which sets its
+ * communication share. THROUGHPUT_CLASS_BY_SIZE: none given, chosen by
+ * size (throughput_class_of()).
+ */
+enum throughput_class {
+	THROUGHPUT_DATA,     /* data-parallel: all gradients, every GPU */
+	THROUGHPUT_TENSOR,   /* tensor-parallel in a host, data-parallel
+				across hosts (Megatron-style LLM training) */
+	THROUGHPUT_PIPELINE, /* pipeline stages across hosts */
+	THROUGHPUT_CLASS_COUNT,
+	THROUGHPUT_CLASS_BY_SIZE = THROUGHPUT_CLASS_COUNT
+};
+
 struct throughput_config {
 	struct throughput_link link[THROUGHPUT_LEVEL_COUNT];
 	enum throughput_algo algo;
 	double grad_bytes;    /* bytes all-reduced per step */
-	double compute_us;    /* compute per step; <= 0: use comm_fraction */
-	double comm_fraction; /* all-reduce share of the ideal step, [0, 1] */
+	double compute_us;    /* compute per step; <= 0: from the shares */
+	double comm_fraction; /* one all-reduce share of every job's ideal
+				 step, (0, 1]; 0: per class (share[]) */
 	double overlap;	      /* share of compute that hides comm., [0, 1] */
+	/* exposed all-reduce share of a step at the reference placement
+	 * per class, (0, 1) */
+	double share[THROUGHPUT_CLASS_COUNT];
+	double tensor_from; /* GPUs from which a job without a class is
+			       tensor-parallel; 0: never */
+};
+
+/*
+ * One figure of the model as the table of defaults records it: its key
+ * (throughput_set_key()), default, the plausible range its sources give
+ * (lo = hi when they give one value), unit ("" when none) and source in
+ * a few words (docs/internals/simulator.md has the full references).
+ */
+struct throughput_param {
+	const char *key;
+	double def, lo, hi;
+	const char *unit;
+	const char *source;
 };
 
 /* Where a gang runs, in the terms the model needs. */
@@ -96,13 +130,35 @@ struct throughput_geometry {
 	int32_t racks_per_block;
 };
 
-/* The defaults above: ring, 1 GiB, comm_fraction 0.3, no overlap. */
+/* The defaults of the table (throughput_param_at()) and ring. */
 void throughput_config_init(struct throughput_config *c);
+
+/* The number of rows of the table of figures, and row i (< that; NULL
+ * beyond). Static. */
+size_t throughput_param_count(void);
+const struct throughput_param *throughput_param_at(size_t i);
+/* The value of numeric key (a row's key) in c; -ENOENT for another key. */
+int throughput_get(const struct throughput_config *c, const char *key,
+		   double *ret) MUST_CHECK;
+
+/* The class of a job of gpus GPUs whose class is given as k
+ * (THROUGHPUT_CLASS_BY_SIZE: none): k, else tensor from tensor_from GPUs
+ * on, else data. */
+enum throughput_class throughput_class_of(const struct throughput_config *c,
+					  enum throughput_class k,
+					  int64_t gpus);
+/* "data", "tensor", "pipeline"; "" for THROUGHPUT_CLASS_BY_SIZE. */
+const char *throughput_class_name(enum throughput_class k);
+/* The class called name[0..len); -EINVAL for another. */
+int throughput_class_parse(const char *name, size_t len,
+			   enum throughput_class *ret) MUST_CHECK;
+/* The placement the class shares refer to: 2 hosts x 8 GPUs, one rack. */
+void throughput_reference_shape(struct throughput_shape *ret);
 /*
  * Check a configuration: bandwidths > 0, latencies >= 0, oversubscription
- * >= 1, bytes >= 0, comm_fraction in (0, 1] when compute_us <= 0, overlap
- * in [0, 1]. -EINVAL with a message naming the field. The functions below
- * assume a configuration that passes (BUG otherwise).
+ * >= 1, bytes >= 0, comm_fraction 0 or in (0, 1], shares in (0, 1),
+ * tensor_from >= 0, overlap in [0, 1]. -EINVAL with a message naming the field.
+ * The functions below assume a configuration that passes (BUG otherwise).
  */
 int throughput_config_check(const struct throughput_config *c,
 			    struct errbuf *eb) MUST_CHECK;
@@ -150,15 +206,33 @@ double throughput_allreduce_us(const struct throughput_config *c,
 			       const struct throughput_shape *s);
 
 /*
- * The step time of a gang placed as actual, whose ideal placement is
- * ideal (which sets the compute time when compute_us <= 0).
+ * The compute time of one step of a job of class k (not BY_SIZE) whose
+ * ideal placement is ideal: compute_us when set, else from comm_fraction
+ * at ideal when set, else from the class's share at the reference
+ * placement.
+ */
+double throughput_compute_us(const struct throughput_config *c,
+			     enum throughput_class k,
+			     const struct throughput_shape *ideal);
+
+/* The all-reduce share of the step of a job of class k placed as s
+ * (its ideal placement, say), in [0, 1]; 0 when nothing is reduced. */
+double throughput_share(const struct throughput_config *c,
+			enum throughput_class k,
+			const struct throughput_shape *s);
+
+/*
+ * The step time of a gang of class k placed as actual, whose ideal
+ * placement is ideal (which sets the compute time, above).
  */
 double throughput_step_us(const struct throughput_config *c,
+			  enum throughput_class k,
 			  const struct throughput_shape *actual,
 			  const struct throughput_shape *ideal);
 
 /* Ideal step time over actual step time, clamped to (0, 1]. */
 double throughput_ratio(const struct throughput_config *c,
+			enum throughput_class k,
 			const struct throughput_shape *actual,
 			const struct throughput_shape *ideal);
 
@@ -170,13 +244,15 @@ int64_t throughput_stretch_us(int64_t ideal_us, double ratio);
 #define THROUGHPUT_KEYS                                                        \
 	"bw-LEVEL (GB/s), lat-LEVEL (us), oversub-LEVEL, LEVEL one of host, "  \
 	"rack, block, cluster; algo, grad (bytes), compute (us), "             \
-	"comm-fraction, overlap"
+	"comm-fraction, overlap, share-data, share-tensor, share-pipeline, "   \
+	"tensor-from (GPUs)"
 
 /*
  * Set one figure from text: bw-host, bw-rack, bw-block, bw-cluster (GB/s),
  * lat-<level> (us per ring step), oversub-<level> (>= 1), algo (ring or
  * hierarchical), grad (bytes per step), compute (us per step, 0: from
- * comm-fraction), comm-fraction, overlap. Returns 0, -ENOENT for another
+ * the shares), comm-fraction (0: per class), overlap, share-<class>,
+ * tensor-from (GPUs). Returns 0, -ENOENT for another
  * key (nothing set), or -EINVAL with a message in eb for a bad value.
  * The whole configuration is checked by throughput_config_check().
  */

@@ -26,6 +26,7 @@
 #include "model/label.h"
 #include "model/quantity.h"
 #include "sim/gen.h"
+#include "sim/throughput.h"
 
 #include "base/banned.h"
 
@@ -321,6 +322,19 @@ static const char *f_class(struct line_ctx *x, json_t *v, size_t off)
 	return intern_str(x->t->strings, s);
 }
 
+static uint8_t f_parallelism(struct line_ctx *x, json_t *v, size_t off)
+{
+	const char *s = json_string_value(v);
+	enum throughput_class k;
+
+	if (!s || throughput_class_parse(s, strlen(s), &k) < 0) {
+		report(x, DIAG_ERROR, off,
+		       "parallelism: must be data, tensor or pipeline");
+		return 0;
+	}
+	return (uint8_t)(k + 1);
+}
+
 static void f_request(struct line_ctx *x, const char *res, json_t *v,
 		      size_t off, struct trace_job *j)
 {
@@ -483,8 +497,8 @@ static void f_name(struct line_ctx *x, json_t *v, size_t off,
 /* --- Jobs and lines ------------------------------------------------ */
 
 static const char *const job_fields[] = {
-	"name",	 "submit_s", "duration_s", "pods",     "requests", "queue",
-	"class", "priority", "minCount",   "topology", NULL,
+	"name",	 "submit_s",	"duration_s", "pods",	  "requests", "queue",
+	"class", "parallelism", "priority",   "minCount", "topology", NULL,
 };
 
 static bool known_field(const char *key)
@@ -540,6 +554,8 @@ static void decode_job(struct line_ctx *x, json_t *obj, size_t off,
 		j->queue = f_string(x, v, voff, "queue");
 	if ((v = member(x, obj, off, "class", &voff)))
 		j->klass = f_class(x, v, voff);
+	if ((v = member(x, obj, off, "parallelism", &voff)))
+		j->parallelism = f_parallelism(x, v, voff);
 	if ((v = member(x, obj, off, "priority", &voff)))
 		f_int(x, v, voff, "priority", INT32_MIN, INT32_MAX,
 		      &j->priority);
@@ -746,6 +762,10 @@ static void write_job(const struct trace *t, const struct trace_job *j,
 		strbuf_addstr(out, ",\"class\":");
 		strbuf_add_json_string(out, j->klass);
 	}
+	if (j->parallelism)
+		strbuf_addf(out, ",\"parallelism\":\"%s\"",
+			    throughput_class_name((enum throughput_class)(
+				    j->parallelism - 1)));
 	if (j->priority)
 		strbuf_addf(out, ",\"priority\":%d", j->priority);
 	if (j->min_count != j->pods)

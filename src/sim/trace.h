@@ -28,7 +28,9 @@
  * name (unique in the trace), submit_s (>= 0) and duration_s (> 0, seconds,
  * may have a fraction, kept to the microsecond) are required; pods
  * defaults to 1, minCount to pods, priority to 0; class (a job class for
- * per-class figures, workload_class_valid()) to none; requests values are
+ * per-class figures, workload_class_valid()) to none; parallelism (the
+ * throughput model's class: data, tensor or pipeline) to none, chosen by
+ * size; requests values are
  * Kubernetes quantities, as strings or numbers; topology is one of
  * {"required": LEVEL}, {"preferred": LEVEL}, {"unconstrained": true}, its
  * LEVEL a node-label key or an alias (block, rack, host) that the caller
@@ -70,7 +72,10 @@ struct trace_job {
 	const char *queue;	/* interned; NULL when none */
 	const char *klass;	/* job class, interned; NULL when none */
 	int32_t priority;
-	enum topology_mode topology_mode;
+	uint8_t topology_mode; /* enum topology_mode */
+	/* 1 + its throughput class (enum throughput_class, sim/throughput.h:
+	 * data, tensor, pipeline); 0 when none, chosen by size */
+	uint8_t parallelism;
 	const char *topology_level; /* interned as written; NULL when none */
 	struct srcpos pos;	    /* where the job was read; zeros if not */
 };

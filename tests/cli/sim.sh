@@ -231,4 +231,37 @@ check_err 2 "--placement-algorithm: expected Mixed, BestFit, LeastFreeCapacity o
 printf '# nothing\n\n' >"$tmp/empty.jsonl"
 check_err 1 "empty.jsonl: trace: no job found" \
 	--cluster blocks=1,racks=1,hosts=1 --trace "$tmp/empty.jsonl"
+# --sweep: the comparison again at each value of one figure of the model,
+# deterministic, recorded in the summary and the report; the runs at the
+# first value are the ones the table and the files show.
+pol="$src/tests/scenarios/sim/policies"
+sweep() { # out-dir [more args]
+	d=$1
+	shift
+	"$echelon" sim -q --cluster blocks=1,racks=2,hosts=4,gpus=8 \
+		--trace "$pol/trace.jsonl" --compare tas,kube-default \
+		--out "$d" "$@" >"$d.txt" 2>&1
+}
+sweep "$tmp/sw1" --sweep comm-fraction=0.05,0.3 &&
+	sweep "$tmp/sw2" --sweep comm-fraction=0.05,0.3 &&
+	cmp -s "$tmp/sw1.txt" "$tmp/sw2.txt" &&
+	diff -r "$tmp/sw1" "$tmp/sw2" >/dev/null
+check "--sweep: two runs give the same bytes" $?
+grep -q '^kube-default / tas, comm-fraction = *0.05 *0.3$' "$tmp/sw1.txt" &&
+	grep -q '^mean JCT  *[0-9.]* x  *[0-9.]* x$' "$tmp/sw1.txt" &&
+	grep -qF '"key": "comm-fraction"' "$tmp/sw1/summary.json" &&
+	grep -qF '"values": ["0.05", "0.3"]' "$tmp/sw1/summary.json" &&
+	grep -qF '"comm-fraction": 0.05,' "$tmp/sw1/summary.json" &&
+	grep -qF 'Sweep of comm-fraction' "$tmp/sw1/report.html"
+check "--sweep prints how each figure moves and records it" $?
+sweep "$tmp/sw3" --comm-fraction 0.05 &&
+	sed '/^sweep of/,$d' "$tmp/sw1.txt" | sed '$d' >"$tmp/sw1.main" &&
+	cmp -s "$tmp/sw1.main" "$tmp/sw3.txt" &&
+	cmp -s "$tmp/sw1/workloads.jsonl" "$tmp/sw3/workloads.jsonl"
+check "--sweep: the table and files are the runs at its first value" $?
+check_err 2 "--sweep:1:1: bogus: unknown key" \
+	--cluster blocks=1,racks=1,hosts=1 --synth 1 --sweep bogus=1
+check_err 2 "--sweep:1:19: comm-fraction: commFraction: must be 0" \
+	--cluster blocks=1,racks=1,hosts=1 --synth 1 \
+	--sweep comm-fraction=0.1,1.5
 exit $fail

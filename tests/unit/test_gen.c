@@ -249,7 +249,7 @@ static void check_throughput(const struct topo *t,
 	assert_int_equal(s.hosts, n);
 	throughput_config_init(&c);
 	/* the placement packs as tightly as possible here */
-	assert_true(throughput_ratio(&c, &s, &ideal) == 1);
+	assert_true(throughput_ratio(&c, THROUGHPUT_DATA, &s, &ideal) == 1);
 	assert_int_equal(s.racks, ideal.racks);
 	free(nodes);
 }

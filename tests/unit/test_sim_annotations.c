@@ -216,6 +216,10 @@ static const struct {
 	  "t.yaml:8:28: metadata.annotations[\"sim.echelon.dev/class\"]: must "
 	  "be a string of 1 to 63 letters, digits, '.', '_' and '-', not "
 	  "\"a b\"\n" },
+	{ WORKLOAD "  annotations: {sim.echelon.dev/parallelism: "
+		   "expert}\n" WORKLOAD_SPEC,
+	  "t.yaml:5:46: metadata.annotations[\"sim.echelon.dev/parallelism\"]: "
+	  "must be data, tensor or pipeline, not \"expert\"\n" },
 	{ WORKLOAD
 	  "  annotations: {sim.echelon.dev/class: \"\"}\n" WORKLOAD_SPEC,
 	  "t.yaml:5:41: metadata.annotations[\"sim.echelon.dev/class\"]: must "
@@ -296,7 +300,8 @@ static void test_round_trip(void **state)
 		JOB "  annotations:\n"
 		    "    sim.echelon.dev/submit: \"12.5\"\n"
 		    "    sim.echelon.dev/duration: 1.0000015s\n"
-		    "    sim.echelon.dev/class: medium\n" JOB_SPEC "---\n"
+		    "    sim.echelon.dev/class: medium\n"
+		    "    sim.echelon.dev/parallelism: tensor\n" JOB_SPEC "---\n"
 		    "apiVersion: kueue.x-k8s.io/v1beta2\n"
 		    "kind: Workload\n"
 		    "metadata:\n"
@@ -320,7 +325,9 @@ static void test_round_trip(void **state)
 				      "\"sim.echelon.dev/submit\":\"12500ms\","
 				      "\"sim.echelon.dev/duration\":"
 				      "\"1000002us\","
-				      "\"sim.echelon.dev/class\":\"medium\"}"));
+				      "\"sim.echelon.dev/class\":\"medium\","
+				      "\"sim.echelon.dev/parallelism\":"
+				      "\"tensor\"}"));
 	assert_non_null(strstr(first, "\"name\":\"w2\",\"namespace\":"
 				      "\"default\",\"annotations\":{"
 				      "\"sim.echelon.dev/duration\":"

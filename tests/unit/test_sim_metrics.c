@@ -100,6 +100,7 @@ static struct fixture *fixture_new(void)
 	f->runs[0].jobs = f->tas;
 	f->runs[0].sum = (struct sim_summary){
 		.gpu_utilization = 0.75,
+		.goodput = 0.625,
 		.idle_allocated_gpu_hours = 1.5,
 		.mean_throughput_ratio = 0.725,
 		.mean_multi_node_throughput_ratio = 0.5,
@@ -118,6 +119,7 @@ static struct fixture *fixture_new(void)
 	f->runs[1].jobs = f->ff;
 	f->runs[1].sum = (struct sim_summary){
 		.gpu_utilization = 0.5,
+		.goodput = 1,
 		.mean_throughput_ratio = 1,
 		.on_min_racks = 1,
 		.makespan_us = 50 * S,
@@ -242,6 +244,8 @@ static const char *const want_lines[] = {
 	"echelon_workload_throughput_ratio_bucket"
 	"{policy=\"first-fit\",le=\"1\"} 1",
 	/* the summaries */
+	"echelon_sim_goodput_ratio{policy=\"first-fit\"} 1",
+	"echelon_sim_goodput_ratio{policy=\"tas\"} 0.625",
 	"echelon_sim_gpu_utilization{policy=\"first-fit\"} 0.5",
 	"echelon_sim_gpu_utilization{policy=\"tas\"} 0.75",
 	"echelon_sim_idle_allocated_gpu_hours{policy=\"tas\"} 1.5",
@@ -301,12 +305,12 @@ static void test_two_runs(void **state)
 		assert_has_line(text, want_lines[i]);
 	assert_non_null(strstr(text, want_admitted));
 	/*
-	 * 18 families of 2 header lines; 3 queues x 2 policies of 6 plain
-	 * series and 2 histograms of 19 lines; per policy 9 plain series
+	 * 19 families of 2 header lines; 3 queues x 2 policies of 6 plain
+	 * series and 2 histograms of 19 lines; per policy 10 plain series
 	 * and a histogram of 13 lines.
 	 */
 	assert_int_equal(count_lines(text),
-			 18 * 2 + 6 * (6 + 2 * 19) + 2 * (9 + 13));
+			 19 * 2 + 6 * (6 + 2 * 19) + 2 * (10 + 13));
 	free(text);
 	fixture_free(f);
 }
@@ -364,6 +368,10 @@ static const char want_empty[] =
 	"# HELP echelon_preempted_workloads_total Preemptions of workloads of "
 	"the queue.\n"
 	"# TYPE echelon_preempted_workloads_total counter\n"
+	"# HELP echelon_sim_goodput_ratio Work at ideal training speed kept "
+	"per allocated GPU-hour; NaN when no GPU-time was allocated.\n"
+	"# TYPE echelon_sim_goodput_ratio gauge\n"
+	"echelon_sim_goodput_ratio{policy=\"no-gang\"} NaN\n"
 	"# HELP echelon_sim_gpu_utilization Busy GPU-time over all GPUs times "
 	"the simulated span.\n"
 	"# TYPE echelon_sim_gpu_utilization gauge\n"
@@ -438,6 +446,7 @@ static void test_empty_run(void **state)
 	in.c = &c;
 	run.policy = SIM_POLICY_NO_GANG;
 	run.sum.gpu_utilization = -1;
+	run.sum.goodput = -1;
 	run.sum.mean_throughput_ratio = -1;
 	run.sum.mean_multi_node_throughput_ratio = -1;
 	run.sum.on_min_racks = -1;
@@ -449,7 +458,7 @@ static void test_empty_run(void **state)
 
 	/* no runs: the families alone */
 	text = fill_text(&in, NULL, 0);
-	assert_int_equal(count_lines(text), 18 * 2);
+	assert_int_equal(count_lines(text), 19 * 2);
 	free(text);
 	cluster_release(&c);
 }

@@ -173,6 +173,7 @@ static void build_tas(struct fixture *f)
 	struct sim_class_summary *cl;
 
 	r->policy = SIM_POLICY_TAS;
+	throughput_config_init(&r->tp);
 	r->jobs = f->recs[0];
 	r->jobs[0] = placed(SIM_JOB_FINISHED, 10, 10 * S + 10, 3610 * S + 10);
 	r->jobs[0].hosts = 2;
@@ -200,6 +201,7 @@ static void build_tas(struct fixture *f)
 		.mean_admit_wait_s = 0.75,
 		.mean_jct_s = 3610.00001,
 		.gpu_utilization = 0.123456789,
+		.goodput = 0.8125,
 		.idle_allocated_gpu_hours = 1.5,
 		.mean_racks_spanned = 1,
 		.mean_min_racks = 1,
@@ -226,6 +228,7 @@ static void build_kube(struct fixture *f)
 	struct sim_result *r = &f->runs[1];
 
 	r->policy = SIM_POLICY_KUBE_DEFAULT;
+	throughput_config_init(&r->tp);
 	r->jobs = f->recs[1];
 	r->jobs[0] = none_rec;
 	r->jobs[0].waits = kube_waits;
@@ -244,6 +247,7 @@ static void build_kube(struct fixture *f)
 		.mean_admit_wait_s = 0,
 		.mean_jct_s = 60,
 		.gpu_utilization = 0.01,
+		.goodput = -1,
 		.idle_allocated_gpu_hours = 0,
 		.mean_racks_spanned = 1,
 		.mean_min_racks = 1,
@@ -496,9 +500,34 @@ static void test_csv(void **state)
 	strbuf_release(&sb);
 }
 
+/* The default model, as every summary records it. */
+#define WANT_MODEL                                                             \
+	"  \"model\": {\n"                                                     \
+	"    \"algo\": \"ring\",\n"                                            \
+	"    \"bw-host\": 367.61,\n"                                           \
+	"    \"bw-rack\": 43.5,\n"                                             \
+	"    \"bw-block\": 43.5,\n"                                            \
+	"    \"bw-cluster\": 43.5,\n"                                          \
+	"    \"lat-host\": 1.3,\n"                                             \
+	"    \"lat-rack\": 1.6,\n"                                             \
+	"    \"lat-block\": 2.6,\n"                                            \
+	"    \"lat-cluster\": 3.6,\n"                                          \
+	"    \"oversub-host\": 1,\n"                                           \
+	"    \"oversub-rack\": 1,\n"                                           \
+	"    \"oversub-block\": 1.5,\n"                                        \
+	"    \"oversub-cluster\": 4,\n"                                        \
+	"    \"grad\": 1073741824,\n"                                          \
+	"    \"compute\": 0,\n"                                                \
+	"    \"comm-fraction\": 0,\n"                                          \
+	"    \"overlap\": 0,\n"                                                \
+	"    \"share-data\": 0.21,\n"                                          \
+	"    \"share-tensor\": 0.4,\n"                                         \
+	"    \"share-pipeline\": 0.125,\n"                                     \
+	"    \"tensor-from\": 64\n"                                            \
+	"  },\n"
+
 static const char want_summary[] =
-	"{\n"
-	"  \"policies\": {\n"
+	"{\n" WANT_MODEL "  \"policies\": {\n"
 	"    \"tas\": {\n"
 	"      \"jobs\": 2,\n"
 	"      \"jobs_finished\": 1,\n"
@@ -507,6 +536,7 @@ static const char want_summary[] =
 	"      \"p95_wait_s\": 12,\n"
 	"      \"mean_jct_s\": 3610.00001,\n"
 	"      \"gpu_utilization\": 0.123457,\n"
+	"      \"goodput\": 0.8125,\n"
 	"      \"idle_allocated_gpu_hours\": 1.5,\n"
 	"      \"mean_racks_spanned\": 1,\n"
 	"      \"mean_min_racks\": 1,\n"
@@ -542,6 +572,7 @@ static const char want_summary[] =
 	"      \"p95_wait_s\": 0,\n"
 	"      \"mean_jct_s\": 60,\n"
 	"      \"gpu_utilization\": 0.01,\n"
+	"      \"goodput\": null,\n"
 	"      \"idle_allocated_gpu_hours\": 0,\n"
 	"      \"mean_racks_spanned\": 1,\n"
 	"      \"mean_min_racks\": 1,\n"
@@ -587,6 +618,7 @@ static const char want_table[] =
 	"p95 wait                         12 s           0 s\n"
 	"mean JCT                        1.0 h       1.0 min\n"
 	"GPU utilization                12.3 %         1.0 %\n"
+	"goodput                        81.3 %             -\n"
 	"idle allocated GPU-h              1.5           0.0\n"
 	"racks spanned / min       1.00 / 1.00   1.00 / 1.00\n"
 	"blocks spanned / min      1.00 / 1.00   1.00 / 1.00\n"
@@ -650,6 +682,17 @@ static void test_report(void **state)
 	assert_non_null(strstr(a.buf, "n3&quot;&lt;x&gt;: 25.0 % busy"));
 	assert_non_null(strstr(a.buf, "<td>racks spanned / min</td>"
 				      "<td>1.00 / 1.00</td>"));
+	/* the model every run used, each figure with its range and source */
+	assert_non_null(strstr(a.buf, "<h2>Throughput model</h2>"));
+	assert_non_null(strstr(a.buf, "All-reduce: ring."));
+	assert_non_null(strstr(a.buf, "<tr><td>share-data</td><td>0.21</td>"
+				      "<td>0.1 - 0.32</td><td>Horovod 2018"));
+	assert_non_null(
+		strstr(a.buf, "<tr><td>bw-rack</td><td>43.5 GB/s</td>"));
+	assert_non_null(strstr(a.buf, "<tr><td>oversub-block</td><td>1.5</td>"
+				      "<td>1 - 2</td>"));
+	assert_true(strstr(a.buf, "<h2>Throughput model</h2>") <
+		    strstr(a.buf, "<h2>GPU utilization</h2>"));
 	/* n1 fully busy: the darkest colour; rows by block, no topology last */
 	hm = strstr(a.buf, "<h3>tas</h3>");
 	assert_non_null(hm);

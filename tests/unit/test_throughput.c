@@ -3,9 +3,11 @@
  * Tests of the training-throughput model: all-reduce times worked out by
  * hand for both algorithms, the figures of traces-and-models.md 2.5 with
  * latency off, ideal shapes for several geometries, shapes of pod lists,
- * throughput ratios, and randomized monotonicity: spreading a gang over
- * more racks or blocks or fewer rails never makes it faster, the ratio is
- * in (0, 1] and exactly 1 for the ideal placement.
+ * throughput ratios, the per-class communication shares by size, the table
+ * of figures (defaults inside their ranges, every key settable and read
+ * back), and randomized monotonicity: spreading a gang over more racks or
+ * blocks or fewer rails never makes it faster, the ratio is in (0, 1] and
+ * exactly 1 for the ideal placement.
  */
 #include "sim/throughput.h"
 
@@ -17,7 +19,9 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/alloc.h"
 #include "base/rng.h"
@@ -32,6 +36,21 @@ static void assert_near(double got, double want, double tol)
 	if (fabs(got - want) > tol)
 		fail_msg("got %.6f, want %.6f (+-%g)", got, want, tol);
 }
+
+/* The figures the cases below were worked out with by hand: 45 GB/s a
+ * rail (0.9 x 400 Gb/s), 2:1 above the rack, 4:1 across blocks, one comm
+ * share of 0.3 (traces-and-models.md 2.5). */
+static void worked_config(struct throughput_config *c)
+{
+	throughput_config_init(c);
+	for (int l = THROUGHPUT_RACK; l < THROUGHPUT_LEVEL_COUNT; l++)
+		c->link[l].bw_gbps = 45;
+	c->link[THROUGHPUT_BLOCK].oversub = 2;
+	c->link[THROUGHPUT_CLUSTER].oversub = 4;
+	c->comm_fraction = 0.3;
+}
+
+#define D THROUGHPUT_DATA
 
 struct ar_case {
 	enum throughput_algo algo;
@@ -72,7 +91,7 @@ static void test_allreduce_table(void **state)
 	struct throughput_config c;
 
 	(void)state;
-	throughput_config_init(&c);
+	worked_config(&c);
 	assert_int_equal(throughput_config_check(&c, NULL), 0);
 	for (size_t i = 0; i < ARRAY_SIZE(ar_cases); i++) {
 		c.algo = ar_cases[i].algo;
@@ -98,7 +117,7 @@ static void test_reference_figures(void **state)
 	struct throughput_config c;
 
 	(void)state;
-	throughput_config_init(&c);
+	worked_config(&c);
 	for (int l = 0; l < THROUGHPUT_LEVEL_COUNT; l++)
 		c.link[l].alpha_us = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(figs); i++) {
@@ -238,31 +257,31 @@ static void test_ratio(void **state)
 	double r;
 
 	(void)state;
-	throughput_config_init(&c);
+	worked_config(&c);
 	/* comm share 0.3: 1 / (0.7 + 0.3 x T_spine / T_ideal) */
-	r = throughput_ratio(&c, &spine, &ideal);
+	r = throughput_ratio(&c, D, &spine, &ideal);
 	assert_near(r, 1 / (0.7 + 0.3 * 11262.810666666666 / 5640.405333333333),
 		    1e-12);
 	assert_near(r, 0.7698, 1e-4);
-	assert_near(throughput_ratio(&c, &ideal, &ideal), 1, 0);
+	assert_near(throughput_ratio(&c, D, &ideal, &ideal), 1, 0);
 	/* fixed compute of 20 ms: (20000 + 5640.4) / (20000 + 11262.8) */
 	c.compute_us = 20000;
-	assert_near(throughput_step_us(&c, &spine, &ideal), 31262.810666666666,
-		    1e-6);
-	assert_near(throughput_ratio(&c, &spine, &ideal),
+	assert_near(throughput_step_us(&c, D, &spine, &ideal),
+		    31262.810666666666, 1e-6);
+	assert_near(throughput_ratio(&c, D, &spine, &ideal),
 		    25640.405333333333 / 31262.810666666666, 1e-12);
 	/* half of compute overlaps: exposed max(0, T - 10000) */
 	c.overlap = 0.5;
-	assert_near(throughput_ratio(&c, &spine, &ideal),
+	assert_near(throughput_ratio(&c, D, &spine, &ideal),
 		    20000 / (20000 + 1262.810666666666), 1e-12);
 	/* all communication hidden: no cost */
 	c.overlap = 1;
-	assert_near(throughput_ratio(&c, &spine, &ideal), 1, 0);
+	assert_near(throughput_ratio(&c, D, &spine, &ideal), 1, 0);
 	/* communication only */
 	c.compute_us = 0;
 	c.overlap = 0;
 	c.comm_fraction = 1;
-	assert_near(throughput_ratio(&c, &spine, &ideal),
+	assert_near(throughput_ratio(&c, D, &spine, &ideal),
 		    5640.405333333333 / 11262.810666666666, 1e-12);
 
 	assert_int_equal(throughput_stretch_us(1000000, 0.5), 2000000);
@@ -287,8 +306,20 @@ static void test_config_check(void **state)
 	assert_int_equal(throughput_config_check(&c, &eb), -EINVAL);
 	assert_string_equal(eb.msg, "link.host.bandwidth: must be positive");
 	throughput_config_init(&c);
-	c.comm_fraction = 0;
+	c.comm_fraction = 1.5;
 	assert_int_equal(throughput_config_check(&c, &eb), -EINVAL);
+	assert_string_equal(eb.msg,
+			    "commFraction: must be 0 (per class) or in (0, 1]");
+	c.comm_fraction = 0;
+	assert_int_equal(throughput_config_check(&c, &eb), 0);
+	c.share[THROUGHPUT_TENSOR] = 1;
+	assert_int_equal(throughput_config_check(&c, &eb), -EINVAL);
+	assert_string_equal(eb.msg, "share.tensor: must be in (0, 1)");
+	throughput_config_init(&c);
+	c.tensor_from = -1;
+	assert_int_equal(throughput_config_check(&c, &eb), -EINVAL);
+	assert_string_equal(eb.msg, "tensorFrom: must be >= 0");
+	throughput_config_init(&c);
 	c.compute_us = 100;
 	assert_int_equal(throughput_config_check(&c, &eb), 0);
 	c.overlap = NAN;
@@ -296,6 +327,145 @@ static void test_config_check(void **state)
 	assert_string_equal(throughput_level_name(THROUGHPUT_BLOCK), "block");
 	assert_string_equal(throughput_algo_name(THROUGHPUT_HIERARCHICAL),
 			    "hierarchical");
+}
+
+/* Shares with the default figures: the class's share at the reference
+ * placement (2 hosts x 8 GPUs, one leaf), less in one host, more as the
+ * ideal placement spans more hosts, racks and blocks. T_ref = 30 x 1.6 +
+ * 1.875 n / 348000 = 5833.2469 us; share = T / (T_ref (1 - s) / s + T). */
+static const struct share_case {
+	enum throughput_class k;
+	struct throughput_shape s;
+	double want;
+} share_cases[] = {
+	{ THROUGHPUT_DATA, { 1, 1, 1, 1, 1, 1 }, 0 },
+	{ THROUGHPUT_DATA, { 8, 1, 1, 1, 8, 8 }, 0.18947165465813148 },
+	{ THROUGHPUT_DATA, { 16, 2, 1, 1, 8, 8 }, 0.21 },
+	{ THROUGHPUT_DATA, { 64, 8, 1, 1, 8, 8 }, 0.22239753434950696 },
+	{ THROUGHPUT_DATA, { 128, 16, 2, 1, 8, 8 }, 0.309685857284806 },
+	{ THROUGHPUT_DATA, { 512, 64, 2, 2, 8, 8 }, 0.5633778238879292 },
+	{ THROUGHPUT_TENSOR, { 8, 1, 1, 1, 8, 8 }, 0.3695875641386511 },
+	{ THROUGHPUT_TENSOR, { 16, 2, 1, 1, 8, 8 }, 0.4 },
+	{ THROUGHPUT_TENSOR, { 128, 16, 2, 1, 8, 8 }, 0.5294339171745135 },
+	{ THROUGHPUT_PIPELINE, { 16, 2, 1, 1, 8, 8 }, 0.125 },
+	{ THROUGHPUT_PIPELINE, { 64, 8, 1, 1, 8, 8 }, 0.1332257294415791 },
+	{ THROUGHPUT_PIPELINE, { 512, 64, 2, 2, 8, 8 }, 0.4094831353052131 },
+};
+
+static void test_class_shares(void **state)
+{
+	struct throughput_config c;
+	struct throughput_shape ref;
+
+	(void)state;
+	throughput_config_init(&c);
+	assert_int_equal(throughput_config_check(&c, NULL), 0);
+	throughput_reference_shape(&ref);
+	assert_near(throughput_allreduce_us(&c, &ref), 5833.246896551724, 1e-6);
+	for (size_t i = 0; i < ARRAY_SIZE(share_cases); i++) {
+		const struct share_case *x = &share_cases[i];
+
+		assert_near(throughput_share(&c, x->k, &x->s), x->want, 1e-9);
+	}
+	/* one comm-fraction overrides the classes: that share at every
+	 * job's own ideal placement */
+	c.comm_fraction = 0.3;
+	for (size_t i = 1; i < ARRAY_SIZE(share_cases); i++)
+		assert_near(throughput_share(&c, share_cases[i].k,
+					     &share_cases[i].s),
+			    0.3, 1e-12);
+	/* and a compute time overrides both */
+	c.compute_us = 3 * throughput_allreduce_us(&c, &ref);
+	assert_near(throughput_share(&c, THROUGHPUT_TENSOR, &ref), 0.25, 1e-12);
+}
+
+static void test_class_of(void **state)
+{
+	static const struct {
+		enum throughput_class given;
+		double tensor_from;
+		int64_t gpus;
+		enum throughput_class want;
+	} cases[] = {
+		{ THROUGHPUT_CLASS_BY_SIZE, 64, 1, THROUGHPUT_DATA },
+		{ THROUGHPUT_CLASS_BY_SIZE, 64, 63, THROUGHPUT_DATA },
+		{ THROUGHPUT_CLASS_BY_SIZE, 64, 64, THROUGHPUT_TENSOR },
+		{ THROUGHPUT_CLASS_BY_SIZE, 0, 4096, THROUGHPUT_DATA },
+		{ THROUGHPUT_CLASS_BY_SIZE, 16, 16, THROUGHPUT_TENSOR },
+		{ THROUGHPUT_PIPELINE, 64, 512, THROUGHPUT_PIPELINE },
+		{ THROUGHPUT_DATA, 64, 512, THROUGHPUT_DATA },
+		{ THROUGHPUT_TENSOR, 64, 8, THROUGHPUT_TENSOR },
+	};
+	struct throughput_config c;
+	enum throughput_class k;
+
+	(void)state;
+	throughput_config_init(&c);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		c.tensor_from = cases[i].tensor_from;
+		assert_int_equal(
+			throughput_class_of(&c, cases[i].given, cases[i].gpus),
+			cases[i].want);
+	}
+	for (int i = 0; i < THROUGHPUT_CLASS_COUNT; i++) {
+		const char *name =
+			throughput_class_name((enum throughput_class)i);
+
+		assert_int_equal(throughput_class_parse(name, strlen(name), &k),
+				 0);
+		assert_int_equal(k, i);
+	}
+	assert_int_equal(throughput_class_parse("Data", 4, &k), -EINVAL);
+	assert_int_equal(throughput_class_parse("dat", 3, &k), -EINVAL);
+	assert_string_equal(throughput_class_name(THROUGHPUT_CLASS_BY_SIZE),
+			    "");
+}
+
+/* The table of figures: every row a key that sets and reads back, its
+ * default what throughput_config_init() sets and inside its range, each
+ * with a source; the keys are distinct. */
+static void test_param_table(void **state)
+{
+	struct throughput_config c, d;
+	struct errbuf eb;
+	double v;
+
+	(void)state;
+	throughput_config_init(&d);
+	assert_int_equal(throughput_param_count(), 20);
+	assert_null(throughput_param_at(throughput_param_count()));
+	for (size_t i = 0; i < throughput_param_count(); i++) {
+		const struct throughput_param *p = throughput_param_at(i);
+		char text[64];
+
+		assert_non_null(p->key);
+		assert_true(p->source && *p->source);
+		assert_true(p->lo <= p->def && p->def <= p->hi);
+		assert_int_equal(throughput_get(&d, p->key, &v), 0);
+		assert_true(v == p->def);
+		for (size_t j = 0; j < i; j++)
+			assert_string_not_equal(throughput_param_at(j)->key,
+						p->key);
+		/* the upper end of its range is a valid setting */
+		c = d;
+		snprintf(text, sizeof(text), "%s=%.17g", p->key, p->hi);
+		assert_int_equal(throughput_parse(text, "t", &c, &eb), 0);
+		assert_int_equal(throughput_get(&c, p->key, &v), 0);
+		assert_true(v == p->hi);
+	}
+	assert_int_equal(throughput_get(&d, "algo", &v), -ENOENT);
+	assert_int_equal(throughput_get(&d, "share-bogus", &v), -ENOENT);
+	c = d;
+	assert_int_equal(throughput_parse("share-tensor=0.5,tensor-from=8", "t",
+					  &c, &eb),
+			 0);
+	assert_true(c.share[THROUGHPUT_TENSOR] == 0.5 && c.tensor_from == 8);
+	assert_int_equal(throughput_parse("share-data=1", "t", &c, &eb),
+			 -EINVAL);
+	assert_string_equal(eb.msg, "t:1:1: share.data: must be in (0, 1)");
+	assert_int_equal(throughput_parse("share-x=0.1", "t", &c, &eb),
+			 -EINVAL);
+	assert_true(strstr(eb.msg, "t:1:1: share-x: unknown key") == eb.msg);
 }
 
 /* A random placement of pods on geometry g, as a shape. */
@@ -330,7 +500,7 @@ static void test_monotonic(void **state)
 
 	(void)state;
 	rng_seed(&r, 42);
-	throughput_config_init(&c);
+	worked_config(&c);
 	for (int i = 0; i < 3000; i++) {
 		static const int32_t gpps[] = { 1, 2, 4, 8 };
 		struct throughput_geometry g = {
@@ -349,9 +519,12 @@ static void test_monotonic(void **state)
 		assert_true(s.hosts >= ideal.hosts);
 		assert_true(s.racks >= ideal.racks);
 		assert_true(s.blocks >= ideal.blocks);
-		ratio = throughput_ratio(&c, &s, &ideal);
+		/* one share, then the classes' shares by size */
+		c.comm_fraction = i % 3 ? 0.3 : 0;
+		ratio = throughput_ratio(&c, (enum throughput_class)(i % 3), &s,
+					 &ideal);
 		assert_true(ratio > 0 && ratio <= 1);
-		assert_true(throughput_ratio(&c, &ideal, &ideal) == 1);
+		assert_true(throughput_ratio(&c, D, &ideal, &ideal) == 1);
 		if (s.hosts == 1)
 			assert_true(ratio == 1);
 		t = throughput_allreduce_us(&c, &s);
@@ -385,6 +558,9 @@ int main(void)
 		cmocka_unit_test(test_shape_of_nodes),
 		cmocka_unit_test(test_ratio),
 		cmocka_unit_test(test_config_check),
+		cmocka_unit_test(test_class_shares),
+		cmocka_unit_test(test_class_of),
+		cmocka_unit_test(test_param_table),
 		cmocka_unit_test(test_monotonic),
 	};
 

@@ -128,6 +128,10 @@ static const struct bad_case bad_cases[] = {
 	{ "{" OK ",\"class\":\"\"}",
 	  "t.jsonl:1:49: class: must be a string of 1 to 63 letters, digits, "
 	  "'.', '_' and '-'\n" },
+	{ "{" OK ",\"parallelism\":\"model\"}",
+	  "t.jsonl:1:55: parallelism: must be data, tensor or pipeline\n" },
+	{ "{" OK ",\"parallelism\":1}",
+	  "t.jsonl:1:55: parallelism: must be data, tensor or pipeline\n" },
 	{ "{" OK ",\"class\":7}",
 	  "t.jsonl:1:49: class: must be a string of 1 to 63 letters, digits, "
 	  "'.', '_' and '-'\n" },
@@ -210,12 +214,13 @@ static void test_good_line(void **state)
 		    "\t{\"name\":\"g-1.x\",\"submit_s\":12.5,\"duration_s\":"
 		    "3600,\"pods\":4,\"minCount\":2,\"priority\":-7,"
 		    "\"queue\":\"team-a\",\"class\":\"Large_1.v-2\","
+		    "\"parallelism\":\"pipeline\","
 		    "\"requests\":{\"nvidia.com/gpu\":8,"
 		    "\"cpu\":\"500m\",\"memory\":\"1Gi\"},"
 		    "\"topology\":{\"required\":\"rack\"},\"x\":{\"y\":[1]}}"
 		    "\r\n",
 		    0);
-	assert_string_equal(got, "t.jsonl:1:218: warning: x: unknown field "
+	assert_string_equal(got, "t.jsonl:1:243: warning: x: unknown field "
 				 "(ignored)\n");
 	free(got);
 	assert_int_equal(e->t.jobs.len, 1);
@@ -228,6 +233,8 @@ static void test_good_line(void **state)
 	assert_int_equal(j->pods, 4);
 	assert_int_equal(j->min_count, 2);
 	assert_int_equal(j->priority, -7);
+	/* 1 + THROUGHPUT_PIPELINE */
+	assert_int_equal(j->parallelism, 3);
 	assert_string_equal(j->queue, "team-a");
 	assert_string_equal(j->klass, "Large_1.v-2");
 	assert_int_equal(j->requests.v[gpu], 8);
@@ -467,14 +474,15 @@ static void test_round_trip_and_sort(void **state)
 			"\"duration_s\":1.25,\"queue\":\"q \\\"1\\\"\","
 			"\"class\":\"large\"}\n"
 			"{\"name\":\"early\",\"submit_s\":1,"
-			"\"duration_s\":1}\n"
+			"\"duration_s\":1,\"parallelism\":\"tensor\"}\n"
 			"{\"name\":\"tie\",\"submit_s\":9,"
 			"\"duration_s\":1e-6}\n",
 			strlen("{\"name\":\"late\",\"submit_s\":9,"
 			       "\"duration_s\":1.25,\"queue\":"
 			       "\"q \\\"1\\\"\",\"class\":\"large\"}\n"
 			       "{\"name\":\"early\",\"submit_s\":1,"
-			       "\"duration_s\":1}\n"
+			       "\"duration_s\":1,\"parallelism\":"
+			       "\"tensor\"}\n"
 			       "{\"name\":\"tie\",\"submit_s\":9,"
 			       "\"duration_s\":1e-6}\n"),
 			&e->d),
@@ -494,6 +502,9 @@ static void test_round_trip_and_sort(void **state)
 	assert_string_equal(t2.jobs.items[1].queue, "q \"1\"");
 	assert_string_equal(t2.jobs.items[1].klass, "large");
 	assert_null(t2.jobs.items[0].klass);
+	assert_int_equal(t2.jobs.items[0].parallelism, 2); /* 1 + tensor */
+	assert_int_equal(t2.jobs.items[1].parallelism, 0);
+	assert_non_null(strstr(a.buf, ",\"parallelism\":\"tensor\""));
 	assert_false(trace_is_jsonl("# x\n\njob_id,a\n", 14));
 	assert_true(trace_is_jsonl("# x\n\n {", 8));
 	assert_false(trace_is_jsonl("", 0));
