@@ -18,6 +18,7 @@
 #include "base/duration.h"
 #include "base/metrics.h"
 #include "base/strbuf.h"
+#include "base/version.h"
 #include "cli/outdir.h"
 #include "cli/output.h"
 #include "cli/sim_setup.h"
@@ -42,6 +43,8 @@ struct sim_args {
 	bool set_algorithm; /* --placement-algorithm */
 	enum placement_algorithm algorithm;
 	struct sim_sweep *sweep; /* --sweep; NULL: none */
+	int argc;		 /* the command line, for the report's header */
+	char **argv;
 };
 
 static void usage(FILE *out)
@@ -535,11 +538,38 @@ static const char *const out_files[] = { "workloads.jsonl", "timeseries.csv",
 					 "summary.json",    "metrics.prom",
 					 "report.html",	    NULL };
 
+/* The command line as a shell reads it back: "echelon" and each argument,
+ * quoted where it holds more than letters, digits and _./=,:@%+-. */
+static void command_line(int argc, char *const *argv, struct strbuf *out)
+{
+	strbuf_addstr(out, "echelon");
+	for (int i = 0; i < argc; i++) {
+		const char *s = argv[i];
+
+		strbuf_addch(out, ' ');
+		if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyz"
+				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789_./=,:@%+-") == strlen(s)) {
+			strbuf_addstr(out, s);
+			continue;
+		}
+		strbuf_addch(out, '\'');
+		for (; *s; s++) {
+			if (*s == '\'')
+				strbuf_addstr(out, "'\\''");
+			else
+				strbuf_addch(out, *s);
+		}
+		strbuf_addch(out, '\'');
+	}
+}
+
 /* Fill the --out folder (prepared by outdir_open()) and put it in place. */
 static int write_outputs(struct outdir *od, const struct sim_input *in,
 			 const struct sim_result *runs, size_t n,
-			 const struct sim_sweep *sweep)
+			 const struct sim_args *a)
 {
+	const struct sim_sweep *sweep = a->sweep;
 	struct metrics *m = metrics_new();
 	struct errbuf eb = { 0 };
 	struct strbuf sb;
@@ -558,8 +588,19 @@ static int write_outputs(struct outdir *od, const struct sim_input *in,
 			sim_metrics_fill(m, in, runs, n);
 			metrics_write(m, &sb);
 		} else {
-			report_html_sweep(in, runs, n, "echelon simulation",
-					  sweep, &sb);
+			struct report_info ri = {
+				.version = ECHELON_VERSION,
+				.seed = a->o.seed,
+				.has_seed = true,
+				.sweep = sweep,
+			};
+			struct strbuf cmd;
+
+			strbuf_init(&cmd);
+			command_line(a->argc, a->argv, &cmd);
+			ri.command = cmd.buf;
+			report_html_info(in, runs, n, &ri, &sb);
+			strbuf_release(&cmd);
 		}
 		rc = outdir_write(od, out_files[i], &sb, &eb);
 	}
@@ -736,7 +777,7 @@ static int simulate(struct sim_args *a)
 		}
 	}
 	if (!rc && a->out)
-		rc = write_outputs(&od, &in, runs, a->npolicies, a->sweep);
+		rc = write_outputs(&od, &in, runs, a->npolicies, a);
 	rc |= log_rc;
 	if (a->log)
 		outfile_abort(&lf);
@@ -764,6 +805,10 @@ int cli_sim(int argc, char **argv)
 	a.setup.traces = xcalloc((size_t)argc + 1, sizeof(char *));
 	a.policies[0] = SIM_POLICY_TAS;
 	a.npolicies = 1;
+	/* before getopt reorders argv */
+	a.argc = argc;
+	a.argv = xcalloc((size_t)argc + 1, sizeof(char *));
+	memcpy(a.argv, argv, (size_t)argc * sizeof(char *));
 	rc = parse_args(argc, argv, &a);
 	if (rc == 0)
 		rc = simulate(&a);
@@ -773,6 +818,7 @@ int cli_sim(int argc, char **argv)
 		free((char *)f->node);
 	vec_release(&a.failures);
 	free(a.sweep);
+	free(a.argv);
 	free(a.setup.paths);
 	free(a.setup.traces);
 	return rc;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "sched/sched.h"
 #include "sim/sim_out.h"
 #include "sim/sim_sweep.h"
 
@@ -42,9 +43,12 @@
 #define HM_CHAR_W    7
 #define HM_LABEL_MAX 32
 
+/* Okabe and Ito's colours, told apart with any colour vision: blue,
+ * orange, bluish green, vermillion, reddish purple, sky blue, yellow,
+ * black (the policies' order: tas, kube-default, first-fit, no-gang). */
 static const char *const palette[] = {
-	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-	"#9467bd", "#8c564b", "#e377c2", "#17becf",
+	"#0072b2", "#e69f00", "#009e73", "#d55e00",
+	"#cc79a7", "#56b4e9", "#f0e442", "#000000",
 };
 
 static const char page_head[] =
@@ -57,6 +61,10 @@ static const char page_head[] =
 	"text-align:right}\n"
 	"th:first-child,td:first-child{text-align:left}\n"
 	"svg{display:block;margin:0.5em 0 1.5em}\n"
+	"svg.c{width:100%;height:auto}\n"
+	"td.m{text-align:left;color:#555;font-size:90%}\n"
+	"tr.hint td{color:#555;font-size:85%;text-align:right}\n"
+	"code{background:#f4f4f4;padding:1px 4px;word-break:break-all}\n"
 	"svg text{font-size:11px;fill:#333}\n"
 	".frame{fill:none;stroke:#888}\n"
 	".grid{stroke:#e8e8e8}\n"
@@ -71,16 +79,17 @@ struct axis {
 	double unit;	     /* a tick label reads value / unit */
 	int decimals;	     /* of tick labels */
 	const char *suffix;  /* after each tick label */
-	const char *caption; /* text, static */
+	const char *caption; /* text, kept while the chart is drawn */
 };
 
 struct chart {
 	struct axis x, y;
 };
 
-/* A line of a chart: points in data units. */
+/* A line of a chart: points in data units, its colour and legend. */
 struct series {
-	enum sim_policy policy;
+	const char *color, *name; /* static */
+	bool dashed;
 	double *x, *y;
 	size_t n;
 };
@@ -293,13 +302,15 @@ static void y_ticks(const struct chart *c, struct strbuf *out)
 	strbuf_release(&label);
 }
 
-/* Open an <svg> of w x h whose accessible name is label. */
-static void svg_open(int w, int h, const char *label, struct strbuf *out)
+/* Open an <svg> of w x h whose accessible name is label; a chart (wide)
+ * is scaled to the page's width. */
+static void svg_open(int w, int h, bool wide, const char *label,
+		     struct strbuf *out)
 {
 	strbuf_addf(out,
-		    "<svg width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+		    "<svg%s width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
 		    "role=\"img\" aria-label=\"",
-		    w, h, w, h);
+		    wide ? " class=\"c\"" : "", w, h, w, h);
 	html_esc(label, out);
 	strbuf_addstr(out, "\">\n");
 }
@@ -307,7 +318,7 @@ static void svg_open(int w, int h, const char *label, struct strbuf *out)
 static void chart_open(const struct chart *c, const char *label,
 		       struct strbuf *out)
 {
-	svg_open(CHART_W, CHART_H, label, out);
+	svg_open(CHART_W, CHART_H, true, label, out);
 	x_ticks(c, out);
 	y_ticks(c, out);
 	strbuf_addstr(out, "<rect class=\"frame\"");
@@ -321,17 +332,22 @@ static void chart_open(const struct chart *c, const char *label,
 	text_at(M_LEFT, M_TOP - 10, "start", c->y.caption, out);
 }
 
+static void legend_entry(size_t i, const char *color, const char *name,
+			 bool dashed, struct strbuf *out)
+{
+	double y = M_TOP + 18.0 * (double)i;
+
+	rect_at(M_LEFT + PLOT_W + 14, y + (dashed ? 5 : 0), 12, dashed ? 2 : 12,
+		color, out);
+	strbuf_addstr(out, "/>\n");
+	text_at(M_LEFT + PLOT_W + 32, y + 10, NULL, name, out);
+}
+
 static void legend(const struct sim_result *runs, size_t n, struct strbuf *out)
 {
-	for (size_t r = 0; r < n; r++) {
-		double y = M_TOP + 18.0 * r;
-
-		rect_at(M_LEFT + PLOT_W + 14, y, 12, 12,
-			color_of(runs[r].policy), out);
-		strbuf_addstr(out, "/>\n");
-		text_at(M_LEFT + PLOT_W + 32, y + 10, NULL,
-			sim_policy_name(runs[r].policy), out);
-	}
+	for (size_t r = 0; r < n; r++)
+		legend_entry(r, color_of(runs[r].policy),
+			     sim_policy_name(runs[r].policy), false, out);
 }
 
 static void polyline(const struct chart *c, const struct series *s,
@@ -339,8 +355,8 @@ static void polyline(const struct chart *c, const struct series *s,
 {
 	if (!s->n)
 		return;
-	strbuf_addf(out, "<polyline class=\"l\" stroke=\"%s\" points=\"",
-		    color_of(s->policy));
+	strbuf_addf(out, "<polyline class=\"l\" stroke=\"%s\"%s points=\"",
+		    s->color, s->dashed ? " stroke-dasharray=\"6 4\"" : "");
 	for (size_t i = 0; i < s->n; i++) {
 		if (i)
 			strbuf_addch(out, ' ');
@@ -351,21 +367,23 @@ static void polyline(const struct chart *c, const struct series *s,
 	strbuf_addstr(out, "\"/>\n");
 }
 
-/* A chart of lines, one per run, with its axes and legend. */
+/* A chart of lines with its axes and a legend entry per line. */
 static void chart_lines(const struct chart *c, const struct series *lines,
-			const struct sim_result *runs, size_t n,
-			const char *label, struct strbuf *out)
+			size_t n, const char *label, struct strbuf *out)
 {
 	chart_open(c, label, out);
 	for (size_t r = 0; r < n; r++)
 		polyline(c, &lines[r], out);
-	legend(runs, n, out);
+	for (size_t r = 0; r < n; r++)
+		legend_entry(r, lines[r].color, lines[r].name, lines[r].dashed,
+			     out);
 	strbuf_addstr(out, "</svg>\n");
 }
 
 static void series_alloc(struct series *s, enum sim_policy p, size_t n)
 {
-	s->policy = p;
+	s->color = color_of(p);
+	s->name = sim_policy_name(p);
 	s->x = xcalloc(n ? n : 1, sizeof(*s->x));
 	s->y = xcalloc(n ? n : 1, sizeof(*s->y));
 	s->n = n;
@@ -399,16 +417,50 @@ static void downsample(struct series *s, size_t max)
 	s->n = k;
 }
 
-enum metric { METRIC_UTILIZATION, METRIC_PENDING };
+enum metric {
+	METRIC_UTILIZATION, /* GPUs busy, % */
+	METRIC_PENDING,	    /* jobs pending */
+	METRIC_CQ_PENDING,  /* jobs of one ClusterQueue pending */
+	METRIC_CQ_USAGE,    /* its usage, % of its nominal quota */
+	METRIC_FREE_HOSTS,  /* hosts free: all, most in a block, in a rack */
+	METRIC_FREE_BLOCK,
+	METRIC_FREE_RACK,
+};
 
+/* Sample i of run r's metric m (of ClusterQueue cq for the queue ones). */
 static double sample_value(const struct sim_input *in,
-			   const struct sim_sample *s, enum metric m)
+			   const struct sim_result *r, size_t i, enum metric m,
+			   size_t cq)
 {
-	if (m == METRIC_PENDING)
+	const struct sim_sample *s = &r->samples.items[i];
+	const struct sim_cq_sample *cs = NULL;
+
+	if (m == METRIC_CQ_PENDING || m == METRIC_CQ_USAGE) {
+		BUG_ON(cq >= r->ncq ||
+		       r->cq_samples.len != r->samples.len * r->ncq);
+		cs = &r->cq_samples.items[i * r->ncq + cq];
+	}
+	switch (m) {
+	case METRIC_PENDING:
 		return s->pending;
-	return in->total_gpus > 0
-		       ? 100.0 * (double)s->gpus_busy / (double)in->total_gpus
-		       : 0;
+	case METRIC_CQ_PENDING:
+		return cs->pending;
+	case METRIC_CQ_USAGE:
+		return r->cq_nominal && r->cq_nominal[cq] > 0
+			       ? 100.0 * (double)cs->usage /
+					 (double)r->cq_nominal[cq]
+			       : 0;
+	case METRIC_FREE_HOSTS:
+		return s->free_hosts;
+	case METRIC_FREE_BLOCK:
+		return s->free_block_hosts;
+	case METRIC_FREE_RACK:
+		return s->free_rack_hosts;
+	default:
+		return in->total_gpus > 0 ? 100.0 * (double)s->gpus_busy /
+						    (double)in->total_gpus
+					  : 0;
+	}
 }
 
 /* A time axis from 0 to span_s in the largest unit giving two ticks. */
@@ -431,6 +483,24 @@ static void axis_time(struct axis *a, double span_s)
 	a->hi = fmax(span_s, units[u].s); /* no empty stretch after the end */
 }
 
+/* Line r of a time chart: run res's metric m, averaged down to max
+ * points; *span_s and *ymax grow to cover it. */
+static void time_series(const struct sim_input *in,
+			const struct sim_result *res, enum metric m, size_t cq,
+			size_t max, struct series *line, double *span_s,
+			double *ymax)
+{
+	series_alloc(line, res->policy, res->samples.len);
+	*span_s = fmax(*span_s, (double)res->span_us / 1e6);
+	for (size_t i = 0; i < res->samples.len; i++) {
+		line->x[i] = (double)res->samples.items[i].t_us / 1e6;
+		line->y[i] = sample_value(in, res, i, m, cq);
+		*span_s = fmax(*span_s, line->x[i]);
+		*ymax = fmax(*ymax, line->y[i]);
+	}
+	downsample(line, max);
+}
+
 static void chart_time(const struct sim_input *in,
 		       const struct sim_result *runs, size_t n, enum metric m,
 		       struct strbuf *out)
@@ -439,31 +509,107 @@ static void chart_time(const struct sim_input *in,
 	double span_s = 0, ymax = 0;
 	struct chart c;
 
-	for (size_t r = 0; r < n; r++) {
-		const struct sim_result *res = &runs[r];
-
-		series_alloc(&lines[r], res->policy, res->samples.len);
-		span_s = fmax(span_s, (double)res->span_us / 1e6);
-		for (size_t i = 0; i < res->samples.len; i++) {
-			const struct sim_sample *s = &res->samples.items[i];
-
-			lines[r].x[i] = (double)s->t_us / 1e6;
-			lines[r].y[i] = sample_value(in, s, m);
-			span_s = fmax(span_s, lines[r].x[i]);
-			ymax = fmax(ymax, lines[r].y[i]);
-		}
-		downsample(&lines[r], REPORT_MAX_SERIES_POINTS);
-	}
+	for (size_t r = 0; r < n; r++)
+		time_series(in, &runs[r], m, 0, REPORT_MAX_SERIES_POINTS,
+			    &lines[r], &span_s, &ymax);
 	axis_time(&c.x, span_s);
 	if (m == METRIC_UTILIZATION)
 		axis_linear(&c.y, fmin(ymax, 100), 10, 1, " %", "GPUs busy");
 	else
 		axis_linear(&c.y, ymax, 1, 1, "", "jobs pending");
-	chart_lines(&c, lines, runs, n,
+	chart_lines(&c, lines, n,
 		    m == METRIC_UTILIZATION ? "GPU utilization over time"
 					    : "queue depth over time",
 		    out);
 	series_free(lines, n);
+}
+
+/* A straight line at y over the chart's time span, dashed, in legend
+ * entry k. */
+static void series_level(struct series *s, double y, double span_s,
+			 const char *name)
+{
+	s->color = "#555555";
+	s->name = name;
+	s->dashed = true;
+	s->x = xcalloc(2, sizeof(*s->x));
+	s->y = xcalloc(2, sizeof(*s->y));
+	s->x[1] = span_s;
+	s->y[0] = s->y[1] = y;
+	s->n = 2;
+}
+
+/* ClusterQueue cq over time: its pending jobs, then its usage against
+ * its nominal quota (100 %: more is borrowed), one line per run. */
+static void chart_cq(const struct sim_input *in, const struct sim_result *runs,
+		     size_t n, size_t cq, bool usage, struct strbuf *out)
+{
+	struct series *lines = xcalloc(n + 1, sizeof(*lines));
+	double span_s = 0, ymax = 0;
+	struct strbuf label, caption;
+	struct chart c;
+
+	for (size_t r = 0; r < n; r++)
+		time_series(in, &runs[r],
+			    usage ? METRIC_CQ_USAGE : METRIC_CQ_PENDING, cq,
+			    REPORT_MAX_CQ_POINTS, &lines[r], &span_s, &ymax);
+	axis_time(&c.x, span_s);
+	strbuf_init(&label);
+	strbuf_init(&caption);
+	if (usage) {
+		strbuf_addf(&caption, "%s in use, %% of nominal",
+			    runs[0].cq_resource ? runs[0].cq_resource : "-");
+		axis_linear(&c.y, ymax, 100, 1, " %", caption.buf);
+		series_level(&lines[n], 100, span_s, "nominal quota");
+	} else {
+		axis_linear(&c.y, ymax, 1, 1, "", "jobs pending");
+	}
+	strbuf_addstr(&label, in->c->cluster_queues.items[cq].name);
+	strbuf_addstr(&label, usage ? ": usage against nominal quota"
+				    : ": pending over time");
+	chart_lines(&c, lines, n + usage, label.buf, out);
+	strbuf_release(&label);
+	strbuf_release(&caption);
+	series_free(lines, n + usage);
+}
+
+/* Per run: the free hosts over time, and the most of them in one block
+ * and in one rack (a gang of whole-node pods that must stay in one rack
+ * fits only in the last). */
+static void chart_free(const struct sim_input *in, const struct sim_result *r,
+		       struct strbuf *out)
+{
+	static const struct {
+		enum metric m;
+		const char *name;
+		size_t color;
+	} what[] = {
+		{ METRIC_FREE_HOSTS, "in the cluster", 7 },
+		{ METRIC_FREE_BLOCK, "in one block", 4 },
+		{ METRIC_FREE_RACK, "in one rack", 5 },
+	};
+	struct series lines[ARRAY_SIZE(what)];
+	double span_s = 0, ymax = 0;
+	struct strbuf label;
+	struct chart c;
+
+	for (size_t k = 0; k < ARRAY_SIZE(what); k++) {
+		time_series(in, r, what[k].m, 0, REPORT_MAX_SERIES_POINTS,
+			    &lines[k], &span_s, &ymax);
+		lines[k].color = palette[what[k].color];
+		lines[k].name = what[k].name;
+	}
+	axis_time(&c.x, span_s);
+	axis_linear(&c.y, ymax, 1, 1, "", "free hosts (no GPU in use)");
+	strbuf_init(&label);
+	strbuf_addf(&label, "%s: free hosts over time",
+		    sim_policy_name(r->policy));
+	chart_lines(&c, lines, ARRAY_SIZE(lines), label.buf, out);
+	strbuf_release(&label);
+	for (size_t k = 0; k < ARRAY_SIZE(what); k++) {
+		free(lines[k].x);
+		free(lines[k].y);
+	}
 }
 
 static int cmp_i64(const void *pa, const void *pb)
@@ -563,7 +709,7 @@ static void chart_cdf(const struct sim_input *in, const struct sim_result *runs,
 	c.x.caption = jct ? "job completion time (submit to end, log scale)"
 			  : "wait (submit to start, log scale)";
 	axis_linear(&c.y, 100, 100, 1, " %", "jobs (of all submitted)");
-	chart_lines(&c, lines, runs, n,
+	chart_lines(&c, lines, n,
 		    jct ? "distribution of job completion time"
 			: "distribution of wait",
 		    out);
@@ -571,7 +717,8 @@ static void chart_cdf(const struct sim_input *in, const struct sim_result *runs,
 	free(v);
 }
 
-/* Percent of the jobs with a throughput ratio in each tenth. */
+/* Percent of the multi-node jobs (placed on more than one host: the ones
+ * the placement can slow) with a throughput ratio in each tenth. */
 static void tput_hist(const struct sim_input *in, const struct sim_result *r,
 		      double pct[HIST_BUCKETS])
 {
@@ -581,7 +728,7 @@ static void tput_hist(const struct sim_input *in, const struct sim_result *r,
 		double t = r->jobs[j].throughput_ratio;
 		int b;
 
-		if (!isfinite(t) || t < 0)
+		if (!isfinite(t) || t < 0 || r->jobs[j].hosts <= 1)
 			continue;
 		b = (int)(t * HIST_BUCKETS);
 		counts[b < 0 ? 0 : b >= HIST_BUCKETS ? HIST_BUCKETS - 1 : b]++;
@@ -622,7 +769,8 @@ static void chart_hist(const struct sim_input *in,
 			ymax = fmax(ymax, pct[r][b]);
 	}
 	axis_linear(&c.x, 1, 1, 0.01, " %", "throughput vs ideal placement");
-	axis_linear(&c.y, ymax, 1, 1, " %", "jobs (of those placed)");
+	axis_linear(&c.y, ymax, 1, 1, " %",
+		    "multi-node jobs (of those placed)");
 	chart_open(&c, "throughput vs ideal", out);
 	for (size_t r = 0; r < n; r++)
 		for (int b = 0; b < HIST_BUCKETS; b++)
@@ -846,7 +994,7 @@ static void heat_map(const struct sim_input *in, const struct sim_result *r,
 {
 	double y = HM_LINE;
 
-	svg_open(hm->width, hm->height, sim_policy_name(r->policy), out);
+	svg_open(hm->width, hm->height, false, sim_policy_name(r->policy), out);
 	for (size_t i = 0; i < hm->rows.len; i++) {
 		const struct hm_row *row = &hm->rows.items[i];
 
@@ -883,6 +1031,100 @@ static void heat_maps(const struct sim_input *in, const struct sim_result *runs,
 	free(hm.order);
 }
 
+static void heading(const char *h2, struct strbuf *out)
+{
+	strbuf_addstr(out, "<h2>");
+	html_esc(h2, out);
+	strbuf_addstr(out, "</h2>\n");
+}
+
+/* What each row of the summary table means and which way is better,
+ * by the row's label (sim_out_row_label()). */
+static const struct row_help {
+	const char *label, *meaning, *better;
+} row_help[] = {
+	{ "jobs finished", "jobs that ran to the end, of all jobs", "higher" },
+	{ "mean wait",
+	  "submission to start (all pods running), mean over "
+	  "started jobs",
+	  "lower" },
+	{ "p50 wait", "the median of the same", "lower" },
+	{ "p95 wait", "the 95th percentile: how long the unlucky wait",
+	  "lower" },
+	{ "mean JCT",
+	  "job completion time, submission to end, mean over "
+	  "finished jobs",
+	  "lower" },
+	{ "GPU utilization", "GPU-time of running jobs over all GPU-time",
+	  "higher" },
+	{ "goodput",
+	  "ideal-speed work per allocated GPU-hour: held GPU-time "
+	  "that trained at full speed",
+	  "higher" },
+	{ "idle allocated GPU-h",
+	  "GPU-hours held by pods of jobs not running "
+	  "(a gang waiting for its last pods)",
+	  "lower" },
+	{ "racks spanned / min",
+	  "multi-node jobs: racks their placement "
+	  "spans / the fewest that could hold them",
+	  "lower, down to min" },
+	{ "blocks spanned / min", "the same for blocks", "lower, down to min" },
+	{ "on min racks", "multi-node jobs placed on their fewest racks",
+	  "higher" },
+	{ "throughput vs ideal",
+	  "ideal step time / step time of the "
+	  "placement, mean over placed jobs",
+	  "higher" },
+	{ "  multi-node jobs",
+	  "the same over the jobs that need more than "
+	  "one host (single-node jobs run at ideal "
+	  "speed anywhere)",
+	  "higher" },
+	{ "evictions", "evictions of jobs, preemptions included", "lower" },
+	{ "lost GPU-h",
+	  "work lost to evictions and failures since the last "
+	  "checkpoint",
+	  "lower" },
+	{ "makespan", "the last end (or the stop time)", "lower" },
+	{ "mean time to admission",
+	  "submission to first admission (quota "
+	  "reserved)",
+	  "lower" },
+	{ "least ClusterQueue usage",
+	  "the least time-averaged use of a "
+	  "ClusterQueue's nominal quota",
+	  "higher" },
+};
+
+/* The help of the summary row called label, NULL when none. */
+static const struct row_help *row_help_of(const char *label)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(row_help); i++)
+		if (!strcmp(row_help[i].label, label))
+			return &row_help[i];
+	return NULL;
+}
+
+static void td(const char *text, struct strbuf *out)
+{
+	strbuf_addstr(out, "<td>");
+	html_esc(text, out);
+	strbuf_addstr(out, "</td>");
+}
+
+static void td_meaning(const char *meaning, const char *better,
+		       struct strbuf *out)
+{
+	strbuf_addstr(out, "<td class=\"m\">");
+	html_esc(meaning, out);
+	if (better && *better) {
+		strbuf_addstr(out, "; better: ");
+		html_esc(better, out);
+	}
+	strbuf_addstr(out, "</td>");
+}
+
 static void summary_table(const struct sim_result *runs, size_t n,
 			  struct strbuf *out)
 {
@@ -895,34 +1137,402 @@ static void summary_table(const struct sim_result *runs, size_t n,
 		html_esc(sim_policy_name(runs[r].policy), out);
 		strbuf_addstr(out, "</th>");
 	}
-	strbuf_addstr(out, "</tr>\n");
+	strbuf_addstr(out, "<th>what it means</th></tr>\n");
 	for (size_t row = 0; row < SIM_OUT_TABLE_ROWS; row++) {
+		const char *label = sim_out_row_label(row);
+		const struct row_help *h = row_help_of(label);
+
+		BUG_ON(!h); /* every row is explained */
 		strbuf_addstr(out, "<tr><td>");
-		html_esc(sim_out_row_label(row), out);
+		html_esc(label, out);
 		strbuf_addstr(out, "</td>");
 		for (size_t r = 0; r < n; r++) {
 			strbuf_reset(&cell);
 			sim_out_cell(&runs[r], row, &cell);
-			strbuf_addstr(out, "<td>");
-			html_esc(cell.buf, out);
-			strbuf_addstr(out, "</td>");
+			td(cell.buf, out);
 		}
+		td_meaning(h->meaning, h->better, out);
 		strbuf_addstr(out, "</tr>\n");
 	}
 	strbuf_addstr(out, "</table>\n");
 	strbuf_release(&cell);
 }
 
-static void heading(const char *h2, struct strbuf *out)
+/* A duration cell, the exact seconds in its tooltip; "-" when negative
+ * (does not apply). */
+static void td_duration_us(int64_t us, struct strbuf *out)
 {
-	strbuf_addstr(out, "<h2>");
-	html_esc(h2, out);
-	strbuf_addstr(out, "</h2>\n");
+	if (us < 0) {
+		td("-", out);
+		return;
+	}
+	strbuf_addstr(out, "<td title=\"");
+	sim_out_seconds(us, out);
+	strbuf_addstr(out, " s\">");
+	sim_out_duration((double)us / 1e6, out);
+	strbuf_addstr(out, "</td>");
 }
 
-static void page_open(const struct sim_input *in, const char *title,
+/* Column headings, then a line under them saying what each column is
+ * and which way is better. cols[i][0] heading, [1] hint. */
+static void table_head(const char *const (*cols)[2], size_t ncols,
+		       struct strbuf *out)
+{
+	strbuf_addstr(out, "<table>\n<tr>");
+	for (size_t i = 0; i < ncols; i++) {
+		strbuf_addstr(out, "<th>");
+		html_esc(cols[i][0], out);
+		strbuf_addstr(out, "</th>");
+	}
+	strbuf_addstr(out, "</tr>\n<tr class=\"hint\">");
+	for (size_t i = 0; i < ncols; i++)
+		td(cols[i][1], out);
+	strbuf_addstr(out, "</tr>\n");
+}
+
+/* The ClusterQueue of job j of run r: where it was admitted, else the
+ * one its LocalQueue points to; -1 when none. */
+static int64_t job_cq(const struct sim_input *in, const struct sim_result *r,
+		      size_t j)
+{
+	int64_t cq = r->jobs[j].cq >= 0 ? r->jobs[j].cq
+					: sim_job_cq(in, (uint32_t)j);
+
+	return cq < (int64_t)in->c->cluster_queues.len ? cq : -1;
+}
+
+/* The wait (submit -> start) of v[0..m) sorted at quantile q, -1 when
+ * none (nearest rank). */
+static int64_t quantile_us(const int64_t *v, size_t m, double q)
+{
+	size_t i;
+
+	if (!m)
+		return -1;
+	i = (size_t)ceil(q * (double)m);
+	return v[i ? i - 1 : 0];
+}
+
+/* One ClusterQueue's figures in one run. */
+struct cq_fig {
+	size_t jobs, admitted, started, never;
+	int64_t preempted, other_evictions;
+	int64_t *waits; /* of started jobs, sorted; [started] */
+};
+
+static void cq_figs(const struct sim_input *in, const struct sim_result *r,
+		    struct cq_fig *f, size_t ncq)
+{
+	for (size_t k = 0; k <= ncq; k++)
+		f[k].waits = xcalloc(in->jobs.len + 1, sizeof(*f[k].waits));
+	for (size_t j = 0; j < in->jobs.len; j++) {
+		const struct sim_job_rec *rec = &r->jobs[j];
+		int64_t cq = job_cq(in, r, j);
+		struct cq_fig *x = &f[cq < 0 ? ncq : (size_t)cq];
+
+		if (rec->state == SIM_JOB_UNSUBMITTED)
+			continue;
+		x->jobs++;
+		if (rec->admit_us >= 0)
+			x->admitted++;
+		else
+			x->never++;
+		if (rec->start_us >= 0)
+			x->waits[x->started++] =
+				rec->start_us - in->jobs.items[j].submit_us;
+		x->preempted += rec->preemptions;
+		x->other_evictions += rec->evictions - rec->preemptions;
+	}
+	for (size_t k = 0; k <= ncq; k++)
+		qsort(f[k].waits, f[k].started, sizeof(*f[k].waits), cmp_i64);
+}
+
+/* The preemptions of ClusterQueue k's jobs: the total, and by Kueue's
+ * reason where the run counted them. */
+static void preempt_cell(const struct sim_result *r, size_t k, size_t ncq,
+			 int64_t total, struct strbuf *out)
+{
+	bool first = true;
+
+	strbuf_addf(out, "%" PRId64, total);
+	if (k >= ncq || !r->cq_preempted || r->ncq != ncq || !total)
+		return;
+	for (size_t why = 0; why < SIM_PREEMPT_REASONS; why++) {
+		int64_t v = r->cq_preempted[k * SIM_PREEMPT_REASONS + why];
+
+		if (!v)
+			continue;
+		strbuf_addf(out, "%s%s %" PRId64, first ? ": " : ", ",
+			    sched_preempt_reason_name(
+				    (enum sched_preempt_reason)why),
+			    v);
+		first = false;
+	}
+}
+
+static const char *const cq_cols[][2] = {
+	{ "ClusterQueue", "run" },
+	{ "jobs", "submitted" },
+	{ "never admitted", "lower" },
+	{ "p50 wait", "submit to start; lower" },
+	{ "p95 wait", "lower" },
+	{ "max wait", "lower" },
+	{ "usage of nominal", "time-averaged; higher" },
+	{ "preempted", "by Kueue's reason; lower" },
+	{ "other evictions", "failures, timeouts; lower" },
+};
+
+static void cq_row(const struct sim_input *in, const struct sim_result *r,
+		   size_t k, size_t ncq, const struct cq_fig *x,
+		   struct strbuf *out)
+{
+	struct strbuf c;
+
+	strbuf_init(&c);
+	strbuf_addstr(out, "<tr><td>");
+	html_esc(k < ncq ? in->c->cluster_queues.items[k].name
+			 : "(no ClusterQueue)",
+		 out);
+	strbuf_addstr(out, " <small>");
+	html_esc(sim_policy_name(r->policy), out);
+	strbuf_addstr(out, "</small></td>");
+	strbuf_addf(out, "<td>%zu</td><td>%zu</td>", x->jobs, x->never);
+	td_duration_us(quantile_us(x->waits, x->started, 0.5), out);
+	td_duration_us(quantile_us(x->waits, x->started, 0.95), out);
+	td_duration_us(quantile_us(x->waits, x->started, 1), out);
+	if (k < ncq && r->cq_usage && r->cq_usage[k] >= 0) {
+		sim_out_fixed(r->cq_usage[k] * 100, 1, false, &c);
+		strbuf_addstr(&c, " %");
+	} else {
+		strbuf_addch(&c, '-');
+	}
+	td(c.buf, out);
+	strbuf_reset(&c);
+	preempt_cell(r, k, ncq, x->preempted, &c);
+	td(c.buf, out);
+	strbuf_addf(out, "<td>%" PRId64 "</td></tr>\n", x->other_evictions);
+	strbuf_release(&c);
+}
+
+/* Per ClusterQueue and run: jobs, waits, usage, preemptions. */
+static void cq_section(const struct sim_input *in,
+		       const struct sim_result *runs, size_t n,
+		       struct strbuf *out)
+{
+	size_t ncq = in->c->cluster_queues.len;
+	struct cq_fig *f = xcalloc(ncq + 1, sizeof(*f));
+
+	heading("ClusterQueues", out);
+	strbuf_addstr(out, "<p>Per ClusterQueue and run: how long its jobs "
+			   "waited, how much of its nominal quota it used "
+			   "(above 100 % it borrowed from its cohort), and "
+			   "how often its jobs were evicted. A job never "
+			   "admitted counts under the ClusterQueue of its "
+			   "LocalQueue.</p>\n");
+	table_head(cq_cols, ARRAY_SIZE(cq_cols), out);
+	for (size_t r = 0; r < n; r++) {
+		memset(f, 0, (ncq + 1) * sizeof(*f));
+		cq_figs(in, &runs[r], f, ncq);
+		for (size_t k = 0; k <= ncq; k++) {
+			if (k < ncq || f[k].jobs)
+				cq_row(in, &runs[r], k, ncq, &f[k], out);
+			free(f[k].waits);
+		}
+	}
+	strbuf_addstr(out, "</table>\n");
+	free(f);
+	for (size_t r = 0; r < n; r++)
+		if (runs[r].ncq != ncq ||
+		    runs[r].cq_samples.len != runs[r].samples.len * ncq)
+			return; /* no series (a result made by hand) */
+	for (size_t k = 0; n && k < ncq; k++) {
+		strbuf_addstr(out, "<h3>");
+		html_esc(in->c->cluster_queues.items[k].name, out);
+		strbuf_addstr(out, "</h3>\n");
+		chart_cq(in, runs, n, k, false, out);
+		if (runs[0].cq_nominal && runs[0].cq_nominal[k] > 0)
+			chart_cq(in, runs, n, k, true, out);
+	}
+}
+
+/* Fragmentation: per run, free hosts in all and in the best block and
+ * rack over time. */
+static void frag_section(const struct sim_input *in,
+			 const struct sim_result *runs, size_t n,
+			 struct strbuf *out)
+{
+	heading("Fragmentation", out);
+	strbuf_addstr(out, "<p>Hosts with no GPU in use, over time: in the "
+			   "whole cluster, and the most of them in one block "
+			   "and in one rack, the largest gang of whole-host "
+			   "pods that still fits there (higher is better). "
+			   "Free hosts far above the most in one rack mean "
+			   "the free room is scattered: a gang that must stay "
+			   "in one rack waits although the cluster has "
+			   "room.</p>\n");
+	for (size_t r = 0; r < n; r++)
+		chart_free(in, &runs[r], out);
+}
+
+/* A job and its wait (so far, for one not started), for sorting. */
+struct job_wait {
+	int64_t us;
+	uint32_t j;
+};
+
+/* Longest wait first, then input order. */
+static int cmp_job_wait(const void *pa, const void *pb)
+{
+	const struct job_wait *a = pa, *b = pb;
+
+	if (a->us != b->us)
+		return a->us > b->us ? -1 : 1;
+	return (a->j > b->j) - (a->j < b->j);
+}
+
+/* Job j's wait: submit to start, or to end for one not started. */
+static int64_t job_wait(const struct sim_input *in, const struct sim_result *r,
+			size_t j, int64_t end)
+{
+	const struct sim_job_rec *rec = &r->jobs[j];
+
+	return (rec->start_us >= 0 ? rec->start_us : end) -
+	       in->jobs.items[j].submit_us;
+}
+
+static void job_reasons(const struct sim_job_rec *rec, struct strbuf *out)
+{
+	struct strbuf c;
+
+	strbuf_init(&c);
+	for (size_t i = 0; i < rec->nwaits; i++) {
+		if (i)
+			strbuf_addstr(&c, ", ");
+		strbuf_addstr(&c, sim_wait_name(rec->waits[i].reason));
+		strbuf_addch(&c, ' ');
+		sim_out_duration((double)rec->waits[i].us / 1e6, &c);
+	}
+	if (rec->wait_end) {
+		strbuf_addstr(&c, c.len ? "; still " : "still ");
+		strbuf_addstr(&c, sim_wait_name(rec->wait_end));
+	}
+	td(c.len ? c.buf : "-", out);
+	strbuf_release(&c);
+}
+
+static void job_placement(const struct sim_job_rec *rec, struct strbuf *out)
+{
+	struct strbuf c;
+
+	strbuf_init(&c);
+	if (rec->hosts < 0) {
+		strbuf_addch(&c, '-');
+	} else {
+		strbuf_addf(&c, "%" PRId32 " host%s, %" PRId32 " rack%s",
+			    rec->hosts, rec->hosts == 1 ? "" : "s", rec->racks,
+			    rec->racks == 1 ? "" : "s");
+		if (rec->min_racks >= 0)
+			strbuf_addf(&c, " (min %" PRId32 ")", rec->min_racks);
+		strbuf_addf(&c, ", %" PRId32 " block%s", rec->blocks,
+			    rec->blocks == 1 ? "" : "s");
+		if (rec->min_blocks >= 0)
+			strbuf_addf(&c, " (min %" PRId32 ")", rec->min_blocks);
+	}
+	td(c.buf, out);
+	strbuf_reset(&c);
+	if (rec->throughput_ratio < 0) {
+		strbuf_addch(&c, '-');
+	} else {
+		sim_out_fixed(rec->throughput_ratio * 100, 1, false, &c);
+		strbuf_addstr(&c, " %");
+	}
+	td(c.buf, out);
+	strbuf_release(&c);
+}
+
+static void job_row(const struct sim_input *in, const struct sim_result *r,
+		    size_t j, int64_t wait_us, struct strbuf *out)
+{
+	const struct sim_job *job = &in->jobs.items[j];
+	const struct sim_job_rec *rec = &r->jobs[j];
+	int64_t cq = job_cq(in, r, j);
+
+	strbuf_addstr(out, "<tr><td>");
+	if (job->ns) {
+		html_esc(job->ns, out);
+		strbuf_addch(out, '/');
+	}
+	html_esc(job->name, out);
+	strbuf_addstr(out, "</td>");
+	td(cq >= 0 ? in->c->cluster_queues.items[cq].name : "-", out);
+	td(sim_job_state_name(rec->state), out);
+	strbuf_addf(out, "<td>%" PRId64 "</td>", job->gpus);
+	td_duration_us(rec->start_us >= 0 ? wait_us : -1, out);
+	job_reasons(rec, out);
+	job_placement(rec, out);
+	strbuf_addf(out, "<td>%" PRId32 "</td></tr>\n", rec->evictions);
+}
+
+static const char *const job_cols[][2] = {
+	{ "job", "namespace/name" },
+	{ "ClusterQueue", "" },
+	{ "state", "at the end" },
+	{ "GPUs", "" },
+	{ "wait", "submit to start; lower" },
+	{ "waiting on", "each reason and the time in it" },
+	{ "placement", "spanned (fewest possible); lower" },
+	{ "throughput", "vs ideal placement; higher" },
+	{ "evictions", "lower" },
+};
+
+/* Per run, the REPORT_MAX_JOB_ROWS jobs that waited longest, with why and
+ * where they landed. */
+static void job_section(const struct sim_input *in,
+			const struct sim_result *runs, size_t n,
+			struct strbuf *out)
+{
+	size_t nj = in->jobs.len;
+	struct job_wait *order = xcalloc(nj + 1, sizeof(*order));
+
+	heading("Workloads", out);
+	strbuf_addstr(out, "<p>Per run, the jobs that waited longest (a job "
+			   "still waiting when the run stopped counts its "
+			   "wait so far): why they waited and for how long, "
+			   "where they landed and what that placement costs. "
+			   "workloads.jsonl holds every job.</p>\n");
+	for (size_t r = 0; r < n; r++) {
+		size_t shown = 0, m = 0;
+
+		for (size_t j = 0; j < nj; j++) {
+			if (runs[r].jobs[j].state == SIM_JOB_UNSUBMITTED)
+				continue;
+			order[m].us =
+				job_wait(in, &runs[r], j, runs[r].span_us);
+			order[m++].j = (uint32_t)j;
+		}
+		qsort(order, m, sizeof(*order), cmp_job_wait);
+		strbuf_addstr(out, "<h3>");
+		html_esc(sim_policy_name(runs[r].policy), out);
+		strbuf_addstr(out, "</h3>\n");
+		table_head(job_cols, ARRAY_SIZE(job_cols), out);
+		for (; shown < m && shown < REPORT_MAX_JOB_ROWS; shown++)
+			job_row(in, &runs[r], order[shown].j, order[shown].us,
+				out);
+		strbuf_addstr(out, "</table>\n");
+		if (shown < m)
+			strbuf_addf(out,
+				    "<p>%zu of the %zu jobs submitted shown."
+				    "</p>\n",
+				    shown, m);
+	}
+	free(order);
+}
+
+static void page_open(const struct sim_input *in, const struct report_info *ri,
 		      struct strbuf *out)
 {
+	const char *title = ri->title ? ri->title : "echelon simulation";
+
 	strbuf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n");
 	strbuf_addstr(out, page_head);
 	strbuf_addstr(out, "<title>");
@@ -933,6 +1543,19 @@ static void page_open(const struct sim_input *in, const char *title,
 		    "</h1>\n<p>%zu jobs on %zu nodes with %" PRId64
 		    " GPUs.</p>\n",
 		    in->jobs.len, in->c->nodes.len, in->total_gpus);
+	strbuf_addstr(out, "<p>");
+	if (ri->command) {
+		strbuf_addstr(out, "Command: <code>");
+		html_esc(ri->command, out);
+		strbuf_addstr(out, "</code><br>\n");
+	}
+	if (ri->has_seed)
+		strbuf_addf(out, "Seed: %" PRIu64 "<br>\n", ri->seed);
+	if (ri->version) {
+		strbuf_addstr(out, "echelon ");
+		html_esc(ri->version, out);
+	}
+	strbuf_addstr(out, "</p>\n");
 }
 
 /* The figures of the model the runs used (the first run's: one output
@@ -989,6 +1612,33 @@ static void model_section(const struct sim_result *runs, size_t n,
 	strbuf_release(&t);
 }
 
+/* The multi-node throughput histogram, with each run's goodput. */
+static void tput_section(const struct sim_input *in,
+			 const struct sim_result *runs, size_t n,
+			 struct strbuf *out)
+{
+	heading("Throughput vs ideal placement", out);
+	strbuf_addstr(out, "<p>Jobs on more than one host, by their "
+			   "throughput against the ideal placement (a job on "
+			   "one host runs at ideal speed anywhere, so it "
+			   "would hide what placement costs). Goodput, "
+			   "ideal-speed work per allocated GPU-hour "
+			   "(higher is better):");
+	for (size_t r = 0; r < n; r++) {
+		strbuf_addstr(out, r ? ", " : " ");
+		html_esc(sim_policy_name(runs[r].policy), out);
+		strbuf_addch(out, ' ');
+		if (runs[r].sum.goodput < 0) {
+			strbuf_addch(out, '-');
+		} else {
+			sim_out_fixed(runs[r].sum.goodput * 100, 1, false, out);
+			strbuf_addstr(out, " %");
+		}
+	}
+	strbuf_addstr(out, ".</p>\n");
+	chart_hist(in, runs, n, out);
+}
+
 void report_html(const struct sim_input *in, const struct sim_result *runs,
 		 size_t n, const char *title, struct strbuf *out)
 {
@@ -1000,14 +1650,25 @@ void report_html_sweep(const struct sim_input *in,
 		       const char *title, const struct sim_sweep *sw,
 		       struct strbuf *out)
 {
-	BUG_ON(!in || !in->c);
+	struct report_info ri = { .title = title, .sweep = sw };
+
+	report_html_info(in, runs, n, &ri, out);
+}
+
+void report_html_info(const struct sim_input *in, const struct sim_result *runs,
+		      size_t n, const struct report_info *ri,
+		      struct strbuf *out)
+{
+	BUG_ON(!in || !in->c || !ri);
 	BUG_ON(n && !runs);
 	for (size_t r = 0; r < n; r++)
 		BUG_ON(in->jobs.len && !runs[r].jobs);
-	page_open(in, title ? title : "echelon simulation", out);
+	page_open(in, ri, out);
+	model_section(runs, n, ri->sweep, out);
 	heading("Summary", out);
 	summary_table(runs, n, out);
-	model_section(runs, n, sw, out);
+	cq_section(in, runs, n, out);
+	job_section(in, runs, n, out);
 	heading("GPU utilization", out);
 	chart_time(in, runs, n, METRIC_UTILIZATION, out);
 	heading("Queue depth", out);
@@ -1016,8 +1677,8 @@ void report_html_sweep(const struct sim_input *in,
 	chart_cdf(in, runs, n, false, out);
 	heading("Job completion time", out);
 	chart_cdf(in, runs, n, true, out);
-	heading("Throughput vs ideal placement", out);
-	chart_hist(in, runs, n, out);
+	tput_section(in, runs, n, out);
+	frag_section(in, runs, n, out);
 	heat_maps(in, runs, n, out);
 	strbuf_addstr(out, "</body>\n</html>\n");
 }

@@ -17,13 +17,19 @@
 #ifndef ECHELON_SIM_REPORT_H
 #define ECHELON_SIM_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/strbuf.h"
 #include "sim/sim.h"
 
 #define REPORT_MAX_SERIES_POINTS 1000
 #define REPORT_MAX_CDF_POINTS	 200
+/* Rows of the workload table per run: the jobs that waited longest. */
+#define REPORT_MAX_JOB_ROWS 50
+/* Points per line of a ClusterQueue's charts (two per ClusterQueue). */
+#define REPORT_MAX_CQ_POINTS 250
 
 /*
  * Append the page for runs[0..n) of sim_run() over in (runs may be NULL
@@ -42,5 +48,21 @@ void report_html_sweep(const struct sim_input *in,
 		       const struct sim_result *runs, size_t n,
 		       const char *title, const struct sim_sweep *sw,
 		       struct strbuf *out);
+
+/* What the page's header says of how the runs were made. */
+struct report_info {
+	const char *title;   /* NULL: "echelon simulation" */
+	const char *command; /* the command line; NULL: not shown */
+	const char *version; /* echelon's; NULL: not shown */
+	uint64_t seed;
+	bool has_seed;
+	const struct sim_sweep *sweep; /* NULL: none */
+};
+
+/* The page with the header of ri: report_html_sweep() is this with only
+ * a title and a sweep. */
+void report_html_info(const struct sim_input *in, const struct sim_result *runs,
+		      size_t n, const struct report_info *ri,
+		      struct strbuf *out);
 
 #endif

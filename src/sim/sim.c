@@ -62,6 +62,26 @@ const char *sim_policy_name(enum sim_policy p)
 	return policy_names[p];
 }
 
+int64_t sim_job_cq(const struct sim_input *in, uint32_t j)
+{
+	const struct sim_job *job = &in->jobs.items[j];
+	const char *ns = job->ns ? job->ns : "default";
+	const struct cluster *c = in->c;
+
+	if (!job->queue)
+		return -1;
+	vec_foreach (&c->local_queues, lq) {
+		if (!lq->cluster_queue || strcmp(lq->name, job->queue) ||
+		    strcmp(lq->ns ? lq->ns : "default", ns))
+			continue;
+		for (size_t k = 0; k < c->cluster_queues.len; k++)
+			if (!strcmp(c->cluster_queues.items[k].name,
+				    lq->cluster_queue))
+				return (int64_t)k;
+	}
+	return -1;
+}
+
 int sim_policy_parse(const char *s, enum sim_policy *ret)
 {
 	for (unsigned p = 0; p < SIM_POLICY_COUNT; p++) {
@@ -446,6 +466,9 @@ void sim_result_release(struct sim_result *res)
 		free(res->jobs[j].waits);
 	free(res->jobs);
 	vec_release(&res->samples);
+	vec_release(&res->cq_samples);
+	free(res->cq_nominal);
+	free(res->cq_preempted);
 	strbuf_release(&res->stop_reason);
 	free(res->node_busy_gpu_us);
 	vec_release(&res->classes);

@@ -244,6 +244,20 @@ struct sim_sample {
 	int64_t gpus_allocated; /* held by bound pods */
 	int64_t gpus_busy;	/* of running jobs */
 	int32_t pending, admitted, running, finished;
+	/* Fragmentation: nodes up with GPUs and none bound (a gang of
+	 * whole-node pods fits in as many), and the most of those in one
+	 * rack and in one block. */
+	int32_t free_hosts, free_rack_hosts, free_block_hosts;
+};
+
+/* Kueue's preemption reasons (enum sched_preempt_reason,
+ * sched_preempt_reason_name()). */
+#define SIM_PREEMPT_REASONS 4
+
+/* One ClusterQueue at one sample (sim_result.cq_samples). */
+struct sim_cq_sample {
+	int32_t pending; /* its jobs queued (by their LocalQueue) */
+	int64_t usage;	 /* of sim_result.cq_resource, all flavors */
 };
 
 /* The summary table of one run (summary.json). Means over the jobs they
@@ -297,6 +311,17 @@ struct sim_result {
 	VEC(struct sim_class_summary) classes; /* sorted by name */
 	double *cq_usage; /* per ClusterQueue: time-averaged usage of its
 			     nominal GPU (else cpu) quota, -1: no quota */
+	/* The ClusterQueues over time: ncq entries per sample, sample by
+	 * sample (thinned with the samples); the resource of their usage
+	 * (GPUs where some ClusterQueue has GPU quota, else cpu; NULL: none)
+	 * and each one's nominal quota of it (-1: none). */
+	size_t ncq;
+	VEC(struct sim_cq_sample) cq_samples;
+	const char *cq_resource;
+	int64_t *cq_nominal;
+	/* Preemptions of each ClusterQueue's jobs by Kueue's reason:
+	 * [cq * SIM_PREEMPT_REASONS + enum sched_preempt_reason]. */
+	int64_t *cq_preempted;
 	uint64_t events, cycles;
 	size_t njobs; /* entries of jobs: in->jobs.len */
 	/* The run stopped making progress (SIM_STALL_INTERRUPTIONS): the
@@ -370,6 +395,9 @@ int sim_run(const struct sim_input *in, const struct sim_options *o,
 void sim_result_release(struct sim_result *res);
 
 const char *sim_policy_name(enum sim_policy p);
+/* The ClusterQueue job j of in is queued in: the one its LocalQueue
+ * (namespace and name) points to; -1 when none. */
+int64_t sim_job_cq(const struct sim_input *in, uint32_t j);
 /* The throughput class of job j of in under tp: its own (a trace job's
  * parallelism, a manifest job's sim.echelon.dev/parallelism), else by its
  * GPUs. */

@@ -301,12 +301,14 @@ static void cq_figures(struct sim_state *st, struct sim_summary *s)
 
 	s->min_cq_usage = -1;
 	res->cq_usage = xcalloc(st->ncq + 1, sizeof(*res->cq_usage));
+	res->cq_nominal = xcalloc(st->ncq + 1, sizeof(*res->cq_nominal));
 	for (size_t cq = 0; cq < st->ncq; cq++) {
 		int64_t nominal = st->cq_res < 0
 					  ? -1
 					  : sched_cq_nominal(st->s, (int32_t)cq,
 							     st->cq_res);
 
+		res->cq_nominal[cq] = nominal;
 		res->cq_usage[cq] = -1;
 		if (nominal <= 0 || res->span_us <= 0)
 			continue;

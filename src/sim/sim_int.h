@@ -132,7 +132,10 @@ struct sim_state {
 	int64_t sample_us, next_sample;
 	int cq_res; /* resource of the ClusterQueue usage figure */
 	size_t ncq;
-	double *cq_int; /* usage x time per ClusterQueue */
+	double *cq_int;	     /* usage x time per ClusterQueue */
+	int32_t *job_cq;     /* per job: sim_job_cq() */
+	int32_t *cq_pending; /* per ClusterQueue: its jobs pending now */
+	int32_t *free_in;    /* scratch: free hosts per rack, then block */
 
 	VEC(uint32_t) watch; /* sim_wait.c: jobs that wait or may */
 

@@ -114,6 +114,9 @@ void sim_run_set_state(struct sim_state *st, uint32_t j, enum sim_job_state s)
 
 	st->count[r->state]--;
 	st->count[s]++;
+	if (st->job_cq[j] >= 0)
+		st->cq_pending[st->job_cq[j]] +=
+			(s == SIM_JOB_PENDING) - (r->state == SIM_JOB_PENDING);
 	r->state = s;
 	track(st, j);
 	sim_wait_track(st, j);
@@ -377,6 +380,10 @@ static void on_event(void *ctx, const struct ctl_event *e)
 			    sched_preempt_reason_name(e->why));
 		st->res->jobs[j].preemptions++;
 		st->res->sum.preemptions++;
+		if (e->cq >= 0 && (size_t)e->cq < st->ncq)
+			st->res->cq_preempted[(size_t)e->cq *
+						      SIM_PREEMPT_REASONS +
+					      e->why]++;
 		sim_run_unadmitted(st, e->wl, false);
 		break;
 	case CTL_EV_EVICTED:
@@ -399,6 +406,9 @@ static void on_event(void *ctx, const struct ctl_event *e)
 	}
 }
 
+_Static_assert(SIM_PREEMPT_REASONS == SCHED_PREEMPT_REASON_COUNT,
+	       "preemption reasons");
+
 static const struct ctl_backend_ops ops = { on_bind, on_release, on_event };
 
 /* Usage of the figures' resource by ClusterQueue cq now. */
@@ -410,6 +420,33 @@ static int64_t cq_use(const struct sim_state *st, size_t cq)
 	for (size_t f = 0; st->cq_res >= 0 && f < nflavors; f++)
 		u += sched_cq_usage(st->s, (int32_t)cq, (int32_t)f, st->cq_res);
 	return u;
+}
+
+/* The free hosts now (struct sim_sample): in total, and the most in one
+ * rack and in one block. */
+static void sample_free(const struct sim_state *st, struct sim_sample *smp)
+{
+	const struct sim_input *in = st->in;
+	size_t nr = in->rack_names.len, nb = in->block_names.len;
+	int32_t *rack = st->free_in, *block = st->free_in + nr;
+
+	memset(st->free_in, 0, (nr + nb) * sizeof(*st->free_in));
+	for (size_t i = 0; i < in->c->nodes.len; i++) {
+		const struct node *nd = &in->c->nodes.items[i];
+
+		if (in->gpu_id < 0 || nd->allocatable.v[in->gpu_id] <= 0 ||
+		    st->node_gpus[i] || st->node_down[i])
+			continue;
+		smp->free_hosts++;
+		if (!in->node_place)
+			continue;
+		if (in->node_place[i].rack >= 0 &&
+		    ++rack[in->node_place[i].rack] > smp->free_rack_hosts)
+			smp->free_rack_hosts = rack[in->node_place[i].rack];
+		if (in->node_place[i].block >= 0 &&
+		    ++block[in->node_place[i].block] > smp->free_block_hosts)
+			smp->free_block_hosts = block[in->node_place[i].block];
+	}
 }
 
 void sim_run_sample(struct sim_state *st, int64_t t)
@@ -424,7 +461,14 @@ void sim_run_sample(struct sim_state *st, int64_t t)
 		.finished = (int32_t)st->count[SIM_JOB_FINISHED],
 	};
 
+	sample_free(st, &smp);
 	vec_push(&st->res->samples, smp);
+	for (size_t cq = 0; cq < st->ncq; cq++) {
+		struct sim_cq_sample cs = { st->cq_pending[cq],
+					    cq_use(st, cq) };
+
+		vec_push(&st->res->cq_samples, cs);
+	}
 }
 
 /*
@@ -435,11 +479,16 @@ void sim_run_sample(struct sim_state *st, int64_t t)
 static void thin_samples(struct sim_state *st)
 {
 	struct sim_sample *s = st->res->samples.items;
-	size_t n = st->res->samples.len, k = 0;
+	struct sim_cq_sample *cs = st->res->cq_samples.items;
+	size_t n = st->res->samples.len, k = 0, ncq = st->ncq;
 
-	for (size_t i = 0; i < n; i += 2)
-		s[k++] = s[i];
+	for (size_t i = 0; i < n; i += 2, k++) {
+		s[k] = s[i];
+		if (ncq)
+			memmove(cs + k * ncq, cs + i * ncq, ncq * sizeof(*cs));
+	}
 	st->res->samples.len = k;
+	st->res->cq_samples.len = k * ncq;
 	st->sample_us *= 2;
 	st->next_sample = (int64_t)k * st->sample_us;
 }
@@ -1188,6 +1237,21 @@ static void state_init(struct sim_state *st, const struct sim_input *in,
 	st->ncq = sched_quota(st->s)->ncq;
 	st->cq_int = xcalloc(st->ncq + 1, sizeof(*st->cq_int));
 	st->cq_res = usage_resource(st);
+	st->cq_pending = xcalloc(st->ncq + 1, sizeof(*st->cq_pending));
+	st->job_cq = xcalloc(nj + 1, sizeof(*st->job_cq));
+	for (size_t j = 0; j < nj; j++) {
+		int64_t cq = sim_job_cq(in, (uint32_t)j);
+
+		st->job_cq[j] = cq < (int64_t)st->ncq ? (int32_t)cq : -1;
+	}
+	st->free_in = xcalloc(in->rack_names.len + in->block_names.len + 1,
+			      sizeof(*st->free_in));
+	res->ncq = st->ncq;
+	res->cq_preempted = xcalloc(st->ncq * SIM_PREEMPT_REASONS + 1,
+				    sizeof(*res->cq_preempted));
+	res->cq_resource = st->cq_res >= 0
+				   ? resource_name(c->resources, st->cq_res)
+				   : NULL;
 	res->policy = o->policy;
 	res->tp = o->tp;
 	res->jobs = xcalloc(nj + 1, sizeof(*res->jobs));
@@ -1241,6 +1305,9 @@ static void state_free(struct sim_state *st)
 	free(st->node_gpus);
 	free(st->node_down);
 	free(st->cq_int);
+	free(st->cq_pending);
+	free(st->job_cq);
+	free(st->free_in);
 }
 
 int sim_run(const struct sim_input *in, const struct sim_options *o,

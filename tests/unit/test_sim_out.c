@@ -82,6 +82,9 @@ static void add_job(struct fixture *f, uint32_t wl, int64_t submit_us,
 
 static void build_input(struct fixture *f)
 {
+	struct cluster_queue *cq;
+	struct local_queue *lq;
+
 	static const struct sim_node_place place[4] = {
 		{ 0, 0 }, { 0, 0 }, { 0, 1 }, { -1, -1 }
 	};
@@ -101,6 +104,13 @@ static void build_input(struct fixture *f)
 	vec_push(&f->in.rack_names, "rack-a1");
 	vec_push(&f->in.rack_names, "rack<a2>&");
 	f->in.total_gpus = 32;
+	cq = vec_push_zero(&f->c.cluster_queues);
+	cluster_queue_init(cq);
+	cq->name = cluster_str(&f->c, "cq-a");
+	lq = vec_push_zero(&f->c.local_queues);
+	lq->ns = cluster_str(&f->c, "team-a");
+	lq->name = cluster_str(&f->c, "q-a");
+	lq->cluster_queue = cq->name;
 	add_workload(f, "team-a", "train-a", "q-a");
 	add_workload(f, "team-b", "ev\"a\\l\t\x01", NULL);
 	add_job(f, 0, 0, "train", 2, 16);
@@ -669,9 +679,37 @@ static void test_report(void **state)
 	report_html(&f->in, f->runs, 2, "load <test> & \"more\"", &b);
 	assert_out(&a, b.buf);
 	assert_true(strncmp(a.buf, "<!DOCTYPE html>\n", 16) == 0);
-	assert_int_equal(count(a.buf, "<svg"), 5 + 2);
-	assert_int_equal(count(a.buf, "</svg>"), 5 + 2);
-	assert_int_equal(count(a.buf, "<polyline"), 2 * 4);
+	/* 5 charts, fragmentation and heat map per run; no ClusterQueue
+	 * series in these results */
+	assert_int_equal(count(a.buf, "<svg"), 5 + 2 * 2);
+	assert_int_equal(count(a.buf, "</svg>"), 5 + 2 * 2);
+	assert_int_equal(count(a.buf, "<polyline"), 2 * 4 + 2 * 3);
+	/* every summary row says what it means; no command without one */
+	assert_int_equal(count(a.buf, "<td class=\"m\">"), SIM_OUT_TABLE_ROWS);
+	assert_non_null(strstr(a.buf, "<td>p95 wait</td><td>12 s</td><td>0 s"
+				      "</td><td class=\"m\">"));
+	assert_non_null(strstr(a.buf, "the 95th percentile: how long the "
+				      "unlucky wait; better: lower</td>"));
+	assert_null(strstr(a.buf, "Command:"));
+	/* the ClusterQueue of a job never admitted is its LocalQueue's */
+	assert_non_null(strstr(a.buf, "<tr><td>cq-a <small>kube-default"
+				      "</small></td><td>2</td><td>1</td>"));
+	/* the job that waited longest first, its exact wait in the tooltip,
+	 * its reasons with their times, its placement */
+	assert_non_null(strstr(a.buf, "<tr><td>team-b/ev&quot;a\\l\t?</td>"
+				      "<td>cq-a</td><td>running</td><td>1</td>"
+				      "<td title=\"10.5 s\">"));
+	assert_non_null(strstr(a.buf, "<td>WaitingForQuota 0.5 s, "
+				      "WaitForStart 10 s</td><td>1 host, 1 "
+				      "rack (min 1), 1 block (min 1)</td>"
+				      "<td>87.5 %</td><td>1</td></tr>"));
+	assert_true(strstr(a.buf, "ev&quot;a") <
+		    strstr(a.buf, "<tr><td>team-a/train-a</td>"));
+	assert_non_null(strstr(a.buf, "<td>CompactPlacement 1.0 h; still "
+				      "CompactPlacement</td>"));
+	/* goodput beside the multi-node histogram */
+	assert_non_null(strstr(a.buf, "(higher is better): tas 81.3 %, "
+				      "kube-default -.</p>"));
 	assert_null(strstr(a.buf, "http"));
 	assert_null(strstr(a.buf, "<script"));
 	assert_null(strstr(a.buf, "<test>"));
@@ -705,6 +743,72 @@ static void test_report(void **state)
 	assert_true(strcmp(a.buf + a.len - 8, "</html>\n") == 0);
 	strbuf_release(&a);
 	strbuf_release(&b);
+}
+
+/* With the ClusterQueues' series, their preemptions by reason and the
+ * free hosts: a chart of pending jobs and one of usage against nominal
+ * per ClusterQueue, the fragmentation lines; the header names the
+ * command, seed and version. */
+static void test_report_queues(void **state)
+{
+	struct fixture *f = *state;
+	struct report_info ri = {
+		.command = "echelon sim --seed 3 <x>",
+		.version = "1.2.3",
+		.seed = 3,
+		.has_seed = true,
+	};
+	struct strbuf sb;
+	const char *p;
+
+	for (size_t r = 0; r < 2; r++) {
+		struct sim_result *res = &f->runs[r];
+
+		res->ncq = 1;
+		res->cq_resource = "nvidia.com/gpu";
+		res->cq_nominal = xcalloc(1, sizeof(int64_t));
+		res->cq_nominal[0] = 16;
+		res->cq_preempted =
+			xcalloc(SIM_PREEMPT_REASONS, sizeof(int64_t));
+		for (size_t i = 0; i < res->samples.len; i++) {
+			struct sim_cq_sample cs = { (int32_t)i,
+						    8 * (int64_t)i };
+
+			vec_push(&res->cq_samples, cs);
+			res->samples.items[i].free_hosts = 3;
+			res->samples.items[i].free_block_hosts = 2;
+			res->samples.items[i].free_rack_hosts = 1;
+		}
+	}
+	f->runs[0].cq_preempted[SCHED_PREEMPT_IN_CLUSTER_QUEUE] = 1;
+	strbuf_init(&sb);
+	report_html_info(&f->in, f->runs, 2, &ri, &sb);
+	assert_int_equal(count(sb.buf, "<svg"), 5 + 2 + 2 * 2);
+	assert_non_null(strstr(sb.buf, "Command: <code>echelon sim --seed 3 "
+				       "&lt;x&gt;</code><br>\nSeed: 3<br>\n"
+				       "echelon 1.2.3</p>"));
+	assert_non_null(strstr(sb.buf, "aria-label=\"cq-a: pending over "
+				       "time\""));
+	p = strstr(sb.buf, "aria-label=\"cq-a: usage against nominal quota\"");
+	assert_non_null(p);
+	/* the nominal quota's level, dashed, over the lines of both runs */
+	assert_non_null(strstr(p, "nvidia.com/gpu in use, % of nominal"));
+	assert_non_null(strstr(p, "stroke-dasharray"));
+	assert_non_null(strstr(p, ">nominal quota<"));
+	assert_non_null(strstr(sb.buf, "<td>1: InClusterQueue 1</td>"));
+	assert_non_null(strstr(sb.buf, "aria-label=\"tas: free hosts over "
+				       "time\""));
+	assert_non_null(strstr(sb.buf, ">in one rack<"));
+	assert_true(strstr(sb.buf, "<h2>Fragmentation</h2>") <
+		    strstr(sb.buf, "<h2>Topology heat map</h2>"));
+	for (size_t r = 0; r < 2; r++) {
+		vec_release(&f->runs[r].cq_samples);
+		free(f->runs[r].cq_nominal);
+		free(f->runs[r].cq_preempted);
+		f->runs[r].cq_nominal = f->runs[r].cq_preempted = NULL;
+		f->runs[r].ncq = 0;
+	}
+	strbuf_release(&sb);
 }
 
 /* The longest points attribute of any polyline, in points. */
@@ -759,8 +863,11 @@ static void test_report_large(void **state)
 	assert_true(sb.len < 1024 * 1024);
 	assert_true(max_points(sb.buf) <= REPORT_MAX_SERIES_POINTS);
 	assert_true(max_points(sb.buf) >= REPORT_MAX_SERIES_POINTS / 2);
-	assert_int_equal(count(sb.buf, "<svg"), 5 + 1);
+	assert_int_equal(count(sb.buf, "<svg"), 5 + 2);
 	assert_int_equal(count(sb.buf, "<title>gpu-"), 1020);
+	assert_int_equal(count(sb.buf, "<tr><td>team-"), REPORT_MAX_JOB_ROWS);
+	assert_non_null(strstr(sb.buf, "<p>50 of the 4000 jobs submitted "
+				       "shown.</p>"));
 	assert_non_null(strstr(sb.buf, "<title>echelon simulation</title>"));
 	r->jobs = f->recs[0];
 	free(recs);
@@ -781,6 +888,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report_large, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_report_queues, setup,
 						teardown),
 	};
 
