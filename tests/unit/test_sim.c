@@ -371,6 +371,39 @@ static void check_jobs(const char *ctx, const struct world *w,
 }
 
 /* The time series: ordered, within the cluster, its end the final state. */
+/* The ClusterQueues' samples (one per ClusterQueue per sample; the last
+ * one's pending jobs as the records say) and the free hosts (all >= in
+ * the best block >= in the best rack). */
+static void check_queue_samples(const char *ctx, const struct world *w,
+				const struct sim_result *res)
+{
+	const struct sim_cq_sample *last;
+	size_t nodes = w->c.nodes.len;
+
+	CHECK(res->ncq == w->c.cluster_queues.len);
+	CHECK(res->cq_samples.len == res->samples.len * res->ncq);
+	vec_foreach (&res->samples, s) {
+		CHECK(s->free_hosts >= s->free_block_hosts);
+		CHECK(s->free_block_hosts >= s->free_rack_hosts);
+		CHECK(s->free_rack_hosts >= 0 &&
+		      (size_t)s->free_hosts <= nodes);
+	}
+	vec_foreach (&res->cq_samples, cs)
+		CHECK(cs->pending >= 0 && cs->usage >= 0);
+	if (!res->ncq)
+		return;
+	last = &res->cq_samples.items[res->cq_samples.len - res->ncq];
+	for (size_t cq = 0; cq < res->ncq; cq++) {
+		int32_t pending = 0;
+
+		for (size_t j = 0; j < w->in.jobs.len; j++)
+			pending +=
+				res->jobs[j].state == SIM_JOB_PENDING &&
+				sim_job_cq(&w->in, (uint32_t)j) == (int64_t)cq;
+		CHECK(last[cq].pending == pending);
+	}
+}
+
 static void check_samples(const char *ctx, const struct world *w,
 			  const struct sim_options *o,
 			  const struct sim_result *res)
@@ -403,6 +436,7 @@ static void check_samples(const char *ctx, const struct world *w,
 	CHECK(last->finished == n[SIM_JOB_FINISHED]);
 	if (!o->until_us && !res->stalled)
 		CHECK(last->gpus_busy == 0);
+	check_queue_samples(ctx, w, res);
 }
 
 /* Utilization, busy GPU-time per node, queue usage. */
@@ -1716,6 +1750,13 @@ static void test_samples_bounded(void **state)
 		assert_int_equal(res.samples.items[i].t_us, (int64_t)i * p);
 	assert_int_equal(vec_last(&res.samples)->t_us, res.span_us);
 	assert_int_equal(vec_last(&res.samples)->finished, 1);
+	/* the queues' samples thinned with the others; the gang held both
+	 * hosts, which are free again at the end */
+	assert_int_equal(res.cq_samples.len, res.samples.len * res.ncq);
+	assert_int_equal(res.samples.items[1].free_hosts, 0);
+	assert_int_equal(vec_last(&res.samples)->free_hosts, 2);
+	assert_int_equal(vec_last(&res.samples)->free_rack_hosts, 2);
+	assert_int_equal(vec_last(&res.samples)->free_block_hosts, 2);
 	sim_result_release(&res);
 	world_release(&w);
 }
