@@ -7,9 +7,10 @@
 #
 #   sh bench/backfill.sh [path/to/echelon] [extra sim options...]
 #
-# Goodput is ideal-speed work per allocated GPU-hour, from summary.json:
-# the allocated GPU-time is the busy GPU-time (gpu_utilization x GPUs x
-# makespan) plus the idle allocated GPU-hours; the work is the busy
+# Goodput is ideal-speed work per allocated GPU-hour: summary.json's
+# `goodput` where the simulator writes it, else worked out from the
+# summary: the allocated GPU-time is the busy GPU-time (gpu_utilization x
+# GPUs x makespan) plus the idle allocated GPU-hours; the work is the busy
 # GPU-time less the lost GPU-hours (work lost to evictions). That is exact
 # when every job ran at its ideal speed (mean_throughput_ratio 1, as under
 # compact `tas`); otherwise the row says "(upper bound)".
@@ -36,7 +37,9 @@ ms = "%.1f s (%.3f)" % (span, span / ideal) if ideal > 0 else "%.0f s" % span
 bf = "%s | %s | %.0f s" % (s["reservations"], s["reservations_delayed"],
                            s["reservation_delay_s"]) if "reservations" in s else " | | "
 gp = "%.3f" % (work / alloc)
-if s["mean_throughput_ratio"] < 1:
+if isinstance(s.get("goodput"), (int, float)):
+    gp = "%.3f" % s["goodput"]
+elif s["mean_throughput_ratio"] < 1:
     gp += " (upper bound)"
 print("| %s | %.0f s | %.0f s | %.1f %% | %s | %.1f %% | %s | %s |" % (
     label, s["mean_jct_s"], s["mean_wait_s"], 100 * s["gpu_utilization"],
