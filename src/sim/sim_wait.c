@@ -175,7 +175,7 @@ void sim_wait_finish(struct sim_state *st)
 			continue;
 		spend(st, j, x->wait, st->now - x->wait_since);
 		st->res->jobs[j].wait_end = x->wait;
-		/* the numbers behind a queued job's reason, as plan gives them */
+		/* the numbers behind a queued job's reason, as in plan */
 		if (x->wait >= SIM_WAIT_CTL + CTL_WAIT_ASSEMBLY ||
 		    reason(st, j, &wl) != x->wait || wl == UINT32_MAX ||
 		    sched_wl_state(st->s, wl) != SCHED_WL_PENDING)
