@@ -232,10 +232,13 @@ struct sim_job_rec {
 	int64_t cq;		 /* ClusterQueue index, -1 when none */
 	/* With sim_options.waits: the time spent per reason, in the order
 	 * the reasons first applied (owned), and the reason it waited for
-	 * when the run stopped (0: none). */
+	 * when the run stopped (0: none) */
 	struct sim_wait *waits;
 	uint8_t nwaits;
 	uint8_t wait_end;
+	/* the scheduler's message for a queued job's wait_end, with its
+	 * numbers (owned; NULL: none) */
+	char *wait_msg;
 };
 
 /* One row of the time series. */

@@ -177,13 +177,19 @@ static void write_job_times(const struct sim_job *job,
 	add_json_us(rec->end_us < 0 ? -1 : rec->end_us - job->submit_us, out);
 }
 
-/* Why the job waited: the reason when the run stopped, and the seconds
- * per reason in the order they first applied. */
+/* Why the job waited: the reason when the run stopped and the
+ * scheduler's message for it, and the seconds per reason in the order
+ * they first applied. */
 static void write_job_waits(const struct sim_job_rec *rec, struct strbuf *out)
 {
 	strbuf_addstr(out, ",\"reason\":");
 	if (rec->wait_end)
 		add_json_string(sim_wait_name(rec->wait_end), out);
+	else
+		strbuf_addstr(out, "null");
+	strbuf_addstr(out, ",\"message\":");
+	if (rec->wait_msg)
+		add_json_string(rec->wait_msg, out);
 	else
 		strbuf_addstr(out, "null");
 	strbuf_addstr(out, ",\"waits\":{");

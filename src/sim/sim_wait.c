@@ -74,19 +74,23 @@ static uint8_t code(const struct sim_state *st, uint32_t wl)
 }
 
 /*
- * Job j's reason now. Under no-gang, the reason of its first pod still
+ * Job j's reason now, and the workload it comes from into *ret_wl
+ * (UINT32_MAX: none). Under no-gang, the reason of its first pod still
  * queued, else of its first pod whose start it waits for. An admitted job
  * whose workloads wait for nothing waits for its other pods.
  */
-static uint8_t reason(const struct sim_state *st, uint32_t j)
+static uint8_t reason(const struct sim_state *st, uint32_t j, uint32_t *ret_wl)
 {
 	const struct sim_job *job = &st->in->jobs.items[j];
+	uint32_t from = UINT32_MAX, from_assembly = UINT32_MAX;
 	uint8_t r = 0, assembly = 0;
 
+	*ret_wl = UINT32_MAX;
 	if (!may_wait(st, j))
 		return 0;
 	if (!st->split) {
-		r = st->js[j].wl == UINT32_MAX ? 0 : code(st, st->js[j].wl);
+		from = st->js[j].wl;
+		r = from == UINT32_MAX ? 0 : code(st, from);
 	} else {
 		for (uint32_t k = 0; k < (uint32_t)job->pods; k++) {
 			uint32_t wl = sim_run_split_slot(st, j, k);
@@ -94,16 +98,23 @@ static uint8_t reason(const struct sim_state *st, uint32_t j)
 
 			if (c && c < SIM_WAIT_CTL + CTL_WAIT_ASSEMBLY) {
 				r = c;
+				from = wl;
 				break;
 			}
-			if (c && !assembly)
+			if (c && !assembly) {
 				assembly = c;
+				from_assembly = wl;
+			}
 		}
-		if (!r)
+		if (!r) {
 			r = assembly;
+			from = from_assembly;
+		}
 	}
-	if (r)
+	if (r) {
+		*ret_wl = from;
 		return r;
+	}
 	return st->res->jobs[j].state == SIM_JOB_ADMITTED
 		       ? SIM_WAIT_CTL + CTL_WAIT_ASSEMBLY
 		       : 1 + SCHED_PEND_EVALUATION;
@@ -132,7 +143,8 @@ void sim_wait_update(struct sim_state *st)
 	for (size_t i = st->watch.len; i-- > 0;) {
 		uint32_t j = st->watch.items[i];
 		struct sim_jst *x = &st->js[j];
-		uint8_t r = reason(st, j);
+		uint32_t wl;
+		uint8_t r = reason(st, j, &wl);
 
 		if (r != x->wait) {
 			if (x->wait)
@@ -151,13 +163,26 @@ void sim_wait_update(struct sim_state *st)
 
 void sim_wait_finish(struct sim_state *st)
 {
+	struct strbuf msg;
+
+	strbuf_init(&msg);
 	for (size_t i = 0; i < st->watch.len; i++) {
 		uint32_t j = st->watch.items[i];
 		struct sim_jst *x = &st->js[j];
+		uint32_t wl;
 
 		if (!x->wait)
 			continue;
 		spend(st, j, x->wait, st->now - x->wait_since);
 		st->res->jobs[j].wait_end = x->wait;
+		/* the numbers behind a queued job's reason, as in plan */
+		if (x->wait >= SIM_WAIT_CTL + CTL_WAIT_ASSEMBLY ||
+		    reason(st, j, &wl) != x->wait || wl == UINT32_MAX ||
+		    sched_wl_state(st->s, wl) != SCHED_WL_PENDING)
+			continue;
+		strbuf_reset(&msg);
+		(void)sched_wl_pending(st->s, wl, &msg);
+		st->res->jobs[j].wait_msg = xstrdup(msg.buf);
 	}
+	strbuf_release(&msg);
 }

@@ -171,6 +171,7 @@ static struct sim_wait tas_waits[] = {
 	{ SIM_WAIT_CTL + CTL_WAIT_ASSEMBLY, 10 * S },
 };
 /* The first job, pending when the run stopped, as a compact gang. */
+static char kube_msg[] = "compact placement: 2 domains of \"rack\"";
 static struct sim_wait kube_waits[] = {
 	{ SIM_WAIT_CTL + CTL_WAIT_COMPACT, 3600 * S },
 };
@@ -244,6 +245,7 @@ static void build_kube(struct fixture *f)
 	r->jobs[0].waits = kube_waits;
 	r->jobs[0].nwaits = ARRAY_SIZE(kube_waits);
 	r->jobs[0].wait_end = SIM_WAIT_CTL + CTL_WAIT_COMPACT;
+	r->jobs[0].wait_msg = kube_msg;
 	r->jobs[1] = placed(SIM_JOB_FINISHED, 1500000, 1500000, 61500000);
 	add_sample(r, 0, 1, 1, 1, 1);
 	r->span_us = 61500000;
@@ -404,7 +406,7 @@ static const char want_jsonl[] =
 	"\"jct_s\":3610.00001,\"hosts\":2,\"racks\":1,\"min_racks\":1,"
 	"\"blocks\":1,\"min_blocks\":1,\"throughput_ratio\":1,"
 	"\"evictions\":0,\"preemptions\":0,\"lost_gpu_hours\":0,"
-	"\"reason\":null,\"waits\":{}}\n"
+	"\"reason\":null,\"message\":null,\"waits\":{}}\n"
 	"{\"policy\":\"tas\",\"name\":\"ev\\\"a\\\\l\\t\\u0001\","
 	"\"namespace\":\"team-b\",\"queue\":null,\"class\":null,\"pods\":1,"
 	"\"gpus\":1,\"state\":\"running\",\"submit_s\":1.5,\"admit_s\":1.5,"
@@ -412,6 +414,7 @@ static const char want_jsonl[] =
 	"\"hosts\":1,\"racks\":1,\"min_racks\":1,\"blocks\":1,"
 	"\"min_blocks\":1,\"throughput_ratio\":0.875,\"evictions\":1,"
 	"\"preemptions\":1,\"lost_gpu_hours\":1.500001,\"reason\":null,"
+	"\"message\":null,"
 	"\"waits\":{\"WaitingForQuota\":0.500001,\"WaitForStart\":10}}\n"
 	"{\"policy\":\"kube-default\",\"name\":\"train-a\","
 	"\"namespace\":\"team-a\",\"queue\":\"q-a\",\"class\":\"train\","
@@ -421,6 +424,7 @@ static const char want_jsonl[] =
 	"\"blocks\":null,\"min_blocks\":null,\"throughput_ratio\":null,"
 	"\"evictions\":0,\"preemptions\":0,\"lost_gpu_hours\":0,"
 	"\"reason\":\"CompactPlacement\","
+	"\"message\":\"compact placement: 2 domains of \\\"rack\\\"\","
 	"\"waits\":{\"CompactPlacement\":3600}}\n"
 	"{\"policy\":\"kube-default\",\"name\":\"ev\\\"a\\\\l\\t\\u0001\","
 	"\"namespace\":\"team-b\",\"queue\":null,\"class\":null,\"pods\":1,"
@@ -429,7 +433,7 @@ static const char want_jsonl[] =
 	"\"hosts\":1,\"racks\":1,\"min_racks\":1,\"blocks\":1,"
 	"\"min_blocks\":1,\"throughput_ratio\":1,\"evictions\":0,"
 	"\"preemptions\":0,\"lost_gpu_hours\":0,\"reason\":null,"
-	"\"waits\":{}}\n";
+	"\"message\":null,\"waits\":{}}\n";
 
 static void test_jsonl(void **state)
 {
@@ -471,7 +475,7 @@ static void test_gpu_hours_rounding(void **state)
 		strbuf_reset(&want);
 		strbuf_addf(&want,
 			    "\"lost_gpu_hours\":%s,\"reason\":null,"
-			    "\"waits\":{}}\n",
+			    "\"message\":null,\"waits\":{}}\n",
 			    cases[i].want);
 		tail = strstr(sb.buf, "}\n");
 		assert_non_null(tail);
