@@ -554,9 +554,8 @@ static int run_model(struct sim_args *a, const struct sim_input *in,
 
 	if (!sw)
 		return run_all(a, in, &a->o.tp, runs, log);
+	/* every value on this model first, before any run takes time */
 	for (size_t v = 0; v < sw->nvalues; v++) {
-		struct sim_result more[SIM_POLICY_COUNT] = { 0 };
-		struct sim_result *r = v ? more : runs;
 		struct throughput_config tp = base;
 		struct errbuf eb = { 0 };
 
@@ -564,6 +563,14 @@ static int run_model(struct sim_args *a, const struct sim_input *in,
 			fprintf(stderr, "echelon sim: --sweep: %s\n", eb.msg);
 			return 2;
 		}
+	}
+	for (size_t v = 0; v < sw->nvalues; v++) {
+		struct sim_result more[SIM_POLICY_COUNT] = { 0 };
+		struct sim_result *r = v ? more : runs;
+		struct throughput_config tp = base;
+		struct errbuf eb = { 0 };
+
+		BUG_ON(sim_sweep_apply(sw, v, &tp, &eb) < 0);
 		rc = run_all(a, in, &tp, r, v ? NULL : log);
 		if (!rc)
 			sim_sweep_record(sw, v, r, a->npolicies);
