@@ -39,6 +39,8 @@ struct sim_args {
 	const char *log;
 	VEC(struct sim_failure) failures;
 	struct sim_sweep *sweep; /* --sweep; NULL: none */
+	bool set_algorithm;	 /* --placement-algorithm */
+	enum placement_algorithm algorithm;
 };
 
 static void usage(FILE *out)
@@ -102,6 +104,12 @@ static void usage(FILE *out)
 	      "a --network\n"
 	      "                         key and print how each figure "
 	      "moves\n"
+	      "      --placement-algorithm A  TAS placement: Mixed (Kueue's "
+	      "default),\n"
+	      "                         BestFit, LeastFreeCapacity or "
+	      "FragmentationAware\n"
+	      "                         (over the Configuration's "
+	      "placement.algorithm)\n"
 	      "      --backfill         tas: a waiting gang reserves the "
 	      "domains it fits\n"
 	      "                         first; others start there only when "
@@ -246,6 +254,7 @@ enum {
 	OPT_ESTIMATES,
 	OPT_ESTIMATE_ERROR,
 	OPT_SWEEP,
+	OPT_PLACEMENT_ALGORITHM,
 };
 
 static const struct option opts[] = {
@@ -277,6 +286,8 @@ static const struct option opts[] = {
 	{ "estimates", required_argument, NULL, OPT_ESTIMATES },
 	{ "estimate-error", required_argument, NULL, OPT_ESTIMATE_ERROR },
 	{ "sweep", required_argument, NULL, OPT_SWEEP },
+	{ "placement-algorithm", required_argument, NULL,
+	  OPT_PLACEMENT_ALGORITHM },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -382,6 +393,11 @@ static int parse_opt(struct sim_args *a, int opt, const char *v)
 		if (!(o->estimate_error >= 0) || o->estimate_error > 10)
 			return bad("--estimate-error", v,
 				   "expected a number from 0 to 10");
+		return 0;
+	case OPT_PLACEMENT_ALGORITHM:
+		a->set_algorithm = true;
+		if (cli_parse_placement_algorithm("sim", v, &a->algorithm))
+			return 2;
 		return 0;
 	case OPT_NETWORK:
 		if (throughput_parse(v, "--network", &o->tp, &eb) == 0)
@@ -618,6 +634,8 @@ static int simulate(struct sim_args *a)
 	strbuf_init(&sb);
 	strbuf_init(&log);
 	rc = sim_setup_load(&c, &in, &a->setup, split);
+	if (!rc && a->set_algorithm)
+		cli_set_placement_algorithm(&c, a->algorithm);
 	if (!rc)
 		rc = run_model(a, &in, runs, a->log ? &log : NULL);
 	if (!rc) {
