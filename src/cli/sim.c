@@ -40,10 +40,10 @@ struct sim_args {
 	const char *out;
 	const char *log;
 	VEC(struct sim_failure) failures;
-	bool set_algorithm; /* --placement-algorithm */
-	enum placement_algorithm algorithm;
 	struct sim_sweep *sweep; /* --sweep; NULL: none */
-	int argc;		 /* the command line, for the report's header */
+	bool set_algorithm;	 /* --placement-algorithm */
+	enum placement_algorithm algorithm;
+	int argc; /* the command line, for the report's header */
 	char **argv;
 };
 
@@ -258,8 +258,8 @@ enum {
 	OPT_BACKFILL,
 	OPT_ESTIMATES,
 	OPT_ESTIMATE_ERROR,
-	OPT_PLACEMENT_ALGORITHM,
 	OPT_SWEEP,
+	OPT_PLACEMENT_ALGORITHM,
 };
 
 static const struct option opts[] = {
@@ -290,9 +290,9 @@ static const struct option opts[] = {
 	{ "backfill", no_argument, NULL, OPT_BACKFILL },
 	{ "estimates", required_argument, NULL, OPT_ESTIMATES },
 	{ "estimate-error", required_argument, NULL, OPT_ESTIMATE_ERROR },
+	{ "sweep", required_argument, NULL, OPT_SWEEP },
 	{ "placement-algorithm", required_argument, NULL,
 	  OPT_PLACEMENT_ALGORITHM },
-	{ "sweep", required_argument, NULL, OPT_SWEEP },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -699,9 +699,8 @@ static int run_model(struct sim_args *a, const struct sim_input *in,
 
 	if (!sw)
 		return run_all(a, in, &a->o.tp, runs, log);
+	/* every value on this model first, before any run takes time */
 	for (size_t v = 0; v < sw->nvalues; v++) {
-		struct sim_result more[SIM_POLICY_COUNT] = { 0 };
-		struct sim_result *r = v ? more : runs;
 		struct throughput_config tp = base;
 		struct errbuf eb = { 0 };
 
@@ -709,6 +708,14 @@ static int run_model(struct sim_args *a, const struct sim_input *in,
 			fprintf(stderr, "echelon sim: --sweep: %s\n", eb.msg);
 			return 2;
 		}
+	}
+	for (size_t v = 0; v < sw->nvalues; v++) {
+		struct sim_result more[SIM_POLICY_COUNT] = { 0 };
+		struct sim_result *r = v ? more : runs;
+		struct throughput_config tp = base;
+		struct errbuf eb = { 0 };
+
+		BUG_ON(sim_sweep_apply(sw, v, &tp, &eb) < 0);
 		rc = run_all(a, in, &tp, r, v ? NULL : log);
 		if (!rc)
 			sim_sweep_record(sw, v, r, a->npolicies);
