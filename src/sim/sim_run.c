@@ -461,14 +461,14 @@ void sim_run_sample(struct sim_state *st, int64_t t)
 		.finished = (int32_t)st->count[SIM_JOB_FINISHED],
 	};
 
-	sample_free(st, &smp);
-	vec_push(&st->res->samples, smp);
 	for (size_t cq = 0; cq < st->ncq; cq++) {
 		struct sim_cq_sample cs = { st->cq_pending[cq],
 					    cq_use(st, cq) };
 
 		vec_push(&st->res->cq_samples, cs);
 	}
+	sample_free(st, &smp);
+	vec_push(&st->res->samples, smp);
 }
 
 /*
