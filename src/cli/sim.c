@@ -567,9 +567,9 @@ static void command_line(int argc, char *const *argv, struct strbuf *out)
 /* Fill the --out folder (prepared by outdir_open()) and put it in place. */
 static int write_outputs(struct outdir *od, const struct sim_input *in,
 			 const struct sim_result *runs, size_t n,
+			 const struct sim_sweep *sweep,
 			 const struct sim_args *a)
 {
-	const struct sim_sweep *sweep = a->sweep;
 	struct metrics *m = metrics_new();
 	struct errbuf eb = { 0 };
 	struct strbuf sb;
@@ -784,7 +784,7 @@ static int simulate(struct sim_args *a)
 		}
 	}
 	if (!rc && a->out)
-		rc = write_outputs(&od, &in, runs, a->npolicies, a);
+		rc = write_outputs(&od, &in, runs, a->npolicies, a->sweep, a);
 	rc |= log_rc;
 	if (a->log)
 		outfile_abort(&lf);
