@@ -64,6 +64,8 @@ static const char page_head[] =
 	"svg.c{width:100%;height:auto}\n"
 	"td.m{text-align:left;color:#555;font-size:90%}\n"
 	"tr.hint td{color:#555;font-size:85%;text-align:right}\n"
+	".jobs td:nth-child(-n+3),.jobs td:nth-child(6),"
+	".jobs td:nth-child(7){text-align:left}\n"
 	"code{background:#f4f4f4;padding:1px 4px;word-break:break-all}\n"
 	"svg text{font-size:11px;fill:#333}\n"
 	".frame{fill:none;stroke:#888}\n"
@@ -1175,10 +1177,13 @@ static void td_duration_us(int64_t us, struct strbuf *out)
 
 /* Column headings, then a line under them saying what each column is
  * and which way is better. cols[i][0] heading, [1] hint. */
-static void table_head(const char *const (*cols)[2], size_t ncols,
-		       struct strbuf *out)
+static void table_head(const char *cls, const char *const (*cols)[2],
+		       size_t ncols, struct strbuf *out)
 {
-	strbuf_addstr(out, "<table>\n<tr>");
+	if (cls)
+		strbuf_addf(out, "<table class=\"%s\">\n<tr>", cls);
+	else
+		strbuf_addstr(out, "<table>\n<tr>");
 	for (size_t i = 0; i < ncols; i++) {
 		strbuf_addstr(out, "<th>");
 		html_esc(cols[i][0], out);
@@ -1329,7 +1334,7 @@ static void cq_section(const struct sim_input *in,
 			   "how often its jobs were evicted. A job never "
 			   "admitted counts under the ClusterQueue of its "
 			   "LocalQueue.</p>\n");
-	table_head(cq_cols, ARRAY_SIZE(cq_cols), out);
+	table_head(NULL, cq_cols, ARRAY_SIZE(cq_cols), out);
 	for (size_t r = 0; r < n; r++) {
 		memset(f, 0, (ncq + 1) * sizeof(*f));
 		cq_figs(in, &runs[r], f, ncq);
@@ -1370,8 +1375,12 @@ static void frag_section(const struct sim_input *in,
 			   "the free room is scattered: a gang that must stay "
 			   "in one rack waits although the cluster has "
 			   "room.</p>\n");
-	for (size_t r = 0; r < n; r++)
+	for (size_t r = 0; r < n; r++) {
+		strbuf_addstr(out, "<h3>");
+		html_esc(sim_policy_name(runs[r].policy), out);
+		strbuf_addstr(out, "</h3>\n");
 		chart_free(in, &runs[r], out);
+	}
 }
 
 /* A job and its wait (so far, for one not started), for sorting. */
@@ -1514,7 +1523,7 @@ static void job_section(const struct sim_input *in,
 		strbuf_addstr(out, "<h3>");
 		html_esc(sim_policy_name(runs[r].policy), out);
 		strbuf_addstr(out, "</h3>\n");
-		table_head(job_cols, ARRAY_SIZE(job_cols), out);
+		table_head("jobs", job_cols, ARRAY_SIZE(job_cols), out);
 		for (; shown < m && shown < REPORT_MAX_JOB_ROWS; shown++)
 			job_row(in, &runs[r], order[shown].j, order[shown].us,
 				out);
