@@ -265,4 +265,16 @@ check_err 2 "--sweep:1:1: bogus: unknown key" \
 check_err 2 "--sweep:1:19: comm-fraction: commFraction: must be 0" \
 	--cluster blocks=1,racks=1,hosts=1 --synth 1 \
 	--sweep comm-fraction=0.1,1.5
+# The report's header: the command line as a shell reads it back (an
+# argument with a space and a quote quoted, then escaped for HTML), the
+# seed and the version.
+cp "$pol/trace.jsonl" "$tmp/t.jsonl"
+(cd "$tmp" && "$echelon" sim -q --cluster blocks=1,racks=1,hosts=2,gpus=8 \
+	--trace t.jsonl --seed 5 --out "it's here" >/dev/null 2>&1) &&
+	grep -qF "Command: <code>echelon sim -q --cluster blocks=1,racks=1,hosts=2,gpus=8 --trace t.jsonl --seed 5 --out &#39;it&#39;\\&#39;&#39;s here&#39;</code>" \
+		"$tmp/it's here/report.html" &&
+	grep -qF "Seed: 5<br>" "$tmp/it's here/report.html" &&
+	grep -qF "echelon $("$echelon" version | cut -d' ' -f2)</p>" \
+		"$tmp/it's here/report.html"
+check "report.html names the command, seed and version" $?
 exit $fail
