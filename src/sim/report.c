@@ -386,6 +386,7 @@ static void series_alloc(struct series *s, enum sim_policy p, size_t n)
 {
 	s->color = color_of(p);
 	s->name = sim_policy_name(p);
+	s->dashed = false;
 	s->x = xcalloc(n ? n : 1, sizeof(*s->x));
 	s->y = xcalloc(n ? n : 1, sizeof(*s->y));
 	s->n = n;
@@ -590,7 +591,7 @@ static void chart_free(const struct sim_input *in, const struct sim_result *r,
 		{ METRIC_FREE_BLOCK, "in one block", 4 },
 		{ METRIC_FREE_RACK, "in one rack", 5 },
 	};
-	struct series lines[ARRAY_SIZE(what)];
+	struct series lines[ARRAY_SIZE(what)] = { 0 };
 	double span_s = 0, ymax = 0;
 	struct strbuf label;
 	struct chart c;
