@@ -32,6 +32,11 @@ struct series {
 	double value;	/* counter or gauge; a histogram's sum */
 	uint64_t count; /* histogram: observations */
 	uint64_t *buckets; /* histogram: per bound, not cumulative */
+	/* Recorded samples (metrics_sample()): the registry's sample `first`
+	 * is this series' first; each sample is one value, or for a
+	 * histogram its per-bound counts, count and sum (stride()). */
+	size_t first;
+	VEC(double) hist;
 };
 
 struct family {
@@ -54,6 +59,7 @@ struct metrics {
 	/* Scratch for normalising the labels of one call. */
 	VEC(struct label_pair) pairs;
 	struct strbuf key;
+	VEC(int64_t) times; /* of the recorded samples, ms */
 };
 
 static const char *const type_names[METRICS_TYPE_COUNT] = {
@@ -81,6 +87,7 @@ void metrics_free(struct metrics *m)
 		vec_foreach (&f->series, s) {
 			free(s->labels);
 			free(s->buckets);
+			vec_release(&s->hist);
 		}
 		vec_release(&f->series);
 		hmap_release(&f->index);
@@ -92,6 +99,7 @@ void metrics_free(struct metrics *m)
 	hmap_release(&m->index);
 	vec_release(&m->pairs);
 	strbuf_release(&m->key);
+	vec_release(&m->times);
 	free(m);
 }
 
@@ -212,6 +220,15 @@ int metrics_family(struct metrics *m, const char *name, const char *help,
 	hmap_init(&f->index);
 	hmap_put_str(&m->index, f->name, id);
 	return id;
+}
+
+void metrics_register(struct metrics *m, const struct metrics_def *defs,
+		      size_t n, int *ids)
+{
+	for (size_t i = 0; i < n; i++)
+		ids[i] = metrics_family(m, defs[i].name, defs[i].help,
+					defs[i].type, defs[i].buckets,
+					defs[i].nbuckets);
 }
 
 static struct family *family_at(struct metrics *m, int fam)
@@ -403,55 +420,307 @@ static void write_histogram(const struct family *f, const struct series *s,
 	strbuf_release(&le);
 }
 
-static int series_cmp(const void *a, const void *b)
+/* Values one recorded sample of a series of f takes. */
+static size_t stride(const struct family *f)
 {
-	const struct series *const *x = a, *const *y = b;
-
-	return strcmp((*x)->labels, (*y)->labels);
+	return f->type == METRICS_HISTOGRAM ? f->nbounds + 2 : 1;
 }
 
-static void write_family(const struct family *f, struct strbuf *out)
+void metrics_sample(struct metrics *m, int64_t t_ms)
 {
-	const struct series **ord;
-	size_t n = f->series.len;
+	BUG_ON(m->times.len && t_ms <= m->times.items[m->times.len - 1]);
+	vec_foreach (&m->families, f) {
+		size_t w = stride(f);
 
+		vec_foreach (&f->series, s) {
+			if (!s->hist.len)
+				s->first = m->times.len;
+			vec_reserve(&s->hist, s->hist.len + w);
+			if (f->type != METRICS_HISTOGRAM) {
+				vec_push(&s->hist, s->value);
+				continue;
+			}
+			for (size_t i = 0; i < f->nbounds; i++)
+				vec_push(&s->hist, (double)s->buckets[i]);
+			vec_push(&s->hist, (double)s->count);
+			vec_push(&s->hist, s->value);
+		}
+	}
+	vec_push(&m->times, t_ms);
+}
+
+void metrics_thin(struct metrics *m)
+{
+	size_t k = 0;
+
+	vec_foreach (&m->families, f) {
+		size_t w = stride(f);
+
+		vec_foreach (&f->series, s) {
+			size_t n = s->hist.len / w, kept = 0;
+
+			for (size_t i = 0; i < n; i++) {
+				if ((s->first + i) % 2)
+					continue;
+				memmove(&s->hist.items[kept * w],
+					&s->hist.items[i * w],
+					w * sizeof(*s->hist.items));
+				kept++;
+			}
+			s->hist.len = kept * w;
+			s->first = (s->first + 1) / 2;
+		}
+	}
+	for (size_t i = 0; i < m->times.len; i += 2)
+		m->times.items[k++] = m->times.items[i];
+	m->times.len = k;
+}
+
+size_t metrics_samples(const struct metrics *m)
+{
+	return m->times.len;
+}
+
+/* A family of one of several registries being written together. */
+struct member {
+	const struct family *f;
+	const struct metrics *m;
+	size_t reg; /* index in the caller's array: the tie-break */
+};
+
+struct entry {
+	const struct series *s;
+	const struct member *mb;
+};
+
+static int member_cmp(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+	int c = strcmp(x->f->name, y->f->name);
+
+	if (c)
+		return c;
+	return x->reg < y->reg ? -1 : x->reg > y->reg;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	int c = strcmp(x->s->labels, y->s->labels);
+
+	/* the same labels in two registries: a caller's error */
+	BUG_ON(!c && x->s != y->s);
+	return c;
+}
+
+/* The families of ms[0..n), sorted by name; *ret_n of them. */
+static struct member *members(const struct metrics *const *ms, size_t n,
+			      size_t *ret_n)
+{
+	size_t total = 0, k = 0;
+	struct member *mb;
+
+	for (size_t r = 0; r < n; r++)
+		total += ms[r]->families.len;
+	mb = xcalloc(total ? total : 1, sizeof(*mb));
+	for (size_t r = 0; r < n; r++)
+		vec_foreach (&ms[r]->families, f)
+			mb[k++] = (struct member){ f, ms[r], r };
+	qsort(mb, total, sizeof(*mb), member_cmp);
+	*ret_n = total;
+	return mb;
+}
+
+/* BUG unless a and b are the same definition. */
+static void check_same(const struct family *a, const struct family *b)
+{
+	BUG_ON(a->type != b->type || !same_help(a->help, b->help));
+	BUG_ON(a->nbounds != b->nbounds);
+	for (size_t i = 0; i < a->nbounds; i++)
+		BUG_ON(a->bounds[i] != b->bounds[i]);
+}
+
+/* The series of group mb[0..n) (one family name), sorted by labels. */
+static struct entry *entries(const struct member *mb, size_t n, size_t *ret_n)
+{
+	size_t total = 0, k = 0;
+	struct entry *e;
+
+	for (size_t i = 0; i < n; i++) {
+		check_same(mb[0].f, mb[i].f);
+		total += mb[i].f->series.len;
+	}
+	e = xcalloc(total ? total : 1, sizeof(*e));
+	for (size_t i = 0; i < n; i++)
+		vec_foreach (&mb[i].f->series, s)
+			e[k++] = (struct entry){ s, &mb[i] };
+	qsort(e, total, sizeof(*e), entry_cmp);
+	*ret_n = total;
+	return e;
+}
+
+static void write_header(const struct family *f, const char *name, bool om,
+			 struct strbuf *out)
+{
+	static const char *const om_types[METRICS_TYPE_COUNT] = {
+		[METRICS_COUNTER] = "counter",
+		[METRICS_GAUGE] = "gauge",
+		[METRICS_HISTOGRAM] = "histogram",
+	};
+
+	if (om)
+		strbuf_addf(out, "# TYPE %s %s\n", name, om_types[f->type]);
 	if (f->help) {
-		strbuf_addf(out, "# HELP %s ", f->name);
-		add_escaped(out, f->help, false);
+		strbuf_addf(out, "# HELP %s ", name);
+		for (const char *p = f->help; *p; p++) {
+			if (*p == '\\')
+				strbuf_addstr(out, "\\\\");
+			else if (*p == '\n')
+				strbuf_addstr(out, "\\n");
+			else if (*p == '"' && om)
+				strbuf_addstr(out, "\\\"");
+			else
+				strbuf_addch(out, *p);
+		}
 		strbuf_addch(out, '\n');
 	}
-	strbuf_addf(out, "# TYPE %s %s\n", f->name, type_names[f->type]);
-
-	ord = xcalloc(n, sizeof(*ord));
-	for (size_t i = 0; i < n; i++)
-		ord[i] = &f->series.items[i];
-	qsort(ord, n, sizeof(*ord), series_cmp);
-	for (size_t i = 0; i < n; i++) {
-		if (f->type == METRICS_HISTOGRAM)
-			write_histogram(f, ord[i], out);
-		else
-			add_sample(out, f->name, "", ord[i]->labels, NULL,
-				   ord[i]->value);
-	}
-	free(ord);
+	if (!om)
+		strbuf_addf(out, "# TYPE %s %s\n", name, type_names[f->type]);
 }
 
-static int family_cmp(const void *a, const void *b)
+/* Write the group of families mb[0..n) that share a name. */
+static void write_group(const struct member *mb, size_t n, struct strbuf *out)
 {
-	const struct family *const *x = a, *const *y = b;
+	const struct family *f = mb[0].f;
+	size_t ne;
+	struct entry *e = entries(mb, n, &ne);
 
-	return strcmp((*x)->name, (*y)->name);
+	write_header(f, f->name, false, out);
+	for (size_t i = 0; i < ne; i++) {
+		if (f->type == METRICS_HISTOGRAM)
+			write_histogram(f, e[i].s, out);
+		else
+			add_sample(out, f->name, "", e[i].s->labels, NULL,
+				   e[i].s->value);
+	}
+	free(e);
+}
+
+void metrics_write_all(const struct metrics *const *ms, size_t n,
+		       struct strbuf *out)
+{
+	size_t nm;
+	struct member *mb = members(ms, n, &nm);
+
+	for (size_t i = 0, j; i < nm; i = j) {
+		for (j = i + 1;
+		     j < nm && strcmp(mb[i].f->name, mb[j].f->name) == 0; j++)
+			;
+		write_group(&mb[i], j - i, out);
+	}
+	free(mb);
 }
 
 void metrics_write(const struct metrics *m, struct strbuf *out)
 {
-	size_t n = m->families.len;
-	const struct family **ord = xcalloc(n, sizeof(*ord));
+	metrics_write_all(&m, 1, out);
+}
 
-	for (size_t i = 0; i < n; i++)
-		ord[i] = &m->families.items[i];
-	qsort(ord, n, sizeof(*ord), family_cmp);
-	for (size_t i = 0; i < n; i++)
-		write_family(ord[i], out);
-	free(ord);
+/* " <seconds>" of a sample at t_ms after epoch_s, exact to the ms. */
+static void add_timestamp(struct strbuf *out, int64_t epoch_s, int64_t t_ms)
+{
+	int64_t ms = epoch_s * 1000 + t_ms;
+
+	BUG_ON(ms < 0);
+	strbuf_addf(out, " %" PRId64, ms / 1000);
+	if (ms % 1000)
+		strbuf_addf(out, ".%03" PRId64, ms % 1000);
+	strbuf_addch(out, '\n');
+}
+
+/* One OpenMetrics sample line without its newline's timestamp. */
+static void add_om_sample(struct strbuf *out, const char *name, const char *sfx,
+			  const char *labels, const char *le, double v)
+{
+	add_sample(out, name, sfx, labels, le, v);
+	out->len--; /* the timestamp follows */
+	out->buf[out->len] = '\0';
+}
+
+static void write_om_series(const struct family *f, const char *sample_sfx,
+			    const struct series *s, const struct metrics *m,
+			    int64_t epoch_s, struct strbuf *out)
+{
+	size_t w = stride(f), n = s->hist.len / w;
+	struct strbuf le;
+
+	strbuf_init(&le);
+	for (size_t k = 0; k < n; k++) {
+		const double *v = &s->hist.items[k * w];
+		int64_t t = m->times.items[s->first + k];
+		double cum = 0;
+
+		if (f->type != METRICS_HISTOGRAM) {
+			add_om_sample(out, f->name, sample_sfx, s->labels, NULL,
+				      v[0]);
+			add_timestamp(out, epoch_s, t);
+			continue;
+		}
+		for (size_t i = 0; i < f->nbounds; i++) {
+			cum += v[i];
+			strbuf_reset(&le);
+			add_number(&le, f->bounds[i]);
+			add_om_sample(out, f->name, "_bucket", s->labels,
+				      le.buf, cum);
+			add_timestamp(out, epoch_s, t);
+		}
+		add_om_sample(out, f->name, "_bucket", s->labels, "+Inf",
+			      v[f->nbounds]);
+		add_timestamp(out, epoch_s, t);
+		add_om_sample(out, f->name, "_count", s->labels, NULL,
+			      v[f->nbounds]);
+		add_timestamp(out, epoch_s, t);
+		add_om_sample(out, f->name, "_sum", s->labels, NULL,
+			      v[f->nbounds + 1]);
+		add_timestamp(out, epoch_s, t);
+	}
+	strbuf_release(&le);
+}
+
+/* OpenMetrics names a counter's family without its _total. */
+static void write_om_group(const struct member *mb, size_t n, int64_t epoch_s,
+			   struct strbuf *out)
+{
+	const struct family *f = mb[0].f;
+	size_t ne, len = strlen(f->name);
+	struct entry *e = entries(mb, n, &ne);
+	bool total = f->type == METRICS_COUNTER && len > 6 &&
+		     strcmp(f->name + len - 6, "_total") == 0;
+	struct strbuf name;
+
+	strbuf_init(&name);
+	strbuf_add(&name, f->name, total ? len - 6 : len);
+	write_header(f, name.buf, true, out);
+	for (size_t i = 0; i < ne; i++)
+		write_om_series(
+			f, f->type == METRICS_COUNTER && !total ? "_total" : "",
+			e[i].s, e[i].mb->m, epoch_s, out);
+	strbuf_release(&name);
+	free(e);
+}
+
+void metrics_write_openmetrics(const struct metrics *const *ms, size_t n,
+			       int64_t epoch_s, struct strbuf *out)
+{
+	size_t nm;
+	struct member *mb = members(ms, n, &nm);
+
+	for (size_t i = 0, j; i < nm; i = j) {
+		for (j = i + 1;
+		     j < nm && strcmp(mb[i].f->name, mb[j].f->name) == 0; j++)
+			;
+		write_om_group(&mb[i], j - i, epoch_s, out);
+	}
+	strbuf_addstr(out, "# EOF\n");
+	free(mb);
 }

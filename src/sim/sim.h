@@ -30,6 +30,7 @@
 #include "base/compiler.h"
 #include "base/errbuf.h"
 #include "base/hmap.h"
+#include "base/metrics.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "model/cluster.h"
@@ -262,6 +263,11 @@ struct sim_result {
 	 * cannot complete and what would let them. Empty otherwise. */
 	bool stalled;
 	struct strbuf stop_reason;
+	/* Kueue's metrics and echelon's (src/obs/obs_metrics.h), labelled
+	 * with the policy: the state when the run stopped, and a sample of
+	 * every series at each time-series sample (metrics_sample(), in
+	 * milliseconds of simulated time). */
+	struct metrics *metrics;
 };
 
 /*

@@ -19,6 +19,7 @@
 #include "base/rng.h"
 #include "ctl/ctl.h"
 #include "gang/gang.h"
+#include "obs/obs_metrics.h"
 #include "sched/quota.h"
 #include "sched/sched.h"
 #include "sim/evq.h"
@@ -83,7 +84,8 @@ struct sim_state {
 	const struct sim_options *o;
 	struct sim_result *res;
 	struct ctl *ctl;
-	const struct sched *s; /* the controller's, read-only */
+	struct obs_metrics *obs; /* into res->metrics */
+	const struct sched *s;	 /* the controller's, read-only */
 	const struct gang *g;
 	struct evq q;
 	struct rng rng;
@@ -124,7 +126,8 @@ struct sim_state {
 	 * node_busy_gpu_us): the checks compare the three. */
 	int64_t busy_sum, idle_sum, busy_jobs, busy_unplaced;
 	int64_t sample_us, next_sample;
-	int cq_res; /* resource of the ClusterQueue usage figure */
+	int64_t last_obs_ms; /* of the last metrics sample */
+	int cq_res;	     /* resource of the ClusterQueue usage figure */
 	size_t ncq;
 	double *cq_int; /* usage x time per ClusterQueue */
 
