@@ -32,11 +32,13 @@ struct series {
 	double value;	/* counter or gauge; a histogram's sum */
 	uint64_t count; /* histogram: observations */
 	uint64_t *buckets; /* histogram: per bound, not cumulative */
-	/* Recorded samples (metrics_sample()): the registry's sample `first`
-	 * is this series' first; each sample is one value, or for a
-	 * histogram its per-bound counts, count and sum (stride()). */
-	size_t first;
+	/* Recorded samples (metrics_sample()), kept as changes: entry k
+	 * holds the value from the registry's sample at[k] on, until the
+	 * next entry; a value is one number, or for a histogram its
+	 * per-bound counts, count and sum (stride()). */
+	VEC(uint32_t) at;
 	VEC(double) hist;
+	bool dirty; /* recorded since the last sample: in metrics.dirty */
 };
 
 struct family {
@@ -60,6 +62,9 @@ struct metrics {
 	VEC(struct label_pair) pairs;
 	struct strbuf key;
 	VEC(int64_t) times; /* of the recorded samples, ms */
+	/* series recorded since the last sample: the only ones that may
+	 * have changed; family id << 32 | position */
+	VEC(uint64_t) dirty;
 };
 
 static const char *const type_names[METRICS_TYPE_COUNT] = {
@@ -88,6 +93,7 @@ void metrics_free(struct metrics *m)
 			free(s->labels);
 			free(s->buckets);
 			vec_release(&s->hist);
+			vec_release(&s->at);
 		}
 		vec_release(&f->series);
 		hmap_release(&f->index);
@@ -100,6 +106,7 @@ void metrics_free(struct metrics *m)
 	vec_release(&m->pairs);
 	strbuf_release(&m->key);
 	vec_release(&m->times);
+	vec_release(&m->dirty);
 	free(m);
 }
 
@@ -246,7 +253,11 @@ static int pair_cmp(const void *a, const void *b)
 
 static void add_escaped(struct strbuf *sb, const char *s, bool quote)
 {
-	for (; *s; s++) {
+	/* most text needs no escape: one copy */
+	size_t plain = strcspn(s, quote ? "\\\n\"" : "\\\n");
+
+	strbuf_add(sb, s, plain);
+	for (s += plain; *s; s++) {
 		if (*s == '\\')
 			strbuf_addstr(sb, "\\\\");
 		else if (*s == '\n')
@@ -273,9 +284,15 @@ static void render_labels(struct metrics *m, const struct family *f,
 		       strcmp(p.key, "le") == 0);
 		vec_push(&m->pairs, p);
 	}
-	if (m->pairs.len > 1)
-		qsort(m->pairs.items, m->pairs.len, sizeof(*m->pairs.items),
-		      pair_cmp);
+	/* a few pairs: insertion sort, nothing to do when sorted */
+	for (size_t i = 1; i < m->pairs.len; i++) {
+		struct label_pair p = m->pairs.items[i];
+		size_t j = i;
+
+		for (; j > 0 && pair_cmp(&m->pairs.items[j - 1], &p) > 0; j--)
+			m->pairs.items[j] = m->pairs.items[j - 1];
+		m->pairs.items[j] = p;
+	}
 	for (size_t i = 0; i < m->pairs.len; i++) {
 		const struct label_pair *p = &m->pairs.items[i];
 
@@ -289,6 +306,18 @@ static void render_labels(struct metrics *m, const struct family *f,
 	}
 }
 
+/* s of f is about to change: the next sample looks at it. */
+static struct series *mark(struct metrics *m, struct family *f,
+			   struct series *s)
+{
+	if (!s->dirty) {
+		s->dirty = true;
+		vec_push(&m->dirty, (uint64_t)(f - m->families.items) << 32 |
+					    (uint64_t)(s - f->series.items));
+	}
+	return s;
+}
+
 /* The series of labels in f, created at zero when new. The pointer is
  * valid until the next series of f is created. */
 static struct series *series_get(struct metrics *m, struct family *f,
@@ -299,14 +328,21 @@ static struct series *series_get(struct metrics *m, struct family *f,
 
 	render_labels(m, f, labels);
 	if (hmap_get(&f->index, m->key.buf, m->key.len, &pos))
-		return &f->series.items[pos];
+		return mark(m, f, &f->series.items[pos]);
 	pos = (int64_t)f->series.len;
 	s = vec_push_zero(&f->series);
 	s->labels = xstrdup(m->key.buf);
 	if (f->type == METRICS_HISTOGRAM)
 		s->buckets = xcalloc(f->nbounds, sizeof(*s->buckets));
 	hmap_put(&f->index, m->key.buf, m->key.len, pos);
-	return s;
+	return mark(m, f, s);
+}
+
+static void add(const struct family *f, struct series *s, double v)
+{
+	BUG_ON(f->type == METRICS_HISTOGRAM);
+	BUG_ON(f->type == METRICS_COUNTER && !(v >= 0));
+	s->value += v;
 }
 
 void metrics_add(struct metrics *m, int fam, const char *const *labels,
@@ -314,9 +350,7 @@ void metrics_add(struct metrics *m, int fam, const char *const *labels,
 {
 	struct family *f = family_at(m, fam);
 
-	BUG_ON(f->type == METRICS_HISTOGRAM);
-	BUG_ON(f->type == METRICS_COUNTER && !(v >= 0));
-	series_get(m, f, labels)->value += v;
+	add(f, series_get(m, f, labels), v);
 }
 
 void metrics_set(struct metrics *m, int fam, const char *const *labels,
@@ -328,15 +362,11 @@ void metrics_set(struct metrics *m, int fam, const char *const *labels,
 	series_get(m, f, labels)->value = v;
 }
 
-void metrics_observe(struct metrics *m, int fam, const char *const *labels,
-		     double v)
+static void observe(const struct family *f, struct series *s, double v)
 {
-	struct family *f = family_at(m, fam);
-	struct series *s;
 	size_t lo = 0, hi = f->nbounds;
 
 	BUG_ON(f->type != METRICS_HISTOGRAM);
-	s = series_get(m, f, labels);
 	/* the first bound >= v; none for NaN or above the last bound */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -352,9 +382,64 @@ void metrics_observe(struct metrics *m, int fam, const char *const *labels,
 	s->value += v;
 }
 
+void metrics_observe(struct metrics *m, int fam, const char *const *labels,
+		     double v)
+{
+	struct family *f = family_at(m, fam);
+
+	observe(f, series_get(m, f, labels), v);
+}
+
 void metrics_touch(struct metrics *m, int fam, const char *const *labels)
 {
 	series_get(m, family_at(m, fam), labels);
+}
+
+/* A handle: the family id above, the series' position below; series are
+ * never removed, so positions stay. */
+int64_t metrics_handle(struct metrics *m, int fam, const char *const *labels)
+{
+	struct family *f = family_at(m, fam);
+	struct series *s = series_get(m, f, labels);
+
+	return (int64_t)fam << 32 | (int64_t)(s - f->series.items);
+}
+
+/* The family and series of handle h. */
+static struct series *handle_series(struct metrics *m, int64_t h,
+				    struct family **ret_f)
+{
+	struct family *f = family_at(m, (int)(h >> 32));
+	size_t pos = (size_t)(h & 0xffffffff);
+
+	BUG_ON(pos >= f->series.len);
+	*ret_f = f;
+	return mark(m, f, &f->series.items[pos]);
+}
+
+void metrics_add_handle(struct metrics *m, int64_t h, double v)
+{
+	struct family *f;
+	struct series *s = handle_series(m, h, &f);
+
+	add(f, s, v);
+}
+
+void metrics_set_handle(struct metrics *m, int64_t h, double v)
+{
+	struct family *f;
+	struct series *s = handle_series(m, h, &f);
+
+	BUG_ON(f->type != METRICS_GAUGE);
+	s->value = v;
+}
+
+void metrics_observe_handle(struct metrics *m, int64_t h, double v)
+{
+	struct family *f;
+	struct series *s = handle_series(m, h, &f);
+
+	observe(f, s, v);
 }
 
 /* One spelling per value, so that equal registries write equal text. */
@@ -426,29 +511,53 @@ static size_t stride(const struct family *f)
 	return f->type == METRICS_HISTOGRAM ? f->nbounds + 2 : 1;
 }
 
+/* The values of s now, as a sample holds them, into v[stride]. */
+static void values_now(const struct family *f, const struct series *s,
+		       double *v)
+{
+	if (f->type != METRICS_HISTOGRAM) {
+		v[0] = s->value;
+		return;
+	}
+	for (size_t i = 0; i < f->nbounds; i++)
+		v[i] = (double)s->buckets[i];
+	v[f->nbounds] = (double)s->count;
+	v[f->nbounds + 1] = s->value;
+}
+
 void metrics_sample(struct metrics *m, int64_t t_ms)
 {
+	double one[METRICS_MAX_BUCKETS + 2];
+
 	BUG_ON(m->times.len && t_ms <= m->times.items[m->times.len - 1]);
-	vec_foreach (&m->families, f) {
+	BUG_ON(m->times.len >= UINT32_MAX);
+	/* only what was recorded since may differ from its last change */
+	vec_foreach (&m->dirty, d) {
+		struct family *f = &m->families.items[*d >> 32];
+		struct series *s = &f->series.items[*d & 0xffffffff];
 		size_t w = stride(f);
 
-		vec_foreach (&f->series, s) {
-			if (!s->hist.len)
-				s->first = m->times.len;
-			vec_reserve(&s->hist, s->hist.len + w);
-			if (f->type != METRICS_HISTOGRAM) {
-				vec_push(&s->hist, s->value);
-				continue;
-			}
-			for (size_t i = 0; i < f->nbounds; i++)
-				vec_push(&s->hist, (double)s->buckets[i]);
-			vec_push(&s->hist, (double)s->count);
-			vec_push(&s->hist, s->value);
-		}
+		s->dirty = false;
+		values_now(f, s, one);
+		/* unchanged (bit for bit, NaN too): nothing to keep */
+		if (s->at.len && memcmp(&s->hist.items[s->hist.len - w], one,
+					w * sizeof(*one)) == 0)
+			continue;
+		vec_push(&s->at, (uint32_t)m->times.len);
+		vec_reserve(&s->hist, s->hist.len + w);
+		memcpy(&s->hist.items[s->hist.len], one, w * sizeof(*one));
+		s->hist.len += w;
 	}
+	m->dirty.len = 0;
 	vec_push(&m->times, t_ms);
 }
 
+/*
+ * Keep the samples at even positions: sample j is the old sample 2j, whose
+ * value is the last change at or before it. A change at old position a
+ * so moves to (a + 1) / 2, and of two that land on one position the later
+ * stays.
+ */
 void metrics_thin(struct metrics *m)
 {
 	size_t k = 0;
@@ -457,18 +566,21 @@ void metrics_thin(struct metrics *m)
 		size_t w = stride(f);
 
 		vec_foreach (&f->series, s) {
-			size_t n = s->hist.len / w, kept = 0;
+			size_t kept = 0;
 
-			for (size_t i = 0; i < n; i++) {
-				if ((s->first + i) % 2)
-					continue;
+			for (size_t i = 0; i < s->at.len; i++) {
+				uint32_t a = (s->at.items[i] + 1) / 2;
+
+				if (kept && s->at.items[kept - 1] == a)
+					kept--; /* the later one stays */
+				s->at.items[kept] = a;
 				memmove(&s->hist.items[kept * w],
 					&s->hist.items[i * w],
 					w * sizeof(*s->hist.items));
 				kept++;
 			}
+			s->at.len = kept;
 			s->hist.len = kept * w;
-			s->first = (s->first + 1) / 2;
 		}
 	}
 	for (size_t i = 0; i < m->times.len; i += 2)
@@ -647,19 +759,25 @@ static void add_om_sample(struct strbuf *out, const char *name, const char *sfx,
 	out->buf[out->len] = '\0';
 }
 
+/* Every sample of s from its first: the value of its last change. */
 static void write_om_series(const struct family *f, const char *sample_sfx,
 			    const struct series *s, const struct metrics *m,
 			    int64_t epoch_s, struct strbuf *out)
 {
-	size_t w = stride(f), n = s->hist.len / w;
+	size_t w = stride(f), e = 0;
 	struct strbuf le;
 
+	if (!s->at.len)
+		return;
 	strbuf_init(&le);
-	for (size_t k = 0; k < n; k++) {
-		const double *v = &s->hist.items[k * w];
-		int64_t t = m->times.items[s->first + k];
+	for (size_t k = s->at.items[0]; k < m->times.len; k++) {
+		const double *v;
+		int64_t t = m->times.items[k];
 		double cum = 0;
 
+		while (e + 1 < s->at.len && s->at.items[e + 1] <= k)
+			e++;
+		v = &s->hist.items[e * w];
 		if (f->type != METRICS_HISTOGRAM) {
 			add_om_sample(out, f->name, sample_sfx, s->labels, NULL,
 				      v[0]);

@@ -97,6 +97,17 @@ void metrics_observe(struct metrics *m, int fam, const char *const *labels,
 void metrics_touch(struct metrics *m, int fam, const char *const *labels);
 
 /*
+ * For series recorded often: metrics_handle() creates the series (at zero)
+ * when new and returns a handle to it, valid for the registry's life; the
+ * _handle operations are those above on that series, without looking its
+ * labels up again.
+ */
+int64_t metrics_handle(struct metrics *m, int fam, const char *const *labels);
+void metrics_add_handle(struct metrics *m, int64_t h, double v);
+void metrics_set_handle(struct metrics *m, int64_t h, double v);
+void metrics_observe_handle(struct metrics *m, int64_t h, double v);
+
+/*
  * Append the text exposition of every family to out: "# HELP" (when help
  * was given) and "# TYPE" lines, then the series, also for families that
  * have none yet. Values are integers when integral and below 1e15 in

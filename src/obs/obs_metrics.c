@@ -16,9 +16,11 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/vec.h"
 #include "gang/gang.h"
 #include "model/cluster.h"
 #include "sched/sched.h"
+#include "topo/topo.h"
 
 #include "base/banned.h"
 
@@ -65,6 +67,9 @@ enum fam {
 	F_LQ_ADMITTED_ACTIVE,
 	F_COHORT_ADMITTED_ACTIVE,
 	F_PODGROUPS,
+	F_DOMAIN_GPUS,
+	F_DOMAIN_GPUS_USED,
+	F_DOMAIN_FREE_HOSTS,
 	F_COUNT
 };
 
@@ -221,6 +226,20 @@ static const struct metrics_def defs[F_COUNT] = {
 				       "Admitted workloads not finished in the "
 				       "ClusterQueues of a cohort's subtree.",
 				       GAUGE },
+	[F_DOMAIN_GPUS] = { "echelon_topology_domain_gpus",
+			    "GPUs of the live nodes of a topology domain, per "
+			    "'flavor', 'level' (its node label) and 'domain' "
+			    "(its values from the top, joined by '/').",
+			    GAUGE },
+	[F_DOMAIN_GPUS_USED] = { "echelon_topology_domain_gpus_used",
+				 "GPUs of a topology domain's live nodes "
+				 "requested by the pods on them.",
+				 GAUGE },
+	[F_DOMAIN_FREE_HOSTS] = { "echelon_topology_domain_free_hosts",
+				  "Live nodes of a topology domain with all "
+				  "their GPUs free: the largest gang of "
+				  "whole-node pods the domain still takes.",
+				  GAUGE },
 	[F_PODGROUPS] = { "echelon_podgroups",
 			  "Workloads of a ClusterQueue per PodGroup 'phase' "
 			  "(Pending, Scheduling, Running, ...).",
@@ -234,16 +253,43 @@ struct wl_obs {
 	int64_t admit_us;  /* last admission; -1 while not admitted */
 	int64_t first_us;  /* first admission; -1: never */
 	int32_t cq;	   /* of the last admission */
+	int32_t lq;	   /* its LocalQueue's index; -1: none, -2: unknown */
 	bool bound, ready; /* since the last admission */
+};
+
+/* The gauges of one topology domain, kept while its path stays. */
+struct dom_cache {
+	char *path; /* flavor, NUL, level, NUL, path: the labels' values */
+	size_t len;
+	int64_t h[3]; /* gpus, used, free hosts */
+};
+
+/* One gauge's handle, kept while the values of its labels (key) stay. */
+struct hslot {
+	char *key;
+	size_t len;
+	int64_t h;
+};
+
+struct hcache {
+	VEC(struct hslot) v;
 };
 
 struct obs_metrics {
 	struct metrics *m;
+	/* per ClusterQueue, LocalQueue and quota the gauges' handles, so
+	 * that a refresh does not look labels up again */
+	struct hcache cqc, lqc, qc;
+	/* per flavor id, per domain id */
+	VEC(struct dom_cache) * doms;
+	size_t ndoms;
 	int ids[F_COUNT];
 	char *label, *value;
 	struct wl_obs *wl;
 	size_t nwl;
 	uint64_t cycles, cycles_admitted; /* counted so far */
+	/* the admission attempts' series: success, inadmissible */
+	int64_t attempts[2], durations[2];
 };
 
 /* Up to four label pairs, the extra pair and the NULL. */
@@ -272,6 +318,53 @@ static const char *const *labels(const struct obs_metrics *om, const char **out,
 	return out;
 }
 
+/* key_of(key, s1, s2, ..., NULL): the strings into key, NUL between. */
+static void key_of(struct strbuf *key, ...)
+{
+	const char *s;
+	bool first = true;
+	va_list ap;
+
+	strbuf_reset(key);
+	va_start(ap, key);
+	for (s = va_arg(ap, const char *); s; s = va_arg(ap, const char *)) {
+		if (!first)
+			strbuf_addch(key, '\0');
+		strbuf_addstr(key, s);
+		first = false;
+	}
+	va_end(ap);
+}
+
+static void hcache_release(struct hcache *c)
+{
+	vec_foreach (&c->v, s)
+		free(s->key);
+	vec_release(&c->v);
+}
+
+/* Set gauge fam{l} to v through slot of c, whose labels' values are key
+ * (key[0..len)): the handle is looked up only when they changed. */
+static void set_cached(struct obs_metrics *om, struct hcache *c, size_t slot,
+		       const char *key, size_t len, int fam,
+		       const char *const *l, double v)
+{
+	struct hslot *s;
+
+	while (slot >= c->v.len)
+		vec_push_zero(&c->v);
+	s = &c->v.items[slot];
+	if (!s->key || s->len != len || memcmp(s->key, key, len) != 0) {
+		free(s->key);
+		s->key = xmalloc(len + 1);
+		memcpy(s->key, key, len);
+		s->key[len] = '\0';
+		s->len = len;
+		s->h = metrics_handle(om->m, om->ids[fam], l);
+	}
+	metrics_set_handle(om->m, s->h, v);
+}
+
 struct obs_metrics *obs_metrics_new(struct metrics *m, const char *label,
 				    const char *value)
 {
@@ -282,6 +375,14 @@ struct obs_metrics *obs_metrics_new(struct metrics *m, const char *label,
 	om->label = label ? xstrdup(label) : NULL;
 	om->value = value ? xstrdup(value) : NULL;
 	metrics_register(m, defs, F_COUNT, om->ids);
+	for (size_t k = 0; k < 2; k++) {
+		const char *l[MAX_LABELS];
+
+		labels(om, l, "result", k ? "inadmissible" : "success", NULL);
+		om->attempts[k] = metrics_handle(m, om->ids[F_ATTEMPTS], l);
+		om->durations[k] =
+			metrics_handle(m, om->ids[F_ATTEMPT_DURATION], l);
+	}
 	return om;
 }
 
@@ -289,6 +390,15 @@ void obs_metrics_free(struct obs_metrics *om)
 {
 	if (!om)
 		return;
+	for (size_t f = 0; f < om->ndoms; f++) {
+		vec_foreach (&om->doms[f], d)
+			free(d->path);
+		vec_release(&om->doms[f]);
+	}
+	free(om->doms);
+	hcache_release(&om->cqc);
+	hcache_release(&om->lqc);
+	hcache_release(&om->qc);
 	free(om->label);
 	free(om->value);
 	free(om->wl);
@@ -322,7 +432,8 @@ static struct wl_obs *wl_of(struct obs_metrics *om, const struct ctl *x,
 				      .since_us = -1,
 				      .admit_us = -1,
 				      .first_us = -1,
-				      .cq = -1 };
+				      .cq = -1,
+				      .lq = -2 };
 	return w;
 }
 
@@ -566,7 +677,6 @@ void obs_metrics_cycles(struct obs_metrics *om, const struct ctl *x,
 {
 	struct ctl_stats st = ctl_stats(x);
 	uint64_t n, ok;
-	const char *ls[MAX_LABELS], *li[MAX_LABELS];
 	double each;
 
 	if (st.cycles < om->cycles) /* a new controller: count afresh */
@@ -574,16 +684,11 @@ void obs_metrics_cycles(struct obs_metrics *om, const struct ctl *x,
 	n = st.cycles - om->cycles;
 	ok = st.cycles_admitted - om->cycles_admitted;
 	each = n ? seconds_ / (double)n : 0;
-
-	labels(om, ls, "result", "success", NULL);
-	labels(om, li, "result", "inadmissible", NULL);
-	metrics_add(om->m, om->ids[F_ATTEMPTS], ls, (double)ok);
-	metrics_add(om->m, om->ids[F_ATTEMPTS], li, (double)(n - ok));
+	metrics_add_handle(om->m, om->attempts[0], (double)ok);
+	metrics_add_handle(om->m, om->attempts[1], (double)(n - ok));
 	for (uint64_t i = 0; i < n; i++)
-		metrics_observe(om->m, om->ids[F_ATTEMPT_DURATION],
-				i < ok ? ls : li, each);
-	metrics_touch(om->m, om->ids[F_ATTEMPT_DURATION], ls);
-	metrics_touch(om->m, om->ids[F_ATTEMPT_DURATION], li);
+		metrics_observe_handle(om->m, om->durations[i < ok ? 0 : 1],
+				       each);
 	om->cycles = st.cycles;
 	om->cycles_admitted = st.cycles_admitted;
 }
@@ -593,56 +698,88 @@ struct tally {
 	int64_t active, inadmissible, reserving, admitted;
 };
 
-static void tally_wl(const struct sched *s, uint32_t wl, int64_t cq_pos,
-		     struct tally *t)
+static void tally_add(struct tally *t, const struct tally *one)
 {
+	t->active += one->active;
+	t->inadmissible += one->inadmissible;
+	t->reserving += one->reserving;
+	t->admitted += one->admitted;
+}
+
+/* Count wl in t; false when it is in none of the gauges. */
+static bool tally_wl(const struct sched *s, uint32_t wl, struct tally *t)
+{
+	enum sched_wl_state st = sched_wl_state(s, wl);
 	struct sched_saved sv;
 
-	if (sched_wl_state(s, wl) == SCHED_WL_ADMITTED) {
+	if (st == SCHED_WL_ADMITTED) {
 		t->reserving++;
 		t->admitted++;
 	} else if (sched_wl_held(s, wl)) {
 		t->reserving++;
-	} else if (cq_pos >= 0) {
+	} else if (st == SCHED_WL_PENDING) {
+		/* in its queue: not deactivated, in backoff or going */
 		sched_wl_export(s, wl, &sv);
+		if (!sv.queued)
+			return false;
 		if (sv.parked)
 			t->inadmissible++;
 		else
 			t->active++;
+	} else {
+		return false;
 	}
+	return true;
 }
 
 /* Tally the live workloads per ClusterQueue (cqt, [ncq]) and LocalQueue
  * (lqt, [nlq]); the PodGroup phases per ClusterQueue into phases. */
-static void count(const struct ctl *x, struct tally *cqt, struct tally *lqt,
-		  int64_t *phases)
+/* The index of wl's LocalQueue in the cluster, -1 when none: found once
+ * per workload, checked again since the cluster's queues may change. */
+static int32_t lq_index(struct obs_metrics *om, const struct ctl *x,
+			uint32_t wl)
+{
+	const struct cluster *c = ctl_cluster(x);
+	const struct workload *w = &c->workloads.items[wl];
+	const char *ns = w->ns ? w->ns : "default";
+	struct wl_obs *o = wl_of(om, x, wl);
+	const struct local_queue *lq;
+
+	if (o->lq >= 0 && (size_t)o->lq < c->local_queues.len) {
+		lq = &c->local_queues.items[o->lq];
+		if (w->queue_name && strcmp(lq->name, w->queue_name) == 0 &&
+		    strcmp(lq->ns ? lq->ns : "default", ns) == 0)
+			return o->lq;
+	}
+	lq = w->queue_name
+		     ? cluster_find(c, KIND_LOCAL_QUEUE, ns, w->queue_name)
+		     : NULL;
+	o->lq = lq ? (int32_t)(lq - c->local_queues.items) : -1;
+	return o->lq;
+}
+
+static void count(struct obs_metrics *om, const struct ctl *x,
+		  struct tally *cqt, struct tally *lqt, int64_t *phases)
 {
 	const struct cluster *c = ctl_cluster(x);
 	const struct sched *s = ctl_sched(x);
-	int64_t *cq_pos = xcalloc(c->workloads.len + 1, sizeof(*cq_pos));
-	int64_t *lq_pos = xcalloc(c->workloads.len + 1, sizeof(*lq_pos));
 
-	sched_positions(s, cq_pos, lq_pos);
 	for (uint32_t i = 0; i < c->workloads.len; i++) {
-		int32_t cq = sched_wl_cq(s, i);
-		const struct workload *w = &c->workloads.items[i];
-		const struct local_queue *lq;
+		int32_t cq = ctl_handle(x, i) ? sched_wl_cq(s, i) : -1;
+		int32_t lq;
+		struct tally one = { 0 };
 
-		if (!ctl_handle(x, i) || cq < 0)
+		if (cq < 0)
 			continue;
-		tally_wl(s, i, cq_pos[i], &cqt[cq]);
 		phases[(size_t)cq * PODGROUP_PHASE_COUNT +
 		       gang_phase(ctl_gang(x), i)]++;
-		lq = w->queue_name ? cluster_find(c, KIND_LOCAL_QUEUE,
-						  w->ns ? w->ns : "default",
-						  w->queue_name)
-				   : NULL;
-		if (lq)
-			tally_wl(s, i, cq_pos[i],
-				 &lqt[lq - c->local_queues.items]);
+		if (!tally_wl(s, i, &one))
+			continue;
+		tally_add(&cqt[cq], &one);
+		lq = lq_index(om, x, i);
+		if (lq >= 0)
+			tally_add(&lqt[lq], &one);
 	}
-	free(cq_pos);
-	free(lq_pos);
 }
 
 static const char *cq_status(const struct ctl *x, int32_t cq)
@@ -662,94 +799,206 @@ static double value(const struct cluster *c, int resource, int64_t v)
 							       : (double)v;
 }
 
+/* The quota gauges of one flavor and resource of ClusterQueue cq, the
+ * slot-th of this refresh. */
 static void quota_series(struct obs_metrics *om, const struct ctl *x,
 			 int32_t cq, const struct flavor_quotas *fq,
-			 const struct resource_quota *rq)
+			 const struct resource_quota *rq, size_t slot,
+			 struct strbuf *key)
 {
+	static const int fams[5] = { F_NOMINAL, F_BORROWING, F_LENDING,
+				     F_RESERVATION, F_USAGE };
 	const struct cluster *c = ctl_cluster(x);
 	const struct cluster_queue *q = &c->cluster_queues.items[cq];
 	const struct flavor *fl =
 		cluster_find(c, KIND_FLAVOR, NULL, fq->flavor);
+	const char *res = resource_name(c->resources, rq->resource);
 	const char *l[MAX_LABELS];
-	double used = 0;
+	double v[5], used = 0;
 
 	labels(om, l, "cohort", q->cohort ? q->cohort : "", "cluster_queue",
-	       q->name, "flavor", fq->flavor, "resource",
-	       resource_name(c->resources, rq->resource), NULL);
+	       q->name, "flavor", fq->flavor, "resource", res, NULL);
 	if (fl)
 		used = value(c, rq->resource,
 			     sched_cq_usage(ctl_sched(x), cq,
 					    (int32_t)(fl - c->flavors.items),
 					    rq->resource));
-	metrics_set(om->m, om->ids[F_NOMINAL], l,
-		    value(c, rq->resource, rq->nominal));
-	metrics_set(om->m, om->ids[F_BORROWING], l,
-		    value(c, rq->resource, rq->borrowing_limit));
-	metrics_set(om->m, om->ids[F_LENDING], l,
-		    value(c, rq->resource, rq->lending_limit));
+	v[0] = value(c, rq->resource, rq->nominal);
+	v[1] = value(c, rq->resource, rq->borrowing_limit);
+	v[2] = value(c, rq->resource, rq->lending_limit);
 	/* no admission checks: what is reserved is admitted */
-	metrics_set(om->m, om->ids[F_RESERVATION], l, used);
-	metrics_set(om->m, om->ids[F_USAGE], l, used);
+	v[3] = v[4] = used;
+	key_of(key, q->cohort ? q->cohort : "", q->name, fq->flavor, res, NULL);
+	for (size_t k = 0; k < 5; k++)
+		set_cached(om, &om->qc, slot * 5 + k, key->buf, key->len,
+			   fams[k], l, v[k]);
 }
 
+/* Slots of one ClusterQueue's gauges: pending (2), reserving, admitted,
+ * status (3), PodGroup phases. */
+#define CQ_SLOTS (7 + PODGROUP_PHASE_COUNT)
+
+/* The gauges of ClusterQueue cq; *qslot counts the quota slots used. */
 static void cq_gauges(struct obs_metrics *om, const struct ctl *x, int32_t cq,
-		      const struct tally *t, const int64_t *phases)
+		      const struct tally *t, const int64_t *phases,
+		      size_t *qslot, struct strbuf *key)
 {
 	static const char *const statuses[] = { "pending", "active",
 						"terminating" };
 	const struct cluster_queue *q =
 		&ctl_cluster(x)->cluster_queues.items[cq];
 	const char *l[MAX_LABELS], *now = cq_status(x, cq);
+	size_t base = (size_t)cq * CQ_SLOTS, len = strlen(q->name);
 
-	metrics_set(om->m, om->ids[F_PENDING],
-		    labels(om, l, "cluster_queue", q->name, "status", "active",
-			   NULL),
-		    (double)t->active);
-	metrics_set(om->m, om->ids[F_PENDING],
-		    labels(om, l, "cluster_queue", q->name, "status",
-			   "inadmissible", NULL),
-		    (double)t->inadmissible);
+	set_cached(om, &om->cqc, base, q->name, len, F_PENDING,
+		   labels(om, l, "cluster_queue", q->name, "status", "active",
+			  NULL),
+		   (double)t->active);
+	set_cached(om, &om->cqc, base + 1, q->name, len, F_PENDING,
+		   labels(om, l, "cluster_queue", q->name, "status",
+			  "inadmissible", NULL),
+		   (double)t->inadmissible);
 	labels(om, l, "cluster_queue", q->name, NULL);
-	metrics_set(om->m, om->ids[F_RESERVING], l, (double)t->reserving);
-	metrics_set(om->m, om->ids[F_ADMITTED_ACTIVE], l, (double)t->admitted);
+	set_cached(om, &om->cqc, base + 2, q->name, len, F_RESERVING, l,
+		   (double)t->reserving);
+	set_cached(om, &om->cqc, base + 3, q->name, len, F_ADMITTED_ACTIVE, l,
+		   (double)t->admitted);
 	for (size_t k = 0; k < ARRAY_SIZE(statuses); k++)
-		metrics_set(om->m, om->ids[F_CQ_STATUS],
-			    labels(om, l, "cluster_queue", q->name, "status",
-				   statuses[k], NULL),
-			    strcmp(now, statuses[k]) == 0);
+		set_cached(om, &om->cqc, base + 4 + k, q->name, len,
+			   F_CQ_STATUS,
+			   labels(om, l, "cluster_queue", q->name, "status",
+				  statuses[k], NULL),
+			   strcmp(now, statuses[k]) == 0);
 	for (int p = PODGROUP_PENDING; p < PODGROUP_PHASE_COUNT; p++)
-		metrics_set(om->m, om->ids[F_PODGROUPS],
-			    labels(om, l, "cluster_queue", q->name, "phase",
-				   podgroup_phase_name((enum podgroup_phase)p),
-				   NULL),
-			    (double)phases[p]);
+		set_cached(om, &om->cqc, base + 7 + (size_t)p, q->name, len,
+			   F_PODGROUPS,
+			   labels(om, l, "cluster_queue", q->name, "phase",
+				  podgroup_phase_name((enum podgroup_phase)p),
+				  NULL),
+			   (double)phases[p]);
 	for (size_t g = 0; g < q->ngroups; g++)
 		for (size_t f = 0; f < q->groups[g].nflavors; f++)
 			for (size_t r = 0;
 			     r < q->groups[g].flavors[f].nresources; r++)
 				quota_series(
 					om, x, cq, &q->groups[g].flavors[f],
-					&q->groups[g].flavors[f].resources[r]);
+					&q->groups[g].flavors[f].resources[r],
+					(*qslot)++, key);
 }
 
-static void lq_gauges(struct obs_metrics *om, const struct local_queue *lq,
-		      const struct tally *t)
+/* The gauges of LocalQueue i (4 slots). */
+static void lq_gauges(struct obs_metrics *om, size_t i,
+		      const struct local_queue *lq, const struct tally *t,
+		      struct strbuf *key)
 {
 	const char *l[MAX_LABELS];
 	const char *ns = lq->ns ? lq->ns : "default";
 
-	metrics_set(om->m, om->ids[F_LQ_PENDING],
-		    labels(om, l, "name", lq->name, "namespace", ns, "status",
-			   "active", NULL),
-		    (double)t->active);
-	metrics_set(om->m, om->ids[F_LQ_PENDING],
-		    labels(om, l, "name", lq->name, "namespace", ns, "status",
-			   "inadmissible", NULL),
-		    (double)t->inadmissible);
+	key_of(key, ns, lq->name, NULL);
+	set_cached(om, &om->lqc, i * 4, key->buf, key->len, F_LQ_PENDING,
+		   labels(om, l, "name", lq->name, "namespace", ns, "status",
+			  "active", NULL),
+		   (double)t->active);
+	set_cached(om, &om->lqc, i * 4 + 1, key->buf, key->len, F_LQ_PENDING,
+		   labels(om, l, "name", lq->name, "namespace", ns, "status",
+			  "inadmissible", NULL),
+		   (double)t->inadmissible);
 	labels(om, l, "name", lq->name, "namespace", ns, NULL);
-	metrics_set(om->m, om->ids[F_LQ_RESERVING], l, (double)t->reserving);
-	metrics_set(om->m, om->ids[F_LQ_ADMITTED_ACTIVE], l,
-		    (double)t->admitted);
+	set_cached(om, &om->lqc, i * 4 + 2, key->buf, key->len, F_LQ_RESERVING,
+		   l, (double)t->reserving);
+	set_cached(om, &om->lqc, i * 4 + 3, key->buf, key->len,
+		   F_LQ_ADMITTED_ACTIVE, l, (double)t->admitted);
+}
+
+/* The gauges of domain d of flavor f, found again while their labels
+ * (key) stay the same. */
+static const int64_t *domain_handles(struct obs_metrics *om, size_t f,
+				     uint32_t d, const struct strbuf *key)
+{
+	const char *flavor = key->buf;
+	const char *level = flavor + strlen(flavor) + 1;
+	const char *path = level + strlen(level) + 1;
+	static const int fams[3] = { F_DOMAIN_GPUS, F_DOMAIN_GPUS_USED,
+				     F_DOMAIN_FREE_HOSTS };
+	const char *l[MAX_LABELS];
+	struct dom_cache *dc;
+
+	while (d >= om->doms[f].len)
+		vec_push_zero(&om->doms[f]);
+	dc = &om->doms[f].items[d];
+	if (dc->path && dc->len == key->len &&
+	    memcmp(dc->path, key->buf, key->len) == 0)
+		return dc->h;
+	free(dc->path);
+	dc->path = xmalloc(key->len + 1);
+	memcpy(dc->path, key->buf, key->len + 1);
+	dc->len = key->len;
+	labels(om, l, "flavor", flavor, "level", level, "domain", path, NULL);
+	for (size_t k = 0; k < 3; k++)
+		dc->h[k] = metrics_handle(om->m, om->ids[fams[k]], l);
+	return dc->h;
+}
+
+/* The GPU gauges of every domain of t above its hosts (the racks and
+ * blocks): the usage and what still fits, fragmentation in numbers. */
+static void domain_gauges(struct obs_metrics *om, size_t fl,
+			  const struct topo *t, const char *flavor, int gpu,
+			  struct strbuf *path)
+{
+	/* a unit is a host when the lowest level is the hostname */
+	unsigned levels = (unsigned)t->nlevels - (t->hostname_lowest ? 1 : 0);
+
+	for (uint32_t d = 0; d < t->level_off[levels]; d++) {
+		const int64_t *h;
+		int64_t gpus = 0, used = 0, free_hosts = 0;
+
+		for (uint32_t n = t->dom_node[d];
+		     n < t->dom_node[d] + t->dom_nnodes[d]; n++) {
+			int64_t a = t->node_alloc[(size_t)n * t->nres + gpu];
+			int64_t f = t->node_free[(size_t)n * t->nres + gpu];
+
+			if (!topo_node_live(t, n) || a <= 0)
+				continue;
+			gpus += a;
+			used += a - f;
+			free_hosts += f >= a;
+		}
+		/* the labels, flavor and level first, as the cache's key */
+		key_of(path, flavor, t->topology->levels[topo_dom_level(t, d)],
+		       NULL);
+		strbuf_addch(path, '\0');
+		topo_dom_path(t, d, "/", path);
+		h = domain_handles(om, fl, d, path);
+		metrics_set_handle(om->m, h[0], (double)gpus);
+		metrics_set_handle(om->m, h[1], (double)used);
+		metrics_set_handle(om->m, h[2], (double)free_hosts);
+	}
+}
+
+static void topology_gauges(struct obs_metrics *om, const struct ctl *x)
+{
+	const struct cluster *c = ctl_cluster(x);
+	int gpu = resource_lookup(c->resources, "nvidia.com/gpu");
+	struct strbuf path;
+
+	if (gpu < 0)
+		return;
+	if (om->ndoms < c->flavors.len) {
+		om->doms = xreallocarray(om->doms, c->flavors.len,
+					 sizeof(*om->doms));
+		memset(om->doms + om->ndoms, 0,
+		       (c->flavors.len - om->ndoms) * sizeof(*om->doms));
+		om->ndoms = c->flavors.len;
+	}
+	strbuf_init(&path);
+	for (size_t f = 0; f < c->flavors.len; f++) {
+		const struct topo *t = sched_topo(ctl_sched(x), (int32_t)f);
+
+		if (t && gpu < t->nres)
+			domain_gauges(om, f, t, c->flavors.items[f].name, gpu,
+				      &path);
+	}
+	strbuf_release(&path);
 }
 
 void obs_metrics_refresh(struct obs_metrics *om, const struct ctl *x)
@@ -761,8 +1010,10 @@ void obs_metrics_refresh(struct obs_metrics *om, const struct ctl *x)
 	int64_t *phases =
 		xcalloc((ncq + 1) * PODGROUP_PHASE_COUNT, sizeof(*phases));
 	const char *l[MAX_LABELS];
+	struct strbuf key;
+	size_t qslot = 0;
 
-	count(x, cqt, lqt, phases);
+	count(om, x, cqt, lqt, phases);
 	/* cohorts first at zero, then each queue's share added */
 	for (size_t i = 0; i < c->cohorts.len; i++)
 		metrics_set(
@@ -772,14 +1023,18 @@ void obs_metrics_refresh(struct obs_metrics *om, const struct ctl *x)
 	for (int32_t cq = 0; cq < (int32_t)ncq; cq++)
 		per_cohort(om, x, om->ids[F_COHORT_ADMITTED_ACTIVE], cq, 0,
 			   true);
+	strbuf_init(&key);
 	for (int32_t cq = 0; cq < (int32_t)ncq; cq++) {
 		cq_gauges(om, x, cq, &cqt[cq],
-			  &phases[(size_t)cq * PODGROUP_PHASE_COUNT]);
+			  &phases[(size_t)cq * PODGROUP_PHASE_COUNT], &qslot,
+			  &key);
 		per_cohort(om, x, om->ids[F_COHORT_ADMITTED_ACTIVE], cq,
 			   (double)cqt[cq].admitted, false);
 	}
 	for (size_t i = 0; i < nlq; i++)
-		lq_gauges(om, &c->local_queues.items[i], &lqt[i]);
+		lq_gauges(om, i, &c->local_queues.items[i], &lqt[i], &key);
+	strbuf_release(&key);
+	topology_gauges(om, x);
 	free(phases);
 	free(lqt);
 	free(cqt);

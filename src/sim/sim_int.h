@@ -127,6 +127,7 @@ struct sim_state {
 	int64_t busy_sum, idle_sum, busy_jobs, busy_unplaced;
 	int64_t sample_us, next_sample;
 	int64_t last_obs_ms; /* of the last metrics sample */
+	uint64_t obs_events; /* res->events at the last refresh + 1; 0: none */
 	int cq_res;	     /* resource of the ClusterQueue usage figure */
 	size_t ncq;
 	double *cq_int; /* usage x time per ClusterQueue */

@@ -24,6 +24,7 @@ const double sim_metrics_ratio_buckets[SIM_METRICS_RATIO_BUCKETS] = {
 
 enum fam {
 	F_THROUGHPUT_RATIO,
+	F_WL_THROUGHPUT,
 	F_EXTRA_RACKS,
 	F_EXTRA_BLOCKS,
 	F_GPU_UTILIZATION,
@@ -50,6 +51,11 @@ static const struct metrics_def defs[F_COUNT] = {
 				 "placement relative to the ideal one.",
 				 METRICS_HISTOGRAM, sim_metrics_ratio_buckets,
 				 SIM_METRICS_RATIO_BUCKETS },
+	[F_WL_THROUGHPUT] = { "echelon_workload_placement_throughput_ratio",
+			      "Training throughput of each placed workload's "
+			      "last placement relative to the ideal one, per "
+			      "'namespace' and 'name'.",
+			      METRICS_GAUGE, NULL, 0 },
 	[F_EXTRA_RACKS] = { "echelon_placement_extra_racks",
 			    "Racks a multi-node workload's last placement "
 			    "spans beyond the fewest that could hold it.",
@@ -115,13 +121,21 @@ static double figure(double v)
 	return v < 0 ? NAN : v;
 }
 
-/* The placement histograms of one job's record. */
+/* The placement figures of one job's record. */
 static void count_job(struct metrics *m, const int *ids,
-		      const struct sim_job_rec *rec, const char *const *plabels)
+		      const struct sim_job *job, const struct sim_job_rec *rec,
+		      const char *const *plabels)
 {
-	if (rec->throughput_ratio >= 0)
+	const char *const wl[] = { "namespace", job->ns ? job->ns : "default",
+				   "name",	job->name,
+				   plabels[0],	plabels[1],
+				   NULL };
+
+	if (rec->throughput_ratio >= 0) {
 		metrics_observe(m, ids[F_THROUGHPUT_RATIO], plabels,
 				rec->throughput_ratio);
+		metrics_set(m, ids[F_WL_THROUGHPUT], wl, rec->throughput_ratio);
+	}
 	if (rec->hosts > 1 && rec->racks >= 0 && rec->min_racks >= 0)
 		metrics_observe(m, ids[F_EXTRA_RACKS], plabels,
 				(double)(rec->racks - rec->min_racks));
@@ -166,7 +180,7 @@ static void fill_run(struct metrics *m, const int *ids,
 					NULL };
 
 	for (size_t i = 0; i < in->jobs.len; i++)
-		count_job(m, ids, &run->jobs[i], plabels);
+		count_job(m, ids, &in->jobs.items[i], &run->jobs[i], plabels);
 	record_summary(m, ids, &run->sum, plabels);
 }
 

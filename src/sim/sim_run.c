@@ -432,7 +432,11 @@ void sim_run_sample(struct sim_state *st, int64_t t)
 	/* the history keeps milliseconds: a finer period skips some */
 	if (metrics_samples(st->res->metrics) && t / 1000 <= st->last_obs_ms)
 		return;
-	obs_metrics_refresh(st->obs, st->ctl);
+	/* the state moves only with events: the gauges stand meanwhile */
+	if (st->obs_events != st->res->events + 1) {
+		obs_metrics_refresh(st->obs, st->ctl);
+		st->obs_events = st->res->events + 1;
+	}
 	metrics_sample(st->res->metrics, t / 1000);
 	st->last_obs_ms = t / 1000;
 }

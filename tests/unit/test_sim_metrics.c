@@ -42,9 +42,10 @@ static void add_cq(struct cluster *c, const char *name)
 	assert_int_equal(cluster_index_last(c, KIND_CLUSTER_QUEUE), 0);
 }
 
-static void add_job(struct sim_input *in, int64_t submit_us)
+static void add_job(struct sim_input *in, const char *name, int64_t submit_us)
 {
-	struct sim_job j = { .submit_us = submit_us,
+	struct sim_job j = { .name = name,
+			     .submit_us = submit_us,
 			     .tmpl = -1,
 			     .duration_us = 100 * S,
 			     .pods = 1,
@@ -84,10 +85,10 @@ static struct fixture *fixture_new(void)
 	add_cq(&f->c, "team-a");
 	add_cq(&f->c, "team-b");
 	f->in.c = &f->c;
-	add_job(&f->in, 0);
-	add_job(&f->in, 1 * S);
-	add_job(&f->in, 5 * S);
-	add_job(&f->in, 0);
+	add_job(&f->in, "j0", 0);
+	add_job(&f->in, "j1", 1 * S);
+	add_job(&f->in, "j2", 5 * S);
+	add_job(&f->in, "j3", 0);
 
 	f->tas[0] = rec(SIM_JOB_FINISHED, 0, 2 * S, 100 * S, 0.95);
 	f->tas[0].evictions = 1;
@@ -176,6 +177,10 @@ static const char *const want_lines[] = {
 	"{policy=\"tas\",le=\"+Inf\"} 2",
 	"echelon_workload_throughput_ratio_sum{policy=\"tas\"} 1.45",
 	"echelon_workload_throughput_ratio_count{policy=\"tas\"} 2",
+	"echelon_workload_placement_throughput_ratio"
+	"{name=\"j1\",namespace=\"default\",policy=\"tas\"} 0.5",
+	"echelon_workload_placement_throughput_ratio"
+	"{name=\"j0\",namespace=\"default\",policy=\"first-fit\"} 1",
 	"echelon_workload_throughput_ratio_bucket"
 	"{policy=\"first-fit\",le=\"0.9\"} 0",
 	"echelon_workload_throughput_ratio_bucket"
@@ -202,20 +207,6 @@ static const char *const want_lines[] = {
 	"echelon_sim_lost_gpu_seconds{policy=\"tas\"} 900",
 };
 
-static void assert_has_line(const char *text, const char *line)
-{
-	struct strbuf needle, hay;
-
-	strbuf_init(&needle);
-	strbuf_init(&hay);
-	strbuf_addf(&needle, "\n%s\n", line);
-	strbuf_addf(&hay, "\n%s", text);
-	if (!strstr(hay.buf, needle.buf))
-		fail_msg("missing line: %s", line);
-	strbuf_release(&needle);
-	strbuf_release(&hay);
-}
-
 static void test_two_runs(void **state)
 {
 	struct fixture *f = fixture_new();
@@ -224,13 +215,13 @@ static void test_two_runs(void **state)
 	(void)state;
 	text = fill_text(&f->in, f->runs, 2);
 	for (size_t i = 0; i < ARRAY_SIZE(want_lines); i++)
-		assert_has_line(text, want_lines[i]);
+		testutil_assert_line(text, want_lines[i]);
 	assert_null(strstr(text, "gpu_hours"));
 	/*
-	 * 12 families of 2 header lines; per policy 9 plain series, a
-	 * histogram of 13 lines and two of 10.
+	 * 13 families of 2 header lines; per policy 9 plain series, a
+	 * histogram of 13 lines and two of 10; a ratio per placed job.
 	 */
-	assert_int_equal(count_lines(text), 12 * 2 + 2 * (9 + 13 + 2 * 10));
+	assert_int_equal(count_lines(text), 13 * 2 + 2 * (9 + 13 + 2 * 10) + 3);
 	free(text);
 	fixture_free(f);
 }
@@ -294,13 +285,13 @@ static void test_empty_run(void **state)
 	run.sum.node_failures = 4;
 	text = fill_text(&in, &run, 1);
 	for (size_t i = 0; i < ARRAY_SIZE(want_empty); i++)
-		assert_has_line(text, want_empty[i]);
-	assert_int_equal(count_lines(text), 12 * 2 + 9 + 13 + 2 * 10);
+		testutil_assert_line(text, want_empty[i]);
+	assert_int_equal(count_lines(text), 13 * 2 + 9 + 13 + 2 * 10);
 	free(text);
 
 	/* no runs: the families alone */
 	text = fill_text(&in, NULL, 0);
-	assert_int_equal(count_lines(text), 12 * 2);
+	assert_int_equal(count_lines(text), 13 * 2);
 	free(text);
 	cluster_release(&c);
 }
