@@ -593,6 +593,16 @@ size_t metrics_samples(const struct metrics *m)
 	return m->times.len;
 }
 
+size_t metrics_sample_lines(const struct metrics *m)
+{
+	size_t n = 0;
+
+	vec_foreach (&m->families, f)
+		n += f->series.len *
+		     (f->type == METRICS_HISTOGRAM ? f->nbounds + 3 : 1);
+	return n;
+}
+
 /* A family of one of several registries being written together. */
 struct member {
 	const struct family *f;

@@ -138,6 +138,9 @@ void metrics_write_all(const struct metrics *const *ms, size_t n,
 void metrics_sample(struct metrics *m, int64_t t_ms);
 void metrics_thin(struct metrics *m);
 size_t metrics_samples(const struct metrics *m);
+/* The lines one sample of every series writes (a histogram's buckets,
+ * +Inf, _count and _sum), for callers that bound the written size. */
+size_t metrics_sample_lines(const struct metrics *m);
 
 /*
  * Append the recorded samples of ms[0..n) in the OpenMetrics text format

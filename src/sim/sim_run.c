@@ -429,15 +429,33 @@ void sim_run_sample(struct sim_state *st, int64_t t)
 	};
 
 	vec_push(&st->res->samples, smp);
-	/* the history keeps milliseconds: a finer period skips some */
-	if (metrics_samples(st->res->metrics) && t / 1000 <= st->last_obs_ms)
+	sim_run_sample_metrics(st, t, false);
+}
+
+void sim_run_sample_metrics(struct sim_state *st, int64_t t, bool last)
+{
+	struct metrics *m = st->res->metrics;
+
+	if (!last && t % st->obs_period_us)
 		return;
+	/* the history keeps milliseconds: a finer period skips some */
+	if (metrics_samples(m) && t / 1000 <= st->last_obs_ms)
+		return;
+	/* a bounded file: half the resolution when it would grow past,
+	 * before the sample so that the last one stays */
+	if ((metrics_samples(m) + 1) * metrics_sample_lines(m) >
+	    SIM_METRICS_MAX_LINES) {
+		metrics_thin(m);
+		st->obs_period_us *= 2;
+		if (!last && t % st->obs_period_us)
+			return;
+	}
 	/* the state moves only with events: the gauges stand meanwhile */
 	if (st->obs_events != st->res->events + 1) {
 		obs_metrics_refresh(st->obs, st->ctl);
 		st->obs_events = st->res->events + 1;
 	}
-	metrics_sample(st->res->metrics, t / 1000);
+	metrics_sample(m, t / 1000);
 	st->last_obs_ms = t / 1000;
 }
 
@@ -454,8 +472,11 @@ static void thin_samples(struct sim_state *st)
 	for (size_t i = 0; i < n; i += 2)
 		s[k++] = s[i];
 	st->res->samples.len = k;
-	metrics_thin(st->res->metrics);
 	st->sample_us *= 2;
+	if (st->obs_period_us < st->sample_us) { /* not coarser already */
+		metrics_thin(st->res->metrics);
+		st->obs_period_us = st->sample_us;
+	}
 	st->next_sample = (int64_t)k * st->sample_us;
 }
 
@@ -1268,6 +1289,7 @@ int sim_run(const struct sim_input *in, const struct sim_options *o,
 		return rc;
 	state_init(&st, in, o, res);
 	st.sample_us = sample_period(in, o);
+	st.obs_period_us = st.sample_us;
 	vec_foreach (&in->jobs, j) {
 		if (j->duration_us > st.stall_us)
 			st.stall_us = j->duration_us;
