@@ -248,7 +248,7 @@ struct sim_class_summary {
 
 /* Most lines the metrics history of one run may write (OpenMetrics, about
  * 100 bytes a line): beyond, its resolution is halved. */
-#define SIM_METRICS_MAX_LINES 400000
+#define SIM_METRICS_MAX_LINES 150000
 
 struct sim_result {
 	enum sim_policy policy;
