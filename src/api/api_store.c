@@ -122,6 +122,19 @@ const char *api_store_timestamp(int64_t us, char *buf, size_t size)
 	return buf;
 }
 
+const char *api_store_microtime(int64_t us, char *buf, size_t size)
+{
+	char day[32];
+
+	api_store_timestamp(us, day, sizeof(day));
+	if (strlen(day) == 20) /* "...:SSZ" -> "...:SS.uuuuuuZ" */
+		snprintf(buf, size, "%.19s.%06dZ", day,
+			 (int)(us < 0 ? 0 : us % 1000000));
+	else
+		snprintf(buf, size, "%s", day);
+	return buf;
+}
+
 const char *api_store_view(const struct api_obj *o, const struct api_kind *k,
 			   const char *version, size_t *ret_len)
 {

@@ -364,7 +364,9 @@ static int open_state(struct daemon *dm)
 	dm->hooks.git_version = KUBE_VERSION;
 	dm->api = api_new(dm->store, &dm->hooks);
 	if (serve_apply_namespace(dm->api, dm->store, "default", now) < 0 ||
-	    serve_apply_namespace(dm->api, dm->store, "kube-system", now) < 0) {
+	    serve_apply_namespace(dm->api, dm->store, "kube-system", now) < 0 ||
+	    serve_apply_namespace(dm->api, dm->store, "kube-node-lease", now) <
+		    0) {
 		fprintf(stderr, "echelon serve: cannot create namespaces\n");
 		return -EINVAL;
 	}
@@ -469,6 +471,7 @@ int serve_main(const struct serve_options *o)
 	struct serve_cluster_options co = {
 		.startup_us = STARTUP_US,
 		.seed = o->seed,
+		.speed = o->speed,
 	};
 	char addr[64];
 	uint16_t port;

@@ -615,6 +615,8 @@ static void fire_timers(struct serve_cluster *c, int64_t now_us)
 				cl_mark_job(c, t->ns, t->name);
 			else if (t->kind == CL_T_EVENT_TTL)
 				expire_event(c, t, now_us);
+			else if (t->kind == CL_T_LEASE)
+				cl_lease_timer(c, t, now_us);
 			else
 				cl_kubelet_timer(c, t, now_us);
 		}
@@ -757,11 +759,15 @@ struct serve_cluster *serve_cluster_new(struct api_store *s,
 		c->o = *o;
 	if (c->o.startup_us <= 0)
 		c->o.startup_us = 10 * 1000000LL;
+	if (!(c->o.speed > 0))
+		c->o.speed = 1;
 	c->pod_k = api_kind_of("v1", "Pod");
 	c->job_k = api_kind_of("batch/v1", "Job");
 	c->node_k = api_kind_of("v1", "Node");
 	c->event_k = api_kind_of("v1", "Event");
-	BUG_ON(!c->pod_k || !c->job_k || !c->node_k || !c->event_k);
+	c->lease_k = api_kind_of("coordination.k8s.io/v1", "Lease");
+	BUG_ON(!c->pod_k || !c->job_k || !c->node_k || !c->event_k ||
+	       !c->lease_k);
 	rng_seed(&c->rng, c->o.seed);
 	c->relist = true;
 	heap_init(&c->timers, timer_cmp, NULL);

@@ -31,6 +31,7 @@
 #define CL_ORPHAN_FINALIZ "orphan"
 #define CL_JOB_COMPONENT  "job-controller"
 #define CL_KUBELET_VER	  "v1.35.0"
+#define CL_LEASE_NS	  "kube-node-lease"
 /* kube-apiserver's --event-ttl default. */
 #define CL_EVENT_TTL_US (3600 * 1000000LL)
 /* Kubernetes' syncJobBatchPeriod. */
@@ -50,6 +51,7 @@ enum cl_timer_kind {
 	CL_T_BACKOFF,	/* a Job's pod failure back-off is over */
 	CL_T_BATCH,	/* a Job's pods changed a batch period ago */
 	CL_T_EVENT_TTL, /* an Event has not happened again for an hour */
+	CL_T_LEASE,	/* a node's kubelet renews its Lease */
 	CL_T_COUNT
 };
 
@@ -116,7 +118,7 @@ void cl_index_forget(struct cl_index *x, const char *key);
 struct serve_cluster {
 	struct api_store *s;
 	struct serve_cluster_options o;
-	const struct api_kind *pod_k, *job_k, *node_k, *event_k;
+	const struct api_kind *pod_k, *job_k, *node_k, *event_k, *lease_k;
 	struct rng rng;
 	uint64_t cursor;
 	bool relist;	/* read every object before the next events */
@@ -226,6 +228,9 @@ void cl_kubelet_timer(struct serve_cluster *c, const struct cl_timer *t,
 		      int64_t now_us);
 void cl_node_check(struct serve_cluster *c, const char *name, int64_t now_us);
 void cl_node_deleted(struct serve_cluster *c, const char *name, int64_t now_us);
+/* A node's Lease is due for renewal (t names the node). */
+void cl_lease_timer(struct serve_cluster *c, const struct cl_timer *t,
+		    int64_t now_us);
 
 /* Garbage collection (serve_gc.c). */
 void cl_gc_index(struct serve_cluster *c, const struct api_kind *k,

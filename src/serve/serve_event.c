@@ -35,14 +35,10 @@ static const char *get_str(const json_t *o, const char *a, const char *b)
 /* RFC 3339 UTC, with microseconds (MicroTime) when micro. */
 static void stamp(int64_t us, bool micro, char *buf, size_t size)
 {
-	char day[32];
-
-	api_store_timestamp(us, day, sizeof(day));
-	if (micro && strlen(day) == 20) /* "...:SSZ" -> "...:SS.uuuuuuZ" */
-		snprintf(buf, size, "%.19s.%06dZ", day,
-			 (int)((us % 1000000 + 1000000) % 1000000));
+	if (micro)
+		api_store_microtime(us, buf, size);
 	else
-		snprintf(buf, size, "%s", day);
+		api_store_timestamp(us, buf, size);
 }
 
 /* Cut s to at most max bytes on a UTF-8 character boundary. */

@@ -589,6 +589,110 @@ static void pods_on(struct serve_cluster *c, const char *node,
 	cl_index_get(&c->on_node, c->s, node, bound_to, out);
 }
 
+/* ---- node leases ---- */
+
+/*
+ * The kubelet's node Lease (kube-node-lease/<node>): holderIdentity the
+ * node, leaseDurationSeconds 40, renewTime a MicroTime, an ownerReference
+ * to the Node (so the garbage collector deletes it with the node). The
+ * kubelet renews every 10 s (a quarter of the duration); here the 10 s
+ * are of the wall clock, as a client compares renewTime with its own
+ * clock, and grow with the cluster beyond 1,000 nodes so that all the
+ * renewals together stay at LEASE_WRITES_PER_S writes per wall second.
+ */
+#define LEASE_DURATION_S   40
+#define LEASE_RENEW_US	   (10 * 1000000LL)
+#define LEASE_WRITES_PER_S 100
+
+static int64_t lease_interval(const struct serve_cluster *c)
+{
+	int64_t n = (int64_t)api_store_count(c->s, c->node_k);
+	int64_t wall = n * 1000000 / LEASE_WRITES_PER_S;
+
+	if (wall < LEASE_RENEW_US)
+		wall = LEASE_RENEW_US;
+	return (int64_t)((double)wall * c->o.speed);
+}
+
+static json_t *jmicro(int64_t us)
+{
+	char buf[40];
+
+	return json_string(api_store_microtime(us, buf, sizeof(buf)));
+}
+
+/* The Lease's body as the kubelet writes it, from old (NULL: new). */
+static json_t *lease_body(const json_t *old, const struct api_obj *node,
+			  bool renew, int64_t now_us)
+{
+	json_t *l = old ? json_deep_copy(old) : json_object();
+	json_t *meta = cl_obj(l, "metadata"), *spec = cl_obj(l, "spec");
+	const json_t *ref =
+		json_array_get(json_object_get(meta, "ownerReferences"), 0);
+	const char *ouid = ref ? cl_str(ref, "uid") : NULL;
+
+	json_object_set_new(l, "apiVersion",
+			    json_string("coordination.k8s.io/v1"));
+	json_object_set_new(l, "kind", json_string("Lease"));
+	json_object_set_new(meta, "name", json_string(node->name));
+	json_object_set_new(meta, "namespace", json_string(CL_LEASE_NS));
+	/* A node made again under the same name takes its Lease over. */
+	if (!ouid || strcmp(ouid, node->uid) != 0)
+		json_object_set_new(meta, "ownerReferences",
+				    json_pack("[{s:s,s:s,s:s,s:s}]",
+					      "apiVersion", "v1", "kind",
+					      "Node", "name", node->name, "uid",
+					      node->uid));
+	json_object_set_new(spec, "holderIdentity", json_string(node->name));
+	json_object_set_new(spec, "leaseDurationSeconds",
+			    json_integer(LEASE_DURATION_S));
+	if (renew || !json_object_get(spec, "renewTime"))
+		json_object_set_new(spec, "renewTime", jmicro(now_us));
+	return l;
+}
+
+/* Create, take over or renew node's Lease; arm the next renewal while
+ * the node is Ready (a node not Ready stops renewing). */
+static void lease_sync(struct serve_cluster *c, const struct api_obj *node,
+		       bool renew, int64_t now_us)
+{
+	const struct api_obj *o =
+		api_store_get(c->s, c->lease_k, CL_LEASE_NS, node->name);
+	bool ready = node_ready(node->body);
+	int64_t every = lease_interval(c), last;
+	char *name = xstrdup(node->name), *uid = xstrdup(node->uid);
+
+	if (!o) {
+		(void)cl_create(c, c->lease_k,
+				lease_body(NULL, node, true, now_us), now_us,
+				&o);
+	} else {
+		last = cl_parse_time(cl_str(o->body, "spec.renewTime"));
+		renew = ready && (renew || last < 0 || last + every <= now_us);
+		(void)cl_update(c, o, lease_body(o->body, node, renew, now_us),
+				now_us);
+		o = api_store_get(c->s, c->lease_k, CL_LEASE_NS, name);
+	}
+	last = o ? cl_parse_time(cl_str(o->body, "spec.renewTime")) : -1;
+	if (ready && last >= 0)
+		cl_arm(c, CL_T_LEASE,
+		       last + every > now_us ? last + every : now_us + every,
+		       "", name, uid);
+	free(name);
+	free(uid);
+}
+
+void cl_lease_timer(struct serve_cluster *c, const struct cl_timer *t,
+		    int64_t now_us)
+{
+	const struct api_obj *node =
+		api_store_get(c->s, c->node_k, "", t->name);
+
+	if (!node || strcmp(node->uid, t->uid) != 0 || cl_deleting(node->body))
+		return;
+	lease_sync(c, node, true, now_us);
+}
+
 void cl_node_check(struct serve_cluster *c, const char *name, int64_t now_us)
 {
 	const struct api_obj *o = api_store_get(c->s, c->node_k, "", name);
@@ -604,6 +708,8 @@ void cl_node_check(struct serve_cluster *c, const char *name, int64_t now_us)
 		(void)cl_update(c, o, node, now_us);
 		return;
 	}
+	if (!cl_armed(c, o->uid, CL_T_LEASE))
+		lease_sync(c, o, false, now_us);
 	pods_on(c, name, &pods);
 	vec_foreach (&pods, p) {
 		char key[512];

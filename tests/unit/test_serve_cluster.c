@@ -543,12 +543,13 @@ static void test_indexed_job(void **state)
 	assert_non_null(jstr(job, "status.completionTime"));
 	assert_int_equal(events(&f, "train", "Completed", NULL), 1);
 
-	/* Quiet: nothing due but the Events' expiry an hour on. */
-	assert_true(serve_cluster_next_us(f.c) >= f.now + 3500 * SEC);
-	assert_int_equal(serve_cluster_sync(f.c, f.now + 3000 * SEC), 0);
+	/* Quiet: nothing due but the node's Lease, renewed every 10 s,
+	 * and the Events' expiry an hour on. */
+	assert_true(serve_cluster_next_us(f.c) <= f.now + 10 * SEC);
+	assert_int_equal(serve_cluster_sync(f.c, f.now), 0);
 	advance(&f, f.now + 7200 * SEC);
 	assert_int_equal(api_store_count(f.s, f.event), 0);
-	assert_true(serve_cluster_next_us(f.c) == INT64_MAX);
+	assert_true(serve_cluster_next_us(f.c) <= f.now + 10 * SEC);
 	fx_release(&f);
 }
 
@@ -923,6 +924,123 @@ static void test_node_lost(void **state)
 	advance(&f, f.now + 20 * SEC);
 	assert_int_equal(jint(get(&f, f.job, "b"), "status", "active"), 2);
 	fx_release(&f);
+}
+
+/* ---- node leases ---- */
+
+static const json_t *lease(struct fx *f, const char *node)
+{
+	const struct api_obj *o = api_store_get(
+		f->s, api_kind_of("coordination.k8s.io/v1", "Lease"),
+		"kube-node-lease", node);
+
+	return o ? o->body : NULL;
+}
+
+static const char *renewed(struct fx *f, const char *node)
+{
+	return jstr(lease(f, node), "spec.renewTime");
+}
+
+/* Each node's kubelet holds a Lease in kube-node-lease: made when the
+ * node registers, renewed every 10 s while it is Ready, deleted with
+ * it. */
+static void test_node_lease(void **state)
+{
+	struct fx f;
+	const json_t *l, *ref;
+
+	(void)state;
+	fx_init(&f, 0);
+	add_node(&f, "n1");
+	settle(&f);
+	l = lease(&f, "n1");
+	assert_non_null(l);
+	assert_string_equal(jstr(l, "spec.holderIdentity"), "n1");
+	assert_int_equal(jint(l, "spec", "leaseDurationSeconds"), 40);
+	assert_string_equal(renewed(&f, "n1"), "2026-12-01T13:00:00.000000Z");
+	assert_null(jstr(l, "spec.acquireTime")); /* the kubelet sets none */
+	ref = json_array_get(json_object_get(json_object_get(l, "metadata"),
+					     "ownerReferences"),
+			     0);
+	assert_string_equal(jstr(ref, "kind"), "Node");
+	assert_string_equal(jstr(ref, "apiVersion"), "v1");
+	assert_string_equal(jstr(ref, "name"), "n1");
+	assert_string_equal(jstr(ref, "uid"),
+			    jstr(get(&f, f.node, "n1"), "metadata.uid"));
+
+	advance(&f, T0 + 25 * SEC);
+	assert_string_equal(renewed(&f, "n1"), "2026-12-01T13:00:20.000000Z");
+	/* Not Ready: the kubelet stops renewing; Ready again: at once. */
+	set_ready(&f, "n1", false);
+	advance(&f, T0 + 90 * SEC);
+	assert_string_equal(renewed(&f, "n1"), "2026-12-01T13:00:20.000000Z");
+	set_ready(&f, "n1", true);
+	settle(&f);
+	assert_string_equal(renewed(&f, "n1"), "2026-12-01T13:01:30.000000Z");
+	advance(&f, T0 + 100 * SEC);
+	assert_string_equal(renewed(&f, "n1"), "2026-12-01T13:01:40.000000Z");
+	/* A Lease deleted by hand is made again at the next renewal. */
+	assert_int_equal(
+		api_store_delete(f.s,
+				 api_kind_of("coordination.k8s.io/v1", "Lease"),
+				 "kube-node-lease", "n1", 0, f.now),
+		0);
+	advance(&f, T0 + 110 * SEC);
+	assert_string_equal(renewed(&f, "n1"), "2026-12-01T13:01:50.000000Z");
+
+	/* Deleted with its node (garbage collection by ownerReference). */
+	assert_int_equal(api_store_delete(f.s, f.node, "", "n1", 0, f.now), 0);
+	settle(&f);
+	assert_null(lease(&f, "n1"));
+	fx_release(&f);
+}
+
+/* Renewals keep a wall-clock pace: every 10 s of the wall clock (600 s
+ * of a clock 60 times faster), and on clusters over 1,000 nodes at most
+ * 100 renewals per wall second in all. */
+static void test_lease_interval(void **state)
+{
+	static const struct {
+		int nodes;
+		double speed;
+		const char *first, *second; /* renewTimes after 0 and 1 */
+	} table[] = {
+		{ 1, 60, "2026-12-01T13:00:00.000000Z",
+		  "2026-12-01T13:10:00.000000Z" },
+		{ 1200, 1, "2026-12-01T13:00:00.000000Z",
+		  "2026-12-01T13:00:12.000000Z" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
+		struct serve_cluster_options o = { .startup_us = 10 * SEC,
+						   .speed = table[i].speed };
+		struct fx f;
+		char name[16];
+
+		fx_init(&f, 0);
+		serve_cluster_free(f.c);
+		f.c = serve_cluster_new(f.s, &o);
+		for (int n = 0; n < table[i].nodes; n++) {
+			snprintf(name, sizeof(name), "n%d", n);
+			add_node(&f, name);
+		}
+		settle(&f);
+		assert_int_equal(
+			api_store_count(
+				f.s,
+				api_kind_of("coordination.k8s.io/v1", "Lease")),
+			table[i].nodes);
+		assert_string_equal(renewed(&f, "n0"), table[i].first);
+		advance(&f, f.now + 12 * SEC * (int64_t)table[i].speed - SEC);
+		assert_string_equal(renewed(&f, "n0"),
+				    table[i].speed > 1 ? table[i].second
+						       : table[i].first);
+		advance(&f, T0 + 12 * SEC * (int64_t)table[i].speed);
+		assert_string_equal(renewed(&f, "n0"), table[i].second);
+		fx_release(&f);
+	}
 }
 
 /* ---- restart and relist ---- */
@@ -1343,6 +1461,8 @@ int main(void)
 		cmocka_unit_test(test_failure_rate),
 		cmocka_unit_test(test_node_registration),
 		cmocka_unit_test(test_node_lost),
+		cmocka_unit_test(test_node_lease),
+		cmocka_unit_test(test_lease_interval),
 		cmocka_unit_test(test_restart),
 		cmocka_unit_test(test_gc),
 		cmocka_unit_test(test_gc_terminating_pod),
