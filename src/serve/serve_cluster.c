@@ -668,6 +668,8 @@ static void observe(struct serve_cluster *c, const struct api_kind *k,
 	if (type == API_DELETED) {
 		if (uid)
 			cl_keyset_add(&c->gone, uid);
+		if (k == c->pod_k)
+			cl_kubelet_gone(c, body);
 		json_array_foreach(cl_get(body, "metadata.ownerReferences"), i,
 				   ref)
 		{
@@ -781,6 +783,9 @@ struct serve_cluster *serve_cluster_new(struct api_store *s,
 	hmap_init(&c->backoff_index);
 	cl_index_init(&c->owned);
 	cl_index_init(&c->on_node);
+	hmap_init(&c->images);
+	hmap_init(&c->bucket_index);
+	hmap_init(&c->killed);
 	return c;
 }
 
@@ -803,6 +808,7 @@ void serve_cluster_free(struct serve_cluster *c)
 	cl_index_release(&c->owned);
 	cl_index_release(&c->on_node);
 	cl_jobs_release(c);
+	cl_kubelet_release(c);
 	free(c);
 }
 
@@ -868,6 +874,7 @@ int serve_cluster_sync(struct serve_cluster *c, int64_t now_us)
 	c->now_us = now_us;
 	read_changes(c);
 	fire_timers(c, now_us);
+	cl_kubelet_stopped(c, now_us);
 	run_phase(c, &c->dropped, node_gone_phase, now_us);
 	run_phase(c, &c->nodes, node_phase, now_us);
 	run_phase(c, &c->owners, owner_phase, now_us);

@@ -115,6 +115,13 @@ void cl_index_get(struct cl_index *x, struct api_store *s, const char *key,
 /* Drop key and what is under it. */
 void cl_index_forget(struct cl_index *x, const char *key);
 
+/* A kubelet's budget of Events: eventBurst tokens refilled at
+ * eventRecordQPS, the kubelet's defaults. */
+struct cl_bucket {
+	double tokens;
+	int64_t at_us;
+};
+
 struct serve_cluster {
 	struct api_store *s;
 	struct serve_cluster_options o;
@@ -142,6 +149,14 @@ struct serve_cluster {
 
 	struct cl_index owned;	 /* owner uid -> dependents */
 	struct cl_index on_node; /* node name -> pods bound to it */
+
+	/* The kubelets' memory (serve_kubelet.c), lost at a restart as a
+	 * kubelet's is. */
+	struct hmap images;	  /* "node/image" -> hash of the puller */
+	struct hmap bucket_index; /* node name -> index in buckets */
+	VEC(struct cl_bucket) buckets;
+	struct hmap killed;    /* uids of pods whose containers stopped */
+	VEC(json_t *) stopped; /* deleted running pods (references) */
 };
 
 /* Key sets. */
@@ -228,6 +243,11 @@ void cl_kubelet_timer(struct serve_cluster *c, const struct cl_timer *t,
 		      int64_t now_us);
 void cl_node_check(struct serve_cluster *c, const char *name, int64_t now_us);
 void cl_node_deleted(struct serve_cluster *c, const char *name, int64_t now_us);
+/* A pod deleted while its containers ran (body as it was): queued for
+ * the kubelet's Killing Events, recorded by cl_kubelet_stopped(). */
+void cl_kubelet_gone(struct serve_cluster *c, const json_t *body);
+void cl_kubelet_stopped(struct serve_cluster *c, int64_t now_us);
+void cl_kubelet_release(struct serve_cluster *c);
 /* A node's Lease is due for renewal (t names the node). */
 void cl_lease_timer(struct serve_cluster *c, const struct cl_timer *t,
 		    int64_t now_us);

@@ -926,6 +926,138 @@ static void test_node_lost(void **state)
 	fx_release(&f);
 }
 
+/* ---- the kubelet's Events ---- */
+
+struct evfind {
+	const char *name, *reason; /* name NULL: any object */
+	size_t n;
+	const json_t *last;
+};
+
+static int ev_find_one(void *ctx, const struct api_obj *o)
+{
+	struct evfind *q = ctx;
+
+	if ((!q->name ||
+	     strcmp(jstr(o->body, "involvedObject.name"), q->name) == 0) &&
+	    strcmp(jstr(o->body, "reason"), q->reason) == 0) {
+		q->n++;
+		q->last = o->body;
+	}
+	return 0;
+}
+
+/* The Events with reason about name (NULL: any): how many, the last. */
+static size_t ev_find(struct fx *f, const char *name, const char *reason,
+		      const json_t **ret)
+{
+	struct evfind q = { .name = name, .reason = reason };
+
+	assert_int_equal(api_store_each(f->s, f->event, NULL, NULL, NULL,
+					ev_find_one, &q),
+			 0);
+	if (ret)
+		*ret = q.last;
+	return q.n;
+}
+
+#define TMPL_IMAGE(image)                                                      \
+	"\"template\":{\"metadata\":{\"annotations\":{"                        \
+	"\"sim.echelon.dev/duration\":\"60s\"}},\"spec\":{"                    \
+	"\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"main\","      \
+	"\"image\":\"" image "\"}]}}"
+
+/* A started pod gets the kubelet's Pulling, Pulled, Created and Started
+ * (an IfNotPresent image is pulled once per node), a pod deleted while
+ * it runs Killing, once. */
+static void test_kubelet_events(void **state)
+{
+	struct fx f;
+	struct names p;
+	const json_t *ev;
+	size_t pulled = 0, present = 0;
+
+	(void)state;
+	fx_init(&f, 0);
+	add_node(&f, "n1");
+	add_job(&f, "k",
+		"{\"completions\":2,\"parallelism\":2," TMPL_IMAGE(
+			"busybox:1.36") "}");
+	settle(&f);
+	bind_all(&f, "k", "n1");
+	settle(&f);
+	assert_int_equal(ev_find(&f, NULL, "Pulling", &ev), 1);
+	assert_string_equal(jstr(ev, "message"),
+			    "Pulling image \"busybox:1.36\"");
+	assert_int_equal(ev_find(&f, NULL, "Started", NULL), 0);
+	advance(&f, T0 + 20 * SEC);
+
+	pods_of(&f, "k", &p);
+	assert_int_equal(p.n, 2);
+	for (size_t i = 0; i < p.n; i++) {
+		assert_int_equal(ev_find(&f, p.items[i], "Pulled", &ev), 1);
+		/* pulled in the start-up delay: 10 s and up to 10 % more */
+		if (strncmp(jstr(ev, "message"),
+			    "Successfully pulled image \"busybox:1.36\" in 10",
+			    46) == 0 &&
+		    strstr(jstr(ev, "message"), "s including waiting). Image "
+						"size: "))
+			pulled++;
+		else if (strcmp(jstr(ev, "message"),
+				"Container image \"busybox:1.36\" already "
+				"present on machine") == 0)
+			present++;
+		assert_int_equal(ev_find(&f, p.items[i], "Created", &ev), 1);
+		assert_string_equal(jstr(ev, "message"),
+				    "Created container: main");
+		assert_int_equal(ev_find(&f, p.items[i], "Started", &ev), 1);
+		assert_string_equal(jstr(ev, "message"),
+				    "Started container main");
+		assert_string_equal(jstr(ev, "type"), "Normal");
+		assert_string_equal(jstr(ev, "source.component"), "kubelet");
+		assert_string_equal(jstr(ev, "source.host"), "n1");
+		assert_string_equal(jstr(ev, "reportingComponent"), "kubelet");
+		assert_string_equal(jstr(ev, "reportingInstance"), "n1");
+		assert_string_equal(jstr(ev, "involvedObject.fieldPath"),
+				    "spec.containers{main}");
+		assert_string_equal(jstr(ev, "involvedObject.kind"), "Pod");
+		assert_null(json_object_get(ev, "action"));
+	}
+	assert_int_equal(pulled, 1);
+	assert_int_equal(present, 1);
+
+	/* Deleted while it runs: its container is stopped, once. */
+	assert_int_equal(api_store_delete(f.s, f.pod, NS, p.items[0], 0, f.now),
+			 0);
+	advance(&f, f.now + 5 * SEC);
+	assert_null(get(&f, f.pod, p.items[0]));
+	assert_int_equal(ev_find(&f, p.items[0], "Killing", &ev), 1);
+	assert_string_equal(jstr(ev, "message"), "Stopping container main");
+	assert_int_equal(json_integer_value(json_object_get(ev, "count")), 1);
+	assert_int_equal(ev_find(&f, p.items[1], "Killing", NULL), 0);
+	fx_release(&f);
+}
+
+/* A kubelet records at most 100 Events at once (its eventBurst), then
+ * 50 a second (eventRecordQPS). */
+static void test_kubelet_event_budget(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	fx_init(&f, 0);
+	add_node(&f, "n1");
+	add_job(&f, "many",
+		"{\"completions\":120,\"parallelism\":120," TMPL_IMAGE(
+			"busybox:latest") "}");
+	settle(&f);
+	bind_all(&f, "many", "n1");
+	settle(&f);
+	/* Always pulled: 120 Pulling at once, 100 recorded. */
+	assert_int_equal(ev_find(&f, NULL, "Pulling", NULL), 100);
+	fx_release(&f);
+}
+
 /* ---- node leases ---- */
 
 static const json_t *lease(struct fx *f, const char *node)
@@ -1461,6 +1593,8 @@ int main(void)
 		cmocka_unit_test(test_failure_rate),
 		cmocka_unit_test(test_node_registration),
 		cmocka_unit_test(test_node_lost),
+		cmocka_unit_test(test_kubelet_events),
+		cmocka_unit_test(test_kubelet_event_budget),
 		cmocka_unit_test(test_node_lease),
 		cmocka_unit_test(test_lease_interval),
 		cmocka_unit_test(test_restart),
