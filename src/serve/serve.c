@@ -26,6 +26,7 @@
 #include "base/alloc.h"
 #include "base/diag.h"
 #include "base/strbuf.h"
+#include "base/timemap.h"
 #include "base/version.h"
 #include "serve/serve_addr.h"
 #include "serve/serve_apply.h"
@@ -85,6 +86,29 @@ static int64_t now_us(const struct daemon *dm, int64_t mono)
 {
 	return dm->base_us +
 	       (int64_t)((double)(mono - dm->mono0_us) * dm->o->speed);
+}
+
+/* Timestamps show the wall-clock time an embedded instant happened at
+ * (base/timemap.h): the kept map gets this run's segment, from the
+ * embedded clock's start at the wall clock's now. */
+static int start_clock_map(struct daemon *dm)
+{
+	struct timemap_seg segs[TIMEMAP_MAX];
+	int n = 0;
+
+	if (dm->meta.clock_map[0])
+		n = timemap_parse(dm->meta.clock_map, segs);
+	if (n < 0 || timemap_set(segs, (size_t)n) < 0) {
+		fprintf(stderr,
+			"echelon serve: %s/echelon.db: the database is corrupt "
+			"(meta clock_map \"%s\"); move it away to start with "
+			"an empty state\n",
+			dm->dir, dm->meta.clock_map);
+		return -EIO;
+	}
+	timemap_start(dm->base_us, wall_us(), dm->o->speed);
+	timemap_format(dm->meta.clock_map, sizeof(dm->meta.clock_map));
+	return 0;
 }
 
 /* One logfmt line on stderr: ts, level, msg, then kv (already
@@ -353,6 +377,9 @@ static int open_state(struct daemon *dm)
 	}
 	dm->base_us = dm->meta.fresh || !dm->meta.clock_us ? wall_us()
 							   : dm->meta.clock_us;
+	rc = start_clock_map(dm);
+	if (rc < 0)
+		return rc;
 	dm->mono0_us = mono_us();
 	now = dm->base_us;
 	if (!o->no_schedule) {

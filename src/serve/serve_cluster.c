@@ -22,6 +22,7 @@
 
 #include "api/api_default.h"
 #include "base/alloc.h"
+#include "base/timemap.h"
 #include "serve/serve_cluster_int.h"
 
 #include "base/banned.h"
@@ -270,7 +271,7 @@ int64_t cl_parse_time(const char *s)
 			;
 	if (strcmp(end, "Z") != 0)
 		return -1;
-	return (int64_t)timegm(&tm) * 1000000;
+	return timemap_clock((int64_t)timegm(&tm) * 1000000);
 }
 
 json_t *cl_cond(const json_t *conds, const char *type)
@@ -580,8 +581,10 @@ static bool timer_live(const struct serve_cluster *c, const struct cl_timer *t)
 	return hmap_get_str(&c->armed, key, &at) && at == t->at_us;
 }
 
-/* When an Event expires: an hour after it last happened. */
-static int64_t event_expiry(const json_t *ev)
+/* When an Event expires: an hour of the wall clock after it last
+ * happened (the TTL is the API server's, which runs at the wall clock's
+ * pace: at --speed 60 Events stay an hour, not a minute). */
+static int64_t event_expiry(const struct serve_cluster *c, const json_t *ev)
 {
 	int64_t t = cl_parse_time(cl_str(ev, "lastTimestamp"));
 
@@ -589,7 +592,7 @@ static int64_t event_expiry(const json_t *ev)
 		t = cl_parse_time(cl_str(ev, "eventTime"));
 	if (t < 0)
 		t = cl_parse_time(cl_str(ev, "metadata.creationTimestamp"));
-	return t < 0 ? -1 : t + CL_EVENT_TTL_US;
+	return t < 0 ? -1 : t + (int64_t)((double)CL_EVENT_TTL_US * c->o.speed);
 }
 
 static void expire_event(struct serve_cluster *c, const struct cl_timer *t,
@@ -598,7 +601,8 @@ static void expire_event(struct serve_cluster *c, const struct cl_timer *t,
 	const struct api_obj *o =
 		api_store_get(c->s, c->event_k, t->ns, t->name);
 
-	if (o && strcmp(o->uid, t->uid) == 0 && event_expiry(o->body) <= now_us)
+	if (o && strcmp(o->uid, t->uid) == 0 &&
+	    event_expiry(c, o->body) <= now_us)
 		(void)cl_delete(c, o, now_us);
 }
 
@@ -657,7 +661,7 @@ static void observe(struct serve_cluster *c, const struct api_kind *k,
 		return;
 	ns = ns ? ns : "";
 	if (k == c->event_k) {
-		int64_t at = event_expiry(body);
+		int64_t at = event_expiry(c, body);
 
 		/* Events go after an hour, as kube-apiserver's --event-ttl:
 		 * a daemon's store does not fill up with them. */
@@ -784,6 +788,7 @@ struct serve_cluster *serve_cluster_new(struct api_store *s,
 	cl_index_init(&c->owned);
 	cl_index_init(&c->on_node);
 	hmap_init(&c->images);
+	hmap_init(&c->pulling);
 	hmap_init(&c->bucket_index);
 	hmap_init(&c->killed);
 	return c;

@@ -153,6 +153,7 @@ struct serve_cluster {
 	/* The kubelets' memory (serve_kubelet.c), lost at a restart as a
 	 * kubelet's is. */
 	struct hmap images;	  /* "node/image" -> hash of the puller */
+	struct hmap pulling;	  /* pod uid -> when it was accepted */
 	struct hmap bucket_index; /* node name -> index in buckets */
 	VEC(struct cl_bucket) buckets;
 	struct hmap killed;    /* uids of pods whose containers stopped */
@@ -175,7 +176,8 @@ json_t *cl_obj(json_t *o, const char *key);
 json_t *cl_arr(json_t *o, const char *key);
 /* RFC 3339 in UTC with seconds ("2026-12-01T13:00:00Z"). */
 json_t *cl_jtime(int64_t us);
-/* Parse RFC 3339 seconds ("2026-12-01T13:00:00Z"); -1 when not one. */
+/* Parse RFC 3339 seconds ("2026-12-01T13:00:00Z") into the embedded
+ * clock's instant (base/timemap.h); -1 when not one. */
 int64_t cl_parse_time(const char *s);
 /* The condition of type in array conds, or NULL. */
 json_t *cl_cond(const json_t *conds, const char *type);

@@ -470,6 +470,10 @@ static void accepted_events(struct serve_cluster *c, const json_t *pod,
 	size_t i;
 	json_t *ctr;
 
+	/* startTime has whole seconds of the wall clock: the pull time is
+	 * measured from here, on the embedded clock. */
+	if (uid)
+		hmap_put_str(&c->pulling, uid, now_us);
 	for (size_t l = 0; uid && l < ARRAY_SIZE(lists); l++)
 		json_array_foreach(
 			json_object_get(cl_get(pod, "spec"), lists[l]), i, ctr)
@@ -491,11 +495,15 @@ static void started_events(struct serve_cluster *c, const json_t *pod,
 {
 	static const char *const lists[] = { "initContainers", "containers" };
 	const char *uid = cl_str(pod, "metadata.uid");
-	int64_t since = cl_parse_time(cl_str(pod, "status.startTime"));
+	int64_t since = -1;
 	char msg[700], took[80];
 	size_t i;
 	json_t *ctr;
 
+	if (uid && hmap_get_str(&c->pulling, uid, &since))
+		hmap_del(&c->pulling, uid, strlen(uid));
+	else /* accepted before a restart */
+		since = cl_parse_time(cl_str(pod, "status.startTime"));
 	go_duration(since < 0 ? 0 : now_us - since, took, sizeof(took));
 	for (size_t l = 0; uid && l < ARRAY_SIZE(lists); l++)
 		json_array_foreach(
@@ -565,6 +573,8 @@ void cl_kubelet_gone(struct serve_cluster *c, const json_t *body)
 {
 	const char *uid = cl_str(body, "metadata.uid");
 
+	if (uid)
+		hmap_del(&c->pulling, uid, strlen(uid));
 	if (uid && hmap_get_str(&c->killed, uid, NULL)) {
 		hmap_del(&c->killed, uid, strlen(uid)); /* stopped already */
 		return;
@@ -594,6 +604,7 @@ void cl_kubelet_release(struct serve_cluster *c)
 	vec_release(&c->buckets);
 	hmap_release(&c->bucket_index);
 	hmap_release(&c->images);
+	hmap_release(&c->pulling);
 	hmap_release(&c->killed);
 }
 
