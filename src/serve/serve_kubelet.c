@@ -543,19 +543,22 @@ static void started_events(struct serve_cluster *c, const json_t *pod,
 }
 
 /* The pod is deleted while it runs: its running containers are
- * stopped, once. */
+ * stopped, once, by a kubelet that is there (its node exists and is
+ * Ready: PodGC's deletes of a deleted node's pods have none). */
 static void killing_events(struct serve_cluster *c, const json_t *pod,
 			   int64_t now_us)
 {
 	const char *uid = cl_str(pod, "metadata.uid");
 	const char *node = cl_str(pod, "spec.nodeName");
 	const char *phase = cl_str(pod, "status.phase");
+	const struct api_obj *n =
+		node ? api_store_get(c->s, c->node_k, "", node) : NULL;
 	char msg[600];
 	size_t i;
 	json_t *cs;
 
-	if (!uid || !node || !phase || strcmp(phase, "Running") != 0 ||
-	    !hmap_put_str(&c->killed, uid, 1))
+	if (!uid || !n || !cl_cond_true(n->body, "Ready") || !phase ||
+	    strcmp(phase, "Running") != 0 || !hmap_put_str(&c->killed, uid, 1))
 		return;
 	json_array_foreach(cl_get(pod, "status.containerStatuses"), i, cs)
 	{

@@ -1035,6 +1035,11 @@ static void test_kubelet_events(void **state)
 	assert_string_equal(jstr(ev, "message"), "Stopping container main");
 	assert_int_equal(json_integer_value(json_object_get(ev, "count")), 1);
 	assert_int_equal(ev_find(&f, p.items[1], "Killing", NULL), 0);
+	/* A deleted node's pods go without a kubelet to stop them. */
+	assert_int_equal(api_store_delete(f.s, f.node, "", "n1", 0, f.now), 0);
+	advance(&f, f.now + 5 * SEC);
+	assert_null(get(&f, f.pod, p.items[1]));
+	assert_int_equal(ev_find(&f, p.items[1], "Killing", NULL), 0);
 	fx_release(&f);
 }
 
