@@ -304,6 +304,10 @@ static void loop(struct daemon *dm)
 {
 	int64_t until;
 
+	/* The first turn does not wait for I/O: the controllers act on the
+	 * start-up objects (Workloads for queued Jobs, node Leases) and arm
+	 * the timer, before any client asks. */
+	turn(dm, 0);
 	while (!dm->stopping)
 		turn(dm, serve_http_timeout_ms(dm->http));
 	/* Stop accepting; let held replies and queued bytes go out. */
