@@ -349,8 +349,9 @@ static void node_lost(struct serve_cluster *c, const struct api_obj *o,
  * is deleted. Component "kubelet", host and reportingInstance the node,
  * involvedObject.fieldPath the container, no action (the kubelet's
  * recorder sets none). Each kubelet records at most EVENT_BURST at once,
- * refilled at EVENT_QPS per second (its eventBurst and eventRecordQPS
- * defaults); beyond that they are dropped, as a kubelet's full event
+ * refilled at EVENT_QPS per second of the wall clock (its eventBurst and
+ * eventRecordQPS defaults; the API server's load is in wall time at any
+ * --speed); beyond that they are dropped, as a kubelet's full event
  * queue drops them.
  */
 #define KUBELET	    "kubelet"
@@ -372,7 +373,8 @@ static bool may_record(struct serve_cluster *c, const char *node,
 	}
 	b = &c->buckets.items[i];
 	if (now_us > b->at_us) {
-		b->tokens += (double)(now_us - b->at_us) * EVENT_QPS / 1e6;
+		b->tokens += (double)(now_us - b->at_us) * EVENT_QPS /
+			     (1e6 * c->o.speed);
 		if (b->tokens > EVENT_BURST)
 			b->tokens = EVENT_BURST;
 		b->at_us = now_us;
