@@ -341,6 +341,7 @@ static void no_fit(struct sched *s, uint32_t id, struct assign *a)
 
 	if (q->cq->queueing == QUEUEING_STRICT_FIFO) {
 		q->blocked = true;
+		sched_touch(s, id);
 		sched_why_set(&wl->why, a->why.code, a->why.msg);
 		a->why.msg = NULL;
 		return;
@@ -513,5 +514,6 @@ size_t sched_cycle(struct sched *s, int64_t now_us, struct sched_decisions *out)
 	       (cq = pick(s)) >= 0)
 		n += process(s, queue_peek(&s->cqs[cq].heap), &a, now_us, out);
 	assign_release(&a);
+	sched_settle_classes(s);
 	return n;
 }
