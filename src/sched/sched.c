@@ -655,6 +655,20 @@ static struct sched_class *class_of(struct sched *s, uint32_t id)
 	return class_get(s, q, wl->hash);
 }
 
+/*
+ * StrictFIFO: the pending reason of every member but the head names the
+ * head ("waits behind"), so when the head is no longer old each member's
+ * changes: O(members), and only when their messages really change.
+ */
+static void head_moved(struct sched *s, struct sched_cq *q, uint32_t old)
+{
+	if (!s->dirty || q->cq->queueing != QUEUEING_STRICT_FIFO ||
+	    queue_peek(&q->heap) == old)
+		return;
+	for (size_t k = 0; k < q->heap.len; k++)
+		sched_touch(s, q->heap.items[k]);
+}
+
 /* Put the best member of k into the heap of q. */
 static void release_next(struct sched_cq *q, struct sched_class *k)
 {
@@ -739,7 +753,10 @@ void sched_enqueue(struct sched *s, uint32_t id)
 	q = &s->cqs[wl->cq];
 	k = class_of(s, id);
 	if (!k) {
+		uint32_t head = queue_peek(&q->heap);
+
 		queue_push(&q->heap, id);
+		head_moved(s, q, head);
 		return;
 	}
 	queue_push(&k->q, id);
@@ -778,8 +795,12 @@ void sched_leave_heap(struct sched *s, uint32_t id)
 	struct sched_class *k = class_of(s, id);
 
 	sched_touch(s, id);
-	if (queue_contains(&q->heap, id))
+	if (queue_contains(&q->heap, id)) {
+		uint32_t head = queue_peek(&q->heap);
+
 		queue_remove(&q->heap, id);
+		head_moved(s, q, head);
+	}
 	if (k && k->out == id)
 		release_next(q, k);
 }
@@ -1073,6 +1094,7 @@ static void hold(struct sched *s, uint32_t id, uint32_t by)
 	leave_admitted(s, id);
 	wl->held = wl->adm;
 	wl->adm = NULL;
+	s->nheld++;
 	wl->held_for = by + 1;
 	s->wl[by].victims_held++;
 }
@@ -1087,6 +1109,7 @@ static void unhold(struct sched *s, uint32_t id)
 	sched_touch(s, id);
 	uncharge(s, wl->w, wl->held);
 	wl->held = NULL;
+	s->nheld--;
 	if (wl->held_for && s->wl[wl->held_for - 1].victims_held)
 		s->wl[wl->held_for - 1].victims_held--;
 	wl->held_for = 0;
@@ -1405,6 +1428,7 @@ void sched_hold_restored(struct sched *s, uint32_t id,
 
 	sched_touch(s, id);
 	wl->held = held;
+	s->nheld++;
 	charge_adm(s, wl->w, held, 1);
 	tas_charge(s, wl->w, held, 1);
 }

@@ -186,11 +186,14 @@ void sched_free(struct sched *s);
 /*
  * Mark in d (borrowed; NULL stops) the slot of every workload whose status
  * as a status writer reads it changes from now on: its state, queue,
- * conditions, pending reason (its own, or its parked class's as its
- * members show it, marked at the end of each cycle), admission and
- * placement, held quota, requeue time, and whether sched_wl_listed().
- * Others are marked too (a mark means "maybe"). Positions in a queue are
- * not: they move for every member whenever one enters or leaves.
+ * conditions, pending reason (its own; its parked class's as its
+ * members show it, marked at the end of each cycle; in a StrictFIFO queue
+ * the head it waits behind, so a new head marks the queue's members),
+ * admission and placement, held quota, requeue time, and whether
+ * sched_wl_listed(): everything sched_wl_pending_key() reads but the
+ * scheduler's own stamp. Others are marked too (a mark means "maybe").
+ * Positions in a queue are not: they move for every member whenever one
+ * enters or leaves.
  */
 void sched_track(struct sched *s, struct dirty *d);
 

@@ -400,7 +400,9 @@ static void find_waiting(struct sched *s)
 {
 	for (size_t i = 0; i < s->ncq; i++)
 		s->cqs[i].waiting = QUEUE_NONE;
-	if (!s->opt.hold_victims)
+	/* without a victim holding quota no preemptor waits: no scan of
+	 * every workload per cycle */
+	if (!s->opt.hold_victims || !s->nheld)
 		return;
 	for (uint32_t id = 0; id < s->nwl; id++) {
 		if (s->wl[id].w && s->wl[id].victims_held &&

@@ -222,6 +222,7 @@ struct sched {
 	 * unparked since the last sched_settle_classes(). */
 	struct dirty *dirty;
 	VEC(struct sched_class_ref) moved;
+	size_t nheld; /* preempted workloads holding their quota */
 };
 
 /* The flavor assignment of one workload at given pod counts. */

@@ -112,6 +112,7 @@ struct serve_sched {
 	VEC(char *) new_gangs; /* "ns/PodGroup/" or "ns//pod": to make */
 	int writes;
 	uint64_t pending_cycles; /* ctl cycles at the last pending pass */
+	uint64_t pending_seq;	 /* ctl_changes_seq() at that pass */
 };
 
 /* serve_sched.c */

@@ -925,6 +925,44 @@ static void expect_listed(const struct fx *f)
 	free(lq);
 }
 
+struct journal {
+	bool marked[64];
+};
+
+static int take_mark(void *ctx, uint32_t slot)
+{
+	struct journal *j = ctx;
+
+	assert_true(slot < ARRAY_SIZE(j->marked));
+	j->marked[slot] = true;
+	return 0;
+}
+
+/* The controller's journal since *cursor holds every slot whose pending
+ * reason key (what a FailedScheduling message is made of) moved since
+ * keys[] was taken; then both move on. */
+static void expect_marked(const struct fx *f, uint64_t *cursor, uint64_t *keys)
+{
+	struct journal j = { { false } };
+	const struct sched *s = ctl_sched(f->x);
+
+	assert_true(f->c.workloads.len <= ARRAY_SIZE(j.marked));
+	if (ctl_changes(f->x, *cursor, take_mark, &j) < 0)
+		memset(j.marked, 1, sizeof(j.marked));
+	for (uint32_t i = 0; i < f->c.workloads.len; i++) {
+		uint64_t key = ctl_handle(f->x, i) && sched_wl_state(s, i) ==
+							      SCHED_WL_PENDING
+				       ? sched_wl_pending_key(s, i)
+				       : 0;
+
+		if (key != keys[i] && !j.marked[i])
+			fail_msg("%s: pending key moved, not marked",
+				 f->c.workloads.items[i].name);
+		keys[i] = key;
+	}
+	*cursor = ctl_changes_seq(f->x);
+}
+
 /*
  * Random controller events on the clusters of every test file (admission,
  * preemption with and without victims that hold their quota, evictions
@@ -934,7 +972,9 @@ static void expect_listed(const struct fx *f)
  * update of one store, which computes only the workloads the controller
  * or the store says changed, and a full sync of a second store holding
  * the same objects write the same: the same count, the same status on
- * every object, the same Events.
+ * every object, the same Events; and the journal marked every workload
+ * whose pending reason moved (what serve_sched's FailedScheduling pass
+ * takes from it).
  */
 static void test_incremental(void **state)
 {
@@ -955,7 +995,7 @@ static void test_incremental(void **state)
 		struct fx f;
 		struct api_store *full;
 		struct serve_status *st = serve_status_new();
-		uint64_t r = seed;
+		uint64_t r = seed, cursor = 0, keys[64] = { 0 };
 		int64_t now = T0, orig = 0;
 
 		load_with(&f, files[seed % ARRAY_SIZE(files)], &o);
@@ -967,6 +1007,7 @@ static void test_incremental(void **state)
 			random_event(&f, full, &r, &now, &orig);
 			ctl_run(f.x, now);
 			expect_listed(&f);
+			expect_marked(&f, &cursor, keys);
 			assert_int_equal(serve_status_update(st, f.s, f.x, now),
 					 serve_status_sync(full, f.x, now));
 			updates += f.c.workloads.len;
