@@ -140,7 +140,8 @@ static void slot_release(struct swl *w)
 	free(w->name);
 	json_decref(w->spec);
 	free(w->job);
-	free(w->job_uid);
+	free(w->pod);
+	free(w->owner_uid);
 	free(w->pod_group);
 	free(w->target);
 	free(w->want);
@@ -164,8 +165,8 @@ void serve_sched_drop(struct serve_sched *x, uint32_t slot)
 	key = xasprintf("%s/%s", w->ns, w->name);
 	hmap_del(&x->by_name, key, strlen(key));
 	free(key);
-	if (w->job_uid)
-		hmap_del(&x->by_job, w->job_uid, strlen(w->job_uid));
+	if (w->owner_uid)
+		hmap_del(&x->by_owner, w->owner_uid, strlen(w->owner_uid));
 	slot_release(w);
 }
 
@@ -219,7 +220,8 @@ static void state_init(struct serve_sched *x)
 
 	cluster_init(&x->c);
 	hmap_init(&x->by_name);
-	hmap_init(&x->by_job);
+	hmap_init(&x->by_owner);
+	hmap_init(&x->owned);
 	hmap_init(&x->pods);
 	hmap_init(&x->bad);
 	hmap_init(&x->done);
@@ -246,7 +248,8 @@ static void state_release(struct serve_sched *x)
 	evs_clear(x);
 	vec_release(&x->evs);
 	hmap_release(&x->by_name);
-	hmap_release(&x->by_job);
+	hmap_release(&x->by_owner);
+	hmap_release(&x->owned);
 	hmap_release(&x->pods);
 	hmap_release(&x->bad);
 	hmap_release(&x->done);

@@ -4,8 +4,9 @@
  * on a real cluster, over the API objects, with echelon's controller
  * (src/ctl) deciding. It builds the controller's cluster from the stored
  * Nodes, Topologies, ResourceFlavors, queues and priority classes (decoded
- * by src/manifest), suspends queued Jobs and makes their Workload objects
- * (Kueue's Job reconciler), feeds Workloads, PodGroups and pods to the
+ * by src/manifest), suspends queued Jobs and makes the Workload objects of
+ * queued Jobs and plain pods (Kueue's Job and pod integrations, under
+ * Kueue's names), feeds Workloads, PodGroups and pods to the
  * controller, and writes back what it decides: bindings (whole gangs,
  * spec.nodeName through the binding path), Workload status.admission with
  * flavors and topologyAssignment and Kueue's conditions, Job unsuspend,
@@ -43,6 +44,13 @@ int serve_sched_extra(void *x, const struct api_req *r, int64_t now_us,
  * Never refuses. */
 int serve_sched_mutate(void *ctx, const struct api_kind *k, json_t *obj,
 		       const json_t *old, struct errbuf *err);
+/* Kueue's name of the Workload it makes for an owner object (a Job, a
+ * Pod): "<kind in lower case>-<name>" cut to 247 bytes, "-", and the
+ * first 5 hex digits of the SHA-1 of "<kind>\n<group>\n<name>\n<uid>"
+ * (group "" for the core group), so that names fit in 253 bytes. The
+ * caller frees the result. */
+char *serve_sched_workload_name(const char *group, const char *kind,
+				const char *name, const char *uid);
 /* Prometheus text of the scheduler's metrics, appended to out. */
 void serve_sched_metrics(const struct serve_sched *x, struct strbuf *out);
 

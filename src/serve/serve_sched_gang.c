@@ -3,12 +3,14 @@
  * Gangs of pods that exist before their admission: Coscheduling's
  * PodGroup (scheduling.x-k8s.io/v1alpha1, pods labelled
  * scheduling.x-k8s.io/pod-group) and a plain pod with Kueue's queue
- * label. Each becomes a workload of the controller only (no Workload
- * object: its status goes on the PodGroup), named after its PodGroup, or
- * pod-NAME-HASH for a pod; one pod set of the pods there are when it is
- * made (a PodGroup's once minMember of them exist), their spec the
- * template. The controller's lifecycle then applies the PodGroup's
- * quorum and schedule timeout; a released gang's bound pods are deleted
+ * label. A PodGroup's becomes a workload of the controller only (no
+ * Workload object: its status goes on the PodGroup, its admission into
+ * an annotation of it), named after it, once minMember of its pods
+ * exist: one pod set of those pods, their spec the template. The
+ * controller's lifecycle then applies the PodGroup's quorum and schedule
+ * timeout. A plain pod gets its Workload object as Kueue's pod
+ * integration makes it (serve_sched_pod_workload), which reaches the
+ * controller as a Job's does. A released gang's bound pods are deleted
  * (pods cannot be unbound).
  */
 #include "serve/serve_sched_int.h"
@@ -85,21 +87,21 @@ static bool admission_of(struct serve_sched *x, const char *ns, const char *pg)
 	return has;
 }
 
-/* The live slot of a gang of pods named name in ns, or -ENOENT. */
+/* The live slot of the gang of PodGroup ns/name, or -ENOENT. */
 static int64_t gang_slot(struct serve_sched *x, const char *ns,
 			 const char *name)
 {
 	int64_t slot = serve_sched_find(x, ns, name);
 
-	if (slot >= 0 && serve_sched_slot(x, (uint32_t)slot)->job)
-		return -ENOENT; /* a Job's Workload of that name */
+	if (slot >= 0 && (serve_sched_slot(x, (uint32_t)slot)->job ||
+			  serve_sched_slot(x, (uint32_t)slot)->pod))
+		return -ENOENT; /* a Job's or Pod's Workload of that name */
 	return slot;
 }
 
-static void want_gang(struct serve_sched *x, const char *ns, const char *pg,
-		      const char *pod)
+static void want_gang(struct serve_sched *x, const char *ns, const char *pg)
 {
-	char *key = xasprintf("%s/%s/%s", ns, pg ? pg : "", pod ? pod : "");
+	char *key = xasprintf("%s/%s", ns, pg);
 
 	vec_foreach (&x->new_gangs, k) {
 		if (strcmp(*k, key) == 0) {
@@ -115,11 +117,8 @@ void serve_sched_gang_pod(struct serve_sched *x, const struct sev *e,
 {
 	const json_t *meta = json_object_get(e->body, "metadata");
 	const char *ns = json_string_value(json_object_get(meta, "namespace"));
-	const char *name = json_string_value(json_object_get(meta, "name"));
 	const char *pg = label(e->body, PG_LABEL);
-	char *wname =
-		pg ? xstrdup(pg) : serve_sched_wl_name("pod", "Pod", name, uid);
-	int64_t slot = ns ? gang_slot(x, ns, wname) : -ENOENT;
+	int64_t slot = ns && pg ? gang_slot(x, ns, pg) : -ENOENT;
 
 	if (slot >= 0) {
 		serve_sched_member_pod(x, (uint32_t)slot, e, uid);
@@ -127,15 +126,18 @@ void serve_sched_gang_pod(struct serve_sched *x, const struct sev *e,
 		   live(e->body) && admission_of(x, ns, pg)) {
 		/* bound before a restart, in a gang admitted then: the gang
 		 * is adopted with its admission (pod_group_gang) */
-		want_gang(x, ns, pg, NULL);
+		want_gang(x, ns, pg);
 	} else if (e->type == API_DELETED || !waiting(e->body)) {
 		/* bound outside a gang the controller knows (before a
-		 * restart): its usage on its node all the same */
+		 * restart, or by another binder): its usage on its node */
 		serve_sched_plain_pod(x, e, uid);
+	} else if (ns && pg) {
+		want_gang(x, ns, pg);
 	} else if (ns) {
-		want_gang(x, ns, pg, pg ? NULL : name);
+		/* Kueue's pod integration: its Workload, whose admission a
+		 * restart adopts as a Job's */
+		serve_sched_pod_workload(x, e->body);
 	}
-	free(wname);
 }
 
 void serve_sched_pod_group(struct serve_sched *x, const struct sev *e)
@@ -151,7 +153,7 @@ void serve_sched_pod_group(struct serve_sched *x, const struct sev *e)
 	slot = gang_slot(x, ns, name);
 	if (e->type != API_DELETED) {
 		if (slot < 0)
-			want_gang(x, ns, name, NULL);
+			want_gang(x, ns, name);
 		return;
 	}
 	if (slot >= 0) {
@@ -179,11 +181,12 @@ static int member(void *ctx, const struct api_obj *o)
 	return 0;
 }
 
-/* A controller workload for pods (at least one), as the Workload decoder
- * reads it; their queue from the PodGroup's label or the first pod's. */
-static void make_gang(struct serve_sched *x, const char *ns, const char *name,
-		      const char *pg, const char *queue, json_t **pods,
-		      size_t n, json_t *admission)
+/* The controller workload of PodGroup ns/pg for pods (at least one), as
+ * the Workload decoder reads it; their queue from the PodGroup's label
+ * or the first pod's. */
+static void make_gang(struct serve_sched *x, const char *ns, const char *pg,
+		      const char *queue, json_t **pods, size_t n,
+		      json_t *admission)
 {
 	json_t *spec = json_deep_copy(json_object_get(pods[0], "spec"));
 	const json_t *created = json_object_get(
@@ -197,7 +200,7 @@ static void make_gang(struct serve_sched *x, const char *ns, const char *name,
 	json_object_del(spec, "nodeName");
 	obj = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:[{s:s,s:I,s:{s:o}}]}}",
 			"apiVersion", "kueue.x-k8s.io/v1beta2", "kind",
-			"Workload", "metadata", "name", name, "namespace", ns,
+			"Workload", "metadata", "name", pg, "namespace", ns,
 			"spec", "podSets", "name", "main", "count",
 			(json_int_t)n, "template", "spec", spec);
 	if (queue)
@@ -221,7 +224,7 @@ static void make_gang(struct serve_sched *x, const char *ns, const char *name,
 	}
 	serve_sched_slot_fill(x, CTL_SLOT(h), h, obj);
 	sw = serve_sched_slot(x, CTL_SLOT(h));
-	sw->pod_group = pg ? xstrdup(pg) : NULL;
+	sw->pod_group = xstrdup(pg);
 	sw->ungated = true; /* no Job to start */
 	strbuf_reset(&msg);
 	if (!admission || ctl_adopt(x->ctl, h, x->now_us, &msg) < 0) {
@@ -264,29 +267,11 @@ static void pod_group_gang(struct serve_sched *x, const char *ns,
 	if (!queue && m.pods.len)
 		queue = label(m.pods.items[0], QUEUE_LABEL);
 	if (m.pods.len && (json_int_t)m.pods.len >= (min > 0 ? min : 1))
-		make_gang(x, ns, pg, pg, queue, m.pods.items, m.pods.len, adm);
+		make_gang(x, ns, pg, queue, m.pods.items, m.pods.len, adm);
 	vec_foreach (&m.pods, p)
 		json_decref(*p);
 	vec_release(&m.pods);
 	json_decref(adm);
-}
-
-static void pod_gang(struct serve_sched *x, const char *ns, const char *name)
-{
-	const struct api_obj *o =
-		api_store_get(x->s, x->kinds[SK_POD], ns, name);
-	json_t *pod;
-	char *wname;
-
-	if (!o || !waiting(o->body))
-		return;
-	wname = serve_sched_wl_name("pod", "Pod", name, o->uid);
-	pod = json_incref(o->body);
-	if (gang_slot(x, ns, wname) < 0)
-		make_gang(x, ns, wname, NULL, label(pod, QUEUE_LABEL), &pod, 1,
-			  NULL);
-	json_decref(pod);
-	free(wname);
 }
 
 void serve_sched_gangs(struct serve_sched *x)
@@ -294,14 +279,9 @@ void serve_sched_gangs(struct serve_sched *x)
 	for (size_t i = 0; i < x->new_gangs.len; i++) {
 		char *ns = x->new_gangs.items[i];
 		char *pg = strchr(ns, '/');
-		char *pod = strchr(pg + 1, '/');
 
 		*pg++ = '\0';
-		*pod++ = '\0';
-		if (*pg)
-			pod_group_gang(x, ns, pg);
-		else
-			pod_gang(x, ns, pod);
+		pod_group_gang(x, ns, pg);
 		free(ns);
 	}
 	x->new_gangs.len = 0;

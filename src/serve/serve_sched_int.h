@@ -4,7 +4,8 @@
  * (serve_sched.c: the sync loop, the controller's backend, timers;
  * serve_sched_config.c: the controller's cluster from stored objects;
  * serve_sched_job.c: Kueue's Job reconciler and Workload objects;
- * serve_sched_pods.c: pods, binding, PodScheduled, plain pods). Not an API.
+ * serve_sched_pods.c: pods, binding, PodScheduled, plain pods;
+ * serve_sched_gang.c: PodGroup gangs). Not an API.
  *
  * Invariants: x->wl[slot].live exactly when the controller's slot holds a
  * workload this module added; a pod UID is in x->pods at most once; the
@@ -60,7 +61,8 @@ struct swl {
 	char *ns, *name; /* the Workload object (or the gang's name) */
 	json_t *spec;	 /* the spec the controller has, to ignore echoes */
 	char *job;	 /* owning Job (same namespace), NULL: none */
-	char *job_uid;
+	char *pod;	 /* owning Pod (Kueue's pod integration), NULL: none */
+	char *owner_uid; /* the Job's or the Pod's UID, NULL: no owner */
 	char *pod_group; /* PodGroup of the gang, NULL: none */
 	uint32_t npods;
 	uint32_t *target;   /* node per pod from the bind op, CTL_NO_NODE */
@@ -100,7 +102,10 @@ struct serve_sched {
 	VEC(struct sev) evs;
 	VEC(struct swl) wl;    /* by controller slot */
 	struct hmap by_name;   /* "ns/name" of a Workload -> slot */
-	struct hmap by_job;    /* Job UID -> slot */
+	struct hmap by_owner;  /* UID of a Workload's Job or Pod -> slot */
+	struct hmap owned;     /* UID of a Job or Pod -> 1 while a Workload
+				  names it its controller: one is made per
+				  owner, found whatever its name */
 	struct hmap pods;      /* pod UID -> SP_* flags */
 	struct hmap bad;       /* UID of a refused config object -> rv */
 	struct hmap done;      /* "ns/name" of Workloads whose Job ended while
@@ -109,7 +114,7 @@ struct serve_sched {
 				  LocalQueue -> hash of all but its status */
 	VEC(uint32_t) acts;    /* slots with binds or a release */
 	VEC(char *) plain;     /* "ns/name" of plain pods to bind */
-	VEC(char *) new_gangs; /* "ns/PodGroup/" or "ns//pod": to make */
+	VEC(char *) new_gangs; /* "ns/PodGroup": to make */
 	int writes;
 	uint64_t pending_cycles; /* ctl cycles at the last pending pass */
 	uint64_t pending_seq;	 /* ctl_changes_seq() at that pass */
@@ -157,16 +162,18 @@ int serve_sched_suspend(struct serve_sched *x, const char *ns, const char *job,
 void serve_sched_drop(struct serve_sched *x, uint32_t slot);
 
 /* Fill slot's record for its new workload, made from obj (a Workload
- * object: its controlling Job is read from its ownerReferences). */
+ * object: its controlling Job or Pod is read from its ownerReferences). */
 void serve_sched_slot_fill(struct serve_sched *x, uint32_t slot, uint64_t h,
 			   const json_t *obj);
-/* Kueue's name of an owner's Workload: PREFIX-NAME-HASH. */
-char *serve_sched_wl_name(const char *prefix, const char *kind,
-			  const char *name, const char *uid);
+/* Kueue's pod integration: the Workload of a queued pod of no Job and no
+ * PodGroup (one pod set of one pod), owned by the pod, unless the pod
+ * has one already. */
+void serve_sched_pod_workload(struct serve_sched *x, const json_t *pod);
 
 /* serve_sched_gang.c */
 /* A pod of a PodGroup, or a plain pod with a queue: its gang's member,
- * or the gang is made once its pods are there. */
+ * or the gang is made once its pods are there (a plain pod's is its
+ * Workload object, serve_sched_pod_workload). */
 void serve_sched_gang_pod(struct serve_sched *x, const struct sev *e,
 			  const char *uid);
 /* A PodGroup changed. */

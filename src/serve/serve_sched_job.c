@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * Kueue's Job integration on the embedded cluster: the mutating webhook
- * suspends a queued Job at create; the reconciler makes its Workload
- * object (owned by the Job, named as Kueue names it), decoded from the
- * Job by the manifest decoders and encoded by src/manifest/enc.c, and
- * finishes the workload when the Job ends. Workload objects (these or a
- * user's) are the only way workloads reach the controller.
+ * Kueue's Job and pod integrations on the embedded cluster: the mutating
+ * webhook suspends a queued Job at create; the reconciler makes the
+ * Workload object of a queued Job or plain pod (owned by it, named as
+ * Kueue names it), decoded by the manifest decoders and encoded by
+ * src/manifest/enc.c, and finishes the workload when the Job ends. An
+ * owner's Workload is found by its ownerReferences, never by its name.
+ * Workload objects (these or a user's) are the only way workloads reach
+ * the controller, except for the gangs of Coscheduling's PodGroups
+ * (serve_sched_gang.c).
  */
 #include "serve/serve_sched_int.h"
 
 #include <errno.h>
 #include <string.h>
+
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
 
 #include "base/alloc.h"
 #include "manifest/enc.h"
@@ -20,7 +26,8 @@
 
 #define QUEUE_LABEL   "kueue.x-k8s.io/queue-name"
 #define JOB_UID_LABEL "kueue.x-k8s.io/job-uid"
-/* Kueue keeps the prefix of a Workload's name within 253 - 6 bytes. */
+/* Kueue keeps the prefix of a Workload's name within 253 - 6 bytes (its
+ * ShortWorkloadNames gate, off by default, would make that 63 - 6). */
 #define MAX_PREFIX 247
 
 static const json_t *meta_of(const json_t *o)
@@ -62,18 +69,25 @@ int serve_sched_mutate(void *ctx, const struct api_kind *k, json_t *obj,
 	return 0;
 }
 
-/* Kueue's name of an owner's Workload: PREFIX-NAME-HASH, HASH the first
- * 5 hex digits of a hash of the kind, name and UID (FNV-1a here). */
-char *serve_sched_wl_name(const char *prefix, const char *kind,
-			  const char *name, const char *uid)
+char *serve_sched_workload_name(const char *group, const char *kind,
+				const char *name, const char *uid)
 {
-	char *key = xasprintf("%s\n%s%s", kind, name, uid);
-	uint64_t h = hmap_hash(key, strlen(key));
-	int room = MAX_PREFIX - (int)strlen(prefix) - 1;
+	char *key = xasprintf("%s\n%s\n%s\n%s", kind, group, name, uid);
+	unsigned char sum[20];
+	char *prefix = xasprintf("%s-%s", kind, name);
+	char *ret;
 
+	BUG_ON(gnutls_hash_fast(GNUTLS_DIG_SHA1, key, strlen(key), sum) < 0);
+	for (size_t i = 0; kind[i]; i++) { /* the kind in lower case */
+		if (prefix[i] >= 'A' && prefix[i] <= 'Z')
+			prefix[i] = (char)(prefix[i] - 'A' + 'a');
+	}
+	/* 5 hex digits: the first two bytes and the high half of the third */
+	ret = xasprintf("%.*s-%02x%02x%x", MAX_PREFIX, prefix, sum[0], sum[1],
+			sum[2] >> 4);
+	free(prefix);
 	free(key);
-	return xasprintf("%s-%.*s-%05llx", prefix, room, name,
-			 (unsigned long long)(h >> 44));
+	return ret;
 }
 
 int serve_sched_decode_workload(struct serve_sched *x, const json_t *obj,
@@ -109,9 +123,10 @@ int serve_sched_decode_workload(struct serve_sched *x, const json_t *obj,
 	return rc;
 }
 
-/* The controlling owner of o, when it is a Job: its name and UID. */
-static void job_owner(const json_t *o, const char **ret_name,
-		      const char **ret_uid)
+/* The controlling owner of o, when it is of kind want: its name and
+ * UID. */
+static void owner_of(const json_t *o, const char *want, const char **ret_name,
+		     const char **ret_uid)
 {
 	const json_t *refs = json_object_get(meta_of(o), "ownerReferences");
 	const json_t *ref;
@@ -124,7 +139,7 @@ static void job_owner(const json_t *o, const char **ret_name,
 			json_string_value(json_object_get(ref, "kind"));
 
 		if (!json_is_true(json_object_get(ref, "controller")) ||
-		    !kind || strcmp(kind, "Job") != 0)
+		    !kind || strcmp(kind, want) != 0)
 			continue;
 		*ret_name = json_string_value(json_object_get(ref, "name"));
 		*ret_uid = json_string_value(json_object_get(ref, "uid"));
@@ -156,7 +171,7 @@ static bool job_ended(struct serve_sched *x, const json_t *obj)
 	const char *name, *uid;
 	const struct api_obj *jb;
 
-	job_owner(obj, &name, &uid);
+	owner_of(obj, "Job", &name, &uid);
 	jb = name ? api_store_get(x->s, x->kinds[SK_JOB],
 				  meta_str(obj, "namespace"), name)
 		  : NULL;
@@ -169,7 +184,7 @@ void serve_sched_slot_fill(struct serve_sched *x, uint32_t slot, uint64_t h,
 {
 	const struct workload *cw = &x->c.workloads.items[slot];
 	struct swl *w = serve_sched_slot(x, slot);
-	const char *job, *uid;
+	const char *job, *pod, *uid;
 	char *key;
 
 	memset(w, 0, sizeof(*w));
@@ -178,12 +193,17 @@ void serve_sched_slot_fill(struct serve_sched *x, uint32_t slot, uint64_t h,
 	w->ns = xstrdup(cw->ns);
 	w->name = xstrdup(cw->name);
 	w->spec = json_deep_copy(json_object_get(obj, "spec"));
-	job_owner(obj, &job, &uid);
-	if (job && uid) {
-		w->job = xstrdup(job);
-		w->job_uid = xstrdup(uid);
-		hmap_put_str(&x->by_job, uid, slot);
+	owner_of(obj, "Job", &job, &uid);
+	pod = NULL;
+	if (!job || !uid)
+		owner_of(obj, "Pod", &pod, &uid);
+	if ((job || pod) && uid) {
+		w->job = job ? xstrdup(job) : NULL;
+		w->pod = pod ? xstrdup(pod) : NULL;
+		w->owner_uid = xstrdup(uid);
+		hmap_put_str(&x->by_owner, uid, slot);
 	}
+	w->ungated = !w->job; /* no Job to start */
 	w->npods = (uint32_t)workload_pod_count(cw);
 	w->target = xcalloc(w->npods ? w->npods : 1, sizeof(*w->target));
 	w->want = xcalloc(w->npods ? w->npods : 1, sizeof(*w->want));
@@ -214,6 +234,23 @@ static void adopted(struct serve_sched *x, uint32_t slot)
 	}
 	w->ungated = !w->job;
 	serve_sched_queue_act(x, slot);
+}
+
+/* The Pod that owns slot's Workload exists before it (a Job's pods come
+ * after their admission): it is the gang's member from the start. */
+static void owner_pod(struct serve_sched *x, uint32_t slot)
+{
+	const struct swl *w = serve_sched_slot(x, slot);
+	const struct api_obj *o =
+		w->pod ? api_store_get(x->s, x->kinds[SK_POD], w->ns, w->pod)
+		       : NULL;
+	struct sev ev = { API_ADDED, SK_POD, NULL };
+
+	if (!o || strcmp(o->uid, w->owner_uid) != 0)
+		return; /* gone: the garbage collector takes the Workload */
+	ev.body = json_incref(o->body);
+	serve_sched_member_pod(x, slot, &ev, w->owner_uid);
+	json_decref(ev.body);
 }
 
 /* A Workload object not known yet: to the controller, queued (or, read
@@ -261,18 +298,37 @@ static void workload_added(struct serve_sched *x, const json_t *obj)
 				(void)ctl_finish(x->ctl, h, x->now_us);
 				serve_sched_slot(x, slot)->finished = true;
 			}
-			goto out;
+			goto pod;
 		}
 		serve_sched_warn(x, obj, "AdmissionLost", "queued again: %s",
 				 msg.buf);
 	}
 	if (finished) {
 		serve_sched_slot(x, slot)->finished = true;
-		goto out;
+		goto pod;
 	}
 	(void)ctl_submit(x->ctl, h, false, x->now_us);
+pod:
+	owner_pod(x, slot);
 out:
 	strbuf_release(&msg);
+}
+
+/* Keep x->owned: the Job or Pod that Workload e names its controller
+ * has one (Kueue finds a Job's Workload by its owner, not its name). */
+static void owned(struct serve_sched *x, const struct sev *e)
+{
+	const char *name, *uid;
+
+	owner_of(e->body, "Job", &name, &uid);
+	if (!name || !uid)
+		owner_of(e->body, "Pod", &name, &uid);
+	if (!name || !uid)
+		return;
+	if (e->type == API_DELETED)
+		hmap_del(&x->owned, uid, strlen(uid));
+	else
+		hmap_put_str(&x->owned, uid, 1);
 }
 
 void serve_sched_workload(struct serve_sched *x, const struct sev *e)
@@ -286,6 +342,7 @@ void serve_sched_workload(struct serve_sched *x, const struct sev *e)
 
 	if (!ns || !name)
 		return;
+	owned(x, e);
 	if (e->type == API_DELETED) {
 		if (slot >= 0) {
 			(void)ctl_workload_delete(x->ctl,
@@ -342,31 +399,29 @@ static void priority_ref(struct serve_sched *x, json_t *spec)
 	json_object_del(spec, "priorityClassName");
 }
 
-/* Kueue's reconciler: the Workload of a queued Job, from its template. */
-static void make_workload(struct serve_sched *x, const json_t *job)
+/*
+ * Kueue's reconciler: the Workload w (decoded from owner, moved in)
+ * encoded under Kueue's name for owner, labelled with its UID and
+ * controlled by it.
+ */
+static void create_owned(struct serve_sched *x, const json_t *owner,
+			 const char *api_version, struct workload *w)
 {
-	const char *ns = meta_str(job, "namespace");
-	const char *name = meta_str(job, "name");
-	const char *uid = meta_str(job, "uid");
-	char *wname = serve_sched_wl_name("job", "Job", name, uid);
+	const char *kind = json_string_value(json_object_get(owner, "kind"));
+	const char *name = meta_str(owner, "name");
+	const char *uid = meta_str(owner, "uid");
+	const char *slash = strchr(api_version, '/');
+	char *group = xasprintf("%.*s", slash ? (int)(slash - api_version) : 0,
+				api_version);
+	char *wname = serve_sched_workload_name(group, kind, name, uid);
 	struct cluster batch;
-	struct workload w;
-	struct strbuf msg;
 	json_t *obj, *meta;
 
-	strbuf_init(&msg);
-	if (api_store_get(x->s, x->kinds[SK_WORKLOAD], ns, wname))
-		goto out; /* made before a restart */
-	if (serve_sched_decode_workload(x, job, &w, &msg) < 0) {
-		serve_sched_warn(x, job, "InvalidJob",
-				 "no Workload made for it: %s", msg.buf);
-		goto out;
-	}
 	/* encoded from a batch of its own, under Kueue's name */
 	cluster_init_batch(&batch, &x->c);
-	w.name = cluster_str(&x->c, wname);
-	w.creation_us = 0;
-	vec_push(&batch.workloads, w);
+	w->name = cluster_str(&x->c, wname);
+	w->creation_us = 0;
+	vec_push(&batch.workloads, *w);
 	obj = enc_object(&batch, KIND_WORKLOAD, 0);
 	cluster_release(&batch);
 	meta = json_object_get(obj, "metadata");
@@ -374,16 +429,90 @@ static void make_workload(struct serve_sched *x, const json_t *job)
 			    json_pack("{s:s}", JOB_UID_LABEL, uid));
 	json_object_set_new(meta, "ownerReferences",
 			    json_pack("[{s:s,s:s,s:s,s:s,s:b,s:b}]",
-				      "apiVersion", "batch/v1", "kind", "Job",
+				      "apiVersion", api_version, "kind", kind,
 				      "name", name, "uid", uid, "controller", 1,
 				      "blockOwnerDeletion", 1));
 	priority_ref(x, json_object_get(obj, "spec"));
 	if (api_store_create(x->s, x->kinds[SK_WORKLOAD], obj, x->now_us,
-			     NULL) == 0)
+			     NULL) == 0) {
 		x->writes++;
-out:
-	strbuf_release(&msg);
+		hmap_put_str(&x->owned, uid, 1);
+	}
 	free(wname);
+	free(group);
+}
+
+/* Whether the Job or Pod o is the controller of a Workload already
+ * (made before a restart, or earlier in this sync). */
+static bool has_workload(struct serve_sched *x, const json_t *o)
+{
+	const char *uid = meta_str(o, "uid");
+
+	return !uid || hmap_get_str(&x->owned, uid, NULL);
+}
+
+/* Kueue's Job reconciler: the Workload of a queued Job, from its
+ * template. */
+static void make_workload(struct serve_sched *x, const json_t *job)
+{
+	struct workload w;
+	struct strbuf msg;
+
+	if (has_workload(x, job))
+		return;
+	strbuf_init(&msg);
+	if (serve_sched_decode_workload(x, job, &w, &msg) < 0)
+		serve_sched_warn(x, job, "InvalidJob",
+				 "no Workload made for it: %s", msg.buf);
+	else
+		create_owned(x, job, "batch/v1", &w);
+	strbuf_release(&msg);
+}
+
+void serve_sched_pod_workload(struct serve_sched *x, const json_t *pod)
+{
+	const json_t *meta = meta_of(pod);
+	const json_t *labels = json_object_get(meta, "labels");
+	const char *prio = json_string_value(
+		json_object_get(labels, "kueue.x-k8s.io/priority-class"));
+	json_t *spec, *tmpl, *obj;
+	struct workload w;
+	struct strbuf msg;
+
+	if (has_workload(x, pod) || !meta_str(pod, "namespace"))
+		return;
+	/* Kueue's pod set: one pod, the pod's labels, annotations and spec
+	 * as its template */
+	spec = json_deep_copy(json_object_get(pod, "spec"));
+	json_object_del(spec, "nodeName");
+	tmpl = json_pack("{s:{},s:o}", "metadata", "spec", spec);
+	if (labels)
+		json_object_set(json_object_get(tmpl, "metadata"), "labels",
+				(json_t *)labels);
+	if (json_object_get(meta, "annotations"))
+		json_object_set(json_object_get(tmpl, "metadata"),
+				"annotations",
+				json_object_get(meta, "annotations"));
+	obj = json_pack("{s:s,s:s,s:{s:O,s:O},s:{s:[{s:s,s:i,s:o}]}}",
+			"apiVersion", "kueue.x-k8s.io/v1beta2", "kind",
+			"Workload", "metadata", "name",
+			json_object_get(meta, "name"), "namespace",
+			json_object_get(meta, "namespace"), "spec", "podSets",
+			"name", "main", "count", 1, "template", tmpl);
+	if (queue_of(pod))
+		json_object_set_new(json_object_get(obj, "spec"), "queueName",
+				    json_string(queue_of(pod)));
+	if (prio)
+		json_object_set_new(json_object_get(obj, "spec"),
+				    "priorityClassName", json_string(prio));
+	strbuf_init(&msg);
+	if (!obj || serve_sched_decode_workload(x, obj, &w, &msg) < 0)
+		serve_sched_warn(x, pod, "InvalidPod",
+				 "no Workload made for it: %s", msg.buf);
+	else
+		create_owned(x, pod, "v1", &w);
+	strbuf_release(&msg);
+	json_decref(obj);
 }
 
 void serve_sched_job(struct serve_sched *x, const struct sev *e)
@@ -396,7 +525,7 @@ void serve_sched_job(struct serve_sched *x, const struct sev *e)
 	if (e->type == API_DELETED || !uid || !name || !queue_of(e->body) ||
 	    !meta_str(e->body, "namespace"))
 		return; /* its Workload goes with it (garbage collection) */
-	if (!hmap_get_str(&x->by_job, uid, &slot)) {
+	if (!hmap_get_str(&x->by_owner, uid, &slot)) {
 		if (!cond_true(e->body, "Complete") &&
 		    !cond_true(e->body, "Failed"))
 			make_workload(x, e->body);

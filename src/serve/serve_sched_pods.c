@@ -287,7 +287,9 @@ void serve_sched_pod(struct serve_sched *x, const struct sev *e)
 
 	if (!uid || !json_string_value(json_object_get(meta, "name")))
 		return;
-	if (juid && hmap_get_str(&x->by_job, juid, &slot)) {
+	/* a Job's pod, or a pod of its own Workload */
+	if ((juid && hmap_get_str(&x->by_owner, juid, &slot)) ||
+	    hmap_get_str(&x->by_owner, uid, &slot)) {
 		serve_sched_member_pod(x, (uint32_t)slot, e, uid);
 		return;
 	}
@@ -639,8 +641,9 @@ static const char *pend_reason(enum sched_pend p)
 	}
 }
 
-/* The object a gang's Events are about: its Job, PodGroup or Workload,
- * else its first pod. */
+/* The object a gang's Events are about: its Job, Pod (kube-scheduler's
+ * FailedScheduling is the pod's), PodGroup or Workload, else its first
+ * pod. */
 static const struct api_obj *gang_object(struct serve_sched *x,
 					 const struct swl *w)
 {
@@ -648,6 +651,8 @@ static const struct api_obj *gang_object(struct serve_sched *x,
 
 	if (w->job)
 		o = api_store_get(x->s, x->kinds[SK_JOB], w->ns, w->job);
+	else if (w->pod)
+		o = api_store_get(x->s, x->kinds[SK_POD], w->ns, w->pod);
 	else if (w->pod_group)
 		o = api_store_get(x->s, x->kinds[SK_POD_GROUP], w->ns,
 				  w->pod_group);

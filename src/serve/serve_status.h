@@ -10,8 +10,8 @@
  * Kueue's visibility API and renders the scheduler's metrics.
  *
  * Model workloads and Workload objects share namespace and name; a model
- * workload whose object is missing (a PodGroup's or a plain pod's gang)
- * gets its status on that object instead (PodGroup status, or nothing).
+ * workload whose object is missing (a PodGroup's gang) gets its status
+ * on the PodGroup instead.
  */
 #ifndef ECHELON_SERVE_STATUS_H
 #define ECHELON_SERVE_STATUS_H

@@ -724,8 +724,9 @@ static int copy_obj(void *ctx, const struct api_obj *o)
 	return 0;
 }
 
-/* The store as a database would give it back after a restart. */
-static struct api_store *copy_store(struct api_store *s)
+/* The store as a database would give it back after a restart, its
+ * Workloads copied by copy_wl. */
+static struct api_store *copy_store_as(struct api_store *s, api_obj_fn copy_wl)
 {
 	struct api_store *c = api_store_new(NULL);
 
@@ -733,48 +734,85 @@ static struct api_store *copy_store(struct api_store *s)
 		const struct api_kind *k = api_kind_at(i);
 
 		if (api_kind_storage(k) == k)
-			assert_int_equal(api_store_each(s, k, NULL, NULL, NULL,
-							copy_obj, c),
-					 0);
+			assert_int_equal(
+				api_store_each(s, k, NULL, NULL, NULL,
+					       k == K_WL ? copy_wl : copy_obj,
+					       c),
+				0);
 	}
 	api_store_restored(c, api_store_rv(s));
 	return c;
 }
 
+static struct api_store *copy_store(struct api_store *s)
+{
+	return copy_store_as(s, copy_obj);
+}
+
+/* A Workload as an earlier echelon, which hashed names otherwise, stored
+ * it: its name's last 5 characters "0f0f0". */
+static int copy_renamed(void *ctx, const struct api_obj *o)
+{
+	struct api_store *to = ctx;
+	json_t *body = json_deep_copy(o->body);
+	json_t *meta = json_object_get(body, "metadata");
+	const char *name = json_string_value(json_object_get(meta, "name"));
+	char *old = xasprintf("%.*s-0f0f0", (int)strlen(name) - 6, name);
+
+	json_object_set_new(meta, "name", json_string(old));
+	free(old);
+	assert_int_equal(api_store_load(to, o->kind, body), 0);
+	return 0;
+}
+
+/*
+ * A new cluster and scheduler over the stored objects continue: over
+ * them as they are, and over Workloads stored under other names (each
+ * Job still has its one Workload, found by its owner, not its name). The
+ * admitted one is adopted, the pending one still waits.
+ */
 static void test_restart(void **state)
 {
+	static const api_obj_fn copies[] = { copy_obj, copy_renamed };
 	struct env e, r;
 	struct gang_view g;
+	const char *wl;
 	int n;
 
 	(void)state;
-	env_start(&e, quickstart(), T0);
-	job(e.s, e.now, "llama", 4, "production");
-	job(e.s, e.now, "waits", 4, "research");
-	advance(&e, 2 * S);
-	assert_int_equal(gang_of(e.s, "llama").bound, 4);
-	/* a new cluster and scheduler over the stored objects continue */
-	env_start(&r, copy_store(e.s), e.now);
-	env_stop(&e);
-	advance(&r, S);
-	(void)workload_of(r.s, "llama", &n);
-	assert_int_equal(n, 1); /* no duplicate Workload */
-	(void)workload_of(r.s, "waits", &n);
-	assert_int_equal(n, 1);
-	g = gang_of(r.s, "llama");
-	assert_int_equal(g.bound, 4);
-	assert_int_equal(g.pods, 4);
-	assert_false(suspended(r.s, "llama"));
-	assert_true(suspended(r.s, "waits"));
-	assert_int_equal(admitted_pods(r.x), 4); /* adopted */
-	assert_int_equal(usage_pods(r.x), 4);
-	/* and it goes on: the admitted one ends, the waiting one runs */
-	complete(&r, "llama");
-	advance(&r, 2 * S);
-	assert_true(job_done(r.s, "llama"));
-	assert_int_equal(gang_of(r.s, "waits").bound, 4);
-	assert_int_equal(admitted_pods(r.x), 4);
-	env_stop(&r);
+	for (size_t c = 0; c < ARRAY_SIZE(copies); c++) {
+		env_start(&e, quickstart(), T0);
+		job(e.s, e.now, "llama", 4, "production");
+		job(e.s, e.now, "waits", 4, "research");
+		advance(&e, 2 * S);
+		assert_int_equal(gang_of(e.s, "llama").bound, 4);
+		env_start(&r, copy_store_as(e.s, copies[c]), e.now);
+		env_stop(&e);
+		advance(&r, S);
+		wl = sget(workload_of(r.s, "llama", &n), "metadata", "name");
+		assert_int_equal(n, 1); /* no duplicate Workload */
+		if (copies[c] == copy_renamed)
+			assert_string_equal(wl + strlen(wl) - 6, "-0f0f0");
+		(void)workload_of(r.s, "waits", &n);
+		assert_int_equal(n, 1);
+		g = gang_of(r.s, "llama");
+		assert_int_equal(g.bound, 4);
+		assert_int_equal(g.pods, 4);
+		assert_false(suspended(r.s, "llama"));
+		assert_true(suspended(r.s, "waits"));
+		assert_int_equal(admitted_pods(r.x), 4); /* adopted */
+		assert_int_equal(usage_pods(r.x), 4);
+		/* and it goes on: the admitted one ends, the waiting one
+		 * runs */
+		complete(&r, "llama");
+		advance(&r, 2 * S);
+		assert_true(job_done(r.s, "llama"));
+		assert_int_equal(gang_of(r.s, "waits").bound, 4);
+		assert_int_equal(admitted_pods(r.x), 4);
+		(void)workload_of(r.s, "waits", &n);
+		assert_int_equal(n, 1);
+		env_stop(&r);
+	}
 }
 
 static void check_capacity(struct api_store *s);
@@ -979,6 +1017,120 @@ static void test_restart_pod_group(void **state)
 	env_stop(&r);
 }
 
+/* The Workloads owned by the object of uid (NULL: none), and how many. */
+static const char *workload_owned_by(struct api_store *s, const char *uid,
+				     int *count)
+{
+	struct objs wls;
+	const char *found = NULL;
+
+	*count = 0;
+	objs_of(s, K_WL, &wls);
+	for (size_t i = 0; i < wls.n; i++) {
+		const char *name = sget(wls.items[i], "metadata", "name");
+
+		if (!owner_uid(wls.items[i]) ||
+		    strcmp(owner_uid(wls.items[i]), uid) != 0)
+			continue;
+		found = sget(api_store_get(s, K_WL, "team-a", name)->body,
+			     "metadata", "name");
+		(*count)++;
+	}
+	objs_release(&wls);
+	return found;
+}
+
+/* A queued plain pod (a gang of one, no PodGroup) admitted before a
+ * restart is adopted after it: its Workload (Kueue's pod integration:
+ * owned by the pod) keeps its admission, its pod stays where it is, and
+ * its quota stays counted. */
+static void test_restart_plain_pod(void **state)
+{
+	struct env e, r;
+	const struct api_obj *p;
+	char *node, *uid;
+	int n;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	pod(&e, "solo", "{\"kueue.x-k8s.io/queue-name\":\"training\"}");
+	advance(&e, S);
+	assert_non_null(node_of_pod(e.s, "solo"));
+	p = api_store_get(e.s, K_POD, "team-a", "solo");
+	uid = xstrdup(p->uid);
+	assert_non_null(workload_owned_by(e.s, uid, &n));
+	assert_int_equal(n, 1);
+	assert_int_equal(admitted_pods(e.x), 1);
+	assert_int_equal(usage_pods(e.x), 1);
+	node = xstrdup(node_of_pod(e.s, "solo"));
+	env_start(&r, copy_store(e.s), e.now);
+	env_stop(&e);
+	advance(&r, S);
+	assert_int_equal(admitted_pods(r.x), 1);
+	assert_int_equal(usage_pods(r.x), 1);
+	assert_string_equal(node_of_pod(r.s, "solo"), node);
+	(void)workload_owned_by(r.s, uid, &n);
+	assert_int_equal(n, 1);
+	check_capacity(r.s);
+	/* it goes on: the pod ends, its quota comes free */
+	p = api_store_get(r.s, K_POD, "team-a", "solo");
+	{
+		json_t *o = json_deep_copy(p->body);
+
+		json_object_set_new(json_object_get(o, "status"), "phase",
+				    json_string("Succeeded"));
+		update(r.s, K_POD, o, r.now);
+	}
+	advance(&r, S);
+	assert_int_equal(admitted_pods(r.x), 0);
+	assert_int_equal(usage_pods(r.x), 0);
+	free(node);
+	free(uid);
+	env_stop(&r);
+}
+
+/* Workload names are Kueue's, worked out by hand from its scheme:
+ * "<kind in lower case>-<name>" cut to 247 bytes, "-", and the first 5
+ * hex digits of SHA-1("<kind>\n<group>\n<name>\n<uid>"), e.g.
+ * printf 'Job\nbatch\nname\nuid' | sha1sum -> ef3a1... */
+static void test_workload_names(void **state)
+{
+	static const struct {
+		const char *group, *kind, *name, *uid, *want;
+	} cases[] = {
+		{ "batch", "Job", "name", "uid", "job-name-ef3a1" },
+		{ "", "Pod", "solo", "3c9a1f20-0000-4000-8000-000000000001",
+		  "pod-solo-f9309" },
+		{ "kubeflow.org", "PyTorchJob", "train", "u1",
+		  "pytorchjob-train-00219" },
+	};
+	char name[256], want[320];
+	char *got;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		got = serve_sched_workload_name(cases[i].group, cases[i].kind,
+						cases[i].name, cases[i].uid);
+		assert_string_equal(got, cases[i].want);
+		free(got);
+	}
+	/* "job-" and 243 bytes of name: 247, the longest prefix kept */
+	memset(name, 'a', 243);
+	name[243] = '\0';
+	snprintf(want, sizeof(want), "job-%s-7247c", name);
+	got = serve_sched_workload_name("batch", "Job", name, "u2");
+	assert_string_equal(got, want);
+	assert_int_equal(strlen(got), 253);
+	free(got);
+	/* two bytes more are cut from the prefix, not from the hash, which
+	 * is of the whole name */
+	snprintf(name + 243, sizeof(name) - 243, "bc");
+	snprintf(want, sizeof(want), "job-%.243s-75dd5", name);
+	got = serve_sched_workload_name("batch", "Job", name, "u2");
+	assert_string_equal(got, want);
+	free(got);
+}
+
 /* A config object the decoders refuse (written past validation) is
  * skipped with a Warning Event; the rest of the config still works. */
 static void test_bad_config(void **state)
@@ -1179,6 +1331,8 @@ int main(void)
 		cmocka_unit_test(test_restart),
 		cmocka_unit_test(test_pod_gangs),
 		cmocka_unit_test(test_restart_pod_group),
+		cmocka_unit_test(test_restart_plain_pod),
+		cmocka_unit_test(test_workload_names),
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_relist),
 		cmocka_unit_test(test_restart_midway),
