@@ -5,10 +5,10 @@
  * from the scheduler and the gang lifecycle and writes those that differ
  * from the stored ones, so that a second sync with nothing changed writes
  * nothing. An incremental update (struct serve_status) computes it only
- * for the workloads whose model fingerprint or object changed, and the
- * queues' only when a workload or a queue object did. Conditions keep their
- * lastTransitionTime while their status holds, as apimeta.SetStatusCondition
- * keeps it.
+ * for the workloads that the controller's journal (ctl_changes()) or the
+ * store's events say changed, and a queue's only when what its workloads
+ * add to it or its object did. Conditions keep their lastTransitionTime
+ * while their status holds, as apimeta.SetStatusCondition keeps it.
  */
 #include "serve/serve_status.h"
 
