@@ -304,8 +304,11 @@ struct ctl *ctl_new(struct cluster *c, const struct ctl_options *o,
 	x->one_per_cycle = x->opt.sched.admit_limit == 1;
 	x->ops = ops;
 	x->ctx = ctx;
+	dirty_init(&x->changes);
 	x->s = sched_new(c, &x->opt.sched);
 	x->g = gang_new(c, x->s, &x->opt.gang, &gang_ops, x);
+	sched_track(x->s, &x->changes);
+	gang_track(x->g, &x->changes);
 	hmap_init(&x->pod_uid);
 	ctl_grow(x);
 	return x;
@@ -342,7 +345,19 @@ void ctl_free(struct ctl *x)
 	vec_release(&x->out);
 	vec_release(&x->dl);
 	vec_release(&x->failed);
+	dirty_release(&x->changes);
 	free(x);
+}
+
+uint64_t ctl_changes_seq(const struct ctl *x)
+{
+	return dirty_seq(&x->changes);
+}
+
+int ctl_changes(const struct ctl *x, uint64_t since,
+		int (*fn)(void *ctx, uint32_t wl), void *ctx)
+{
+	return dirty_since(&x->changes, since, fn, ctx);
 }
 
 uint64_t ctl_handle(const struct ctl *x, uint32_t wl)
@@ -756,6 +771,8 @@ int ctl_reconfigure(struct ctl *x, int (*change)(void *ctx, struct cluster *c),
 	rc = change(ctx, x->c);
 	x->s = sched_new(x->c, &x->opt.sched);
 	x->g = gang_new(x->c, x->s, &x->opt.gang, &gang_ops, x);
+	sched_track(x->s, &x->changes);
+	gang_track(x->g, &x->changes);
 	if (x->nnodes) /* node_down is NULL before the first node */
 		memset(x->node_down, 0, x->nnodes);
 	ctl_grow(x);

@@ -155,6 +155,21 @@ uint64_t ctl_handle(const struct ctl *x, uint32_t wl);
 const struct sched *ctl_sched(const struct ctl *x);
 const struct gang *ctl_gang(const struct ctl *x);
 struct ctl_stats ctl_stats(const struct ctl *x);
+/*
+ * What changed, for a status writer that redoes its work per workload:
+ * every change of what it reads of a workload (the scheduler's state of
+ * it and its lifecycle, see sched_track() and gang_track(); its handle)
+ * marks the workload's slot in a journal. ctl_changes_seq() is a cursor
+ * past every mark so far. ctl_changes() calls fn(ctx, slot) once for each
+ * slot marked after cursor since (a negative return of fn stops and is
+ * returned), or returns -ERANGE when since is from before the scheduler
+ * and lifecycle were last rebuilt (ctl_restore(), ctl_reconfigure()), or
+ * is 0: every slot must then be taken as changed. A workload's position in
+ * its queue is not tracked (it moves whenever one ahead leaves).
+ */
+uint64_t ctl_changes_seq(const struct ctl *x);
+int ctl_changes(const struct ctl *x, uint64_t since,
+		int (*fn)(void *ctx, uint32_t wl), void *ctx) MUST_CHECK;
 /* The cluster the controller runs over (the one given to ctl_new()),
  * read-only, for status: its workloads are the slots of the handles. */
 const struct cluster *ctl_cluster(const struct ctl *x);
