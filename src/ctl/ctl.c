@@ -377,6 +377,53 @@ const struct cluster *ctl_cluster(const struct ctl *x)
 	return x->c;
 }
 
+enum ctl_wait ctl_wl_wait(const struct ctl *x, uint32_t wl,
+			  enum sched_pend *ret_pend)
+{
+	enum sched_pend p;
+
+	switch (sched_wl_state(x->s, wl)) {
+	case SCHED_WL_PENDING:
+		break;
+	case SCHED_WL_ADMITTED:
+		switch (gang_state(x->g, wl)) {
+		case GANG_WAITING:
+		case GANG_BOUND:
+			return CTL_WAIT_ASSEMBLY;
+		case GANG_RECOVERING:
+			return CTL_WAIT_RECOVERY;
+		default:
+			return CTL_WAIT_NONE;
+		}
+	default:
+		return CTL_WAIT_NONE;
+	}
+	if (sched_wl_backoff(x->s, wl))
+		return CTL_WAIT_BACKOFF;
+	if (sched_wl_compact(x->s, wl))
+		return CTL_WAIT_COMPACT;
+	p = sched_wl_pending(x->s, wl, NULL);
+	if (p == SCHED_PEND_EVALUATION && gang_blocks_admission(x->g))
+		return CTL_WAIT_BLOCKED;
+	if (ret_pend)
+		*ret_pend = p;
+	return CTL_WAIT_PENDING;
+}
+
+const char *ctl_wait_name(enum ctl_wait w, enum sched_pend pend)
+{
+	static const char *const names[CTL_WAIT_COUNT] = {
+		[CTL_WAIT_COMPACT] = "CompactPlacement",
+		[CTL_WAIT_BACKOFF] = "Backoff",
+		[CTL_WAIT_BLOCKED] = "BlockedByPodsReady",
+		[CTL_WAIT_ASSEMBLY] = "WaitForStart",
+		[CTL_WAIT_RECOVERY] = "WaitForRecovery",
+	};
+
+	BUG_ON((unsigned)w >= CTL_WAIT_COUNT);
+	return w == CTL_WAIT_PENDING ? sched_pend_name(pend) : names[w];
+}
+
 const struct gang *ctl_gang(const struct ctl *x)
 {
 	return x->g;

@@ -356,6 +356,37 @@ int64_t ctl_next_wakeup_us(struct ctl *x, int64_t now_us);
  */
 bool ctl_check(const struct ctl *x, struct strbuf *why);
 
+/*
+ * Why a workload does not run now: the answer `plan`, the daemon and the
+ * simulator's records share. A queued workload waits for its Kueue
+ * pending reason (sched_wl_pending()), except in three cases that reason
+ * does not tell apart; an admitted one waits for its gang.
+ */
+enum ctl_wait {
+	CTL_WAIT_NONE,	   /* runs (all pods Ready), or is not submitted or
+			      finished */
+	CTL_WAIT_PENDING,  /* queued, for the reason in *ret_pend */
+	CTL_WAIT_COMPACT,  /* TopologyPlacementFailed as a compact gang: the
+			      free domains would scatter it (CompactPlacement) */
+	CTL_WAIT_BACKOFF,  /* evicted, waiting for its requeue time (Backoff) */
+	CTL_WAIT_BLOCKED,  /* not tried yet: waitForPodsReady.blockAdmission
+			      holds the cycles until another gang is Ready
+			      (BlockedByPodsReady) */
+	CTL_WAIT_ASSEMBLY, /* admitted, its pods not all bound and Ready yet
+			      (Kueue's PodsReady=False reason WaitForStart) */
+	CTL_WAIT_RECOVERY, /* was Ready, a pod failed or was lost since
+			      (WaitForRecovery) */
+	CTL_WAIT_COUNT
+};
+
+/* Why workload slot wl waits now; its Kueue pending reason into *ret_pend
+ * (may be NULL) when CTL_WAIT_PENDING. */
+enum ctl_wait ctl_wl_wait(const struct ctl *x, uint32_t wl,
+			  enum sched_pend *ret_pend);
+/* The reason's name: sched_pend_name(pend) for CTL_WAIT_PENDING, else the
+ * name above in parentheses; NULL for CTL_WAIT_NONE. */
+const char *ctl_wait_name(enum ctl_wait w, enum sched_pend pend);
+
 const char *ctl_event_kind_name(enum ctl_event_kind k);
 
 #endif

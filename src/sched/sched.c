@@ -1615,10 +1615,12 @@ enum sched_pend sched_wl_pending(const struct sched *s, uint32_t id,
 		const struct workload *h = s->wl[queue_peek(&q->heap)].w;
 
 		code = SCHED_PEND_BEHIND;
-		m = xasprintf("waits behind %s/%s, the head of StrictFIFO "
-			      "ClusterQueue %s",
-			      h->ns ? h->ns : "", h->name, q->cq->name);
-	} else if (why->msg) {
+		if (msg)
+			m = xasprintf(
+				"waits behind %s/%s, the head of StrictFIFO "
+				"ClusterQueue %s",
+				h->ns ? h->ns : "", h->name, q->cq->name);
+	} else if (why->msg && msg) {
 		m = xstrdup(why->msg);
 	}
 	if (msg) {
@@ -1628,6 +1630,26 @@ enum sched_pend sched_wl_pending(const struct sched *s, uint32_t id,
 	}
 	free(m);
 	return code;
+}
+
+bool sched_wl_compact(const struct sched *s, uint32_t id)
+{
+	const struct sched_wl *wl = &s->wl[id];
+	const struct sched_why *why = &wl->why;
+
+	if (wl->state != SCHED_WL_PENDING)
+		return false;
+	if (wl->cq >= 0 && why->code == SCHED_PEND_EVALUATION &&
+	    sched_parked_why(s, id))
+		why = sched_parked_why(s, id);
+	return why->code == SCHED_PEND_TOPOLOGY && why->msg &&
+	       strstr(why->msg, SCHED_COMPACT_WHY);
+}
+
+bool sched_wl_backoff(const struct sched *s, uint32_t id)
+{
+	return s->wl[id].state == SCHED_WL_PENDING &&
+	       queue_contains(&s->waiting, id);
 }
 
 /* Everything sched_wl_pending() reads, by stamps and indices. */

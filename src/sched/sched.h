@@ -462,6 +462,13 @@ const struct sched_admission *sched_wl_admission(const struct sched *s,
 /* The pending reason code and its message into msg (may be NULL). */
 enum sched_pend sched_wl_pending(const struct sched *s, uint32_t wl,
 				 struct strbuf *msg);
+/* Whether pending wl's reason is TopologyPlacementFailed because, as a
+ * compact gang (sched_options.compact), every placement free now would
+ * span more domains than the fewest that could hold it. */
+bool sched_wl_compact(const struct sched *s, uint32_t wl);
+/* Whether pending wl waits for its requeue backoff (sched_evict_until()):
+ * in no queue until then. */
+bool sched_wl_backoff(const struct sched *s, uint32_t wl);
 /* A key of everything sched_wl_pending() reads for wl (never 0): while it
  * stays the same, so do the code and the message, so a caller that keeps
  * the last key need not build the message again. Keys of a rebuilt

@@ -397,6 +397,9 @@ int tas_resolve(struct sched *s, int32_t f, const struct podset *ps,
 		const struct topology_assignment *ta, int32_t count,
 		struct sched_podset_admission *pa) MUST_CHECK;
 /* compact.c */
+/* How the pending message of a compact gang's failure starts: the one
+ * thing that tells it from other topology failures (sched_wl_compact()). */
+#define SCHED_COMPACT_WHY "compact placement: "
 /*
  * Whether the fitting placement r of wl at counts (NULL: full) on flavor
  * f spans, at every level above the lowest, no more domains than the
