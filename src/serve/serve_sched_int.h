@@ -69,7 +69,6 @@ struct swl {
 	uint8_t *want;	    /* the bind op asked, not yet done */
 	char **uid_at;	    /* UID of the live pod at each index, or NULL */
 	char **name_at;	    /* its name */
-	uint32_t live_pods; /* its pods that hold or may hold resources */
 	uint32_t succeeded; /* its pods that succeeded */
 	bool binding;	    /* some want[] set */
 	bool release;	    /* released: its pods must go (then released) */

@@ -184,7 +184,6 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 			return; /* more pods than the workload has */
 		w->uid_at[i] = xstrdup(uid);
 		w->name_at[i] = xstrdup(name);
-		w->live_pods++;
 		hmap_put_str(&x->pods, uid, flags);
 	}
 	if (i < 0)
@@ -218,7 +217,6 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 		free(w->uid_at[i]);
 		free(w->name_at[i]);
 		w->uid_at[i] = w->name_at[i] = NULL;
-		w->live_pods--;
 		w->succeeded += ph && strcmp(ph, "Succeeded") == 0;
 	}
 	if (e->type == API_DELETED)
@@ -495,6 +493,29 @@ static int start_job(struct serve_sched *x, uint32_t slot, struct swl *w)
 	return serve_sched_suspend(x, w->ns, w->job, false, par);
 }
 
+/*
+ * How many pods of a released gang still hold a node: bound ones, and
+ * ones deleted whose deletion the sync has not read yet (their index is
+ * theirs until then). An unbound pod holds nothing, as a gated pod holds
+ * nothing for Kueue's pod integration (its Stop leaves those): the
+ * release does not wait for it, and the gang's next admission binds it.
+ */
+static uint32_t pods_holding(struct serve_sched *x, const struct swl *w)
+{
+	uint32_t n = 0;
+
+	for (uint32_t p = 0; p < w->npods; p++) {
+		const struct api_obj *o;
+
+		if (!w->name_at[p])
+			continue;
+		o = api_store_get(x->s, x->kinds[SK_POD], w->ns, w->name_at[p]);
+		n += !o || strcmp(o->uid, w->uid_at[p]) != 0 ||
+		     str_at(o->body, "spec", "nodeName");
+	}
+	return n;
+}
+
 /* Delete the bound pods of a released gang of pods. */
 static void delete_bound(struct serve_sched *x, struct swl *w)
 {
@@ -528,8 +549,8 @@ int serve_sched_act(struct serve_sched *x, uint32_t slot)
 		w->parallelism = 0;
 		if (!w->job)
 			delete_bound(x, w);
-		if (w->live_pods)
-			return 0; /* until they are gone */
+		if (pods_holding(x, w))
+			return 0; /* until they are off their nodes */
 		w->release = false;
 		(void)ctl_released(x->ctl, w->h, x->now_us);
 		fed = 1;
