@@ -174,6 +174,9 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 	const char *node = str_at(e->body, "spec", "nodeName");
 	bool gone = e->type == API_DELETED || pod_terminal(e->body) ||
 		    json_object_get(meta, "deletionTimestamp");
+	/* a queued plain pod's Workload ends with its pod, Failed too:
+	 * nothing makes the pod again (Kueue's pod integration) */
+	bool ends = w->pod && pod_terminal(e->body);
 	int64_t flags = flags_of(x, uid);
 	int64_t i = index_of(w, uid);
 	int32_t n = node_of(x, node);
@@ -204,7 +207,8 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 			flags |= SP_READY_SENT;
 			(void)ctl_pod_event(x->ctl, w->h, (uint32_t)i,
 					    CTL_POD_READY, x->now_us);
-		} else if (gone && !w->finished && !(flags & SP_FAILED_SENT)) {
+		} else if (gone && !w->finished && !ends &&
+			   !(flags & SP_FAILED_SENT)) {
 			/* failed, or deleted under a running gang */
 			flags |= SP_FAILED_SENT;
 			(void)ctl_pod_event(x->ctl, w->h, (uint32_t)i,
@@ -227,7 +231,11 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 		serve_sched_queue_act(x, slot);
 	/* a gang of pods ends when they all have succeeded (a Job's ends
 	 * with the Job) */
-	if (!w->job && !w->finished && w->succeeded >= w->npods) {
+	if (w->job || w->finished)
+		return;
+	if (ends) {
+		serve_sched_end(x, slot); /* may drop the slot */
+	} else if (w->succeeded >= w->npods) {
 		w->finished = true;
 		(void)ctl_finish(x->ctl, w->h, x->now_us);
 	}

@@ -1386,6 +1386,76 @@ static void test_release_bind_failed(void **state)
 	env_stop(&e);
 }
 
+/* Set pod name's phase (the kubelet's part). */
+static void pod_phase(struct env *e, const char *name, const char *phase)
+{
+	json_t *o = json_deep_copy(
+		api_store_get(e->s, K_POD, "team-a", name)->body);
+
+	json_object_set_new(json_object_get(o, "status"), "phase",
+			    json_string(phase));
+	update(e->s, K_POD, o, e->now);
+}
+
+/*
+ * A queued plain pod that fails ends its Workload, as Kueue's pod
+ * integration finishes a single pod's when it terminates, Failed or
+ * Succeeded: nothing makes the pod again, so its gang must not wait for
+ * a replacement (it was admitted again and again, each time holding
+ * quota until the bind timeout).
+ */
+static void test_plain_pod_failed(void **state)
+{
+	struct env e;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	pod(&e, "solo", "{\"kueue.x-k8s.io/queue-name\":\"training\"}");
+	advance(&e, 2 * S);
+	assert_non_null(node_of_pod(e.s, "solo"));
+	assert_int_equal(admitted_pods(e.x), 1);
+	pod_phase(&e, "solo", "Failed");
+	for (int i = 0; i < 8; i++) {
+		advance(&e, 5 * S);
+		assert_int_equal(admitted_pods(e.x), 0);
+		assert_int_equal(usage_pods(e.x), 0);
+	}
+	/* the whole quota is the next one's */
+	job(e.s, e.now, "after", 4, "research");
+	advance(&e, S);
+	assert_int_equal(gang_of(e.s, "after").bound, 4);
+	env_stop(&e);
+}
+
+/* A queued plain pod that ends while it waits for quota leaves its queue
+ * for good, also across a restart. */
+static void test_plain_pod_failed_pending(void **state)
+{
+	struct env e, r;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "big", 4, "research");
+	advance(&e, S);
+	pod(&e, "solo", "{\"kueue.x-k8s.io/queue-name\":\"training\"}");
+	advance(&e, S);
+	assert_null(node_of_pod(e.s, "solo"));
+	pod_phase(&e, "solo", "Failed");
+	advance(&e, S);
+	env_start(&r, copy_store(e.s), e.now);
+	complete(&e, "big");
+	advance(&e, 2 * S);
+	assert_int_equal(admitted_pods(e.x), 0);
+	assert_int_equal(usage_pods(e.x), 0);
+	env_stop(&e);
+	advance(&r, S);
+	complete(&r, "big");
+	advance(&r, 2 * S);
+	assert_int_equal(admitted_pods(r.x), 0);
+	assert_int_equal(usage_pods(r.x), 0);
+	env_stop(&r);
+}
+
 /* The PodGroups of the random test: pgN of min[N] pods, whose owner (the
  * test) makes pods again while fewer are live. */
 struct groups {
@@ -1707,6 +1777,8 @@ int main(void)
 		cmocka_unit_test(test_release_unbound),
 		cmocka_unit_test(test_release_replacement),
 		cmocka_unit_test(test_release_bind_failed),
+		cmocka_unit_test(test_plain_pod_failed),
+		cmocka_unit_test(test_plain_pod_failed_pending),
 		cmocka_unit_test(test_random),
 	};
 
