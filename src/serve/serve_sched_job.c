@@ -279,7 +279,8 @@ static void workload_added(struct serve_sched *x, const json_t *obj)
 
 	strbuf_init(&msg);
 	if (!admitted && owner_ended(x, obj)) {
-		/* its Job ended while it was pending (before a restart) */
+		/* its Job or Pod ended while it was pending (before a
+		 * restart) */
 		char *key = xasprintf("%s/%s", meta_str(obj, "namespace"),
 				      meta_str(obj, "name"));
 

@@ -189,8 +189,12 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 		w->name_at[i] = xstrdup(name);
 		hmap_put_str(&x->pods, uid, flags);
 	}
-	if (i < 0)
+	if (i < 0) {
+		/* ended before it was seen (a restart) */
+		if (ends && !w->finished)
+			serve_sched_end(x, slot);
 		return;
+	}
 	/* adopted at start: the controller has it bound where it is */
 	if (n >= 0 && !w->want[i] && !w->release &&
 	    (x->restoring || (w->target[i] == CTL_NO_NODE && w->ungated)))

@@ -1427,6 +1427,26 @@ static void test_plain_pod_failed(void **state)
 	env_stop(&e);
 }
 
+/* A restart reads an admitted plain pod's Workload whose pod failed
+ * before the scheduler saw it: the Workload ends at once. */
+static void test_restart_plain_pod_failed(void **state)
+{
+	struct env e, r;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	pod(&e, "solo", "{\"kueue.x-k8s.io/queue-name\":\"training\"}");
+	advance(&e, 2 * S);
+	assert_int_equal(admitted_pods(e.x), 1);
+	pod_phase(&e, "solo", "Failed");
+	env_start(&r, copy_store(e.s), e.now);
+	env_stop(&e);
+	advance(&r, S);
+	assert_int_equal(admitted_pods(r.x), 0);
+	assert_int_equal(usage_pods(r.x), 0);
+	env_stop(&r);
+}
+
 /* A queued plain pod that ends while it waits for quota leaves its queue
  * for good, also across a restart. */
 static void test_plain_pod_failed_pending(void **state)
@@ -1779,6 +1799,7 @@ int main(void)
 		cmocka_unit_test(test_release_bind_failed),
 		cmocka_unit_test(test_plain_pod_failed),
 		cmocka_unit_test(test_plain_pod_failed_pending),
+		cmocka_unit_test(test_restart_plain_pod_failed),
 		cmocka_unit_test(test_random),
 	};
 
