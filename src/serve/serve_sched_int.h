@@ -70,6 +70,7 @@ struct swl {
 	char **uid_at;	    /* UID of the live pod at each index, or NULL */
 	char **name_at;	    /* its name */
 	uint32_t succeeded; /* its pods that succeeded */
+	uint32_t failed;    /* its pods that failed (not deleted) */
 	bool binding;	    /* some want[] set */
 	bool release;	    /* released: its pods must go (then released) */
 	bool finished;

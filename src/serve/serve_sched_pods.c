@@ -165,6 +165,16 @@ static void rebind(struct serve_sched *x, struct swl *w, uint32_t i,
 	(void)ctl_pod_map(x->ctl, uid, w->h, i);
 }
 
+/* Whether some index of w has a live pod. */
+static bool live_pods(const struct swl *w)
+{
+	for (uint32_t p = 0; p < w->npods; p++) {
+		if (w->uid_at[p])
+			return true;
+	}
+	return false;
+}
+
 void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 			    const struct sev *e, const char *uid)
 {
@@ -226,6 +236,7 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 		free(w->name_at[i]);
 		w->uid_at[i] = w->name_at[i] = NULL;
 		w->succeeded += ph && strcmp(ph, "Succeeded") == 0;
+		w->failed += ph && strcmp(ph, "Failed") == 0;
 	}
 	if (e->type == API_DELETED)
 		hmap_del(&x->pods, uid, strlen(uid));
@@ -233,16 +244,13 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 		hmap_put_str(&x->pods, uid, flags);
 	if (w->binding || w->release)
 		serve_sched_queue_act(x, slot);
-	/* a gang of pods ends when they all have succeeded (a Job's ends
-	 * with the Job) */
+	/* a gang of pods ends when they all have ended, failed ones too
+	 * (Coscheduling's Finished and Failed phases; deleted ones may be
+	 * made again); a Job's ends with the Job */
 	if (w->job || w->finished)
 		return;
-	if (ends) {
+	if (ends || (w->succeeded + w->failed >= w->npods && !live_pods(w)))
 		serve_sched_end(x, slot); /* may drop the slot */
-	} else if (w->succeeded >= w->npods) {
-		w->finished = true;
-		(void)ctl_finish(x->ctl, w->h, x->now_us);
-	}
 }
 
 void serve_sched_plain_pod(struct serve_sched *x, const struct sev *e,

@@ -1397,6 +1397,13 @@ static void pod_phase(struct env *e, const char *name, const char *phase)
 	update(e->s, K_POD, o, e->now);
 }
 
+/* Nothing is admitted and no quota is used. */
+static void check_all_free(struct env *e)
+{
+	assert_int_equal(admitted_pods(e->x), 0);
+	assert_int_equal(usage_pods(e->x), 0);
+}
+
 /*
  * A queued plain pod that fails ends its Workload, as Kueue's pod
  * integration finishes a single pod's when it terminates, Failed or
@@ -1417,13 +1424,8 @@ static void test_plain_pod_failed(void **state)
 	pod_phase(&e, "solo", "Failed");
 	for (int i = 0; i < 8; i++) {
 		advance(&e, 5 * S);
-		assert_int_equal(admitted_pods(e.x), 0);
-		assert_int_equal(usage_pods(e.x), 0);
+		check_all_free(&e);
 	}
-	/* the whole quota is the next one's */
-	job(e.s, e.now, "after", 4, "research");
-	advance(&e, S);
-	assert_int_equal(gang_of(e.s, "after").bound, 4);
 	env_stop(&e);
 }
 
@@ -1476,6 +1478,33 @@ static void test_plain_pod_failed_pending(void **state)
 	env_stop(&r);
 }
 
+/*
+ * A PodGroup gang ends when all its pods have ended, failed ones too (as
+ * Coscheduling's final phases): while one runs after another failed it
+ * keeps its quota (the failed one may be made again), but once none runs
+ * nothing can come back into the gang, which held its quota for good.
+ */
+static void test_pod_group_failed(void **state)
+{
+	struct env e;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	pod_group(&e, "pg", 2);
+	pg_pod(&e, "pg-0", "pg");
+	pg_pod(&e, "pg-1", "pg");
+	advance(&e, 2 * S);
+	assert_int_equal(admitted_pods(e.x), 2);
+	pod_phase(&e, "pg-1", "Failed");
+	advance(&e, 40 * S);
+	assert_int_equal(admitted_pods(e.x), 2);
+	assert_non_null(node_of_pod(e.s, "pg-0"));
+	pod_phase(&e, "pg-0", "Succeeded");
+	advance(&e, S);
+	check_all_free(&e);
+	env_stop(&e);
+}
+
 /* The PodGroups of the random test: pgN of min[N] pods, whose owner (the
  * test) makes pods again while fewer are live. */
 struct groups {
@@ -1483,7 +1512,23 @@ struct groups {
 	int min[16];
 	int made[16]; /* pods made so far: the next one's name */
 	bool done[16];
+	bool gated[16]; /* its first pods have a scheduling gate */
 };
+
+/* Give pod name a scheduling gate, or take its gates away. */
+static void set_gate(struct env *e, const char *name, bool on)
+{
+	json_t *o = json_deep_copy(
+		api_store_get(e->s, K_POD, "team-a", name)->body);
+
+	if (on)
+		json_object_set_new(
+			json_object_get(o, "spec"), "schedulingGates",
+			json_pack("[{s:s}]", "name", "example.com/g"));
+	else
+		json_object_del(json_object_get(o, "spec"), "schedulingGates");
+	update(e->s, K_POD, o, e->now);
+}
 
 /* The live pods of PodGroup pg: how many, how many bound. */
 static struct gang_view group_of(struct api_store *s, const char *pg)
@@ -1670,18 +1715,26 @@ static bool running(const struct groups *gr, int i, struct gang_view g)
 	return g.pods == gr->min[i] && g.bound == g.pods;
 }
 
+static bool some_bound(const struct groups *gr, int i, struct gang_view g)
+{
+	(void)gr;
+	(void)i;
+	return g.bound > 0;
+}
+
 /*
- * One random step of the PodGroups (what 0-3): a new PodGroup of 1 to 3
- * pods; an unbound pod deleted (its gang, admitted or not, then misses
- * it); a pod made again for a gang with fewer than minMember live (its
- * owner replacing it); a gang bound whole succeeds.
+ * One random step of the PodGroups (what 0-5): a new PodGroup of 1 to 3
+ * pods, at times with a scheduling gate (its binds fail until step 5
+ * takes the gates away); an unbound pod deleted (its gang, admitted or
+ * not, then misses it); a pod made again for a gang with fewer than
+ * minMember live (its owner replacing it); a gang bound whole succeeds;
+ * a bound pod fails.
  */
 static void group_step(struct env *e, struct groups *gr, uint64_t what,
 		       struct rng *r)
 {
 	char pg[16], name[32];
 	const char *p;
-	json_t *o;
 	int i;
 
 	if (what == 0 && gr->n < (int)ARRAY_SIZE(gr->min)) {
@@ -1689,16 +1742,33 @@ static void group_step(struct env *e, struct groups *gr, uint64_t what,
 		gr->min[i] = 1 + (int)rng_below(r, 3);
 		snprintf(pg, sizeof(pg), "pg%d", i);
 		pod_group(e, pg, gr->min[i]);
+		gr->gated[i] = rng_below(r, 3) == 0;
 		for (; gr->made[i] < gr->min[i]; gr->made[i]++) {
 			snprintf(name, sizeof(name), "%s-%d", pg, gr->made[i]);
 			pg_pod(e, name, pg);
+			if (gr->gated[i])
+				set_gate(e, name, true);
+		}
+		return;
+	}
+	if (what == 5) {
+		for (i = 0; i < gr->n && !gr->gated[i]; i++)
+			;
+		if (i == gr->n)
+			return;
+		gr->gated[i] = false;
+		for (int k = 0; k < gr->made[i]; k++) {
+			snprintf(name, sizeof(name), "pg%d-%d", i, k);
+			if (pod_exists(e->s, name))
+				set_gate(e, name, false);
 		}
 		return;
 	}
 	i = pick_group(e, gr,
 		       what == 1   ? some_unbound
 		       : what == 2 ? missing_pods
-				   : running,
+		       : what == 3 ? running
+				   : some_bound,
 		       r);
 	if (i < 0)
 		return;
@@ -1709,14 +1779,14 @@ static void group_step(struct env *e, struct groups *gr, uint64_t what,
 	} else if (what == 2) {
 		snprintf(name, sizeof(name), "%s-%d", pg, gr->made[i]++);
 		pg_pod(e, name, pg);
+	} else if (what == 4) {
+		snprintf(name, sizeof(name), "%s", group_pod(e->s, pg, 1, r));
+		pod_phase(e, name, "Failed");
 	} else {
 		gr->done[i] = true;
 		while ((p = group_pod(e->s, pg, 1, r))) {
-			o = json_deep_copy(
-				api_store_get(e->s, K_POD, "team-a", p)->body);
-			json_object_set_new(json_object_get(o, "status"),
-					    "phase", json_string("Succeeded"));
-			update(e->s, K_POD, o, e->now);
+			snprintf(name, sizeof(name), "%s", p);
+			pod_phase(e, name, "Succeeded");
 		}
 	}
 }
@@ -1742,7 +1812,7 @@ static void test_random(void **state)
 		env_start(&e, quickstart(), T0);
 		rng_seed(&r, seed);
 		for (int step = 0; step < 40; step++) {
-			uint64_t what = rng_below(&r, 14);
+			uint64_t what = rng_below(&r, 16);
 			char name[16];
 
 			if (what < 5 && njobs < 40) {
@@ -1800,6 +1870,7 @@ int main(void)
 		cmocka_unit_test(test_plain_pod_failed),
 		cmocka_unit_test(test_plain_pod_failed_pending),
 		cmocka_unit_test(test_restart_plain_pod_failed),
+		cmocka_unit_test(test_pod_group_failed),
 		cmocka_unit_test(test_random),
 	};
 
