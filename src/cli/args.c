@@ -42,3 +42,20 @@ int cli_bad_value(const char *verb, const char *opt, const char *val,
 		cli_quote(val));
 	return CLI_BAD_VALUE;
 }
+
+int cli_parse_placement_algorithm(const char *verb, const char *v,
+				  enum placement_algorithm *ret)
+{
+	if (placement_algorithm_parse(v, ret) == 0)
+		return 0;
+	return cli_bad_value(verb, "--placement-algorithm", v,
+			     "expected Mixed, BestFit, LeastFreeCapacity or "
+			     "FragmentationAware");
+}
+
+void cli_set_placement_algorithm(struct cluster *c, enum placement_algorithm a)
+{
+	c->default_config.placement.algorithm = a;
+	vec_foreach (&c->configs, cfg)
+		cfg->placement.algorithm = a;
+}

@@ -37,6 +37,7 @@ struct bench_opts {
 	bool json;
 	enum place_policy policy;
 	bool cold;
+	enum placement_algorithm algorithm; /* --placement-algorithm */
 };
 
 struct bench_cluster {
@@ -163,6 +164,7 @@ static void run_placements(const struct bench_opts *o, struct bench_cluster *bc,
 	struct podset ps;
 	struct place_request req;
 	struct place_result res;
+	struct placement_config cfg = { o->algorithm, false, false };
 
 	podset_init(&ps);
 	ps.name = "bench";
@@ -175,6 +177,7 @@ static void run_placements(const struct bench_opts *o, struct bench_cluster *bc,
 	ps.topology.level = o->level;
 	place_request_init(&req, &ps);
 	req.cold = o->cold;
+	req.config = &cfg;
 	place_result_init(&res);
 	for (uint32_t i = 0; i < o->placements; i++) {
 		int64_t t0, c0;
@@ -283,6 +286,7 @@ static void usage(FILE *out)
 		"                           [--policy "
 		"tas|kube-default|first-fit]\n"
 		"                           [--cold] [-o text|json]\n"
+		"                           [--placement-algorithm NAME]\n"
 		"\n"
 		"Time placements of one gang (K pods of 1 GPU, 12 cores, "
 		"96Gi)\n"
@@ -290,7 +294,9 @@ static void usage(FILE *out)
 		"nodes (blocks of 16 racks of 32 hosts, 8 GPUs each, half of\n"
 		"the GPUs used at random), and report p50/p99 and memory.\n"
 		"16 nodes change usage between two placements. --cold drops\n"
-		"the counts cached from the previous placement each time.\n");
+		"the counts cached from the previous placement each time.\n"
+		"--placement-algorithm: Mixed (default), BestFit,\n"
+		"LeastFreeCapacity or FragmentationAware.\n");
 }
 
 static int parse_opt(int opt, struct bench_opts *o)
@@ -343,6 +349,11 @@ static int parse_opt(int opt, struct bench_opts *o)
 	case 'c':
 		o->cold = true;
 		return 0;
+	case 'A':
+		if (cli_parse_placement_algorithm("bench place", optarg,
+						  &o->algorithm))
+			return 3;
+		return 0;
 	case 'h':
 		usage(stdout);
 		return 1;
@@ -363,11 +374,19 @@ int cli_bench_place(int argc, char **argv)
 		{ "policy", required_argument, NULL, 'P' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "cold", no_argument, NULL, 'c' },
+		{ "placement-algorithm", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct bench_opts o = { 16384, 64,    "rack",		1000,
-				1,     false, PLACE_POLICY_TAS, false };
+	struct bench_opts o = { 16384,
+				64,
+				"rack",
+				1000,
+				1,
+				false,
+				PLACE_POLICY_TAS,
+				false,
+				PLACEMENT_MIXED };
 	int opt, rc;
 
 	optind = 1;

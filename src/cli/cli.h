@@ -61,6 +61,14 @@ int cli_bad_value(const char *verb, const char *opt, const char *val,
  * 0 and *ret set, or -1. */
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max,
 		  uint64_t *ret) MUST_CHECK;
+/*
+ * --placement-algorithm: v as a placement algorithm's name into *ret (0),
+ * or the error said on stderr (CLI_BAD_VALUE). cli_set_placement_algorithm()
+ * makes it the one in force, over the Configuration c loaded (if any).
+ */
+int cli_parse_placement_algorithm(const char *verb, const char *v,
+				  enum placement_algorithm *ret) MUST_CHECK;
+void cli_set_placement_algorithm(struct cluster *c, enum placement_algorithm a);
 /* For the benchmarks: monotonic wall seconds, CPU seconds of the process
  * and its peak resident set in KiB. */
 double cli_now_s(void);

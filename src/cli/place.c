@@ -26,7 +26,9 @@
 struct place_opts {
 	enum output_format fmt;
 	enum place_policy policy;
-	bool pods; /* print the node of every pod index */
+	bool pods;	    /* print the node of every pod index */
+	bool set_algorithm; /* --placement-algorithm */
+	enum placement_algorithm algorithm;
 };
 
 /* What was decided for one workload, and where to read it. */
@@ -54,6 +56,7 @@ static void usage(FILE *out)
 		"table|json|yaml]",
 		"                     [--policy tas|kube-default|first-fit] "
 		"[--pods]",
+		"                     [--placement-algorithm NAME]",
 		"",
 		"Place every workload (or Job) in file order on the cluster's "
 		"TAS",
@@ -78,6 +81,11 @@ static void usage(FILE *out)
 		"      --pods            also print the node of every pod "
 		"index",
 		"                        (rank order: same host, then rack)",
+		"      --placement-algorithm NAME  Mixed, BestFit, "
+		"LeastFreeCapacity or",
+		"                        FragmentationAware (over the "
+		"Configuration's",
+		"                        placement.algorithm)",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(lines); i++)
@@ -291,6 +299,7 @@ static int parse_args(int argc, char **argv, const char **paths, size_t *n,
 		{ "output", required_argument, NULL, 'o' },
 		{ "policy", required_argument, NULL, 'p' },
 		{ "pods", no_argument, NULL, 'P' },
+		{ "placement-algorithm", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -320,6 +329,12 @@ static int parse_args(int argc, char **argv, const char **paths, size_t *n,
 		case 'P':
 			po->pods = true;
 			break;
+		case 'A':
+			po->set_algorithm = true;
+			if (cli_parse_placement_algorithm("place", optarg,
+							  &po->algorithm))
+				return CLI_BAD_VALUE;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -333,7 +348,8 @@ static int parse_args(int argc, char **argv, const char **paths, size_t *n,
 int cli_place(int argc, char **argv)
 {
 	const char **paths = xcalloc((size_t)argc + 1, sizeof(*paths));
-	struct place_opts po = { OUTPUT_TABLE, PLACE_POLICY_TAS, false };
+	struct place_opts po = { OUTPUT_TABLE, PLACE_POLICY_TAS, false, false,
+				 PLACEMENT_MIXED };
 	struct place_flavors pf = { 0 };
 	struct decision *ds = NULL;
 	struct cluster c;
@@ -351,6 +367,8 @@ int cli_place(int argc, char **argv)
 	rc = 1;
 	if (cli_load(&c, paths, n, true, NULL) < 0)
 		goto out;
+	if (po.set_algorithm)
+		cli_set_placement_algorithm(&c, po.algorithm);
 	place_flavors_init(&pf, &c);
 	ds = xcalloc(c.workloads.len + 1, sizeof(*ds));
 	for (size_t i = 0; i < c.workloads.len; i++) {

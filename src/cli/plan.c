@@ -31,6 +31,8 @@ struct plan_opts {
 	size_t npaths;
 	enum output_format fmt;
 	struct sched_options sched;
+	bool set_algorithm; /* --placement-algorithm */
+	enum placement_algorithm algorithm;
 };
 
 /* Why a workload counts as running when the plan starts. */
@@ -66,6 +68,7 @@ static void usage(FILE *out)
 		"table|json|yaml]\n"
 		"                    [--fair-sharing] "
 		"[--no-partial-admission]\n"
+		"                    [--placement-algorithm NAME]\n"
 		"\n"
 		"Load a cluster, its queues and workloads (a Workload with\n"
 		"status.admission, a running Job and a running pod of a queue\n"
@@ -78,7 +81,13 @@ static void usage(FILE *out)
 		"  -o, --output FORMAT        table (default), json or yaml\n"
 		"      --fair-sharing         order and preempt by dominant "
 		"share\n"
-		"      --no-partial-admission ignore minCount\n");
+		"      --no-partial-admission ignore minCount\n"
+		"      --placement-algorithm NAME  Mixed, BestFit, "
+		"LeastFreeCapacity\n"
+		"                             or FragmentationAware (over "
+		"the\n"
+		"                             Configuration's "
+		"placement.algorithm)\n");
 }
 
 static const char *wl_name(const struct workload *w, struct strbuf *sb)
@@ -262,6 +271,7 @@ static int parse_args(int argc, char **argv, struct plan_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "fair-sharing", no_argument, NULL, 'F' },
 		{ "no-partial-admission", no_argument, NULL, 'P' },
+		{ "placement-algorithm", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -284,6 +294,12 @@ static int parse_args(int argc, char **argv, struct plan_opts *o)
 			break;
 		case 'P':
 			o->sched.no_partial = true;
+			break;
+		case 'A':
+			o->set_algorithm = true;
+			if (cli_parse_placement_algorithm("plan", optarg,
+							  &o->algorithm))
+				return CLI_BAD_VALUE;
 			break;
 		case 'h':
 			usage(stdout);
@@ -424,6 +440,8 @@ int cli_plan(int argc, char **argv)
 	rc = 1;
 	if (cli_load(&c, o.paths, o.npaths, true, NULL) < 0)
 		goto out;
+	if (o.set_algorithm)
+		cli_set_placement_algorithm(&c, o.algorithm);
 	p.c = &c;
 	vec_foreach (&c.workloads, w) {
 		if (w->creation_us > p.now_us)

@@ -37,6 +37,8 @@ struct sim_args {
 	const char *out;
 	const char *log;
 	VEC(struct sim_failure) failures;
+	bool set_algorithm; /* --placement-algorithm */
+	enum placement_algorithm algorithm;
 };
 
 static void usage(FILE *out)
@@ -94,6 +96,12 @@ static void usage(FILE *out)
 	      "all-reduce\n"
 	      "      --comm-fraction F  all-reduce share of the ideal step "
 	      "(0.3)\n"
+	      "      --placement-algorithm A  TAS placement: Mixed (Kueue's "
+	      "default),\n"
+	      "                         BestFit, LeastFreeCapacity or "
+	      "FragmentationAware\n"
+	      "                         (over the Configuration's "
+	      "placement.algorithm)\n"
 	      "      --backfill         tas: a waiting gang reserves the "
 	      "domains it fits\n"
 	      "                         first; others start there only when "
@@ -237,6 +245,7 @@ enum {
 	OPT_BACKFILL,
 	OPT_ESTIMATES,
 	OPT_ESTIMATE_ERROR,
+	OPT_PLACEMENT_ALGORITHM,
 };
 
 static const struct option opts[] = {
@@ -267,6 +276,8 @@ static const struct option opts[] = {
 	{ "backfill", no_argument, NULL, OPT_BACKFILL },
 	{ "estimates", required_argument, NULL, OPT_ESTIMATES },
 	{ "estimate-error", required_argument, NULL, OPT_ESTIMATE_ERROR },
+	{ "placement-algorithm", required_argument, NULL,
+	  OPT_PLACEMENT_ALGORITHM },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -372,6 +383,11 @@ static int parse_opt(struct sim_args *a, int opt, const char *v)
 		if (!(o->estimate_error >= 0) || o->estimate_error > 10)
 			return bad("--estimate-error", v,
 				   "expected a number from 0 to 10");
+		return 0;
+	case OPT_PLACEMENT_ALGORITHM:
+		a->set_algorithm = true;
+		if (cli_parse_placement_algorithm("sim", v, &a->algorithm))
+			return 2;
 		return 0;
 	case OPT_NETWORK:
 		if (throughput_parse(v, "--network", &o->tp, &eb) == 0)
@@ -543,6 +559,8 @@ static int simulate(struct sim_args *a)
 	strbuf_init(&sb);
 	strbuf_init(&log);
 	rc = sim_setup_load(&c, &in, &a->setup, split);
+	if (!rc && a->set_algorithm)
+		cli_set_placement_algorithm(&c, a->algorithm);
 	if (!rc)
 		rc = run_all(a, &in, runs, a->log ? &log : NULL);
 	if (!rc) {

@@ -16,7 +16,8 @@ static int placement(struct dec *x, struct ynode *n, struct config *c)
 	static const char *const known[] = { "algorithm", "balancedPlacement",
 					     "preferredNodeAffinity", NULL };
 	static const char *const algorithms[] = { "Mixed", "BestFit",
-						  "LeastFreeCapacity", NULL };
+						  "LeastFreeCapacity",
+						  "FragmentationAware", NULL };
 	int a = (int)c->placement.algorithm;
 
 	if (dec_expect_map(x, n) < 0)

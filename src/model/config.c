@@ -13,6 +13,7 @@ static const char *const algorithm_names[PLACEMENT_ALGORITHM_COUNT] = {
 	[PLACEMENT_MIXED] = "Mixed",
 	[PLACEMENT_BEST_FIT] = "BestFit",
 	[PLACEMENT_LEAST_FREE_CAPACITY] = "LeastFreeCapacity",
+	[PLACEMENT_FRAGMENTATION_AWARE] = "FragmentationAware",
 };
 
 void config_init(struct config *c)

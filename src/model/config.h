@@ -17,6 +17,10 @@ enum placement_algorithm {
 			    unconstrained (Kueue's default) */
 	PLACEMENT_BEST_FIT,
 	PLACEMENT_LEAST_FREE_CAPACITY,
+	/* echelon's: BestFit, except that among the domains that hold the
+	   rest of a pod set it takes the one whose use leaves the most idle
+	   nodes per domain, level by level (placement.md §9) */
+	PLACEMENT_FRAGMENTATION_AWARE,
 	PLACEMENT_ALGORITHM_COUNT
 };
 
@@ -56,7 +60,8 @@ struct config {
 /* Kueue's defaults. */
 void config_init(struct config *c);
 const char *placement_algorithm_name(enum placement_algorithm a);
-/* "BestFit", "LeastFreeCapacity" or "Mixed"; -EINVAL otherwise. */
+/* "BestFit", "LeastFreeCapacity", "Mixed" or "FragmentationAware";
+ * -EINVAL otherwise. */
 int placement_algorithm_parse(const char *s,
 			      enum placement_algorithm *ret) MUST_CHECK;
 

@@ -649,8 +649,42 @@ static uint32_t best_fit_by(const struct run *r, const uint32_t *ids, size_t n,
 	return best;
 }
 
+/*
+ * FragmentationAware in place of findBestFitDomainBy: among the domains
+ * with f >= needed (ids[0] is one), the best under place_frag_key_cmp() for
+ * `pods` pods, then BestFit's least f, then the first.
+ */
+static uint32_t frag_fit_by(const struct run *r, const uint32_t *ids, size_t n,
+			    int64_t needed, enum field f, int64_t pods)
+{
+	uint32_t best = ids[0];
+	int32_t bs = field(&r->pd[best], f);
+	struct frag_key bk, k;
+
+	place_frag_key(r, best, pods, &bk);
+	for (size_t i = 1; i < n; i++) {
+		int32_t s = field(&r->pd[ids[i]], f);
+		int c;
+
+		if (r->aff && r->pd[ids[i]].aff != r->pd[ids[0]].aff)
+			break;
+		if (s < needed)
+			continue;
+		place_frag_key(r, ids[i], pods, &k);
+		c = place_frag_key_cmp(&k, &bk);
+		if (c < 0 || (c == 0 && s < bs)) {
+			best = ids[i];
+			bs = s;
+			bk = k;
+		}
+	}
+	return best;
+}
+
+/* unit: pods per slice when slices (for the FragmentationAware choice). */
 static uint32_t best_fit(const struct run *r, const uint32_t *ids, size_t n,
-			 int64_t needed, int32_t leaders, bool slices)
+			 int64_t needed, int32_t leaders, bool slices,
+			 int32_t unit)
 {
 	enum field f;
 
@@ -658,6 +692,9 @@ static uint32_t best_fit(const struct run *r, const uint32_t *ids, size_t n,
 		f = leaders > 0 ? F_SLICE_WL : F_SLICE;
 	else
 		f = leaders > 0 ? F_STATE_WL : F_STATE;
+	if (r->frag)
+		return frag_fit_by(r, ids, n, needed, f,
+				   slices ? needed * unit : needed);
 	return best_fit_by(r, ids, n, needed, f);
 }
 
@@ -825,7 +862,7 @@ static bool greedy(struct run *r, struct place_result *res, unsigned level,
 
 		if (!r->lfc && r->pd[d].slice_wl >= rem)
 			d = best_fit(r, ids + idx, n - idx, rem, (int32_t)reml,
-				     true);
+				     true, r->slice_size);
 		vec_push(out, d);
 		reml -= r->pd[d].leader;
 		rem -= r->pd[d].slice_wl;
@@ -838,7 +875,8 @@ static bool greedy(struct run *r, struct place_result *res, unsigned level,
 		uint32_t d = ids[i];
 
 		if (!r->lfc && r->pd[d].slice >= rem)
-			d = best_fit(r, ids + i, n - i, rem, 0, true);
+			d = best_fit(r, ids + i, n - i, rem, 0, true,
+				     r->slice_size);
 		vec_push(out, d);
 		rem -= r->pd[d].slice;
 	}
@@ -930,7 +968,7 @@ static bool find_sorted(struct run *r, struct place_result *res, unsigned level,
 	top = ids->items[0];
 	if (!r->lfc && place_run_holds(r, top, slices))
 		top = best_fit(r, ids->items, ids->len, slices, r->leader_count,
-			       true);
+			       true, r->slice_size);
 	if (r->lfc) {
 		for (size_t i = 0; i < ids->len; i++) {
 			if (r->pd[ids->items[i]].slice >= slices) {
@@ -955,7 +993,8 @@ static bool find_sorted(struct run *r, struct place_result *res, unsigned level,
 			if (!place_run_holds(r, ids->items[i], slices))
 				continue;
 			vec_push(out, best_fit(r, ids->items + i, ids->len - i,
-					       slices, r->leader_count, true));
+					       slices, r->leader_count, true,
+					       r->slice_size));
 			res->level = level;
 			return true;
 		}
@@ -1022,7 +1061,8 @@ static uint32_t consume(struct run *r, uint32_t d, const uint32_t *rest,
 	int32_t *pr = slices ? &p->slice : &p->state;
 
 	if (!r->lfc && *wl >= *remp && p->leader >= *reml) {
-		d = best_fit(r, rest, nrest, *remp, (int32_t)*reml, slices);
+		d = best_fit(r, rest, nrest, *remp, (int32_t)*reml, slices,
+			     unit);
 		p = &r->pd[d];
 		wl = slices ? &p->slice_wl : &p->state_wl;
 		pr = slices ? &p->slice : &p->state;
@@ -1083,7 +1123,7 @@ static void take_counts(struct run *r, const uint32_t *ids, size_t n,
 		}
 		p = &r->pd[d];
 		if (!r->lfc && (slices ? p->slice : p->state) >= remp) {
-			d = best_fit(r, ids + i, n - i, remp, 0, slices);
+			d = best_fit(r, ids + i, n - i, remp, 0, slices, unit);
 			p = &r->pd[d];
 		}
 		p->leader = 0;
@@ -1433,9 +1473,13 @@ bool place_podset(const struct topo *t, const struct place_request *req,
 		  struct place_result *res)
 {
 	struct run r;
+	struct frag_levels fl;
 
 	reset_result(res);
 	memset(&r, 0, sizeof(r));
+	fl.ready = false;
+	fl.ppn_node = UINT32_MAX;
+	r.fl = &fl;
 	r.t = t;
 	r.req = req;
 	r.s = res->scratch;

@@ -84,6 +84,29 @@ struct place_scratch {
 	VEC(struct taint_stat) taints;
 };
 
+/*
+ * FragmentationAware's figures of the index for one run, read when a
+ * comparison first needs them: per level above the hosts, the domain with
+ * the most idle nodes, that count, and the most of any other domain; and
+ * the last count of pods per empty node, for nodes alike.
+ */
+struct frag_levels {
+	bool ready;
+	unsigned n;
+	uint32_t ppn_node; /* the node ppn was counted on; UINT32_MAX: none */
+	int64_t ppn;	   /* pods of the request an empty such node holds */
+	uint32_t top[TOPOLOGY_MAX_LEVELS];
+	uint32_t max1[TOPOLOGY_MAX_LEVELS];
+	uint32_t max2[TOPOLOGY_MAX_LEVELS];
+};
+
+/* A candidate's FragmentationAware key (place_frag_key()). */
+struct frag_key {
+	int64_t used; /* idle nodes the rest of the request takes */
+	unsigned n;   /* levels in v (0 when used is 0) */
+	int64_t v[TOPOLOGY_MAX_LEVELS]; /* most idle nodes left per level */
+};
+
 /* One run: the request turned into Kueue's parameters, and the stats. */
 struct run {
 	const struct topo *t;
@@ -93,6 +116,8 @@ struct run {
 	int32_t count, leader_count, slice_size;
 	unsigned req_level, slice_level, nlevels, unit_level;
 	bool required, unconstrained, lfc, aff;
+	bool frag;		/* FragmentationAware (place_frag.c) */
+	struct frag_levels *fl; /* its figures of the index, when frag */
 	int32_t size_at[TOPOLOGY_MAX_LEVELS]; /* inner slice sizes; 0: none */
 	const struct slice_layer *layers;     /* multi-layer message */
 	size_t nlayers;
@@ -173,6 +198,18 @@ uint32_t place_select_top(const struct run *r, const struct idvec *ids,
 enum select_walk place_select_greedy(struct run *r, const struct idvec *ids,
 				     uint32_t first, struct idvec *out,
 				     int32_t *ret_fit);
+
+/*
+ * place_frag.c: the FragmentationAware choice among the domains of one
+ * level that hold the rest of a pod set (r->frag, r->fl set).
+ * place_frag_key(): the key of domain d for `pods` more pods.
+ * place_frag_key_cmp(): < 0 when the first key leaves the better cluster,
+ * > 0 when the second does, 0 when they are equal under it (the caller
+ * then keeps BestFit's order).
+ */
+void place_frag_key(const struct run *r, uint32_t d, int64_t pods,
+		    struct frag_key *k);
+int place_frag_key_cmp(const struct frag_key *a, const struct frag_key *b);
 
 /*
  * place_setup.c: the requested resources (ordered for counting) and the

@@ -46,6 +46,42 @@ static bool plain_less(const struct run *r, uint32_t a, uint32_t b)
 }
 
 /*
+ * A candidate and, under FragmentationAware, its key for the rest of the
+ * request (`slices` slices), computed once per candidate.
+ */
+struct cand {
+	uint32_t d;
+	struct frag_key k;
+};
+
+static void cand_set(const struct run *r, struct cand *c, uint32_t d,
+		     int64_t slices)
+{
+	c->d = d;
+	c->k.used = 0;
+	c->k.n = 0;
+	if (r->frag)
+		place_frag_key(r, d, slices * r->slice_size, &c->k);
+}
+
+/* FragmentationAware's first key; 0 for ties and the other profiles,
+ * which leave the order to BestFit's keys. */
+static int frag_order(const struct run *r, const struct cand *a,
+		      const struct cand *b)
+{
+	return r->frag ? place_frag_key_cmp(&a->k, &b->k) : 0;
+}
+
+/* The order of pick_plain(): frag_order(), then plain_less(). */
+static bool plain_better(const struct run *r, const struct cand *a,
+			 const struct cand *b)
+{
+	int c = frag_order(r, a, b);
+
+	return c ? c < 0 : plain_less(r, a->d, b->d);
+}
+
+/*
  * The pick without a leader: then slices and pods equal their "with
  * leader" forms, so BestFit's best fit and LeastFreeCapacity's first fit
  * are both the least by (slices, pods, id) among the domains that hold the
@@ -57,22 +93,44 @@ static bool plain_less(const struct run *r, uint32_t a, uint32_t b)
 static uint32_t pick_plain(const struct run *r, const struct scan *sc,
 			   unsigned level, int64_t slices)
 {
-	bool stop = !sc->ids && level == r->slice_level && !r->req->sorted;
+	bool stop = !sc->ids && level == r->slice_level && !r->req->sorted &&
+		    !r->frag;
 	int64_t tight = slices * r->slice_size;
-	uint32_t best = DOM_NONE;
+	struct cand best = { .d = DOM_NONE }, c;
 
 	for (uint32_t i = 0; i < sc->n; i++) {
 		uint32_t d = scan_at(r, sc, i);
 
 		if (d == DOM_NONE || r->pd[d].slice < slices)
 			continue;
-		if (best != DOM_NONE && !plain_less(r, d, best))
+		cand_set(r, &c, d, slices);
+		if (best.d != DOM_NONE && !plain_better(r, &c, &best))
 			continue;
-		best = d;
+		best = c;
 		if (stop && r->pd[d].slice == slices && r->pd[d].state == tight)
 			break;
 	}
-	return best;
+	return best.d;
+}
+
+/*
+ * BestFit's order among the domains that hold the rest (slices with the
+ * leader when wl): frag_order(), then the least slices, then the sort
+ * order (sortedDomainsWithLeader's when sort_wl).
+ */
+static bool fit_better(const struct run *r, const struct cand *a,
+		       const struct cand *b, bool wl, bool sort_wl)
+{
+	struct sort_arg sa = { r, sort_wl };
+	int32_t va = wl ? r->pd[a->d].slice_wl : r->pd[a->d].slice;
+	int32_t vb = wl ? r->pd[b->d].slice_wl : r->pd[b->d].slice;
+	int c = frag_order(r, a, b);
+
+	if (c)
+		return c < 0;
+	if (va != vb)
+		return va < vb;
+	return place_run_cmp(&a->d, &b->d, &sa) < 0;
 }
 
 /*
@@ -85,7 +143,8 @@ static uint32_t pick_leader(const struct run *r, const struct scan *sc,
 			    int64_t slices)
 {
 	struct sort_arg sa = { r, true };
-	uint32_t top = DOM_NONE, best = DOM_NONE, first = DOM_NONE;
+	uint32_t top = DOM_NONE, first = DOM_NONE;
+	struct cand best = { .d = DOM_NONE }, c;
 
 	for (uint32_t i = 0; i < sc->n; i++) {
 		uint32_t d = scan_at(r, sc, i);
@@ -101,16 +160,15 @@ static uint32_t pick_leader(const struct run *r, const struct scan *sc,
 			first = d;
 		if (p->slice_wl < slices)
 			continue;
-		if (best == DOM_NONE || p->slice_wl < r->pd[best].slice_wl ||
-		    (p->slice_wl == r->pd[best].slice_wl &&
-		     place_run_cmp(&d, &best, &sa) < 0))
-			best = d;
+		cand_set(r, &c, d, slices);
+		if (best.d == DOM_NONE || fit_better(r, &c, &best, true, true))
+			best = c;
 	}
 	if (r->lfc)
 		return first;
 	if (top == DOM_NONE || !place_run_holds(r, top, slices))
 		return DOM_NONE;
-	return place_run_holds(r, best, slices) ? best : DOM_NONE;
+	return place_run_holds(r, best.d, slices) ? best.d : DOM_NONE;
 }
 
 uint32_t place_select_one(const struct run *r, unsigned level,
@@ -138,10 +196,8 @@ uint32_t place_select_one(const struct run *r, unsigned level,
 static uint32_t best_fit_scan(const struct run *r, const struct idvec *ids,
 			      int64_t needed)
 {
-	struct sort_arg sa = { r, true };
 	bool wl = r->leader_count > 0;
-	uint32_t best = DOM_NONE;
-	int32_t bv = 0;
+	struct cand best = { .d = DOM_NONE }, c;
 
 	for (size_t i = 0; i < ids->len; i++) {
 		uint32_t d = ids->items[i];
@@ -149,13 +205,11 @@ static uint32_t best_fit_scan(const struct run *r, const struct idvec *ids,
 
 		if (v < needed)
 			continue;
-		if (best == DOM_NONE || v < bv ||
-		    (v == bv && place_run_cmp(&d, &best, &sa) < 0)) {
-			best = d;
-			bv = v;
-		}
+		cand_set(r, &c, d, needed);
+		if (best.d == DOM_NONE || fit_better(r, &c, &best, wl, true))
+			best = c;
 	}
-	return best;
+	return best.d;
 }
 
 uint32_t place_select_top(const struct run *r, const struct idvec *ids,
@@ -242,21 +296,21 @@ static uint32_t best_fit_after(const struct run *r, const struct idvec *ids,
 			       uint32_t skip, uint32_t from, int64_t needed)
 {
 	struct sort_arg sa = { r, false };
-	uint32_t best = from;
+	struct cand best, c;
 
+	cand_set(r, &best, from, needed);
 	for (size_t i = 0; i < ids->len; i++) {
 		uint32_t d = ids->items[i];
 		int32_t v = r->pd[d].slice;
 
-		if (d == skip || v < needed ||
+		if (d == skip || d == from || v < needed ||
 		    place_run_cmp(&d, &from, &sa) < 0)
 			continue;
-		if (v < r->pd[best].slice ||
-		    (v == r->pd[best].slice &&
-		     place_run_cmp(&d, &best, &sa) < 0))
-			best = d;
+		cand_set(r, &c, d, needed);
+		if (fit_better(r, &c, &best, false, false))
+			best = c;
 	}
-	return best;
+	return best.d;
 }
 
 /*

@@ -195,6 +195,8 @@ bool place_setup(struct run *r, struct place_result *res)
 	r->unconstrained = tr->mode == TOPOLOGY_UNCONSTRAINED ||
 			   tr->mode == TOPOLOGY_NONE || slice_only;
 	r->lfc = use_lfc(req->config, r->unconstrained);
+	r->frag = req->config &&
+		  req->config->algorithm == PLACEMENT_FRAGMENTATION_AWARE;
 	r->aff = req->config && req->config->preferred_node_affinity &&
 		 req->podset->npreferred > 0 && r->t->hostname_lowest;
 	key = main_level(r, slice_only);

@@ -112,6 +112,7 @@ static void alloc_arrays(struct topo *t, uint32_t nnodes, uint32_t ndomains)
 	t->dom_nnodes = xcalloc(ndomains + 1, sizeof(uint32_t));
 	t->dom_live = xcalloc(ndomains + 1, sizeof(uint32_t));
 	t->dom_tainted = xcalloc(ndomains + 1, sizeof(uint32_t));
+	t->dom_idle = xcalloc(ndomains + 1, sizeof(uint32_t));
 	t->dom_free = xcalloc((ndomains + 1) * nr, sizeof(int64_t));
 	t->dom_version = xcalloc(ndomains + 1, sizeof(uint32_t));
 	t->generation++;
@@ -132,6 +133,7 @@ static void free_arrays(struct topo *t)
 	free(t->dom_nnodes);
 	free(t->dom_live);
 	free(t->dom_tainted);
+	free(t->dom_idle);
 	free(t->dom_free);
 	free(t->dom_version);
 	hmap_release(&t->by_name);
@@ -200,13 +202,14 @@ static void cut_domains(struct topo *t, const struct entry *es,
  * arrays (the kept ones at build time, scratch ones in topo_check()).
  */
 static void compute_aggregates(const struct topo *t, uint32_t *live,
-			       uint32_t *tainted, int64_t *fr)
+			       uint32_t *tainted, uint32_t *idle, int64_t *fr)
 {
 	size_t nr = (size_t)t->nres;
 	uint32_t unit0 = t->level_off[t->nlevels - 1];
 
 	memset(live, 0, t->ndomains * sizeof(*live));
 	memset(tainted, 0, t->ndomains * sizeof(*tainted));
+	memset(idle, 0, t->ndomains * sizeof(*idle));
 	memset(fr, 0, t->ndomains * nr * sizeof(*fr));
 	for (uint32_t i = 0; i < t->nnodes; i++) {
 		uint32_t u = t->node_unit[i];
@@ -216,6 +219,8 @@ static void compute_aggregates(const struct topo *t, uint32_t *live,
 		live[u]++;
 		if (t->node_flags[i] & TOPO_NODE_TAINTED)
 			tainted[u]++;
+		if (topo_node_idle(t, i))
+			idle[u]++;
 		for (size_t r = 0; r < nr; r++)
 			fr[u * nr + r] += t->node_free[i * nr + r];
 	}
@@ -226,6 +231,7 @@ static void compute_aggregates(const struct topo *t, uint32_t *live,
 			continue;
 		live[p] += d >= unit0 ? 1 : live[d];
 		tainted[p] += tainted[d];
+		idle[p] += idle[d];
 		for (size_t r = 0; r < nr; r++) {
 			int64_t v = fr[d * nr + r];
 
@@ -247,7 +253,8 @@ static void build(struct topo *t, const struct entry *es, uint32_t n)
 	hmap_init(&t->by_name);
 	alloc_arrays(t, n, ndom);
 	cut_domains(t, es, ord, n);
-	compute_aggregates(t, t->dom_live, t->dom_tainted, t->dom_free);
+	compute_aggregates(t, t->dom_live, t->dom_tainted, t->dom_idle,
+			   t->dom_free);
 	free(ord);
 }
 
@@ -299,7 +306,7 @@ size_t topo_bytes(const struct topo *t)
 	size_t nr = (size_t)t->nres, b = sizeof(*t);
 
 	b += (t->nnodes + 1) * (sizeof(void *) + 4 + 1 + 16 * nr);
-	b += (t->ndomains + 1) * (sizeof(void *) + 8 * 4 + 8 * nr);
+	b += (t->ndomains + 1) * (sizeof(void *) + 9 * 4 + 8 * nr);
 	b += t->by_name.cap * sizeof(struct hmap_slot);
 	for (uint32_t i = 0; i < t->nnodes; i++)
 		b += strlen(t->node_src[i]->name) + 1;
@@ -338,7 +345,8 @@ static bool unit_contrib(const struct topo *t, uint32_t u, int64_t *out)
  * pushes the unit's change of contribution to every ancestor.
  */
 static void node_changed(struct topo *t, uint32_t n, bool was_live,
-			 const int64_t *old_free, bool was_tainted)
+			 const int64_t *old_free, bool was_tainted,
+			 bool was_idle)
 {
 	size_t nr = (size_t)t->nres;
 	uint32_t u = t->node_unit[n];
@@ -346,7 +354,7 @@ static void node_changed(struct topo *t, uint32_t n, bool was_live,
 	bool now_tainted = now_live && (t->node_flags[n] & TOPO_NODE_TAINTED);
 	int64_t before[RESOURCE_MAX], after[RESOURCE_MAX];
 	bool ulive0 = unit_contrib(t, u, before), ulive1;
-	int dlive, dtaint;
+	int dlive, dtaint, didle = (int)topo_node_idle(t, n) - (int)was_idle;
 
 	was_tainted = was_live && was_tainted;
 	for (size_t r = 0; r < nr; r++) {
@@ -360,6 +368,7 @@ static void node_changed(struct topo *t, uint32_t n, bool was_live,
 	t->dom_live[u] += (int)now_live - (int)was_live;
 	dtaint = (int)now_tainted - (int)was_tainted;
 	t->dom_tainted[u] += dtaint;
+	t->dom_idle[u] += didle;
 	t->dom_version[u]++;
 	ulive1 = unit_contrib(t, u, after);
 	dlive = (int)ulive1 - (int)ulive0;
@@ -371,6 +380,7 @@ static void node_changed(struct topo *t, uint32_t n, bool was_live,
 		}
 		t->dom_live[p] += dlive;
 		t->dom_tainted[p] += dtaint;
+		t->dom_idle[p] += didle;
 		t->dom_version[p]++;
 	}
 }
@@ -381,10 +391,11 @@ static void node_changed(struct topo *t, uint32_t n, bool was_live,
 		int64_t old_[RESOURCE_MAX];                                    \
 		bool live_ = topo_node_live((t), (n));                         \
 		bool taint_ = (t)->node_flags[(n)] & TOPO_NODE_TAINTED;        \
+		bool idle_ = topo_node_idle((t), (n));                         \
 		memcpy(old_, &(t)->node_free[(size_t)(n) * (t)->nres],         \
 		       (size_t)(t)->nres * sizeof(int64_t));                   \
 		change;                                                        \
-		node_changed((t), (n), live_, old_, taint_);                   \
+		node_changed((t), (n), live_, old_, taint_, idle_);            \
 	} while (0)
 
 void topo_node_add_usage(struct topo *t, uint32_t n, const struct resvec *req,
@@ -475,14 +486,15 @@ int topo_add_node(struct topo *t, const struct flavor *fl,
 }
 
 static bool check_arrays(const struct topo *t, const uint32_t *live,
-			 const uint32_t *tainted, const int64_t *fr,
-			 struct strbuf *why)
+			 const uint32_t *tainted, const uint32_t *idle,
+			 const int64_t *fr, struct strbuf *why)
 {
 	size_t nr = (size_t)t->nres;
 
 	for (uint32_t d = 0; d < t->ndomains; d++) {
 		bool ok = live[d] == t->dom_live[d] &&
-			  tainted[d] == t->dom_tainted[d];
+			  tainted[d] == t->dom_tainted[d] &&
+			  idle[d] == t->dom_idle[d];
 
 		for (size_t r = 0; ok && r < nr; r++)
 			ok = fr[d * nr + r] == t->dom_free[d * nr + r];
@@ -502,13 +514,15 @@ bool topo_check(const struct topo *t, struct strbuf *why)
 {
 	uint32_t *live = xcalloc(t->ndomains + 1, sizeof(*live));
 	uint32_t *tainted = xcalloc(t->ndomains + 1, sizeof(*tainted));
+	uint32_t *idle = xcalloc(t->ndomains + 1, sizeof(*idle));
 	int64_t *fr = xcalloc((t->ndomains + 1) * (size_t)t->nres, 8);
 	bool ok;
 
-	compute_aggregates(t, live, tainted, fr);
-	ok = check_arrays(t, live, tainted, fr, why);
+	compute_aggregates(t, live, tainted, idle, fr);
+	ok = check_arrays(t, live, tainted, idle, fr, why);
 	free(live);
 	free(tainted);
+	free(idle);
 	free(fr);
 	return ok;
 }

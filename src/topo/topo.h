@@ -20,7 +20,9 @@
  *    (may be negative), its live count the number of those nodes;
  *  - any other domain's free[r] is the sum over its live units of
  *    max(0, unit free[r]); its live count is its number of live units;
- *  - tainted counts live nodes with a NoSchedule or NoExecute taint.
+ *  - tainted counts live nodes with a NoSchedule or NoExecute taint;
+ *  - idle counts live nodes with nothing allocated (free = allocatable
+ *    for every resource): the whole nodes a gang may still take.
  * A change to one node costs O(levels x resources); it also bumps the
  * version of the node's unit and of every ancestor, so that a caller may
  * cache what it derived from a subtree until the subtree changes.
@@ -84,6 +86,7 @@ struct topo {
 	uint32_t *dom_nnodes;	 /* node count, live or not */
 	uint32_t *dom_live;	 /* see above */
 	uint32_t *dom_tainted;	 /* live tainted nodes */
+	uint32_t *dom_idle;	 /* live nodes with nothing allocated */
 	int64_t *dom_free;	 /* [d * nres + r], see above */
 	/* Bumped on every change under the domain, for callers' caches. */
 	uint32_t *dom_version;
@@ -112,6 +115,20 @@ unsigned topo_dom_level(const struct topo *t, uint32_t d);
 static inline bool topo_node_live(const struct topo *t, uint32_t n)
 {
 	return (t->node_flags[n] & TOPO_NODE_LIVE_MASK) == TOPO_NODE_LIVE;
+}
+
+/* Whether node n is live and has nothing allocated on it. */
+static inline bool topo_node_idle(const struct topo *t, uint32_t n)
+{
+	size_t nr = (size_t)t->nres;
+
+	if (!topo_node_live(t, n))
+		return false;
+	for (size_t r = 0; r < nr; r++) {
+		if (t->node_free[n * nr + r] != t->node_alloc[n * nr + r])
+			return false;
+	}
+	return true;
 }
 
 /* usage of node n += k * req (k may be negative to release). */

@@ -47,6 +47,11 @@ check reference place -f $data/reference-cluster.yaml \
 	-f $data/reference-workloads.yaml -o json
 check reference-bestfit place -f $data/reference-cluster.yaml \
 	-f $data/reference-bestfit.yaml
+# Kueue's profile named on the command line: the same golden output
+check reference place -f $data/reference-cluster.yaml \
+	-f $data/reference-workloads.yaml -o json --placement-algorithm Mixed
+check racks-frag place -f $data/racks.yaml \
+	--placement-algorithm FragmentationAware
 check reference-balanced place -f $data/reference-balanced.yaml
 check overlap place -f $data/overlap.yaml
 check preferred place -f $data/preferred.yaml
@@ -56,6 +61,7 @@ check pods-json place -f $data/cluster.yaml -f $data/workloads.yaml --pods \
 check missing-file place -f $data/no-such-file.yaml
 check bad-output place -f $data/cluster.yaml -o xml
 check bad-policy place -f $data/cluster.yaml --policy random
+check bad-algorithm place -f $data/cluster.yaml --placement-algorithm Random
 
 if [ $failed -ne 0 ]; then
 	exit 1

@@ -209,6 +209,20 @@ check "--out holding other files is refused before simulating" $?
 	<"$src/examples/quickstart/trace.jsonl" >"$tmp/stdin.out" 2>&1
 [ $? -eq 0 ] && cmp -s "$tmp/file.out" "$tmp/stdin.out"
 check "--trace - reads standard input" $?
+# --placement-algorithm overrides the Configuration: naming Kueue's default
+# changes nothing, FragmentationAware changes the quickstart's run.
+"$echelon" sim -q -f "$src/examples/quickstart" \
+	--trace "$src/examples/quickstart/trace.jsonl" \
+	--placement-algorithm Mixed >"$tmp/mixed.out" 2>&1
+[ $? -eq 0 ] && cmp -s "$tmp/file.out" "$tmp/mixed.out"
+check "--placement-algorithm Mixed is the default" $?
+"$echelon" sim -q -f "$src/examples/quickstart" \
+	--trace "$src/examples/quickstart/trace.jsonl" \
+	--placement-algorithm FragmentationAware >"$tmp/frag.out" 2>&1
+[ $? -eq 0 ] && ! cmp -s "$tmp/file.out" "$tmp/frag.out"
+check "--placement-algorithm FragmentationAware places otherwise" $?
+check_err 2 "--placement-algorithm: expected Mixed, BestFit, LeastFreeCapacity or FragmentationAware, not \"bestfit\"" \
+	--synth 1 --placement-algorithm bestfit
 printf '# nothing\n\n' >"$tmp/empty.jsonl"
 check_err 1 "empty.jsonl: trace: no job found" \
 	--cluster blocks=1,racks=1,hosts=1 --trace "$tmp/empty.jsonl"

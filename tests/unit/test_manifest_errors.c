@@ -1771,7 +1771,8 @@ static const struct msg_case error_cases[] = {
 	  "kind: Configuration\n"
 	  "placement: {algorithm: Random, balancedPlacement: 1}\n",
 	  "t.yaml:3:24: placement.algorithm: unsupported value \"Random\": "
-	  "must be one of \"Mixed\", \"BestFit\", \"LeastFreeCapacity\"\n"
+	  "must be one of \"Mixed\", \"BestFit\", \"LeastFreeCapacity\", "
+	  "\"FragmentationAware\"\n"
 	  "t.yaml:3:51: placement.balancedPlacement: must be a boolean (true "
 	  "or false), not 1\n" },
 	/* bad durations */

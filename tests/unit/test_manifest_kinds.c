@@ -1066,6 +1066,14 @@ static const struct decode_case decode_cases[] = {
 	  "LeastFreeCapacity balanced=0 preferredNodeAffinity=0 "
 	  "waitForPodsReady=0 timeout=90s recovery=0s block=0 "
 	  "requeue=Eviction base=60 max=3600 limit=-1" },
+	/* echelon's own placement algorithm */
+	{ "c.yaml",
+	  "apiVersion: echelon.dev/v1alpha1\nkind: Configuration\n"
+	  "placement: {algorithm: FragmentationAware}\n",
+	  KIND_CONFIG, 0,
+	  "FragmentationAware balanced=0 preferredNodeAffinity=0 "
+	  "waitForPodsReady=0 timeout=1800s recovery=1800s block=0 "
+	  "requeue=Eviction base=60 max=3600 limit=-1" },
 	/* JSON input: a node, numbers as quantities. */
 	{ "n.json",
 	  "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": "

@@ -168,7 +168,7 @@ static void one_round(struct rng *g, int round)
 	struct podset ps, leader;
 	struct place_request req;
 	struct place_result res;
-	struct placement_config cfg = { (enum placement_algorithm)(round % 3),
+	struct placement_config cfg = { (enum placement_algorithm)(round % 4),
 					rng_below(g, 4) == 0, false };
 	bool with_leader = rng_below(g, 4) == 0;
 
@@ -218,10 +218,11 @@ static void test_reuse(void **state)
 	struct topo *t;
 	struct podset shapes[6], leader;
 	struct place_result warm[6];
-	struct placement_config cfg[3] = {
+	struct placement_config cfg[4] = {
 		{ PLACEMENT_MIXED, false, false },
 		{ PLACEMENT_BEST_FIT, false, false },
 		{ PLACEMENT_LEAST_FREE_CAPACITY, false, false },
+		{ PLACEMENT_FRAGMENTATION_AWARE, false, false },
 	};
 
 	(void)state;
@@ -254,7 +255,7 @@ static void test_reuse(void **state)
 		else
 			topo_node_set_ready(t, n, rng_below(&g, 5) != 0);
 		place_request_init(&req, &shapes[s]);
-		req.config = &cfg[rng_below(&g, 3)];
+		req.config = &cfg[rng_below(&g, 4)];
 		req.leader = s == 3 ? &leader : NULL;
 		check_against_sort(t, &req, &warm[s]);
 		if (warm[s].fit && rng_below(&g, 3) == 0)

@@ -222,6 +222,78 @@ static void test_add_node_rebuilds(void **state)
 	fx_release(&f);
 }
 
+/*
+ * Idle nodes (live, nothing allocated) per domain follow usage, readiness,
+ * cordons and removal: one row per change, with the idle count of b1, r1
+ * (under b1) and the whole of b2 after it.
+ */
+static void test_idle_nodes(void **state)
+{
+	static const struct {
+		const char *what;
+		uint32_t node; /* index in depth-first order */
+		int op;	       /* 0 usage, 1 release, 2 NotReady, 3 Ready,
+				  4 cordon, 5 remove, 6 add back */
+		int64_t gpu;
+		uint32_t b1, r1, b2;
+	} rows[] = {
+		{ "start", 0, -1, 0, 3, 2, 1 },
+		{ "a pod on h1", 0, 0, 1, 2, 1, 1 },
+		{ "a second pod on h1", 0, 0, 1, 2, 1, 1 },
+		{ "one released", 0, 1, 1, 2, 1, 1 },
+		{ "the last released", 0, 1, 1, 3, 2, 1 },
+		{ "h3 NotReady", 2, 2, 0, 2, 2, 1 },
+		{ "h3 Ready again", 2, 3, 0, 3, 2, 1 },
+		{ "h4 cordoned", 3, 4, 0, 3, 2, 0 },
+		{ "h2 removed", 1, 5, 0, 2, 1, 0 },
+		{ "h2 back", 1, 6, 0, 3, 2, 0 },
+	};
+	struct fx f;
+	struct topo *t;
+
+	(void)state;
+	fx_init(&f, "block,rack,kubernetes.io/hostname");
+	fx_node(&f, "b1/r1/h1", 4, 8, 110);
+	fx_node(&f, "b1/r1/h2", 4, 8, 110);
+	fx_node(&f, "b1/r2/h3", 4, 8, 110);
+	fx_node(&f, "b2/r3/h4", 4, 8, 110);
+	t = topo_new(&f.topology, NULL, f.nodes, f.nnodes, &f.reg);
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct resvec use = { { 0 } };
+		uint32_t n = rows[i].node;
+
+		use.v[f.gpu] = rows[i].gpu;
+		switch (rows[i].op) {
+		case 0:
+		case 1:
+			topo_node_add_usage(t, n, &use, rows[i].op ? -1 : 1);
+			break;
+		case 2:
+		case 3:
+			topo_node_set_ready(t, n, rows[i].op == 3);
+			break;
+		case 4:
+			topo_node_set_unschedulable(t, n, true);
+			break;
+		case 5:
+		case 6:
+			topo_node_set_removed(t, n, rows[i].op == 5);
+			break;
+		default:
+			break;
+		}
+		if (t->dom_idle[0] != rows[i].b1 ||
+		    t->dom_idle[t->level_off[1]] != rows[i].r1 ||
+		    t->dom_idle[1] != rows[i].b2)
+			fail_msg("%s: idle b1 %u r1 %u b2 %u", rows[i].what,
+				 t->dom_idle[0], t->dom_idle[t->level_off[1]],
+				 t->dom_idle[1]);
+		assert_true(topo_check(t, NULL));
+	}
+	topo_free(t);
+	fx_release(&f);
+}
+
 /* The check itself notices a wrong aggregate, and removal stops counting. */
 static void test_check_and_removal(void **state)
 {
@@ -258,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_random_aggregates),
 		cmocka_unit_test(test_add_node_rebuilds),
 		cmocka_unit_test(test_check_and_removal),
+		cmocka_unit_test(test_idle_nodes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
