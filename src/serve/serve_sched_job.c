@@ -534,9 +534,18 @@ void serve_sched_job(struct serve_sched *x, const struct sev *e)
 	struct swl *w;
 	int64_t slot;
 
-	if (e->type == API_DELETED || !uid || !name || !queue_of(e->body) ||
+	if (e->type == API_DELETED) {
+		/* Kueue finishes the Workload of a Job deleted, which frees
+		 * its quota (and ends a release waiting to suspend it) even
+		 * when the Workload outlives it, orphaned */
+		if (uid && hmap_get_str(&x->by_owner, uid, &slot) &&
+		    !serve_sched_slot(x, (uint32_t)slot)->finished)
+			serve_sched_end(x, (uint32_t)slot);
+		return;
+	}
+	if (!uid || !name || !queue_of(e->body) ||
 	    !meta_str(e->body, "namespace"))
-		return; /* its Workload goes with it (garbage collection) */
+		return;
 	if (!hmap_get_str(&x->by_owner, uid, &slot)) {
 		if (!cond_true(e->body, "Complete") &&
 		    !cond_true(e->body, "Failed"))

@@ -1505,6 +1505,42 @@ static void test_pod_group_failed(void **state)
 	env_stop(&e);
 }
 
+/*
+ * A Job deleted with propagationPolicy Orphan leaves its Workload and its
+ * pods behind. Kueue finishes such a Workload (its owner is gone): its
+ * quota is free, and nothing waits to suspend a Job that is gone (a
+ * preemptor once waited for good for that release). The orphaned pods
+ * still hold their nodes, as any pod bound outside a gang does.
+ */
+static void test_job_orphaned(void **state)
+{
+	struct env e;
+	json_t *o;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "low", 2, "research");
+	advance(&e, 2 * S);
+	assert_int_equal(gang_of(e.s, "low").bound, 2);
+	o = json_deep_copy(api_store_get(e.s, K_JOB, "team-a", "low")->body);
+	json_object_set_new(json_object_get(o, "metadata"), "finalizers",
+			    json_pack("[s]", "orphan"));
+	update(e.s, K_JOB, o, e.now);
+	assert_int_equal(
+		api_store_delete(e.s, K_JOB, "team-a", "low", 0, e.now), 0);
+	advance(&e, S);
+	assert_null(api_store_get(e.s, K_JOB, "team-a", "low"));
+	assert_int_equal(admitted_pods(e.x), 0);
+	assert_int_equal(usage_pods(e.x), 0);
+	job(e.s, e.now, "high", 4, "production");
+	advance(&e, 2 * S);
+	assert_int_equal(gang_of(e.s, "high").bound, 4);
+	assert_int_equal(admitted_pods(e.x), 4);
+	assert_int_equal(usage_pods(e.x), 4);
+	check_capacity(e.s);
+	env_stop(&e);
+}
+
 /* The PodGroups of the random test: pgN of min[N] pods, whose owner (the
  * test) makes pods again while fewer are live. */
 struct groups {
@@ -1871,6 +1907,7 @@ int main(void)
 		cmocka_unit_test(test_plain_pod_failed_pending),
 		cmocka_unit_test(test_restart_plain_pod_failed),
 		cmocka_unit_test(test_pod_group_failed),
+		cmocka_unit_test(test_job_orphaned),
 		cmocka_unit_test(test_random),
 	};
 
