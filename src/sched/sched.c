@@ -68,7 +68,22 @@ const char *sched_cond_name(enum sched_cond c)
 	return workload_cond_name((enum workload_cond)c);
 }
 
-/* Queue order: priority (higher first), queue timestamp, submission. */
+/* The pods of all of w's pod sets. */
+static int64_t total_pods(const struct workload *w)
+{
+	int64_t n = 0;
+
+	for (size_t i = 0; i < w->npodsets; i++)
+		n += w->podsets[i].count;
+	return n;
+}
+
+/*
+ * Queue order: priority (higher first), queue timestamp, submission. With
+ * backfill, workloads of one priority and timestamp (a batch submitted at
+ * once) go longest expected runtime first, then most pods first: Graham's
+ * LPT rule, which FIFO leaves open there (docs/internals/backfill.md).
+ */
 int sched_wl_cmp(const struct sched *s, uint32_t a, uint32_t b)
 {
 	const struct sched_wl *x = &s->wl[a], *y = &s->wl[b];
@@ -77,6 +92,16 @@ int sched_wl_cmp(const struct sched *s, uint32_t a, uint32_t b)
 		return x->priority > y->priority ? -1 : 1;
 	if (x->queue_ts_us != y->queue_ts_us)
 		return x->queue_ts_us < y->queue_ts_us ? -1 : 1;
+	if (s->opt.backfill) {
+		int64_t px, py;
+
+		if (x->order_est_us != y->order_est_us)
+			return x->order_est_us > y->order_est_us ? -1 : 1;
+		px = total_pods(x->w);
+		py = total_pods(y->w);
+		if (px != py)
+			return px > py ? -1 : 1;
+	}
 	if (x->seq != y->seq)
 		return x->seq < y->seq ? -1 : 1;
 	return a < b ? -1 : (a > b);
@@ -692,6 +717,13 @@ void sched_enqueue(struct sched *s, uint32_t id)
 
 	if (held_out(s, id))
 		return;
+	if (s->opt.backfill) {
+		/* the order's key, fixed while it is queued: an estimate
+		 * that changes later does not move it in the heaps */
+		int64_t est = sched_wl_estimate(s, id);
+
+		wl->order_est_us = est > 0 ? est : INT64_MAX;
+	}
 	q = &s->cqs[wl->cq];
 	k = class_of(s, id);
 	if (!k) {

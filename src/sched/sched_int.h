@@ -51,6 +51,7 @@ struct sched_wl {
 	int64_t queue_ts_us;
 	int64_t admit_us;      /* QuotaReserved's time */
 	int64_t est_us;	       /* sched_wl_set_estimate(); 0: none */
+	int64_t order_est_us;  /* sched_wl_cmp(): estimate when queued */
 	uint64_t seq;	       /* submission order, the last tie-break */
 	uint64_t admit_seq;    /* admission order (victims: newest first);
 				  0 for admissions loaded with the input */

@@ -5,7 +5,8 @@
  * share a rack waits while one node of each rack is busy, reserves the
  * rack that frees up first, and a late job may start on the reserved
  * node only when it is expected to end before the reservation starts or
- * outranks the gang.
+ * outranks the gang. And the queue order backfill gives a batch of
+ * workloads submitted at once: longest expected runtime first.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <cmocka.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "test_sched_fixture.h"
 #include "testutil.h"
@@ -169,10 +171,89 @@ static void test_late_job(void **state)
 	}
 }
 
+struct order_case {
+	const char *what;
+	bool backfill;
+	int64_t est_s[5];    /* p0..p3, late; 0: none */
+	int64_t submit_s[5]; /* queue timestamps */
+	const char *left;    /* the one of the five that does not fit */
+};
+
+static const struct order_case order_cases[] = {
+	{ "without backfill, submission order",
+	  false,
+	  { 100, 200, 300, 400, 500 },
+	  { 0, 0, 0, 0, 0 },
+	  "late" },
+	{ "a batch goes longest expected first",
+	  true,
+	  { 100, 200, 300, 400, 500 },
+	  { 0, 0, 0, 0, 0 },
+	  "p0" },
+	{ "the shortest of a batch waits wherever it was submitted",
+	  true,
+	  { 500, 400, 50, 300, 200 },
+	  { 0, 0, 0, 0, 0 },
+	  "p2" },
+	{ "no estimate: expected never to end, first",
+	  true,
+	  { 0, 200, 300, 400, 50 },
+	  { 0, 0, 0, 0, 0 },
+	  "late" },
+	{ "older first whatever the estimates (FIFO)",
+	  true,
+	  { 100, 200, 300, 400, 500 },
+	  { 0, 1, 2, 3, 4 },
+	  "late" },
+};
+
+/* Five one-pod workloads for four one-GPU nodes, submitted together or
+ * in turn: which one is left waiting. */
+static void test_batch_order(void **state)
+{
+	static const char *const names[] = { "p0", "p1", "p2", "p3", "late" };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(order_cases); i++) {
+		const struct order_case *tc = &order_cases[i];
+		struct sched_options o = { .compact = true,
+					   .backfill = tc->backfill };
+		struct sched *s;
+		struct cluster c;
+		const char *left = NULL;
+		int waiting = 0;
+
+		world(&c, 0);
+		s = sched_new(&c, &o);
+		for (int k = 0; k < 5; k++) {
+			uint32_t id = fx_id(&c, names[k]);
+
+			if (tc->est_s[k])
+				sched_wl_set_estimate(s, id, tc->est_s[k] * S);
+			sched_submit(s, id, tc->submit_s[k] * S);
+		}
+		sched_cycle(s, 10 * S, NULL);
+		for (int k = 0; k < 5; k++) {
+			if (sched_wl_state(s, fx_id(&c, names[k])) ==
+			    SCHED_WL_ADMITTED)
+				continue;
+			waiting++;
+			left = names[k];
+		}
+		if (waiting != 1 || strcmp(left, tc->left) != 0)
+			fail_msg("%s: %d waiting, the last %s; want %s",
+				 tc->what, waiting, left ? left : "none",
+				 tc->left);
+		sched_free(s);
+		cluster_release(&c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_late_job),
+		cmocka_unit_test(test_batch_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
