@@ -16,7 +16,6 @@
 
 #include "base/alloc.h"
 #include "base/duration.h"
-#include "base/metrics.h"
 #include "base/strbuf.h"
 #include "base/version.h"
 #include "cli/outdir.h"
@@ -128,8 +127,9 @@ static void usage(FILE *out)
 	      "estimate\n"
 	      "      --out DIR          write workloads.jsonl, "
 	      "timeseries.csv,\n"
-	      "                         metrics.prom, summary.json, "
-	      "report.html\n"
+	      "                         metrics.prom, metrics.om, "
+	      "summary.json,\n"
+	      "                         report.html\n"
 	      "      --log FILE         write the event log\n"
 	      "      --check            check the invariants after the events "
 	      "of "
@@ -534,9 +534,13 @@ static void progress(void *ctx, const struct sim_progress *p)
 	fflush(stderr);
 }
 
-static const char *const out_files[] = { "workloads.jsonl", "timeseries.csv",
-					 "summary.json",    "metrics.prom",
-					 "report.html",	    NULL };
+static const char *const out_files[] = { "workloads.jsonl",
+					 "timeseries.csv",
+					 "summary.json",
+					 "metrics.prom",
+					 "metrics.om",
+					 "report.html",
+					 NULL };
 
 /* The command line as a shell reads it back: "echelon" and each argument,
  * quoted where it holds more than letters, digits and _./=,:@%+-. */
@@ -570,7 +574,6 @@ static int write_outputs(struct outdir *od, const struct sim_input *in,
 			 const struct sim_sweep *sweep,
 			 const struct sim_args *a)
 {
-	struct metrics *m = metrics_new();
 	struct errbuf eb = { 0 };
 	struct strbuf sb;
 	int rc = 0;
@@ -585,8 +588,9 @@ static int write_outputs(struct outdir *od, const struct sim_input *in,
 		} else if (i == 2) {
 			sim_out_summary_json_sweep(runs, n, sweep, &sb);
 		} else if (i == 3) {
-			sim_metrics_fill(m, in, runs, n);
-			metrics_write(m, &sb);
+			sim_metrics_write(in, runs, n, &sb);
+		} else if (i == 4) {
+			sim_metrics_write_openmetrics(runs, n, &sb);
 		} else {
 			struct report_info ri = {
 				.version = ECHELON_VERSION,
@@ -611,7 +615,6 @@ static int write_outputs(struct outdir *od, const struct sim_input *in,
 		outdir_abort(od);
 	}
 	strbuf_release(&sb);
-	metrics_free(m);
 	return rc ? 1 : 0;
 }
 

@@ -20,8 +20,10 @@
 
 const char *ctl_event_kind_name(enum ctl_event_kind k)
 {
-	static const char *const names[] = { "Admitted", "Preempted", "Evicted",
-					     "Deactivated", "Replaced" };
+	static const char *const names[] = { "Admitted", "Preempted",
+					     "Evicted",	 "Deactivated",
+					     "Replaced", "Bound",
+					     "Ready",	 "Finished" };
 
 	BUG_ON((size_t)k >= ARRAY_SIZE(names));
 	return names[k];
@@ -29,8 +31,27 @@ const char *ctl_event_kind_name(enum ctl_event_kind k)
 
 void ctl_emit(struct ctl *x, const struct ctl_event *e)
 {
+	struct ctl_event at = *e;
+
+	at.at_us = x->now_us;
 	if (x->ops && x->ops->event)
-		x->ops->event(x->ctx, e);
+		x->ops->event(x->ctx, &at);
+}
+
+/* CTL_EV_BOUND when every pod of admitted slot wl is bound, once. */
+static void check_bound(struct ctl *x, uint32_t wl)
+{
+	struct ctl_wl *w = &x->wl[wl];
+	struct ctl_event e = { .kind = CTL_EV_BOUND, .wl = wl };
+
+	if (w->bound_said || w->binding || !w->npods ||
+	    sched_wl_state(x->s, wl) != SCHED_WL_ADMITTED)
+		return;
+	for (uint32_t p = 0; p < w->npods; p++)
+		if (w->bind[p] != CTL_POD_BOUND)
+			return;
+	w->bound_said = true;
+	ctl_emit(x, &e);
 }
 
 /* The pod arrays of slot wl, made on first use. */
@@ -168,6 +189,13 @@ void ctl_flush(struct ctl *x)
 			vec_push(&x->failed, o.wl);
 		}
 	}
+	/* once per gang: a gang's binds are in a row */
+	for (size_t i = 0; i < x->out.len; i++) {
+		const struct ctl_out *o = &x->out.items[i];
+
+		if (!o->release && (i + 1 == x->out.len || o[1].wl != o->wl))
+			check_bound(x, o->wl);
+	}
 	x->out.len = 0;
 }
 
@@ -276,8 +304,11 @@ struct ctl *ctl_new(struct cluster *c, const struct ctl_options *o,
 	x->one_per_cycle = x->opt.sched.admit_limit == 1;
 	x->ops = ops;
 	x->ctx = ctx;
+	dirty_init(&x->changes);
 	x->s = sched_new(c, &x->opt.sched);
 	x->g = gang_new(c, x->s, &x->opt.gang, &gang_ops, x);
+	sched_track(x->s, &x->changes);
+	gang_track(x->g, &x->changes);
 	hmap_init(&x->pod_uid);
 	ctl_grow(x);
 	return x;
@@ -314,7 +345,19 @@ void ctl_free(struct ctl *x)
 	vec_release(&x->out);
 	vec_release(&x->dl);
 	vec_release(&x->failed);
+	dirty_release(&x->changes);
 	free(x);
+}
+
+uint64_t ctl_changes_seq(const struct ctl *x)
+{
+	return dirty_seq(&x->changes);
+}
+
+int ctl_changes(const struct ctl *x, uint64_t since,
+		int (*fn)(void *ctx, uint32_t wl), void *ctx)
+{
+	return dirty_since(&x->changes, since, fn, ctx);
 }
 
 uint64_t ctl_handle(const struct ctl *x, uint32_t wl)
@@ -450,6 +493,7 @@ int ctl_adopt(struct ctl *x, uint64_t h, int64_t now_us, struct strbuf *why)
 		return rc;
 	w = ctl_pods_of(x, (uint32_t)wl);
 	w->pods_exist = true;
+	w->bound_said = w->ready_said = true; /* running before us */
 	gang_admitted(x->g, (uint32_t)wl, now_us);
 	/* Its pods are on their nodes already: nothing to ask. */
 	vec_foreach (&x->out, o) {
@@ -493,13 +537,24 @@ int ctl_set_estimate(struct ctl *x, uint64_t h, int64_t est_us)
 
 int ctl_finish(struct ctl *x, uint64_t h, int64_t now_us)
 {
+	return ctl_finish_as(x, h, "Succeeded", "Job finished successfully",
+			     now_us);
+}
+
+int ctl_finish_as(struct ctl *x, uint64_t h, const char *reason,
+		  const char *message, int64_t now_us)
+{
 	int64_t wl = ctl_enter(x, h, now_us);
 
 	if (wl < 0)
 		return (int)wl;
+	ctl_emit(x,
+		 &(struct ctl_event){ .kind = CTL_EV_FINISHED,
+				      .wl = (uint32_t)wl,
+				      .cq = sched_wl_cq(x->s, (uint32_t)wl) });
 	gang_finished(x->g, (uint32_t)wl, now_us);
 	if (sched_wl_state(x->s, (uint32_t)wl) == SCHED_WL_ADMITTED)
-		sched_finish(x->s, (uint32_t)wl, now_us);
+		sched_finish_as(x->s, (uint32_t)wl, reason, message, now_us);
 	ctl_drop_pods(&x->wl[wl]);
 	x->wl[wl].bind_epoch++;
 	x->wl[wl].bind_fails = 0;
@@ -519,6 +574,15 @@ int ctl_pod_event(struct ctl *x, uint64_t h, uint32_t pod, enum ctl_pod_ev ev,
 	switch (ev) {
 	case CTL_POD_READY:
 		gang_pod_ready(x->g, (uint32_t)wl, pod, now_us);
+		ctl_flush(x);
+		if (!x->wl[wl].ready_said &&
+		    gang_state(x->g, (uint32_t)wl) == GANG_READY) {
+			struct ctl_event e = { .kind = CTL_EV_READY,
+					       .wl = (uint32_t)wl };
+
+			x->wl[wl].ready_said = true;
+			ctl_emit(x, &e);
+		}
 		break;
 	case CTL_POD_FAILED:
 		gang_pod_failed(x->g, (uint32_t)wl, pod, now_us);
@@ -546,6 +610,7 @@ int ctl_bind_result(struct ctl *x, uint64_t h, uint32_t pod, int err,
 		set_bind(w, pod, CTL_POD_BOUND);
 		if (!w->binding)
 			w->bind_fails = 0;
+		check_bound(x, (uint32_t)wl);
 		return 0;
 	}
 	set_bind(w, pod, CTL_POD_UNBOUND);
@@ -653,6 +718,7 @@ static void admitted(struct ctl *x, uint32_t wl)
 
 	BUG_ON(!adm);
 	x->stats.admissions++;
+	x->wl[wl].bound_said = x->wl[wl].ready_said = false;
 	ctl_emit(x, &e);
 	ctl_pods_of(x, wl);
 	gang_admitted(x->g, wl, x->now_us);
@@ -692,6 +758,12 @@ static void cycles(struct ctl *x)
 		d.items.len = 0;
 		sched_cycle(x->s, x->now_us, &d);
 		x->stats.cycles++;
+		vec_foreach (&d.items, it) {
+			if (it->kind != SCHED_DECIDE_PREEMPT) {
+				x->stats.cycles_admitted++;
+				break;
+			}
+		}
 		vec_foreach (&d.items, it) {
 			if (it->kind == SCHED_DECIDE_PREEMPT) {
 				preempted(x, it);
@@ -753,6 +825,8 @@ int ctl_reconfigure(struct ctl *x, int (*change)(void *ctx, struct cluster *c),
 	rc = change(ctx, x->c);
 	x->s = sched_new(x->c, &x->opt.sched);
 	x->g = gang_new(x->c, x->s, &x->opt.gang, &gang_ops, x);
+	sched_track(x->s, &x->changes);
+	gang_track(x->g, &x->changes);
 	if (x->nnodes) /* node_down is NULL before the first node */
 		memset(x->node_down, 0, x->nnodes);
 	ctl_grow(x);

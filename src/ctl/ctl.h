@@ -59,13 +59,22 @@ enum ctl_bind_rc {
 	CTL_BIND_STARTED = 1, /* completes later: ctl_bind_result() */
 };
 
-/* What the controller decided, reported to the backend's observer. */
+/*
+ * What the controller decided, reported to the backend's observer. Each
+ * admission is followed by CTL_EV_BOUND once all its pods are bound and
+ * CTL_EV_READY once all are Ready (neither again until the next
+ * admission; neither for a gang adopted or restored already bound), unless
+ * it is evicted or finishes first.
+ */
 enum ctl_event_kind {
 	CTL_EV_ADMITTED,    /* quota reserved; its binds follow */
 	CTL_EV_PREEMPTED,   /* evicted for `by`, queued again */
 	CTL_EV_EVICTED,	    /* evicted by the lifecycle, requeue at */
 	CTL_EV_DEACTIVATED, /* evicted for good (backoff limit) */
 	CTL_EV_REPLACED,    /* pods moved to other nodes in the domain */
+	CTL_EV_BOUND,	    /* every pod of the admitted gang bound */
+	CTL_EV_READY,	    /* every pod Ready, first time since admission */
+	CTL_EV_FINISHED,    /* ctl_finish(): completed, quota released */
 	CTL_EV_KIND_COUNT
 };
 
@@ -78,6 +87,7 @@ struct ctl_event {
 	const char *reason;	       /* static: "PodsReadyTimeout"... */
 	int64_t requeue_at_us;	       /* CTL_EV_EVICTED */
 	uint32_t pods;		       /* CTL_EV_REPLACED: pods moved */
+	int64_t at_us; /* when: the controller's now, set by the controller */
 };
 
 /*
@@ -120,9 +130,10 @@ struct ctl_options {
 };
 
 struct ctl_stats {
-	uint64_t cycles;     /* scheduler cycles run */
-	uint64_t admissions; /* CTL_EV_ADMITTED */
-	uint64_t binds;	     /* bind ops called */
+	uint64_t cycles;	  /* scheduler cycles run */
+	uint64_t cycles_admitted; /* of those, cycles that admitted some */
+	uint64_t admissions;	  /* CTL_EV_ADMITTED */
+	uint64_t binds;		  /* bind ops called */
 	uint64_t bind_failures;
 	uint64_t reconfigures; /* ctl_reconfigure() calls */
 };
@@ -144,6 +155,21 @@ uint64_t ctl_handle(const struct ctl *x, uint32_t wl);
 const struct sched *ctl_sched(const struct ctl *x);
 const struct gang *ctl_gang(const struct ctl *x);
 struct ctl_stats ctl_stats(const struct ctl *x);
+/*
+ * What changed, for a status writer that redoes its work per workload:
+ * every change of what it reads of a workload (the scheduler's state of
+ * it and its lifecycle, see sched_track() and gang_track(); its handle)
+ * marks the workload's slot in a journal. ctl_changes_seq() is a cursor
+ * past every mark so far. ctl_changes() calls fn(ctx, slot) once for each
+ * slot marked after cursor since (a negative return of fn stops and is
+ * returned), or returns -ERANGE when since is from before the scheduler
+ * and lifecycle were last rebuilt (ctl_restore(), ctl_reconfigure()), or
+ * is 0: every slot must then be taken as changed. A workload's position in
+ * its queue is not tracked (it moves whenever one ahead leaves).
+ */
+uint64_t ctl_changes_seq(const struct ctl *x);
+int ctl_changes(const struct ctl *x, uint64_t since,
+		int (*fn)(void *ctx, uint32_t wl), void *ctx) MUST_CHECK;
 /* The cluster the controller runs over (the one given to ctl_new()),
  * read-only, for status: its workloads are the slots of the handles. */
 const struct cluster *ctl_cluster(const struct ctl *x);
@@ -210,6 +236,10 @@ int ctl_assume_pod(struct ctl *x, const struct pod *p);
  * released. Returns 0 or -ESTALE.
  */
 int ctl_finish(struct ctl *x, uint64_t h, int64_t now_us);
+/* The same, with the reason and message of its Finished condition
+ * (sched_finish_as); ctl_finish says "Succeeded". */
+int ctl_finish_as(struct ctl *x, uint64_t h, const char *reason,
+		  const char *message, int64_t now_us);
 
 /*
  * Give workload h a runtime estimate (sched_wl_set_estimate(); 0: none).

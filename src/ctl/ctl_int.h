@@ -13,6 +13,7 @@
 #ifndef ECHELON_CTL_CTL_INT_H
 #define ECHELON_CTL_CTL_INT_H
 
+#include "base/dirty.h"
 #include "base/hmap.h"
 #include "base/rng.h"
 #include "base/vec.h"
@@ -38,7 +39,9 @@ struct ctl_wl {
 	int64_t bind_deadline_us; /* while binding */
 	uint64_t bind_epoch;	  /* bumped on every release: old timeouts */
 	uint32_t bind_fails;	  /* in a row: the requeue backoff */
-	VEC(const char *) uids;	  /* its pods' UIDs (ctl_pod_map) */
+	/* CTL_EV_BOUND and CTL_EV_READY said since the last admission */
+	bool bound_said, ready_said;
+	VEC(const char *) uids; /* its pods' UIDs (ctl_pod_map) */
 };
 
 /* A call to the backend waiting for the core to finish its step. */
@@ -75,6 +78,7 @@ struct ctl {
 	VEC(uint32_t) failed; /* slots whose bind failed, to evict */
 	struct hmap pod_uid;  /* pod UID -> slot << 32 | pod */
 	struct ctl_stats stats;
+	struct dirty changes; /* ctl_changes(): the core marks it */
 };
 
 /* One pod set's admission by names. */

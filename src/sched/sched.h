@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "base/compiler.h"
+#include "base/dirty.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "model/cluster.h"
@@ -183,6 +184,20 @@ struct sched *sched_new(const struct cluster *c,
 void sched_free(struct sched *s);
 
 /*
+ * Mark in d (borrowed; NULL stops) the slot of every workload whose status
+ * as a status writer reads it changes from now on: its state, queue,
+ * conditions, pending reason (its own; its parked class's as its
+ * members show it, marked at the end of each cycle; in a StrictFIFO queue
+ * the head it waits behind, so a new head marks the queue's members),
+ * admission and placement, held quota, requeue time, and whether
+ * sched_wl_listed(): everything sched_wl_pending_key() reads but the
+ * scheduler's own stamp. Others are marked too (a mark means "maybe").
+ * Positions in a queue are not: they move for every member whenever one
+ * enters or leaves.
+ */
+void sched_track(struct sched *s, struct dirty *d);
+
+/*
  * Workload slot id of the cluster was just filled (cluster_workload_put()):
  * take it in, as NEW. The slot must be free here.
  */
@@ -285,8 +300,13 @@ bool sched_wl_held(const struct sched *s, uint32_t wl);
  * restore that may have dropped some). */
 void sched_recount_victims(struct sched *s);
 
-/* wl (admitted) completed: release its quota and placement. */
+/* wl (admitted) completed: release its quota and placement; its Finished
+ * condition says reason and message (Kueue's "Succeeded", "Failed",
+ * "OwnerNotFound"; message copied). sched_finish is sched_finish_as with
+ * "Succeeded" and "Job finished successfully". */
 void sched_finish(struct sched *s, uint32_t wl, int64_t now_us);
+void sched_finish_as(struct sched *s, uint32_t wl, const char *reason,
+		     const char *message, int64_t now_us);
 
 /*
  * Evict admitted wl with Kueue's Evicted reason (e.g. "PodsReadyTimeout")
@@ -466,6 +486,10 @@ struct sched_condition sched_wl_condition(const struct sched *s, uint32_t wl,
  * message: a status writer recomputes only when this (or other state)
  * moved. Starts at 0 in a new scheduler. */
 uint64_t sched_wl_cond_changes(const struct sched *s, uint32_t wl);
+/* Whether wl is among its ClusterQueue's pending workloads, as
+ * sched_positions() lists them (a position >= 0): queued, parked, or
+ * preempted and queued again at the next cycle. O(1). */
+bool sched_wl_listed(const struct sched *s, uint32_t wl);
 /*
  * 0-based positions of every pending workload in its ClusterQueue and
  * LocalQueue (the order the next cycle would try them), into cq_pos and

@@ -25,6 +25,7 @@
 #include "base/vec.h"
 #include "ctl/ctl.h"
 #include "model/cluster.h"
+#include "obs/obs_metrics.h"
 #include "serve/serve_sched.h"
 
 /* The kinds this module reads and writes (storage kinds). */
@@ -69,8 +70,8 @@ struct swl {
 	uint8_t *want;	    /* the bind op asked, not yet done */
 	char **uid_at;	    /* UID of the live pod at each index, or NULL */
 	char **name_at;	    /* its name */
-	uint32_t live_pods; /* its pods that hold or may hold resources */
 	uint32_t succeeded; /* its pods that succeeded */
+	uint32_t failed;    /* its pods that failed (not deleted) */
 	bool binding;	    /* some want[] set */
 	bool release;	    /* released: its pods must go (then released) */
 	bool finished;
@@ -117,6 +118,11 @@ struct serve_sched {
 	VEC(char *) new_gangs; /* "ns/PodGroup": to make */
 	int writes;
 	uint64_t pending_cycles; /* ctl cycles at the last pending pass */
+	/* /metrics: kept across rebuilds of the controller, so that the
+	 * counters never go back */
+	struct metrics *metrics;
+	struct obs_metrics *obs;
+	uint64_t pending_seq; /* ctl_changes_seq() at that pass */
 };
 
 /* serve_sched.c */
@@ -157,6 +163,13 @@ int serve_sched_decode_workload(struct serve_sched *x, const json_t *obj,
  * written, 0 when it was so already. */
 int serve_sched_suspend(struct serve_sched *x, const char *ns, const char *job,
 			bool suspend, int64_t parallelism);
+/* Slot's owner ended (its Job Complete or Failed, its Pod terminated,
+ * its owner deleted): finished when admitted (quota and nodes free), its
+ * Finished condition with Kueue's reason ("Succeeded", "Failed",
+ * "OwnerNotFound"; static) and message (copied), else out of its queue
+ * and the controller for good (the slot is dropped). */
+void serve_sched_end(struct serve_sched *x, uint32_t slot, const char *reason,
+		     const char *message);
 /* Forget slot's workload (its object is gone). */
 void serve_sched_drop(struct serve_sched *x, uint32_t slot);
 

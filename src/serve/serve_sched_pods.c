@@ -12,6 +12,7 @@
 #include "serve/serve_sched_int.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,6 +166,39 @@ static void rebind(struct serve_sched *x, struct swl *w, uint32_t i,
 	(void)ctl_pod_map(x->ctl, uid, w->h, i);
 }
 
+/* Whether some index of w has a live pod. */
+static bool live_pods(const struct swl *w)
+{
+	for (uint32_t p = 0; p < w->npods; p++) {
+		if (w->uid_at[p])
+			return true;
+	}
+	return false;
+}
+
+/* A gang of pods ended, pod its last event: Kueue's Finished reason and
+ * message, a queued plain pod's from its phase and status message, a
+ * PodGroup's from how many of its pods succeeded. */
+static void end_gang(struct serve_sched *x, uint32_t slot, const json_t *pod)
+{
+	struct swl *w = serve_sched_slot(x, slot);
+	const char *ph = str_at(pod, "status", "phase");
+	const char *m = str_at(pod, "status", "message");
+	char *msg;
+
+	if (w->pod) {
+		serve_sched_end(x, slot,
+				ph && strcmp(ph, "Succeeded") == 0 ? "Succeeded"
+								   : "Failed",
+				m ? m : "");
+		return;
+	}
+	msg = xasprintf("Pods succeeded: %" PRIu32 "/%" PRIu32 ".",
+			w->succeeded, w->npods);
+	serve_sched_end(x, slot, w->failed ? "Failed" : "Succeeded", msg);
+	free(msg);
+}
+
 void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 			    const struct sev *e, const char *uid)
 {
@@ -174,6 +208,9 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 	const char *node = str_at(e->body, "spec", "nodeName");
 	bool gone = e->type == API_DELETED || pod_terminal(e->body) ||
 		    json_object_get(meta, "deletionTimestamp");
+	/* a queued plain pod's Workload ends with its pod, Failed too:
+	 * nothing makes the pod again (Kueue's pod integration) */
+	bool ends = w->pod && pod_terminal(e->body);
 	int64_t flags = flags_of(x, uid);
 	int64_t i = index_of(w, uid);
 	int32_t n = node_of(x, node);
@@ -184,11 +221,14 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 			return; /* more pods than the workload has */
 		w->uid_at[i] = xstrdup(uid);
 		w->name_at[i] = xstrdup(name);
-		w->live_pods++;
 		hmap_put_str(&x->pods, uid, flags);
 	}
-	if (i < 0)
+	if (i < 0) {
+		/* ended before it was seen (a restart) */
+		if (ends && !w->finished)
+			end_gang(x, slot, e->body);
 		return;
+	}
 	/* adopted at start: the controller has it bound where it is */
 	if (n >= 0 && !w->want[i] && !w->release &&
 	    (x->restoring || (w->target[i] == CTL_NO_NODE && w->ungated)))
@@ -205,7 +245,8 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 			flags |= SP_READY_SENT;
 			(void)ctl_pod_event(x->ctl, w->h, (uint32_t)i,
 					    CTL_POD_READY, x->now_us);
-		} else if (gone && !w->finished && !(flags & SP_FAILED_SENT)) {
+		} else if (gone && !w->finished && !ends &&
+			   !(flags & SP_FAILED_SENT)) {
 			/* failed, or deleted under a running gang */
 			flags |= SP_FAILED_SENT;
 			(void)ctl_pod_event(x->ctl, w->h, (uint32_t)i,
@@ -218,8 +259,8 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 		free(w->uid_at[i]);
 		free(w->name_at[i]);
 		w->uid_at[i] = w->name_at[i] = NULL;
-		w->live_pods--;
 		w->succeeded += ph && strcmp(ph, "Succeeded") == 0;
+		w->failed += ph && strcmp(ph, "Failed") == 0;
 	}
 	if (e->type == API_DELETED)
 		hmap_del(&x->pods, uid, strlen(uid));
@@ -227,12 +268,13 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 		hmap_put_str(&x->pods, uid, flags);
 	if (w->binding || w->release)
 		serve_sched_queue_act(x, slot);
-	/* a gang of pods ends when they all have succeeded (a Job's ends
-	 * with the Job) */
-	if (!w->job && !w->finished && w->succeeded >= w->npods) {
-		w->finished = true;
-		(void)ctl_finish(x->ctl, w->h, x->now_us);
-	}
+	/* a gang of pods ends when they all have ended, failed ones too
+	 * (Coscheduling's Finished and Failed phases; deleted ones may be
+	 * made again); a Job's ends with the Job */
+	if (w->job || w->finished)
+		return;
+	if (ends || (w->succeeded + w->failed >= w->npods && !live_pods(w)))
+		end_gang(x, slot, e->body); /* may drop the slot */
 }
 
 void serve_sched_plain_pod(struct serve_sched *x, const struct sev *e,
@@ -495,6 +537,29 @@ static int start_job(struct serve_sched *x, uint32_t slot, struct swl *w)
 	return serve_sched_suspend(x, w->ns, w->job, false, par);
 }
 
+/*
+ * How many pods of a released gang still hold a node: bound ones, and
+ * ones deleted whose deletion the sync has not read yet (their index is
+ * theirs until then). An unbound pod holds nothing, as a gated pod holds
+ * nothing for Kueue's pod integration (its Stop leaves those): the
+ * release does not wait for it, and the gang's next admission binds it.
+ */
+static uint32_t pods_holding(struct serve_sched *x, const struct swl *w)
+{
+	uint32_t n = 0;
+
+	for (uint32_t p = 0; p < w->npods; p++) {
+		const struct api_obj *o;
+
+		if (!w->name_at[p])
+			continue;
+		o = api_store_get(x->s, x->kinds[SK_POD], w->ns, w->name_at[p]);
+		n += !o || strcmp(o->uid, w->uid_at[p]) != 0 ||
+		     str_at(o->body, "spec", "nodeName");
+	}
+	return n;
+}
+
 /* Delete the bound pods of a released gang of pods. */
 static void delete_bound(struct serve_sched *x, struct swl *w)
 {
@@ -528,8 +593,8 @@ int serve_sched_act(struct serve_sched *x, uint32_t slot)
 		w->parallelism = 0;
 		if (!w->job)
 			delete_bound(x, w);
-		if (w->live_pods)
-			return 0; /* until they are gone */
+		if (pods_holding(x, w))
+			return 0; /* until they are off their nodes */
 		w->release = false;
 		(void)ctl_released(x->ctl, w->h, x->now_us);
 		fed = 1;
@@ -666,55 +731,76 @@ static const struct api_obj *gang_object(struct serve_sched *x,
 	return o;
 }
 
+struct pending {
+	struct serve_sched *x;
+	struct strbuf msg;
+};
+
+/* A FailedScheduling Event and PodScheduled=False on the unbound pods of
+ * pending slot when its reason or message changed since it was written. */
+static int pending_slot(void *ctx, uint32_t slot)
+{
+	struct pending *p = ctx;
+	struct serve_sched *x = p->x;
+	const struct sched *s = ctl_sched(x->ctl);
+	struct swl *w;
+	const struct api_obj *o;
+	const char *reason;
+	uint64_t key;
+
+	if (slot >= x->wl.len)
+		return 0;
+	w = &x->wl.items[slot];
+	if (!w->live || w->finished ||
+	    sched_wl_state(s, slot) != SCHED_WL_PENDING)
+		return 0;
+	/* nothing it depends on changed: the same message */
+	key = sched_wl_pending_key(s, slot);
+	if (key == w->pending_key)
+		return 0;
+	w->pending_key = key;
+	strbuf_reset(&p->msg);
+	reason = pend_reason(sched_wl_pending(s, slot, &p->msg));
+	if (!reason)
+		return 0;
+	strbuf_addstr(&p->msg, ""); /* never NULL */
+	if (w->pending_msg && strcmp(w->pending_msg, p->msg.buf) == 0)
+		return 0;
+	free(w->pending_msg);
+	w->pending_msg = xstrdup(p->msg.buf);
+	if ((o = gang_object(x, w)) &&
+	    serve_event(x->s, o->body, "Warning", "FailedScheduling",
+			"Scheduling", "echelon", x->now_us, "%s: %s", reason,
+			p->msg.buf) == 0)
+		x->writes++;
+	for (uint32_t pod = 0; pod < w->npods; pod++) {
+		if (w->name_at[pod] &&
+		    (o = api_store_get(x->s, x->kinds[SK_POD], w->ns,
+				       w->name_at[pod])) &&
+		    !str_at(o->body, "spec", "nodeName"))
+			pod_scheduled(x, o->body, "False", reason, p->msg.buf);
+	}
+	return 0;
+}
+
 void serve_sched_pending(struct serve_sched *x)
 {
-	const struct sched *s = ctl_sched(x->ctl);
 	uint64_t cycles = ctl_stats(x->ctl).cycles;
-	struct strbuf msg;
+	struct pending p = { .x = x };
 
 	/* a reason changes only in a scheduler cycle */
 	if (cycles == x->pending_cycles)
 		return;
 	x->pending_cycles = cycles;
-	strbuf_init(&msg);
-	for (uint32_t slot = 0; slot < x->wl.len; slot++) {
-		struct swl *w = &x->wl.items[slot];
-		const struct api_obj *o;
-		const char *reason;
-		uint64_t key;
-
-		if (!w->live || w->finished ||
-		    sched_wl_state(s, slot) != SCHED_WL_PENDING)
-			continue;
-		/* nothing it depends on changed: the same message */
-		key = sched_wl_pending_key(s, slot);
-		if (key == w->pending_key)
-			continue;
-		w->pending_key = key;
-		strbuf_reset(&msg);
-		reason = pend_reason(sched_wl_pending(s, slot, &msg));
-		if (!reason)
-			continue;
-		strbuf_addstr(&msg, ""); /* never NULL */
-		if (w->pending_msg && strcmp(w->pending_msg, msg.buf) == 0)
-			continue;
-		free(w->pending_msg);
-		w->pending_msg = xstrdup(msg.buf);
-		if ((o = gang_object(x, w)) &&
-		    serve_event(x->s, o->body, "Warning", "FailedScheduling",
-				"Scheduling", "echelon", x->now_us, "%s: %s",
-				reason, msg.buf) == 0)
-			x->writes++;
-		for (uint32_t p = 0; p < w->npods; p++) {
-			if (w->name_at[p] &&
-			    (o = api_store_get(x->s, x->kinds[SK_POD], w->ns,
-					       w->name_at[p])) &&
-			    !str_at(o->body, "spec", "nodeName"))
-				pod_scheduled(x, o->body, "False", reason,
-					      msg.buf);
-		}
+	strbuf_init(&p.msg);
+	/* the slots whose reason may have changed (the controller's
+	 * journal), every slot after a rebuild of the scheduler */
+	if (ctl_changes(x->ctl, x->pending_seq, pending_slot, &p) < 0) {
+		for (uint32_t slot = 0; slot < x->wl.len; slot++)
+			(void)pending_slot(&p, slot);
 	}
-	strbuf_release(&msg);
+	x->pending_seq = ctl_changes_seq(x->ctl);
+	strbuf_release(&p.msg);
 }
 
 /* A plain pod's needs, through the Workload decoder: one pod set of one
