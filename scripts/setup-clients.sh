@@ -10,6 +10,8 @@
 #                             installed: it would clash with another
 #                             /usr/bin/kubectl): DIR/kubectl-1.20/kubectl
 #   @kubernetes/client-node 1 npm, into DIR/node (Node 20: 2.x needs 22)
+#   prometheus, promtool      Debian package prometheus (apt-get), for
+#                             tests/serve/prometheus.sh and sim_prometheus.sh
 # Whatever is already there is kept. A client that cannot be had is said
 # on stderr; with CI=true that is a failure, otherwise the tests skip it.
 set -u
@@ -44,6 +46,7 @@ debs=""
 for tool in npm unzip curl jq; do
 	command -v "$tool" >/dev/null 2>&1 || debs="$debs $tool"
 done
+command -v promtool >/dev/null 2>&1 || debs="$debs prometheus"
 if [ -n "$debs" ]; then
 	say "installing$debs"
 	# shellcheck disable=SC2086

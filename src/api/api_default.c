@@ -2,9 +2,11 @@
 /*
  * The defaults of Kubernetes' API server for the kinds whose readers rely
  * on them: batch/v1 Job (selector, pod-template labels, parallelism,
- * completions, backoffLimit, ...) and v1 Pod (restartPolicy, dnsPolicy,
- * per-container imagePullPolicy, ...). Each default is set only where the
- * field is absent (or null), so an explicit value always wins.
+ * completions, backoffLimit, ...; its pod template as a Pod's spec) and
+ * v1 Pod (restartPolicy, dnsPolicy, securityContext, per-container
+ * imagePullPolicy, ...), through one function for the pod spec. Each
+ * default is set only where the field is absent (or null), so an
+ * explicit value always wins.
  */
 #include "api/api_default.h"
 
@@ -84,6 +86,20 @@ static void default_containers(json_t *spec, const char *key)
 	}
 }
 
+/* Kubernetes' SetDefaults_PodSpec and SetDefaults_Container: every pod
+ * spec, a Pod's own or a template's (a Job's spec.template). */
+static void default_pod_spec(json_t *spec)
+{
+	set_default(spec, "restartPolicy", json_string("Always"));
+	set_default(spec, "schedulerName", json_string("default-scheduler"));
+	set_default(spec, "terminationGracePeriodSeconds", json_integer(30));
+	set_default(spec, "dnsPolicy", json_string("ClusterFirst"));
+	set_default(spec, "securityContext", json_object());
+	default_containers(spec, "initContainers");
+	default_containers(spec, "containers");
+}
+
+/* SetDefaults_Pod and the Priority admission plugin: a Pod only. */
 static void default_pod(json_t *obj)
 {
 	json_t *spec = object_at(obj, "spec");
@@ -91,16 +107,11 @@ static void default_pod(json_t *obj)
 
 	if (!spec)
 		return;
-	set_default(spec, "restartPolicy", json_string("Always"));
-	set_default(spec, "schedulerName", json_string("default-scheduler"));
-	set_default(spec, "terminationGracePeriodSeconds", json_integer(30));
-	set_default(spec, "dnsPolicy", json_string("ClusterFirst"));
+	default_pod_spec(spec);
 	set_default(spec, "enableServiceLinks", json_true());
 	pcn = json_object_get(spec, "priorityClassName");
 	if (!json_is_string(pcn) || !*json_string_value(pcn))
 		set_default(spec, "priority", json_integer(0));
-	default_containers(spec, "initContainers");
-	default_containers(spec, "containers");
 }
 
 /* The selector Kubernetes generates for a Job: its pods carry the Job's
@@ -132,7 +143,7 @@ static void job_selector(json_t *obj, json_t *spec, const char *uid)
 static void default_job(json_t *obj, const char *uid, bool create)
 {
 	json_t *spec = object_at(obj, "spec");
-	json_t *par, *pfp, *bpi;
+	json_t *par, *pfp, *bpi, *tmpl, *tspec;
 
 	if (!spec)
 		return;
@@ -154,6 +165,12 @@ static void default_job(json_t *obj, const char *uid, bool create)
 	if (create && uid && *uid &&
 	    !json_is_true(json_object_get(spec, "manualSelector")))
 		job_selector(obj, spec, uid);
+	/* The template is defaulted as a Pod's spec is (not the Pod-only
+	 * defaults: a template has no priority of its own). */
+	tmpl = json_object_get(spec, "template");
+	tspec = json_is_object(tmpl) ? json_object_get(tmpl, "spec") : NULL;
+	if (json_is_object(tspec))
+		default_pod_spec(tspec);
 }
 
 void api_default(const struct api_kind *k, json_t *obj, const char *uid,

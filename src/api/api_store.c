@@ -21,6 +21,7 @@
 #include "api/api_json.h"
 #include "base/alloc.h"
 #include "base/hmap.h"
+#include "base/timemap.h"
 #include "base/vec.h"
 
 /* One version of an object; pub.* point into it. */
@@ -109,16 +110,38 @@ static struct sobj *sobj_new(const struct api_kind *k, json_t *body,
 	return o;
 }
 
-const char *api_store_timestamp(int64_t us, char *buf, size_t size)
+/* wall_us (already the wall clock's) as RFC 3339 seconds. */
+static const char *format_wall(int64_t wall_us, char *buf, size_t size)
 {
-	time_t t = (time_t)(us / 1000000);
+	time_t t = (time_t)(wall_us / 1000000);
 	struct tm tm;
 
-	if (us < 0)
+	if (wall_us < 0)
 		t = 0;
 	gmtime_r(&t, &tm);
 	if (!strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm) && size)
 		buf[0] = '\0';
+	return buf;
+}
+
+/* The one place the embedded clock becomes the text of a timestamp:
+ * shown as the wall-clock time it happened at (base/timemap.h). */
+const char *api_store_timestamp(int64_t us, char *buf, size_t size)
+{
+	return format_wall(timemap_wall(us), buf, size);
+}
+
+const char *api_store_microtime(int64_t us, char *buf, size_t size)
+{
+	int64_t wall = timemap_wall(us);
+	char day[32];
+
+	format_wall(wall, day, sizeof(day));
+	if (strlen(day) == 20) /* "...:SSZ" -> "...:SS.uuuuuuZ" */
+		snprintf(buf, size, "%.19s.%06dZ", day,
+			 (int)(wall < 0 ? 0 : wall % 1000000));
+	else
+		snprintf(buf, size, "%s", day);
 	return buf;
 }
 

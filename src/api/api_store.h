@@ -153,8 +153,13 @@ void api_store_row_keep(const struct api_obj *o, const struct api_kind *k,
 			const char *text, size_t len);
 
 /* now_us as RFC 3339 UTC with seconds ("2026-12-01T13:00:00Z") in buf
- * (≥ 21 bytes); returns buf. */
+ * (≥ 21 bytes); returns buf. now_us is of the embedded clock, shown as
+ * the wall-clock time it happened at (base/timemap.h; the same time when
+ * no map is installed). */
 const char *api_store_timestamp(int64_t us, char *buf, size_t size);
+/* now_us as a MicroTime: RFC 3339 UTC with six fractional digits
+ * ("2026-12-01T13:00:00.000000Z") in buf (>= 28 bytes); returns buf. */
+const char *api_store_microtime(int64_t us, char *buf, size_t size);
 
 /*
  * Restore from persistence: put body as stored (metadata as it is, rv

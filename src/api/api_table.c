@@ -16,6 +16,7 @@
 
 #include "base/alloc.h"
 #include "base/strbuf.h"
+#include "base/timemap.h"
 #include "manifest/dec.h"
 
 #include "base/banned.h"
@@ -55,6 +56,14 @@ const char *api_table_age(int64_t d_us, char *buf, size_t size)
 	return buf;
 }
 
+/* From one instant of the embedded clock to another as the wall clock
+ * saw it: what kubectl shows, since it reads the same timestamps with
+ * its own clock (base/timemap.h). */
+static int64_t wall_span(int64_t from_us, int64_t to_us)
+{
+	return timemap_wall(to_us) - timemap_wall(from_us);
+}
+
 const char *api_table_since(const char *ts, int64_t now_us, char *buf,
 			    size_t size)
 {
@@ -64,7 +73,7 @@ const char *api_table_since(const char *ts, int64_t now_us, char *buf,
 		snprintf(buf, size, "<unknown>");
 		return buf;
 	}
-	return api_table_age(now_us - t_us, buf, size);
+	return api_table_age(wall_span(t_us, now_us), buf, size);
 }
 
 /* The string at path, or NULL when absent or not a string. */
@@ -436,8 +445,8 @@ void api_table_pod(const json_t *obj, int64_t now_us, json_t *cells)
 	add_str(cells, r.reason);
 	if (r.restarts && r.last_restart_us)
 		snprintf(buf, sizeof(buf), "%" PRId64 " (%s ago)", r.restarts,
-			 api_table_age(now_us - r.last_restart_us, age,
-				       sizeof(age)));
+			 api_table_age(wall_span(r.last_restart_us, now_us),
+				       age, sizeof(age)));
 	else
 		snprintf(buf, sizeof(buf), "%" PRId64, r.restarts);
 	add_str(cells, buf);
@@ -675,7 +684,7 @@ void api_table_job(const json_t *obj, int64_t now_us, json_t *cells)
 	if (start && dec_parse_time(start, &start_us) == 0) {
 		if (!end || dec_parse_time(end, &end_us) < 0)
 			end_us = now_us;
-		api_table_age(end_us - start_us, buf, sizeof(buf));
+		api_table_age(wall_span(start_us, end_us), buf, sizeof(buf));
 	}
 	add_str(cells, buf);
 	add_age(cells, obj, now_us);

@@ -18,6 +18,7 @@
 #define ECHELON_BASE_METRICS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/strbuf.h"
 
@@ -60,6 +61,18 @@ int metrics_family(struct metrics *m, const char *name, const char *help,
 		   enum metrics_type type, const double *buckets,
 		   size_t nbuckets);
 
+/* A family's definition, for callers that register theirs from a table. */
+struct metrics_def {
+	const char *name, *help;
+	enum metrics_type type;
+	const double *buckets;
+	size_t nbuckets;
+};
+
+/* metrics_family() of defs[0..n), the ids into ids[0..n). */
+void metrics_register(struct metrics *m, const struct metrics_def *defs,
+		      size_t n, int *ids);
+
 /*
  * Series are addressed by labels: a NULL-terminated array of alternating
  * keys and values ({ "queue", "a", "policy", "tas", NULL }), or NULL for
@@ -84,6 +97,17 @@ void metrics_observe(struct metrics *m, int fam, const char *const *labels,
 void metrics_touch(struct metrics *m, int fam, const char *const *labels);
 
 /*
+ * For series recorded often: metrics_handle() creates the series (at zero)
+ * when new and returns a handle to it, valid for the registry's life; the
+ * _handle operations are those above on that series, without looking its
+ * labels up again.
+ */
+int64_t metrics_handle(struct metrics *m, int fam, const char *const *labels);
+void metrics_add_handle(struct metrics *m, int64_t h, double v);
+void metrics_set_handle(struct metrics *m, int64_t h, double v);
+void metrics_observe_handle(struct metrics *m, int64_t h, double v);
+
+/*
  * Append the text exposition of every family to out: "# HELP" (when help
  * was given) and "# TYPE" lines, then the series, also for families that
  * have none yet. Values are integers when integral and below 1e15 in
@@ -92,5 +116,43 @@ void metrics_touch(struct metrics *m, int fam, const char *const *labels);
  * buckets are cumulative, their "le" label last.
  */
 void metrics_write(const struct metrics *m, struct strbuf *out);
+
+/*
+ * The registries ms[0..n) written as one, for callers that keep one
+ * registry per run: each family once, with the series of all registries
+ * that have it, in label order. A family registered in several must have
+ * the same definition there, and one series (label text) must not be in
+ * two of them; either is a BUG.
+ */
+void metrics_write_all(const struct metrics *const *ms, size_t n,
+		       struct strbuf *out);
+
+/*
+ * History. metrics_sample() records the value of every series now, at
+ * t_ms (milliseconds of the caller's clock; strictly increasing from one
+ * call to the next). A series created later has samples from its first
+ * sample on. metrics_thin() keeps every other sample (the first, third,
+ * ...), for callers that bound the history by halving its resolution;
+ * metrics_samples() says how many there are.
+ */
+void metrics_sample(struct metrics *m, int64_t t_ms);
+void metrics_thin(struct metrics *m);
+size_t metrics_samples(const struct metrics *m);
+/* The lines one sample of every series writes (a histogram's buckets,
+ * +Inf, _count and _sum), for callers that bound the written size. */
+size_t metrics_sample_lines(const struct metrics *m);
+
+/*
+ * Append the recorded samples of ms[0..n) in the OpenMetrics text format
+ * (1.0.0), as `promtool tsdb create-blocks-from openmetrics` reads it:
+ * families in name order, each once ("# TYPE", then "# HELP"; a counter's
+ * family is named without its _total, which its samples keep), its series
+ * in label order, each series' samples in time order with the timestamp
+ * epoch_s + t_ms / 1000 in seconds (up to three decimals), a histogram's
+ * buckets, _count and _sum per timestamp; "# EOF" at the end. The same
+ * rules on definitions and series as metrics_write_all().
+ */
+void metrics_write_openmetrics(const struct metrics *const *ms, size_t n,
+			       int64_t epoch_s, struct strbuf *out);
 
 #endif

@@ -15,7 +15,6 @@
 
 #include "base/alloc.h"
 #include "base/duration.h"
-#include "base/metrics.h"
 #include "base/strbuf.h"
 #include "cli/outdir.h"
 #include "cli/output.h"
@@ -124,8 +123,9 @@ static void usage(FILE *out)
 	      "estimate\n"
 	      "      --out DIR          write workloads.jsonl, "
 	      "timeseries.csv,\n"
-	      "                         metrics.prom, summary.json, "
-	      "report.html\n"
+	      "                         metrics.prom, metrics.om, "
+	      "summary.json,\n"
+	      "                         report.html\n"
 	      "      --log FILE         write the event log\n"
 	      "      --check            check the invariants after the events "
 	      "of "
@@ -452,16 +452,19 @@ static void progress(void *ctx, double done)
 	fflush(stderr);
 }
 
-static const char *const out_files[] = { "workloads.jsonl", "timeseries.csv",
-					 "summary.json",    "metrics.prom",
-					 "report.html",	    NULL };
+static const char *const out_files[] = { "workloads.jsonl",
+					 "timeseries.csv",
+					 "summary.json",
+					 "metrics.prom",
+					 "metrics.om",
+					 "report.html",
+					 NULL };
 
 /* Fill the --out folder (prepared by outdir_open()) and put it in place. */
 static int write_outputs(struct outdir *od, const struct sim_input *in,
 			 const struct sim_result *runs, size_t n,
 			 const struct sim_sweep *sweep)
 {
-	struct metrics *m = metrics_new();
 	struct errbuf eb = { 0 };
 	struct strbuf sb;
 	int rc = 0;
@@ -476,8 +479,9 @@ static int write_outputs(struct outdir *od, const struct sim_input *in,
 		} else if (i == 2) {
 			sim_out_summary_json_sweep(runs, n, sweep, &sb);
 		} else if (i == 3) {
-			sim_metrics_fill(m, in, runs, n);
-			metrics_write(m, &sb);
+			sim_metrics_write(in, runs, n, &sb);
+		} else if (i == 4) {
+			sim_metrics_write_openmetrics(runs, n, &sb);
 		} else {
 			report_html_sweep(in, runs, n, "echelon simulation",
 					  sweep, &sb);
@@ -491,7 +495,6 @@ static int write_outputs(struct outdir *od, const struct sim_input *in,
 		outdir_abort(od);
 	}
 	strbuf_release(&sb);
-	metrics_free(m);
 	return rc ? 1 : 0;
 }
 

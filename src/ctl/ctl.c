@@ -20,8 +20,10 @@
 
 const char *ctl_event_kind_name(enum ctl_event_kind k)
 {
-	static const char *const names[] = { "Admitted", "Preempted", "Evicted",
-					     "Deactivated", "Replaced" };
+	static const char *const names[] = { "Admitted", "Preempted",
+					     "Evicted",	 "Deactivated",
+					     "Replaced", "Bound",
+					     "Ready",	 "Finished" };
 
 	BUG_ON((size_t)k >= ARRAY_SIZE(names));
 	return names[k];
@@ -29,8 +31,27 @@ const char *ctl_event_kind_name(enum ctl_event_kind k)
 
 void ctl_emit(struct ctl *x, const struct ctl_event *e)
 {
+	struct ctl_event at = *e;
+
+	at.at_us = x->now_us;
 	if (x->ops && x->ops->event)
-		x->ops->event(x->ctx, e);
+		x->ops->event(x->ctx, &at);
+}
+
+/* CTL_EV_BOUND when every pod of admitted slot wl is bound, once. */
+static void check_bound(struct ctl *x, uint32_t wl)
+{
+	struct ctl_wl *w = &x->wl[wl];
+	struct ctl_event e = { .kind = CTL_EV_BOUND, .wl = wl };
+
+	if (w->bound_said || w->binding || !w->npods ||
+	    sched_wl_state(x->s, wl) != SCHED_WL_ADMITTED)
+		return;
+	for (uint32_t p = 0; p < w->npods; p++)
+		if (w->bind[p] != CTL_POD_BOUND)
+			return;
+	w->bound_said = true;
+	ctl_emit(x, &e);
 }
 
 /* The pod arrays of slot wl, made on first use. */
@@ -167,6 +188,13 @@ void ctl_flush(struct ctl *x)
 			x->stats.bind_failures++;
 			vec_push(&x->failed, o.wl);
 		}
+	}
+	/* once per gang: a gang's binds are in a row */
+	for (size_t i = 0; i < x->out.len; i++) {
+		const struct ctl_out *o = &x->out.items[i];
+
+		if (!o->release && (i + 1 == x->out.len || o[1].wl != o->wl))
+			check_bound(x, o->wl);
 	}
 	x->out.len = 0;
 }
@@ -403,6 +431,7 @@ int ctl_adopt(struct ctl *x, uint64_t h, int64_t now_us, struct strbuf *why)
 		return rc;
 	w = ctl_pods_of(x, (uint32_t)wl);
 	w->pods_exist = true;
+	w->bound_said = w->ready_said = true; /* running before us */
 	gang_admitted(x->g, (uint32_t)wl, now_us);
 	/* Its pods are on their nodes already: nothing to ask. */
 	vec_foreach (&x->out, o) {
@@ -450,6 +479,10 @@ int ctl_finish(struct ctl *x, uint64_t h, int64_t now_us)
 
 	if (wl < 0)
 		return (int)wl;
+	ctl_emit(x,
+		 &(struct ctl_event){ .kind = CTL_EV_FINISHED,
+				      .wl = (uint32_t)wl,
+				      .cq = sched_wl_cq(x->s, (uint32_t)wl) });
 	gang_finished(x->g, (uint32_t)wl, now_us);
 	if (sched_wl_state(x->s, (uint32_t)wl) == SCHED_WL_ADMITTED)
 		sched_finish(x->s, (uint32_t)wl, now_us);
@@ -472,6 +505,15 @@ int ctl_pod_event(struct ctl *x, uint64_t h, uint32_t pod, enum ctl_pod_ev ev,
 	switch (ev) {
 	case CTL_POD_READY:
 		gang_pod_ready(x->g, (uint32_t)wl, pod, now_us);
+		ctl_flush(x);
+		if (!x->wl[wl].ready_said &&
+		    gang_state(x->g, (uint32_t)wl) == GANG_READY) {
+			struct ctl_event e = { .kind = CTL_EV_READY,
+					       .wl = (uint32_t)wl };
+
+			x->wl[wl].ready_said = true;
+			ctl_emit(x, &e);
+		}
 		break;
 	case CTL_POD_FAILED:
 		gang_pod_failed(x->g, (uint32_t)wl, pod, now_us);
@@ -499,6 +541,7 @@ int ctl_bind_result(struct ctl *x, uint64_t h, uint32_t pod, int err,
 		set_bind(w, pod, CTL_POD_BOUND);
 		if (!w->binding)
 			w->bind_fails = 0;
+		check_bound(x, (uint32_t)wl);
 		return 0;
 	}
 	set_bind(w, pod, CTL_POD_UNBOUND);
@@ -606,6 +649,7 @@ static void admitted(struct ctl *x, uint32_t wl)
 
 	BUG_ON(!adm);
 	x->stats.admissions++;
+	x->wl[wl].bound_said = x->wl[wl].ready_said = false;
 	ctl_emit(x, &e);
 	ctl_pods_of(x, wl);
 	gang_admitted(x->g, wl, x->now_us);
@@ -645,6 +689,12 @@ static void cycles(struct ctl *x)
 		d.items.len = 0;
 		sched_cycle(x->s, x->now_us, &d);
 		x->stats.cycles++;
+		vec_foreach (&d.items, it) {
+			if (it->kind != SCHED_DECIDE_PREEMPT) {
+				x->stats.cycles_admitted++;
+				break;
+			}
+		}
 		vec_foreach (&d.items, it) {
 			if (it->kind == SCHED_DECIDE_PREEMPT) {
 				preempted(x, it);

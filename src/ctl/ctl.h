@@ -59,13 +59,22 @@ enum ctl_bind_rc {
 	CTL_BIND_STARTED = 1, /* completes later: ctl_bind_result() */
 };
 
-/* What the controller decided, reported to the backend's observer. */
+/*
+ * What the controller decided, reported to the backend's observer. Each
+ * admission is followed by CTL_EV_BOUND once all its pods are bound and
+ * CTL_EV_READY once all are Ready (neither again until the next
+ * admission; neither for a gang adopted or restored already bound), unless
+ * it is evicted or finishes first.
+ */
 enum ctl_event_kind {
 	CTL_EV_ADMITTED,    /* quota reserved; its binds follow */
 	CTL_EV_PREEMPTED,   /* evicted for `by`, queued again */
 	CTL_EV_EVICTED,	    /* evicted by the lifecycle, requeue at */
 	CTL_EV_DEACTIVATED, /* evicted for good (backoff limit) */
 	CTL_EV_REPLACED,    /* pods moved to other nodes in the domain */
+	CTL_EV_BOUND,	    /* every pod of the admitted gang bound */
+	CTL_EV_READY,	    /* every pod Ready, first time since admission */
+	CTL_EV_FINISHED,    /* ctl_finish(): completed, quota released */
 	CTL_EV_KIND_COUNT
 };
 
@@ -78,6 +87,7 @@ struct ctl_event {
 	const char *reason;	       /* static: "PodsReadyTimeout"... */
 	int64_t requeue_at_us;	       /* CTL_EV_EVICTED */
 	uint32_t pods;		       /* CTL_EV_REPLACED: pods moved */
+	int64_t at_us; /* when: the controller's now, set by the controller */
 };
 
 /*
@@ -120,9 +130,10 @@ struct ctl_options {
 };
 
 struct ctl_stats {
-	uint64_t cycles;     /* scheduler cycles run */
-	uint64_t admissions; /* CTL_EV_ADMITTED */
-	uint64_t binds;	     /* bind ops called */
+	uint64_t cycles;	  /* scheduler cycles run */
+	uint64_t cycles_admitted; /* of those, cycles that admitted some */
+	uint64_t admissions;	  /* CTL_EV_ADMITTED */
+	uint64_t binds;		  /* bind ops called */
 	uint64_t bind_failures;
 	uint64_t reconfigures; /* ctl_reconfigure() calls */
 };

@@ -38,7 +38,9 @@ struct ctl_wl {
 	int64_t bind_deadline_us; /* while binding */
 	uint64_t bind_epoch;	  /* bumped on every release: old timeouts */
 	uint32_t bind_fails;	  /* in a row: the requeue backoff */
-	VEC(const char *) uids;	  /* its pods' UIDs (ctl_pod_map) */
+	/* CTL_EV_BOUND and CTL_EV_READY said since the last admission */
+	bool bound_said, ready_said;
+	VEC(const char *) uids; /* its pods' UIDs (ctl_pod_map) */
 };
 
 /* A call to the backend waiting for the core to finish its step. */

@@ -327,6 +327,10 @@ static void load_binds(struct ctl *x, const struct ctl_wl_snap *w)
 
 	cw->pods_exist = w->pods_exist;
 	cw->bind_fails = w->bind_fails;
+	/* what was said before the snapshot, as the gang's state shows it */
+	cw->ready_said = gang_state(x->g, w->slot) == GANG_READY ||
+			 gang_state(x->g, w->slot) == GANG_RECOVERING;
+	cw->bound_said = cw->ready_said;
 	if (!w->npods)
 		return;
 	ctl_pods_of(x, w->slot);
@@ -346,6 +350,8 @@ static void load_binds(struct ctl *x, const struct ctl_wl_snap *w)
 		cw->bind_deadline_us = w->bind_deadline_us;
 		ctl_push_bind_deadline(x, w->slot);
 	}
+	if (!cw->binding && !memchr(cw->bind, CTL_POD_UNBOUND, cw->npods))
+		cw->bound_said = true;
 }
 
 /* Restore one workload; -ENOENT when its admission names what is gone. */

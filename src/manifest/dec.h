@@ -76,7 +76,8 @@ int dec_quantity(struct dec *x, struct ynode *n, int resource,
 int dec_duration(struct dec *x, struct ynode *n, int64_t *ret_us) MUST_CHECK;
 
 /* RFC 3339 "2024-05-01T10:00:00Z" (optionally with fraction and offset)
- * into microseconds since the epoch; -EINVAL when it is not one. */
+ * into microseconds since the epoch (the embedded clock's instant when a
+ * time map is installed: base/timemap.h); -EINVAL when it is not one. */
 int dec_parse_time(const char *s, int64_t *ret_us) MUST_CHECK;
 /* A field holding such a time; 1 when present, 0 when absent. */
 int dec_time_field(struct dec *x, struct ynode *map, const char *key,

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "base/alloc.h"
+#include "base/timemap.h"
 
 #include "base/banned.h"
 
@@ -67,7 +68,7 @@ int dec_parse_time(const char *s, int64_t *ret_us)
 	t = timegm(&tm);
 	if (sign)
 		t += (sign == '+' ? -1 : 1) * (oh * 3600 + om * 60);
-	*ret_us = (int64_t)t * 1000000 + (int64_t)(frac * 1e6);
+	*ret_us = timemap_clock((int64_t)t * 1000000 + (int64_t)(frac * 1e6));
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "base/strbuf.h"
+#include "base/timemap.h"
 #include "model/quantity.h"
 
 #include "model/ann.h"
@@ -495,7 +496,7 @@ static json_t *duration(int64_t us)
 
 json_t *enc_timestamp(int64_t us)
 {
-	time_t t = (time_t)(us / 1000000);
+	time_t t = (time_t)(timemap_wall(us) / 1000000);
 	char buf[40];
 	struct tm tm;
 

@@ -38,7 +38,8 @@ json_t *enc_topology_assignment_slices(const struct topology_assignment *ta);
 /* A quantity of resource id of c, printed canonically ("2Gi", "1500m"). */
 json_t *enc_quantity(const struct cluster *c, int id, int64_t v);
 /* An RFC 3339 timestamp in UTC, whole seconds ("2026-12-01T13:00:00Z"),
- * of us microseconds since the Unix epoch. */
+ * of us microseconds since the Unix epoch (shown as its wall-clock time
+ * when a time map is installed: base/timemap.h). */
 json_t *enc_timestamp(int64_t us);
 
 #endif

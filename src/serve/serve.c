@@ -26,6 +26,7 @@
 #include "base/alloc.h"
 #include "base/diag.h"
 #include "base/strbuf.h"
+#include "base/timemap.h"
 #include "base/version.h"
 #include "serve/serve_addr.h"
 #include "serve/serve_apply.h"
@@ -85,6 +86,29 @@ static int64_t now_us(const struct daemon *dm, int64_t mono)
 {
 	return dm->base_us +
 	       (int64_t)((double)(mono - dm->mono0_us) * dm->o->speed);
+}
+
+/* Timestamps show the wall-clock time an embedded instant happened at
+ * (base/timemap.h): the kept map gets this run's segment, from the
+ * embedded clock's start at the wall clock's now. */
+static int start_clock_map(struct daemon *dm)
+{
+	struct timemap_seg segs[TIMEMAP_MAX];
+	int n = 0;
+
+	if (dm->meta.clock_map[0])
+		n = timemap_parse(dm->meta.clock_map, segs);
+	if (n < 0 || timemap_set(segs, (size_t)n) < 0) {
+		fprintf(stderr,
+			"echelon serve: %s/echelon.db: the database is corrupt "
+			"(meta clock_map \"%s\"); move it away to start with "
+			"an empty state\n",
+			dm->dir, dm->meta.clock_map);
+		return -EIO;
+	}
+	timemap_start(dm->base_us, wall_us(), dm->o->speed);
+	timemap_format(dm->meta.clock_map, sizeof(dm->meta.clock_map));
+	return 0;
 }
 
 /* One logfmt line on stderr: ts, level, msg, then kv (already
@@ -280,6 +304,10 @@ static void loop(struct daemon *dm)
 {
 	int64_t until;
 
+	/* The first turn does not wait for I/O: the controllers act on the
+	 * start-up objects (Workloads for queued Jobs, node Leases) and arm
+	 * the timer, before any client asks. */
+	turn(dm, 0);
 	while (!dm->stopping)
 		turn(dm, serve_http_timeout_ms(dm->http));
 	/* Stop accepting; let held replies and queued bytes go out. */
@@ -353,6 +381,9 @@ static int open_state(struct daemon *dm)
 	}
 	dm->base_us = dm->meta.fresh || !dm->meta.clock_us ? wall_us()
 							   : dm->meta.clock_us;
+	rc = start_clock_map(dm);
+	if (rc < 0)
+		return rc;
 	dm->mono0_us = mono_us();
 	now = dm->base_us;
 	if (!o->no_schedule) {
@@ -364,7 +395,9 @@ static int open_state(struct daemon *dm)
 	dm->hooks.git_version = KUBE_VERSION;
 	dm->api = api_new(dm->store, &dm->hooks);
 	if (serve_apply_namespace(dm->api, dm->store, "default", now) < 0 ||
-	    serve_apply_namespace(dm->api, dm->store, "kube-system", now) < 0) {
+	    serve_apply_namespace(dm->api, dm->store, "kube-system", now) < 0 ||
+	    serve_apply_namespace(dm->api, dm->store, "kube-node-lease", now) <
+		    0) {
 		fprintf(stderr, "echelon serve: cannot create namespaces\n");
 		return -EINVAL;
 	}
@@ -469,6 +502,7 @@ int serve_main(const struct serve_options *o)
 	struct serve_cluster_options co = {
 		.startup_us = STARTUP_US,
 		.seed = o->seed,
+		.speed = o->speed,
 	};
 	char addr[64];
 	uint16_t port;

@@ -22,6 +22,7 @@
 
 #include "api/api_default.h"
 #include "base/alloc.h"
+#include "base/timemap.h"
 #include "serve/serve_cluster_int.h"
 
 #include "base/banned.h"
@@ -270,7 +271,7 @@ int64_t cl_parse_time(const char *s)
 			;
 	if (strcmp(end, "Z") != 0)
 		return -1;
-	return (int64_t)timegm(&tm) * 1000000;
+	return timemap_clock((int64_t)timegm(&tm) * 1000000);
 }
 
 json_t *cl_cond(const json_t *conds, const char *type)
@@ -580,8 +581,10 @@ static bool timer_live(const struct serve_cluster *c, const struct cl_timer *t)
 	return hmap_get_str(&c->armed, key, &at) && at == t->at_us;
 }
 
-/* When an Event expires: an hour after it last happened. */
-static int64_t event_expiry(const json_t *ev)
+/* When an Event expires: an hour of the wall clock after it last
+ * happened (the TTL is the API server's, which runs at the wall clock's
+ * pace: at --speed 60 Events stay an hour, not a minute). */
+static int64_t event_expiry(const struct serve_cluster *c, const json_t *ev)
 {
 	int64_t t = cl_parse_time(cl_str(ev, "lastTimestamp"));
 
@@ -589,7 +592,7 @@ static int64_t event_expiry(const json_t *ev)
 		t = cl_parse_time(cl_str(ev, "eventTime"));
 	if (t < 0)
 		t = cl_parse_time(cl_str(ev, "metadata.creationTimestamp"));
-	return t < 0 ? -1 : t + CL_EVENT_TTL_US;
+	return t < 0 ? -1 : t + (int64_t)((double)CL_EVENT_TTL_US * c->o.speed);
 }
 
 static void expire_event(struct serve_cluster *c, const struct cl_timer *t,
@@ -598,7 +601,8 @@ static void expire_event(struct serve_cluster *c, const struct cl_timer *t,
 	const struct api_obj *o =
 		api_store_get(c->s, c->event_k, t->ns, t->name);
 
-	if (o && strcmp(o->uid, t->uid) == 0 && event_expiry(o->body) <= now_us)
+	if (o && strcmp(o->uid, t->uid) == 0 &&
+	    event_expiry(c, o->body) <= now_us)
 		(void)cl_delete(c, o, now_us);
 }
 
@@ -615,6 +619,8 @@ static void fire_timers(struct serve_cluster *c, int64_t now_us)
 				cl_mark_job(c, t->ns, t->name);
 			else if (t->kind == CL_T_EVENT_TTL)
 				expire_event(c, t, now_us);
+			else if (t->kind == CL_T_LEASE)
+				cl_lease_timer(c, t, now_us);
 			else
 				cl_kubelet_timer(c, t, now_us);
 		}
@@ -655,7 +661,7 @@ static void observe(struct serve_cluster *c, const struct api_kind *k,
 		return;
 	ns = ns ? ns : "";
 	if (k == c->event_k) {
-		int64_t at = event_expiry(body);
+		int64_t at = event_expiry(c, body);
 
 		/* Events go after an hour, as kube-apiserver's --event-ttl:
 		 * a daemon's store does not fill up with them. */
@@ -666,6 +672,8 @@ static void observe(struct serve_cluster *c, const struct api_kind *k,
 	if (type == API_DELETED) {
 		if (uid)
 			cl_keyset_add(&c->gone, uid);
+		if (k == c->pod_k)
+			cl_kubelet_gone(c, body);
 		json_array_foreach(cl_get(body, "metadata.ownerReferences"), i,
 				   ref)
 		{
@@ -757,11 +765,15 @@ struct serve_cluster *serve_cluster_new(struct api_store *s,
 		c->o = *o;
 	if (c->o.startup_us <= 0)
 		c->o.startup_us = 10 * 1000000LL;
+	if (!(c->o.speed > 0))
+		c->o.speed = 1;
 	c->pod_k = api_kind_of("v1", "Pod");
 	c->job_k = api_kind_of("batch/v1", "Job");
 	c->node_k = api_kind_of("v1", "Node");
 	c->event_k = api_kind_of("v1", "Event");
-	BUG_ON(!c->pod_k || !c->job_k || !c->node_k || !c->event_k);
+	c->lease_k = api_kind_of("coordination.k8s.io/v1", "Lease");
+	BUG_ON(!c->pod_k || !c->job_k || !c->node_k || !c->event_k ||
+	       !c->lease_k);
 	rng_seed(&c->rng, c->o.seed);
 	c->relist = true;
 	heap_init(&c->timers, timer_cmp, NULL);
@@ -775,6 +787,10 @@ struct serve_cluster *serve_cluster_new(struct api_store *s,
 	hmap_init(&c->backoff_index);
 	cl_index_init(&c->owned);
 	cl_index_init(&c->on_node);
+	hmap_init(&c->images);
+	hmap_init(&c->pulling);
+	hmap_init(&c->bucket_index);
+	hmap_init(&c->killed);
 	return c;
 }
 
@@ -797,6 +813,7 @@ void serve_cluster_free(struct serve_cluster *c)
 	cl_index_release(&c->owned);
 	cl_index_release(&c->on_node);
 	cl_jobs_release(c);
+	cl_kubelet_release(c);
 	free(c);
 }
 
@@ -862,6 +879,7 @@ int serve_cluster_sync(struct serve_cluster *c, int64_t now_us)
 	c->now_us = now_us;
 	read_changes(c);
 	fire_timers(c, now_us);
+	cl_kubelet_stopped(c, now_us);
 	run_phase(c, &c->dropped, node_gone_phase, now_us);
 	run_phase(c, &c->nodes, node_phase, now_us);
 	run_phase(c, &c->owners, owner_phase, now_us);

@@ -5,9 +5,10 @@
  * completion, suspend, backoffLimit, Job status), a simulated kubelet per
  * node (a bound pod becomes Running and Ready after its start-up delay,
  * Succeeded after its sim.echelon.dev/duration; pod and node failures as
- * in `sim`), node lifecycle (Ready=False or deleted: its pods fail) and
- * garbage collection of dependents by ownerReferences. It reads store
- * changes since its cursor and writes objects; it schedules nothing.
+ * in `sim`) with its node Lease in kube-node-lease, node lifecycle
+ * (Ready=False or deleted: its pods fail) and garbage collection of
+ * dependents by ownerReferences. It reads store changes since its cursor
+ * and writes objects; it schedules nothing.
  * Pure: no I/O, no clock (now_us comes in); randomness (pod names,
  * start-up jitter, failures) from the seed. See docs/internals/serve.md.
  */
@@ -22,6 +23,9 @@ struct serve_cluster_options {
 	int64_t startup_us;	 /* pod start-up delay (as sim's default) */
 	unsigned long long seed; /* jitter and failures */
 	double pod_failure_rate; /* per pod-hour, as sim --pod-failures */
+	/* Embedded time per wall-clock time (--speed; <= 0: 1): node
+	 * leases are renewed at a wall-clock rate, as clients see them. */
+	double speed;
 };
 
 struct serve_cluster;

@@ -31,6 +31,7 @@
 #define CL_ORPHAN_FINALIZ "orphan"
 #define CL_JOB_COMPONENT  "job-controller"
 #define CL_KUBELET_VER	  "v1.35.0"
+#define CL_LEASE_NS	  "kube-node-lease"
 /* kube-apiserver's --event-ttl default. */
 #define CL_EVENT_TTL_US (3600 * 1000000LL)
 /* Kubernetes' syncJobBatchPeriod. */
@@ -50,6 +51,7 @@ enum cl_timer_kind {
 	CL_T_BACKOFF,	/* a Job's pod failure back-off is over */
 	CL_T_BATCH,	/* a Job's pods changed a batch period ago */
 	CL_T_EVENT_TTL, /* an Event has not happened again for an hour */
+	CL_T_LEASE,	/* a node's kubelet renews its Lease */
 	CL_T_COUNT
 };
 
@@ -113,10 +115,17 @@ void cl_index_get(struct cl_index *x, struct api_store *s, const char *key,
 /* Drop key and what is under it. */
 void cl_index_forget(struct cl_index *x, const char *key);
 
+/* A kubelet's budget of Events: eventBurst tokens refilled at
+ * eventRecordQPS, the kubelet's defaults. */
+struct cl_bucket {
+	double tokens;
+	int64_t at_us;
+};
+
 struct serve_cluster {
 	struct api_store *s;
 	struct serve_cluster_options o;
-	const struct api_kind *pod_k, *job_k, *node_k, *event_k;
+	const struct api_kind *pod_k, *job_k, *node_k, *event_k, *lease_k;
 	struct rng rng;
 	uint64_t cursor;
 	bool relist;	/* read every object before the next events */
@@ -140,6 +149,15 @@ struct serve_cluster {
 
 	struct cl_index owned;	 /* owner uid -> dependents */
 	struct cl_index on_node; /* node name -> pods bound to it */
+
+	/* The kubelets' memory (serve_kubelet.c), lost at a restart as a
+	 * kubelet's is. */
+	struct hmap images;	  /* "node/image" -> hash of the puller */
+	struct hmap pulling;	  /* pod uid -> when it was accepted */
+	struct hmap bucket_index; /* node name -> index in buckets */
+	VEC(struct cl_bucket) buckets;
+	struct hmap killed;    /* uids of pods whose containers stopped */
+	VEC(json_t *) stopped; /* deleted running pods (references) */
 };
 
 /* Key sets. */
@@ -158,7 +176,8 @@ json_t *cl_obj(json_t *o, const char *key);
 json_t *cl_arr(json_t *o, const char *key);
 /* RFC 3339 in UTC with seconds ("2026-12-01T13:00:00Z"). */
 json_t *cl_jtime(int64_t us);
-/* Parse RFC 3339 seconds ("2026-12-01T13:00:00Z"); -1 when not one. */
+/* Parse RFC 3339 seconds ("2026-12-01T13:00:00Z") into the embedded
+ * clock's instant (base/timemap.h); -1 when not one. */
 int64_t cl_parse_time(const char *s);
 /* The condition of type in array conds, or NULL. */
 json_t *cl_cond(const json_t *conds, const char *type);
@@ -226,6 +245,14 @@ void cl_kubelet_timer(struct serve_cluster *c, const struct cl_timer *t,
 		      int64_t now_us);
 void cl_node_check(struct serve_cluster *c, const char *name, int64_t now_us);
 void cl_node_deleted(struct serve_cluster *c, const char *name, int64_t now_us);
+/* A pod deleted while its containers ran (body as it was): queued for
+ * the kubelet's Killing Events, recorded by cl_kubelet_stopped(). */
+void cl_kubelet_gone(struct serve_cluster *c, const json_t *body);
+void cl_kubelet_stopped(struct serve_cluster *c, int64_t now_us);
+void cl_kubelet_release(struct serve_cluster *c);
+/* A node's Lease is due for renewal (t names the node). */
+void cl_lease_timer(struct serve_cluster *c, const struct cl_timer *t,
+		    int64_t now_us);
 
 /* Garbage collection (serve_gc.c). */
 void cl_gc_index(struct serve_cluster *c, const struct api_kind *k,

@@ -86,6 +86,7 @@ struct serve_db {
 	sqlite3_stmt *st[ST_COUNT];
 	uint64_t flushed_rv; /* every change up to it is in the database */
 	int64_t clock_us;    /* clock in meta */
+	char clock_map[TIMEMAP_TEXT_MAX]; /* clock_map in meta */
 	bool loaded;
 	/* For /metrics. */
 	uint64_t flushes, changes, errors;
@@ -229,6 +230,14 @@ static int put_meta_int(struct serve_db *db, const char *key, int64_t value,
 	return step(db, ST_PUT_META, err);
 }
 
+static int put_meta_text(struct serve_db *db, const char *key,
+			 const char *value, struct errbuf *err)
+{
+	sqlite3_bind_text(db->st[ST_PUT_META], 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(db->st[ST_PUT_META], 2, value, -1, SQLITE_STATIC);
+	return step(db, ST_PUT_META, err);
+}
+
 /* Bring the schema to SCHEMA_VERSION in one transaction; a new database
  * also gets its uid prefix there, so it is made once and kept. */
 static int migrate(struct serve_db *db, struct serve_meta *meta,
@@ -307,6 +316,10 @@ static int read_meta(struct serve_db *db, struct serve_meta *meta,
 			db->flushed_rv = (uint64_t)sqlite3_column_int64(st, 1);
 		else if (!strcmp(key, "clock_us"))
 			db->clock_us = sqlite3_column_int64(st, 1);
+		else if (!strcmp(key, "clock_map") &&
+			 strlen(text) < sizeof(db->clock_map))
+			snprintf(db->clock_map, sizeof(db->clock_map), "%s",
+				 text);
 		else if (!strcmp(key, "uid_prefix") &&
 			 strlen(text) < sizeof(meta->uid_prefix)) {
 			snprintf(meta->uid_prefix, sizeof(meta->uid_prefix),
@@ -324,6 +337,7 @@ static int read_meta(struct serve_db *db, struct serve_meta *meta,
 				  "empty state",
 				  db->path);
 	meta->clock_us = db->clock_us;
+	snprintf(meta->clock_map, sizeof(meta->clock_map), "%s", db->clock_map);
 	return 0;
 }
 
@@ -506,6 +520,8 @@ static int flush_tx(struct serve_db *db, const struct api_store *s,
 		r = put_meta_int(db, "rv", (int64_t)rv, err);
 	if (r == 0)
 		r = put_meta_int(db, "clock_us", meta->clock_us, err);
+	if (r == 0 && strcmp(meta->clock_map, db->clock_map) != 0)
+		r = put_meta_text(db, "clock_map", meta->clock_map, err);
 	if (r == 0 && rv > SERVE_DB_HISTORY) {
 		sqlite3_bind_int64(db->st[ST_TRIM_EV], 1,
 				   (int64_t)(rv - SERVE_DB_HISTORY));
@@ -531,7 +547,8 @@ int serve_db_flush(struct serve_db *db, const struct api_store *s,
 
 	BUG_ON(rv < db->flushed_rv);
 	if (rv == db->flushed_rv && meta->clock_us >= db->clock_us &&
-	    meta->clock_us - db->clock_us < CLOCK_PERIOD_US)
+	    meta->clock_us - db->clock_us < CLOCK_PERIOD_US &&
+	    strcmp(meta->clock_map, db->clock_map) == 0)
 		return 0;
 	t0 = mono_ns();
 	r = step(db, ST_BEGIN, err);
@@ -551,6 +568,7 @@ int serve_db_flush(struct serve_db *db, const struct api_store *s,
 	db->changes += rv - db->flushed_rv;
 	db->flushed_rv = rv;
 	db->clock_us = meta->clock_us;
+	snprintf(db->clock_map, sizeof(db->clock_map), "%s", meta->clock_map);
 	return 0;
 }
 

@@ -23,12 +23,16 @@
 #include "base/compiler.h"
 #include "base/errbuf.h"
 #include "base/strbuf.h"
+#include "base/timemap.h"
 
 /* What the daemon keeps besides objects. */
 struct serve_meta {
 	char uid_prefix[40]; /* made on first start, then kept */
 	int64_t clock_us;    /* embedded clock at the last flush */
-	bool fresh;	     /* set by open: no state existed */
+	/* The embedded clock's map to the wall clock, timemap_format()'s
+	 * text ("" when none was kept): written when it changes. */
+	char clock_map[TIMEMAP_TEXT_MAX];
+	bool fresh; /* set by open: no state existed */
 };
 
 struct serve_db;

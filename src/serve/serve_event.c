@@ -35,14 +35,10 @@ static const char *get_str(const json_t *o, const char *a, const char *b)
 /* RFC 3339 UTC, with microseconds (MicroTime) when micro. */
 static void stamp(int64_t us, bool micro, char *buf, size_t size)
 {
-	char day[32];
-
-	api_store_timestamp(us, day, sizeof(day));
-	if (micro && strlen(day) == 20) /* "...:SSZ" -> "...:SS.uuuuuuZ" */
-		snprintf(buf, size, "%.19s.%06dZ", day,
-			 (int)((us % 1000000 + 1000000) % 1000000));
+	if (micro)
+		api_store_microtime(us, buf, size);
 	else
-		snprintf(buf, size, "%s", day);
+		api_store_timestamp(us, buf, size);
 }
 
 /* Cut s to at most max bytes on a UTF-8 character boundary. */
@@ -58,9 +54,14 @@ static void cut_message(struct strbuf *sb, size_t max)
 	strbuf_truncate(sb, n);
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) == 0 : !a && !b;
+}
+
 static bool same_event(const json_t *ev, const char *uid, const char *type,
 		       const char *reason, const char *message,
-		       const char *controller)
+		       const struct serve_event_source *src)
 {
 	const char *s[5] = {
 		get_str(ev, "involvedObject", "uid"),
@@ -69,18 +70,21 @@ static bool same_event(const json_t *ev, const char *uid, const char *type,
 		get_str(ev, "message", NULL),
 		get_str(ev, "reportingComponent", NULL),
 	};
-	const char *want[5] = { uid, type, reason, message, controller };
+	const char *want[5] = { uid, type, reason, message, src->component };
 
 	for (size_t i = 0; i < 5; i++)
 		if (!s[i] || strcmp(s[i], want[i]) != 0)
 			return false;
-	return true;
+	return same_str(get_str(ev, "involvedObject", "fieldPath"),
+			src->field_path) &&
+	       same_str(get_str(ev, "source", "host"), src->host);
 }
 
 static json_t *new_event(const json_t *regarding, const char *ns,
 			 const char *name, const char *type, const char *reason,
-			 const char *action, const char *controller,
-			 int64_t now_us, const char *message)
+			 const char *action,
+			 const struct serve_event_source *from, int64_t now_us,
+			 const char *message)
 {
 	json_t *ev = json_object(), *meta = json_object(), *io = json_object();
 	json_t *src = json_object();
@@ -105,10 +109,15 @@ static json_t *new_event(const json_t *regarding, const char *ns,
 		json_object_set_new(io, "namespace", json_string(rns));
 	if (rv)
 		json_object_set_new(io, "resourceVersion", json_string(rv));
+	if (from->field_path)
+		json_object_set_new(io, "fieldPath",
+				    json_string(from->field_path));
 	json_object_set_new(ev, "involvedObject", io);
 	json_object_set_new(ev, "reason", json_string(reason));
 	json_object_set_new(ev, "message", json_string(message));
-	json_object_set_new(src, "component", json_string(controller));
+	json_object_set_new(src, "component", json_string(from->component));
+	if (from->host)
+		json_object_set_new(src, "host", json_string(from->host));
 	json_object_set_new(ev, "source", src);
 	stamp(now_us, false, t, sizeof(t));
 	json_object_set_new(ev, "firstTimestamp", json_string(t));
@@ -117,9 +126,13 @@ static json_t *new_event(const json_t *regarding, const char *ns,
 	json_object_set_new(ev, "eventTime", json_string(t));
 	json_object_set_new(ev, "count", json_integer(1));
 	json_object_set_new(ev, "type", json_string(type));
-	json_object_set_new(ev, "action", json_string(action));
-	json_object_set_new(ev, "reportingComponent", json_string(controller));
-	json_object_set_new(ev, "reportingInstance", json_string("echelon"));
+	if (action && *action)
+		json_object_set_new(ev, "action", json_string(action));
+	json_object_set_new(ev, "reportingComponent",
+			    json_string(from->component));
+	json_object_set_new(
+		ev, "reportingInstance",
+		json_string(from->instance ? from->instance : "echelon"));
 	return ev;
 }
 
@@ -141,9 +154,10 @@ static int bump(struct api_store *s, const struct api_obj *o, int64_t now_us)
 	return api_store_update(s, o->kind, ev, o->rv, now_us, NULL);
 }
 
-int serve_event(struct api_store *s, const json_t *regarding, const char *type,
-		const char *reason, const char *action, const char *controller,
-		int64_t now_us, const char *fmt, ...)
+static int record(struct api_store *s, const json_t *regarding,
+		  const struct serve_event_source *src, const char *type,
+		  const char *reason, const char *action, int64_t now_us,
+		  const char *fmt, va_list ap)
 {
 	const struct api_kind *k = api_kind_of("v1", "Event");
 	const char *oname = get_str(regarding, "metadata", "name");
@@ -152,20 +166,21 @@ int serve_event(struct api_store *s, const json_t *regarding, const char *type,
 	struct strbuf msg, key;
 	uint64_t h;
 	int r = -EIO;
-	va_list ap;
 
-	if (!k || !oname || !uid || !type || !reason || !action || !controller)
+	if (!k || !oname || !uid || !type || !reason || !src || !src->component)
 		return -EINVAL;
 	strbuf_init(&msg);
-	va_start(ap, fmt);
 	strbuf_vaddf(&msg, fmt, ap);
-	va_end(ap);
 	cut_message(&msg, EVENT_MESSAGE_MAX);
 	ons = ons && *ons ? ons : "default";
 
 	strbuf_init(&key);
 	strbuf_addf(&key, "%s%c%s%c%s%c%s%c%s", uid, 0, type, 0, reason, 0,
-		    msg.buf, 0, controller);
+		    msg.buf, 0, src->component);
+	/* The whole object's Events keep the key they always had. */
+	if (src->host || src->field_path)
+		strbuf_addf(&key, "%c%s%c%s", 0, src->host ? src->host : "", 0,
+			    src->field_path ? src->field_path : "");
 	h = hmap_hash(key.buf, key.len);
 	strbuf_release(&key);
 
@@ -176,8 +191,7 @@ int serve_event(struct api_store *s, const json_t *regarding, const char *type,
 		snprintf(name, sizeof(name), "%s.%016llx", oname,
 			 (unsigned long long)h);
 		o = api_store_get(s, k, ons, name);
-		if (o && same_event(o->body, uid, type, reason, msg.buf,
-				    controller)) {
+		if (o && same_event(o->body, uid, type, reason, msg.buf, src)) {
 			r = bump(s, o, now_us);
 			break;
 		}
@@ -185,11 +199,41 @@ int serve_event(struct api_store *s, const json_t *regarding, const char *type,
 			continue;
 		r = api_store_create(s, k,
 				     new_event(regarding, ons, name, type,
-					       reason, action, controller,
-					       now_us, msg.buf),
+					       reason, action, src, now_us,
+					       msg.buf),
 				     now_us, NULL);
 		break;
 	}
 	strbuf_release(&msg);
+	return r;
+}
+
+int serve_event(struct api_store *s, const json_t *regarding, const char *type,
+		const char *reason, const char *action, const char *controller,
+		int64_t now_us, const char *fmt, ...)
+{
+	struct serve_event_source src = { .component = controller };
+	va_list ap;
+	int r;
+
+	if (!action)
+		return -EINVAL;
+	va_start(ap, fmt);
+	r = record(s, regarding, &src, type, reason, action, now_us, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int serve_event_from(struct api_store *s, const json_t *regarding,
+		     const struct serve_event_source *src, const char *type,
+		     const char *reason, const char *action, int64_t now_us,
+		     const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = record(s, regarding, src, type, reason, action, now_us, fmt, ap);
+	va_end(ap);
 	return r;
 }

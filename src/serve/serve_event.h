@@ -4,7 +4,8 @@
  * (also served as events.k8s.io/v1) per occurrence about an object, with
  * a repeat of the same reason and message about the same object counted
  * on the existing Event (count, lastTimestamp, series) instead of a new
- * one. Used by the embedded cluster and the scheduler.
+ * one. Used by the embedded cluster (its controllers and kubelets) and
+ * the scheduler.
  */
 #ifndef ECHELON_SERVE_EVENT_H
 #define ECHELON_SERVE_EVENT_H
@@ -26,5 +27,29 @@
 int serve_event(struct api_store *s, const json_t *regarding, const char *type,
 		const char *reason, const char *action, const char *controller,
 		int64_t now_us, const char *fmt, ...) PRINTF_LIKE(8, 9);
+
+/* Who records an Event and about which part of the object. */
+struct serve_event_source {
+	/* source.component and reportingComponent (reportingController in
+	 * events.k8s.io/v1): "kubelet", "job-controller", ... */
+	const char *component;
+	/* reportingInstance; NULL: "echelon" (the kubelet: its node) */
+	const char *instance;
+	/* source.host (deprecatedSource.host); NULL: none */
+	const char *host;
+	/* involvedObject.fieldPath ("spec.containers{main}"); NULL: the
+	 * whole object */
+	const char *field_path;
+};
+
+/* serve_event() with the source spelled out, as the kubelet records
+ * Events (component "kubelet", instance and host its node, a container's
+ * fieldPath). action may be NULL: the legacy recorders the kubelet uses
+ * set none. The repeat key also holds host and fieldPath. Same returns
+ * as serve_event() (-EINVAL: src or src->component NULL as well). */
+int serve_event_from(struct api_store *s, const json_t *regarding,
+		     const struct serve_event_source *src, const char *type,
+		     const char *reason, const char *action, int64_t now_us,
+		     const char *fmt, ...) PRINTF_LIKE(8, 9);
 
 #endif

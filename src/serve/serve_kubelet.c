@@ -9,7 +9,9 @@
  * (containers terminated, Completed, exit 0) after its
  * sim.echelon.dev/duration, or Failed (Error, exit 1) at a time drawn
  * from the failure rate (per running pod-hour, as sim --pod-failures).
- * Without a duration a pod runs until it is deleted.
+ * Without a duration a pod runs until it is deleted. Each kubelet records
+ * the Events a kubelet does (Pulling, Pulled, Created, Started, Killing),
+ * within its own rate limit, and keeps its node's Lease.
  *
  * Nodes: one whose status no kubelet posted (no Ready condition, or one
  * without times, or no nodeInfo: a manifest's bare Ready) is registered as
@@ -31,6 +33,7 @@
 #include "base/strbuf.h"
 #include "model/ann.h"
 #include "serve/serve_cluster_int.h"
+#include "serve/serve_event.h"
 
 #include "base/banned.h"
 
@@ -337,6 +340,279 @@ static void node_lost(struct serve_cluster *c, const struct api_obj *o,
 	(void)cl_update(c, o, pod, now_us);
 }
 
+/* ---- the kubelet's Events ---- */
+
+/*
+ * What a kubelet records for a pod it starts, per container (init
+ * containers first): Pulling and Pulled (or Pulled "already present"),
+ * Created, Started; and Killing for each running container when the pod
+ * is deleted. Component "kubelet", host and reportingInstance the node,
+ * involvedObject.fieldPath the container, no action (the kubelet's
+ * recorder sets none). Each kubelet records at most EVENT_BURST at once,
+ * refilled at EVENT_QPS per second of the wall clock (its eventBurst and
+ * eventRecordQPS defaults; the API server's load is in wall time at any
+ * --speed); beyond that they are dropped, as a kubelet's full event
+ * queue drops them.
+ */
+#define KUBELET	    "kubelet"
+#define EVENT_QPS   50
+#define EVENT_BURST 100
+
+static bool may_record(struct serve_cluster *c, const char *node,
+		       int64_t now_us)
+{
+	struct cl_bucket *b;
+	int64_t i;
+
+	if (!hmap_get_str(&c->bucket_index, node, &i)) {
+		i = (int64_t)c->buckets.len;
+		hmap_put_str(&c->bucket_index, node, i);
+		b = vec_push_zero(&c->buckets);
+		b->tokens = EVENT_BURST;
+		b->at_us = now_us;
+	}
+	b = &c->buckets.items[i];
+	if (now_us > b->at_us) {
+		b->tokens += (double)(now_us - b->at_us) * EVENT_QPS /
+			     (1e6 * c->o.speed);
+		if (b->tokens > EVENT_BURST)
+			b->tokens = EVENT_BURST;
+		b->at_us = now_us;
+	}
+	if (b->tokens < 1)
+		return false;
+	b->tokens -= 1;
+	return true;
+}
+
+/* One Event about container name of list ("containers",
+ * "initContainers") of pod, on node, stamped at_us. */
+static void kubelet_event(struct serve_cluster *c, const json_t *pod,
+			  const char *node, const char *list, const char *name,
+			  const char *reason, int64_t at_us, const char *msg)
+{
+	char path[320];
+	struct serve_event_source src = {
+		.component = KUBELET,
+		.instance = node,
+		.host = node,
+		.field_path = path,
+	};
+
+	snprintf(path, sizeof(path), "spec.%s{%s}", list, name);
+	if (may_record(c, node, c->now_us) &&
+	    serve_event_from(c->s, pod, &src, "Normal", reason, NULL, at_us,
+			     "%s", msg) == 0)
+		c->writes++;
+}
+
+/* Go's time.Duration.String() of us truncated to milliseconds, as the
+ * kubelet prints pull times: "0s", "850ms", "10.5s", "1m2.25s". */
+static void go_duration(int64_t us, char *buf, size_t size)
+{
+	int64_t ms = us < 0 ? 0 : us / 1000;
+	int64_t h = ms / 3600000, m = ms / 60000 % 60, sec = ms / 1000 % 60;
+	int64_t frac = ms % 1000;
+	char s[32];
+	int n;
+
+	if (ms < 1000) {
+		snprintf(buf, size, ms ? "%lldms" : "0s", (long long)ms);
+		return;
+	}
+	n = snprintf(s, sizeof(s), "%lld.%03lld", (long long)sec,
+		     (long long)frac);
+	while (n > 0 && s[n - 1] == '0')
+		s[--n] = '\0';
+	if (n > 0 && s[n - 1] == '.')
+		s[--n] = '\0';
+	if (h)
+		snprintf(buf, size, "%lldh%lldm%ss", (long long)h, (long long)m,
+			 s);
+	else if (m)
+		snprintf(buf, size, "%lldm%ss", (long long)m, s);
+	else
+		snprintf(buf, size, "%ss", s);
+}
+
+/* Whether the kubelet pulls image for pod uid: Always every time,
+ * IfNotPresent when the node has not got it (the pod that pulled it is
+ * kept, so that its own Pulled says so), Never not. */
+static bool pulls(struct serve_cluster *c, const char *node, const json_t *ctr,
+		  const char *uid)
+{
+	const char *policy = cl_str(ctr, "imagePullPolicy");
+	const char *image = cl_str(ctr, "image");
+	int64_t me = (int64_t)(hmap_hash(uid, strlen(uid)) >> 1), who;
+	struct strbuf key;
+	bool r;
+
+	if (!image || (policy && strcmp(policy, "Never") == 0))
+		return false;
+	if (policy && strcmp(policy, "Always") == 0)
+		return true;
+	strbuf_init(&key);
+	strbuf_addf(&key, "%s/%s", node, image);
+	if (!hmap_get_str(&c->images, key.buf, &who)) {
+		hmap_put_str(&c->images, key.buf, me);
+		who = me;
+	}
+	r = who == me;
+	strbuf_release(&key);
+	return r;
+}
+
+/* Accepted: the images to pull are being pulled. */
+static void accepted_events(struct serve_cluster *c, const json_t *pod,
+			    const char *node, int64_t now_us)
+{
+	static const char *const lists[] = { "initContainers", "containers" };
+	const char *uid = cl_str(pod, "metadata.uid");
+	char msg[600];
+	size_t i;
+	json_t *ctr;
+
+	/* startTime has whole seconds of the wall clock: the pull time is
+	 * measured from here, on the embedded clock. */
+	if (uid)
+		hmap_put_str(&c->pulling, uid, now_us);
+	for (size_t l = 0; uid && l < ARRAY_SIZE(lists); l++)
+		json_array_foreach(
+			json_object_get(cl_get(pod, "spec"), lists[l]), i, ctr)
+		{
+			const char *name = cl_str(ctr, "name");
+
+			if (!name || !pulls(c, node, ctr, uid))
+				continue;
+			snprintf(msg, sizeof(msg), "Pulling image \"%s\"",
+				 cl_str(ctr, "image"));
+			kubelet_event(c, pod, node, lists[l], name, "Pulling",
+				      now_us, msg);
+		}
+}
+
+/* Running: each container pulled (or found), created and started. */
+static void started_events(struct serve_cluster *c, const json_t *pod,
+			   const char *node, int64_t now_us)
+{
+	static const char *const lists[] = { "initContainers", "containers" };
+	const char *uid = cl_str(pod, "metadata.uid");
+	int64_t since = -1;
+	char msg[700], took[80];
+	size_t i;
+	json_t *ctr;
+
+	if (uid && hmap_get_str(&c->pulling, uid, &since))
+		hmap_del(&c->pulling, uid, strlen(uid));
+	else /* accepted before a restart */
+		since = cl_parse_time(cl_str(pod, "status.startTime"));
+	go_duration(since < 0 ? 0 : now_us - since, took, sizeof(took));
+	for (size_t l = 0; uid && l < ARRAY_SIZE(lists); l++)
+		json_array_foreach(
+			json_object_get(cl_get(pod, "spec"), lists[l]), i, ctr)
+		{
+			const char *name = cl_str(ctr, "name");
+			const char *image = cl_str(ctr, "image");
+
+			if (!name || !image)
+				continue;
+			if (pulls(c, node, ctr, uid))
+				snprintf(msg, sizeof(msg),
+					 "Successfully pulled image \"%s\" in "
+					 "%s (%s including waiting). Image "
+					 "size: %llu bytes.",
+					 image, took, took,
+					 10000000ULL +
+						 hmap_hash(image,
+							   strlen(image)) %
+							 990000000ULL);
+			else
+				snprintf(msg, sizeof(msg),
+					 "Container image \"%s\" already "
+					 "present on machine",
+					 image);
+			kubelet_event(c, pod, node, lists[l], name, "Pulled",
+				      now_us, msg);
+			snprintf(msg, sizeof(msg), "Created container: %s",
+				 name);
+			kubelet_event(c, pod, node, lists[l], name, "Created",
+				      now_us, msg);
+			snprintf(msg, sizeof(msg), "Started container %s",
+				 name);
+			kubelet_event(c, pod, node, lists[l], name, "Started",
+				      now_us, msg);
+		}
+}
+
+/* The pod is deleted while it runs: its running containers are
+ * stopped, once, by a kubelet that is there (its node exists and is
+ * Ready: PodGC's deletes of a deleted node's pods have none). */
+static void killing_events(struct serve_cluster *c, const json_t *pod,
+			   int64_t now_us)
+{
+	const char *uid = cl_str(pod, "metadata.uid");
+	const char *node = cl_str(pod, "spec.nodeName");
+	const char *phase = cl_str(pod, "status.phase");
+	const struct api_obj *n =
+		node ? api_store_get(c->s, c->node_k, "", node) : NULL;
+	char msg[600];
+	size_t i;
+	json_t *cs;
+
+	if (!uid || !n || !cl_cond_true(n->body, "Ready") || !phase ||
+	    strcmp(phase, "Running") != 0 || !hmap_put_str(&c->killed, uid, 1))
+		return;
+	json_array_foreach(cl_get(pod, "status.containerStatuses"), i, cs)
+	{
+		const char *name = cl_str(cs, "name");
+
+		if (!name || !cl_get(cs, "state.running"))
+			continue;
+		snprintf(msg, sizeof(msg), "Stopping container %s", name);
+		kubelet_event(c, pod, node, "containers", name, "Killing",
+			      now_us, msg);
+	}
+}
+
+void cl_kubelet_gone(struct serve_cluster *c, const json_t *body)
+{
+	const char *uid = cl_str(body, "metadata.uid");
+
+	if (uid)
+		hmap_del(&c->pulling, uid, strlen(uid));
+	if (uid && hmap_get_str(&c->killed, uid, NULL)) {
+		hmap_del(&c->killed, uid, strlen(uid)); /* stopped already */
+		return;
+	}
+	if (cl_str(body, "spec.nodeName") && !cl_terminal(body))
+		vec_push(&c->stopped, json_incref((json_t *)body));
+}
+
+void cl_kubelet_stopped(struct serve_cluster *c, int64_t now_us)
+{
+	for (size_t i = 0; i < c->stopped.len; i++) {
+		const char *uid = cl_str(c->stopped.items[i], "metadata.uid");
+
+		killing_events(c, c->stopped.items[i], now_us);
+		if (uid)
+			hmap_del(&c->killed, uid, strlen(uid));
+		json_decref(c->stopped.items[i]);
+	}
+	c->stopped.len = 0;
+}
+
+void cl_kubelet_release(struct serve_cluster *c)
+{
+	for (size_t i = 0; i < c->stopped.len; i++)
+		json_decref(c->stopped.items[i]);
+	vec_release(&c->stopped);
+	vec_release(&c->buckets);
+	hmap_release(&c->bucket_index);
+	hmap_release(&c->images);
+	hmap_release(&c->pulling);
+	hmap_release(&c->killed);
+}
+
 /* ---- stages ---- */
 
 static int64_t duration_of(const json_t *pod)
@@ -395,6 +671,8 @@ void cl_kubelet_pod(struct serve_cluster *c, const char *ns, const char *name,
 		const json_t *ref = cl_controller_ref(o->body);
 		const char *job = ref ? cl_str(ref, "uid") : NULL;
 
+		if (cl_deleting(o->body))
+			killing_events(c, o->body, now_us);
 		/* The Job controller lets the pods of a gone Job go. */
 		if (!job || !api_store_find_uid(c->s, job))
 			(void)cl_release_finalizer(c, o, CL_JOB_TRACKING,
@@ -424,9 +702,14 @@ void cl_kubelet_pod(struct serve_cluster *c, const char *ns, const char *name,
 			char *uid = xstrdup(o->uid);
 
 			if (write_stage(c, o, node->body, ST_ACCEPTED,
-					now_us) == 0)
+					now_us) == 0) {
 				cl_arm(c, CL_T_START, now_us + startup(c), nsc,
 				       nm, uid);
+				o = api_store_get(c->s, c->pod_k, nsc, nm);
+				if (o)
+					accepted_events(c, o->body, node->name,
+							now_us);
+			}
 			free(nsc);
 			free(nm);
 			free(uid);
@@ -474,8 +757,10 @@ void cl_kubelet_timer(struct serve_cluster *c, const struct cl_timer *t,
 	if (write_stage(c, o, node->body, st, now_us) != 0 || st != ST_RUNNING)
 		return;
 	o = api_store_get(c->s, c->pod_k, t->ns, t->name);
-	if (o)
+	if (o) {
 		arm_run(c, o, now_us);
+		started_events(c, o->body, node->name, now_us);
+	}
 }
 
 /* ---- nodes ---- */
@@ -589,6 +874,110 @@ static void pods_on(struct serve_cluster *c, const char *node,
 	cl_index_get(&c->on_node, c->s, node, bound_to, out);
 }
 
+/* ---- node leases ---- */
+
+/*
+ * The kubelet's node Lease (kube-node-lease/<node>): holderIdentity the
+ * node, leaseDurationSeconds 40, renewTime a MicroTime, an ownerReference
+ * to the Node (so the garbage collector deletes it with the node). The
+ * kubelet renews every 10 s (a quarter of the duration); here the 10 s
+ * are of the wall clock, as a client compares renewTime with its own
+ * clock, and grow with the cluster beyond 1,000 nodes so that all the
+ * renewals together stay at LEASE_WRITES_PER_S writes per wall second.
+ */
+#define LEASE_DURATION_S   40
+#define LEASE_RENEW_US	   (10 * 1000000LL)
+#define LEASE_WRITES_PER_S 100
+
+static int64_t lease_interval(const struct serve_cluster *c)
+{
+	int64_t n = (int64_t)api_store_count(c->s, c->node_k);
+	int64_t wall = n * 1000000 / LEASE_WRITES_PER_S;
+
+	if (wall < LEASE_RENEW_US)
+		wall = LEASE_RENEW_US;
+	return (int64_t)((double)wall * c->o.speed);
+}
+
+static json_t *jmicro(int64_t us)
+{
+	char buf[40];
+
+	return json_string(api_store_microtime(us, buf, sizeof(buf)));
+}
+
+/* The Lease's body as the kubelet writes it, from old (NULL: new). */
+static json_t *lease_body(const json_t *old, const struct api_obj *node,
+			  bool renew, int64_t now_us)
+{
+	json_t *l = old ? json_deep_copy(old) : json_object();
+	json_t *meta = cl_obj(l, "metadata"), *spec = cl_obj(l, "spec");
+	const json_t *ref =
+		json_array_get(json_object_get(meta, "ownerReferences"), 0);
+	const char *ouid = ref ? cl_str(ref, "uid") : NULL;
+
+	json_object_set_new(l, "apiVersion",
+			    json_string("coordination.k8s.io/v1"));
+	json_object_set_new(l, "kind", json_string("Lease"));
+	json_object_set_new(meta, "name", json_string(node->name));
+	json_object_set_new(meta, "namespace", json_string(CL_LEASE_NS));
+	/* A node made again under the same name takes its Lease over. */
+	if (!ouid || strcmp(ouid, node->uid) != 0)
+		json_object_set_new(meta, "ownerReferences",
+				    json_pack("[{s:s,s:s,s:s,s:s}]",
+					      "apiVersion", "v1", "kind",
+					      "Node", "name", node->name, "uid",
+					      node->uid));
+	json_object_set_new(spec, "holderIdentity", json_string(node->name));
+	json_object_set_new(spec, "leaseDurationSeconds",
+			    json_integer(LEASE_DURATION_S));
+	if (renew || !json_object_get(spec, "renewTime"))
+		json_object_set_new(spec, "renewTime", jmicro(now_us));
+	return l;
+}
+
+/* Create, take over or renew node's Lease; arm the next renewal while
+ * the node is Ready (a node not Ready stops renewing). */
+static void lease_sync(struct serve_cluster *c, const struct api_obj *node,
+		       bool renew, int64_t now_us)
+{
+	const struct api_obj *o =
+		api_store_get(c->s, c->lease_k, CL_LEASE_NS, node->name);
+	bool ready = node_ready(node->body);
+	int64_t every = lease_interval(c), last;
+	char *name = xstrdup(node->name), *uid = xstrdup(node->uid);
+
+	if (!o) {
+		(void)cl_create(c, c->lease_k,
+				lease_body(NULL, node, true, now_us), now_us,
+				&o);
+	} else {
+		last = cl_parse_time(cl_str(o->body, "spec.renewTime"));
+		renew = ready && (renew || last < 0 || last + every <= now_us);
+		(void)cl_update(c, o, lease_body(o->body, node, renew, now_us),
+				now_us);
+		o = api_store_get(c->s, c->lease_k, CL_LEASE_NS, name);
+	}
+	last = o ? cl_parse_time(cl_str(o->body, "spec.renewTime")) : -1;
+	if (ready && last >= 0)
+		cl_arm(c, CL_T_LEASE,
+		       last + every > now_us ? last + every : now_us + every,
+		       "", name, uid);
+	free(name);
+	free(uid);
+}
+
+void cl_lease_timer(struct serve_cluster *c, const struct cl_timer *t,
+		    int64_t now_us)
+{
+	const struct api_obj *node =
+		api_store_get(c->s, c->node_k, "", t->name);
+
+	if (!node || strcmp(node->uid, t->uid) != 0 || cl_deleting(node->body))
+		return;
+	lease_sync(c, node, true, now_us);
+}
+
 void cl_node_check(struct serve_cluster *c, const char *name, int64_t now_us)
 {
 	const struct api_obj *o = api_store_get(c->s, c->node_k, "", name);
@@ -604,6 +993,8 @@ void cl_node_check(struct serve_cluster *c, const char *name, int64_t now_us)
 		(void)cl_update(c, o, node, now_us);
 		return;
 	}
+	if (!cl_armed(c, o->uid, CL_T_LEASE))
+		lease_sync(c, o, false, now_us);
 	pods_on(c, name, &pods);
 	vec_foreach (&pods, p) {
 		char key[512];

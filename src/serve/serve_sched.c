@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/alloc.h"
 #include "serve/serve_event.h"
@@ -132,7 +133,14 @@ static void be_release(void *ctx, uint32_t wl)
 	serve_sched_queue_act(x, wl);
 }
 
-static const struct ctl_backend_ops backend = { be_bind, be_release, NULL };
+static void be_event(void *ctx, const struct ctl_event *e)
+{
+	struct serve_sched *x = ctx;
+
+	obs_metrics_event(x->obs, x->ctl, e);
+}
+
+static const struct ctl_backend_ops backend = { be_bind, be_release, be_event };
 
 static void slot_release(struct swl *w)
 {
@@ -268,6 +276,8 @@ struct serve_sched *serve_sched_new(struct api_store *s)
 	struct serve_sched *x = xcalloc(1, sizeof(*x));
 
 	x->s = s;
+	x->metrics = metrics_new();
+	x->obs = obs_metrics_new(x->metrics, NULL, NULL);
 	for (int i = 0; i < SK_COUNT; i++) {
 		const struct api_kind *k = api_kind_of(
 			kind_names[i].api_version, kind_names[i].kind);
@@ -283,6 +293,8 @@ void serve_sched_free(struct serve_sched *x)
 	if (!x)
 		return;
 	state_release(x);
+	obs_metrics_free(x->obs);
+	metrics_free(x->metrics);
 	free(x);
 }
 
@@ -410,7 +422,16 @@ int serve_sched_sync(struct serve_sched *x, int64_t now_us)
 	serve_sched_reconfigure(x); /* plain pods' usage changed */
 	x->restoring = false;
 	for (int turn = 0; turn < MAX_TURNS; turn++) {
+		struct timespec t0, t1;
+
+		/* the daemon's own measure, for the attempt durations */
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		ctl_run(x->ctl, x->now_us);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		obs_metrics_cycles(x->obs, x->ctl,
+				   (double)(t1.tv_sec - t0.tv_sec) +
+					   (double)(t1.tv_nsec - t0.tv_nsec) /
+						   1e9);
 		if (!act(x))
 			break;
 	}
@@ -458,5 +479,6 @@ void serve_sched_metrics(const struct serve_sched *x, struct strbuf *out)
 			   "# TYPE echelon_scheduler_cycles_total counter\n");
 	strbuf_addf(out, "echelon_scheduler_cycles_total %llu\n",
 		    (unsigned long long)st.cycles);
-	serve_status_metrics(x->ctl, out);
+	obs_metrics_refresh(x->obs, x->ctl);
+	metrics_write(x->metrics, out);
 }

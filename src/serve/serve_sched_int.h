@@ -25,6 +25,7 @@
 #include "base/vec.h"
 #include "ctl/ctl.h"
 #include "model/cluster.h"
+#include "obs/obs_metrics.h"
 #include "serve/serve_sched.h"
 
 /* The kinds this module reads and writes (storage kinds). */
@@ -117,6 +118,10 @@ struct serve_sched {
 	VEC(char *) new_gangs; /* "ns/PodGroup": to make */
 	int writes;
 	uint64_t pending_cycles; /* ctl cycles at the last pending pass */
+	/* /metrics: kept across rebuilds of the controller, so that the
+	 * counters never go back */
+	struct metrics *metrics;
+	struct obs_metrics *obs;
 };
 
 /* serve_sched.c */

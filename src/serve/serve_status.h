@@ -7,7 +7,7 @@
  * it differs from the stored object, so repeated syncs settle. Edges
  * (a condition turning True) also record Kueue's Events (QuotaReserved,
  * Admitted, Preempted, Evicted, Requeued, Finished...). Also answers
- * Kueue's visibility API and renders the scheduler's metrics.
+ * Kueue's visibility API.
  *
  * Model workloads and Workload objects share namespace and name; a model
  * workload whose object is missing (a PodGroup's gang) gets its status
@@ -71,8 +71,5 @@ int serve_status_pending_workloads(const struct ctl *x,
 				   const struct api_store *s,
 				   const struct api_req *r, int64_t now_us,
 				   struct api_resp *resp);
-/* Prometheus text of the scheduler's state (pending, admitted, usage
- * per ClusterQueue under Kueue's metric names), appended to out. */
-void serve_status_metrics(const struct ctl *x, struct strbuf *out);
 
 #endif

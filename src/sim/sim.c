@@ -448,5 +448,6 @@ void sim_result_release(struct sim_result *res)
 	free(res->node_busy_gpu_us);
 	vec_release(&res->classes);
 	free(res->cq_usage);
+	metrics_free(res->metrics);
 	memset(res, 0, sizeof(*res));
 }

@@ -30,6 +30,7 @@
 #include "base/compiler.h"
 #include "base/errbuf.h"
 #include "base/hmap.h"
+#include "base/metrics.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "model/cluster.h"
@@ -250,6 +251,10 @@ struct sim_class_summary {
 	double mean_admit_wait_s; /* submit -> first admission */
 };
 
+/* Most lines the metrics history of one run may write (OpenMetrics, about
+ * 100 bytes a line): beyond, its resolution is halved. */
+#define SIM_METRICS_MAX_LINES 150000
+
 struct sim_result {
 	enum sim_policy policy;
 	struct throughput_config tp; /* the model the run used (outputs
@@ -269,6 +274,12 @@ struct sim_result {
 	 * cannot complete and what would let them. Empty otherwise. */
 	bool stalled;
 	struct strbuf stop_reason;
+	/* Kueue's metrics and echelon's (src/obs/obs_metrics.h), labelled
+	 * with the policy: the state when the run stopped, and a sample of
+	 * every series at each time-series sample (metrics_sample(), in
+	 * milliseconds of simulated time), every other one each time the
+	 * history would exceed SIM_METRICS_MAX_LINES lines. */
+	struct metrics *metrics;
 };
 
 /*

@@ -405,6 +405,7 @@ void sim_figures_finish(struct sim_state *st)
 	sim_run_sample_until(st, end, true);
 	if (!res->samples.len || vec_last(&res->samples)->t_us < end)
 		sim_run_sample(st, end);
+	sim_run_sample_metrics(st, end, true);
 	close_running(st);
 	if (st->o->check)
 		check_busy(st);

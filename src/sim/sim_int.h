@@ -19,6 +19,7 @@
 #include "base/rng.h"
 #include "ctl/ctl.h"
 #include "gang/gang.h"
+#include "obs/obs_metrics.h"
 #include "sched/quota.h"
 #include "sched/sched.h"
 #include "sim/evq.h"
@@ -83,7 +84,8 @@ struct sim_state {
 	const struct sim_options *o;
 	struct sim_result *res;
 	struct ctl *ctl;
-	const struct sched *s; /* the controller's, read-only */
+	struct obs_metrics *obs; /* into res->metrics */
+	const struct sched *s;	 /* the controller's, read-only */
 	const struct gang *g;
 	struct evq q;
 	struct rng rng;
@@ -127,7 +129,10 @@ struct sim_state {
 	 * speed: segment x throughput ratio x GPUs (goodput). */
 	double good_sum;
 	int64_t sample_us, next_sample;
-	int cq_res; /* resource of the ClusterQueue usage figure */
+	int64_t last_obs_ms;   /* of the last metrics sample */
+	int64_t obs_period_us; /* of the metrics history */
+	uint64_t obs_events; /* res->events at the last refresh + 1; 0: none */
+	int cq_res;	     /* resource of the ClusterQueue usage figure */
 	size_t ncq;
 	double *cq_int; /* usage x time per ClusterQueue */
 
@@ -160,6 +165,10 @@ void sim_run_account(struct sim_state *st, uint32_t j, int64_t seg);
 void sim_run_advance(struct sim_state *st, int64_t t);
 /* One sample of the state now, at time t. */
 void sim_run_sample(struct sim_state *st, int64_t t);
+/* The metrics history's sample at t, when t is on its period (a multiple
+ * of the time series', doubled when the history reaches its bound) or
+ * last: the run's end, always kept. */
+void sim_run_sample_metrics(struct sim_state *st, int64_t t, bool last);
 /* The samples due before t (and at t with at_t), thinned to at most
  * SIM_MAX_SAMPLES. */
 void sim_run_sample_until(struct sim_state *st, int64_t t, bool at_t);

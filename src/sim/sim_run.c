@@ -367,6 +367,7 @@ static void on_event(void *ctx, const struct ctl_event *e)
 
 	if (j < 0)
 		return; /* not a workload of this run */
+	obs_metrics_event(st->obs, st->ctl, e);
 	switch (e->kind) {
 	case CTL_EV_ADMITTED:
 		sim_run_admitted(st, e->wl);
@@ -394,6 +395,10 @@ static void on_event(void *ctx, const struct ctl_event *e)
 		sim_run_log(st, "replace %s pods=%u", wl_name(st, e->wl),
 			    e->pods);
 		break;
+	case CTL_EV_BOUND:
+	case CTL_EV_READY:
+	case CTL_EV_FINISHED:
+		break; /* the records follow the pods themselves */
 	default:
 		BUG_ON(1);
 	}
@@ -425,6 +430,34 @@ void sim_run_sample(struct sim_state *st, int64_t t)
 	};
 
 	vec_push(&st->res->samples, smp);
+	sim_run_sample_metrics(st, t, false);
+}
+
+void sim_run_sample_metrics(struct sim_state *st, int64_t t, bool last)
+{
+	struct metrics *m = st->res->metrics;
+
+	if (!last && t % st->obs_period_us)
+		return;
+	/* the history keeps milliseconds: a finer period skips some */
+	if (metrics_samples(m) && t / 1000 <= st->last_obs_ms)
+		return;
+	/* a bounded file: half the resolution when it would grow past,
+	 * before the sample so that the last one stays */
+	if ((metrics_samples(m) + 1) * metrics_sample_lines(m) >
+	    SIM_METRICS_MAX_LINES) {
+		metrics_thin(m);
+		st->obs_period_us *= 2;
+		if (!last && t % st->obs_period_us)
+			return;
+	}
+	/* the state moves only with events: the gauges stand meanwhile */
+	if (st->obs_events != st->res->events + 1) {
+		obs_metrics_refresh(st->obs, st->ctl);
+		st->obs_events = st->res->events + 1;
+	}
+	metrics_sample(m, t / 1000);
+	st->last_obs_ms = t / 1000;
 }
 
 /*
@@ -441,6 +474,10 @@ static void thin_samples(struct sim_state *st)
 		s[k++] = s[i];
 	st->res->samples.len = k;
 	st->sample_us *= 2;
+	if (st->obs_period_us < st->sample_us) { /* not coarser already */
+		metrics_thin(st->res->metrics);
+		st->obs_period_us = st->sample_us;
+	}
 	st->next_sample = (int64_t)k * st->sample_us;
 }
 
@@ -1001,6 +1038,8 @@ static void loop(struct sim_state *st)
 			handle(st, &e);
 		}
 		ctl_run(st->ctl, st->now);
+		/* cycles take no simulated time */
+		obs_metrics_cycles(st->obs, st->ctl, 0);
 		schedule_tick(st);
 		if (st->o->check)
 			sim_figures_check(st);
@@ -1169,6 +1208,9 @@ static void state_init(struct sim_state *st, const struct sim_input *in,
 	co.sched.backfill = co.sched.compact && o->backfill;
 	co.gang.jitter = true;
 	co.gang.seed = o->seed;
+	res->metrics = metrics_new();
+	st->obs = obs_metrics_new(res->metrics, "policy",
+				  sim_policy_name(o->policy));
 	st->ctl = ctl_new(c, &co, &ops, st);
 	st->s = ctl_sched(st->ctl);
 	st->g = ctl_gang(st->ctl);
@@ -1205,6 +1247,7 @@ static void state_init(struct sim_state *st, const struct sim_input *in,
 static void state_free(struct sim_state *st)
 {
 	ctl_free(st->ctl);
+	obs_metrics_free(st->obs);
 	/* The trace jobs' workloads still here leave with the run. */
 	for (size_t i = 0; i < st->nslots; i++) {
 		int32_t j = st->wl_job[i];
@@ -1248,6 +1291,7 @@ int sim_run(const struct sim_input *in, const struct sim_options *o,
 		return rc;
 	state_init(&st, in, o, res);
 	st.sample_us = sample_period(in, o);
+	st.obs_period_us = st.sample_us;
 	vec_foreach (&in->jobs, j) {
 		if (j->duration_us > st.stall_us)
 			st.stall_us = j->duration_us;

@@ -185,9 +185,17 @@ code=$(curl -s -D "$TMP/headers" -o "$TMP/reply" -w '%{http_code}' -X POST \
 grep -qF 'Warning: 299 - "unknown field \"spec.bogus\""' "$TMP/headers" ||
 	fail "Warn: $(grep -i '^warning' "$TMP/headers")"
 
-# Nothing was written: not the target, not anything else.
+# Nothing was written: not the target, not anything else but the node's
+# kubelet renewing its Lease (every 10 s): each resourceVersion since
+# rv0 (one per write) is a Lease's.
 [ "$(target)" = "$target0" ] || fail "the target changed: $(target)"
-[ "$(store_rv)" = "$rv0" ] || fail "resourceVersion $rv0 -> $(store_rv)"
+rv1=$(store_rv)
+renewals=$(curl -fs "$URL/apis/coordination.k8s.io/v1/leases?watch=1&resourceVersion=$rv0&timeoutSeconds=1" |
+	$PY -c 'import json,sys
+print(sum(1 for l in sys.stdin if l.strip() and
+          int(json.loads(l)["object"]["metadata"]["resourceVersion"]) <= '"$rv1"'))')
+[ $((rv1 - rv0)) -eq "$renewals" ] ||
+	fail "resourceVersion $rv0 -> $rv1, $renewals of it Lease renewals"
 # and the daemon still serves.
 curl -fs "$URL/readyz" >/dev/null || fail "not ready after $n cases"
 stop_serve

@@ -1844,7 +1844,7 @@ struct field {
 
 struct defaults_case {
 	const char *coll, *name, *body;
-	struct field fields[16];
+	struct field fields[28];
 };
 
 static const json_t *at_path(const json_t *v, const char *path)
@@ -1930,8 +1930,24 @@ static void test_defaults(void **state)
 		    { "spec|suspend", "false" },
 		    { "spec|podReplacementPolicy", "\"TerminatingOrFailed\"" },
 		    { "spec|manualSelector", NULL },
-		    /* a template is no Pod: its spec keeps what it says */
-		    { "spec|template|spec|dnsPolicy", NULL } } },
+		    /* the template is defaulted as a Pod's spec */
+		    { "spec|template|spec|restartPolicy", "\"Never\"" },
+		    { "spec|template|spec|dnsPolicy", "\"ClusterFirst\"" },
+		    { "spec|template|spec|schedulerName",
+		      "\"default-scheduler\"" },
+		    { "spec|template|spec|terminationGracePeriodSeconds",
+		      "30" },
+		    { "spec|template|spec|securityContext", "{}" },
+		    { "spec|template|spec|containers|0|imagePullPolicy",
+		      "\"IfNotPresent\"" },
+		    { "spec|template|spec|containers|0|terminationMessagePath",
+		      "\"/dev/termination-log\"" },
+		    { "spec|template|spec|containers|0|"
+		      "terminationMessagePolicy",
+		      "\"File\"" },
+		    /* but gets none of a Pod's own */
+		    { "spec|template|spec|priority", NULL },
+		    { "spec|template|spec|enableServiceLinks", NULL } } },
 		{ JOBS,
 		  "j-set",
 		  JOB("j-set",
@@ -1980,6 +1996,7 @@ static void test_defaults(void **state)
 		  { { "spec|restartPolicy", "\"Always\"" },
 		    { "spec|schedulerName", "\"default-scheduler\"" },
 		    { "spec|terminationGracePeriodSeconds", "30" },
+		    { "spec|securityContext", "{}" },
 		    { "spec|dnsPolicy", "\"ClusterFirst\"" },
 		    { "spec|priority", "0" },
 		    { "spec|enableServiceLinks", "true" },

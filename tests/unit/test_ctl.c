@@ -46,6 +46,7 @@ struct be {
 	bool random;
 	int evicted[64], released[64];
 	bool going[64]; /* released, its pods not yet reported gone */
+	bool obs;	/* log CTL_EV_BOUND, _READY and _FINISHED too */
 };
 
 static int64_t pod_gpus(const struct be *b, uint32_t wl)
@@ -109,6 +110,9 @@ static void be_event(void *ctx, const struct ctl_event *e)
 {
 	struct be *b = ctx;
 
+	if (!b->obs && (e->kind == CTL_EV_BOUND || e->kind == CTL_EV_READY ||
+			e->kind == CTL_EV_FINISHED))
+		return;
 	strbuf_addf(&b->log, "%s %s", ctl_event_kind_name(e->kind),
 		    b->c->workloads.items[e->wl].name);
 	if (e->reason)
@@ -334,6 +338,44 @@ static void test_bind_failure(void **state)
 	assert_int_equal(ctl_bind_result(x, h, 1, -EEXIST, 3 * S), 0);
 	assert_int_equal(sched_wl_state(ctl_sched(x), 0), SCHED_WL_ADMITTED);
 	assert_int_equal(ctl_stats(x).bind_failures, 1);
+	stop(x, &b, &c);
+}
+
+/*
+ * The events an observer counts on: Bound once all binds completed (late
+ * ones too), Ready once every pod is Ready and not again after a pod
+ * restarts, Finished at ctl_finish(); each carries the controller's time.
+ */
+static void test_observed_events(void **state)
+{
+	struct cluster c;
+	struct ctl *x;
+	struct be b;
+	uint64_t h;
+
+	(void)state;
+	x = start(&c, &b, 1, 1, NULL);
+	b.obs = true;
+	h = ctl_handle(x, 0);
+	assert_int_equal(ctl_submit(x, h, true, 0), 0);
+	ctl_run(x, 0);
+	assert_int_equal(ctl_bind_result(x, h, 0, 0, S), 0);
+	assert_string_equal(b.log.buf,
+			    "Admitted w0; bind w0/0 n0; bind w0/1 n1; ");
+	assert_int_equal(ctl_bind_result(x, h, 1, 0, 2 * S), 0);
+	assert_string_equal(b.log.buf, "Admitted w0; bind w0/0 n0; "
+				       "bind w0/1 n1; Bound w0; ");
+	strbuf_reset(&b.log);
+	assert_int_equal(ctl_pod_event(x, h, 0, CTL_POD_READY, 3 * S), 0);
+	assert_string_equal(b.log.buf, "");
+	assert_int_equal(ctl_pod_event(x, h, 1, CTL_POD_READY, 4 * S), 0);
+	assert_string_equal(b.log.buf, "Ready w0; ");
+	assert_int_equal(ctl_pod_event(x, h, 1, CTL_POD_RESTARTED, 5 * S), 0);
+	assert_int_equal(ctl_pod_event(x, h, 1, CTL_POD_READY, 6 * S), 0);
+	assert_string_equal(b.log.buf, "Ready w0; ");
+	assert_int_equal(ctl_finish(x, h, 7 * S), 0);
+	assert_string_equal(b.log.buf, "Ready w0; Finished w0; ");
+	assert_int_equal(ctl_stats(x).cycles_admitted, 1);
 	stop(x, &b, &c);
 }
 
@@ -1401,6 +1443,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_node_two_gangs),
+		cmocka_unit_test(test_observed_events),
 		cmocka_unit_test(test_bind_failure),
 		cmocka_unit_test(test_bind_timeout),
 		cmocka_unit_test(test_bind_refused_and_stale),

@@ -494,6 +494,89 @@ static void test_kueue_buckets(void **state)
 	metrics_free(m);
 }
 
+/*
+ * The history in OpenMetrics: a counter's family without _total, series
+ * that appear later have samples from then on, histograms per timestamp,
+ * timestamps from the epoch to the millisecond, two registries as one;
+ * thinning keeps the first, third... sample.
+ */
+static const char want_om[] = "# TYPE jobs counter\n"
+			      "# HELP jobs Jobs \\\"done\\\".\n"
+			      "jobs_total{q=\"a\",run=\"1\"} 1 100\n"
+			      "jobs_total{q=\"a\",run=\"1\"} 3 100.500\n"
+			      "jobs_total{q=\"a\",run=\"2\"} 7 100.001\n"
+			      "jobs_total{q=\"b\",run=\"1\"} 2 100.500\n"
+			      "# TYPE wait histogram\n"
+			      "wait_bucket{run=\"1\",le=\"1\"} 0 100\n"
+			      "wait_bucket{run=\"1\",le=\"+Inf\"} 1 100\n"
+			      "wait_count{run=\"1\"} 1 100\n"
+			      "wait_sum{run=\"1\"} 4 100\n"
+			      "wait_bucket{run=\"1\",le=\"1\"} 1 100.500\n"
+			      "wait_bucket{run=\"1\",le=\"+Inf\"} 2 100.500\n"
+			      "wait_count{run=\"1\"} 2 100.500\n"
+			      "wait_sum{run=\"1\"} 4.5 100.500\n"
+			      "# EOF\n";
+
+static void test_openmetrics(void **state)
+{
+	static const double b[] = { 1 };
+	struct metrics *m1 = metrics_new(), *m2 = metrics_new();
+	const struct metrics *ms[2] = { m1, m2 };
+	const char *const a1[] = { "q", "a", "run", "1", NULL };
+	const char *const b1[] = { "q", "b", "run", "1", NULL };
+	const char *const a2[] = { "q", "a", "run", "2", NULL };
+	const char *const r1[] = { "run", "1", NULL };
+	int c1 = metrics_family(m1, "jobs_total", "Jobs \"done\".",
+				METRICS_COUNTER, NULL, 0);
+	int c2 = metrics_family(m2, "jobs_total", "Jobs \"done\".",
+				METRICS_COUNTER, NULL, 0);
+	int h = metrics_family(m1, "wait", NULL, METRICS_HISTOGRAM, b, 1);
+	const char *first;
+	struct strbuf out;
+
+	(void)state;
+	strbuf_init(&out);
+	metrics_add(m1, c1, a1, 1);
+	metrics_observe(m1, h, r1, 4);
+	metrics_sample(m1, 0);
+	metrics_add(m1, c1, a1, 2);
+	metrics_add(m1, c1, b1, 2);
+	metrics_observe(m1, h, r1, 0.5);
+	metrics_sample(m1, 500);
+	metrics_add(m2, c2, a2, 7);
+	metrics_sample(m2, 1);
+	assert_int_equal(metrics_samples(m1), 2);
+	metrics_write_openmetrics(ms, 2, 100, &out);
+	assert_string_equal(out.buf, want_om);
+
+	/* the same two as one exposition: one family, both series */
+	strbuf_reset(&out);
+	metrics_write_all(ms, 2, &out);
+	assert_non_null(strstr(out.buf, "jobs_total{q=\"a\",run=\"2\"} 7\n"
+					"jobs_total{q=\"b\",run=\"1\"} 2\n"));
+	first = strstr(out.buf, "# TYPE jobs_total counter\n");
+	assert_non_null(first);
+	assert_null(strstr(first + 1, "# TYPE jobs_total"));
+
+	/* thinning: samples 0 and 2 of three stay */
+	metrics_add(m1, c1, a1, 1);
+	metrics_sample(m1, 900);
+	metrics_thin(m1);
+	assert_int_equal(metrics_samples(m1), 2);
+	strbuf_reset(&out);
+	metrics_write_openmetrics(ms, 1, 0, &out);
+	assert_non_null(strstr(out.buf,
+			       "jobs_total{q=\"a\",run=\"1\"} 1 0\n"
+			       "jobs_total{q=\"a\",run=\"1\"} 4 0.900\n"));
+	/* b's first sample was the second: dropped; its third kept */
+	assert_non_null(
+		strstr(out.buf, "jobs_total{q=\"b\",run=\"1\"} 2 0.900\n"));
+	assert_null(strstr(out.buf, " 0.500\n"));
+	strbuf_release(&out);
+	metrics_free(m1);
+	metrics_free(m2);
+}
+
 /* Misuse: each case must abort through BUG_ON. */
 static const double bad_bounds[] = { 1, 1 };
 static const double inf_bounds[] = { 1, INFINITY };
@@ -679,6 +762,7 @@ int main(void)
 		cmocka_unit_test(test_order_independence),
 		cmocka_unit_test(test_reregister),
 		cmocka_unit_test(test_touch),
+		cmocka_unit_test(test_openmetrics),
 		cmocka_unit_test(test_kueue_buckets),
 		cmocka_unit_test(test_misuse_aborts),
 	};

@@ -543,12 +543,13 @@ static void test_indexed_job(void **state)
 	assert_non_null(jstr(job, "status.completionTime"));
 	assert_int_equal(events(&f, "train", "Completed", NULL), 1);
 
-	/* Quiet: nothing due but the Events' expiry an hour on. */
-	assert_true(serve_cluster_next_us(f.c) >= f.now + 3500 * SEC);
-	assert_int_equal(serve_cluster_sync(f.c, f.now + 3000 * SEC), 0);
+	/* Quiet: nothing due but the node's Lease, renewed every 10 s,
+	 * and the Events' expiry an hour on. */
+	assert_true(serve_cluster_next_us(f.c) <= f.now + 10 * SEC);
+	assert_int_equal(serve_cluster_sync(f.c, f.now), 0);
 	advance(&f, f.now + 7200 * SEC);
 	assert_int_equal(api_store_count(f.s, f.event), 0);
-	assert_true(serve_cluster_next_us(f.c) == INT64_MAX);
+	assert_true(serve_cluster_next_us(f.c) <= f.now + 10 * SEC);
 	fx_release(&f);
 }
 
@@ -923,6 +924,260 @@ static void test_node_lost(void **state)
 	advance(&f, f.now + 20 * SEC);
 	assert_int_equal(jint(get(&f, f.job, "b"), "status", "active"), 2);
 	fx_release(&f);
+}
+
+/* ---- the kubelet's Events ---- */
+
+struct evfind {
+	const char *name, *reason; /* name NULL: any object */
+	size_t n;
+	const json_t *last;
+};
+
+static int ev_find_one(void *ctx, const struct api_obj *o)
+{
+	struct evfind *q = ctx;
+
+	if ((!q->name ||
+	     strcmp(jstr(o->body, "involvedObject.name"), q->name) == 0) &&
+	    strcmp(jstr(o->body, "reason"), q->reason) == 0) {
+		q->n++;
+		q->last = o->body;
+	}
+	return 0;
+}
+
+/* The Events with reason about name (NULL: any): how many, the last. */
+static size_t ev_find(struct fx *f, const char *name, const char *reason,
+		      const json_t **ret)
+{
+	struct evfind q = { .name = name, .reason = reason };
+
+	assert_int_equal(api_store_each(f->s, f->event, NULL, NULL, NULL,
+					ev_find_one, &q),
+			 0);
+	if (ret)
+		*ret = q.last;
+	return q.n;
+}
+
+#define TMPL_IMAGE(image)                                                      \
+	"\"template\":{\"metadata\":{\"annotations\":{"                        \
+	"\"sim.echelon.dev/duration\":\"60s\"}},\"spec\":{"                    \
+	"\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"main\","      \
+	"\"image\":\"" image "\"}]}}"
+
+/* A started pod gets the kubelet's Pulling, Pulled, Created and Started
+ * (an IfNotPresent image is pulled once per node), a pod deleted while
+ * it runs Killing, once. */
+static void test_kubelet_events(void **state)
+{
+	struct fx f;
+	struct names p;
+	const json_t *ev;
+	size_t pulled = 0, present = 0;
+
+	(void)state;
+	fx_init(&f, 0);
+	add_node(&f, "n1");
+	add_job(&f, "k",
+		"{\"completions\":2,\"parallelism\":2," TMPL_IMAGE(
+			"busybox:1.36") "}");
+	settle(&f);
+	bind_all(&f, "k", "n1");
+	settle(&f);
+	assert_int_equal(ev_find(&f, NULL, "Pulling", &ev), 1);
+	assert_string_equal(jstr(ev, "message"),
+			    "Pulling image \"busybox:1.36\"");
+	assert_int_equal(ev_find(&f, NULL, "Started", NULL), 0);
+	advance(&f, T0 + 20 * SEC);
+
+	pods_of(&f, "k", &p);
+	assert_int_equal(p.n, 2);
+	for (size_t i = 0; i < p.n; i++) {
+		assert_int_equal(ev_find(&f, p.items[i], "Pulled", &ev), 1);
+		/* pulled in the start-up delay: 10 s and up to 10 % more */
+		if (strncmp(jstr(ev, "message"),
+			    "Successfully pulled image \"busybox:1.36\" in 10",
+			    46) == 0 &&
+		    strstr(jstr(ev, "message"), "s including waiting). Image "
+						"size: "))
+			pulled++;
+		else if (strcmp(jstr(ev, "message"),
+				"Container image \"busybox:1.36\" already "
+				"present on machine") == 0)
+			present++;
+		assert_int_equal(ev_find(&f, p.items[i], "Created", &ev), 1);
+		assert_string_equal(jstr(ev, "message"),
+				    "Created container: main");
+		assert_int_equal(ev_find(&f, p.items[i], "Started", &ev), 1);
+		assert_string_equal(jstr(ev, "message"),
+				    "Started container main");
+		assert_string_equal(jstr(ev, "type"), "Normal");
+		assert_string_equal(jstr(ev, "source.component"), "kubelet");
+		assert_string_equal(jstr(ev, "source.host"), "n1");
+		assert_string_equal(jstr(ev, "reportingComponent"), "kubelet");
+		assert_string_equal(jstr(ev, "reportingInstance"), "n1");
+		assert_string_equal(jstr(ev, "involvedObject.fieldPath"),
+				    "spec.containers{main}");
+		assert_string_equal(jstr(ev, "involvedObject.kind"), "Pod");
+		assert_null(json_object_get(ev, "action"));
+	}
+	assert_int_equal(pulled, 1);
+	assert_int_equal(present, 1);
+
+	/* Deleted while it runs: its container is stopped, once. */
+	assert_int_equal(api_store_delete(f.s, f.pod, NS, p.items[0], 0, f.now),
+			 0);
+	advance(&f, f.now + 5 * SEC);
+	assert_null(get(&f, f.pod, p.items[0]));
+	assert_int_equal(ev_find(&f, p.items[0], "Killing", &ev), 1);
+	assert_string_equal(jstr(ev, "message"), "Stopping container main");
+	assert_int_equal(json_integer_value(json_object_get(ev, "count")), 1);
+	assert_int_equal(ev_find(&f, p.items[1], "Killing", NULL), 0);
+	/* A deleted node's pods go without a kubelet to stop them. */
+	assert_int_equal(api_store_delete(f.s, f.node, "", "n1", 0, f.now), 0);
+	advance(&f, f.now + 5 * SEC);
+	assert_null(get(&f, f.pod, p.items[1]));
+	assert_int_equal(ev_find(&f, p.items[1], "Killing", NULL), 0);
+	fx_release(&f);
+}
+
+/* A kubelet records at most 100 Events at once (its eventBurst), then
+ * 50 a second (eventRecordQPS). */
+static void test_kubelet_event_budget(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	fx_init(&f, 0);
+	add_node(&f, "n1");
+	add_job(&f, "many",
+		"{\"completions\":120,\"parallelism\":120," TMPL_IMAGE(
+			"busybox:latest") "}");
+	settle(&f);
+	bind_all(&f, "many", "n1");
+	settle(&f);
+	/* Always pulled: 120 Pulling at once, 100 recorded. */
+	assert_int_equal(ev_find(&f, NULL, "Pulling", NULL), 100);
+	fx_release(&f);
+}
+
+/* ---- node leases ---- */
+
+static const json_t *lease(struct fx *f, const char *node)
+{
+	const struct api_obj *o = api_store_get(
+		f->s, api_kind_of("coordination.k8s.io/v1", "Lease"),
+		"kube-node-lease", node);
+
+	return o ? o->body : NULL;
+}
+
+static const char *renewed(struct fx *f, const char *node)
+{
+	return jstr(lease(f, node), "spec.renewTime");
+}
+
+/* Each node's kubelet holds a Lease in kube-node-lease: made when the
+ * node registers, renewed every 10 s while it is Ready, deleted with
+ * it. */
+static void test_node_lease(void **state)
+{
+	struct fx f;
+	const json_t *l, *ref;
+
+	(void)state;
+	fx_init(&f, 0);
+	add_node(&f, "n1");
+	settle(&f);
+	l = lease(&f, "n1");
+	assert_non_null(l);
+	assert_string_equal(jstr(l, "spec.holderIdentity"), "n1");
+	assert_int_equal(jint(l, "spec", "leaseDurationSeconds"), 40);
+	assert_string_equal(renewed(&f, "n1"), "2026-12-01T13:00:00.000000Z");
+	assert_null(jstr(l, "spec.acquireTime")); /* the kubelet sets none */
+	ref = json_array_get(json_object_get(json_object_get(l, "metadata"),
+					     "ownerReferences"),
+			     0);
+	assert_string_equal(jstr(ref, "kind"), "Node");
+	assert_string_equal(jstr(ref, "apiVersion"), "v1");
+	assert_string_equal(jstr(ref, "name"), "n1");
+	assert_string_equal(jstr(ref, "uid"),
+			    jstr(get(&f, f.node, "n1"), "metadata.uid"));
+
+	advance(&f, T0 + 25 * SEC);
+	assert_string_equal(renewed(&f, "n1"), "2026-12-01T13:00:20.000000Z");
+	/* Not Ready: the kubelet stops renewing; Ready again: at once. */
+	set_ready(&f, "n1", false);
+	advance(&f, T0 + 90 * SEC);
+	assert_string_equal(renewed(&f, "n1"), "2026-12-01T13:00:20.000000Z");
+	set_ready(&f, "n1", true);
+	settle(&f);
+	assert_string_equal(renewed(&f, "n1"), "2026-12-01T13:01:30.000000Z");
+	advance(&f, T0 + 100 * SEC);
+	assert_string_equal(renewed(&f, "n1"), "2026-12-01T13:01:40.000000Z");
+	/* A Lease deleted by hand is made again at the next renewal. */
+	assert_int_equal(
+		api_store_delete(f.s,
+				 api_kind_of("coordination.k8s.io/v1", "Lease"),
+				 "kube-node-lease", "n1", 0, f.now),
+		0);
+	advance(&f, T0 + 110 * SEC);
+	assert_string_equal(renewed(&f, "n1"), "2026-12-01T13:01:50.000000Z");
+
+	/* Deleted with its node (garbage collection by ownerReference). */
+	assert_int_equal(api_store_delete(f.s, f.node, "", "n1", 0, f.now), 0);
+	settle(&f);
+	assert_null(lease(&f, "n1"));
+	fx_release(&f);
+}
+
+/* Renewals keep a wall-clock pace: every 10 s of the wall clock (600 s
+ * of a clock 60 times faster), and on clusters over 1,000 nodes at most
+ * 100 renewals per wall second in all. */
+static void test_lease_interval(void **state)
+{
+	static const struct {
+		int nodes;
+		double speed;
+		const char *first, *second; /* renewTimes after 0 and 1 */
+	} table[] = {
+		{ 1, 60, "2026-12-01T13:00:00.000000Z",
+		  "2026-12-01T13:10:00.000000Z" },
+		{ 1200, 1, "2026-12-01T13:00:00.000000Z",
+		  "2026-12-01T13:00:12.000000Z" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
+		struct serve_cluster_options o = { .startup_us = 10 * SEC,
+						   .speed = table[i].speed };
+		struct fx f;
+		char name[16];
+
+		fx_init(&f, 0);
+		serve_cluster_free(f.c);
+		f.c = serve_cluster_new(f.s, &o);
+		for (int n = 0; n < table[i].nodes; n++) {
+			snprintf(name, sizeof(name), "n%d", n);
+			add_node(&f, name);
+		}
+		settle(&f);
+		assert_int_equal(
+			api_store_count(
+				f.s,
+				api_kind_of("coordination.k8s.io/v1", "Lease")),
+			table[i].nodes);
+		assert_string_equal(renewed(&f, "n0"), table[i].first);
+		advance(&f, f.now + 12 * SEC * (int64_t)table[i].speed - SEC);
+		assert_string_equal(renewed(&f, "n0"),
+				    table[i].speed > 1 ? table[i].second
+						       : table[i].first);
+		advance(&f, T0 + 12 * SEC * (int64_t)table[i].speed);
+		assert_string_equal(renewed(&f, "n0"), table[i].second);
+		fx_release(&f);
+	}
 }
 
 /* ---- restart and relist ---- */
@@ -1343,6 +1598,10 @@ int main(void)
 		cmocka_unit_test(test_failure_rate),
 		cmocka_unit_test(test_node_registration),
 		cmocka_unit_test(test_node_lost),
+		cmocka_unit_test(test_kubelet_events),
+		cmocka_unit_test(test_kubelet_event_budget),
+		cmocka_unit_test(test_node_lease),
+		cmocka_unit_test(test_lease_interval),
 		cmocka_unit_test(test_restart),
 		cmocka_unit_test(test_gc),
 		cmocka_unit_test(test_gc_terminating_pod),

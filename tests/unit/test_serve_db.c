@@ -468,6 +468,44 @@ static void test_round_trip(void **state)
 	}
 }
 
+/* The clock's map to the wall clock is kept, also by a flush that has
+ * no change but it (a restart with nothing to write), and a new one
+ * replaces it. */
+static void test_clock_map(void **state)
+{
+	static const char *const maps[] = { "0:0:1;5000000:5000000:60",
+					    "0:0:1;5000000:5000000:60;"
+					    "6000000:9000000:2" };
+	char *tmp = temp_dir();
+	char *dir = xasprintf("%s/state", tmp);
+	struct serve_meta m;
+	struct serve_db *db = open_ok(dir, &m);
+	struct api_store *s = new_store(&m);
+	struct errbuf err = { "" };
+
+	(void)state;
+	assert_string_equal(m.clock_map, "");
+	write_series(s, 0, 3);
+	flush_ok(db, s, 7);
+	for (size_t i = 0; i < ARRAY_SIZE(maps); i++) {
+		struct serve_meta m2;
+		struct api_store *s2;
+
+		snprintf(m.clock_map, sizeof(m.clock_map), "%s", maps[i]);
+		m.clock_us = 7;
+		assert_int_equal(serve_db_flush(db, s, &m, &err), 0);
+		serve_db_close(db);
+		s2 = reload(dir, &m2, &db);
+		assert_string_equal(m2.clock_map, maps[i]);
+		api_store_free(s2);
+	}
+	serve_db_close(db);
+	api_store_free(s);
+	remove_tree(tmp);
+	free(dir);
+	free(tmp);
+}
+
 /* After a restart, new writes continue the counter and never reuse a
  * uid, and the flush after them lands too. */
 static void test_rv_increases(void **state)
@@ -914,6 +952,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_rv_increases),
+		cmocka_unit_test(test_clock_map),
 		cmocka_unit_test(test_history_resumes),
 		cmocka_unit_test(test_flush_fault),
 		cmocka_unit_test(test_group_commit_crash),

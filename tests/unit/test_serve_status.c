@@ -27,6 +27,7 @@
 #include "ctl/ctl.h"
 #include "manifest/enc.h"
 #include "manifest/manifest.h"
+#include "obs/obs_metrics.h"
 #include "serve/serve_status.h"
 #include "testutil.h"
 
@@ -682,13 +683,20 @@ static void check_exposition(const char *text)
 
 static void test_metrics(void **state)
 {
+	struct obs_metrics *om;
+	struct metrics *m;
 	struct strbuf out;
 	struct fx f;
 
 	(void)state;
 	start(&f);
 	strbuf_init(&out);
-	serve_status_metrics(f.x, &out);
+	m = metrics_new();
+	om = obs_metrics_new(m, NULL, NULL);
+	obs_metrics_refresh(om, f.x);
+	metrics_write(m, &out);
+	obs_metrics_free(om);
+	metrics_free(m);
 	for (size_t i = 0; want_metrics[i]; i++)
 		expect_in(out.buf, want_metrics[i]);
 	check_exposition(out.buf);

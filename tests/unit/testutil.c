@@ -2,11 +2,19 @@
 /*
  * Helpers shared by the unit tests.
  */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
 #include "testutil.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/alloc.h"
+#include "base/strbuf.h"
 
 const char *testutil_source_dir(void)
 {
@@ -18,4 +26,18 @@ const char *testutil_source_dir(void)
 char *testutil_path(const char *rel)
 {
 	return xasprintf("%s/%s", testutil_source_dir(), rel);
+}
+
+void testutil_assert_line(const char *text, const char *line)
+{
+	struct strbuf needle, hay;
+
+	strbuf_init(&needle);
+	strbuf_init(&hay);
+	strbuf_addf(&needle, "\n%s\n", line);
+	strbuf_addf(&hay, "\n%s", text);
+	if (!strstr(hay.buf, needle.buf))
+		fail_msg("missing line: %s", line);
+	strbuf_release(&needle);
+	strbuf_release(&hay);
 }

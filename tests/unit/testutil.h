@@ -10,5 +10,7 @@
 const char *testutil_source_dir(void);
 /* A heap path "<source dir>/<rel>"; caller frees. */
 char *testutil_path(const char *rel);
+/* Fail the test unless text holds line as a whole line. */
+void testutil_assert_line(const char *text, const char *line);
 
 #endif

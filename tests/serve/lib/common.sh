@@ -95,3 +95,42 @@ kubectls() {
 		[ -x "$k" ] && echo "$k"
 	done
 }
+
+# Prometheus (Debian's prometheus) for the metrics tests: need_prometheus
+# skips without it; start_prometheus CONFIG [options...] starts one on a
+# free port of 127.0.0.1 (PURL) with its log in $TMP/prom.log, stopped at
+# the end; prom_query EXPR [TIME] prints the first value of an instant
+# query, empty when none.
+PROM_PID=""
+need_prometheus() {
+	command -v prometheus >/dev/null 2>&1 ||
+		skip "no prometheus (scripts/setup-clients.sh installs it)"
+	command -v promtool >/dev/null 2>&1 || skip "no promtool"
+	trap 'stop_prometheus; cleanup' EXIT INT TERM
+}
+stop_prometheus() {
+	if [ -n "$PROM_PID" ]; then
+		kill "$PROM_PID" 2>/dev/null
+		wait "$PROM_PID" 2>/dev/null
+		PROM_PID=""
+	fi
+}
+start_prometheus() {
+	cfg=$1
+	shift
+	pport=$($PY -c 'import socket; s = socket.socket()
+s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	prometheus --config.file="$cfg" --web.listen-address="127.0.0.1:$pport" \
+		"$@" >"$TMP/prom.log" 2>&1 &
+	PROM_PID=$!
+	PURL=http://127.0.0.1:$pport
+	until_ok 15 curl -fs "$PURL/-/ready" ||
+		fail "prometheus not ready: $(tail -n 5 "$TMP/prom.log")"
+}
+prom_query() {
+	curl -fsG "$PURL/api/v1/query" --data-urlencode "query=$1" \
+		${2:+--data-urlencode "time=$2"} |
+		$PY -c 'import json, sys
+r = json.load(sys.stdin)["data"]["result"]
+print(r[0]["value"][1] if r else "")'
+}

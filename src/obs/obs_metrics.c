@@ -1,0 +1,1041 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Kueue's metrics fed by the controller's events. Counters and histograms
+ * move on events; what an event's histogram measures from (the time a
+ * workload was queued or requeued, its admission) is kept per workload
+ * slot, with the slot's generation, so that a slot reused by another
+ * workload starts afresh. Gauges are set from the state on refresh, for
+ * every ClusterQueue and LocalQueue, so that idle ones read zero.
+ */
+#include "obs/obs_metrics.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/vec.h"
+#include "gang/gang.h"
+#include "model/cluster.h"
+#include "sched/sched.h"
+#include "topo/topo.h"
+
+#include "base/banned.h"
+
+/* Prometheus' default buckets, Kueue's for the attempt duration. */
+static const double def_buckets[] = { .005, .01, .025, .05, .1, .25,
+				      .5,   1,	 2.5,  5,   10 };
+
+enum fam {
+	F_ATTEMPTS,
+	F_ATTEMPT_DURATION,
+	F_QUOTA_RESERVED,
+	F_QUOTA_RESERVED_WAIT,
+	F_ADMITTED,
+	F_ADMISSION_WAIT,
+	F_READY_WAIT,
+	F_ADMITTED_UNTIL_READY,
+	F_FINISHED,
+	F_EXECUTION_TIME,
+	F_EVICTED,
+	F_PREEMPTED,
+	F_LQ_QUOTA_RESERVED,
+	F_LQ_ADMITTED,
+	F_LQ_ADMISSION_WAIT,
+	F_LQ_READY_WAIT,
+	F_LQ_ADMITTED_UNTIL_READY,
+	F_LQ_FINISHED,
+	F_LQ_EXECUTION_TIME,
+	F_LQ_EVICTED,
+	F_COHORT_ADMITTED,
+	F_GANG_BOUND_WAIT,
+	F_GANG_PARTLY_BOUND,
+	/* gauges */
+	F_PENDING,
+	F_RESERVING,
+	F_ADMITTED_ACTIVE,
+	F_CQ_STATUS,
+	F_NOMINAL,
+	F_BORROWING,
+	F_LENDING,
+	F_RESERVATION,
+	F_USAGE,
+	F_LQ_PENDING,
+	F_LQ_RESERVING,
+	F_LQ_ADMITTED_ACTIVE,
+	F_COHORT_ADMITTED_ACTIVE,
+	F_PODGROUPS,
+	F_DOMAIN_GPUS,
+	F_DOMAIN_GPUS_USED,
+	F_DOMAIN_FREE_HOSTS,
+	F_COUNT
+};
+
+#define B16	metrics_buckets_b16, METRICS_B16_LEN
+#define B14	metrics_buckets_b16, METRICS_B14_LEN
+#define COUNTER METRICS_COUNTER, NULL, 0
+#define GAUGE	METRICS_GAUGE, NULL, 0
+#define HIST	METRICS_HISTOGRAM
+
+static const struct metrics_def defs[F_COUNT] = {
+	[F_ATTEMPTS] = { "kueue_admission_attempts_total",
+			 "Scheduler cycles, per 'result': 'success' (some "
+			 "workload admitted) or 'inadmissible'.",
+			 COUNTER },
+	[F_ATTEMPT_DURATION] = { "kueue_admission_attempt_duration_seconds",
+				 "Duration of a scheduler cycle, per 'result' "
+				 "(simulated runs: 0).",
+				 HIST, def_buckets,
+				 sizeof(def_buckets) / sizeof(*def_buckets) },
+	[F_QUOTA_RESERVED] = { "kueue_quota_reserved_workloads_total",
+			       "Quota reservations, per 'cluster_queue'.",
+			       COUNTER },
+	[F_QUOTA_RESERVED_WAIT] = { "kueue_quota_reserved_wait_time_seconds",
+				    "Time from a workload's creation or "
+				    "requeue to its quota reservation.",
+				    HIST, B14 },
+	[F_ADMITTED] = { "kueue_admitted_workloads_total",
+			 "Admissions, per 'cluster_queue'.", COUNTER },
+	[F_ADMISSION_WAIT] = { "kueue_admission_wait_time_seconds",
+			       "Time from a workload's creation or requeue "
+			       "to its admission.",
+			       HIST, B16 },
+	[F_READY_WAIT] = { "kueue_ready_wait_time_seconds",
+			   "Time from a workload's creation or requeue until "
+			   "all its pods are Ready.",
+			   HIST, B14 },
+	[F_ADMITTED_UNTIL_READY] = { "kueue_admitted_until_ready_wait_time_"
+				     "seconds",
+				     "Time from a workload's admission until "
+				     "all its pods are Ready.",
+				     HIST, B14 },
+	[F_FINISHED] = { "kueue_finished_workloads_total",
+			 "Workloads finished, per 'cluster_queue'.", COUNTER },
+	[F_EXECUTION_TIME] = { "kueue_execution_time_seconds",
+			       "Time from a workload's first admission to its "
+			       "finish, re-admissions included.",
+			       HIST, B16 },
+	[F_EVICTED] = { "kueue_evicted_workloads_total",
+			"Evictions, per 'cluster_queue', 'reason' "
+			"(Preempted, PodsReadyTimeout, NodeFailures, "
+			"Deactivated, ...) and 'underlying_cause' (\"\" or "
+			"RequeuingLimitExceeded).",
+			COUNTER },
+	[F_PREEMPTED] = { "kueue_preempted_workloads_total",
+			  "Preemptions, per 'preempting_cluster_queue' and "
+			  "'reason' (InClusterQueue, InCohortReclamation, "
+			  "InCohortFairSharing, "
+			  "InCohortReclaimWhileBorrowing).",
+			  COUNTER },
+	[F_LQ_QUOTA_RESERVED] = { "kueue_local_queue_quota_reserved_workloads_"
+				  "total",
+				  "Quota reservations, per LocalQueue.",
+				  COUNTER },
+	[F_LQ_ADMITTED] = { "kueue_local_queue_admitted_workloads_total",
+			    "Admissions, per LocalQueue.", COUNTER },
+	[F_LQ_ADMISSION_WAIT] = { "kueue_local_queue_admission_wait_time_"
+				  "seconds",
+				  "Time from a workload's creation or requeue "
+				  "to its admission, per LocalQueue.",
+				  HIST, B14 },
+	[F_LQ_READY_WAIT] = { "kueue_local_queue_ready_wait_time_seconds",
+			      "Time from a workload's creation or requeue "
+			      "until all its pods are Ready, per LocalQueue.",
+			      HIST, B14 },
+	[F_LQ_ADMITTED_UNTIL_READY] = { "kueue_local_queue_admitted_until_"
+					"ready_wait_time_seconds",
+					"Time from a workload's admission "
+					"until all its pods are Ready, per "
+					"LocalQueue.",
+					HIST, B14 },
+	[F_LQ_FINISHED] = { "kueue_local_queue_finished_workloads_total",
+			    "Workloads finished, per LocalQueue.", COUNTER },
+	[F_LQ_EXECUTION_TIME] = { "kueue_local_queue_execution_time_seconds",
+				  "Time from a workload's first admission to "
+				  "its finish, per LocalQueue.",
+				  HIST, B16 },
+	[F_LQ_EVICTED] = { "kueue_local_queue_evicted_workloads_total",
+			   "Evictions, per LocalQueue, 'reason' and "
+			   "'underlying_cause'.",
+			   COUNTER },
+	[F_COHORT_ADMITTED] = { "kueue_cohort_subtree_admitted_workloads_"
+				"total",
+				"Admissions in the ClusterQueues of a "
+				"cohort's subtree.",
+				COUNTER },
+	[F_GANG_BOUND_WAIT] = { "echelon_gang_bound_wait_time_seconds",
+				"Time from a gang's admission until all its "
+				"pods are bound.",
+				HIST, B14 },
+	[F_GANG_PARTLY_BOUND] = { "echelon_gang_partly_bound_seconds_total",
+				  "Time gangs spent admitted and not all "
+				  "bound, summed over gangs, up to all bound "
+				  "or their eviction.",
+				  COUNTER },
+	[F_PENDING] = { "kueue_pending_workloads",
+			"Pending workloads, per 'cluster_queue' and 'status' "
+			"('active': in the queue; 'inadmissible': parked "
+			"until capacity is freed).",
+			GAUGE },
+	[F_RESERVING] = { "kueue_reserving_active_workloads",
+			  "Workloads holding quota, per 'cluster_queue'.",
+			  GAUGE },
+	[F_ADMITTED_ACTIVE] = { "kueue_admitted_active_workloads",
+				"Admitted workloads not finished, per "
+				"'cluster_queue'.",
+				GAUGE },
+	[F_CQ_STATUS] = { "kueue_cluster_queue_status",
+			  "1 on the 'status' of 'cluster_queue' ('pending', "
+			  "'active' or 'terminating'), 0 on the others.",
+			  GAUGE },
+	[F_NOMINAL] = { "kueue_cluster_queue_nominal_quota",
+			"Nominal quota of a ClusterQueue per flavor and "
+			"resource (cpu in cores, memory in bytes).",
+			GAUGE },
+	[F_BORROWING] = { "kueue_cluster_queue_borrowing_limit",
+			  "Borrowing limit of a ClusterQueue per flavor and "
+			  "resource; +Inf when unset.",
+			  GAUGE },
+	[F_LENDING] = { "kueue_cluster_queue_lending_limit",
+			"Lending limit of a ClusterQueue per flavor and "
+			"resource; +Inf when unset.",
+			GAUGE },
+	[F_RESERVATION] = { "kueue_cluster_queue_resource_reservation",
+			    "Quota a ClusterQueue's workloads reserve, per "
+			    "flavor and resource.",
+			    GAUGE },
+	[F_USAGE] = { "kueue_cluster_queue_resource_usage",
+		      "Quota a ClusterQueue's admitted workloads use, per "
+		      "flavor and resource.",
+		      GAUGE },
+	[F_LQ_PENDING] = { "kueue_local_queue_pending_workloads",
+			   "Pending workloads, per LocalQueue and 'status'.",
+			   GAUGE },
+	[F_LQ_RESERVING] = { "kueue_local_queue_reserving_active_workloads",
+			     "Workloads holding quota, per LocalQueue.",
+			     GAUGE },
+	[F_LQ_ADMITTED_ACTIVE] = { "kueue_local_queue_admitted_active_"
+				   "workloads",
+				   "Admitted workloads not finished, per "
+				   "LocalQueue.",
+				   GAUGE },
+	[F_COHORT_ADMITTED_ACTIVE] = { "kueue_cohort_subtree_admitted_active_"
+				       "workloads",
+				       "Admitted workloads not finished in the "
+				       "ClusterQueues of a cohort's subtree.",
+				       GAUGE },
+	[F_DOMAIN_GPUS] = { "echelon_topology_domain_gpus",
+			    "GPUs of the live nodes of a topology domain, per "
+			    "'flavor', 'level' (its node label) and 'domain' "
+			    "(its values from the top, joined by '/').",
+			    GAUGE },
+	[F_DOMAIN_GPUS_USED] = { "echelon_topology_domain_gpus_used",
+				 "GPUs of a topology domain's live nodes "
+				 "requested by the pods on them.",
+				 GAUGE },
+	[F_DOMAIN_FREE_HOSTS] = { "echelon_topology_domain_free_hosts",
+				  "Live nodes of a topology domain with all "
+				  "their GPUs free: the largest gang of "
+				  "whole-node pods the domain still takes.",
+				  GAUGE },
+	[F_PODGROUPS] = { "echelon_podgroups",
+			  "Workloads of a ClusterQueue per PodGroup 'phase' "
+			  "(Pending, Scheduling, Running, ...).",
+			  GAUGE },
+};
+
+/* What is kept per workload slot for the histograms. */
+struct wl_obs {
+	uint32_t gen;	   /* of the workload this is about; 0: nothing */
+	int64_t since_us;  /* evicted and queued again at; -1: at creation */
+	int64_t admit_us;  /* last admission; -1 while not admitted */
+	int64_t first_us;  /* first admission; -1: never */
+	int32_t cq;	   /* of the last admission */
+	int32_t lq;	   /* its LocalQueue's index; -1: none, -2: unknown */
+	bool bound, ready; /* since the last admission */
+};
+
+/* The gauges of one topology domain, kept while its path stays. */
+struct dom_cache {
+	char *path; /* flavor, NUL, level, NUL, path: the labels' values */
+	size_t len;
+	int64_t h[3]; /* gpus, used, free hosts */
+};
+
+/* One gauge's handle, kept while the values of its labels (key) stay. */
+struct hslot {
+	char *key;
+	size_t len;
+	int64_t h;
+};
+
+struct hcache {
+	VEC(struct hslot) v;
+};
+
+struct obs_metrics {
+	struct metrics *m;
+	/* per ClusterQueue, LocalQueue and quota the gauges' handles, so
+	 * that a refresh does not look labels up again */
+	struct hcache cqc, lqc, qc;
+	/* per flavor id, per domain id */
+	VEC(struct dom_cache) * doms;
+	size_t ndoms;
+	int ids[F_COUNT];
+	char *label, *value;
+	struct wl_obs *wl;
+	size_t nwl;
+	uint64_t cycles, cycles_admitted; /* counted so far */
+	/* the admission attempts' series: success, inadmissible */
+	int64_t attempts[2], durations[2];
+};
+
+/* Up to four label pairs, the extra pair and the NULL. */
+#define MAX_LABELS 11
+
+/* labels(om, out, k1, v1, ..., NULL): out with the extra pair added. */
+static const char *const *labels(const struct obs_metrics *om, const char **out,
+				 ...)
+{
+	size_t n = 0;
+	const char *k;
+	va_list ap;
+
+	va_start(ap, out);
+	while ((k = va_arg(ap, const char *))) {
+		BUG_ON(n + 2 >= MAX_LABELS - 2);
+		out[n++] = k;
+		out[n++] = va_arg(ap, const char *);
+	}
+	va_end(ap);
+	if (om->label) {
+		out[n++] = om->label;
+		out[n++] = om->value;
+	}
+	out[n] = NULL;
+	return out;
+}
+
+/* key_of(key, s1, s2, ..., NULL): the strings into key, NUL between. */
+static void key_of(struct strbuf *key, ...)
+{
+	const char *s;
+	bool first = true;
+	va_list ap;
+
+	strbuf_reset(key);
+	va_start(ap, key);
+	for (s = va_arg(ap, const char *); s; s = va_arg(ap, const char *)) {
+		if (!first)
+			strbuf_addch(key, '\0');
+		strbuf_addstr(key, s);
+		first = false;
+	}
+	va_end(ap);
+}
+
+static void hcache_release(struct hcache *c)
+{
+	vec_foreach (&c->v, s)
+		free(s->key);
+	vec_release(&c->v);
+}
+
+/* Set gauge fam{l} to v through slot of c, whose labels' values are key
+ * (key[0..len)): the handle is looked up only when they changed. */
+static void set_cached(struct obs_metrics *om, struct hcache *c, size_t slot,
+		       const char *key, size_t len, int fam,
+		       const char *const *l, double v)
+{
+	struct hslot *s;
+
+	while (slot >= c->v.len)
+		vec_push_zero(&c->v);
+	s = &c->v.items[slot];
+	if (!s->key || s->len != len || memcmp(s->key, key, len) != 0) {
+		free(s->key);
+		s->key = xmalloc(len + 1);
+		memcpy(s->key, key, len);
+		s->key[len] = '\0';
+		s->len = len;
+		s->h = metrics_handle(om->m, om->ids[fam], l);
+	}
+	metrics_set_handle(om->m, s->h, v);
+}
+
+struct obs_metrics *obs_metrics_new(struct metrics *m, const char *label,
+				    const char *value)
+{
+	struct obs_metrics *om = xcalloc(1, sizeof(*om));
+
+	BUG_ON(!label != !value);
+	om->m = m;
+	om->label = label ? xstrdup(label) : NULL;
+	om->value = value ? xstrdup(value) : NULL;
+	metrics_register(m, defs, F_COUNT, om->ids);
+	for (size_t k = 0; k < 2; k++) {
+		const char *l[MAX_LABELS];
+
+		labels(om, l, "result", k ? "inadmissible" : "success", NULL);
+		om->attempts[k] = metrics_handle(m, om->ids[F_ATTEMPTS], l);
+		om->durations[k] =
+			metrics_handle(m, om->ids[F_ATTEMPT_DURATION], l);
+	}
+	return om;
+}
+
+void obs_metrics_free(struct obs_metrics *om)
+{
+	if (!om)
+		return;
+	for (size_t f = 0; f < om->ndoms; f++) {
+		vec_foreach (&om->doms[f], d)
+			free(d->path);
+		vec_release(&om->doms[f]);
+	}
+	free(om->doms);
+	hcache_release(&om->cqc);
+	hcache_release(&om->lqc);
+	hcache_release(&om->qc);
+	free(om->label);
+	free(om->value);
+	free(om->wl);
+	free(om);
+}
+
+static double seconds(int64_t us)
+{
+	return (double)us / 1e6;
+}
+
+/* The record of slot wl, fresh when it is about another workload. */
+static struct wl_obs *wl_of(struct obs_metrics *om, const struct ctl *x,
+			    uint32_t wl)
+{
+	uint32_t gen = CTL_GEN(ctl_handle(x, wl));
+	struct wl_obs *w;
+
+	if (wl >= om->nwl) {
+		size_t n = om->nwl ? om->nwl : 64;
+
+		while (n <= wl)
+			n *= 2;
+		om->wl = xreallocarray(om->wl, n, sizeof(*om->wl));
+		memset(om->wl + om->nwl, 0, (n - om->nwl) * sizeof(*om->wl));
+		om->nwl = n;
+	}
+	w = &om->wl[wl];
+	if (w->gen != gen || !gen)
+		*w = (struct wl_obs){ .gen = gen,
+				      .since_us = -1,
+				      .admit_us = -1,
+				      .first_us = -1,
+				      .cq = -1,
+				      .lq = -2 };
+	return w;
+}
+
+/* When wl was queued for the admission it just got: its requeue, else
+ * its creation (the scheduler's queue time of a new workload). */
+static int64_t queued_at(const struct ctl *x, const struct wl_obs *w,
+			 uint32_t wl)
+{
+	const struct workload *cw = &ctl_cluster(x)->workloads.items[wl];
+	struct sched_saved sv;
+
+	if (w->since_us >= 0)
+		return w->since_us;
+	if (cw->creation_us)
+		return cw->creation_us;
+	sched_wl_export(ctl_sched(x), wl, &sv);
+	return sv.queue_ts_us;
+}
+
+static const char *cq_label(const struct ctl *x, int32_t cq)
+{
+	return cq >= 0 ? sched_cq_name(ctl_sched(x), cq) : NULL;
+}
+
+/* The LocalQueue labels of wl: false when it names none. */
+static bool lq_of(const struct ctl *x, uint32_t wl, const char **ret_name,
+		  const char **ret_ns)
+{
+	const struct workload *cw = &ctl_cluster(x)->workloads.items[wl];
+
+	if (!cw->queue_name)
+		return false;
+	*ret_name = cw->queue_name;
+	*ret_ns = cw->ns ? cw->ns : "default";
+	return true;
+}
+
+/* Add v to a cohort family for the cohort of cq and each above it; with
+ * zero, set them to 0. */
+static void per_cohort(struct obs_metrics *om, const struct ctl *x, int fam,
+		       int32_t cq, double v, bool zero)
+{
+	const struct cluster *c = ctl_cluster(x);
+	const char *name = c->cluster_queues.items[cq].cohort;
+	const char *l[MAX_LABELS];
+
+	/* a cycle of parents is bounded by the number of cohorts */
+	for (size_t depth = 0; name && depth <= c->cohorts.len; depth++) {
+		const struct cohort *co =
+			cluster_find(c, KIND_COHORT, NULL, name);
+
+		labels(om, l, "cohort", name, NULL);
+		if (zero)
+			metrics_set(om->m, fam, l, 0);
+		else
+			metrics_add(om->m, fam, l, v);
+		name = co ? co->parent : NULL;
+	}
+}
+
+static void on_admitted(struct obs_metrics *om, const struct ctl *x,
+			const struct ctl_event *e)
+{
+	struct wl_obs *w = wl_of(om, x, e->wl);
+	const struct sched_admission *adm =
+		sched_wl_admission(ctl_sched(x), e->wl);
+	const char *cq, *lq, *ns, *l[MAX_LABELS];
+	double wait;
+
+	BUG_ON(!adm);
+	wait = seconds(e->at_us - queued_at(x, w, e->wl));
+	w->cq = adm->cq;
+	w->admit_us = e->at_us;
+	if (w->first_us < 0)
+		w->first_us = e->at_us;
+	w->bound = w->ready = false;
+	cq = cq_label(x, adm->cq);
+	labels(om, l, "cluster_queue", cq, NULL);
+	metrics_add(om->m, om->ids[F_QUOTA_RESERVED], l, 1);
+	metrics_observe(om->m, om->ids[F_QUOTA_RESERVED_WAIT], l, wait);
+	metrics_add(om->m, om->ids[F_ADMITTED], l, 1);
+	metrics_observe(om->m, om->ids[F_ADMISSION_WAIT], l, wait);
+	per_cohort(om, x, om->ids[F_COHORT_ADMITTED], adm->cq, 1, false);
+	if (!lq_of(x, e->wl, &lq, &ns))
+		return;
+	labels(om, l, "name", lq, "namespace", ns, NULL);
+	metrics_add(om->m, om->ids[F_LQ_QUOTA_RESERVED], l, 1);
+	metrics_add(om->m, om->ids[F_LQ_ADMITTED], l, 1);
+	metrics_observe(om->m, om->ids[F_LQ_ADMISSION_WAIT], l, wait);
+}
+
+/* An admitted gang that never got all its pods bound stops counting. */
+static void end_partly_bound(struct obs_metrics *om, const struct ctl *x,
+			     struct wl_obs *w, int64_t at_us)
+{
+	const char *l[MAX_LABELS];
+
+	if (w->admit_us < 0 || w->bound)
+		return;
+	metrics_add(om->m, om->ids[F_GANG_PARTLY_BOUND],
+		    labels(om, l, "cluster_queue", cq_label(x, w->cq), NULL),
+		    seconds(at_us - w->admit_us));
+}
+
+static void on_evicted(struct obs_metrics *om, const struct ctl *x,
+		       const struct ctl_event *e, const char *reason,
+		       const char *cause, int64_t requeue_us)
+{
+	struct wl_obs *w = wl_of(om, x, e->wl);
+	int32_t cq = w->cq >= 0 ? w->cq : sched_wl_cq(ctl_sched(x), e->wl);
+	const char *lq, *ns, *l[MAX_LABELS];
+
+	end_partly_bound(om, x, w, e->at_us);
+	w->admit_us = -1;
+	w->since_us = requeue_us;
+	if (cq >= 0)
+		metrics_add(om->m, om->ids[F_EVICTED],
+			    labels(om, l, "cluster_queue", cq_label(x, cq),
+				   "reason", reason, "underlying_cause", cause,
+				   NULL),
+			    1);
+	if (lq_of(x, e->wl, &lq, &ns))
+		metrics_add(om->m, om->ids[F_LQ_EVICTED],
+			    labels(om, l, "name", lq, "namespace", ns, "reason",
+				   reason, "underlying_cause", cause, NULL),
+			    1);
+}
+
+static void on_bound(struct obs_metrics *om, const struct ctl *x,
+		     const struct ctl_event *e)
+{
+	struct wl_obs *w = wl_of(om, x, e->wl);
+	const char *l[MAX_LABELS];
+	double dt;
+
+	if (w->admit_us < 0 || w->bound)
+		return; /* admitted before this observer started */
+	w->bound = true;
+	dt = seconds(e->at_us - w->admit_us);
+	labels(om, l, "cluster_queue", cq_label(x, w->cq), NULL);
+	metrics_observe(om->m, om->ids[F_GANG_BOUND_WAIT], l, dt);
+	metrics_add(om->m, om->ids[F_GANG_PARTLY_BOUND], l, dt);
+}
+
+static void on_ready(struct obs_metrics *om, const struct ctl *x,
+		     const struct ctl_event *e)
+{
+	struct wl_obs *w = wl_of(om, x, e->wl);
+	const char *lq, *ns, *l[MAX_LABELS];
+	double since, admitted;
+
+	if (w->admit_us < 0 || w->ready)
+		return;
+	w->ready = true;
+	since = seconds(e->at_us - queued_at(x, w, e->wl));
+	admitted = seconds(e->at_us - w->admit_us);
+	labels(om, l, "cluster_queue", cq_label(x, w->cq), NULL);
+	metrics_observe(om->m, om->ids[F_READY_WAIT], l, since);
+	metrics_observe(om->m, om->ids[F_ADMITTED_UNTIL_READY], l, admitted);
+	if (!lq_of(x, e->wl, &lq, &ns))
+		return;
+	labels(om, l, "name", lq, "namespace", ns, NULL);
+	metrics_observe(om->m, om->ids[F_LQ_READY_WAIT], l, since);
+	metrics_observe(om->m, om->ids[F_LQ_ADMITTED_UNTIL_READY], l, admitted);
+}
+
+static void on_finished(struct obs_metrics *om, const struct ctl *x,
+			const struct ctl_event *e)
+{
+	struct wl_obs *w = wl_of(om, x, e->wl);
+	int32_t cq = w->cq >= 0 ? w->cq : e->cq;
+	const char *lq, *ns, *l[MAX_LABELS];
+	bool lqok = lq_of(x, e->wl, &lq, &ns);
+
+	end_partly_bound(om, x, w, e->at_us);
+	if (cq >= 0) {
+		labels(om, l, "cluster_queue", cq_label(x, cq), NULL);
+		metrics_add(om->m, om->ids[F_FINISHED], l, 1);
+		if (w->first_us >= 0)
+			metrics_observe(om->m, om->ids[F_EXECUTION_TIME], l,
+					seconds(e->at_us - w->first_us));
+	}
+	if (lqok) {
+		labels(om, l, "name", lq, "namespace", ns, NULL);
+		metrics_add(om->m, om->ids[F_LQ_FINISHED], l, 1);
+		if (w->first_us >= 0)
+			metrics_observe(om->m, om->ids[F_LQ_EXECUTION_TIME], l,
+					seconds(e->at_us - w->first_us));
+	}
+	w->admit_us = -1;
+}
+
+void obs_metrics_event(struct obs_metrics *om, const struct ctl *x,
+		       const struct ctl_event *e)
+{
+	const char *l[MAX_LABELS];
+
+	switch (e->kind) {
+	case CTL_EV_ADMITTED:
+		on_admitted(om, x, e);
+		break;
+	case CTL_EV_PREEMPTED:
+		/* Kueue: reason Preempted, the root cause itself */
+		on_evicted(om, x, e, "Preempted", "", e->at_us);
+		metrics_add(
+			om->m, om->ids[F_PREEMPTED],
+			labels(om, l, "preempting_cluster_queue",
+			       cq_label(x, sched_wl_cq(ctl_sched(x), e->by)),
+			       "reason", sched_preempt_reason_name(e->why),
+			       NULL),
+			1);
+		break;
+	case CTL_EV_EVICTED:
+		on_evicted(om, x, e, e->reason, "", e->requeue_at_us);
+		break;
+	case CTL_EV_DEACTIVATED:
+		/* the backoff limit, or spec.active set to false */
+		on_evicted(om, x, e, "Deactivated",
+			   strcmp(e->reason, "Deactivated") == 0
+				   ? ""
+				   : "RequeuingLimitExceeded",
+			   -1);
+		break;
+	case CTL_EV_BOUND:
+		on_bound(om, x, e);
+		break;
+	case CTL_EV_READY:
+		on_ready(om, x, e);
+		break;
+	case CTL_EV_FINISHED:
+		on_finished(om, x, e);
+		break;
+	case CTL_EV_REPLACED:
+	case CTL_EV_KIND_COUNT:
+		break;
+	}
+}
+
+void obs_metrics_cycles(struct obs_metrics *om, const struct ctl *x,
+			double seconds_)
+{
+	struct ctl_stats st = ctl_stats(x);
+	uint64_t n, ok;
+	double each;
+
+	if (st.cycles < om->cycles) /* a new controller: count afresh */
+		om->cycles = om->cycles_admitted = 0;
+	n = st.cycles - om->cycles;
+	ok = st.cycles_admitted - om->cycles_admitted;
+	each = n ? seconds_ / (double)n : 0;
+	metrics_add_handle(om->m, om->attempts[0], (double)ok);
+	metrics_add_handle(om->m, om->attempts[1], (double)(n - ok));
+	for (uint64_t i = 0; i < n; i++)
+		metrics_observe_handle(om->m, om->durations[i < ok ? 0 : 1],
+				       each);
+	om->cycles = st.cycles;
+	om->cycles_admitted = st.cycles_admitted;
+}
+
+/* What the gauges of one ClusterQueue or LocalQueue count. */
+struct tally {
+	int64_t active, inadmissible, reserving, admitted;
+};
+
+static void tally_add(struct tally *t, const struct tally *one)
+{
+	t->active += one->active;
+	t->inadmissible += one->inadmissible;
+	t->reserving += one->reserving;
+	t->admitted += one->admitted;
+}
+
+/* Count wl in t; false when it is in none of the gauges. */
+static bool tally_wl(const struct sched *s, uint32_t wl, struct tally *t)
+{
+	enum sched_wl_state st = sched_wl_state(s, wl);
+	struct sched_saved sv;
+
+	if (st == SCHED_WL_ADMITTED) {
+		t->reserving++;
+		t->admitted++;
+	} else if (sched_wl_held(s, wl)) {
+		t->reserving++;
+	} else if (st == SCHED_WL_PENDING) {
+		/* in its queue: not deactivated, in backoff or going */
+		sched_wl_export(s, wl, &sv);
+		if (!sv.queued)
+			return false;
+		if (sv.parked)
+			t->inadmissible++;
+		else
+			t->active++;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* Tally the live workloads per ClusterQueue (cqt, [ncq]) and LocalQueue
+ * (lqt, [nlq]); the PodGroup phases per ClusterQueue into phases. */
+/* The index of wl's LocalQueue in the cluster, -1 when none: found once
+ * per workload, checked again since the cluster's queues may change. */
+static int32_t lq_index(struct obs_metrics *om, const struct ctl *x,
+			uint32_t wl)
+{
+	const struct cluster *c = ctl_cluster(x);
+	const struct workload *w = &c->workloads.items[wl];
+	const char *ns = w->ns ? w->ns : "default";
+	struct wl_obs *o = wl_of(om, x, wl);
+	const struct local_queue *lq;
+
+	if (o->lq >= 0 && (size_t)o->lq < c->local_queues.len) {
+		lq = &c->local_queues.items[o->lq];
+		if (w->queue_name && strcmp(lq->name, w->queue_name) == 0 &&
+		    strcmp(lq->ns ? lq->ns : "default", ns) == 0)
+			return o->lq;
+	}
+	lq = w->queue_name
+		     ? cluster_find(c, KIND_LOCAL_QUEUE, ns, w->queue_name)
+		     : NULL;
+	o->lq = lq ? (int32_t)(lq - c->local_queues.items) : -1;
+	return o->lq;
+}
+
+static void count(struct obs_metrics *om, const struct ctl *x,
+		  struct tally *cqt, struct tally *lqt, int64_t *phases)
+{
+	const struct cluster *c = ctl_cluster(x);
+	const struct sched *s = ctl_sched(x);
+
+	for (uint32_t i = 0; i < c->workloads.len; i++) {
+		int32_t cq = ctl_handle(x, i) ? sched_wl_cq(s, i) : -1;
+		int32_t lq;
+		struct tally one = { 0 };
+
+		if (cq < 0)
+			continue;
+		phases[(size_t)cq * PODGROUP_PHASE_COUNT +
+		       gang_phase(ctl_gang(x), i)]++;
+		if (!tally_wl(s, i, &one))
+			continue;
+		tally_add(&cqt[cq], &one);
+		lq = lq_index(om, x, i);
+		if (lq >= 0)
+			tally_add(&lqt[lq], &one);
+	}
+}
+
+static const char *cq_status(const struct ctl *x, int32_t cq)
+{
+	if (ctl_cluster(x)->cluster_queues.items[cq].deleting)
+		return "terminating";
+	return sched_cq_active(ctl_sched(x), cq, NULL) ? "active" : "pending";
+}
+
+/* A quantity in the unit Kueue's gauges use: cores for cpu, bytes,
+ * units; +Inf for no limit. */
+static double value(const struct cluster *c, int resource, int64_t v)
+{
+	if (v == QUOTA_UNLIMITED)
+		return INFINITY;
+	return c->resources->kinds[resource] == QUANTITY_MILLI ? (double)v / 1e3
+							       : (double)v;
+}
+
+/* The quota gauges of one flavor and resource of ClusterQueue cq, the
+ * slot-th of this refresh. */
+static void quota_series(struct obs_metrics *om, const struct ctl *x,
+			 int32_t cq, const struct flavor_quotas *fq,
+			 const struct resource_quota *rq, size_t slot,
+			 struct strbuf *key)
+{
+	static const int fams[5] = { F_NOMINAL, F_BORROWING, F_LENDING,
+				     F_RESERVATION, F_USAGE };
+	const struct cluster *c = ctl_cluster(x);
+	const struct cluster_queue *q = &c->cluster_queues.items[cq];
+	const struct flavor *fl =
+		cluster_find(c, KIND_FLAVOR, NULL, fq->flavor);
+	const char *res = resource_name(c->resources, rq->resource);
+	const char *l[MAX_LABELS];
+	double v[5], used = 0;
+
+	labels(om, l, "cohort", q->cohort ? q->cohort : "", "cluster_queue",
+	       q->name, "flavor", fq->flavor, "resource", res, NULL);
+	if (fl)
+		used = value(c, rq->resource,
+			     sched_cq_usage(ctl_sched(x), cq,
+					    (int32_t)(fl - c->flavors.items),
+					    rq->resource));
+	v[0] = value(c, rq->resource, rq->nominal);
+	v[1] = value(c, rq->resource, rq->borrowing_limit);
+	v[2] = value(c, rq->resource, rq->lending_limit);
+	/* no admission checks: what is reserved is admitted */
+	v[3] = v[4] = used;
+	key_of(key, q->cohort ? q->cohort : "", q->name, fq->flavor, res, NULL);
+	for (size_t k = 0; k < 5; k++)
+		set_cached(om, &om->qc, slot * 5 + k, key->buf, key->len,
+			   fams[k], l, v[k]);
+}
+
+/* Slots of one ClusterQueue's gauges: pending (2), reserving, admitted,
+ * status (3), PodGroup phases. */
+#define CQ_SLOTS (7 + PODGROUP_PHASE_COUNT)
+
+/* The gauges of ClusterQueue cq; *qslot counts the quota slots used. */
+static void cq_gauges(struct obs_metrics *om, const struct ctl *x, int32_t cq,
+		      const struct tally *t, const int64_t *phases,
+		      size_t *qslot, struct strbuf *key)
+{
+	static const char *const statuses[] = { "pending", "active",
+						"terminating" };
+	const struct cluster_queue *q =
+		&ctl_cluster(x)->cluster_queues.items[cq];
+	const char *l[MAX_LABELS], *now = cq_status(x, cq);
+	size_t base = (size_t)cq * CQ_SLOTS, len = strlen(q->name);
+
+	set_cached(om, &om->cqc, base, q->name, len, F_PENDING,
+		   labels(om, l, "cluster_queue", q->name, "status", "active",
+			  NULL),
+		   (double)t->active);
+	set_cached(om, &om->cqc, base + 1, q->name, len, F_PENDING,
+		   labels(om, l, "cluster_queue", q->name, "status",
+			  "inadmissible", NULL),
+		   (double)t->inadmissible);
+	labels(om, l, "cluster_queue", q->name, NULL);
+	set_cached(om, &om->cqc, base + 2, q->name, len, F_RESERVING, l,
+		   (double)t->reserving);
+	set_cached(om, &om->cqc, base + 3, q->name, len, F_ADMITTED_ACTIVE, l,
+		   (double)t->admitted);
+	for (size_t k = 0; k < ARRAY_SIZE(statuses); k++)
+		set_cached(om, &om->cqc, base + 4 + k, q->name, len,
+			   F_CQ_STATUS,
+			   labels(om, l, "cluster_queue", q->name, "status",
+				  statuses[k], NULL),
+			   strcmp(now, statuses[k]) == 0);
+	for (int p = PODGROUP_PENDING; p < PODGROUP_PHASE_COUNT; p++)
+		set_cached(om, &om->cqc, base + 7 + (size_t)p, q->name, len,
+			   F_PODGROUPS,
+			   labels(om, l, "cluster_queue", q->name, "phase",
+				  podgroup_phase_name((enum podgroup_phase)p),
+				  NULL),
+			   (double)phases[p]);
+	for (size_t g = 0; g < q->ngroups; g++)
+		for (size_t f = 0; f < q->groups[g].nflavors; f++)
+			for (size_t r = 0;
+			     r < q->groups[g].flavors[f].nresources; r++)
+				quota_series(
+					om, x, cq, &q->groups[g].flavors[f],
+					&q->groups[g].flavors[f].resources[r],
+					(*qslot)++, key);
+}
+
+/* The gauges of LocalQueue i (4 slots). */
+static void lq_gauges(struct obs_metrics *om, size_t i,
+		      const struct local_queue *lq, const struct tally *t,
+		      struct strbuf *key)
+{
+	const char *l[MAX_LABELS];
+	const char *ns = lq->ns ? lq->ns : "default";
+
+	key_of(key, ns, lq->name, NULL);
+	set_cached(om, &om->lqc, i * 4, key->buf, key->len, F_LQ_PENDING,
+		   labels(om, l, "name", lq->name, "namespace", ns, "status",
+			  "active", NULL),
+		   (double)t->active);
+	set_cached(om, &om->lqc, i * 4 + 1, key->buf, key->len, F_LQ_PENDING,
+		   labels(om, l, "name", lq->name, "namespace", ns, "status",
+			  "inadmissible", NULL),
+		   (double)t->inadmissible);
+	labels(om, l, "name", lq->name, "namespace", ns, NULL);
+	set_cached(om, &om->lqc, i * 4 + 2, key->buf, key->len, F_LQ_RESERVING,
+		   l, (double)t->reserving);
+	set_cached(om, &om->lqc, i * 4 + 3, key->buf, key->len,
+		   F_LQ_ADMITTED_ACTIVE, l, (double)t->admitted);
+}
+
+/* The gauges of domain d of flavor f, found again while their labels
+ * (key) stay the same. */
+static const int64_t *domain_handles(struct obs_metrics *om, size_t f,
+				     uint32_t d, const struct strbuf *key)
+{
+	const char *flavor = key->buf;
+	const char *level = flavor + strlen(flavor) + 1;
+	const char *path = level + strlen(level) + 1;
+	static const int fams[3] = { F_DOMAIN_GPUS, F_DOMAIN_GPUS_USED,
+				     F_DOMAIN_FREE_HOSTS };
+	const char *l[MAX_LABELS];
+	struct dom_cache *dc;
+
+	while (d >= om->doms[f].len)
+		vec_push_zero(&om->doms[f]);
+	dc = &om->doms[f].items[d];
+	if (dc->path && dc->len == key->len &&
+	    memcmp(dc->path, key->buf, key->len) == 0)
+		return dc->h;
+	free(dc->path);
+	dc->path = xmalloc(key->len + 1);
+	memcpy(dc->path, key->buf, key->len + 1);
+	dc->len = key->len;
+	labels(om, l, "flavor", flavor, "level", level, "domain", path, NULL);
+	for (size_t k = 0; k < 3; k++)
+		dc->h[k] = metrics_handle(om->m, om->ids[fams[k]], l);
+	return dc->h;
+}
+
+/* The GPU gauges of every domain of t above its hosts (the racks and
+ * blocks): the usage and what still fits, fragmentation in numbers. */
+static void domain_gauges(struct obs_metrics *om, size_t fl,
+			  const struct topo *t, const char *flavor, int gpu,
+			  struct strbuf *path)
+{
+	/* a unit is a host when the lowest level is the hostname */
+	unsigned levels = (unsigned)t->nlevels - (t->hostname_lowest ? 1 : 0);
+
+	for (uint32_t d = 0; d < t->level_off[levels]; d++) {
+		const int64_t *h;
+		int64_t gpus = 0, used = 0, free_hosts = 0;
+
+		for (uint32_t n = t->dom_node[d];
+		     n < t->dom_node[d] + t->dom_nnodes[d]; n++) {
+			int64_t a = t->node_alloc[(size_t)n * t->nres + gpu];
+			int64_t f = t->node_free[(size_t)n * t->nres + gpu];
+
+			if (!topo_node_live(t, n) || a <= 0)
+				continue;
+			gpus += a;
+			used += a - f;
+			free_hosts += f >= a;
+		}
+		/* the labels, flavor and level first, as the cache's key */
+		key_of(path, flavor, t->topology->levels[topo_dom_level(t, d)],
+		       NULL);
+		strbuf_addch(path, '\0');
+		topo_dom_path(t, d, "/", path);
+		h = domain_handles(om, fl, d, path);
+		metrics_set_handle(om->m, h[0], (double)gpus);
+		metrics_set_handle(om->m, h[1], (double)used);
+		metrics_set_handle(om->m, h[2], (double)free_hosts);
+	}
+}
+
+static void topology_gauges(struct obs_metrics *om, const struct ctl *x)
+{
+	const struct cluster *c = ctl_cluster(x);
+	int gpu = resource_lookup(c->resources, "nvidia.com/gpu");
+	struct strbuf path;
+
+	if (gpu < 0)
+		return;
+	if (om->ndoms < c->flavors.len) {
+		om->doms = xreallocarray(om->doms, c->flavors.len,
+					 sizeof(*om->doms));
+		memset(om->doms + om->ndoms, 0,
+		       (c->flavors.len - om->ndoms) * sizeof(*om->doms));
+		om->ndoms = c->flavors.len;
+	}
+	strbuf_init(&path);
+	for (size_t f = 0; f < c->flavors.len; f++) {
+		const struct topo *t = sched_topo(ctl_sched(x), (int32_t)f);
+
+		if (t && gpu < t->nres)
+			domain_gauges(om, f, t, c->flavors.items[f].name, gpu,
+				      &path);
+	}
+	strbuf_release(&path);
+}
+
+void obs_metrics_refresh(struct obs_metrics *om, const struct ctl *x)
+{
+	const struct cluster *c = ctl_cluster(x);
+	size_t ncq = c->cluster_queues.len, nlq = c->local_queues.len;
+	struct tally *cqt = xcalloc(ncq + 1, sizeof(*cqt));
+	struct tally *lqt = xcalloc(nlq + 1, sizeof(*lqt));
+	int64_t *phases =
+		xcalloc((ncq + 1) * PODGROUP_PHASE_COUNT, sizeof(*phases));
+	const char *l[MAX_LABELS];
+	struct strbuf key;
+	size_t qslot = 0;
+
+	count(om, x, cqt, lqt, phases);
+	/* cohorts first at zero, then each queue's share added */
+	for (size_t i = 0; i < c->cohorts.len; i++)
+		metrics_set(
+			om->m, om->ids[F_COHORT_ADMITTED_ACTIVE],
+			labels(om, l, "cohort", c->cohorts.items[i].name, NULL),
+			0);
+	for (int32_t cq = 0; cq < (int32_t)ncq; cq++)
+		per_cohort(om, x, om->ids[F_COHORT_ADMITTED_ACTIVE], cq, 0,
+			   true);
+	strbuf_init(&key);
+	for (int32_t cq = 0; cq < (int32_t)ncq; cq++) {
+		cq_gauges(om, x, cq, &cqt[cq],
+			  &phases[(size_t)cq * PODGROUP_PHASE_COUNT], &qslot,
+			  &key);
+		per_cohort(om, x, om->ids[F_COHORT_ADMITTED_ACTIVE], cq,
+			   (double)cqt[cq].admitted, false);
+	}
+	for (size_t i = 0; i < nlq; i++)
+		lq_gauges(om, i, &c->local_queues.items[i], &lqt[i], &key);
+	strbuf_release(&key);
+	topology_gauges(om, x);
+	free(phases);
+	free(lqt);
+	free(cqt);
+}

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Tests of Kueue's metrics as the observer records them from a real
+ * simulated run: team b reclaims its quota from team a's borrower, which
+ * is admitted again later, and a job of a queue without quota is never
+ * admitted. Counters count events (the borrower's two admissions), waits
+ * run from the creation or the requeue, the preemption is labelled with
+ * the preemptor's queue, the never-admitted job counts under its
+ * ClusterQueue (not cluster_queue=""), and the history has a sample per
+ * time-series sample.
+ */
+#include "obs/obs_metrics.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/diag.h"
+#include "base/errbuf.h"
+#include "base/strbuf.h"
+#include "base/vec.h"
+#include "manifest/manifest.h"
+#include "sim/gen.h"
+#include "sim/sim.h"
+#include "sim/trace.h"
+#include "testutil.h"
+
+#include "base/banned.h"
+
+#define S INT64_C(1000000)
+
+/* A ClusterQueue of 16 GPUs in cohort "all" that reclaims and preempts. */
+#define TEAM(name)                                                             \
+	"---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\n"        \
+	"metadata: {name: " name "}\n"                                         \
+	"spec:\n  cohort: all\n  namespaceSelector: {}\n"                      \
+	"  preemption: {reclaimWithinCohort: Any, "                            \
+	"withinClusterQueue: LowerPriority}\n"                                 \
+	"  resourceGroups:\n  - coveredResources: [\"nvidia.com/gpu\"]\n"      \
+	"    flavors: [{name: tas-gpu, resources: [{name: nvidia.com/gpu, "    \
+	"nominalQuota: 16}]}]\n"
+
+static const char queues[] =
+	"apiVersion: kueue.x-k8s.io/v1beta1\nkind: Cohort\n"
+	"metadata: {name: all}\n" TEAM("team-a")
+		TEAM("team-b") "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: "
+			       "ClusterQueue\n"
+			       "metadata: {name: team-c}\n"
+			       "spec:\n  namespaceSelector: {}\n"
+			       "  resourceGroups:\n  - coveredResources: "
+			       "[\"nvidia.com/gpu\"]\n"
+			       "    flavors: [{name: tas-gpu, resources: "
+			       "[{name: nvidia.com/gpu, "
+			       "nominalQuota: 0}]}]\n"
+			       "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: "
+			       "LocalQueue\n"
+			       "metadata: {name: a, namespace: default}\nspec: "
+			       "{clusterQueue: team-a}\n"
+			       "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: "
+			       "LocalQueue\n"
+			       "metadata: {name: b, namespace: default}\nspec: "
+			       "{clusterQueue: team-b}\n"
+			       "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: "
+			       "LocalQueue\n"
+			       "metadata: {name: c, namespace: default}\nspec: "
+			       "{clusterQueue: team-c}\n";
+
+static const char jobs[] =
+	"{\"name\": \"borrower\", \"submit_s\": 0, \"duration_s\": 3600, "
+	"\"pods\": 4, \"requests\": {\"nvidia.com/gpu\": 8}, \"queue\": "
+	"\"a\"}\n"
+	"{\"name\": \"owner\", \"submit_s\": 900, \"duration_s\": 1200, "
+	"\"pods\": 2, \"requests\": {\"nvidia.com/gpu\": 8}, \"queue\": \"b\", "
+	"\"priority\": 10}\n"
+	"{\"name\": \"small\", \"submit_s\": 1000, \"duration_s\": 600, "
+	"\"requests\": {\"nvidia.com/gpu\": 8}, \"queue\": \"a\"}\n"
+	"{\"name\": \"never\", \"submit_s\": 0, \"duration_s\": 60, "
+	"\"requests\": {\"nvidia.com/gpu\": 8}, \"queue\": \"c\"}\n";
+
+struct world {
+	struct cluster c;
+	struct sim_input in;
+	struct sim_result res;
+	struct strbuf text;
+};
+
+static void world_run(struct world *w)
+{
+	struct errbuf eb = { 0 };
+	struct sim_options o;
+	struct gen_spec gs;
+	struct trace t;
+	struct diag d;
+
+	memset(w, 0, sizeof(*w));
+	cluster_init(&w->c);
+	assert_int_equal(
+		gen_parse("blocks=1,racks=1,hosts=4,gpus=8", NULL, &gs, &eb),
+		0);
+	diag_init(&d);
+	assert_int_equal(gen_build(&w->c, &gs, &d), 0);
+	assert_int_equal(manifest_load_buffer(&w->c, "q.yaml", queues,
+					      strlen(queues), &d),
+			 0);
+	trace_init(&t, w->c.strings, w->c.resources);
+	assert_int_equal(
+		trace_parse_jsonl(&t, "t.jsonl", jobs, strlen(jobs), &d), 0);
+	diag_release(&d);
+	sim_input_init(&w->in, &w->c, NULL);
+	vec_foreach (&t.jobs, j)
+		assert_int_equal(
+			sim_input_add_trace_job(&w->in, j, "default", &eb), 0);
+	sim_input_sort(&w->in);
+	trace_release(&t);
+
+	sim_options_init(&o);
+	o.check = true;
+	o.checkpoint_us = 300 * S;
+	assert_int_equal(sim_run(&w->in, &o, &w->res, &eb), 0);
+	strbuf_init(&w->text);
+	metrics_write(w->res.metrics, &w->text);
+}
+
+static void world_release(struct world *w)
+{
+	strbuf_release(&w->text);
+	sim_result_release(&w->res);
+	sim_input_release(&w->in);
+	cluster_release(&w->c);
+}
+
+#define A "cluster_queue=\"team-a\",policy=\"tas\""
+
+static const char *const want[] = {
+	/* the borrower twice, small once: each admission counts */
+	"kueue_admitted_workloads_total{" A "} 3",
+	"kueue_quota_reserved_workloads_total{" A "} 3",
+	"kueue_admitted_workloads_total{cluster_queue=\"team-b\","
+	"policy=\"tas\"} 1",
+	"kueue_local_queue_admitted_workloads_total{name=\"a\","
+	"namespace=\"default\",policy=\"tas\"} 3",
+	"kueue_cohort_subtree_admitted_workloads_total{cohort=\"all\","
+	"policy=\"tas\"} 4",
+	/* waits 0 s (borrower), 0 s (small), 1210 s (the borrower from its
+	 * eviction at 900 s to its second admission at 2110 s) */
+	"kueue_admission_wait_time_seconds_sum{" A "} 1210",
+	"kueue_admission_wait_time_seconds_count{" A "} 3",
+	"kueue_admission_wait_time_seconds_bucket{" A ",le=\"1\"} 2",
+	/* pods start 10 s after their bind */
+	"kueue_admitted_until_ready_wait_time_seconds_sum{" A "} 30",
+	"kueue_admitted_until_ready_wait_time_seconds_count{" A "} 3",
+	"echelon_gang_bound_wait_time_seconds_count{" A "} 3",
+	/* first admission to finish, re-admission included: 5120 s, 610 s */
+	"kueue_execution_time_seconds_sum{" A "} 5730",
+	"kueue_finished_workloads_total{" A "} 2",
+	"kueue_evicted_workloads_total{" A ",reason=\"Preempted\","
+	"underlying_cause=\"\"} 1",
+	"kueue_local_queue_evicted_workloads_total{name=\"a\","
+	"namespace=\"default\",policy=\"tas\",reason=\"Preempted\","
+	"underlying_cause=\"\"} 1",
+	"kueue_preempted_workloads_total{policy=\"tas\","
+	"preempting_cluster_queue=\"team-b\",reason=\"InCohortReclamation\"} "
+	"1",
+	/* never admitted: pending in its own ClusterQueue */
+	"kueue_pending_workloads{cluster_queue=\"team-c\",policy=\"tas\","
+	"status=\"inadmissible\"} 1",
+	"kueue_local_queue_pending_workloads{name=\"c\",namespace=\"default\","
+	"policy=\"tas\",status=\"inadmissible\"} 1",
+	"kueue_pending_workloads{" A ",status=\"active\"} 0",
+	"kueue_admitted_active_workloads{" A "} 0",
+	"kueue_cluster_queue_nominal_quota{cluster_queue=\"team-a\","
+	"cohort=\"all\",flavor=\"tas-gpu\",policy=\"tas\","
+	"resource=\"nvidia.com/gpu\"} 16",
+	"kueue_cluster_queue_borrowing_limit{cluster_queue=\"team-a\","
+	"cohort=\"all\",flavor=\"tas-gpu\",policy=\"tas\","
+	"resource=\"nvidia.com/gpu\"} +Inf",
+	"kueue_cluster_queue_status{" A ",status=\"active\"} 1",
+	"echelon_podgroups{cluster_queue=\"team-a\",phase=\"Running\","
+	"policy=\"tas\"} 0",
+	/* all done but the job that never fits: every host free */
+	"echelon_topology_domain_free_hosts{domain=\"block-0/rack-0-0\","
+	"flavor=\"tas-gpu\",level=\"cloud.provider.com/topology-rack\","
+	"policy=\"tas\"} 4",
+	"echelon_topology_domain_gpus_used{domain=\"block-0\","
+	"flavor=\"tas-gpu\",level=\"cloud.provider.com/topology-block\","
+	"policy=\"tas\"} 0",
+	"kueue_admission_attempt_duration_seconds_sum{policy=\"tas\","
+	"result=\"success\"} 0",
+};
+
+static void test_sim_run(void **state)
+{
+	struct world w;
+	char *p;
+
+	(void)state;
+	world_run(&w);
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		testutil_assert_line(w.text.buf, want[i]);
+	assert_null(strstr(w.text.buf, "cluster_queue=\"\""));
+	/* one admitting cycle per admission here, at least */
+	p = strstr(w.text.buf, "kueue_admission_attempts_total{policy=\"tas\","
+			       "result=\"success\"} ");
+	assert_non_null(p);
+	assert_true(strtol(strchr(p, '}') + 2, NULL, 10) >= 4);
+	/* a history of the time-series samples, within its bound */
+	assert_true(metrics_samples(w.res.metrics) <= w.res.samples.len);
+	assert_true(metrics_samples(w.res.metrics) *
+			    metrics_sample_lines(w.res.metrics) <=
+		    SIM_METRICS_MAX_LINES);
+	/* halved only when it had to be */
+	assert_true(metrics_samples(w.res.metrics) == w.res.samples.len ||
+		    metrics_samples(w.res.metrics) *
+				    metrics_sample_lines(w.res.metrics) >=
+			    SIM_METRICS_MAX_LINES / 4);
+	world_release(&w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sim_run),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
