@@ -47,10 +47,31 @@ int cli_bench_sim(int argc, char **argv);
 /*
  * Say on stderr, in one line, that an option's value is wrong:
  * "echelon VERB: OPT: WHAT, not "VAL"" (VAL quoted and cut, see
- * text_quote()). Returns CLI_BAD_VALUE, which a verb's option parser
- * passes up and turns into exit status 2 without the usage text.
+ * text_quote()), then the line of cli_usage_hint(). Returns CLI_BAD_VALUE,
+ * which a verb's option parser passes up and turns into exit status 2 without
+ * the usage text.
  */
 #define CLI_BAD_VALUE 3
+/*
+ * Usage errors, as kubectl reports them: what was wrong in one line, then
+ * where the usage is:
+ *   echelon VERB: unknown option --foo
+ *   Run 'echelon VERB --help' for usage.
+ * cli_usage_error() prints both lines and returns 2, the exit status of a
+ * usage error; cli_usage_hint() prints the second alone (after a message
+ * of the verb's own). Verbs parse with an optstring that starts with ':'
+ * (getopt prints nothing) and pass getopt_long()'s '?' or ':' to
+ * cli_getopt_error(), which names the option getopt stopped at (argv
+ * ends with NULL, as main()'s does).
+ * cli_usage_args() checks what is left after the options: an argument
+ * that is not an option, or no -f given (nfiles 0); 0 when all is well,
+ * else 2 with the message.
+ */
+int cli_usage_error(const char *verb, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void cli_usage_hint(const char *verb);
+int cli_getopt_error(const char *verb, int opt, char *const *argv);
+int cli_usage_args(const char *verb, int argc, char *const *argv,
+		   size_t nfiles);
 /* s (an argument) safe to print: control characters escaped, cut to a
  * couple of hundred bytes (text_quote()). A static buffer, overwritten by
  * the next call. */

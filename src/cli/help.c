@@ -20,7 +20,9 @@ int cli_help(int argc, char **argv)
 	}
 	verb = cli_find_verb(argv[1]);
 	if (!verb) {
-		fprintf(stderr, "echelon help: unknown command '%s'\n",
+		fprintf(stderr,
+			"echelon help: unknown command '%s'\n"
+			"Run 'echelon help' for the list of commands.\n",
 			cli_quote(argv[1]));
 		return 2;
 	}

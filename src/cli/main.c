@@ -72,9 +72,10 @@ int main(int argc, char **argv)
 	} else if ((verb = cli_find_verb(argv[1]))) {
 		rc = verb->run(argc - 1, argv + 1);
 	} else {
-		fprintf(stderr, "echelon: unknown command '%s'\n\n",
+		fprintf(stderr,
+			"echelon: unknown command '%s'\n"
+			"Run 'echelon help' for the list of commands.\n",
 			cli_quote(argv[1]));
-		cli_usage(stderr);
 		rc = 2;
 	}
 	if (output_close_stdout() < 0 && rc == 0)

@@ -56,6 +56,7 @@ int output_parse(const char *s, enum output_format *ret)
 		[OUTPUT_TABLE] = "table",
 		[OUTPUT_JSON] = "json",
 		[OUTPUT_YAML] = "yaml",
+		[OUTPUT_WIDE] = "wide",
 	};
 
 	for (int i = 0; i < OUTPUT_FORMAT_COUNT; i++) {
@@ -152,7 +153,7 @@ void output_print(json_t *v, enum output_format fmt)
 	struct strbuf sb;
 	char *s;
 
-	BUG_ON(fmt == OUTPUT_TABLE);
+	BUG_ON(fmt != OUTPUT_JSON && fmt != OUTPUT_YAML);
 	if (fmt == OUTPUT_JSON) {
 		s = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		BUG_ON(!s);

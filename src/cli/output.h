@@ -16,12 +16,13 @@ enum output_format {
 	OUTPUT_TABLE,
 	OUTPUT_JSON,
 	OUTPUT_YAML,
+	OUTPUT_WIDE, /* a table with more columns (kubectl's -o wide) */
 	OUTPUT_FORMAT_COUNT
 };
 
-/* "table", "json" or "yaml"; -EINVAL otherwise (*ret untouched). */
+/* "table", "json", "yaml" or "wide"; -EINVAL otherwise (*ret untouched). */
 int output_parse(const char *s, enum output_format *ret) MUST_CHECK;
-/* Print v to stdout as JSON (indented) or YAML; fmt must not be TABLE. */
+/* Print v to stdout as JSON (indented) or YAML; fmt must be one of them. */
 void output_print(json_t *v, enum output_format fmt);
 /* Write s[0..len) to stdout, remembering why the first failed write
  * failed, for output_close_stdout(). */

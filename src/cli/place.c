@@ -20,6 +20,8 @@
 #include "place/place_flavors.h"
 
 #include "cli/output.h"
+#include "cli/span.h"
+#include "cli/table.h"
 
 #include "base/banned.h"
 
@@ -53,7 +55,7 @@ static void usage(FILE *out)
 {
 	static const char *const lines[] = {
 		"usage: echelon place -f PATH [-f PATH...] [-o "
-		"table|json|yaml]",
+		"table|wide|json|yaml]",
 		"                     [--policy tas|kube-default|first-fit] "
 		"[--pods]",
 		"                     [--placement-algorithm NAME]",
@@ -75,7 +77,11 @@ static void usage(FILE *out)
 		"for bad input, 2 for a usage error.",
 		"",
 		"  -f, --filename PATH   a file or a folder of YAML/JSON",
-		"  -o, --output FORMAT   table (default), json or yaml",
+		"  -o, --output FORMAT   table (default: each placement in "
+		"short,",
+		"                        \"8 hosts, 1 rack (min 1)\"), wide "
+		"(and",
+		"                        every domain), json or yaml",
 		"      --policy POLICY   tas (default), kube-default, "
 		"first-fit",
 		"      --pods            also print the node of every pod "
@@ -218,77 +224,130 @@ static void table_domains(const struct topo *t, const struct place_result *res,
 	topology_assignment_free(ta);
 }
 
-/* "  pods 0-1: h3  2-3: h4": runs of consecutive ranks on one node. */
-static void table_ranks(const struct topo *t, const struct place_result *res)
+/* "8 hosts, 1 rack (min 1)" for a placed pod set. */
+static void table_span(const struct topo *t, const struct place_result *res,
+		       const struct podset *ps, struct strbuf *sb)
+{
+	size_t count = 0;
+	uint32_t *n;
+
+	for (size_t i = 0; i < res->workers.len; i++)
+		count += (size_t)res->workers.items[i].count;
+	n = xcalloc(count + 1, sizeof(*n));
+	place_result_nodes(t, res, n);
+	span_summary(t, n, count, &ps->requests, sb);
+	free(n);
+}
+
+/* "pods 0-1:h3 2-3:h4": runs of consecutive ranks on one node. */
+static void table_ranks(const struct topo *t, const struct place_result *res,
+			struct table *tb)
 {
 	const uint32_t *nodes = res->worker_nodes.items;
 	size_t n = res->worker_nodes.len;
+	struct strbuf sb;
 
-	printf("%-28s %-10s %5s", "", "", "pods");
+	strbuf_init(&sb);
+	strbuf_addstr(&sb, "pods");
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 
 		while (j + 1 < n && nodes[j + 1] == nodes[i])
 			j++;
-		printf(" %zu", i);
+		strbuf_addf(&sb, " %zu", i);
 		if (j > i)
-			printf("-%zu", j);
-		printf(":%s", nodes[i] == UINT32_MAX
-				      ? "?"
-				      : t->node_src[nodes[i]]->name);
+			strbuf_addf(&sb, "-%zu", j);
+		strbuf_addf(&sb, ":%s",
+			    nodes[i] == UINT32_MAX
+				    ? "?"
+				    : t->node_src[nodes[i]]->name);
 		i = j + 1;
 	}
-	printf("\n");
+	for (int c = 0; c < 5; c++)
+		table_cell(tb, "%s", "");
+	table_cell(tb, "%s", sb.buf);
+	table_row(tb);
+	strbuf_release(&sb);
 }
 
-static void print_table(const struct decision *ds, size_t n, bool pods)
+/* The row of pod set k of d: its placement in short (and in full when
+ * wide), or the reason it has none as the row's last cell. */
+static void table_podset(const struct decision *d, size_t k, bool wide,
+			 struct table *tb)
 {
-	struct strbuf name, dom;
+	const struct podset *ps = &d->w->podsets[k];
+	struct strbuf cell, dom;
+	const char *level = "-";
+	char *e = NULL;
 
-	strbuf_init(&name);
+	strbuf_init(&cell);
 	strbuf_init(&dom);
-	printf("%-28s %-10s %5s %-12s %-24s %s\n", "WORKLOAD", "PODSET",
-	       "COUNT", "FLAVOR", "LEVEL", "DOMAINS (value=pods) / REASON");
+	if (d->pd.replaced[k])
+		strbuf_addf(&cell, "[%s %s] ", d->pd.replaced[k],
+			    d->pd.r.ps[k].res.fit ? "replaced" : "failed");
+	else if (d->pd.admitted)
+		strbuf_addstr(&cell, "[admitted] ");
+	if (ps_placed(d, k)) {
+		level = dtopo(d)->topology->levels[d->pd.r.ps[k].res.level];
+		table_span(dtopo(d), &d->pd.r.ps[k].res, ps, &cell);
+		table_domains(dtopo(d), &d->pd.r.ps[k].res, &dom);
+	} else if (d->pd.admitted && !d->pd.replaced[k]) {
+		/* admitted without a TAS assignment */
+	} else if (ps->count > 0 || !d->pd.r.fit) {
+		e = ps_error(d, k);
+		strbuf_addstr(&cell, e);
+	}
+	if (cell.len && cell.buf[cell.len - 1] == ' ')
+		strbuf_truncate(&cell, cell.len - 1);
+	table_cell(tb, "%s", ps->name);
+	table_cell(tb, "%d", ps->count);
+	table_cell(tb, "%s", d->pd.flavor >= 0 ? dflavor(d) : "-");
+	table_cell(tb, "%s", level);
+	table_cell(tb, "%s", cell.len ? cell.buf : "-");
+	if (wide && ps_placed(d, k))
+		table_cell(tb, "%s", dom.buf);
+	table_row(tb);
+	free(e);
+	strbuf_release(&cell);
+	strbuf_release(&dom);
+}
+
+static void print_table(const struct decision *ds, size_t n, bool pods,
+			bool wide)
+{
+	struct table tb;
+	struct strbuf out;
+
+	table_init(&tb);
+	strbuf_init(&out);
+	table_cell(&tb, "WORKLOAD");
+	table_cell(&tb, "PODSET");
+	table_cell(&tb, "COUNT");
+	table_cell(&tb, "FLAVOR");
+	table_cell(&tb, "LEVEL");
+	table_cell(&tb, "PLACEMENT");
+	if (wide)
+		table_cell(&tb, "DOMAINS");
+	table_row(&tb);
 	for (size_t i = 0; i < n; i++) {
 		const struct decision *d = &ds[i];
 
-		strbuf_reset(&name);
-		strbuf_addf(&name, "%s/%s", d->w->ns ? d->w->ns : "",
-			    d->w->name);
 		for (size_t k = 0; k < d->w->npodsets; k++) {
-			const struct podset *ps = &d->w->podsets[k];
-			const char *level = "-";
-			char *e = NULL;
-
-			strbuf_reset(&dom);
-			if (d->pd.replaced[k])
-				strbuf_addf(&dom, "[%s %s] ", d->pd.replaced[k],
-					    d->pd.r.ps[k].res.fit ? "replaced"
-								  : "failed");
-			else if (d->pd.admitted)
-				strbuf_addstr(&dom, "[admitted] ");
-			if (ps_placed(d, k)) {
-				level = dtopo(d)->topology->levels
-						[d->pd.r.ps[k].res.level];
-				table_domains(dtopo(d), &d->pd.r.ps[k].res,
-					      &dom);
-			} else if (d->pd.admitted && !d->pd.replaced[k]) {
-				/* admitted without a TAS assignment */
-			} else if (ps->count > 0 || !d->pd.r.fit) {
-				e = ps_error(d, k);
-				strbuf_addstr(&dom, e);
-			}
-			printf("%-28s %-10s %5d %-12s %-24s %s\n",
-			       k ? "" : name.buf, ps->name, ps->count,
-			       d->pd.flavor >= 0 ? dflavor(d) : "-", level,
-			       dom.buf);
+			if (k)
+				table_cell(&tb, "%s", "");
+			else
+				table_cell(&tb, "%s/%s",
+					   d->w->ns ? d->w->ns : "",
+					   d->w->name);
+			table_podset(d, k, wide, &tb);
 			if (pods && ps_placed(d, k))
-				table_ranks(dtopo(d), &d->pd.r.ps[k].res);
-			free(e);
+				table_ranks(dtopo(d), &d->pd.r.ps[k].res, &tb);
 		}
 	}
-	strbuf_release(&name);
-	strbuf_release(&dom);
+	table_print(&tb, &out);
+	output_write(out.buf, out.len);
+	strbuf_release(&out);
+	table_release(&tb);
 }
 
 static int parse_args(int argc, char **argv, const char **paths, size_t *n,
@@ -306,7 +365,7 @@ static int parse_args(int argc, char **argv, const char **paths, size_t *n,
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":f:o:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			paths[(*n)++] = optarg;
@@ -315,8 +374,8 @@ static int parse_args(int argc, char **argv, const char **paths, size_t *n,
 			if (output_parse(optarg, &po->fmt) < 0)
 				return cli_bad_value("place", "--output",
 						     optarg,
-						     "expected table, json or "
-						     "yaml");
+						     "expected table, json, "
+						     "yaml or wide");
 			break;
 		case 'p':
 			if (place_policy_parse(optarg, &po->policy) < 0)
@@ -339,10 +398,10 @@ static int parse_args(int argc, char **argv, const char **paths, size_t *n,
 			usage(stdout);
 			return 1;
 		default:
-			return 2;
+			return cli_getopt_error("place", opt, argv);
 		}
 	}
-	return *n == 0 || optind < argc ? 2 : 0;
+	return cli_usage_args("place", argc, argv, *n);
 }
 
 int cli_place(int argc, char **argv)
@@ -358,8 +417,6 @@ int cli_place(int argc, char **argv)
 
 	rc = parse_args(argc, argv, paths, &n, &po);
 	if (rc) {
-		if (rc == 2)
-			usage(stderr);
 		free(paths);
 		return rc == 1 ? 0 : 2;
 	}
@@ -377,8 +434,9 @@ int cli_place(int argc, char **argv)
 		place_decision_init(&ds[i].pd);
 		place_flavors_place(&pf, ds[i].w, po.policy, &ds[i].pd);
 	}
-	if (po.fmt == OUTPUT_TABLE)
-		print_table(ds, c.workloads.len, po.pods);
+	if (po.fmt == OUTPUT_TABLE || po.fmt == OUTPUT_WIDE)
+		print_table(ds, c.workloads.len, po.pods,
+			    po.fmt == OUTPUT_WIDE);
 	else
 		print_structured(ds, c.workloads.len, &po);
 	for (size_t i = 0; i < c.workloads.len; i++)

@@ -23,6 +23,8 @@
 #include "status/status.h"
 
 #include "cli/output.h"
+#include "cli/span.h"
+#include "cli/table.h"
 
 #include "base/banned.h"
 
@@ -65,7 +67,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: echelon plan -f PATH [-f PATH...] [-o "
-		"table|json|yaml]\n"
+		"table|wide|json|yaml]\n"
 		"                    [--fair-sharing] "
 		"[--no-partial-admission]\n"
 		"                    [--placement-algorithm NAME]\n"
@@ -78,7 +80,11 @@ static void usage(FILE *out)
 		"pending (reason, position in its ClusterQueue).\n"
 		"\n"
 		"  -f, --filename PATH        a file or a folder of YAML/JSON\n"
-		"  -o, --output FORMAT        table (default), json or yaml\n"
+		"  -o, --output FORMAT        table (default: placements in "
+		"short,\n"
+		"                             pending in queue order), wide "
+		"(and\n"
+		"                             every domain), json or yaml\n"
 		"      --fair-sharing         order and preempt by dominant "
 		"share\n"
 		"      --no-partial-admission ignore minCount\n"
@@ -181,8 +187,16 @@ static json_t *plan_json(const struct plan *p)
 	return root;
 }
 
-static void table_podsets(json_t *jps, struct strbuf *sb)
+/*
+ * The pod sets of admitted workload wl, one after the other: "main x4
+ * cpu=cpu-pool: 2 hosts, 1 rack (min 1)", the placement in short on TAS
+ * flavors; wide: then every domain ("@h1=2 h2=2").
+ */
+static void table_podsets(const struct plan *p, uint32_t wl, json_t *jps,
+			  bool wide, struct strbuf *sb)
 {
+	const struct sched_admission *adm = sched_wl_admission(p->s, wl);
+	const struct workload *w = &p->c->workloads.items[wl];
 	size_t i, k;
 	json_t *ps, *d;
 
@@ -190,6 +204,8 @@ static void table_podsets(json_t *jps, struct strbuf *sb)
 	json_array_foreach(jps, i, ps)
 	{
 		json_t *ta = json_object_get(ps, "topologyAssignment");
+		const struct sched_podset_admission *pa =
+			adm && i < adm->npodsets ? &adm->ps[i] : NULL;
 		const char *key;
 		json_t *f;
 
@@ -199,6 +215,14 @@ static void table_podsets(json_t *jps, struct strbuf *sb)
 				    json_object_get(ps, "count")));
 		json_object_foreach(json_object_get(ps, "flavors"), key, f)
 			strbuf_addf(sb, " %s=%s", key, json_string_value(f));
+		if (pa && pa->tas_flavor >= 0 && pa->nodes && pa->count > 0) {
+			strbuf_addstr(sb, ": ");
+			span_summary(sched_topo(p->s, pa->tas_flavor),
+				     pa->nodes, (size_t)pa->count,
+				     &w->podsets[i].requests, sb);
+		}
+		if (!wide)
+			continue;
 		json_array_foreach(json_object_get(ta, "domains"), k, d)
 		{
 			json_t *vals = json_object_get(d, "values");
@@ -212,55 +236,115 @@ static void table_podsets(json_t *jps, struct strbuf *sb)
 	}
 }
 
-static void print_table(json_t *root)
+static const char *jstr(json_t *j, const char *key)
+{
+	const char *s = json_string_value(json_object_get(j, key));
+
+	return s ? s : "-";
+}
+
+/* Pending rows in the order the queues would try them: by ClusterQueue,
+ * then position; those in no queue last, by name. */
+static int pending_cmp(const void *x, const void *y)
+{
+	json_t *a = *(json_t *const *)x, *b = *(json_t *const *)y;
+	json_t *pa = json_object_get(a, "position");
+	json_t *pb = json_object_get(b, "position");
+	int r;
+
+	if (json_is_integer(pa) != json_is_integer(pb))
+		return json_is_integer(pa) ? -1 : 1;
+	if (json_is_integer(pa)) {
+		r = strcmp(jstr(a, "clusterQueue"), jstr(b, "clusterQueue"));
+		if (r)
+			return r;
+		return (json_integer_value(pa) > json_integer_value(pb)) -
+		       (json_integer_value(pa) < json_integer_value(pb));
+	}
+	return strcmp(jstr(a, "name"), jstr(b, "name"));
+}
+
+static void table_pending(json_t *root, struct table *tb)
+{
+	json_t *arr = json_object_get(root, "pending");
+	size_t n = json_array_size(arr);
+	json_t **rows = xcalloc(n + 1, sizeof(*rows));
+
+	for (size_t i = 0; i < n; i++)
+		rows[i] = json_array_get(arr, i);
+	qsort(rows, n, sizeof(*rows), pending_cmp);
+	for (size_t i = 0; i < n; i++) {
+		json_t *pos = json_object_get(rows[i], "position");
+
+		table_cell(tb, "pending");
+		table_cell(tb, "%s", jstr(rows[i], "name"));
+		table_cell(tb, "%s", jstr(rows[i], "clusterQueue"));
+		if (json_is_integer(pos))
+			table_cell(tb, "#%lld %s: %s",
+				   (long long)json_integer_value(pos),
+				   jstr(rows[i], "reason"),
+				   jstr(rows[i], "message"));
+		else
+			table_cell(tb, "%s: %s", jstr(rows[i], "reason"),
+				   jstr(rows[i], "message"));
+		table_row(tb);
+	}
+	free(rows);
+}
+
+static void print_table(const struct plan *p, json_t *root, bool wide)
 {
 	struct strbuf sb;
-	size_t i;
+	struct table tb;
+	size_t i = 0;
 	json_t *j;
 
 	strbuf_init(&sb);
-	printf("%-9s %-32s %-16s %s\n", "STATUS", "WORKLOAD", "CLUSTERQUEUE",
-	       "DETAIL");
+	table_init(&tb);
+	table_cell(&tb, "STATUS");
+	table_cell(&tb, "WORKLOAD");
+	table_cell(&tb, "CLUSTERQUEUE");
+	table_cell(&tb, "DETAIL");
+	table_row(&tb);
 	json_array_foreach(json_object_get(root, "running"), i, j)
 	{
-		const char *cq =
-			json_string_value(json_object_get(j, "clusterQueue"));
-
-		printf("%-9s %-32s %-16s from %s\n", "running",
-		       json_string_value(json_object_get(j, "name")),
-		       cq ? cq : "-",
-		       json_string_value(json_object_get(j, "source")));
+		table_cell(&tb, "running");
+		table_cell(&tb, "%s", jstr(j, "name"));
+		table_cell(&tb, "%s", jstr(j, "clusterQueue"));
+		table_cell(&tb, "from %s", jstr(j, "source"));
+		table_row(&tb);
 	}
-	json_array_foreach(json_object_get(root, "admitted"), i, j)
-	{
-		table_podsets(json_object_get(j, "podSets"), &sb);
-		printf("%-9s %-32s %-16s %s\n", "admitted",
-		       json_string_value(json_object_get(j, "name")),
-		       json_string_value(json_object_get(j, "clusterQueue")),
-		       sb.buf);
+	/* the same order as admitted_json() */
+	j = json_object_get(root, "admitted");
+	i = 0;
+	for (uint32_t k = 0; k < p->c->workloads.len; k++) {
+		uint32_t wl = p->order[k];
+		json_t *a;
+
+		if (!p->admitted_here[wl] ||
+		    sched_wl_state(p->s, wl) != SCHED_WL_ADMITTED)
+			continue;
+		a = json_array_get(j, i++);
+		table_podsets(p, wl, json_object_get(a, "podSets"), wide, &sb);
+		table_cell(&tb, "admitted");
+		table_cell(&tb, "%s", jstr(a, "name"));
+		table_cell(&tb, "%s", jstr(a, "clusterQueue"));
+		table_cell(&tb, "%s", sb.buf);
+		table_row(&tb);
 	}
 	json_array_foreach(json_object_get(root, "preempted"), i, j)
-		printf("%-9s %-32s %-16s %s by %s\n", "preempted",
-		       json_string_value(json_object_get(j, "name")),
-		       json_string_value(json_object_get(j, "clusterQueue")),
-		       json_string_value(json_object_get(j, "reason")),
-		       json_string_value(json_object_get(j, "by")));
-	json_array_foreach(json_object_get(root, "pending"), i, j)
 	{
-		const char *cq =
-			json_string_value(json_object_get(j, "clusterQueue"));
-		json_t *pos = json_object_get(j, "position");
-
-		strbuf_reset(&sb);
-		if (json_is_integer(pos))
-			strbuf_addf(&sb, "#%lld ",
-				    (long long)json_integer_value(pos));
-		printf("%-9s %-32s %-16s %s%s: %s\n", "pending",
-		       json_string_value(json_object_get(j, "name")),
-		       cq ? cq : "-", sb.buf,
-		       json_string_value(json_object_get(j, "reason")),
-		       json_string_value(json_object_get(j, "message")));
+		table_cell(&tb, "preempted");
+		table_cell(&tb, "%s", jstr(j, "name"));
+		table_cell(&tb, "%s", jstr(j, "clusterQueue"));
+		table_cell(&tb, "%s by %s", jstr(j, "reason"), jstr(j, "by"));
+		table_row(&tb);
 	}
+	table_pending(root, &tb);
+	strbuf_reset(&sb);
+	table_print(&tb, &sb);
+	output_write(sb.buf, sb.len);
+	table_release(&tb);
 	strbuf_release(&sb);
 }
 
@@ -278,7 +362,7 @@ static int parse_args(int argc, char **argv, struct plan_opts *o)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":f:o:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			o->paths[o->npaths++] = optarg;
@@ -286,8 +370,8 @@ static int parse_args(int argc, char **argv, struct plan_opts *o)
 		case 'o':
 			if (output_parse(optarg, &o->fmt) < 0)
 				return cli_bad_value("plan", "--output", optarg,
-						     "expected table, json or "
-						     "yaml");
+						     "expected table, json, "
+						     "yaml or wide");
 			break;
 		case 'F':
 			o->sched.fair_sharing = true;
@@ -305,10 +389,10 @@ static int parse_args(int argc, char **argv, struct plan_opts *o)
 			usage(stdout);
 			return 1;
 		default:
-			return 2;
+			return cli_getopt_error("plan", opt, argv);
 		}
 	}
-	return o->npaths == 0 || optind < argc ? 2 : 0;
+	return cli_usage_args("plan", argc, argv, o->npaths);
 }
 
 /* A workload without admission: a running Job's usage, or queued. */
@@ -431,8 +515,6 @@ int cli_plan(int argc, char **argv)
 	o.paths = xcalloc((size_t)argc + 1, sizeof(*o.paths));
 	rc = parse_args(argc, argv, &o);
 	if (rc) {
-		if (rc == 2)
-			usage(stderr);
 		free(o.paths);
 		return rc == 1 ? 0 : 2;
 	}
@@ -461,8 +543,8 @@ int cli_plan(int argc, char **argv)
 	submit_all(&p);
 	ctl_run(p.x, p.now_us); /* cycles until nothing changes */
 	root = plan_json(&p);
-	if (o.fmt == OUTPUT_TABLE)
-		print_table(root);
+	if (o.fmt == OUTPUT_TABLE || o.fmt == OUTPUT_WIDE)
+		print_table(&p, root, o.fmt == OUTPUT_WIDE);
 	else
 		output_print(root, o.fmt);
 	json_decref(root);

@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -147,6 +148,7 @@ static int parse_time(const char *opt, const char *s, int64_t *ret)
 
 	if (duration_parse_time(s, strlen(s), ret, &eb) < 0) {
 		fprintf(stderr, "echelon sim: %s: %s\n", opt, eb.msg);
+		cli_usage_hint("sim");
 		return 2;
 	}
 	return 0;
@@ -403,6 +405,7 @@ static int parse_opt(struct sim_args *a, int opt, const char *v)
 		if (throughput_parse(v, "--network", &o->tp, &eb) == 0)
 			return 0;
 		fprintf(stderr, "echelon sim: %s\n", eb.msg);
+		cli_usage_hint("sim");
 		return 2;
 	case OPT_SWEEP:
 		if (!a->sweep)
@@ -418,7 +421,7 @@ static int parse_opt(struct sim_args *a, int opt, const char *v)
 		usage(stdout);
 		return 1;
 	default:
-		usage(stderr);
+		BUG_ON(1); /* parse_args() takes the errors */
 		return 2;
 	}
 }
@@ -428,27 +431,103 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 	int opt, rc;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "f:qh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":f:qh", opts, NULL)) != -1) {
+		if (opt == '?' || opt == ':')
+			return cli_getopt_error("sim", opt, argv);
 		rc = parse_opt(a, opt, optarg);
 		if (rc)
 			return rc;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "echelon sim: unexpected argument \"%s\"\n",
-			cli_quote(argv[optind]));
-		return 2;
-	}
+	if (optind < argc)
+		return cli_usage_error("sim", "unexpected argument \"%s\"",
+				       cli_quote(argv[optind]));
 	return 0;
 }
 
-static void progress(void *ctx, double done)
-{
-	const char *name = ctx;
-	int w = 40, k = (int)(done * w);
+/* The progress bar of one run: where it goes and when it began. */
+struct bar {
+	const char *name;
+	int width;	/* of the terminal */
+	double start_s; /* wall clock at the run's start */
+	struct strbuf line;
+};
 
-	fprintf(stderr, "\r  %-12s [%.*s%*s] %3d%%", name, k,
-		"########################################", w - k, "",
-		(int)(done * 100));
+/* The terminal's width: stderr's window, else $COLUMNS, else 80. */
+static int term_width(void)
+{
+	struct winsize ws;
+	const char *cols = getenv("COLUMNS");
+	uint64_t n;
+
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	if (cols && cli_parse_u64(cols, 1, 10000, &n) == 0)
+		return (int)n;
+	return 80;
+}
+
+/*
+ * "  tas  [#####.....]  42%  sim 3.2 h  120/312 jobs  ETA 12 s", in at
+ * most width - 1 columns (a full line would wrap on some terminals and
+ * each update would then start a new line): the bar takes what the text
+ * leaves, and goes when under 10 columns; then the ETA, the jobs and the
+ * simulated time go, in that order.
+ */
+static void bar_line(struct bar *b, const struct sim_progress *p, double eta_s)
+{
+	struct strbuf head, tail[3];
+	size_t fixed, keep = 3;
+	int room, w = b->width - 1;
+
+	strbuf_init(&head);
+	for (int i = 0; i < 3; i++)
+		strbuf_init(&tail[i]);
+	strbuf_addf(&head, "  %s  ", b->name);
+	strbuf_addstr(&tail[0], "  sim ");
+	sim_out_duration((double)p->now_us / 1e6, &tail[0]);
+	strbuf_addf(&tail[1], "  %zu/%zu jobs", p->finished, p->jobs);
+	strbuf_addstr(&tail[2], "  ETA ");
+	if (eta_s >= 0)
+		sim_out_duration(eta_s, &tail[2]);
+	else
+		strbuf_addch(&tail[2], '-');
+	fixed = head.len + 4; /* "100%" */
+	for (size_t i = 0; i < keep; i++)
+		fixed += tail[i].len;
+	room = w - (int)fixed - 3; /* "[", "] " */
+	while (room < 10 && keep > 0 && (int)fixed > w)
+		fixed -= tail[--keep].len;
+	strbuf_reset(&b->line);
+	strbuf_addstr(&b->line, head.buf);
+	if (room >= 10) {
+		int k = (int)(p->done * room);
+
+		strbuf_addch(&b->line, '[');
+		for (int i = 0; i < room; i++)
+			strbuf_addch(&b->line, i < k ? '#' : '.');
+		strbuf_addstr(&b->line, "] ");
+	}
+	strbuf_addf(&b->line, "%3d%%", (int)(p->done * 100));
+	for (size_t i = 0; i < keep; i++)
+		strbuf_addstr(&b->line, tail[i].buf);
+	if ((int)b->line.len > w)
+		strbuf_truncate(&b->line, w > 0 ? (size_t)w : 0);
+	/* spaces over what a longer line before left */
+	while ((int)b->line.len < w)
+		strbuf_addch(&b->line, ' ');
+	strbuf_release(&head);
+	for (int i = 0; i < 3; i++)
+		strbuf_release(&tail[i]);
+}
+
+static void progress(void *ctx, const struct sim_progress *p)
+{
+	struct bar *b = ctx;
+	double spent = cli_now_s() - b->start_s;
+	double eta = p->done >= 0.01 ? spent * (1 - p->done) / p->done : -1;
+
+	bar_line(b, p, eta);
+	fprintf(stderr, "\r%s", b->line.buf);
 	fflush(stderr);
 }
 
@@ -528,7 +607,10 @@ static int run_all(struct sim_args *a, const struct sim_input *in,
 		   struct strbuf *log)
 {
 	bool bar = !a->setup.quiet && isatty(STDERR_FILENO);
+	struct bar b = { 0 };
+	int rc = 0;
 
+	strbuf_init(&b.line);
 	for (size_t i = 0; i < a->npolicies; i++) {
 		struct sim_options o = a->o;
 		struct errbuf eb = { 0 };
@@ -538,16 +620,21 @@ static int run_all(struct sim_args *a, const struct sim_input *in,
 		o.failures = a->failures.items;
 		o.nfailures = a->failures.len;
 		o.log = log;
+		o.waits = log || a->out;
 		if (log)
 			strbuf_addf(log, "# policy %s\n",
 				    sim_policy_name(o.policy));
 		if (bar) {
+			b.name = sim_policy_name(o.policy);
+			b.width = term_width();
+			b.start_s = cli_now_s();
 			o.progress = progress;
-			o.progress_ctx = (void *)sim_policy_name(o.policy);
+			o.progress_ctx = &b;
 		}
 		if (sim_run(in, &o, &runs[i], &eb) < 0) {
 			fprintf(stderr, "echelon sim: %s\n", eb.msg);
-			return 1;
+			rc = 1;
+			break;
 		}
 		if (bar)
 			fputc('\n', stderr);
@@ -556,7 +643,8 @@ static int run_all(struct sim_args *a, const struct sim_input *in,
 				sim_policy_name(o.policy),
 				runs[i].stop_reason.buf);
 	}
-	return 0;
+	strbuf_release(&b.line);
+	return rc;
 }
 
 /*

@@ -126,12 +126,13 @@ static int parse_args(int argc, char **argv, struct validate_opts *o)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":f:o:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			o->summary = strcmp(optarg, "summary") == 0;
-			if (!o->summary && (output_parse(optarg, &o->fmt) < 0 ||
-					    o->fmt == OUTPUT_TABLE))
+			if (!o->summary &&
+			    (output_parse(optarg, &o->fmt) < 0 ||
+			     o->fmt == OUTPUT_TABLE || o->fmt == OUTPUT_WIDE))
 				return cli_bad_value("validate", "--output",
 						     optarg,
 						     "expected summary, json "
@@ -147,10 +148,10 @@ static int parse_args(int argc, char **argv, struct validate_opts *o)
 			usage(stdout);
 			return -1;
 		default:
-			return 2;
+			return cli_getopt_error("validate", opt, argv);
 		}
 	}
-	return o->npaths == 0 || optind < argc ? 2 : 0;
+	return cli_usage_args("validate", argc, argv, o->npaths);
 }
 
 /* Print the summary or the objects; returns the exit status. */
@@ -190,8 +191,6 @@ int cli_validate(int argc, char **argv)
 	o.paths = xcalloc((size_t)argc, sizeof(*o.paths));
 	rc = parse_args(argc, argv, &o);
 	if (rc) {
-		if (rc == 2)
-			usage(stderr);
 		free(o.paths);
 		return rc < 0 ? 0 : 2;
 	}

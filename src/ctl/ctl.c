@@ -304,8 +304,11 @@ struct ctl *ctl_new(struct cluster *c, const struct ctl_options *o,
 	x->one_per_cycle = x->opt.sched.admit_limit == 1;
 	x->ops = ops;
 	x->ctx = ctx;
+	dirty_init(&x->changes);
 	x->s = sched_new(c, &x->opt.sched);
 	x->g = gang_new(c, x->s, &x->opt.gang, &gang_ops, x);
+	sched_track(x->s, &x->changes);
+	gang_track(x->g, &x->changes);
 	hmap_init(&x->pod_uid);
 	ctl_grow(x);
 	return x;
@@ -342,7 +345,19 @@ void ctl_free(struct ctl *x)
 	vec_release(&x->out);
 	vec_release(&x->dl);
 	vec_release(&x->failed);
+	dirty_release(&x->changes);
 	free(x);
+}
+
+uint64_t ctl_changes_seq(const struct ctl *x)
+{
+	return dirty_seq(&x->changes);
+}
+
+int ctl_changes(const struct ctl *x, uint64_t since,
+		int (*fn)(void *ctx, uint32_t wl), void *ctx)
+{
+	return dirty_since(&x->changes, since, fn, ctx);
 }
 
 uint64_t ctl_handle(const struct ctl *x, uint32_t wl)
@@ -360,6 +375,53 @@ const struct sched *ctl_sched(const struct ctl *x)
 const struct cluster *ctl_cluster(const struct ctl *x)
 {
 	return x->c;
+}
+
+enum ctl_wait ctl_wl_wait(const struct ctl *x, uint32_t wl,
+			  enum sched_pend *ret_pend)
+{
+	enum sched_pend p;
+
+	switch (sched_wl_state(x->s, wl)) {
+	case SCHED_WL_PENDING:
+		break;
+	case SCHED_WL_ADMITTED:
+		switch (gang_state(x->g, wl)) {
+		case GANG_WAITING:
+		case GANG_BOUND:
+			return CTL_WAIT_ASSEMBLY;
+		case GANG_RECOVERING:
+			return CTL_WAIT_RECOVERY;
+		default:
+			return CTL_WAIT_NONE;
+		}
+	default:
+		return CTL_WAIT_NONE;
+	}
+	if (sched_wl_backoff(x->s, wl))
+		return CTL_WAIT_BACKOFF;
+	if (sched_wl_compact(x->s, wl))
+		return CTL_WAIT_COMPACT;
+	p = sched_wl_pending(x->s, wl, NULL);
+	if (p == SCHED_PEND_EVALUATION && gang_blocks_admission(x->g))
+		return CTL_WAIT_BLOCKED;
+	if (ret_pend)
+		*ret_pend = p;
+	return CTL_WAIT_PENDING;
+}
+
+const char *ctl_wait_name(enum ctl_wait w, enum sched_pend pend)
+{
+	static const char *const names[CTL_WAIT_COUNT] = {
+		[CTL_WAIT_COMPACT] = "CompactPlacement",
+		[CTL_WAIT_BACKOFF] = "Backoff",
+		[CTL_WAIT_BLOCKED] = "BlockedByPodsReady",
+		[CTL_WAIT_ASSEMBLY] = "WaitForStart",
+		[CTL_WAIT_RECOVERY] = "WaitForRecovery",
+	};
+
+	BUG_ON((unsigned)w >= CTL_WAIT_COUNT);
+	return w == CTL_WAIT_PENDING ? sched_pend_name(pend) : names[w];
 }
 
 const struct gang *ctl_gang(const struct ctl *x)
@@ -756,6 +818,8 @@ int ctl_reconfigure(struct ctl *x, int (*change)(void *ctx, struct cluster *c),
 	rc = change(ctx, x->c);
 	x->s = sched_new(x->c, &x->opt.sched);
 	x->g = gang_new(x->c, x->s, &x->opt.gang, &gang_ops, x);
+	sched_track(x->s, &x->changes);
+	gang_track(x->g, &x->changes);
 	if (x->nnodes) /* node_down is NULL before the first node */
 		memset(x->node_down, 0, x->nnodes);
 	ctl_grow(x);

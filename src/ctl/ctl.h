@@ -155,6 +155,21 @@ uint64_t ctl_handle(const struct ctl *x, uint32_t wl);
 const struct sched *ctl_sched(const struct ctl *x);
 const struct gang *ctl_gang(const struct ctl *x);
 struct ctl_stats ctl_stats(const struct ctl *x);
+/*
+ * What changed, for a status writer that redoes its work per workload:
+ * every change of what it reads of a workload (the scheduler's state of
+ * it and its lifecycle, see sched_track() and gang_track(); its handle)
+ * marks the workload's slot in a journal. ctl_changes_seq() is a cursor
+ * past every mark so far. ctl_changes() calls fn(ctx, slot) once for each
+ * slot marked after cursor since (a negative return of fn stops and is
+ * returned), or returns -ERANGE when since is from before the scheduler
+ * and lifecycle were last rebuilt (ctl_restore(), ctl_reconfigure()), or
+ * is 0: every slot must then be taken as changed. A workload's position in
+ * its queue is not tracked (it moves whenever one ahead leaves).
+ */
+uint64_t ctl_changes_seq(const struct ctl *x);
+int ctl_changes(const struct ctl *x, uint64_t since,
+		int (*fn)(void *ctx, uint32_t wl), void *ctx) MUST_CHECK;
 /* The cluster the controller runs over (the one given to ctl_new()),
  * read-only, for status: its workloads are the slots of the handles. */
 const struct cluster *ctl_cluster(const struct ctl *x);
@@ -340,6 +355,37 @@ int64_t ctl_next_wakeup_us(struct ctl *x, int64_t now_us);
  * one in why (may be NULL).
  */
 bool ctl_check(const struct ctl *x, struct strbuf *why);
+
+/*
+ * Why a workload does not run now: the answer `plan`, the daemon and the
+ * simulator's records share. A queued workload waits for its Kueue
+ * pending reason (sched_wl_pending()), except in three cases that reason
+ * does not tell apart; an admitted one waits for its gang.
+ */
+enum ctl_wait {
+	CTL_WAIT_NONE,	   /* runs (all pods Ready), or is not submitted or
+			      finished */
+	CTL_WAIT_PENDING,  /* queued, for the reason in *ret_pend */
+	CTL_WAIT_COMPACT,  /* TopologyPlacementFailed as a compact gang: the
+			      free domains would scatter it (CompactPlacement) */
+	CTL_WAIT_BACKOFF,  /* evicted, waiting for its requeue time (Backoff) */
+	CTL_WAIT_BLOCKED,  /* not tried yet: waitForPodsReady.blockAdmission
+			      holds the cycles until another gang is Ready
+			      (BlockedByPodsReady) */
+	CTL_WAIT_ASSEMBLY, /* admitted, its pods not all bound and Ready yet
+			      (Kueue's PodsReady=False reason WaitForStart) */
+	CTL_WAIT_RECOVERY, /* was Ready, a pod failed or was lost since
+			      (WaitForRecovery) */
+	CTL_WAIT_COUNT
+};
+
+/* Why workload slot wl waits now; its Kueue pending reason into *ret_pend
+ * (may be NULL) when CTL_WAIT_PENDING. */
+enum ctl_wait ctl_wl_wait(const struct ctl *x, uint32_t wl,
+			  enum sched_pend *ret_pend);
+/* The reason's name: sched_pend_name(pend) for CTL_WAIT_PENDING, else the
+ * name above in parentheses; NULL for CTL_WAIT_NONE. */
+const char *ctl_wait_name(enum ctl_wait w, enum sched_pend pend);
 
 const char *ctl_event_kind_name(enum ctl_event_kind k);
 

@@ -13,6 +13,7 @@
 #ifndef ECHELON_CTL_CTL_INT_H
 #define ECHELON_CTL_CTL_INT_H
 
+#include "base/dirty.h"
 #include "base/hmap.h"
 #include "base/rng.h"
 #include "base/vec.h"
@@ -77,6 +78,7 @@ struct ctl {
 	VEC(uint32_t) failed; /* slots whose bind failed, to evict */
 	struct hmap pod_uid;  /* pod UID -> slot << 32 | pod */
 	struct ctl_stats stats;
+	struct dirty changes; /* ctl_changes(): the core marks it */
 };
 
 /* One pod set's admission by names. */

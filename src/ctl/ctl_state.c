@@ -517,5 +517,7 @@ int ctl_restore(struct ctl *x, const struct ctl_snapshot *sn)
 	sched_import_global(x->s, &sn->sched);
 	gang_import_rng(x->g, &sn->rng);
 	x->dirty = true;
+	/* a status writer's cursors from before are too old: every slot */
+	dirty_all(&x->changes);
 	return lost;
 }

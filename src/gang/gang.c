@@ -81,6 +81,7 @@ struct gang {
 	/* Deadlines as they were set, earliest first; an entry whose
 	 * workload has another deadline now is stale and skipped. */
 	VEC(struct gang_dl) dl;
+	struct dirty *dirty; /* gang_track(); NULL: not tracked */
 };
 
 void gang_decisions_init(struct gang_decisions *d)
@@ -152,6 +153,18 @@ struct gang *gang_new(const struct cluster *c, const struct sched *s,
 	return g;
 }
 
+void gang_track(struct gang *g, struct dirty *d)
+{
+	g->dirty = d;
+}
+
+/* wl's state changed (gang_track()). */
+static void touch(struct gang *g, uint32_t wl)
+{
+	if (g->dirty)
+		dirty_mark(g->dirty, wl);
+}
+
 void gang_wl_add(struct gang *g, uint32_t wl)
 {
 	size_t n = g->c->workloads.len;
@@ -164,6 +177,7 @@ void gang_wl_add(struct gang *g, uint32_t wl)
 	}
 	BUG_ON(g->wl[wl].run); /* the slot is free */
 	init_wl(g, wl);
+	touch(g, wl);
 }
 
 void gang_wl_remove(struct gang *g, uint32_t wl)
@@ -172,6 +186,7 @@ void gang_wl_remove(struct gang *g, uint32_t wl)
 
 	BUG_ON(wl >= g->nwl);
 	x = &g->wl[wl];
+	touch(g, wl);
 	if (x->state == GANG_WAITING || x->state == GANG_BOUND)
 		g->nstarting--;
 	free(x->run);
@@ -196,9 +211,11 @@ void gang_set_pod_group(struct gang *g, uint32_t wl, const struct pod_group *pg)
 {
 	BUG_ON(wl >= g->nwl);
 	g->wl[wl].pg = pg;
+	touch(g, wl);
 }
 
-/* The state of wl, its pod array allocated on first use. */
+/* The state of wl, its pod array allocated on first use; only to change
+ * it (marks wl). */
 static struct gang_wl *get(struct gang *g, uint32_t wl)
 {
 	const struct workload *w;
@@ -206,6 +223,7 @@ static struct gang_wl *get(struct gang *g, uint32_t wl)
 	uint32_t n = 0;
 
 	BUG_ON(wl >= g->nwl);
+	touch(g, wl);
 	x = &g->wl[wl];
 	if (x->run)
 		return x;
@@ -573,6 +591,7 @@ static void pods_ready_timeout(struct gang *g, uint32_t wl, int64_t now_us,
 	int64_t delay_us = 0;
 	enum backoff_action a;
 
+	touch(g, wl);
 	d.cause = x->state == GANG_RECOVERING ? "WaitForRecovery"
 					      : "WaitForStart";
 	a = backoff_next(&g->wfpr->requeuing, x->requeues,
@@ -603,6 +622,7 @@ static void permit_timeout(struct gang *g, uint32_t wl, int64_t now_us,
 				   .reason = "PodGroupTimeout",
 				   .requeue_at_us = now_us };
 
+	touch(g, wl);
 	g->ops->release(g->ctx, wl);
 	reset(g, x, true);
 	d.requeues = x->requeues;
@@ -924,6 +944,7 @@ static void node_failed_wl(struct gang *g, uint32_t wl, const char *name,
 
 	if (!x->bound || !affected(g, x, name, n))
 		return;
+	touch(g, wl);
 	for (size_t ps = 0; ps < WORKLOAD_MAX_PODSETS && ok; ps++) {
 		if (n[ps] == NO_NODE)
 			continue;
@@ -1056,4 +1077,5 @@ void gang_set_requeues(struct gang *g, uint32_t wl, int64_t n)
 {
 	BUG_ON(wl >= g->nwl || n < 0);
 	g->wl[wl].requeues = n;
+	touch(g, wl);
 }

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "base/compiler.h"
+#include "base/dirty.h"
 #include "base/rng.h"
 #include "base/vec.h"
 #include "gang/podgroup.h"
@@ -133,6 +134,10 @@ struct gang *gang_new(const struct cluster *c, const struct sched *s,
 /* Free everything; NULL ok. */
 void gang_free(struct gang *g);
 
+/* Mark in d (borrowed; NULL stops) the slot of every workload whose
+ * lifecycle state changes from now on (state, pods, requeues, PodGroup
+ * status): any call that may change it marks it. */
+void gang_track(struct gang *g, struct dirty *d);
 /* Workload slot wl of the cluster was just filled: take it in, IDLE. */
 void gang_wl_add(struct gang *g, uint32_t wl);
 /* Forget wl before its slot is freed; the caller has taken its pods off

@@ -1554,3 +1554,21 @@ void place_apply(struct topo *t, const struct place_request *req,
 			    res->leader_nodes.len, res->leader.items,
 			    res->leader.len, sign);
 }
+
+void place_result_nodes(const struct topo *t, const struct place_result *res,
+			uint32_t *n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < res->workers.len; i++) {
+		for (int32_t j = 0; j < res->workers.items[i].count; j++, k++) {
+			uint32_t x = k < res->worker_nodes.len
+					     ? res->worker_nodes.items[k]
+					     : UINT32_MAX;
+
+			n[k] = x == UINT32_MAX
+				       ? t->dom_node[res->workers.items[i].unit]
+				       : x;
+		}
+	}
+}

@@ -92,6 +92,11 @@ void place_request_init(struct place_request *req, const struct podset *ps);
 void place_result_init(struct place_result *res);
 /* Free everything res owns; NULL ok. */
 void place_result_release(struct place_result *res);
+/* The node (of t) of every pod of fitting res, in rank order, into n (as
+ * many entries as the workers' counts): the pod's own node, or the first
+ * node of its unit when the unit has no single node for it. */
+void place_result_nodes(const struct topo *t, const struct place_result *res,
+			uint32_t *n);
 
 /*
  * Place req on t. Returns res->fit. A pod set with count 0 fits with an

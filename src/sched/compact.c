@@ -21,52 +21,6 @@
 
 #include "base/banned.h"
 
-/* Pods of request req that node n holds when empty. */
-static int64_t node_pods(const struct topo *t, uint32_t n,
-			 const struct resvec *req)
-{
-	int64_t best = INT32_MAX;
-
-	for (int r = 0; r < t->nres; r++) {
-		int64_t q = req->v[r];
-		int64_t k;
-
-		if (q <= 0)
-			continue;
-		k = t->node_alloc[(size_t)n * (size_t)t->nres + (size_t)r] / q;
-		if (k < best)
-			best = k;
-	}
-	return best;
-}
-
-static int i64_desc(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x < y) - (x > y);
-}
-
-/* The fewest level-l domains whose empty capacity holds count pods. */
-static int32_t fewest(const struct topo *t, unsigned l,
-		      const struct resvec *req, int32_t count)
-{
-	uint32_t lo = t->level_off[l], hi = t->level_off[l + 1];
-	int64_t *cap = xcalloc((size_t)(hi - lo) + 1, sizeof(*cap));
-	int64_t sum = 0;
-	int32_t k = 0;
-
-	for (uint32_t d = lo; d < hi; d++) {
-		for (uint32_t i = 0; i < t->dom_nnodes[d]; i++)
-			cap[d - lo] += node_pods(t, t->dom_node[d] + i, req);
-	}
-	qsort(cap, hi - lo, sizeof(*cap), i64_desc);
-	while (k < (int32_t)(hi - lo) && sum < count)
-		sum += cap[k++];
-	free(cap);
-	return k ? k : 1;
-}
-
 /* The remembered fewest domains per level for pod set ps of wl on f. */
 static const int32_t *fewest_all(struct sched *s, int32_t f, uint32_t id,
 				 size_t ps, int32_t count)
@@ -81,56 +35,12 @@ static const int32_t *fewest_all(struct sched *s, int32_t f, uint32_t id,
 		for (unsigned l = 0; l < TOPOLOGY_MAX_LEVELS; l++)
 			vec_push(&s->compact_min,
 				 l + 1 < t->nlevels
-					 ? fewest(t, l, &p->requests, count)
+					 ? topo_fewest_domains(
+						   t, l, &p->requests, count)
 					 : 1);
 		hmap_put(&s->compact_memo, key, sizeof(key), i);
 	}
 	return &s->compact_min.items[i];
-}
-
-static int u32_cmp(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Domains of level l that the nodes n[0..k) are in. */
-static int32_t spanned(const struct topo *t, const uint32_t *n, size_t k,
-		       unsigned l, uint32_t *tmp)
-{
-	int32_t c = 0;
-
-	for (size_t i = 0; i < k; i++) {
-		uint32_t d = t->node_unit[n[i]];
-
-		while (topo_dom_level(t, d) > l)
-			d = t->dom_parent[d];
-		tmp[i] = d;
-	}
-	qsort(tmp, k, sizeof(*tmp), u32_cmp);
-	for (size_t i = 0; i < k; i++)
-		c += i == 0 || tmp[i] != tmp[i - 1];
-	return c;
-}
-
-/* The node of every pod of a fitting result, into n[0..count). */
-static void pod_nodes(const struct topo *t, const struct place_result *res,
-		      uint32_t *n)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < res->workers.len; i++) {
-		for (int32_t j = 0; j < res->workers.items[i].count; j++, k++) {
-			uint32_t x = k < res->worker_nodes.len
-					     ? res->worker_nodes.items[k]
-					     : UINT32_MAX;
-
-			n[k] = x == UINT32_MAX
-				       ? t->dom_node[res->workers.items[i].unit]
-				       : x;
-		}
-	}
 }
 
 static bool podset_compact(struct sched *s, int32_t f, uint32_t id, size_t ps,
@@ -143,16 +53,18 @@ static bool podset_compact(struct sched *s, int32_t f, uint32_t id, size_t ps,
 	const int32_t *min = fewest_all(s, f, id, ps, count);
 	bool ok = true;
 
-	pod_nodes(t, res, n);
+	place_result_nodes(t, res, n);
 	for (unsigned l = 0; ok && l + 1 < t->nlevels; l++) {
-		int32_t used = spanned(t, n, (size_t)count, l, tmp);
+		int32_t used =
+			topo_domains_spanned(t, n, (size_t)count, l, tmp);
 
 		if (used <= min[l])
 			continue;
 		ok = false;
 		if (why)
 			strbuf_addf(why,
-				    "compact placement: %d domains of %s "
+				    SCHED_COMPACT_WHY
+				    "%d domains of %s "
 				    "would be used, the fewest possible is %d",
 				    used, t->topology->levels[l], min[l]);
 	}
@@ -190,7 +102,7 @@ void compact_unapply(struct sched *s, int32_t f, const struct workload *w,
 		if (!r->ps[i].attempted || count <= 0)
 			continue;
 		n = xcalloc((size_t)count + 1, sizeof(*n));
-		pod_nodes(t, &r->ps[i].res, n);
+		place_result_nodes(t, &r->ps[i].res, n);
 		for (int32_t k = 0; k < count; k++)
 			topo_node_add_usage(t, n[k], &w->podsets[i].requests,
 					    -1);

@@ -112,6 +112,7 @@ int sched_move_pod(struct sched *s, uint32_t id, uint32_t pod, const char *node,
 
 	(void)now_us;
 	BUG_ON(!node);
+	sched_touch(s, id);
 	if (id >= s->nwl || s->wl[id].state != SCHED_WL_ADMITTED)
 		return -EINVAL;
 	if (!find_pod(&s->wl[id], pod, &i, &k))

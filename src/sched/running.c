@@ -178,6 +178,7 @@ enum sched_job_usage sched_assume_job(struct sched *s, uint32_t id)
 	int32_t f;
 
 	BUG_ON(id >= s->nwl || wl->state != SCHED_WL_NEW || wl->assumed);
+	sched_touch(s, id);
 	if (!w->from_job)
 		return SCHED_JOB_NOT_RUNNING;
 	wl->assumed = true;

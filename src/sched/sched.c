@@ -192,6 +192,44 @@ void sched_conds_free(struct sched_wl *wl)
 	wl->conds = NULL;
 }
 
+void sched_track(struct sched *s, struct dirty *d)
+{
+	s->dirty = d;
+}
+
+void sched_touch(struct sched *s, uint32_t id)
+{
+	if (s->dirty)
+		dirty_mark(s->dirty, id);
+}
+
+void sched_class_moved(struct sched *s, struct sched_cq *q,
+		       struct sched_class *k)
+{
+	if (!s->dirty || k->moved)
+		return;
+	k->moved = true;
+	vec_push(&s->moved, ((struct sched_class_ref){
+				    (int32_t)(q - s->cqs),
+				    (uint32_t)(k - q->classes.items) }));
+}
+
+void sched_settle_classes(struct sched *s)
+{
+	vec_foreach (&s->moved, r) {
+		struct sched_class *k = &s->cqs[r->cq].classes.items[r->k];
+		uint64_t shown = k->parked ? k->why.stamp : 0;
+
+		k->moved = false;
+		if (shown == k->shown)
+			continue;
+		k->shown = shown;
+		for (size_t j = 0; j < k->q.len; j++)
+			sched_touch(s, k->q.items[j]);
+	}
+	s->moved.len = 0;
+}
+
 static uint64_t mix(uint64_t h, uint64_t v)
 {
 	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
@@ -517,6 +555,7 @@ void sched_wl_add(struct sched *s, uint32_t id)
 	rebase(s);
 	BUG_ON(s->wl[id].w); /* the slot is free */
 	init_wl(s, id, default_priority(s->c));
+	sched_touch(s, id);
 }
 
 void sched_wl_remove(struct sched *s, uint32_t id)
@@ -525,14 +564,17 @@ void sched_wl_remove(struct sched *s, uint32_t id)
 
 	BUG_ON(id >= s->nwl || !s->wl[id].w);
 	wl = &s->wl[id];
+	sched_touch(s, id);
 	if (wl->state == SCHED_WL_ADMITTED)
 		sched_release(s, id);
 	else if (wl->state == SCHED_WL_PENDING)
 		leave_queues(s, id);
 	unhold(s, id); /* its quota back, without queueing it again */
 	for (size_t v = 0; wl->victims_held && v < s->nwl; v++) {
-		if (s->wl[v].held_for == id + 1)
+		if (s->wl[v].held_for == id + 1) {
 			s->wl[v].held_for = 0; /* its preemptor is gone */
+			sched_touch(s, (uint32_t)v);
+		}
 	}
 	backfill_drop(s, id, false);
 	free_adm(wl->adm);
@@ -581,6 +623,7 @@ void sched_free(struct sched *s)
 	free(s->flavor_cqs);
 	free(s->cqs);
 	vec_release(&s->deferred);
+	vec_release(&s->moved);
 	queue_release(&s->waiting);
 	free(s->node_down);
 	for (size_t i = 0; i < SCHED_SCRATCH_SLOTS; i++) {
@@ -635,6 +678,20 @@ static struct sched_class *class_of(struct sched *s, uint32_t id)
 	if (q->cq->queueing != QUEUEING_BEST_EFFORT_FIFO)
 		return NULL;
 	return class_get(s, q, wl->hash);
+}
+
+/*
+ * StrictFIFO: the pending reason of every member but the head names the
+ * head ("waits behind"), so when the head is no longer old each member's
+ * changes: O(members), and only when their messages really change.
+ */
+static void head_moved(struct sched *s, struct sched_cq *q, uint32_t old)
+{
+	if (!s->dirty || q->cq->queueing != QUEUEING_STRICT_FIFO ||
+	    queue_peek(&q->heap) == old)
+		return;
+	for (size_t k = 0; k < q->heap.len; k++)
+		sched_touch(s, q->heap.items[k]);
 }
 
 /* Put the best member of k into the heap of q. */
@@ -715,6 +772,7 @@ void sched_enqueue(struct sched *s, uint32_t id)
 	struct sched_cq *q;
 	struct sched_class *k;
 
+	sched_touch(s, id);
 	if (held_out(s, id))
 		return;
 	if (s->opt.backfill) {
@@ -727,7 +785,10 @@ void sched_enqueue(struct sched *s, uint32_t id)
 	q = &s->cqs[wl->cq];
 	k = class_of(s, id);
 	if (!k) {
+		uint32_t head = queue_peek(&q->heap);
+
 		queue_push(&q->heap, id);
+		head_moved(s, q, head);
 		return;
 	}
 	queue_push(&k->q, id);
@@ -748,6 +809,8 @@ void sched_park(struct sched *s, uint32_t id, struct sched_why *why)
 	struct sched_class *k = class_of(s, id);
 
 	BUG_ON(!k || k->out != id);
+	sched_touch(s, id);
+	sched_class_moved(s, &s->cqs[wl->cq], k);
 	queue_push(&k->q, id);
 	k->out = QUEUE_NONE;
 	k->parked = true;
@@ -763,8 +826,13 @@ void sched_leave_heap(struct sched *s, uint32_t id)
 	struct sched_cq *q = &s->cqs[wl->cq];
 	struct sched_class *k = class_of(s, id);
 
-	if (queue_contains(&q->heap, id))
+	sched_touch(s, id);
+	if (queue_contains(&q->heap, id)) {
+		uint32_t head = queue_peek(&q->heap);
+
 		queue_remove(&q->heap, id);
+		head_moved(s, q, head);
+	}
 	if (k && k->out == id)
 		release_next(q, k);
 }
@@ -780,6 +848,7 @@ void sched_unpark_dirty(struct sched *s)
 		vec_foreach (&q->classes, k) {
 			if (!k->parked)
 				continue;
+			sched_class_moved(s, q, k);
 			k->parked = false;
 			release_next(q, k);
 		}
@@ -819,6 +888,7 @@ void sched_submit(struct sched *s, uint32_t id, int64_t now_us)
 	BUG_ON(id >= s->nwl);
 	BUG_ON(wl->state == SCHED_WL_PENDING || wl->state == SCHED_WL_ADMITTED);
 	BUG_ON(wl->assumed); /* its usage is counted already */
+	sched_touch(s, id);
 	wl->queue_ts_us = wl->state == SCHED_WL_NEW && wl->w->creation_us
 				  ? wl->w->creation_us
 				  : now_us;
@@ -841,6 +911,7 @@ static void wait_backoff(struct sched *s, uint32_t id, const char *reason,
 	const struct sched_condition *ev =
 		sched_cond_of(wl, SCHED_COND_EVICTED);
 
+	sched_touch(s, id);
 	/* Kueue's job reconciler: Requeued=False with the eviction's reason
 	 * and message while the backoff lasts (a backoff read back without
 	 * its eviction says until when) */
@@ -868,6 +939,7 @@ void sched_wl_update(struct sched *s, uint32_t id, int64_t now_us)
 	int32_t cq = wl->cq;
 
 	BUG_ON(id >= s->nwl || !wl->w);
+	sched_touch(s, id);
 	if (queued)
 		leave_queues(s, id);
 	rebase(s);
@@ -927,6 +999,7 @@ static void add_admitted(struct sched *s, uint32_t id, int64_t now_us)
 	struct sched_wl *wl = &s->wl[id];
 	struct sched_cq *q = &s->cqs[wl->adm->cq];
 
+	sched_touch(s, id);
 	wl->state = SCHED_WL_ADMITTED;
 	wl->admit_us = now_us;
 	wl->admit_seq = ++s->admit_seq;
@@ -1034,6 +1107,7 @@ void sched_release(struct sched *s, uint32_t id)
 	struct sched_wl *wl = &s->wl[id];
 
 	BUG_ON(wl->state != SCHED_WL_ADMITTED || !wl->adm);
+	sched_touch(s, id);
 	leave_admitted(s, id);
 	uncharge(s, wl->w, wl->adm);
 	wl->adm = NULL;
@@ -1048,9 +1122,11 @@ static void hold(struct sched *s, uint32_t id, uint32_t by)
 	struct sched_wl *wl = &s->wl[id];
 
 	BUG_ON(wl->state != SCHED_WL_ADMITTED || !wl->adm || wl->held);
+	sched_touch(s, id);
 	leave_admitted(s, id);
 	wl->held = wl->adm;
 	wl->adm = NULL;
+	s->nheld++;
 	wl->held_for = by + 1;
 	s->wl[by].victims_held++;
 }
@@ -1062,8 +1138,10 @@ static void unhold(struct sched *s, uint32_t id)
 
 	if (!wl->held)
 		return;
+	sched_touch(s, id);
 	uncharge(s, wl->w, wl->held);
 	wl->held = NULL;
+	s->nheld--;
 	if (wl->held_for && s->wl[wl->held_for - 1].victims_held)
 		s->wl[wl->held_for - 1].victims_held--;
 	wl->held_for = 0;
@@ -1108,6 +1186,7 @@ static void requeue_as(struct sched *s, uint32_t id, const char *reason,
 {
 	struct sched_wl *wl = &s->wl[id];
 
+	sched_touch(s, id);
 	if (by >= 0)
 		hold(s, id, (uint32_t)by);
 	else
@@ -1211,6 +1290,7 @@ void sched_requeue_due(struct sched *s, int64_t now_us)
 
 		queue_pop(&s->waiting);
 		BUG_ON(wl->state != SCHED_WL_PENDING || wl->deactivated);
+		sched_touch(s, id);
 		sched_set_cond(wl, SCHED_COND_REQUEUED, true, "BackoffFinished",
 			       xstrdup("The workload backoff was finished"),
 			       now_us);
@@ -1225,6 +1305,7 @@ static void leave_queues(struct sched *s, uint32_t id)
 	struct sched_wl *wl = &s->wl[id];
 	struct sched_class *k;
 
+	sched_touch(s, id);
 	if (queue_contains(&s->waiting, id))
 		queue_remove(&s->waiting, id);
 	for (size_t i = 0; wl->deferred && i < s->deferred.len; i++) {
@@ -1253,6 +1334,7 @@ void sched_deactivate(struct sched *s, uint32_t id, const char *reason,
 	wl = &s->wl[id];
 	if (wl->deactivated)
 		return;
+	sched_touch(s, id);
 	wl->deactivated = true;
 	if (wl->state == SCHED_WL_ADMITTED) {
 		requeue(s, id, reason, xstrdup("The workload is deactivated"),
@@ -1272,6 +1354,7 @@ void sched_finish(struct sched *s, uint32_t id, int64_t now_us)
 {
 	struct sched_wl *wl = &s->wl[id];
 
+	sched_touch(s, id);
 	sched_release(s, id);
 	wl->state = SCHED_WL_FINISHED;
 	sched_set_cond(wl, SCHED_COND_FINISHED, true, "Succeeded",
@@ -1375,7 +1458,9 @@ void sched_hold_restored(struct sched *s, uint32_t id,
 {
 	struct sched_wl *wl = &s->wl[id];
 
+	sched_touch(s, id);
 	wl->held = held;
+	s->nheld++;
 	charge_adm(s, wl->w, held, 1);
 	tas_charge(s, wl->w, held, 1);
 }
@@ -1530,10 +1615,12 @@ enum sched_pend sched_wl_pending(const struct sched *s, uint32_t id,
 		const struct workload *h = s->wl[queue_peek(&q->heap)].w;
 
 		code = SCHED_PEND_BEHIND;
-		m = xasprintf("waits behind %s/%s, the head of StrictFIFO "
-			      "ClusterQueue %s",
-			      h->ns ? h->ns : "", h->name, q->cq->name);
-	} else if (why->msg) {
+		if (msg)
+			m = xasprintf(
+				"waits behind %s/%s, the head of StrictFIFO "
+				"ClusterQueue %s",
+				h->ns ? h->ns : "", h->name, q->cq->name);
+	} else if (why->msg && msg) {
 		m = xstrdup(why->msg);
 	}
 	if (msg) {
@@ -1543,6 +1630,26 @@ enum sched_pend sched_wl_pending(const struct sched *s, uint32_t id,
 	}
 	free(m);
 	return code;
+}
+
+bool sched_wl_compact(const struct sched *s, uint32_t id)
+{
+	const struct sched_wl *wl = &s->wl[id];
+	const struct sched_why *why = &wl->why;
+
+	if (wl->state != SCHED_WL_PENDING)
+		return false;
+	if (wl->cq >= 0 && why->code == SCHED_PEND_EVALUATION &&
+	    sched_parked_why(s, id))
+		why = sched_parked_why(s, id);
+	return why->code == SCHED_PEND_TOPOLOGY && why->msg &&
+	       strstr(why->msg, SCHED_COMPACT_WHY);
+}
+
+bool sched_wl_backoff(const struct sched *s, uint32_t id)
+{
+	return s->wl[id].state == SCHED_WL_PENDING &&
+	       queue_contains(&s->waiting, id);
 }
 
 /* Everything sched_wl_pending() reads, by stamps and indices. */
@@ -1569,6 +1676,24 @@ uint64_t sched_wl_pending_key(const struct sched *s, uint32_t id)
 		}
 	}
 	return h | 1;
+}
+
+bool sched_wl_listed(const struct sched *s, uint32_t id)
+{
+	const struct sched_wl *wl = &s->wl[id];
+	const struct sched_cq *q;
+	int64_t i;
+
+	if (!wl->w || wl->cq < 0 || wl->state != SCHED_WL_PENDING)
+		return false;
+	if (wl->deferred)
+		return true;
+	q = &s->cqs[wl->cq];
+	if (queue_contains(&q->heap, id))
+		return true;
+	return q->cq->queueing == QUEUEING_BEST_EFFORT_FIFO &&
+	       hmap_get(&q->class_of, &wl->hash, sizeof(wl->hash), &i) &&
+	       queue_contains(&q->classes.items[i].q, id);
 }
 
 /* Every pending workload of queue i, in the order of a next cycle. */

@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "base/compiler.h"
+#include "base/dirty.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "model/cluster.h"
@@ -181,6 +182,20 @@ struct sched *sched_new(const struct cluster *c,
 			const struct sched_options *opt);
 /* Free everything; NULL ok. */
 void sched_free(struct sched *s);
+
+/*
+ * Mark in d (borrowed; NULL stops) the slot of every workload whose status
+ * as a status writer reads it changes from now on: its state, queue,
+ * conditions, pending reason (its own; its parked class's as its
+ * members show it, marked at the end of each cycle; in a StrictFIFO queue
+ * the head it waits behind, so a new head marks the queue's members),
+ * admission and placement, held quota, requeue time, and whether
+ * sched_wl_listed(): everything sched_wl_pending_key() reads but the
+ * scheduler's own stamp. Others are marked too (a mark means "maybe").
+ * Positions in a queue are not: they move for every member whenever one
+ * enters or leaves.
+ */
+void sched_track(struct sched *s, struct dirty *d);
 
 /*
  * Workload slot id of the cluster was just filled (cluster_workload_put()):
@@ -447,6 +462,13 @@ const struct sched_admission *sched_wl_admission(const struct sched *s,
 /* The pending reason code and its message into msg (may be NULL). */
 enum sched_pend sched_wl_pending(const struct sched *s, uint32_t wl,
 				 struct strbuf *msg);
+/* Whether pending wl's reason is TopologyPlacementFailed because, as a
+ * compact gang (sched_options.compact), every placement free now would
+ * span more domains than the fewest that could hold it. */
+bool sched_wl_compact(const struct sched *s, uint32_t wl);
+/* Whether pending wl waits for its requeue backoff (sched_evict_until()):
+ * in no queue until then. */
+bool sched_wl_backoff(const struct sched *s, uint32_t wl);
 /* A key of everything sched_wl_pending() reads for wl (never 0): while it
  * stays the same, so do the code and the message, so a caller that keeps
  * the last key need not build the message again. Keys of a rebuilt
@@ -459,6 +481,10 @@ struct sched_condition sched_wl_condition(const struct sched *s, uint32_t wl,
  * message: a status writer recomputes only when this (or other state)
  * moved. Starts at 0 in a new scheduler. */
 uint64_t sched_wl_cond_changes(const struct sched *s, uint32_t wl);
+/* Whether wl is among its ClusterQueue's pending workloads, as
+ * sched_positions() lists them (a position >= 0): queued, parked, or
+ * preempted and queued again at the next cycle. O(1). */
+bool sched_wl_listed(const struct sched *s, uint32_t wl);
 /*
  * 0-based positions of every pending workload in its ClusterQueue and
  * LocalQueue (the order the next cycle would try them), into cq_pos and

@@ -341,6 +341,7 @@ static void no_fit(struct sched *s, uint32_t id, struct assign *a)
 
 	if (q->cq->queueing == QUEUEING_STRICT_FIFO) {
 		q->blocked = true;
+		sched_touch(s, id);
 		sched_why_set(&wl->why, a->why.code, a->why.msg);
 		a->why.msg = NULL;
 		return;
@@ -399,7 +400,9 @@ static void find_waiting(struct sched *s)
 {
 	for (size_t i = 0; i < s->ncq; i++)
 		s->cqs[i].waiting = QUEUE_NONE;
-	if (!s->opt.hold_victims)
+	/* without a victim holding quota no preemptor waits: no scan of
+	 * every workload per cycle */
+	if (!s->opt.hold_victims || !s->nheld)
 		return;
 	for (uint32_t id = 0; id < s->nwl; id++) {
 		if (s->wl[id].w && s->wl[id].victims_held &&
@@ -513,5 +516,6 @@ size_t sched_cycle(struct sched *s, int64_t now_us, struct sched_decisions *out)
 	       (cq = pick(s)) >= 0)
 		n += process(s, queue_peek(&s->cqs[cq].heap), &a, now_us, out);
 	assign_release(&a);
+	sched_settle_classes(s);
 	return n;
 }

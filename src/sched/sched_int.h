@@ -15,6 +15,7 @@
 #ifndef ECHELON_SCHED_SCHED_INT_H
 #define ECHELON_SCHED_SCHED_INT_H
 
+#include "base/dirty.h"
 #include "base/hmap.h"
 #include "place/place_flavors.h"
 #include "place/place_workload.h"
@@ -85,6 +86,17 @@ struct sched_class {
 	uint32_t out;	      /* the member in the heap, or QUEUE_NONE */
 	bool parked;	      /* did not fit; waits for a release */
 	struct sched_why why; /* of the last failure */
+	/* What its members' QuotaReserved shows, as last marked: why's
+	 * stamp while parked, else 0 (sched_settle_classes()); and whether
+	 * it is in sched.moved. */
+	uint64_t shown;
+	bool moved;
+};
+
+/* A class, by its queue and index (classes are never freed). */
+struct sched_class_ref {
+	int32_t cq;
+	uint32_t k;
 };
 
 struct sched_cq {
@@ -206,6 +218,12 @@ struct sched {
 	int64_t now_us;
 	bool resv_stale; /* an admitted workload's estimate changed */
 	struct sched_backfill_stats bf;
+	/* sched_track(): each change of what a workload's status reads is
+	 * marked in dirty (borrowed; NULL: not tracked); classes parked or
+	 * unparked since the last sched_settle_classes(). */
+	struct dirty *dirty;
+	VEC(struct sched_class_ref) moved;
+	size_t nheld; /* preempted workloads holding their quota */
 };
 
 /* The flavor assignment of one workload at given pod counts. */
@@ -241,6 +259,15 @@ struct assign {
 };
 
 /* sched.c */
+/* Workload id's state changed (sched_track()). */
+void sched_touch(struct sched *s, uint32_t id);
+/* Class k of queue q was parked or unparked: what its members show may
+ * change (with tracking only). */
+void sched_class_moved(struct sched *s, struct sched_cq *q,
+		       struct sched_class *k);
+/* Mark the members of every moved class whose parked reason, as its
+ * members show it, is not what was marked last. */
+void sched_settle_classes(struct sched *s);
 int sched_wl_cmp(const struct sched *s, uint32_t a, uint32_t b);
 /* By namespace, then name, then index: the tie-break that makes decisions
  * independent of the order of the input. */
@@ -370,6 +397,9 @@ int tas_resolve(struct sched *s, int32_t f, const struct podset *ps,
 		const struct topology_assignment *ta, int32_t count,
 		struct sched_podset_admission *pa) MUST_CHECK;
 /* compact.c */
+/* How the pending message of a compact gang's failure starts: the one
+ * thing that tells it from other topology failures (sched_wl_compact()). */
+#define SCHED_COMPACT_WHY "compact placement: "
 /*
  * Whether the fitting placement r of wl at counts (NULL: full) on flavor
  * f spans, at every level above the lowest, no more domains than the

@@ -160,6 +160,7 @@ int sched_wl_import(struct sched *s, uint32_t id, const struct sched_saved *in,
 	BUG_ON(id >= s->nwl || !s->wl[id].w);
 	wl = &s->wl[id];
 	BUG_ON(wl->state != SCHED_WL_NEW);
+	sched_touch(s, id);
 	if (in->held) {
 		rc = copy_adm(s, wl->w, in->held, &held);
 		if (rc < 0)

@@ -236,6 +236,7 @@ static void state_init(struct serve_sched *x)
 	hmap_init(&x->queues);
 	x->cursor = api_store_rv(x->s);
 	x->pending_cycles = 0;
+	x->pending_seq = 0; /* a new controller: every slot */
 	(void)serve_sched_load_config(x, &x->c);
 	x->ctl = ctl_new(&x->c, &o, &backend, x);
 	x->status = serve_status_new();

@@ -666,55 +666,76 @@ static const struct api_obj *gang_object(struct serve_sched *x,
 	return o;
 }
 
+struct pending {
+	struct serve_sched *x;
+	struct strbuf msg;
+};
+
+/* A FailedScheduling Event and PodScheduled=False on the unbound pods of
+ * pending slot when its reason or message changed since it was written. */
+static int pending_slot(void *ctx, uint32_t slot)
+{
+	struct pending *p = ctx;
+	struct serve_sched *x = p->x;
+	const struct sched *s = ctl_sched(x->ctl);
+	struct swl *w;
+	const struct api_obj *o;
+	const char *reason;
+	uint64_t key;
+
+	if (slot >= x->wl.len)
+		return 0;
+	w = &x->wl.items[slot];
+	if (!w->live || w->finished ||
+	    sched_wl_state(s, slot) != SCHED_WL_PENDING)
+		return 0;
+	/* nothing it depends on changed: the same message */
+	key = sched_wl_pending_key(s, slot);
+	if (key == w->pending_key)
+		return 0;
+	w->pending_key = key;
+	strbuf_reset(&p->msg);
+	reason = pend_reason(sched_wl_pending(s, slot, &p->msg));
+	if (!reason)
+		return 0;
+	strbuf_addstr(&p->msg, ""); /* never NULL */
+	if (w->pending_msg && strcmp(w->pending_msg, p->msg.buf) == 0)
+		return 0;
+	free(w->pending_msg);
+	w->pending_msg = xstrdup(p->msg.buf);
+	if ((o = gang_object(x, w)) &&
+	    serve_event(x->s, o->body, "Warning", "FailedScheduling",
+			"Scheduling", "echelon", x->now_us, "%s: %s", reason,
+			p->msg.buf) == 0)
+		x->writes++;
+	for (uint32_t pod = 0; pod < w->npods; pod++) {
+		if (w->name_at[pod] &&
+		    (o = api_store_get(x->s, x->kinds[SK_POD], w->ns,
+				       w->name_at[pod])) &&
+		    !str_at(o->body, "spec", "nodeName"))
+			pod_scheduled(x, o->body, "False", reason, p->msg.buf);
+	}
+	return 0;
+}
+
 void serve_sched_pending(struct serve_sched *x)
 {
-	const struct sched *s = ctl_sched(x->ctl);
 	uint64_t cycles = ctl_stats(x->ctl).cycles;
-	struct strbuf msg;
+	struct pending p = { .x = x };
 
 	/* a reason changes only in a scheduler cycle */
 	if (cycles == x->pending_cycles)
 		return;
 	x->pending_cycles = cycles;
-	strbuf_init(&msg);
-	for (uint32_t slot = 0; slot < x->wl.len; slot++) {
-		struct swl *w = &x->wl.items[slot];
-		const struct api_obj *o;
-		const char *reason;
-		uint64_t key;
-
-		if (!w->live || w->finished ||
-		    sched_wl_state(s, slot) != SCHED_WL_PENDING)
-			continue;
-		/* nothing it depends on changed: the same message */
-		key = sched_wl_pending_key(s, slot);
-		if (key == w->pending_key)
-			continue;
-		w->pending_key = key;
-		strbuf_reset(&msg);
-		reason = pend_reason(sched_wl_pending(s, slot, &msg));
-		if (!reason)
-			continue;
-		strbuf_addstr(&msg, ""); /* never NULL */
-		if (w->pending_msg && strcmp(w->pending_msg, msg.buf) == 0)
-			continue;
-		free(w->pending_msg);
-		w->pending_msg = xstrdup(msg.buf);
-		if ((o = gang_object(x, w)) &&
-		    serve_event(x->s, o->body, "Warning", "FailedScheduling",
-				"Scheduling", "echelon", x->now_us, "%s: %s",
-				reason, msg.buf) == 0)
-			x->writes++;
-		for (uint32_t p = 0; p < w->npods; p++) {
-			if (w->name_at[p] &&
-			    (o = api_store_get(x->s, x->kinds[SK_POD], w->ns,
-					       w->name_at[p])) &&
-			    !str_at(o->body, "spec", "nodeName"))
-				pod_scheduled(x, o->body, "False", reason,
-					      msg.buf);
-		}
+	strbuf_init(&p.msg);
+	/* the slots whose reason may have changed (the controller's
+	 * journal), every slot after a rebuild of the scheduler */
+	if (ctl_changes(x->ctl, x->pending_seq, pending_slot, &p) < 0) {
+		for (uint32_t slot = 0; slot < x->wl.len; slot++)
+			(void)pending_slot(&p, slot);
 	}
-	strbuf_release(&msg);
+	x->pending_seq = ctl_changes_seq(x->ctl);
+	strbuf_release(&p.msg);
 }
 
 /* A plain pod's needs, through the Workload decoder: one pod set of one

@@ -5,10 +5,10 @@
  * from the scheduler and the gang lifecycle and writes those that differ
  * from the stored ones, so that a second sync with nothing changed writes
  * nothing. An incremental update (struct serve_status) computes it only
- * for the workloads whose model fingerprint or object changed, and the
- * queues' only when a workload or a queue object did. Conditions keep their
- * lastTransitionTime while their status holds, as apimeta.SetStatusCondition
- * keeps it.
+ * for the workloads that the controller's journal (ctl_changes()) or the
+ * store's events say changed, and a queue's only when what its workloads
+ * add to it or its object did. Conditions keep their lastTransitionTime
+ * while their status holds, as apimeta.SetStatusCondition keeps it.
  */
 #include "serve/serve_status.h"
 
@@ -135,39 +135,6 @@ enum ss_prev ss_cond_set(json_t *conds, const char *type, bool status,
 	return prev;
 }
 
-struct keys {
-	VEC(char *) ns;
-	VEC(char *) name;
-};
-
-static int take_key(void *ctx, const struct api_obj *o)
-{
-	struct keys *k = ctx;
-
-	vec_push(&k->ns, xstrdup(o->ns));
-	vec_push(&k->name, xstrdup(o->name));
-	return 0;
-}
-
-void ss_each(struct ss *ss, const struct api_kind *k,
-	     void (*fn)(struct ss *ss, const struct api_obj *o))
-{
-	struct keys keys = { VEC_INIT, VEC_INIT };
-
-	(void)api_store_each(ss->s, k, NULL, NULL, NULL, take_key, &keys);
-	for (size_t i = 0; i < keys.ns.len; i++) {
-		const struct api_obj *o = api_store_get(
-			ss->s, k, keys.ns.items[i], keys.name.items[i]);
-
-		if (o)
-			fn(ss, o);
-		free(keys.ns.items[i]);
-		free(keys.name.items[i]);
-	}
-	vec_release(&keys.ns);
-	vec_release(&keys.name);
-}
-
 json_t *ss_status_copy(const struct api_obj *o, json_t **ret_conds)
 {
 	const json_t *old = json_object_get(o->body, "status");
@@ -189,55 +156,19 @@ int64_t ss_generation(const json_t *obj)
 	return json_is_integer(g) ? (int64_t)json_integer_value(g) : -1;
 }
 
-/* Each workload slot's LocalQueue (by its namespace and queue name), the
- * slots of each LocalQueue, and the counts of every queue. */
-static void tally(struct ss *ss)
+/* Slot i is to be done at this update. */
+static void todo(struct serve_status *st, uint32_t i)
 {
-	const struct cluster *c = ss->c;
-
-	for (size_t q = 0; q < c->local_queues.len; q++)
-		ss->lq_first[q] = -1;
-	for (size_t i = c->workloads.len; i-- > 0;) {
-		const struct workload *w = &c->workloads.items[i];
-		const struct local_queue *lq =
-			ctl_handle(ss->x, (uint32_t)i) && w->queue_name
-				? cluster_find(c, KIND_LOCAL_QUEUE, w->ns,
-					       w->queue_name)
-				: NULL;
-		int32_t l = lq ? (int32_t)(lq - c->local_queues.items) : -1;
-		int32_t cq = sched_wl_cq(ss->sc, (uint32_t)i);
-		struct ss_counts n = { 0 };
-
-		ss->wl_lq[i] = l;
-		ss->lq_next[i] = -1;
-		if (!ctl_handle(ss->x, (uint32_t)i))
-			continue;
-		switch (sched_wl_state(ss->sc, (uint32_t)i)) {
-		case SCHED_WL_ADMITTED:
-			n.reserving = n.admitted = 1;
-			break;
-		case SCHED_WL_PENDING:
-			if (sched_wl_held(ss->sc, (uint32_t)i))
-				n.reserving = 1;
-			else if (ss->cq_pos[i] >= 0)
-				n.pending = 1;
-			break;
-		default:
-			break;
-		}
-		if (cq >= 0) {
-			ss->cq_n[cq].pending += n.pending;
-			ss->cq_n[cq].reserving += n.reserving;
-			ss->cq_n[cq].admitted += n.admitted;
-		}
-		if (l >= 0) {
-			ss->lq_n[l].pending += n.pending;
-			ss->lq_n[l].reserving += n.reserving;
-			ss->lq_n[l].admitted += n.admitted;
-			ss->lq_next[i] = ss->lq_first[l];
-			ss->lq_first[l] = (int32_t)i;
-		}
+	if (i < st->nwl && !st->wl[i].todo) {
+		st->wl[i].todo = true;
+		vec_push(&st->todo, i);
 	}
+}
+
+static int take_changed(void *ctx, uint32_t slot)
+{
+	todo(ctx, slot);
+	return 0;
 }
 
 struct marks {
@@ -266,16 +197,58 @@ static int mark(void *ctx, const struct api_event *ev)
 		return 0;
 	w = cluster_find(m->c, KIND_WORKLOAD, ev->ns, ev->name);
 	if (w)
-		m->st->obj[w - m->c->workloads.items] = true;
+		todo(m->st, (uint32_t)(w - m->c->workloads.items));
 	return 0;
 }
 
-/* Size the per-slot arrays, and mark what the store changed since the
- * last update (everything when its history no longer reaches back). */
-static void changes(struct ss *ss)
+static void seen_release(struct ss_seen *seen)
+{
+	free(seen->use);
+	*seen = (struct ss_seen){ .cq = -1, .lq = -1 };
+}
+
+/* Forget every slot and queue sum, sized to the cluster now: the next
+ * pass does every slot and queue. */
+static void start_over(struct ss *ss)
 {
 	struct serve_status *st = ss->st;
 	size_t n = ss->c->workloads.len;
+
+	for (size_t i = 0; i < st->nwl; i++)
+		seen_release(&st->wl[i]);
+	if (st->nwl < n) {
+		st->wl = xreallocarray(st->wl, n, sizeof(*st->wl));
+		for (size_t i = st->nwl; i < n; i++)
+			st->wl[i] = (struct ss_seen){ .cq = -1, .lq = -1 };
+		st->nwl = n;
+	}
+	st->todo.len = 0;
+	for (uint32_t i = 0; i < n; i++)
+		todo(st, i);
+	free(st->cq_n);
+	free(st->lq_n);
+	free(st->lq_use);
+	free(st->cq_todo);
+	free(st->lq_todo);
+	st->ncq = ss->c->cluster_queues.len;
+	st->nlq = ss->c->local_queues.len;
+	st->nfr = ss->c->flavors.len * RESOURCE_MAX;
+	st->cq_n = xcalloc(st->ncq + 1, sizeof(*st->cq_n));
+	st->lq_n = xcalloc(st->nlq + 1, sizeof(*st->lq_n));
+	st->lq_use = xcalloc(st->nlq * st->nfr + 1, sizeof(*st->lq_use));
+	st->cq_todo = xcalloc(st->ncq + 1, sizeof(*st->cq_todo));
+	st->lq_todo = xcalloc(st->nlq + 1, sizeof(*st->lq_todo));
+	st->queues = true;
+}
+
+/* What changed since the last update: the slots the controller marked
+ * and those whose objects the store changed. Everything when either
+ * history no longer reaches back, after a rebuild of the controller, or
+ * when the cluster's queues or flavors are not those of the last full
+ * update. */
+static void changes(struct ss *ss)
+{
+	struct serve_status *st = ss->st;
 	struct marks m = {
 		st,
 		ss->c,
@@ -284,79 +257,42 @@ static void changes(struct ss *ss)
 		ss_kind("kueue.x-k8s.io/v1beta2", "ClusterQueue"),
 		ss_kind("kueue.x-k8s.io/v1beta2", "LocalQueue"),
 	};
+	size_t n = ss->c->workloads.len;
 
-	if (st->nwl < n) {
+	if (st->ncq != ss->c->cluster_queues.len ||
+	    st->nlq != ss->c->local_queues.len ||
+	    st->nfr != ss->c->flavors.len * RESOURCE_MAX)
+		st->all = true;
+	if (!st->all && st->nwl < n) { /* new slots: marked when filled */
 		st->wl = xreallocarray(st->wl, n, sizeof(*st->wl));
-		st->obj = xreallocarray(st->obj, n, sizeof(*st->obj));
-		memset(st->wl + st->nwl, 0, (n - st->nwl) * sizeof(*st->wl));
-		memset(st->obj + st->nwl, 0, (n - st->nwl) * sizeof(*st->obj));
+		for (size_t i = st->nwl; i < n; i++)
+			st->wl[i] = (struct ss_seen){ .cq = -1, .lq = -1 };
 		st->nwl = n;
 	}
+	if (!st->all &&
+	    ctl_changes(ss->x, st->ctl_cursor, take_changed, st) < 0)
+		st->all = true;
 	if (!st->all && api_store_events(ss->s, st->cursor, mark, &m) < 0)
 		st->all = true;
+	if (st->all)
+		start_over(ss);
 }
 
-/* At least n slots, nlq LocalQueues and ncq ClusterQueues in b (the
- * positions and links are all written by each pass; counts are not). */
-static void bufs_grow(struct ss_bufs *b, size_t n, size_t nlq, size_t ncq)
-{
-	if (b->n < n) {
-		b->cq_pos = xreallocarray(b->cq_pos, n, sizeof(*b->cq_pos));
-		b->lq_pos = xreallocarray(b->lq_pos, n, sizeof(*b->lq_pos));
-		b->wl_lq = xreallocarray(b->wl_lq, n, sizeof(*b->wl_lq));
-		b->lq_next = xreallocarray(b->lq_next, n, sizeof(*b->lq_next));
-		b->n = n;
-	}
-	if (b->nlq < nlq) {
-		b->lq_first =
-			xreallocarray(b->lq_first, nlq, sizeof(*b->lq_first));
-		b->lq_n = xreallocarray(b->lq_n, nlq, sizeof(*b->lq_n));
-		b->nlq = nlq;
-	}
-	if (b->ncq < ncq) {
-		b->cq_n = xreallocarray(b->cq_n, ncq, sizeof(*b->cq_n));
-		b->ncq = ncq;
-	}
-}
-
-static void bufs_release(struct ss_bufs *b)
-{
-	free(b->cq_pos);
-	free(b->lq_pos);
-	free(b->wl_lq);
-	free(b->lq_next);
-	free(b->lq_first);
-	free(b->lq_n);
-	free(b->cq_n);
-}
-
-/* The queues' status, from counts tallied over every workload: only when
- * a workload or a queue object changed since the last update. */
+/* The queues' status: those whose sums changed, or all of them when a
+ * queue object changed (or at a full update). */
 static void queues(struct ss *ss)
 {
-	size_t n = ss->c->workloads.len + 1;
-	size_t nlq = ss->c->local_queues.len + 1;
-	size_t ncq = ss->c->cluster_queues.len + 1;
-	int err = ss->err;
+	struct serve_status *st = ss->st;
 
-	if (!ss->st->all && !ss->changed && !ss->st->queues)
-		return;
-	bufs_grow(&ss->st->bufs, n, nlq, ncq);
-	ss->cq_pos = ss->st->bufs.cq_pos;
-	ss->lq_pos = ss->st->bufs.lq_pos;
-	ss->wl_lq = ss->st->bufs.wl_lq;
-	ss->lq_next = ss->st->bufs.lq_next;
-	ss->lq_first = ss->st->bufs.lq_first;
-	ss->lq_n = ss->st->bufs.lq_n;
-	ss->cq_n = ss->st->bufs.cq_n;
-	memset(ss->lq_n, 0, nlq * sizeof(*ss->lq_n));
-	memset(ss->cq_n, 0, ncq * sizeof(*ss->cq_n));
-	sched_positions(ss->sc, ss->cq_pos, ss->lq_pos);
-	tally(ss);
+	if (st->queues) {
+		for (size_t i = 0; i < st->ncq; i++)
+			st->cq_todo[i] = true;
+		for (size_t i = 0; i < st->nlq; i++)
+			st->lq_todo[i] = true;
+	}
 	ss_cluster_queues(ss);
 	ss_local_queues(ss);
-	/* a failed write is tried again at the next update */
-	ss->st->queues = ss->err != err;
+	st->queues = false; /* a queue whose write failed stays marked */
 }
 
 struct serve_status *serve_status_new(void)
@@ -371,15 +307,26 @@ void serve_status_free(struct serve_status *st)
 {
 	if (!st)
 		return;
-	bufs_release(&st->bufs);
+	for (size_t i = 0; i < st->nwl; i++)
+		seen_release(&st->wl[i]);
 	free(st->wl);
-	free(st->obj);
+	vec_release(&st->todo);
+	free(st->cq_n);
+	free(st->lq_n);
+	free(st->lq_use);
+	free(st->cq_todo);
+	free(st->lq_todo);
 	free(st);
 }
 
 void serve_status_reset(struct serve_status *st)
 {
 	st->all = true;
+}
+
+uint64_t serve_status_computed(const struct serve_status *st)
+{
+	return st->computed;
 }
 
 int serve_status_update(struct serve_status *st, struct api_store *s,
@@ -396,6 +343,7 @@ int serve_status_update(struct serve_status *st, struct api_store *s,
 	st->all = false;
 	/* its own writes are seen: not changes for the next update */
 	st->cursor = api_store_rv(s);
+	st->ctl_cursor = ctl_changes_seq(x);
 	return ss.err ? ss.err : ss.writes;
 }
 

@@ -35,16 +35,17 @@
 int serve_status_sync(struct api_store *s, const struct ctl *x, int64_t now_us);
 
 /*
- * The same writes, incremental: st remembers, per model workload, a
- * fingerprint of everything its status is computed from (its handle, the
- * scheduler's state, conditions, admission and requeue time, the gang's
- * state, requeues and PodGroup counts) and the resourceVersion of its
- * object after the last sync; a workload whose fingerprint and object are
- * both unchanged is skipped, as a full sync would write nothing for it.
- * ClusterQueue and LocalQueue status are written when their counts or the
- * model changed. The first update (and the first after
- * serve_status_reset()) does all. serve_status_sync() is an update with a
- * fresh st: the oracle the incremental path is tested against.
+ * The same writes, incremental: st takes from the controller the workload
+ * slots whose model state changed since its last update (ctl_changes())
+ * and from the store those whose Workload or PodGroup object changed, and
+ * computes the status of those only; a full sync would write nothing for
+ * the others. It keeps what each slot adds to its queues (counts, usage),
+ * so a ClusterQueue or LocalQueue is written when its sums change or its
+ * object does. The first update, and the first after the controller was
+ * rebuilt (ctl_reconfigure(), or serve_status_reset()), does all. So an
+ * update costs O(changed workloads), not O(stored).
+ * serve_status_sync() is an update with a fresh st: the oracle the
+ * incremental path is tested against.
  */
 struct serve_status;
 struct serve_status *serve_status_new(void);
@@ -55,6 +56,8 @@ void serve_status_free(struct serve_status *st);
 void serve_status_reset(struct serve_status *st);
 int serve_status_update(struct serve_status *st, struct api_store *s,
 			const struct ctl *x, int64_t now_us);
+/* How many workload statuses st has computed (all its updates). */
+uint64_t serve_status_computed(const struct serve_status *st);
 /* Kueue's visibility API: GET
  * /apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/NAME/pendingworkloads
  * and .../namespaces/NS/localqueues/NAME/pendingworkloads (limit, offset),

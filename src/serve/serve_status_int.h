@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "api/api_store.h"
+#include "base/vec.h"
 #include "ctl/ctl.h"
 
 /* The event recorders whose names `kubectl describe` shows, as Kueue
@@ -27,49 +28,52 @@ struct ss_counts {
 	int64_t pending, reserving, admitted;
 };
 
-/* What an incremental update saw of one workload slot: its handle, the
- * fingerprint of its model state and its object's resourceVersion after
- * the sync (0: not seen, or no object). */
-struct ss_seen {
-	uint64_t handle, fp, rv;
+/* One pair of a workload's admitted usage: flavor * RESOURCE_MAX +
+ * resource, and the amount (per-pod request times admitted pods). */
+struct ss_use {
+	uint32_t fr;
+	int64_t v;
 };
 
-/* The queue pass's arrays, kept between updates (sized to the cluster):
- * per workload slot, per LocalQueue, per ClusterQueue. */
-struct ss_bufs {
-	int64_t *cq_pos, *lq_pos;
-	int32_t *wl_lq, *lq_next, *lq_first;
-	struct ss_counts *lq_n, *cq_n;
-	size_t n, nlq, ncq;
+/* What one workload slot added to its queues' status at the last update:
+ * its ClusterQueue and LocalQueue (-1: none), its counts, and the usage of
+ * its admission (summed per LocalQueue; compared, so that a ClusterQueue
+ * whose usage moved is written). */
+struct ss_seen {
+	int32_t cq, lq;
+	struct ss_counts n;
+	struct ss_use *use; /* owned; nuse pairs */
+	uint32_t nuse;
+	bool todo; /* in serve_status.todo */
 };
 
 struct serve_status {
-	struct ss_bufs bufs;
-	struct ss_seen *wl; /* per slot */
-	bool *obj;	    /* per slot: its object changed since cursor */
+	struct ss_seen *wl; /* per slot, nwl of them */
 	size_t nwl;
-	uint64_t cursor; /* the store's rv after the last update */
-	bool queues;	 /* a queue object changed since cursor */
-	bool all;	 /* the next update does everything */
+	VEC(uint32_t) todo; /* slots to do at the next update */
+	/* Per ClusterQueue and LocalQueue of the cluster (sized at the last
+	 * full update): the counts summed over the slots, the LocalQueues'
+	 * usage ([nlq][nfr]), and which to write at the next update. */
+	struct ss_counts *cq_n, *lq_n;
+	int64_t *lq_use;
+	bool *cq_todo, *lq_todo;
+	size_t ncq, nlq, nfr;
+	uint64_t cursor;     /* the store's rv after the last update */
+	uint64_t ctl_cursor; /* ctl_changes_seq() after the last update */
+	uint64_t computed;   /* workload statuses computed, ever */
+	bool queues;	     /* a queue object changed: write every queue */
+	bool all;	     /* the next update does everything */
 };
 
-/* One sync: the model, read-only, and what every queue needs worked out
- * in one pass over the workloads. */
+/* One sync: the model, read-only, and the writer's state. */
 struct ss {
 	struct serve_status *st; /* what was seen before; all when fresh */
-	int changed;		 /* workloads whose state or object changed */
 	struct api_store *s;
 	const struct ctl *x;
 	const struct cluster *c;
 	const struct sched *sc;
 	const struct gang *g;
 	int64_t now_us;
-	int64_t *cq_pos, *lq_pos; /* per workload slot; -1: not queued */
-	int32_t *wl_lq;		  /* per slot: its LocalQueue index or -1 */
-	/* per LocalQueue its first slot, per slot the next of its
-	 * LocalQueue (-1 ends) */
-	int32_t *lq_first, *lq_next;
-	struct ss_counts *cq_n, *lq_n; /* per ClusterQueue, LocalQueue */
 	int writes;
 	int err; /* the first failed write, 0 when none */
 };
@@ -101,11 +105,6 @@ enum ss_prev ss_cond_set(json_t *conds, const char *type, bool status,
 			 const char *reason, const char *message,
 			 int64_t transition_us, int64_t gen, int64_t now_us);
 
-/* Call fn for each stored object of kind k, in the store's order; fn may
- * write (the keys are taken first, each object is looked up again). */
-void ss_each(struct ss *ss, const struct api_kind *k,
-	     void (*fn)(struct ss *ss, const struct api_obj *o));
-
 /* A shallow copy of o's status (or {}) to edit by replacing members, and
  * in *ret_conds its conditions array, also a shallow copy (or []),
  * already set in it: the stored object is never edited. */
@@ -115,11 +114,12 @@ json_t *ss_status_copy(const struct api_obj *o, json_t **ret_conds);
 int64_t ss_generation(const json_t *obj);
 
 /* The parts of serve_status_sync(). Each returns its writes or the first
- * negative errno (and goes on with the other objects). */
+ * negative errno (and goes on with the other objects). The workloads of
+ * st->todo (every slot when st->all): their status, and what they add to
+ * their queues (marking the queues whose status changes). */
 int ss_workloads(struct ss *ss);
-/* A fingerprint of everything the status of workload slot wl is computed
- * from in the model (not its stored object). */
-uint64_t ss_wl_fingerprint(const struct ss *ss, uint32_t wl);
+/* The ClusterQueues and LocalQueues marked (all with st->all or
+ * st->queues). */
 int ss_cluster_queues(struct ss *ss);
 int ss_local_queues(struct ss *ss);
 

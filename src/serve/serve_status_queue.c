@@ -34,28 +34,6 @@ static int32_t flavor_id(const struct cluster *c, const char *name)
 	return f ? (int32_t)(f - c->flavors.items) : -1;
 }
 
-/* Usage of the LocalQueue's admitted workloads by flavor and resource:
- * per-pod requests times the admitted count. use is [nflavors][RES]. */
-static void lq_usage(const struct ss *ss, int32_t lq, int64_t *use)
-{
-	for (int32_t i = ss->lq_first[lq]; i >= 0; i = ss->lq_next[i]) {
-		const struct workload *w = &ss->c->workloads.items[i];
-		const struct sched_admission *adm =
-			sched_wl_admission(ss->sc, (uint32_t)i);
-
-		for (size_t k = 0; adm && k < adm->npodsets; k++) {
-			for (int r = 0; r < RESOURCE_MAX; r++) {
-				int16_t f = adm->ps[k].flavor[r];
-
-				if (f >= 0)
-					use[(size_t)f * RESOURCE_MAX + r] +=
-						w->podsets[k].requests.v[r] *
-						adm->ps[k].count;
-			}
-		}
-	}
-}
-
 /*
  * [{name: flavor, resources: [{name, total[, borrowed]}]}] over the
  * flavors and resources of cq's resourceGroups, in spec order: from the
@@ -210,7 +188,7 @@ static void each_cq(struct ss *ss, const struct api_obj *o)
 		return;
 	cq = (int32_t)(q - ss->c->cluster_queues.items);
 	st = ss_status_copy(o, &conds);
-	set_counts(st, &ss->cq_n[cq]);
+	set_counts(st, &ss->st->cq_n[cq]);
 	set_usage(st, flavors_usage(ss, cq, NULL));
 	cq_active(ss, cq, conds, ss_generation(o->body));
 	ss_put_status(ss, o, st);
@@ -230,15 +208,14 @@ static void each_lq(struct ss *ss, const struct api_obj *o)
 	lq = (int32_t)(l - ss->c->local_queues.items);
 	q = cluster_find(ss->c, KIND_CLUSTER_QUEUE, NULL, l->cluster_queue);
 	st = ss_status_copy(o, &conds);
-	set_counts(st, &ss->lq_n[lq]);
+	set_counts(st, &ss->st->lq_n[lq]);
 	if (q) {
 		int32_t cq = (int32_t)(q - ss->c->cluster_queues.items);
-		int64_t *use = xcalloc(ss->c->flavors.len * RESOURCE_MAX + 1,
-				       sizeof(*use));
 
-		lq_usage(ss, lq, use);
-		set_usage(st, flavors_usage(ss, cq, use));
-		free(use);
+		/* the usage of its admitted workloads, per pair */
+		set_usage(st, flavors_usage(ss, cq,
+					    ss->st->lq_use +
+						    (size_t)lq * ss->st->nfr));
 	} else {
 		set_usage(st, json_array());
 	}
@@ -263,13 +240,31 @@ static void each_lq(struct ss *ss, const struct api_obj *o)
 	ss_put_status(ss, o, st);
 }
 
+/* Queue i's object, with todo[i] cleared unless its write fails. */
+static void queue_sync(struct ss *ss, const struct api_kind *k, const char *ns,
+		       const char *name, bool *todo,
+		       void (*fn)(struct ss *ss, const struct api_obj *o))
+{
+	const struct api_obj *o = api_store_get(ss->s, k, ns, name);
+	int err = ss->err;
+
+	if (o)
+		fn(ss, o);
+	*todo = ss->err != err;
+}
+
 int ss_cluster_queues(struct ss *ss)
 {
 	const struct api_kind *k =
 		ss_kind("kueue.x-k8s.io/v1beta2", "ClusterQueue");
+	struct serve_status *st = ss->st;
 
-	if (k)
-		ss_each(ss, k, each_cq);
+	for (size_t i = 0; k && i < st->ncq; i++) {
+		if (st->cq_todo[i])
+			queue_sync(ss, k, NULL,
+				   ss->c->cluster_queues.items[i].name,
+				   &st->cq_todo[i], each_cq);
+	}
 	return ss->err ? ss->err : ss->writes;
 }
 
@@ -277,8 +272,14 @@ int ss_local_queues(struct ss *ss)
 {
 	const struct api_kind *k =
 		ss_kind("kueue.x-k8s.io/v1beta2", "LocalQueue");
+	struct serve_status *st = ss->st;
 
-	if (k)
-		ss_each(ss, k, each_lq);
+	for (size_t i = 0; k && i < st->nlq; i++) {
+		const struct local_queue *l = &ss->c->local_queues.items[i];
+
+		if (st->lq_todo[i])
+			queue_sync(ss, k, l->ns ? l->ns : "", l->name,
+				   &st->lq_todo[i], each_lq);
+	}
 	return ss->err ? ss->err : ss->writes;
 }

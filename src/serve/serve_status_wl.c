@@ -389,103 +389,125 @@ static void pod_group_status(struct ss *ss, uint32_t wl,
 	free(name);
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
+/* Add amount v of pair fr to c's usage. */
+static void add_use(struct ss_seen *c, uint32_t fr, int64_t v)
 {
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	return h * 0x100000001b3ull;
-}
-
-static uint64_t admission_fp(uint64_t h, const struct sched_admission *adm)
-{
-	if (!adm)
-		return mix(h, 0);
-	h = mix(mix(h, (uint64_t)adm->cq + 1), adm->npodsets);
-	for (size_t k = 0; k < adm->npodsets; k++) {
-		const struct sched_podset_admission *pa = &adm->ps[k];
-
-		h = mix(mix(h, (uint64_t)pa->count), (uint64_t)pa->tas_flavor);
-		for (int r = 0; r < RESOURCE_MAX; r++)
-			h = mix(h, (uint64_t)pa->flavor[r]);
-		for (int32_t p = 0; pa->nodes && p < pa->count; p++)
-			h = mix(h, pa->nodes[p]);
+	for (uint32_t j = 0; j < c->nuse; j++) {
+		if (c->use[j].fr == fr) {
+			c->use[j].v += v;
+			return;
+		}
 	}
-	return h;
+	c->use = xreallocarray(c->use, c->nuse + 1, sizeof(*c->use));
+	c->use[c->nuse++] = (struct ss_use){ fr, v };
 }
 
-/* Everything workload_status(), pod_group_status() and the queue counts
- * read of the model for wl, but its spec (queue, pod sets), which changes
- * only with its object (an event of the store), and the cluster's other
- * objects (flavors, nodes, queues), which change only by a reconfigure
- * (serve_status_reset()). Reads no string: a scan of every slot per loop
- * turn stays a few cache lines per workload. */
-uint64_t ss_wl_fingerprint(const struct ss *ss, uint32_t wl)
+/* What live slot i adds to its queues' status now (into c, zeroed). */
+static void contribution(const struct ss *ss, uint32_t i, struct ss_seen *c)
 {
-	struct sched_saved sv;
-	struct gang_saved gs;
-	uint64_t h = 0xcbf29ce484222325ull;
+	const struct workload *w = &ss->c->workloads.items[i];
+	const struct local_queue *lq =
+		w->queue_name ? cluster_find(ss->c, KIND_LOCAL_QUEUE, w->ns,
+					     w->queue_name)
+			      : NULL;
+	const struct sched_admission *adm = sched_wl_admission(ss->sc, i);
 
-	sched_wl_export(ss->sc, wl, &sv);
-	gang_wl_export(ss->g, wl, &gs);
-	h = mix(h, (uint64_t)sv.state);
-	h = mix(h, (uint64_t)sv.deactivated << 2 | (uint64_t)sv.queued << 1 |
-			   (uint64_t)sv.parked);
-	h = mix(mix(h, (uint64_t)sv.queue_ts_us), (uint64_t)sv.requeue_at_us);
-	h = mix(mix(h, sv.admit_seq), (uint64_t)sched_wl_cq(ss->sc, wl) + 1);
-	h = mix(mix(h, sv.held != NULL), sv.held_for);
-	/* reason, message and transition time move the scheduler's count */
-	for (int t = 0; t < SCHED_COND_COUNT; t++)
-		h = mix(h, (uint64_t)sv.cond[t].present << 1 |
-				   (uint64_t)sv.cond[t].status);
-	h = mix(h, sched_wl_cond_changes(ss->sc, wl));
-	h = admission_fp(h, sv.adm);
-	h = mix(mix(h, (uint64_t)gs.state), (uint64_t)gs.requeues);
-	h = mix(h, (uint64_t)gang_phase(ss->g, wl));
-	h = mix(mix(h, (uint64_t)gs.pgs.running), (uint64_t)gs.pgs.succeeded);
-	h = mix(mix(h, (uint64_t)gs.pgs.failed),
-		(uint64_t)gs.pgs.schedule_start_us);
-	return h;
+	c->cq = sched_wl_cq(ss->sc, i);
+	c->lq = lq ? (int32_t)(lq - ss->c->local_queues.items) : -1;
+	switch (sched_wl_state(ss->sc, i)) {
+	case SCHED_WL_ADMITTED:
+		c->n.reserving = c->n.admitted = 1;
+		break;
+	case SCHED_WL_PENDING:
+		if (sched_wl_held(ss->sc, i))
+			c->n.reserving = 1;
+		else if (sched_wl_listed(ss->sc, i))
+			c->n.pending = 1;
+		break;
+	default:
+		break;
+	}
+	for (size_t k = 0; adm && k < adm->npodsets; k++) {
+		for (int r = 0; r < RESOURCE_MAX; r++) {
+			int16_t f = adm->ps[k].flavor[r];
+
+			if (f >= 0)
+				add_use(c,
+					(uint32_t)f * RESOURCE_MAX +
+						(uint32_t)r,
+					w->podsets[k].requests.v[r] *
+						adm->ps[k].count);
+		}
+	}
 }
 
-/* The slot's status when its model state or its object changed since the
- * last update (always in a full sync); what was seen goes to ss->st. */
+static bool same_contribution(const struct ss_seen *a, const struct ss_seen *b)
+{
+	return a->cq == b->cq && a->lq == b->lq &&
+	       a->n.pending == b->n.pending &&
+	       a->n.reserving == b->n.reserving &&
+	       a->n.admitted == b->n.admitted && a->nuse == b->nuse &&
+	       (!a->nuse ||
+		memcmp(a->use, b->use, a->nuse * sizeof(*a->use)) == 0);
+}
+
+/* Add (sign 1) or take away (-1) c from its queues' sums, and mark them
+ * to be written. */
+static void count_in(struct serve_status *st, const struct ss_seen *c, int sign)
+{
+	if (c->cq >= 0 && (size_t)c->cq < st->ncq) {
+		st->cq_n[c->cq].pending += sign * c->n.pending;
+		st->cq_n[c->cq].reserving += sign * c->n.reserving;
+		st->cq_n[c->cq].admitted += sign * c->n.admitted;
+		st->cq_todo[c->cq] = true;
+	}
+	if (c->lq >= 0 && (size_t)c->lq < st->nlq) {
+		int64_t *use = st->lq_use + (size_t)c->lq * st->nfr;
+
+		st->lq_n[c->lq].pending += sign * c->n.pending;
+		st->lq_n[c->lq].reserving += sign * c->n.reserving;
+		st->lq_n[c->lq].admitted += sign * c->n.admitted;
+		for (uint32_t j = 0; j < c->nuse; j++) {
+			if (c->use[j].fr < st->nfr)
+				use[c->use[j].fr] += sign * c->use[j].v;
+		}
+		st->lq_todo[c->lq] = true;
+	}
+}
+
+/* Slot i's status, and what it adds to its queues. */
 static void workload_sync(struct ss *ss, uint32_t i, const struct api_kind *wk,
 			  const struct api_kind *pk)
 {
-	const struct workload *w = &ss->c->workloads.items[i];
-	const char *ns = w->ns ? w->ns : "";
-	struct ss_seen *seen = &ss->st->wl[i];
-	struct ss_seen now = { .handle = ctl_handle(ss->x, i) };
-	const struct api_kind *k = wk;
-	const struct api_obj *o;
+	struct serve_status *st = ss->st;
+	struct ss_seen *seen = &st->wl[i];
+	struct ss_seen now = { .cq = -1, .lq = -1 };
 	int err = ss->err;
 
-	if (!now.handle) {
-		if (seen->handle)
-			ss->changed++;
-		*seen = now;
-		return;
+	if (i < ss->c->workloads.len && ctl_handle(ss->x, i)) {
+		const struct workload *w = &ss->c->workloads.items[i];
+		const char *ns = w->ns ? w->ns : "";
+		const struct api_obj *o =
+			wk ? api_store_get(ss->s, wk, ns, w->name) : NULL;
+
+		if (o)
+			workload_status(ss, i, o);
+		else if (pk && (o = api_store_get(ss->s, pk, ns, w->name)))
+			pod_group_status(ss, i, o);
+		st->computed++;
+		contribution(ss, i, &now);
 	}
-	now.fp = ss_wl_fingerprint(ss, i);
-	if (!ss->st->all && seen->handle == now.handle && seen->fp == now.fp &&
-	    !ss->st->obj[i])
-		return;
-	o = wk ? api_store_get(ss->s, wk, ns, w->name) : NULL;
-	if (!o) {
-		k = pk;
-		o = pk ? api_store_get(ss->s, pk, ns, w->name) : NULL;
+	if (!same_contribution(seen, &now)) {
+		count_in(st, seen, -1);
+		count_in(st, &now, 1);
 	}
-	if (!ss->st->all && seen->handle == now.handle && seen->fp == now.fp &&
-	    (o ? o->rv : 0) == seen->rv)
-		return;
-	ss->changed++;
-	if (o && k == wk)
-		workload_status(ss, i, o);
-	else if (o)
-		pod_group_status(ss, i, o);
-	o = o ? api_store_get(ss->s, k, ns, w->name) : NULL;
-	now.rv = o ? o->rv : 0;
+	free(seen->use);
+	*seen = now;
 	/* a failed write is tried again at the next update */
-	*seen = ss->err == err ? now : (struct ss_seen){ 0 };
+	if (ss->err != err) {
+		seen->todo = true;
+		vec_push(&st->todo, i);
+	}
 }
 
 int ss_workloads(struct ss *ss)
@@ -495,16 +517,14 @@ int ss_workloads(struct ss *ss)
 	const struct api_kind *pk =
 		ss_kind("scheduling.x-k8s.io/v1alpha1", "PodGroup");
 	struct serve_status *st = ss->st;
-	size_t n = ss->c->workloads.len;
+	uint32_t *slots = st->todo.items;
+	size_t n = st->todo.len;
 
-	for (uint32_t i = 0; i < n; i++) {
-		workload_sync(ss, i, wk, pk);
-		st->obj[i] = false;
-	}
-	for (size_t i = n; i < st->nwl; i++) {
-		if (st->wl[i].handle)
-			ss->changed++;
-		st->wl[i] = (struct ss_seen){ 0 };
-	}
+	/* failed ones go back into a new list */
+	st->todo.items = NULL;
+	st->todo.len = st->todo.cap = 0;
+	for (size_t j = 0; j < n; j++)
+		workload_sync(ss, slots[j], wk, pk);
+	free(slots);
 	return ss->err ? ss->err : ss->writes;
 }

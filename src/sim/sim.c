@@ -442,6 +442,10 @@ void sim_result_release(struct sim_result *res)
 {
 	if (!res)
 		return;
+	for (size_t j = 0; res->jobs && j < res->njobs; j++) {
+		free(res->jobs[j].waits);
+		free(res->jobs[j].wait_msg);
+	}
 	free(res->jobs);
 	vec_release(&res->samples);
 	strbuf_release(&res->stop_reason);

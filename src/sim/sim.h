@@ -158,6 +158,14 @@ enum sim_estimates {
 	SIM_EST_COUNT
 };
 
+/* Where a run is, for a progress bar. */
+struct sim_progress {
+	double done;	 /* fraction of submissions and ends, [0, 1] */
+	int64_t now_us;	 /* simulated time */
+	size_t finished; /* jobs finished or deactivated */
+	size_t jobs;	 /* of the input */
+};
+
 struct sim_options {
 	enum sim_policy policy;
 	uint64_t seed;
@@ -182,12 +190,32 @@ struct sim_options {
 	double estimate_error;
 	bool check; /* check the invariants after the events of each time
 		       (on by default in debug builds, without NDEBUG) */
+	/* Record why each job waits and for how long (sim_job_rec.waits),
+	 * and log each change of reason: a look at every waiting job after
+	 * each step, so off unless asked for. */
+	bool waits;
 	/* Event log for golden tests (one line per event); NULL: none. */
 	struct strbuf *log;
-	/* Called every ~1/1000 of the submissions with the fraction done;
-	 * NULL: none. */
-	void (*progress)(void *ctx, double done);
+	/* Called every ~1/1000 of the work (submissions and ends) with
+	 * where the run is; NULL: none. */
+	void (*progress)(void *ctx, const struct sim_progress *p);
 	void *progress_ctx;
+};
+
+/*
+ * Why a job waits (sim_options.waits), as the controller says it
+ * (ctl_wl_wait()): 0 for not waiting, 1 + a Kueue pending reason (enum
+ * sched_pend), or SIM_WAIT_CTL + a finer wait (enum ctl_wait: a compact
+ * gang, a backoff, cycles held by blockAdmission, its gang assembling or
+ * recovering).
+ */
+#define SIM_WAIT_CTL   (1 + 9)		  /* 1 + SCHED_PEND_COUNT */
+#define SIM_WAIT_COUNT (SIM_WAIT_CTL + 7) /* + CTL_WAIT_COUNT */
+
+/* Time spent waiting for one reason. */
+struct sim_wait {
+	uint8_t reason; /* 1 to SIM_WAIT_COUNT - 1 */
+	int64_t us;
 };
 
 /* One job's outcome. Times are -1 where they do not apply. */
@@ -203,6 +231,15 @@ struct sim_job_rec {
 	double throughput_ratio; /* of its last placement; -1: n/a */
 	int64_t lost_gpu_us;	 /* work lost to evictions and node failures */
 	int64_t cq;		 /* ClusterQueue index, -1 when none */
+	/* With sim_options.waits: the time spent per reason, in the order
+	 * the reasons first applied (owned), and the reason it waited for
+	 * when the run stopped (0: none) */
+	struct sim_wait *waits;
+	uint8_t nwaits;
+	uint8_t wait_end;
+	/* the scheduler's message for a queued job's wait_end, with its
+	 * numbers (owned; NULL: none) */
+	char *wait_msg;
 };
 
 /* One row of the time series. */
@@ -269,6 +306,7 @@ struct sim_result {
 	double *cq_usage; /* per ClusterQueue: time-averaged usage of its
 			     nominal GPU (else cpu) quota, -1: no quota */
 	uint64_t events, cycles;
+	size_t njobs; /* entries of jobs: in->jobs.len */
 	/* The run stopped making progress (SIM_STALL_INTERRUPTIONS): the
 	 * figures cover 0 to that time, and stop_reason says which jobs
 	 * cannot complete and what would let them. Empty otherwise. */
@@ -357,5 +395,8 @@ const char *sim_estimates_name(enum sim_estimates e);
 /* "tas", "kube-default", "first-fit", "no-gang"; -EINVAL otherwise. */
 int sim_policy_parse(const char *s, enum sim_policy *ret) MUST_CHECK;
 const char *sim_job_state_name(enum sim_job_state s);
+/* The name of a wait reason (struct sim_wait): Kueue's pending reason or
+ * ctl_wait_name()'s; NULL for 0. */
+const char *sim_wait_name(unsigned reason);
 
 #endif

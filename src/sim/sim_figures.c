@@ -407,6 +407,8 @@ void sim_figures_finish(struct sim_state *st)
 		sim_run_sample(st, end);
 	sim_run_sample_metrics(st, end, true);
 	close_running(st);
+	if (st->o->waits)
+		sim_wait_finish(st);
 	if (st->o->check)
 		check_busy(st);
 	res->span_us = end;

@@ -72,6 +72,9 @@ struct sim_jst {
 	int32_t adm;	      /* its workloads admitted now */
 	uint32_t active_pos;  /* 1 + its place in sim_state.active; 0: none */
 	int32_t ints;	      /* interruptions: lost its work, or evicted */
+	uint8_t wait;	      /* its wait reason now (sim.h), 0: none */
+	uint32_t watch_pos;   /* 1 + its place in sim_state.watch; 0: none */
+	int64_t wait_since;   /* when that reason began */
 };
 
 /* Observed runtimes of the finished jobs of one (queue, GPUs) bucket. */
@@ -136,6 +139,8 @@ struct sim_state {
 	size_t ncq;
 	double *cq_int; /* usage x time per ClusterQueue */
 
+	VEC(uint32_t) watch; /* sim_wait.c: jobs that wait or may */
+
 	uint64_t tick_ev;
 	int64_t tick_at;
 	/* Jobs in arrival order when the input is not sorted (NULL: it is);
@@ -178,6 +183,17 @@ void sim_run_admitted(struct sim_state *st, uint32_t wl);
 void sim_run_failure(struct sim_state *st);
 /* Workload wl no longer holds quota (evicted, deactivated). */
 void sim_run_unadmitted(struct sim_state *st, uint32_t wl, bool deactivated);
+
+/* sim_wait.c (sim_options.waits) */
+/* Job j changed state: watch it while it may wait. */
+void sim_wait_track(struct sim_state *st, uint32_t j);
+/* After the events of a time and their cycles: every watched job's reason
+ * now, its time in the one before, and a log line per change. */
+void sim_wait_update(struct sim_state *st);
+/* The run stopped: close every reason at the stop time. */
+void sim_wait_finish(struct sim_state *st);
+/* The slot of no-gang pod k of job j now (UINT32_MAX: none). */
+uint32_t sim_run_split_slot(const struct sim_state *st, uint32_t j, uint32_t k);
 
 /* sim_estimate.c */
 /* The runtime estimate for job j now (sim_options.estimates), perturbed

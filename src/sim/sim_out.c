@@ -177,6 +177,31 @@ static void write_job_times(const struct sim_job *job,
 	add_json_us(rec->end_us < 0 ? -1 : rec->end_us - job->submit_us, out);
 }
 
+/* Why the job waited: the reason when the run stopped and the
+ * scheduler's message for it, and the seconds per reason in the order
+ * they first applied. */
+static void write_job_waits(const struct sim_job_rec *rec, struct strbuf *out)
+{
+	strbuf_addstr(out, ",\"reason\":");
+	if (rec->wait_end)
+		add_json_string(sim_wait_name(rec->wait_end), out);
+	else
+		strbuf_addstr(out, "null");
+	strbuf_addstr(out, ",\"message\":");
+	if (rec->wait_msg)
+		add_json_string(rec->wait_msg, out);
+	else
+		strbuf_addstr(out, "null");
+	strbuf_addstr(out, ",\"waits\":{");
+	for (uint8_t i = 0; i < rec->nwaits; i++) {
+		strbuf_addstr(out, i ? "," : "");
+		add_json_string(sim_wait_name(rec->waits[i].reason), out);
+		strbuf_addch(out, ':');
+		add_json_us(rec->waits[i].us, out);
+	}
+	strbuf_addch(out, '}');
+}
+
 static void write_job_place(const struct sim_job_rec *rec, struct strbuf *out)
 {
 	strbuf_addstr(out, ",\"hosts\":");
@@ -219,6 +244,7 @@ static void write_job(const struct sim_input *in, const struct sim_result *run,
 		    rec->evictions, rec->preemptions);
 	strbuf_addstr(out, ",\"lost_gpu_hours\":");
 	add_json_gpu_hours(rec->lost_gpu_us, out);
+	write_job_waits(rec, out);
 	strbuf_addstr(out, "}\n");
 }
 

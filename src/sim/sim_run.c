@@ -67,8 +67,7 @@ void sim_run_cancel(struct sim_state *st, uint64_t *id, enum sim_ev kind)
 	*id = 0;
 }
 
-/* The slot of no-gang pod k of job j now. */
-static uint32_t split_slot(const struct sim_state *st, uint32_t j, uint32_t k)
+uint32_t sim_run_split_slot(const struct sim_state *st, uint32_t j, uint32_t k)
 {
 	const struct sim_job *job = &st->in->jobs.items[j];
 
@@ -83,7 +82,7 @@ static uint32_t pod_wl(const struct sim_state *st, uint32_t j, uint32_t p,
 {
 	if (st->split) {
 		*ret_pod = 0;
-		return split_slot(st, j, p);
+		return sim_run_split_slot(st, j, p);
 	}
 	*ret_pod = p;
 	return st->js[j].wl;
@@ -117,6 +116,7 @@ void sim_run_set_state(struct sim_state *st, uint32_t j, enum sim_job_state s)
 	st->count[s]++;
 	r->state = s;
 	track(st, j);
+	sim_wait_track(st, j);
 }
 
 /* Keep job j in the active list while it holds quota, pods or runs. */
@@ -656,7 +656,7 @@ static void finish_job(struct sim_state *st, uint32_t j)
 	for (int32_t p = 0; p < job->pods; p++)
 		unbind_pod(st, j, (uint32_t)p);
 	for (uint32_t k = 0; k < (st->split ? (uint32_t)job->pods : 1); k++) {
-		uint32_t wl = st->split ? split_slot(st, j, k) : x->wl;
+		uint32_t wl = st->split ? sim_run_split_slot(st, j, k) : x->wl;
 		uint64_t h = ctl_handle(st->ctl, wl);
 
 		BUG_ON(ctl_finish(st->ctl, h, st->now) < 0);
@@ -765,7 +765,7 @@ static void submit_job(struct sim_state *st, uint32_t j, int64_t k)
 					      sizeof(*x->split_wl));
 		x->split_wl[k] = make_workload(st, j, k);
 	}
-	submit_wl(st, split_slot(st, j, (uint32_t)k));
+	submit_wl(st, sim_run_split_slot(st, j, (uint32_t)k));
 	if (k + 1 < job->pods)
 		sim_run_push(st, st->now, EV_SUBMIT, j, k + 1);
 }
@@ -920,7 +920,11 @@ static void report_progress(struct sim_state *st)
 	if (pm == st->progress_pm)
 		return;
 	st->progress_pm = pm;
-	st->o->progress(st->o->progress_ctx, pm / 1000.0);
+	st->o->progress(st->o->progress_ctx,
+			&(struct sim_progress){ .done = pm / 1000.0,
+						.now_us = st->now,
+						.finished = st->terminal,
+						.jobs = n });
 }
 
 /* Whether anything can still happen: a live event, or a running job. */
@@ -1041,6 +1045,8 @@ static void loop(struct sim_state *st)
 		/* cycles take no simulated time */
 		obs_metrics_cycles(st->obs, st->ctl, 0);
 		schedule_tick(st);
+		if (st->o->waits)
+			sim_wait_update(st);
 		if (st->o->check)
 			sim_figures_check(st);
 		report_progress(st);
@@ -1227,6 +1233,7 @@ static void state_init(struct sim_state *st, const struct sim_input *in,
 	res->policy = o->policy;
 	res->tp = o->tp;
 	res->jobs = xcalloc(nj + 1, sizeof(*res->jobs));
+	res->njobs = nj;
 	res->node_busy_gpu_us =
 		xcalloc(c->nodes.len + 1, sizeof(*res->node_busy_gpu_us));
 	for (size_t j = 0; j < nj; j++) {
@@ -1273,6 +1280,7 @@ static void state_free(struct sim_state *st)
 	hmap_release(&st->est_bucket);
 	vec_release(&st->est_hist);
 	vec_release(&st->active);
+	vec_release(&st->watch);
 	free(st->node_gpus);
 	free(st->node_down);
 	free(st->cq_int);

@@ -553,3 +553,75 @@ void topo_dom_path(const struct topo *t, uint32_t d, const char *sep,
 		strbuf_addstr(out, vals[i]);
 	}
 }
+
+/* Pods of request req that node n holds when empty. */
+static int64_t node_pods(const struct topo *t, uint32_t n,
+			 const struct resvec *req)
+{
+	int64_t best = INT32_MAX;
+
+	for (int r = 0; r < t->nres; r++) {
+		int64_t q = req->v[r];
+		int64_t k;
+
+		if (q <= 0)
+			continue;
+		k = t->node_alloc[(size_t)n * (size_t)t->nres + (size_t)r] / q;
+		if (k < best)
+			best = k;
+	}
+	return best;
+}
+
+static int i64_desc(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x < y) - (x > y);
+}
+
+/* The fewest level-l domains whose empty capacity holds count pods. */
+int32_t topo_fewest_domains(const struct topo *t, unsigned l,
+			    const struct resvec *req, int32_t count)
+{
+	uint32_t lo = t->level_off[l], hi = t->level_off[l + 1];
+	int64_t *cap = xcalloc((size_t)(hi - lo) + 1, sizeof(*cap));
+	int64_t sum = 0;
+	int32_t k = 0;
+
+	for (uint32_t d = lo; d < hi; d++) {
+		for (uint32_t i = 0; i < t->dom_nnodes[d]; i++)
+			cap[d - lo] += node_pods(t, t->dom_node[d] + i, req);
+	}
+	qsort(cap, hi - lo, sizeof(*cap), i64_desc);
+	while (k < (int32_t)(hi - lo) && sum < count)
+		sum += cap[k++];
+	free(cap);
+	return k ? k : 1;
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Domains of level l that the nodes n[0..k) are in. */
+int32_t topo_domains_spanned(const struct topo *t, const uint32_t *n, size_t k,
+			     unsigned l, uint32_t *tmp)
+{
+	int32_t c = 0;
+
+	for (size_t i = 0; i < k; i++) {
+		uint32_t d = t->node_unit[n[i]];
+
+		while (topo_dom_level(t, d) > l)
+			d = t->dom_parent[d];
+		tmp[i] = d;
+	}
+	qsort(tmp, k, sizeof(*tmp), u32_cmp);
+	for (size_t i = 0; i < k; i++)
+		c += i == 0 || tmp[i] != tmp[i - 1];
+	return c;
+}

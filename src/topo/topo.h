@@ -164,4 +164,16 @@ void topo_dom_path(const struct topo *t, uint32_t d, const char *sep,
 /* Values of domain d into vals[0..level]; returns level + 1. */
 size_t topo_dom_values(const struct topo *t, uint32_t d, const char **vals);
 
+/*
+ * The fewest domains of level l whose nodes, all empty, hold count pods of
+ * request req (their allocatable; live or not): the smallest span any
+ * placement of such a gang can have. At least 1.
+ */
+int32_t topo_fewest_domains(const struct topo *t, unsigned l,
+			    const struct resvec *req, int32_t count);
+/* How many domains of level l the nodes n[0..k) are in; tmp holds k
+ * entries of scratch. */
+int32_t topo_domains_spanned(const struct topo *t, const uint32_t *n, size_t k,
+			     unsigned l, uint32_t *tmp);
+
 #endif

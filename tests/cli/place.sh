@@ -31,11 +31,13 @@ check() {
 }
 
 check basic-table place -f $data/cluster.yaml -f $data/workloads.yaml
+check basic-wide place -f $data/cluster.yaml -f $data/workloads.yaml -o wide
 check basic-json place -f $data/cluster.yaml -f $data/workloads.yaml -o json
 check jobs place -f $data/cluster.yaml -f $data/jobs.yaml -o json
 check group place -f $data/cluster.yaml -f $data/group.yaml -o yaml
 check racks place -f $data/racks.yaml
 check racks-yaml place -f $data/racks.yaml -o yaml
+check racks-wide place -f $data/racks.yaml -o wide
 check first-fit place -f $data/cluster.yaml -f $data/workloads.yaml \
 	--policy first-fit
 check kube-default place -f $data/cluster.yaml -f $data/workloads.yaml \

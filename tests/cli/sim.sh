@@ -4,7 +4,8 @@
 # the arguments of one run in args (paths relative to the folder; its
 # *.yaml files are passed with -f when there are any, trace.jsonl with
 # --trace), and the expected event log and summary in expected.log and
-# expected.json. With --update as third argument, or UPDATE=1, the expected
+# expected.json, and where there is an expected.jsonl, the expected job
+# records (workloads.jsonl: why each job waited, and how long). With --update as third argument, or UPDATE=1, the expected
 # files are rewritten instead of compared (review the diff before
 # committing). Every run is made twice and must give byte-identical files:
 # the simulation is deterministic for a seed.
@@ -62,9 +63,13 @@ for dir in "$src"/tests/scenarios/sim/*/; do
 	if [ "$update" = 1 ]; then
 		cp "$tmp/$name.1/log" "$dir/expected.log"
 		cp "$tmp/$name.1/out/summary.json" "$dir/expected.json"
+		[ -f "$dir/expected.jsonl" ] &&
+			cp "$tmp/$name.1/out/workloads.jsonl" "$dir/expected.jsonl"
 		echo "updated: $name"
 	elif diff -u "$dir/expected.log" "$tmp/$name.1/log" &&
-		diff -u "$dir/expected.json" "$tmp/$name.1/out/summary.json"; then
+		diff -u "$dir/expected.json" "$tmp/$name.1/out/summary.json" &&
+		{ [ ! -f "$dir/expected.jsonl" ] ||
+			diff -u "$dir/expected.jsonl" "$tmp/$name.1/out/workloads.jsonl"; }; then
 		echo "ok: $name"
 	else
 		echo "FAIL: $name: output differs from expected.log/.json"

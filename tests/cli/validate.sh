@@ -135,23 +135,26 @@ if [ -w /dev/full ]; then
 	done
 fi
 
-# A bad value for an enumerated option is named in one line, for every verb.
+# A bad value for an enumerated option is named in one line, for every verb,
+# followed by where the usage is, as for every usage error.
 bad_value() { # expected-line args...
 	want=$1
 	shift
 	"$echelon" "$@" >/dev/null 2>"$tmp/err"
 	rc=$?
-	[ $rc -eq 2 ] && [ "$(cat "$tmp/err")" = "$want" ]
+	[ $rc -eq 2 ] && [ "$(head -n 1 "$tmp/err")" = "$want" ] &&
+		[ "$(wc -l <"$tmp/err")" -eq 2 ] &&
+		tail -n 1 "$tmp/err" | grep -q "^Run 'echelon [a-z ]* --help' for usage.$"
 	check "bad value: $want" $?
 }
 q="$src/examples/quickstart"
 bad_value 'echelon validate: --output: expected summary, json or yaml, not "xml"' \
 	validate -f "$q" -o xml
-bad_value 'echelon place: --output: expected table, json or yaml, not "xml"' \
+bad_value 'echelon place: --output: expected table, json, yaml or wide, not "xml"' \
 	place -f "$q" -o xml
 bad_value 'echelon place: --policy: expected tas, kube-default or first-fit, not "nope"' \
 	place -f "$q" --policy nope
-bad_value 'echelon plan: --output: expected table, json or yaml, not "xml"' \
+bad_value 'echelon plan: --output: expected table, json, yaml or wide, not "xml"' \
 	plan -f "$q" -o xml
 bad_value 'echelon sim: --compare: expected tas, kube-default, first-fit or no-gang, not "nope"' \
 	sim --policy nope
@@ -173,6 +176,21 @@ bad_value 'echelon bench load: --nodes: expected 1 to 10000000, not "x"' \
 	bench load --nodes x
 bad_value 'echelon validate: --output: expected summary, json or yaml, not "\x1b[2J\nx"' \
 	validate -f "$q" -o "$(printf '\033[2J\nx')"
+
+# A snapshot of a live cluster (kubectl get nodes,clusterqueues,... -o
+# yaml) loads without a warning: managedFields, status.images, nodeInfo,
+# daemonEndpoints, addresses, volumes, heartbeat times, Kueue's status.
+k="$src/tests/data/kubectl"
+"$echelon" validate --strict -f "$k" >"$tmp/out" 2>"$tmp/err" && [ ! -s "$tmp/err" ]
+check "kubectl snapshot: validate --strict, no warning" $?
+"$echelon" plan -f "$k" >"$tmp/out" 2>"$tmp/err" && [ ! -s "$tmp/err" ] &&
+	grep -q '^admitted  *default/job-train-7e1f  *training  *main x1 nvidia.com/gpu=tas-gpu: 1 host, 1 rack (min 1), 1 block (min 1)$' "$tmp/out"
+check "kubectl snapshot: plan, no warning" $?
+# (the Workload has no sim.echelon.dev/duration: sim would say it skips it)
+"$echelon" sim -f "$k/nodes.yaml" -f "$k/queues.yaml" --synth 5 \
+	--topology none >"$tmp/out" 2>"$tmp/err" &&
+	[ ! -s "$tmp/err" ] && grep -q '^jobs finished  *5 / 5$' "$tmp/out"
+check "kubectl snapshot: sim, no warning" $?
 
 # Kubernetes' annotation limit, on a Node too large to build one insert at a time.
 "$echelon" bench load --annotations 30000 >"$tmp/out" 2>"$tmp/err"

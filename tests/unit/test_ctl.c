@@ -893,6 +893,78 @@ static void test_requeue_state(void **state)
 	strbuf_release(&sb);
 }
 
+/* The name of why slot wl waits now ("-": it does not). */
+static const char *wait_of(const struct ctl *x, uint32_t wl)
+{
+	enum sched_pend p = SCHED_PEND_COUNT;
+	enum ctl_wait w = ctl_wl_wait(x, wl, &p);
+	const char *n = ctl_wait_name(w, p);
+
+	if (w == CTL_WAIT_PENDING)
+		assert_int_not_equal(p, SCHED_PEND_COUNT);
+	return n ? n : "-";
+}
+
+/*
+ * Why a workload waits, through its life: its requeue backoff, its gang
+ * assembling, running, a pod lost; and beside it one that asks for more
+ * than its queue could ever have (a reason of the scheduler's own).
+ */
+static void test_wait_reasons(void **state)
+{
+	static const struct {
+		int64_t at_s;
+		int pod_event; /* -1: none; 0: both pods Ready; 2: pod 0 failed
+				*/
+		const char *want[2];
+	} steps[] = {
+		{ 0, -1, { "Backoff", "ExceedsMaxQuota" } },
+		{ 60, -1, { "WaitForStart", "ExceedsMaxQuota" } },
+		{ 61, 0, { "-", "ExceedsMaxQuota" } },
+		{ 62, 2, { "WaitForRecovery", "ExceedsMaxQuota" } },
+	};
+	struct cluster c;
+	struct strbuf sb;
+	struct ctl *x;
+	struct be b;
+
+	(void)state;
+	strbuf_init(&sb);
+	node(&sb, "n0", 1);
+	node(&sb, "n1", 1);
+	queues_with(&sb, "Never", 2);
+	fx_wl(&sb, "w", "lq", 0, 2, "1", 1, NULL);
+	strbuf_addstr(&sb, "status:\n  requeueState: {count: 1, requeueAt: "
+			   "\"1970-01-01T00:01:00Z\"}\n");
+	fx_wl(&sb, "quota", "lq", 0, 1, "1", 3, NULL);
+	fx_load(&c, sb.buf);
+	c.default_config.wait_for_pods_ready.enable = true;
+	c.default_config.wait_for_pods_ready.timeout_us = 3600 * S;
+	be_init(&b, &c);
+	x = ctl_new(&c, NULL, &be_ops, &b);
+	for (uint32_t w = 0; w < 2; w++)
+		assert_int_equal(ctl_submit(x, ctl_handle(x, w), true, 0), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
+		int64_t now = steps[i].at_s * S;
+
+		for (uint32_t p = 0; steps[i].pod_event >= 0 && p < 2; p++) {
+			if (steps[i].pod_event == 2 && p)
+				break;
+			assert_int_equal(ctl_pod_event(x, ctl_handle(x, 0), p,
+						       steps[i].pod_event == 2
+							       ? CTL_POD_FAILED
+							       : CTL_POD_READY,
+						       now),
+					 0);
+		}
+		ctl_run(x, now);
+		for (uint32_t w = 0; w < 2; w++)
+			assert_string_equal(wait_of(x, w), steps[i].want[w]);
+	}
+	stop(x, &b, &c);
+	strbuf_release(&sb);
+}
+
 /* A ClusterQueue with a deletionTimestamp is read as being deleted. */
 static void test_cq_deletion_timestamp(void **state)
 {
@@ -1460,6 +1532,7 @@ int main(void)
 		cmocka_unit_test(test_held_victims),
 		cmocka_unit_test(test_bind_deadlines),
 		cmocka_unit_test(test_requeue_state),
+		cmocka_unit_test(test_wait_reasons),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -66,8 +66,10 @@ static void store_all(struct fx *f, struct api_store *s)
 	store_kind(f, s, KIND_POD_GROUP);
 }
 
-/* The cluster of tests/data/serve/NAME and its objects in a store. */
-static void load(struct fx *f, const char *name)
+/* The cluster of tests/data/serve/NAME and its objects in a store, with
+ * a controller of options o (NULL: defaults). */
+static void load_with(struct fx *f, const char *name,
+		      const struct ctl_options *o)
 {
 	char *rel = xasprintf("tests/data/serve/%s", name);
 	char *path = testutil_path(rel);
@@ -82,9 +84,14 @@ static void load(struct fx *f, const char *name)
 	free(path);
 	free(rel);
 	cluster_compute_usage(&f->c, NULL);
-	f->x = ctl_new(&f->c, NULL, &no_ops, NULL);
+	f->x = ctl_new(&f->c, o, &no_ops, NULL);
 	f->s = api_store_new(NULL);
 	store_all(f, f->s);
+}
+
+static void load(struct fx *f, const char *name)
+{
+	load_with(f, name, NULL);
 }
 
 /* status.yaml with every workload submitted and the cycles run at T0. */
@@ -808,73 +815,210 @@ static void clobber(struct fx *f, struct api_store *s, uint32_t wl)
 	assert_int_equal(api_store_update(s, k, body, 0, T0, NULL), 0);
 }
 
+/* Workload slot wl's spec again, with another priority, and inactive one
+ * time in four (ctl_workload_update(), as a user's edit of the object). */
+static void respec(struct fx *f, uint32_t wl, uint64_t rnd, int64_t now)
+{
+	const struct workload *src = &f->c.workloads.items[wl];
+	uint64_t h = ctl_handle(f->x, wl);
+	struct workload w;
+
+	if (!h)
+		return;
+	workload_init(&w);
+	w.ns = src->ns;
+	w.name = src->name;
+	w.queue_name = src->queue_name;
+	w.priority = src->priority + (int32_t)(rnd % 3) - 1;
+	w.has_priority = true;
+	w.active = rnd % 4 != 0;
+	w.creation_us = src->creation_us;
+	workload_share_podsets(&w, src);
+	/* -EBUSY (an admitted one's pod sets): nothing changes */
+	if (ctl_workload_update(f->x, h, &w, now) < 0)
+		assert_int_equal(sched_wl_state(ctl_sched(f->x), wl),
+				 SCHED_WL_ADMITTED);
+	workload_release(&w); /* nothing when moved in */
+}
+
+/* A reconfigure: the first quota of the first ClusterQueue halved, or
+ * back (ctl_reconfigure() rebuilds the scheduler and the lifecycle). */
+static int requota(void *ctx, struct cluster *c)
+{
+	struct resource_quota *q;
+	int64_t *orig = ctx;
+
+	if (!c->cluster_queues.len || !c->cluster_queues.items[0].ngroups)
+		return 0;
+	q = &c->cluster_queues.items[0].groups[0].flavors[0].resources[0];
+	if (!*orig)
+		*orig = q->nominal;
+	q->nominal = q->nominal == *orig ? *orig / 2 : *orig;
+	return 0;
+}
+
+/* One random event of the model, or a user's write of a status. */
+static void random_event(struct fx *f, struct api_store *full, uint64_t *r,
+			 int64_t *now, int64_t *orig)
+{
+	uint32_t n = (uint32_t)f->c.workloads.len;
+	uint32_t wl = (uint32_t)(next_rand(r) % n);
+	uint64_t h = ctl_handle(f->x, wl);
+	uint32_t pod = (uint32_t)(next_rand(r) % 4);
+
+	switch (next_rand(r) % 14) {
+	case 0:
+	case 1:
+		(void)ctl_submit(f->x, h, true, *now);
+		break;
+	case 2:
+		for (uint32_t p = 0; p < 4; p++)
+			(void)ctl_pod_event(f->x, h, p, CTL_POD_READY, *now);
+		break;
+	case 3:
+		(void)ctl_pod_event(f->x, h, pod, CTL_POD_FAILED, *now);
+		break;
+	case 4:
+		(void)ctl_finish(f->x, h, *now);
+		break;
+	case 5:
+		if (next_rand(r) % 4 == 0)
+			(void)ctl_workload_delete(f->x, h, *now);
+		break;
+	case 6:
+		clobber(f, f->s, wl);
+		clobber(f, full, wl);
+		break;
+	case 7: /* with wait_victims: a preempted gang's pods are gone */
+		(void)ctl_released(f->x, h, *now);
+		break;
+	case 8:
+		respec(f, wl, next_rand(r), *now);
+		break;
+	case 9:
+		if (f->c.nodes.len)
+			ctl_node_down(f->x,
+				      (uint32_t)(next_rand(r) % f->c.nodes.len),
+				      next_rand(r) % 2, *now);
+		break;
+	case 10:
+		if (next_rand(r) % 3 == 0)
+			assert_true(ctl_reconfigure(f->x, requota, orig,
+						    *now) >= 0);
+		break;
+	default:
+		*now += (int64_t)(next_rand(r) % 40) * S;
+		break;
+	}
+}
+
+/* Every workload is listed (sched_wl_listed()) exactly when it has a
+ * position in its ClusterQueue. */
+static void expect_listed(const struct fx *f)
+{
+	size_t n = f->c.workloads.len;
+	int64_t *cq = calloc(n + 1, sizeof(*cq));
+	int64_t *lq = calloc(n + 1, sizeof(*lq));
+
+	assert_non_null(cq);
+	assert_non_null(lq);
+	sched_positions(ctl_sched(f->x), cq, lq);
+	for (uint32_t i = 0; i < n; i++) {
+		if (!ctl_handle(f->x, i))
+			continue;
+		assert_int_equal(sched_wl_listed(ctl_sched(f->x), i),
+				 cq[i] >= 0);
+	}
+	free(cq);
+	free(lq);
+}
+
+struct journal {
+	bool marked[64];
+};
+
+static int take_mark(void *ctx, uint32_t slot)
+{
+	struct journal *j = ctx;
+
+	assert_true(slot < ARRAY_SIZE(j->marked));
+	j->marked[slot] = true;
+	return 0;
+}
+
+/* The controller's journal since *cursor holds every slot whose pending
+ * reason key (what a FailedScheduling message is made of) moved since
+ * keys[] was taken; then both move on. */
+static void expect_marked(const struct fx *f, uint64_t *cursor, uint64_t *keys)
+{
+	struct journal j = { { false } };
+	const struct sched *s = ctl_sched(f->x);
+
+	assert_true(f->c.workloads.len <= ARRAY_SIZE(j.marked));
+	if (ctl_changes(f->x, *cursor, take_mark, &j) < 0)
+		memset(j.marked, 1, sizeof(j.marked));
+	for (uint32_t i = 0; i < f->c.workloads.len; i++) {
+		uint64_t key = ctl_handle(f->x, i) && sched_wl_state(s, i) ==
+							      SCHED_WL_PENDING
+				       ? sched_wl_pending_key(s, i)
+				       : 0;
+
+		if (key != keys[i] && !j.marked[i])
+			fail_msg("%s: pending key moved, not marked",
+				 f->c.workloads.items[i].name);
+		keys[i] = key;
+	}
+	*cursor = ctl_changes_seq(f->x);
+}
+
 /*
- * Random controller events on the clusters of every test file; after each,
- * the incremental update of one store and a full sync of a second store
- * holding the same objects write the same: the same count, the same status
- * on every object, the same Events.
+ * Random controller events on the clusters of every test file (admission,
+ * preemption with and without victims that hold their quota, evictions
+ * and their requeue backoff, failed pods, finished and deleted
+ * workloads, spec changes and deactivation, nodes down and up,
+ * reconfigures, users' writes of status); after each, the incremental
+ * update of one store, which computes only the workloads the controller
+ * or the store says changed, and a full sync of a second store holding
+ * the same objects write the same: the same count, the same status on
+ * every object, the same Events; and the journal marked every workload
+ * whose pending reason moved (what serve_sched's FailedScheduling pass
+ * takes from it).
  */
 static void test_incremental(void **state)
 {
-	static const char *const files[] = { "status.yaml", "preempt.yaml",
-					     "podgroup.yaml" };
+	static const char *const files[] = { "status.yaml",   "preempt.yaml",
+					     "podgroup.yaml", "churn.yaml",
+					     "churn.yaml",    "churn.yaml" };
 	static const char *const kinds[][2] = {
 		{ "kueue.x-k8s.io/v1beta2", "Workload" },
 		{ "kueue.x-k8s.io/v1beta2", "ClusterQueue" },
 		{ "kueue.x-k8s.io/v1beta2", "LocalQueue" },
 		{ "scheduling.x-k8s.io/v1alpha1", "PodGroup" },
 	};
+	uint64_t updates = 0, computed = 0;
 
 	(void)state;
 	for (uint64_t seed = 1; seed <= 60; seed++) {
+		struct ctl_options o = { .wait_victims = seed % 2 == 0 };
 		struct fx f;
 		struct api_store *full;
 		struct serve_status *st = serve_status_new();
-		uint64_t r = seed;
-		int64_t now = T0;
-		uint32_t n;
+		uint64_t r = seed, cursor = 0, keys[64] = { 0 };
+		int64_t now = T0, orig = 0;
 
-		load(&f, files[seed % ARRAY_SIZE(files)]);
+		load_with(&f, files[seed % ARRAY_SIZE(files)], &o);
 		full = api_store_new(NULL);
 		store_all(&f, full);
-		n = (uint32_t)f.c.workloads.len;
-		for (int step = 0; step < 40; step++) {
-			uint32_t wl = (uint32_t)(next_rand(&r) % n);
-			uint64_t h = ctl_handle(f.x, wl);
-			uint32_t pod = (uint32_t)(next_rand(&r) % 4);
+		for (int step = 0; step < 48; step++) {
 			char *ea, *eb;
 
-			switch (next_rand(&r) % 8) {
-			case 0:
-			case 1:
-				(void)ctl_submit(f.x, h, true, now);
-				break;
-			case 2:
-				(void)ctl_pod_event(f.x, h, pod, CTL_POD_READY,
-						    now);
-				break;
-			case 3:
-				(void)ctl_pod_event(f.x, h, pod, CTL_POD_FAILED,
-						    now);
-				break;
-			case 4:
-				(void)ctl_finish(f.x, h, now);
-				break;
-			case 5:
-				if (next_rand(&r) % 4 == 0)
-					(void)ctl_workload_delete(f.x, h, now);
-				break;
-			case 6:
-				clobber(&f, f.s, wl);
-				clobber(&f, full, wl);
-				break;
-			default:
-				now += (int64_t)(next_rand(&r) % 40) * S;
-				break;
-			}
+			random_event(&f, full, &r, &now, &orig);
 			ctl_run(f.x, now);
+			expect_listed(&f);
+			expect_marked(&f, &cursor, keys);
 			assert_int_equal(serve_status_update(st, f.s, f.x, now),
 					 serve_status_sync(full, f.x, now));
+			updates += f.c.workloads.len;
 			for (size_t k = 0; k < ARRAY_SIZE(kinds); k++)
 				expect_same_kind(
 					f.s, full,
@@ -888,7 +1032,39 @@ static void test_incremental(void **state)
 		}
 		/* settled: nothing more to write */
 		assert_int_equal(serve_status_update(st, f.s, f.x, now), 0);
+		computed += serve_status_computed(st);
 		serve_status_free(st);
+		api_store_free(full);
+		stop(&f);
+	}
+	/* the dirty path: far fewer statuses computed than a full sync's */
+	assert_true(computed * 2 < updates);
+}
+
+/*
+ * The journal alone, over many more random events on churn.yaml than
+ * test_incremental can afford (it also runs full syncs): after each,
+ * every workload whose pending reason key moved (parked classes tried
+ * again with other reasons, StrictFIFO heads leaving) was marked, and
+ * sched_wl_listed() agrees with the positions.
+ */
+static void test_journal(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 150; seed++) {
+		struct ctl_options o = { .wait_victims = seed % 2 == 0 };
+		struct fx f;
+		struct api_store *full = api_store_new(NULL);
+		uint64_t r = seed * 7919, cursor = 0, keys[64] = { 0 };
+		int64_t now = T0, orig = 0;
+
+		load_with(&f, "churn.yaml", &o);
+		for (int step = 0; step < 80; step++) {
+			random_event(&f, full, &r, &now, &orig);
+			ctl_run(f.x, now);
+			expect_listed(&f);
+			expect_marked(&f, &cursor, keys);
+		}
 		api_store_free(full);
 		stop(&f);
 	}
@@ -904,6 +1080,7 @@ int main(void)
 		cmocka_unit_test(test_active),
 		cmocka_unit_test(test_visibility),
 		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_journal),
 		cmocka_unit_test(test_incremental),
 	};
 

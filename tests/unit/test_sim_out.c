@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "ctl/ctl.h"
 #include "sim/report.h"
 #include "testutil.h"
 
@@ -153,6 +154,18 @@ static void add_sample(struct sim_result *r, int64_t t_us, int64_t alloc,
 	s->finished = 0;
 }
 
+/* The second job waited for quota, then for its pods, 0.5 s and 10 s,
+ * then after its eviction for quota again; times exact to the us. */
+static struct sim_wait tas_waits[] = {
+	{ 1 + SCHED_PEND_WAITING_FOR_QUOTA, 500001 },
+	{ SIM_WAIT_CTL + CTL_WAIT_ASSEMBLY, 10 * S },
+};
+/* The first job, pending when the run stopped, as a compact gang. */
+static char kube_msg[] = "compact placement: 2 domains of \"rack\"";
+static struct sim_wait kube_waits[] = {
+	{ SIM_WAIT_CTL + CTL_WAIT_COMPACT, 3600 * S },
+};
+
 /* TAS: train-a ran and finished; the other runs after an eviction. */
 static void build_tas(struct fixture *f)
 {
@@ -170,6 +183,8 @@ static void build_tas(struct fixture *f)
 	r->jobs[1].evictions = 1;
 	r->jobs[1].preemptions = 1;
 	r->jobs[1].lost_gpu_us = 5400001800;
+	r->jobs[1].waits = tas_waits;
+	r->jobs[1].nwaits = ARRAY_SIZE(tas_waits);
 	add_sample(r, 0, 0, 0, 2, 0);
 	add_sample(r, 60 * S, 17, 16, 0, 2);
 	add_sample(r, 90500000, 1, 1, 0, 1);
@@ -217,6 +232,10 @@ static void build_kube(struct fixture *f)
 	throughput_config_init(&r->tp);
 	r->jobs = f->recs[1];
 	r->jobs[0] = none_rec;
+	r->jobs[0].waits = kube_waits;
+	r->jobs[0].nwaits = ARRAY_SIZE(kube_waits);
+	r->jobs[0].wait_end = SIM_WAIT_CTL + CTL_WAIT_COMPACT;
+	r->jobs[0].wait_msg = kube_msg;
 	r->jobs[1] = placed(SIM_JOB_FINISHED, 1500000, 1500000, 61500000);
 	add_sample(r, 0, 1, 1, 1, 1);
 	r->span_us = 61500000;
@@ -376,28 +395,35 @@ static const char want_jsonl[] =
 	"\"start_s\":10.00001,\"end_s\":3610.00001,\"wait_s\":10.00001,"
 	"\"jct_s\":3610.00001,\"hosts\":2,\"racks\":1,\"min_racks\":1,"
 	"\"blocks\":1,\"min_blocks\":1,\"throughput_ratio\":1,"
-	"\"evictions\":0,\"preemptions\":0,\"lost_gpu_hours\":0}\n"
+	"\"evictions\":0,\"preemptions\":0,\"lost_gpu_hours\":0,"
+	"\"reason\":null,\"message\":null,\"waits\":{}}\n"
 	"{\"policy\":\"tas\",\"name\":\"ev\\\"a\\\\l\\t\\u0001\","
 	"\"namespace\":\"team-b\",\"queue\":null,\"class\":null,\"pods\":1,"
 	"\"gpus\":1,\"state\":\"running\",\"submit_s\":1.5,\"admit_s\":1.5,"
 	"\"start_s\":12,\"end_s\":null,\"wait_s\":10.5,\"jct_s\":null,"
 	"\"hosts\":1,\"racks\":1,\"min_racks\":1,\"blocks\":1,"
 	"\"min_blocks\":1,\"throughput_ratio\":0.875,\"evictions\":1,"
-	"\"preemptions\":1,\"lost_gpu_hours\":1.500001}\n"
+	"\"preemptions\":1,\"lost_gpu_hours\":1.500001,\"reason\":null,"
+	"\"message\":null,"
+	"\"waits\":{\"WaitingForQuota\":0.500001,\"WaitForStart\":10}}\n"
 	"{\"policy\":\"kube-default\",\"name\":\"train-a\","
 	"\"namespace\":\"team-a\",\"queue\":\"q-a\",\"class\":\"train\","
 	"\"pods\":2,\"gpus\":16,\"state\":\"pending\",\"submit_s\":0,"
 	"\"admit_s\":null,\"start_s\":null,\"end_s\":null,\"wait_s\":null,"
 	"\"jct_s\":null,\"hosts\":null,\"racks\":null,\"min_racks\":null,"
 	"\"blocks\":null,\"min_blocks\":null,\"throughput_ratio\":null,"
-	"\"evictions\":0,\"preemptions\":0,\"lost_gpu_hours\":0}\n"
+	"\"evictions\":0,\"preemptions\":0,\"lost_gpu_hours\":0,"
+	"\"reason\":\"CompactPlacement\","
+	"\"message\":\"compact placement: 2 domains of \\\"rack\\\"\","
+	"\"waits\":{\"CompactPlacement\":3600}}\n"
 	"{\"policy\":\"kube-default\",\"name\":\"ev\\\"a\\\\l\\t\\u0001\","
 	"\"namespace\":\"team-b\",\"queue\":null,\"class\":null,\"pods\":1,"
 	"\"gpus\":1,\"state\":\"finished\",\"submit_s\":1.5,\"admit_s\":1.5,"
 	"\"start_s\":1.5,\"end_s\":61.5,\"wait_s\":0,\"jct_s\":60,"
 	"\"hosts\":1,\"racks\":1,\"min_racks\":1,\"blocks\":1,"
 	"\"min_blocks\":1,\"throughput_ratio\":1,\"evictions\":0,"
-	"\"preemptions\":0,\"lost_gpu_hours\":0}\n";
+	"\"preemptions\":0,\"lost_gpu_hours\":0,\"reason\":null,"
+	"\"message\":null,\"waits\":{}}\n";
 
 static void test_jsonl(void **state)
 {
@@ -437,7 +463,10 @@ static void test_gpu_hours_rounding(void **state)
 		strbuf_reset(&sb);
 		sim_out_workloads_jsonl(&f->in, f->runs, 1, &sb);
 		strbuf_reset(&want);
-		strbuf_addf(&want, "\"lost_gpu_hours\":%s}\n", cases[i].want);
+		strbuf_addf(&want,
+			    "\"lost_gpu_hours\":%s,\"reason\":null,"
+			    "\"message\":null,\"waits\":{}}\n",
+			    cases[i].want);
 		tail = strstr(sb.buf, "}\n");
 		assert_non_null(tail);
 		tail += 2; /* past the line's end, then back */
