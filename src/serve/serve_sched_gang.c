@@ -11,7 +11,7 @@
  * timeout. A plain pod gets its Workload object as Kueue's pod
  * integration makes it (serve_sched_pod_workload), which reaches the
  * controller as a Job's does. A released gang's bound pods are deleted
- * (pods cannot be unbound).
+ * (pods cannot be unbound); its unbound ones hold nothing and stay.
  */
 #include "serve/serve_sched_int.h"
 

@@ -70,8 +70,8 @@ struct swl {
 	uint8_t *want;	    /* the bind op asked, not yet done */
 	char **uid_at;	    /* UID of the live pod at each index, or NULL */
 	char **name_at;	    /* its name */
-	uint32_t live_pods; /* its pods that hold or may hold resources */
 	uint32_t succeeded; /* its pods that succeeded */
+	uint32_t failed;    /* its pods that failed (not deleted) */
 	bool binding;	    /* some want[] set */
 	bool release;	    /* released: its pods must go (then released) */
 	bool finished;
@@ -163,6 +163,10 @@ int serve_sched_decode_workload(struct serve_sched *x, const json_t *obj,
  * written, 0 when it was so already. */
 int serve_sched_suspend(struct serve_sched *x, const char *ns, const char *job,
 			bool suspend, int64_t parallelism);
+/* Slot's owner ended (its Job Complete or Failed, its Pod terminated):
+ * finished when admitted (quota and nodes free), else out of its queue
+ * and the controller for good (the slot is dropped). */
+void serve_sched_end(struct serve_sched *x, uint32_t slot);
 /* Forget slot's workload (its object is gone). */
 void serve_sched_drop(struct serve_sched *x, uint32_t slot);
 

@@ -165,18 +165,29 @@ static bool cond_true(const json_t *o, const char *type)
 	return false;
 }
 
-/* Whether the Job that owns Workload obj has ended. */
-static bool job_ended(struct serve_sched *x, const json_t *obj)
+/* Whether the Job that owns Workload obj has ended, or the Pod (Kueue's
+ * pod integration) has terminated. */
+static bool owner_ended(struct serve_sched *x, const json_t *obj)
 {
-	const char *name, *uid;
-	const struct api_obj *jb;
+	const char *name, *uid, *phase;
+	const struct api_obj *o;
 
 	owner_of(obj, "Job", &name, &uid);
-	jb = name ? api_store_get(x->s, x->kinds[SK_JOB],
-				  meta_str(obj, "namespace"), name)
+	o = name ? api_store_get(x->s, x->kinds[SK_JOB],
+				 meta_str(obj, "namespace"), name)
+		 : NULL;
+	if (o)
+		return cond_true(o->body, "Complete") ||
+		       cond_true(o->body, "Failed");
+	owner_of(obj, "Pod", &name, &uid);
+	o = name ? api_store_get(x->s, x->kinds[SK_POD],
+				 meta_str(obj, "namespace"), name)
+		 : NULL;
+	phase = o ? json_string_value(json_object_get(
+			    json_object_get(o->body, "status"), "phase"))
 		  : NULL;
-	return jb && (cond_true(jb->body, "Complete") ||
-		      cond_true(jb->body, "Failed"));
+	return phase && (strcmp(phase, "Succeeded") == 0 ||
+			 strcmp(phase, "Failed") == 0);
 }
 
 void serve_sched_slot_fill(struct serve_sched *x, uint32_t slot, uint64_t h,
@@ -267,8 +278,9 @@ static void workload_added(struct serve_sched *x, const json_t *obj)
 	int rc;
 
 	strbuf_init(&msg);
-	if (!admitted && job_ended(x, obj)) {
-		/* its Job ended while it was pending (before a restart) */
+	if (!admitted && owner_ended(x, obj)) {
+		/* its Job or Pod ended while it was pending (before a
+		 * restart) */
 		char *key = xasprintf("%s/%s", meta_str(obj, "namespace"),
 				      meta_str(obj, "name"));
 
@@ -522,9 +534,18 @@ void serve_sched_job(struct serve_sched *x, const struct sev *e)
 	struct swl *w;
 	int64_t slot;
 
-	if (e->type == API_DELETED || !uid || !name || !queue_of(e->body) ||
+	if (e->type == API_DELETED) {
+		/* Kueue finishes the Workload of a Job deleted, which frees
+		 * its quota (and ends a release waiting to suspend it) even
+		 * when the Workload outlives it, orphaned */
+		if (uid && hmap_get_str(&x->by_owner, uid, &slot) &&
+		    !serve_sched_slot(x, (uint32_t)slot)->finished)
+			serve_sched_end(x, (uint32_t)slot);
+		return;
+	}
+	if (!uid || !name || !queue_of(e->body) ||
 	    !meta_str(e->body, "namespace"))
-		return; /* its Workload goes with it (garbage collection) */
+		return;
 	if (!hmap_get_str(&x->by_owner, uid, &slot)) {
 		if (!cond_true(e->body, "Complete") &&
 		    !cond_true(e->body, "Failed"))
@@ -535,8 +556,14 @@ void serve_sched_job(struct serve_sched *x, const struct sev *e)
 	if (w->finished ||
 	    (!cond_true(e->body, "Complete") && !cond_true(e->body, "Failed")))
 		return;
-	if (sched_wl_state(ctl_sched(x->ctl), (uint32_t)slot) !=
-	    SCHED_WL_ADMITTED) {
+	serve_sched_end(x, (uint32_t)slot);
+}
+
+void serve_sched_end(struct serve_sched *x, uint32_t slot)
+{
+	struct swl *w = serve_sched_slot(x, slot);
+
+	if (sched_wl_state(ctl_sched(x->ctl), slot) != SCHED_WL_ADMITTED) {
 		/* it ended while not admitted (failed while evicted): it
 		 * leaves its queue, and the controller, for good */
 		char *key = xasprintf("%s/%s", w->ns, w->name);
@@ -544,7 +571,7 @@ void serve_sched_job(struct serve_sched *x, const struct sev *e)
 		hmap_put_str(&x->done, key, 1);
 		free(key);
 		(void)ctl_workload_delete(x->ctl, w->h, x->now_us);
-		serve_sched_drop(x, (uint32_t)slot);
+		serve_sched_drop(x, slot);
 		return;
 	}
 	w->finished = true;

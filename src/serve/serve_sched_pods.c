@@ -165,6 +165,16 @@ static void rebind(struct serve_sched *x, struct swl *w, uint32_t i,
 	(void)ctl_pod_map(x->ctl, uid, w->h, i);
 }
 
+/* Whether some index of w has a live pod. */
+static bool live_pods(const struct swl *w)
+{
+	for (uint32_t p = 0; p < w->npods; p++) {
+		if (w->uid_at[p])
+			return true;
+	}
+	return false;
+}
+
 void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 			    const struct sev *e, const char *uid)
 {
@@ -174,6 +184,9 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 	const char *node = str_at(e->body, "spec", "nodeName");
 	bool gone = e->type == API_DELETED || pod_terminal(e->body) ||
 		    json_object_get(meta, "deletionTimestamp");
+	/* a queued plain pod's Workload ends with its pod, Failed too:
+	 * nothing makes the pod again (Kueue's pod integration) */
+	bool ends = w->pod && pod_terminal(e->body);
 	int64_t flags = flags_of(x, uid);
 	int64_t i = index_of(w, uid);
 	int32_t n = node_of(x, node);
@@ -184,11 +197,14 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 			return; /* more pods than the workload has */
 		w->uid_at[i] = xstrdup(uid);
 		w->name_at[i] = xstrdup(name);
-		w->live_pods++;
 		hmap_put_str(&x->pods, uid, flags);
 	}
-	if (i < 0)
+	if (i < 0) {
+		/* ended before it was seen (a restart) */
+		if (ends && !w->finished)
+			serve_sched_end(x, slot);
 		return;
+	}
 	/* adopted at start: the controller has it bound where it is */
 	if (n >= 0 && !w->want[i] && !w->release &&
 	    (x->restoring || (w->target[i] == CTL_NO_NODE && w->ungated)))
@@ -205,7 +221,8 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 			flags |= SP_READY_SENT;
 			(void)ctl_pod_event(x->ctl, w->h, (uint32_t)i,
 					    CTL_POD_READY, x->now_us);
-		} else if (gone && !w->finished && !(flags & SP_FAILED_SENT)) {
+		} else if (gone && !w->finished && !ends &&
+			   !(flags & SP_FAILED_SENT)) {
 			/* failed, or deleted under a running gang */
 			flags |= SP_FAILED_SENT;
 			(void)ctl_pod_event(x->ctl, w->h, (uint32_t)i,
@@ -218,8 +235,8 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 		free(w->uid_at[i]);
 		free(w->name_at[i]);
 		w->uid_at[i] = w->name_at[i] = NULL;
-		w->live_pods--;
 		w->succeeded += ph && strcmp(ph, "Succeeded") == 0;
+		w->failed += ph && strcmp(ph, "Failed") == 0;
 	}
 	if (e->type == API_DELETED)
 		hmap_del(&x->pods, uid, strlen(uid));
@@ -227,12 +244,13 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 		hmap_put_str(&x->pods, uid, flags);
 	if (w->binding || w->release)
 		serve_sched_queue_act(x, slot);
-	/* a gang of pods ends when they all have succeeded (a Job's ends
-	 * with the Job) */
-	if (!w->job && !w->finished && w->succeeded >= w->npods) {
-		w->finished = true;
-		(void)ctl_finish(x->ctl, w->h, x->now_us);
-	}
+	/* a gang of pods ends when they all have ended, failed ones too
+	 * (Coscheduling's Finished and Failed phases; deleted ones may be
+	 * made again); a Job's ends with the Job */
+	if (w->job || w->finished)
+		return;
+	if (ends || (w->succeeded + w->failed >= w->npods && !live_pods(w)))
+		serve_sched_end(x, slot); /* may drop the slot */
 }
 
 void serve_sched_plain_pod(struct serve_sched *x, const struct sev *e,
@@ -495,6 +513,29 @@ static int start_job(struct serve_sched *x, uint32_t slot, struct swl *w)
 	return serve_sched_suspend(x, w->ns, w->job, false, par);
 }
 
+/*
+ * How many pods of a released gang still hold a node: bound ones, and
+ * ones deleted whose deletion the sync has not read yet (their index is
+ * theirs until then). An unbound pod holds nothing, as a gated pod holds
+ * nothing for Kueue's pod integration (its Stop leaves those): the
+ * release does not wait for it, and the gang's next admission binds it.
+ */
+static uint32_t pods_holding(struct serve_sched *x, const struct swl *w)
+{
+	uint32_t n = 0;
+
+	for (uint32_t p = 0; p < w->npods; p++) {
+		const struct api_obj *o;
+
+		if (!w->name_at[p])
+			continue;
+		o = api_store_get(x->s, x->kinds[SK_POD], w->ns, w->name_at[p]);
+		n += !o || strcmp(o->uid, w->uid_at[p]) != 0 ||
+		     str_at(o->body, "spec", "nodeName");
+	}
+	return n;
+}
+
 /* Delete the bound pods of a released gang of pods. */
 static void delete_bound(struct serve_sched *x, struct swl *w)
 {
@@ -528,8 +569,8 @@ int serve_sched_act(struct serve_sched *x, uint32_t slot)
 		w->parallelism = 0;
 		if (!w->job)
 			delete_bound(x, w);
-		if (w->live_pods)
-			return 0; /* until they are gone */
+		if (pods_holding(x, w))
+			return 0; /* until they are off their nodes */
 		w->release = false;
 		(void)ctl_released(x->ctl, w->h, x->now_us);
 		fed = 1;

@@ -815,91 +815,6 @@ static void test_restart(void **state)
 	}
 }
 
-static void check_capacity(struct api_store *s);
-
-/* No gang partly bound, nothing on a NotReady node, and the quota used is
- * the admitted workloads', which are the Jobs running. */
-static void check_invariants(struct env *e, int njobs, unsigned long long seed)
-{
-	int unsuspended = 0;
-
-	for (int j = 0; j < njobs; j++) {
-		char name[16];
-		const struct api_obj *jb;
-		struct gang_view g;
-
-		snprintf(name, sizeof(name), "j%d", j);
-		jb = api_store_get(e->s, K_JOB, "team-a", name);
-		if (!jb || job_done(e->s, name))
-			continue;
-		g = gang_of(e->s, name);
-		if (g.bound && g.bound != g.pods)
-			fail_msg("seed %llu: %s partly bound (%d of %d)", seed,
-				 name, g.bound, g.pods);
-		if (g.on_not_ready)
-			fail_msg("seed %llu: %s runs on a NotReady node", seed,
-				 name);
-		if (!suspended(e->s, name))
-			unsuspended += (int)json_integer_value(json_object_get(
-				json_object_get(jb->body, "spec"),
-				"parallelism"));
-	}
-	check_capacity(e->s);
-	if (usage_pods(e->x) != admitted_pods(e->x))
-		fail_msg("seed %llu: usage %d pods, admitted %d", seed,
-			 usage_pods(e->x), admitted_pods(e->x));
-	if (unsuspended != admitted_pods(e->x))
-		fail_msg("seed %llu: %d pods unsuspended, %d admitted", seed,
-			 unsuspended, admitted_pods(e->x));
-}
-
-/*
- * Jobs of two priorities (preemption), completions and nodes going
- * NotReady and back, at random; after every step the invariants hold and
- * everything settles (a preemptor waiting for its victims once let a
- * lower-priority workload take its capacity, and two such workloads then
- * preempted each other in turn without end).
- */
-static void test_random(void **state)
-{
-	(void)state;
-	for (unsigned long long seed = 1; seed <= 20; seed++) {
-		struct env e;
-		int njobs = 0;
-		struct rng r;
-
-		env_start(&e, quickstart(), T0);
-		rng_seed(&r, seed);
-		for (int step = 0; step < 30; step++) {
-			uint64_t what = rng_below(&r, 10);
-			char name[16];
-
-			if (what < 5 && njobs < 40) {
-				snprintf(name, sizeof(name), "j%d", njobs++);
-				job(e.s, e.now, name, 1 + (int)rng_below(&r, 4),
-				    rng_below(&r, 2) ? "production"
-						     : "research");
-			} else if (what < 8 && njobs) {
-				snprintf(name, sizeof(name), "j%d",
-					 (int)rng_below(&r, (uint64_t)njobs));
-				if (!suspended(e.s, name) &&
-				    !job_done(e.s, name))
-					complete(&e, name);
-			} else {
-				char nn[16];
-
-				snprintf(nn, sizeof(nn), "gpu-r%d-h%d",
-					 (int)rng_below(&r, 2),
-					 (int)rng_below(&r, 4));
-				set_node_ready(&e, nn, !node_ready(e.s, nn));
-			}
-			advance(&e, (int64_t)rng_below(&r, 3) * S);
-			check_invariants(&e, njobs, seed);
-		}
-		env_stop(&e);
-	}
-}
-
 /* A bare pod of 8 GPUs with labels (a JSON object's text). */
 static void pod(struct env *e, const char *name, const char *labels)
 {
@@ -1320,6 +1235,653 @@ static void test_cordon(void **state)
 	env_stop(&e);
 }
 
+/* A PodGroup of min pods, queued to "training". */
+static void pod_group(struct env *e, const char *name, int min)
+{
+	put(e->s, e->now,
+	    "{\"apiVersion\":\"scheduling.x-k8s.io/v1alpha1\",\"kind\":"
+	    "\"PodGroup\",\"metadata\":{\"name\":\"%s\",\"namespace\":"
+	    "\"team-a\",\"labels\":{\"kueue.x-k8s.io/queue-name\":"
+	    "\"training\"}},\"spec\":{\"minMember\":%d}}",
+	    name, min);
+}
+
+/* A pod of PodGroup pg. */
+static void pg_pod(struct env *e, const char *name, const char *pg)
+{
+	char labels[128];
+
+	snprintf(labels, sizeof(labels),
+		 "{\"scheduling.x-k8s.io/pod-group\":\"%s\"}", pg);
+	pod(e, name, labels);
+}
+
+static void del_pod(struct env *e, const char *name)
+{
+	assert_int_equal(
+		api_store_delete(e->s, K_POD, "team-a", name, 0, e->now), 0);
+}
+
+static bool pod_exists(struct api_store *s, const char *name)
+{
+	return api_store_get(s, K_POD, "team-a", name) != NULL;
+}
+
+/*
+ * A gang of pods (no Job) released while one of its pods is unbound: a
+ * PodGroup admitted while one of its pods was missing (deleted while it
+ * waited) waits for it to bind whole, and is preempted meanwhile. The
+ * unbound pod holds nothing, so the release is done once the bound ones
+ * (none here) are gone: the preemptor runs, the unbound pod stays
+ * pending, and the gang binds whole when it is admitted again and its
+ * pods are there. (The release once waited for every live pod to go,
+ * and an unbound one is never deleted: the preemptor waited for ever.)
+ */
+static void test_release_unbound(void **state)
+{
+	struct env e;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "big", 4, "research");
+	advance(&e, S);
+	assert_int_equal(gang_of(e.s, "big").bound, 4);
+	pod_group(&e, "pg", 2);
+	pg_pod(&e, "pg-0", "pg");
+	pg_pod(&e, "pg-1", "pg");
+	advance(&e, S);
+	del_pod(&e, "pg-1"); /* while it waits for quota */
+	advance(&e, S);
+	complete(&e, "big");
+	advance(&e, S);
+	/* admitted: its binds wait for the pod that is missing */
+	assert_int_equal(admitted_pods(e.x), 2);
+	assert_null(node_of_pod(e.s, "pg-0"));
+	job(e.s, e.now, "high", 4, "production");
+	advance(&e, S);
+	assert_int_equal(gang_of(e.s, "high").bound, 4);
+	assert_true(pod_exists(e.s, "pg-0"));
+	assert_null(node_of_pod(e.s, "pg-0"));
+	assert_int_equal(admitted_pods(e.x), 4);
+	assert_int_equal(usage_pods(e.x), 4);
+	/* room again and its pods back: bound whole */
+	complete(&e, "high");
+	pg_pod(&e, "pg-1", "pg");
+	advance(&e, 2 * S);
+	assert_non_null(node_of_pod(e.s, "pg-0"));
+	assert_non_null(node_of_pod(e.s, "pg-1"));
+	assert_int_equal(admitted_pods(e.x), 2);
+	assert_int_equal(usage_pods(e.x), 2);
+	check_capacity(e.s);
+	env_stop(&e);
+}
+
+/*
+ * A running PodGroup gang is preempted; its bound pods are deleted, and
+ * before the scheduler has seen them go, its owner makes a replacement
+ * pod. The replacement is unbound: the release does not wait for it.
+ */
+static void test_release_replacement(void **state)
+{
+	struct env e;
+	int i;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	pod_group(&e, "pg", 2);
+	pg_pod(&e, "pg-0", "pg");
+	pg_pod(&e, "pg-1", "pg");
+	advance(&e, S);
+	assert_non_null(node_of_pod(e.s, "pg-0"));
+	assert_non_null(node_of_pod(e.s, "pg-1"));
+	job(e.s, e.now, "high", 4, "production");
+	for (i = 0; i < 10 && pod_exists(e.s, "pg-0"); i++) {
+		(void)serve_cluster_sync(e.c, e.now);
+		(void)serve_sched_sync(e.x, e.now);
+	}
+	assert_false(pod_exists(e.s, "pg-0")); /* deleted by the release */
+	pg_pod(&e, "pg-2", "pg");
+	advance(&e, S);
+	assert_int_equal(gang_of(e.s, "high").bound, 4);
+	assert_true(pod_exists(e.s, "pg-2"));
+	assert_null(node_of_pod(e.s, "pg-2"));
+	assert_int_equal(admitted_pods(e.x), 4);
+	assert_int_equal(usage_pods(e.x), 4);
+	check_capacity(e.s);
+	env_stop(&e);
+}
+
+/*
+ * A queued plain pod whose bind fails (a scheduling gate: the binding
+ * subresource refuses it) is evicted whole and queued again after a
+ * backoff; its release needs nothing deleted, and once the gate is gone
+ * the pod is bound at its next admission.
+ */
+static void test_release_bind_failed(void **state)
+{
+	struct env e;
+	json_t *o;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	put(e.s, e.now,
+	    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+	    "\"solo\",\"namespace\":\"team-a\",\"labels\":{"
+	    "\"kueue.x-k8s.io/queue-name\":\"training\"}},\"spec\":{"
+	    "\"schedulingGates\":[{\"name\":\"example.com/gate\"}],"
+	    "\"containers\":[{\"name\":\"t\",\"resources\":{\"requests\":{"
+	    "\"cpu\":\"8\",\"nvidia.com/gpu\":\"8\"}}}]}}");
+	advance(&e, S / 2);
+	assert_true(ctl_stats(serve_sched_ctl(e.x)).bind_failures > 0);
+	assert_true(pod_exists(e.s, "solo"));
+	assert_null(node_of_pod(e.s, "solo"));
+	assert_int_equal(usage_pods(e.x), admitted_pods(e.x));
+	o = json_deep_copy(api_store_get(e.s, K_POD, "team-a", "solo")->body);
+	json_object_del(json_object_get(o, "spec"), "schedulingGates");
+	update(e.s, K_POD, o, e.now);
+	advance(&e, 15 * S);
+	assert_non_null(node_of_pod(e.s, "solo"));
+	assert_int_equal(admitted_pods(e.x), 1);
+	assert_int_equal(usage_pods(e.x), 1);
+	env_stop(&e);
+}
+
+/* Set pod name's phase (the kubelet's part). */
+static void pod_phase(struct env *e, const char *name, const char *phase)
+{
+	json_t *o = json_deep_copy(
+		api_store_get(e->s, K_POD, "team-a", name)->body);
+
+	json_object_set_new(json_object_get(o, "status"), "phase",
+			    json_string(phase));
+	update(e->s, K_POD, o, e->now);
+}
+
+/* Nothing is admitted and no quota is used. */
+static void check_all_free(struct env *e)
+{
+	assert_int_equal(admitted_pods(e->x), 0);
+	assert_int_equal(usage_pods(e->x), 0);
+}
+
+/*
+ * A queued plain pod that fails ends its Workload, as Kueue's pod
+ * integration finishes a single pod's when it terminates, Failed or
+ * Succeeded: nothing makes the pod again, so its gang must not wait for
+ * a replacement (it was admitted again and again, each time holding
+ * quota until the bind timeout).
+ */
+static void test_plain_pod_failed(void **state)
+{
+	struct env e;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	pod(&e, "solo", "{\"kueue.x-k8s.io/queue-name\":\"training\"}");
+	advance(&e, 2 * S);
+	assert_non_null(node_of_pod(e.s, "solo"));
+	assert_int_equal(admitted_pods(e.x), 1);
+	pod_phase(&e, "solo", "Failed");
+	for (int i = 0; i < 8; i++) {
+		advance(&e, 5 * S);
+		check_all_free(&e);
+	}
+	env_stop(&e);
+}
+
+/* A restart reads an admitted plain pod's Workload whose pod failed
+ * before the scheduler saw it: the Workload ends at once. */
+static void test_restart_plain_pod_failed(void **state)
+{
+	struct env e, r;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	pod(&e, "solo", "{\"kueue.x-k8s.io/queue-name\":\"training\"}");
+	advance(&e, 2 * S);
+	assert_int_equal(admitted_pods(e.x), 1);
+	pod_phase(&e, "solo", "Failed");
+	env_start(&r, copy_store(e.s), e.now);
+	env_stop(&e);
+	advance(&r, S);
+	assert_int_equal(admitted_pods(r.x), 0);
+	assert_int_equal(usage_pods(r.x), 0);
+	env_stop(&r);
+}
+
+/* A queued plain pod that ends while it waits for quota leaves its queue
+ * for good, also across a restart. */
+static void test_plain_pod_failed_pending(void **state)
+{
+	struct env e, r;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "big", 4, "research");
+	advance(&e, S);
+	pod(&e, "solo", "{\"kueue.x-k8s.io/queue-name\":\"training\"}");
+	advance(&e, S);
+	assert_null(node_of_pod(e.s, "solo"));
+	pod_phase(&e, "solo", "Failed");
+	advance(&e, S);
+	env_start(&r, copy_store(e.s), e.now);
+	complete(&e, "big");
+	advance(&e, 2 * S);
+	assert_int_equal(admitted_pods(e.x), 0);
+	assert_int_equal(usage_pods(e.x), 0);
+	env_stop(&e);
+	advance(&r, S);
+	complete(&r, "big");
+	advance(&r, 2 * S);
+	assert_int_equal(admitted_pods(r.x), 0);
+	assert_int_equal(usage_pods(r.x), 0);
+	env_stop(&r);
+}
+
+/*
+ * A PodGroup gang ends when all its pods have ended, failed ones too (as
+ * Coscheduling's final phases): while one runs after another failed it
+ * keeps its quota (the failed one may be made again), but once none runs
+ * nothing can come back into the gang, which held its quota for good.
+ */
+static void test_pod_group_failed(void **state)
+{
+	struct env e;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	pod_group(&e, "pg", 2);
+	pg_pod(&e, "pg-0", "pg");
+	pg_pod(&e, "pg-1", "pg");
+	advance(&e, 2 * S);
+	assert_int_equal(admitted_pods(e.x), 2);
+	pod_phase(&e, "pg-1", "Failed");
+	advance(&e, 40 * S);
+	assert_int_equal(admitted_pods(e.x), 2);
+	assert_non_null(node_of_pod(e.s, "pg-0"));
+	pod_phase(&e, "pg-0", "Succeeded");
+	advance(&e, S);
+	check_all_free(&e);
+	env_stop(&e);
+}
+
+/*
+ * A Job deleted with propagationPolicy Orphan leaves its Workload and its
+ * pods behind. Kueue finishes such a Workload (its owner is gone): its
+ * quota is free, and nothing waits to suspend a Job that is gone (a
+ * preemptor once waited for good for that release). The orphaned pods
+ * still hold their nodes, as any pod bound outside a gang does.
+ */
+static void test_job_orphaned(void **state)
+{
+	struct env e;
+	json_t *o;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "low", 2, "research");
+	advance(&e, 2 * S);
+	assert_int_equal(gang_of(e.s, "low").bound, 2);
+	o = json_deep_copy(api_store_get(e.s, K_JOB, "team-a", "low")->body);
+	json_object_set_new(json_object_get(o, "metadata"), "finalizers",
+			    json_pack("[s]", "orphan"));
+	update(e.s, K_JOB, o, e.now);
+	assert_int_equal(
+		api_store_delete(e.s, K_JOB, "team-a", "low", 0, e.now), 0);
+	advance(&e, S);
+	assert_null(api_store_get(e.s, K_JOB, "team-a", "low"));
+	assert_int_equal(admitted_pods(e.x), 0);
+	assert_int_equal(usage_pods(e.x), 0);
+	job(e.s, e.now, "high", 4, "production");
+	advance(&e, 2 * S);
+	assert_int_equal(gang_of(e.s, "high").bound, 4);
+	assert_int_equal(admitted_pods(e.x), 4);
+	assert_int_equal(usage_pods(e.x), 4);
+	check_capacity(e.s);
+	env_stop(&e);
+}
+
+/* The PodGroups of the random test: pgN of min[N] pods, whose owner (the
+ * test) makes pods again while fewer are live. */
+struct groups {
+	int n;
+	int min[16];
+	int made[16]; /* pods made so far: the next one's name */
+	bool done[16];
+	bool gated[16]; /* its first pods have a scheduling gate */
+};
+
+/* Give pod name a scheduling gate, or take its gates away. */
+static void set_gate(struct env *e, const char *name, bool on)
+{
+	json_t *o = json_deep_copy(
+		api_store_get(e->s, K_POD, "team-a", name)->body);
+
+	if (on)
+		json_object_set_new(
+			json_object_get(o, "spec"), "schedulingGates",
+			json_pack("[{s:s}]", "name", "example.com/g"));
+	else
+		json_object_del(json_object_get(o, "spec"), "schedulingGates");
+	update(e->s, K_POD, o, e->now);
+}
+
+/* The live pods of PodGroup pg: how many, how many bound. */
+static struct gang_view group_of(struct api_store *s, const char *pg)
+{
+	struct gang_view g = { 0 };
+	struct objs pods;
+
+	objs_of(s, K_POD, &pods);
+	for (size_t i = 0; i < pods.n; i++) {
+		const json_t *p = pods.items[i];
+		const char *l = sget(json_object_get(p, "metadata"), "labels",
+				     "scheduling.x-k8s.io/pod-group");
+
+		if (!l || strcmp(l, pg) || terminal(p))
+			continue;
+		g.pods++;
+		if (sget(p, "spec", "nodeName")) {
+			g.bound++;
+			g.on_not_ready |=
+				!node_ready(s, sget(p, "spec", "nodeName"));
+		}
+	}
+	objs_release(&pods);
+	return g;
+}
+
+/* Pods of the controller's admitted workloads named name, or whose name
+ * starts with it (prefix). */
+static int admitted_pods_of(struct serve_sched *x, const char *name,
+			    bool prefix)
+{
+	const struct ctl *c = serve_sched_ctl(x);
+	const struct cluster *cl = ctl_cluster(c);
+	const struct sched *sc = ctl_sched(c);
+	int n = 0;
+
+	for (uint32_t i = 0; i < cl->workloads.len; i++) {
+		const struct sched_admission *a;
+
+		if (!ctl_handle(c, i) ||
+		    sched_wl_state(sc, i) != SCHED_WL_ADMITTED ||
+		    (prefix ? strncmp(cl->workloads.items[i].name, name,
+				      strlen(name))
+			    : strcmp(cl->workloads.items[i].name, name)) != 0)
+			continue;
+		a = sched_wl_admission(sc, i);
+		for (size_t p = 0; p < a->npodsets; p++)
+			n += a->ps[p].count;
+	}
+	return n;
+}
+
+/* Every release is done once the controllers settle: no preempted
+ * workload still holds its quota (its preemptor would wait). */
+static void check_released(struct env *e, unsigned long long seed)
+{
+	const struct ctl *c = serve_sched_ctl(e->x);
+	const struct cluster *cl = ctl_cluster(c);
+
+	for (uint32_t i = 0; i < cl->workloads.len; i++) {
+		if (ctl_handle(c, i) && sched_wl_held(ctl_sched(c), i))
+			fail_msg("seed %llu: %s still holds its quota after "
+				 "its release",
+				 seed, cl->workloads.items[i].name);
+	}
+}
+
+/* No gang partly bound, nothing on a NotReady node, every release done,
+ * and the quota used is the admitted workloads', which are the Jobs
+ * running and the PodGroups' pods. */
+static void check_invariants(struct env *e, int njobs, const struct groups *gr,
+			     unsigned long long seed)
+{
+	int unsuspended = 0;
+
+	for (int j = 0; j < njobs; j++) {
+		char name[16];
+		const struct api_obj *jb;
+		struct gang_view g;
+
+		snprintf(name, sizeof(name), "j%d", j);
+		jb = api_store_get(e->s, K_JOB, "team-a", name);
+		if (!jb || job_done(e->s, name))
+			continue;
+		g = gang_of(e->s, name);
+		if (g.bound && g.bound != g.pods)
+			fail_msg("seed %llu: %s partly bound (%d of %d)", seed,
+				 name, g.bound, g.pods);
+		if (g.on_not_ready)
+			fail_msg("seed %llu: %s runs on a NotReady node", seed,
+				 name);
+		if (!suspended(e->s, name))
+			unsuspended += (int)json_integer_value(json_object_get(
+				json_object_get(jb->body, "spec"),
+				"parallelism"));
+	}
+	for (int i = 0; i < gr->n; i++) {
+		char name[16];
+		struct gang_view g;
+
+		snprintf(name, sizeof(name), "pg%d", i);
+		g = group_of(e->s, name);
+		if (!gr->done[i] && g.bound && g.bound != g.pods)
+			fail_msg("seed %llu: %s partly bound (%d of %d)", seed,
+				 name, g.bound, g.pods);
+		if (g.on_not_ready)
+			fail_msg("seed %llu: %s runs on a NotReady node", seed,
+				 name);
+		/* an admitted gang whose pods are there is bound */
+		if (!gr->done[i] && g.pods == gr->min[i] && !g.bound &&
+		    admitted_pods_of(e->x, name, false))
+			fail_msg("seed %llu: %s admitted, its pods unbound",
+				 seed, name);
+	}
+	check_capacity(e->s);
+	check_released(e, seed);
+	if (usage_pods(e->x) != admitted_pods(e->x))
+		fail_msg("seed %llu: usage %d pods, admitted %d", seed,
+			 usage_pods(e->x), admitted_pods(e->x));
+	if (unsuspended != admitted_pods_of(e->x, "job-", true))
+		fail_msg("seed %llu: %d pods unsuspended, %d admitted", seed,
+			 unsuspended, admitted_pods_of(e->x, "job-", true));
+}
+
+/* The name of a live pod of pg, bound or not (bound < 0: either), or
+ * NULL; valid until the next write. */
+static const char *group_pod(struct api_store *s, const char *pg, int bound,
+			     struct rng *r)
+{
+	const char *found[32];
+	size_t n = 0;
+	struct objs pods;
+
+	objs_of(s, K_POD, &pods);
+	for (size_t i = 0; i < pods.n && n < ARRAY_SIZE(found); i++) {
+		const json_t *p = pods.items[i];
+		const char *l = sget(json_object_get(p, "metadata"), "labels",
+				     "scheduling.x-k8s.io/pod-group");
+
+		if (l && !strcmp(l, pg) && !terminal(p) &&
+		    (bound < 0 || !sget(p, "spec", "nodeName") == !bound))
+			found[n++] =
+				sget(api_store_get(s, K_POD, "team-a",
+						   sget(p, "metadata", "name"))
+					     ->body,
+				     "metadata", "name");
+	}
+	objs_release(&pods);
+	return n ? found[rng_below(r, n)] : NULL;
+}
+
+/* A random PodGroup of gr (not done) whose live pods, bound ones among
+ * them, pass want(); -1 when none does. */
+static int pick_group(struct env *e, const struct groups *gr,
+		      bool (*want)(const struct groups *gr, int i,
+				   struct gang_view g),
+		      struct rng *r)
+{
+	int found[ARRAY_SIZE(gr->min)], n = 0;
+	char pg[16];
+
+	for (int i = 0; i < gr->n; i++) {
+		snprintf(pg, sizeof(pg), "pg%d", i);
+		if (!gr->done[i] && want(gr, i, group_of(e->s, pg)))
+			found[n++] = i;
+	}
+	return n ? found[rng_below(r, (uint64_t)n)] : -1;
+}
+
+static bool some_unbound(const struct groups *gr, int i, struct gang_view g)
+{
+	(void)gr;
+	(void)i;
+	return g.bound < g.pods;
+}
+
+static bool missing_pods(const struct groups *gr, int i, struct gang_view g)
+{
+	return g.pods < gr->min[i];
+}
+
+static bool running(const struct groups *gr, int i, struct gang_view g)
+{
+	return g.pods == gr->min[i] && g.bound == g.pods;
+}
+
+static bool some_bound(const struct groups *gr, int i, struct gang_view g)
+{
+	(void)gr;
+	(void)i;
+	return g.bound > 0;
+}
+
+/*
+ * One random step of the PodGroups (what 0-5): a new PodGroup of 1 to 3
+ * pods, at times with a scheduling gate (its binds fail until step 5
+ * takes the gates away); an unbound pod deleted (its gang, admitted or
+ * not, then misses it); a pod made again for a gang with fewer than
+ * minMember live (its owner replacing it); a gang bound whole succeeds;
+ * a bound pod fails.
+ */
+static void group_step(struct env *e, struct groups *gr, uint64_t what,
+		       struct rng *r)
+{
+	char pg[16], name[32];
+	const char *p;
+	int i;
+
+	if (what == 0 && gr->n < (int)ARRAY_SIZE(gr->min)) {
+		i = gr->n++;
+		gr->min[i] = 1 + (int)rng_below(r, 3);
+		snprintf(pg, sizeof(pg), "pg%d", i);
+		pod_group(e, pg, gr->min[i]);
+		gr->gated[i] = rng_below(r, 3) == 0;
+		for (; gr->made[i] < gr->min[i]; gr->made[i]++) {
+			snprintf(name, sizeof(name), "%s-%d", pg, gr->made[i]);
+			pg_pod(e, name, pg);
+			if (gr->gated[i])
+				set_gate(e, name, true);
+		}
+		return;
+	}
+	if (what == 5) {
+		for (i = 0; i < gr->n && !gr->gated[i]; i++)
+			;
+		if (i == gr->n)
+			return;
+		gr->gated[i] = false;
+		for (int k = 0; k < gr->made[i]; k++) {
+			snprintf(name, sizeof(name), "pg%d-%d", i, k);
+			if (pod_exists(e->s, name))
+				set_gate(e, name, false);
+		}
+		return;
+	}
+	i = pick_group(e, gr,
+		       what == 1   ? some_unbound
+		       : what == 2 ? missing_pods
+		       : what == 3 ? running
+				   : some_bound,
+		       r);
+	if (i < 0)
+		return;
+	snprintf(pg, sizeof(pg), "pg%d", i);
+	if (what == 1) {
+		snprintf(name, sizeof(name), "%s", group_pod(e->s, pg, 0, r));
+		del_pod(e, name);
+	} else if (what == 2) {
+		snprintf(name, sizeof(name), "%s-%d", pg, gr->made[i]++);
+		pg_pod(e, name, pg);
+	} else if (what == 4) {
+		snprintf(name, sizeof(name), "%s", group_pod(e->s, pg, 1, r));
+		pod_phase(e, name, "Failed");
+	} else {
+		gr->done[i] = true;
+		while ((p = group_pod(e->s, pg, 1, r))) {
+			snprintf(name, sizeof(name), "%s", p);
+			pod_phase(e, name, "Succeeded");
+		}
+	}
+}
+
+/*
+ * Jobs of two priorities (preemption), completions and nodes going
+ * NotReady and back, and PodGroups (of a lower priority) whose pods come
+ * and go, at random; after every step the invariants hold and everything
+ * settles (a preemptor waiting for its victims once let a lower-priority
+ * workload take its capacity, and two such workloads then preempted each
+ * other in turn without end; a gang of pods released while one of its
+ * pods was unbound once never finished its release).
+ */
+static void test_random(void **state)
+{
+	(void)state;
+	for (unsigned long long seed = 1; seed <= 20; seed++) {
+		struct groups gr = { 0 };
+		struct env e;
+		int njobs = 0;
+		struct rng r;
+
+		env_start(&e, quickstart(), T0);
+		rng_seed(&r, seed);
+		for (int step = 0; step < 40; step++) {
+			uint64_t what = rng_below(&r, 16);
+			char name[16];
+
+			if (what < 5 && njobs < 40) {
+				snprintf(name, sizeof(name), "j%d", njobs++);
+				job(e.s, e.now, name, 1 + (int)rng_below(&r, 4),
+				    rng_below(&r, 2) ? "production"
+						     : "research");
+			} else if (what < 8 && njobs) {
+				snprintf(name, sizeof(name), "j%d",
+					 (int)rng_below(&r, (uint64_t)njobs));
+				if (!suspended(e.s, name) &&
+				    !job_done(e.s, name))
+					complete(&e, name);
+			} else if (what < 10) {
+				char nn[16];
+
+				snprintf(nn, sizeof(nn), "gpu-r%d-h%d",
+					 (int)rng_below(&r, 2),
+					 (int)rng_below(&r, 4));
+				set_node_ready(&e, nn, !node_ready(e.s, nn));
+			} else {
+				group_step(&e, &gr, what - 10, &r);
+			}
+			/* now and then past the bind timeout */
+			advance(&e, rng_below(&r, 8)
+					    ? (int64_t)rng_below(&r, 3) * S
+					    : 31 * S);
+			check_invariants(&e, njobs, &gr, seed);
+		}
+		env_stop(&e);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1338,6 +1900,14 @@ int main(void)
 		cmocka_unit_test(test_restart_midway),
 		cmocka_unit_test(test_partial_admission),
 		cmocka_unit_test(test_cordon),
+		cmocka_unit_test(test_release_unbound),
+		cmocka_unit_test(test_release_replacement),
+		cmocka_unit_test(test_release_bind_failed),
+		cmocka_unit_test(test_plain_pod_failed),
+		cmocka_unit_test(test_plain_pod_failed_pending),
+		cmocka_unit_test(test_restart_plain_pod_failed),
+		cmocka_unit_test(test_pod_group_failed),
+		cmocka_unit_test(test_job_orphaned),
 		cmocka_unit_test(test_random),
 	};
 
