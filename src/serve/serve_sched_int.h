@@ -122,7 +122,7 @@ struct serve_sched {
 	 * counters never go back */
 	struct metrics *metrics;
 	struct obs_metrics *obs;
-	uint64_t pending_seq;	 /* ctl_changes_seq() at that pass */
+	uint64_t pending_seq; /* ctl_changes_seq() at that pass */
 };
 
 /* serve_sched.c */
