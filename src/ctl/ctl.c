@@ -537,6 +537,13 @@ int ctl_set_estimate(struct ctl *x, uint64_t h, int64_t est_us)
 
 int ctl_finish(struct ctl *x, uint64_t h, int64_t now_us)
 {
+	return ctl_finish_as(x, h, "Succeeded", "Job finished successfully",
+			     now_us);
+}
+
+int ctl_finish_as(struct ctl *x, uint64_t h, const char *reason,
+		  const char *message, int64_t now_us)
+{
 	int64_t wl = ctl_enter(x, h, now_us);
 
 	if (wl < 0)
@@ -547,7 +554,7 @@ int ctl_finish(struct ctl *x, uint64_t h, int64_t now_us)
 				      .cq = sched_wl_cq(x->s, (uint32_t)wl) });
 	gang_finished(x->g, (uint32_t)wl, now_us);
 	if (sched_wl_state(x->s, (uint32_t)wl) == SCHED_WL_ADMITTED)
-		sched_finish(x->s, (uint32_t)wl, now_us);
+		sched_finish_as(x->s, (uint32_t)wl, reason, message, now_us);
 	ctl_drop_pods(&x->wl[wl]);
 	x->wl[wl].bind_epoch++;
 	x->wl[wl].bind_fails = 0;

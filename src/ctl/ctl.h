@@ -236,6 +236,10 @@ int ctl_assume_pod(struct ctl *x, const struct pod *p);
  * released. Returns 0 or -ESTALE.
  */
 int ctl_finish(struct ctl *x, uint64_t h, int64_t now_us);
+/* The same, with the reason and message of its Finished condition
+ * (sched_finish_as); ctl_finish says "Succeeded". */
+int ctl_finish_as(struct ctl *x, uint64_t h, const char *reason,
+		  const char *message, int64_t now_us);
 
 /*
  * Give workload h a runtime estimate (sched_wl_set_estimate(); 0: none).

@@ -1352,13 +1352,20 @@ void sched_deactivate(struct sched *s, uint32_t id, const char *reason,
 
 void sched_finish(struct sched *s, uint32_t id, int64_t now_us)
 {
+	sched_finish_as(s, id, "Succeeded", "Job finished successfully",
+			now_us);
+}
+
+void sched_finish_as(struct sched *s, uint32_t id, const char *reason,
+		     const char *message, int64_t now_us)
+{
 	struct sched_wl *wl = &s->wl[id];
 
 	sched_touch(s, id);
 	sched_release(s, id);
 	wl->state = SCHED_WL_FINISHED;
-	sched_set_cond(wl, SCHED_COND_FINISHED, true, "Succeeded",
-		       xstrdup("Job finished successfully"), now_us);
+	sched_set_cond(wl, SCHED_COND_FINISHED, true, reason, xstrdup(message),
+		       now_us);
 }
 
 static int load_podset(struct sched *s, const struct workload *w, size_t i,

@@ -300,8 +300,13 @@ bool sched_wl_held(const struct sched *s, uint32_t wl);
  * restore that may have dropped some). */
 void sched_recount_victims(struct sched *s);
 
-/* wl (admitted) completed: release its quota and placement. */
+/* wl (admitted) completed: release its quota and placement; its Finished
+ * condition says reason and message (Kueue's "Succeeded", "Failed",
+ * "OwnerNotFound"; message copied). sched_finish is sched_finish_as with
+ * "Succeeded" and "Job finished successfully". */
 void sched_finish(struct sched *s, uint32_t wl, int64_t now_us);
+void sched_finish_as(struct sched *s, uint32_t wl, const char *reason,
+		     const char *message, int64_t now_us);
 
 /*
  * Evict admitted wl with Kueue's Evicted reason (e.g. "PodsReadyTimeout")

@@ -163,10 +163,13 @@ int serve_sched_decode_workload(struct serve_sched *x, const json_t *obj,
  * written, 0 when it was so already. */
 int serve_sched_suspend(struct serve_sched *x, const char *ns, const char *job,
 			bool suspend, int64_t parallelism);
-/* Slot's owner ended (its Job Complete or Failed, its Pod terminated):
- * finished when admitted (quota and nodes free), else out of its queue
+/* Slot's owner ended (its Job Complete or Failed, its Pod terminated,
+ * its owner deleted): finished when admitted (quota and nodes free), its
+ * Finished condition with Kueue's reason ("Succeeded", "Failed",
+ * "OwnerNotFound"; static) and message (copied), else out of its queue
  * and the controller for good (the slot is dropped). */
-void serve_sched_end(struct serve_sched *x, uint32_t slot);
+void serve_sched_end(struct serve_sched *x, uint32_t slot, const char *reason,
+		     const char *message);
 /* Forget slot's workload (its object is gone). */
 void serve_sched_drop(struct serve_sched *x, uint32_t slot);
 

@@ -147,7 +147,8 @@ static void owner_of(const json_t *o, const char *want, const char **ret_name,
 	}
 }
 
-static bool cond_true(const json_t *o, const char *type)
+/* o's status condition of type (NULL: none). */
+static const json_t *cond_of(const json_t *o, const char *type)
 {
 	const json_t *conds =
 		json_object_get(json_object_get(o, "status"), "conditions");
@@ -157,12 +158,28 @@ static bool cond_true(const json_t *o, const char *type)
 	json_array_foreach(conds, i, c)
 	{
 		const char *t = json_string_value(json_object_get(c, "type"));
-		const char *s = json_string_value(json_object_get(c, "status"));
 
-		if (t && s && strcmp(t, type) == 0 && strcmp(s, "True") == 0)
-			return true;
+		if (t && strcmp(t, type) == 0)
+			return c;
 	}
-	return false;
+	return NULL;
+}
+
+static bool cond_true(const json_t *o, const char *type)
+{
+	const char *s =
+		json_string_value(json_object_get(cond_of(o, type), "status"));
+
+	return s && strcmp(s, "True") == 0;
+}
+
+/* The message of o's condition type ("" when none). */
+static const char *cond_message(const json_t *o, const char *type)
+{
+	const char *m =
+		json_string_value(json_object_get(cond_of(o, type), "message"));
+
+	return m ? m : "";
 }
 
 /* Whether the Job that owns Workload obj has ended, or the Pod (Kueue's
@@ -540,7 +557,9 @@ void serve_sched_job(struct serve_sched *x, const struct sev *e)
 		 * when the Workload outlives it, orphaned */
 		if (uid && hmap_get_str(&x->by_owner, uid, &slot) &&
 		    !serve_sched_slot(x, (uint32_t)slot)->finished)
-			serve_sched_end(x, (uint32_t)slot);
+			serve_sched_end(
+				x, (uint32_t)slot, "OwnerNotFound",
+				"The workload's owner no longer exists");
 		return;
 	}
 	if (!uid || !name || !queue_of(e->body) ||
@@ -556,10 +575,17 @@ void serve_sched_job(struct serve_sched *x, const struct sev *e)
 	if (w->finished ||
 	    (!cond_true(e->body, "Complete") && !cond_true(e->body, "Failed")))
 		return;
-	serve_sched_end(x, (uint32_t)slot);
+	/* Kueue: Succeeded or Failed, with the Job condition's message */
+	if (cond_true(e->body, "Failed"))
+		serve_sched_end(x, (uint32_t)slot, "Failed",
+				cond_message(e->body, "Failed"));
+	else
+		serve_sched_end(x, (uint32_t)slot, "Succeeded",
+				cond_message(e->body, "Complete"));
 }
 
-void serve_sched_end(struct serve_sched *x, uint32_t slot)
+void serve_sched_end(struct serve_sched *x, uint32_t slot, const char *reason,
+		     const char *message)
 {
 	struct swl *w = serve_sched_slot(x, slot);
 
@@ -577,7 +603,7 @@ void serve_sched_end(struct serve_sched *x, uint32_t slot)
 	w->finished = true;
 	w->binding = w->release = false;
 	memset(w->want, 0, w->npods);
-	(void)ctl_finish(x->ctl, w->h, x->now_us);
+	(void)ctl_finish_as(x->ctl, w->h, reason, message, x->now_us);
 }
 
 int serve_sched_suspend(struct serve_sched *x, const char *ns, const char *job,

@@ -12,6 +12,7 @@
 #include "serve/serve_sched_int.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,6 +176,29 @@ static bool live_pods(const struct swl *w)
 	return false;
 }
 
+/* A gang of pods ended, pod its last event: Kueue's Finished reason and
+ * message, a queued plain pod's from its phase and status message, a
+ * PodGroup's from how many of its pods succeeded. */
+static void end_gang(struct serve_sched *x, uint32_t slot, const json_t *pod)
+{
+	struct swl *w = serve_sched_slot(x, slot);
+	const char *ph = str_at(pod, "status", "phase");
+	const char *m = str_at(pod, "status", "message");
+	char *msg;
+
+	if (w->pod) {
+		serve_sched_end(x, slot,
+				ph && strcmp(ph, "Succeeded") == 0 ? "Succeeded"
+								   : "Failed",
+				m ? m : "");
+		return;
+	}
+	msg = xasprintf("Pods succeeded: %" PRIu32 "/%" PRIu32 ".",
+			w->succeeded, w->npods);
+	serve_sched_end(x, slot, w->failed ? "Failed" : "Succeeded", msg);
+	free(msg);
+}
+
 void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 			    const struct sev *e, const char *uid)
 {
@@ -202,7 +226,7 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 	if (i < 0) {
 		/* ended before it was seen (a restart) */
 		if (ends && !w->finished)
-			serve_sched_end(x, slot);
+			end_gang(x, slot, e->body);
 		return;
 	}
 	/* adopted at start: the controller has it bound where it is */
@@ -250,7 +274,7 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 	if (w->job || w->finished)
 		return;
 	if (ends || (w->succeeded + w->failed >= w->npods && !live_pods(w)))
-		serve_sched_end(x, slot); /* may drop the slot */
+		end_gang(x, slot, e->body); /* may drop the slot */
 }
 
 void serve_sched_plain_pod(struct serve_sched *x, const struct sev *e,

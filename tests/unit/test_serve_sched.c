@@ -350,6 +350,36 @@ static const json_t *workload_of(struct api_store *s, const char *jobname,
 	return found;
 }
 
+/* The reason of the Finished condition of Workload team-a/name (NULL:
+ * none, or not finished). */
+static const char *finished_reason(struct api_store *s, const char *name)
+{
+	const struct api_obj *o = api_store_get(s, K_WL, "team-a", name);
+	const json_t *c;
+	size_t k;
+
+	json_array_foreach(
+		json_object_get(json_object_get(o ? o->body : NULL, "status"),
+				"conditions"),
+		k, c)
+	{
+		if (!strcmp(json_string_value(json_object_get(c, "type")),
+			    "Finished"))
+			return json_string_value(json_object_get(c, "reason"));
+	}
+	return NULL;
+}
+
+/* The name of the Workload of Job jobname (it must have one). */
+static const char *workload_name(struct api_store *s, const char *jobname)
+{
+	int n;
+	const json_t *wl = workload_of(s, jobname, &n);
+
+	assert_int_equal(n, 1);
+	return sget(wl, "metadata", "name");
+}
+
 /* The Job's live pods: how many, how many bound, and on how many racks. */
 struct gang_view {
 	int pods, bound, racks;
@@ -535,6 +565,8 @@ static void test_job_lifecycle(void **state)
 	complete(&e, "llama");
 	advance(&e, S);
 	assert_true(job_done(e.s, "llama"));
+	assert_string_equal(finished_reason(e.s, workload_name(e.s, "llama")),
+			    "Succeeded");
 	assert_int_equal(admitted_pods(e.x), 0);
 	assert_int_equal(usage_pods(e.x), 0);
 	env_stop(&e);
@@ -1414,6 +1446,7 @@ static void check_all_free(struct env *e)
 static void test_plain_pod_failed(void **state)
 {
 	struct env e;
+	char *wl;
 
 	(void)state;
 	env_start(&e, quickstart(), T0);
@@ -1426,6 +1459,11 @@ static void test_plain_pod_failed(void **state)
 		advance(&e, 5 * S);
 		check_all_free(&e);
 	}
+	wl = serve_sched_workload_name(
+		"", "Pod", "solo",
+		api_store_get(e.s, K_POD, "team-a", "solo")->uid);
+	assert_string_equal(finished_reason(e.s, wl), "Failed");
+	free(wl);
 	env_stop(&e);
 }
 
@@ -1516,6 +1554,7 @@ static void test_job_orphaned(void **state)
 {
 	struct env e;
 	json_t *o;
+	char *wl;
 
 	(void)state;
 	env_start(&e, quickstart(), T0);
@@ -1526,10 +1565,14 @@ static void test_job_orphaned(void **state)
 	json_object_set_new(json_object_get(o, "metadata"), "finalizers",
 			    json_pack("[s]", "orphan"));
 	update(e.s, K_JOB, o, e.now);
+	wl = xstrdup(workload_name(e.s, "low"));
 	assert_int_equal(
 		api_store_delete(e.s, K_JOB, "team-a", "low", 0, e.now), 0);
 	advance(&e, S);
 	assert_null(api_store_get(e.s, K_JOB, "team-a", "low"));
+	/* Kueue's reason for a Workload whose owner is gone */
+	assert_non_null(finished_reason(e.s, wl));
+	assert_string_equal(finished_reason(e.s, wl), "OwnerNotFound");
 	assert_int_equal(admitted_pods(e.x), 0);
 	assert_int_equal(usage_pods(e.x), 0);
 	job(e.s, e.now, "high", 4, "production");
@@ -1538,6 +1581,7 @@ static void test_job_orphaned(void **state)
 	assert_int_equal(admitted_pods(e.x), 4);
 	assert_int_equal(usage_pods(e.x), 4);
 	check_capacity(e.s);
+	free(wl);
 	env_stop(&e);
 }
 
