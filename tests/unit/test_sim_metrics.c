@@ -261,8 +261,8 @@ static void test_run_order(void **state)
 
 /* No jobs: the per-policy series, NaN where nothing applies. */
 static const char *const want_empty[] = {
-	"echelon_sim_gpu_utilization{policy=\"no-gang\"} NaN",
 	"echelon_sim_goodput_ratio{policy=\"no-gang\"} NaN",
+	"echelon_sim_gpu_utilization{policy=\"no-gang\"} NaN",
 	"echelon_sim_idle_allocated_gpu_seconds{policy=\"no-gang\"} 0",
 	"echelon_sim_lost_gpu_seconds{policy=\"no-gang\"} 0",
 	"echelon_sim_makespan_seconds{policy=\"no-gang\"} 3600.5",
