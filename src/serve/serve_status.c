@@ -156,18 +156,17 @@ int64_t ss_generation(const json_t *obj)
 	return json_is_integer(g) ? (int64_t)json_integer_value(g) : -1;
 }
 
-/* Slot i is to be done at this update. */
-static void todo(struct serve_status *st, uint32_t i)
+void ss_mark_stale(struct serve_status *st, uint32_t i)
 {
-	if (i < st->nwl && !st->wl[i].todo) {
-		st->wl[i].todo = true;
-		vec_push(&st->todo, i);
+	if (i < st->nwl && !st->wl[i].stale) {
+		st->wl[i].stale = true;
+		vec_push(&st->stale, i);
 	}
 }
 
 static int take_changed(void *ctx, uint32_t slot)
 {
-	todo(ctx, slot);
+	ss_mark_stale(ctx, slot);
 	return 0;
 }
 
@@ -197,7 +196,7 @@ static int mark(void *ctx, const struct api_event *ev)
 		return 0;
 	w = cluster_find(m->c, KIND_WORKLOAD, ev->ns, ev->name);
 	if (w)
-		todo(m->st, (uint32_t)(w - m->c->workloads.items));
+		ss_mark_stale(m->st, (uint32_t)(w - m->c->workloads.items));
 	return 0;
 }
 
@@ -222,22 +221,22 @@ static void start_over(struct ss *ss)
 			st->wl[i] = (struct ss_seen){ .cq = -1, .lq = -1 };
 		st->nwl = n;
 	}
-	st->todo.len = 0;
+	st->stale.len = 0;
 	for (uint32_t i = 0; i < n; i++)
-		todo(st, i);
+		ss_mark_stale(st, i);
 	free(st->cq_n);
 	free(st->lq_n);
 	free(st->lq_use);
-	free(st->cq_todo);
-	free(st->lq_todo);
+	free(st->cq_stale);
+	free(st->lq_stale);
 	st->ncq = ss->c->cluster_queues.len;
 	st->nlq = ss->c->local_queues.len;
 	st->nfr = ss->c->flavors.len * RESOURCE_MAX;
 	st->cq_n = xcalloc(st->ncq + 1, sizeof(*st->cq_n));
 	st->lq_n = xcalloc(st->nlq + 1, sizeof(*st->lq_n));
 	st->lq_use = xcalloc(st->nlq * st->nfr + 1, sizeof(*st->lq_use));
-	st->cq_todo = xcalloc(st->ncq + 1, sizeof(*st->cq_todo));
-	st->lq_todo = xcalloc(st->nlq + 1, sizeof(*st->lq_todo));
+	st->cq_stale = xcalloc(st->ncq + 1, sizeof(*st->cq_stale));
+	st->lq_stale = xcalloc(st->nlq + 1, sizeof(*st->lq_stale));
 	st->queues = true;
 }
 
@@ -286,9 +285,9 @@ static void queues(struct ss *ss)
 
 	if (st->queues) {
 		for (size_t i = 0; i < st->ncq; i++)
-			st->cq_todo[i] = true;
+			st->cq_stale[i] = true;
 		for (size_t i = 0; i < st->nlq; i++)
-			st->lq_todo[i] = true;
+			st->lq_stale[i] = true;
 	}
 	ss_cluster_queues(ss);
 	ss_local_queues(ss);
@@ -310,12 +309,12 @@ void serve_status_free(struct serve_status *st)
 	for (size_t i = 0; i < st->nwl; i++)
 		seen_release(&st->wl[i]);
 	free(st->wl);
-	vec_release(&st->todo);
+	vec_release(&st->stale);
 	free(st->cq_n);
 	free(st->lq_n);
 	free(st->lq_use);
-	free(st->cq_todo);
-	free(st->lq_todo);
+	free(st->cq_stale);
+	free(st->lq_stale);
 	free(st);
 }
 

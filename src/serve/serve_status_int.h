@@ -44,19 +44,19 @@ struct ss_seen {
 	struct ss_counts n;
 	struct ss_use *use; /* owned; nuse pairs */
 	uint32_t nuse;
-	bool todo; /* in serve_status.todo */
+	bool stale; /* in serve_status.stale */
 };
 
 struct serve_status {
 	struct ss_seen *wl; /* per slot, nwl of them */
 	size_t nwl;
-	VEC(uint32_t) todo; /* slots to do at the next update */
+	VEC(uint32_t) stale; /* slots to recompute at the next update */
 	/* Per ClusterQueue and LocalQueue of the cluster (sized at the last
 	 * full update): the counts summed over the slots, the LocalQueues'
 	 * usage ([nlq][nfr]), and which to write at the next update. */
 	struct ss_counts *cq_n, *lq_n;
 	int64_t *lq_use;
-	bool *cq_todo, *lq_todo;
+	bool *cq_stale, *lq_stale;
 	size_t ncq, nlq, nfr;
 	uint64_t cursor;     /* the store's rv after the last update */
 	uint64_t ctl_cursor; /* ctl_changes_seq() after the last update */
@@ -64,6 +64,9 @@ struct serve_status {
 	bool queues;	     /* a queue object changed: write every queue */
 	bool all;	     /* the next update does everything */
 };
+
+/* Slot i (of st->wl) is recomputed at the next update (once). */
+void ss_mark_stale(struct serve_status *st, uint32_t i);
 
 /* One sync: the model, read-only, and the writer's state. */
 struct ss {
@@ -115,7 +118,7 @@ int64_t ss_generation(const json_t *obj);
 
 /* The parts of serve_status_sync(). Each returns its writes or the first
  * negative errno (and goes on with the other objects). The workloads of
- * st->todo (every slot when st->all): their status, and what they add to
+ * st->stale (every slot when st->all): their status, and what they add to
  * their queues (marking the queues whose status changes). */
 int ss_workloads(struct ss *ss);
 /* The ClusterQueues and LocalQueues marked (all with st->all or

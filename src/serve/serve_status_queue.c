@@ -240,9 +240,9 @@ static void each_lq(struct ss *ss, const struct api_obj *o)
 	ss_put_status(ss, o, st);
 }
 
-/* Queue i's object, with todo[i] cleared unless its write fails. */
+/* Queue i's object, with stale[i] cleared unless its write fails. */
 static void queue_sync(struct ss *ss, const struct api_kind *k, const char *ns,
-		       const char *name, bool *todo,
+		       const char *name, bool *stale,
 		       void (*fn)(struct ss *ss, const struct api_obj *o))
 {
 	const struct api_obj *o = api_store_get(ss->s, k, ns, name);
@@ -250,7 +250,7 @@ static void queue_sync(struct ss *ss, const struct api_kind *k, const char *ns,
 
 	if (o)
 		fn(ss, o);
-	*todo = ss->err != err;
+	*stale = ss->err != err;
 }
 
 int ss_cluster_queues(struct ss *ss)
@@ -260,10 +260,10 @@ int ss_cluster_queues(struct ss *ss)
 	struct serve_status *st = ss->st;
 
 	for (size_t i = 0; k && i < st->ncq; i++) {
-		if (st->cq_todo[i])
+		if (st->cq_stale[i])
 			queue_sync(ss, k, NULL,
 				   ss->c->cluster_queues.items[i].name,
-				   &st->cq_todo[i], each_cq);
+				   &st->cq_stale[i], each_cq);
 	}
 	return ss->err ? ss->err : ss->writes;
 }
@@ -277,9 +277,9 @@ int ss_local_queues(struct ss *ss)
 	for (size_t i = 0; k && i < st->nlq; i++) {
 		const struct local_queue *l = &ss->c->local_queues.items[i];
 
-		if (st->lq_todo[i])
+		if (st->lq_stale[i])
 			queue_sync(ss, k, l->ns ? l->ns : "", l->name,
-				   &st->lq_todo[i], each_lq);
+				   &st->lq_stale[i], each_lq);
 	}
 	return ss->err ? ss->err : ss->writes;
 }

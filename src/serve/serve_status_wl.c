@@ -459,7 +459,7 @@ static void count_in(struct serve_status *st, const struct ss_seen *c, int sign)
 		st->cq_n[c->cq].pending += sign * c->n.pending;
 		st->cq_n[c->cq].reserving += sign * c->n.reserving;
 		st->cq_n[c->cq].admitted += sign * c->n.admitted;
-		st->cq_todo[c->cq] = true;
+		st->cq_stale[c->cq] = true;
 	}
 	if (c->lq >= 0 && (size_t)c->lq < st->nlq) {
 		int64_t *use = st->lq_use + (size_t)c->lq * st->nfr;
@@ -471,7 +471,7 @@ static void count_in(struct serve_status *st, const struct ss_seen *c, int sign)
 			if (c->use[j].fr < st->nfr)
 				use[c->use[j].fr] += sign * c->use[j].v;
 		}
-		st->lq_todo[c->lq] = true;
+		st->lq_stale[c->lq] = true;
 	}
 }
 
@@ -504,10 +504,8 @@ static void workload_sync(struct ss *ss, uint32_t i, const struct api_kind *wk,
 	free(seen->use);
 	*seen = now;
 	/* a failed write is tried again at the next update */
-	if (ss->err != err) {
-		seen->todo = true;
-		vec_push(&st->todo, i);
-	}
+	if (ss->err != err)
+		ss_mark_stale(st, i);
 }
 
 int ss_workloads(struct ss *ss)
@@ -517,12 +515,12 @@ int ss_workloads(struct ss *ss)
 	const struct api_kind *pk =
 		ss_kind("scheduling.x-k8s.io/v1alpha1", "PodGroup");
 	struct serve_status *st = ss->st;
-	uint32_t *slots = st->todo.items;
-	size_t n = st->todo.len;
+	uint32_t *slots = st->stale.items;
+	size_t n = st->stale.len;
 
 	/* failed ones go back into a new list */
-	st->todo.items = NULL;
-	st->todo.len = st->todo.cap = 0;
+	st->stale.items = NULL;
+	st->stale.len = st->stale.cap = 0;
 	for (size_t j = 0; j < n; j++)
 		workload_sync(ss, slots[j], wk, pk);
 	free(slots);
