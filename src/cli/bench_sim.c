@@ -243,6 +243,7 @@ int cli_bench_sim(int argc, char **argv)
 	int rc;
 
 	sim_options_init(&o);
+	o.metrics = false; /* as `echelon sim` without --out */
 	rc = parse(argc, argv, &so, &o, &sc, &jobs);
 	if (rc)
 		return rc == 1 ? 0 : 2;

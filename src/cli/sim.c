@@ -662,6 +662,7 @@ static int run_all(struct sim_args *a, const struct sim_input *in,
 		o.nfailures = a->failures.len;
 		o.log = log;
 		o.waits = log || a->out;
+		o.metrics = a->out != NULL;
 		if (log)
 			strbuf_addf(log, "# policy %s\n",
 				    sim_policy_name(o.policy));

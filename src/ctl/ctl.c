@@ -286,6 +286,15 @@ void ctl_grow(struct ctl *x)
 	}
 }
 
+/* The core marks the journal of ctl_changes() when it is on. */
+static void ctl_track(struct ctl *x)
+{
+	if (!x->opt.track_changes)
+		return;
+	sched_track(x->s, &x->changes);
+	gang_track(x->g, &x->changes);
+}
+
 struct ctl *ctl_new(struct cluster *c, const struct ctl_options *o,
 		    const struct ctl_backend_ops *ops, void *ctx)
 {
@@ -307,8 +316,7 @@ struct ctl *ctl_new(struct cluster *c, const struct ctl_options *o,
 	dirty_init(&x->changes);
 	x->s = sched_new(c, &x->opt.sched);
 	x->g = gang_new(c, x->s, &x->opt.gang, &gang_ops, x);
-	sched_track(x->s, &x->changes);
-	gang_track(x->g, &x->changes);
+	ctl_track(x);
 	hmap_init(&x->pod_uid);
 	ctl_grow(x);
 	return x;
@@ -825,8 +833,7 @@ int ctl_reconfigure(struct ctl *x, int (*change)(void *ctx, struct cluster *c),
 	rc = change(ctx, x->c);
 	x->s = sched_new(x->c, &x->opt.sched);
 	x->g = gang_new(x->c, x->s, &x->opt.gang, &gang_ops, x);
-	sched_track(x->s, &x->changes);
-	gang_track(x->g, &x->changes);
+	ctl_track(x);
 	if (x->nnodes) /* node_down is NULL before the first node */
 		memset(x->node_down, 0, x->nnodes);
 	ctl_grow(x);

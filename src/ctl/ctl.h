@@ -127,6 +127,10 @@ struct ctl_options {
 	 * and its preemptor waits at the head meanwhile. Off (the simulator,
 	 * plan): victims are gone at once. */
 	bool wait_victims;
+	/* Keep the journal of ctl_changes() (the daemon's status writer
+	 * reads it). Off (the simulator, plan): nothing marks it, no memory
+	 * per workload, and ctl_changes() answers -ERANGE: every slot. */
+	bool track_changes;
 };
 
 struct ctl_stats {
@@ -164,7 +168,8 @@ struct ctl_stats ctl_stats(const struct ctl *x);
  * slot marked after cursor since (a negative return of fn stops and is
  * returned), or returns -ERANGE when since is from before the scheduler
  * and lifecycle were last rebuilt (ctl_restore(), ctl_reconfigure()), or
- * is 0: every slot must then be taken as changed. A workload's position in
+ * is 0, or the journal is off (ctl_options.track_changes): every slot
+ * must then be taken as changed. A workload's position in
  * its queue is not tracked (it moves whenever one ahead leaves).
  */
 uint64_t ctl_changes_seq(const struct ctl *x);

@@ -224,7 +224,7 @@ static void collect_all(struct serve_sched *x)
 
 static void state_init(struct serve_sched *x)
 {
-	struct ctl_options o = { .wait_victims = true };
+	struct ctl_options o = { .wait_victims = true, .track_changes = true };
 
 	cluster_init(&x->c);
 	hmap_init(&x->by_name);

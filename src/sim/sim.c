@@ -106,6 +106,7 @@ void sim_options_init(struct sim_options *o)
 	o->seed = 1;
 	o->pod_start_us = 10 * 1000000LL;
 	o->node_repair_us = 3600 * 1000000LL;
+	o->metrics = true;
 	throughput_config_init(&o->tp);
 #ifndef NDEBUG
 	o->check = true; /* debug builds check every event */

@@ -194,6 +194,11 @@ struct sim_options {
 	 * and log each change of reason: a look at every waiting job after
 	 * each step, so off unless asked for. */
 	bool waits;
+	/* Collect Kueue's and echelon's metrics and their history
+	 * (sim_result.metrics; NULL when off): a look at every controller
+	 * event, about a fifth of a run's time, so the CLI asks for it only
+	 * when it writes them (--out). On after sim_options_init(). */
+	bool metrics;
 	/* Event log for golden tests (one line per event); NULL: none. */
 	struct strbuf *log;
 	/* Called every ~1/1000 of the work (submissions and ends) with

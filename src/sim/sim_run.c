@@ -370,7 +370,8 @@ static void on_event(void *ctx, const struct ctl_event *e)
 
 	if (j < 0)
 		return; /* not a workload of this run */
-	obs_metrics_event(st->obs, st->ctl, e);
+	if (st->obs)
+		obs_metrics_event(st->obs, st->ctl, e);
 	switch (e->kind) {
 	case CTL_EV_ADMITTED:
 		sim_run_admitted(st, e->wl);
@@ -481,7 +482,7 @@ void sim_run_sample_metrics(struct sim_state *st, int64_t t, bool last)
 {
 	struct metrics *m = st->res->metrics;
 
-	if (!last && t % st->obs_period_us)
+	if (!m || (!last && t % st->obs_period_us))
 		return;
 	/* the history keeps milliseconds: a finer period skips some */
 	if (metrics_samples(m) && t / 1000 <= st->last_obs_ms)
@@ -524,7 +525,8 @@ static void thin_samples(struct sim_state *st)
 	st->res->cq_samples.len = k * ncq;
 	st->sample_us *= 2;
 	if (st->obs_period_us < st->sample_us) { /* not coarser already */
-		metrics_thin(st->res->metrics);
+		if (st->res->metrics)
+			metrics_thin(st->res->metrics);
 		st->obs_period_us = st->sample_us;
 	}
 	st->next_sample = (int64_t)k * st->sample_us;
@@ -1092,7 +1094,8 @@ static void loop(struct sim_state *st)
 		}
 		ctl_run(st->ctl, st->now);
 		/* cycles take no simulated time */
-		obs_metrics_cycles(st->obs, st->ctl, 0);
+		if (st->obs)
+			obs_metrics_cycles(st->obs, st->ctl, 0);
 		schedule_tick(st);
 		if (st->o->waits)
 			sim_wait_update(st);
@@ -1263,9 +1266,11 @@ static void state_init(struct sim_state *st, const struct sim_input *in,
 	co.sched.backfill = co.sched.compact && o->backfill;
 	co.gang.jitter = true;
 	co.gang.seed = o->seed;
-	res->metrics = metrics_new();
-	st->obs = obs_metrics_new(res->metrics, "policy",
-				  sim_policy_name(o->policy));
+	if (o->metrics) {
+		res->metrics = metrics_new();
+		st->obs = obs_metrics_new(res->metrics, "policy",
+					  sim_policy_name(o->policy));
+	}
 	st->ctl = ctl_new(c, &co, &ops, st);
 	st->s = ctl_sched(st->ctl);
 	st->g = ctl_gang(st->ctl);

@@ -74,6 +74,7 @@ static void load_with(struct fx *f, const char *name,
 	char *rel = xasprintf("tests/data/serve/%s", name);
 	char *path = testutil_path(rel);
 	const char *const paths[] = { path };
+	struct ctl_options oo;
 	struct diag d;
 
 	cluster_init(&f->c);
@@ -84,7 +85,9 @@ static void load_with(struct fx *f, const char *name,
 	free(path);
 	free(rel);
 	cluster_compute_usage(&f->c, NULL);
-	f->x = ctl_new(&f->c, o, &no_ops, NULL);
+	oo = o ? *o : (struct ctl_options){ 0 };
+	oo.track_changes = true; /* as the daemon's */
+	f->x = ctl_new(&f->c, &oo, &no_ops, NULL);
 	f->s = api_store_new(NULL);
 	store_all(f, f->s);
 }
