@@ -20,6 +20,7 @@
 #define ECHELON_API_STORE_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "api/api_kind.h"
@@ -49,6 +50,8 @@ struct api_event {
 	json_t *body;
 	const char *text;
 	size_t len;
+	bool mirror; /* written by api_store_mirror*(): a replica's copy of
+			another server's change, not a local write */
 };
 
 struct api_store_options {
@@ -116,6 +119,25 @@ int api_store_update(struct api_store *s, const struct api_kind *k,
 int api_store_delete(struct api_store *s, const struct api_kind *k,
 		     const char *ns, const char *name, uint64_t if_rv,
 		     int64_t now_us) MUST_CHECK;
+/*
+ * Writes of a replica (the Kubernetes backend's cache of a remote API
+ * server, src/kube): create or replace the object named by body's
+ * metadata with body as the remote server has it. Unlike create and
+ * update, metadata.uid, creationTimestamp, generation and
+ * deletionTimestamp are kept as given (an object re-created under the
+ * same name with another uid is replaced in place: one MODIFIED event),
+ * only metadata.resourceVersion becomes the store's; finalizers are not
+ * acted on. An unchanged object is no write. The events carry mirror =
+ * true. body is stolen. -EINVAL for a body without metadata.name or uid.
+ */
+int api_store_mirror(struct api_store *s, const struct api_kind *k,
+		     json_t *body, int64_t now_us,
+		     const struct api_obj **ret) MUST_CHECK;
+/* Remove a mirrored object (the remote deleted it): -ENOENT when absent. */
+int api_store_mirror_delete(struct api_store *s, const struct api_kind *k,
+			    const char *ns, const char *name,
+			    int64_t now_us) MUST_CHECK;
+
 /*
  * Finalizers, as Kubernetes: api_store_delete() of an object with
  * metadata.finalizers only sets metadata.deletionTimestamp (a MODIFIED

@@ -141,7 +141,7 @@ static int parse_opt(struct serve_options *o, const char **paths, int opt,
 	case OPT_KUBECONFIG:
 		if (!*v)
 			return bad("--write-kubeconfig", v, "expected a file");
-		o->kubeconfig = v;
+		o->write_kubeconfig = v;
 		return 0;
 	case OPT_NO_SCHEDULE:
 		o->no_schedule = true;

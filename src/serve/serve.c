@@ -454,11 +454,11 @@ static int start_http(struct daemon *dm, const char *addr, uint16_t port)
 		fprintf(stderr, "echelon serve: %s\n", err.msg);
 		return rc;
 	}
-	if (dm->o->kubeconfig) {
+	if (dm->o->write_kubeconfig) {
 		char *url =
 			serve_addr_url(tls, addr, serve_http_port(dm->http));
 
-		rc = serve_kubeconfig_write(dm->o->kubeconfig, url,
+		rc = serve_kubeconfig_write(dm->o->write_kubeconfig, url,
 					    tls ? dm->secrets.cert_pem : NULL,
 					    tls ? dm->secrets.token : NULL,
 					    &err);

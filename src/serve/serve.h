@@ -29,14 +29,25 @@
 struct serve_options {
 	const char *const *paths; /* -f manifests */
 	size_t npaths;
-	const char *cluster;	 /* --cluster SPEC or NULL */
-	const char *listen;	 /* "127.0.0.1:8080" */
-	const char *data;	 /* --data DIR; NULL: $XDG_STATE_HOME/echelon */
-	double speed;		 /* --speed, > 0 */
-	const char *kubeconfig;	 /* --write-kubeconfig FILE or NULL */
-	bool no_schedule;	 /* --no-schedule */
-	bool sync_normal;	 /* --sync normal (default full) */
+	const char *cluster; /* --cluster SPEC or NULL */
+	const char *listen;  /* "127.0.0.1:8080" */
+	const char *data;    /* --data DIR; NULL: $XDG_STATE_HOME/echelon */
+	double speed;	     /* --speed, > 0 */
+	const char *write_kubeconfig; /* --write-kubeconfig FILE or NULL */
+	bool no_schedule;	      /* --no-schedule */
+	bool sync_normal;	      /* --sync normal (default full) */
 	unsigned long long seed; /* --seed, embedded cluster's randomness */
+	const char *faults;	 /* --faults SPEC: injected API failures
+				    (tests of clients; serve_faults.h) */
+	/* The Kubernetes backend (src/kube): with remote or in_cluster set,
+	 * schedule the pods of that cluster instead of an embedded one. */
+	const char *remote;	    /* --kubeconfig FILE */
+	const char *context;	    /* --context NAME; NULL: current */
+	bool in_cluster;	    /* --in-cluster */
+	double qps, burst;	    /* --kube-qps, --kube-burst; 0: 200, 400 */
+	const char *scheduler_name; /* --scheduler-name; NULL: "echelon" */
+	const char *lease;    /* --lease NS/NAME; NULL: kube-system/echelon */
+	const char *identity; /* --id; NULL: HOSTNAME_PID */
 };
 
 /* Run until SIGTERM/SIGINT; returns the process exit status (0 after a

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Leader election through a coordination.k8s.io/v1 Lease, as client-go's
+ * leaderelection: every retry period (jittered ×1.2) try to acquire or
+ * renew (optimistic update from the last record seen; else GET, create on
+ * 404; a holder other than us is respected while the record, as observed
+ * on OUR clock, is younger than leaseDurationSeconds; taking over counts
+ * leaseTransitions + 1). A leader that cannot renew within the renew
+ * deadline stops leading. Only local time is compared, so clock skew
+ * between replicas does not matter; renewTime and acquireTime are
+ * written as MicroTime from the wall clock for people to read.
+ * Defaults: 15 s lease, 10 s renew deadline, 2 s retry (kube-scheduler's);
+ * new() refuses duration <= renew_deadline or renew_deadline <= 1.2 ×
+ * retry.
+ */
+#ifndef ECHELON_KUBE_LEASE_H
+#define ECHELON_KUBE_LEASE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/compiler.h"
+#include "base/errbuf.h"
+#include "base/strbuf.h"
+#include "kube/kube_transport.h"
+
+struct kube_lease_options {
+	const struct kube_transport *tr; /* borrowed */
+	const char *ns;			 /* NULL: "kube-system" */
+	const char *name;		 /* NULL: "echelon" */
+	const char *identity;		 /* this replica: host_pid_random */
+	int64_t duration_us;		 /* 0: 15 s */
+	int64_t renew_deadline_us;	 /* 0: 10 s */
+	int64_t retry_us;		 /* 0: 2 s */
+	unsigned long long seed;	 /* jitter */
+};
+
+struct kube_lease;
+int kube_lease_new(const struct kube_lease_options *o, struct kube_lease **ret,
+		   struct errbuf *err) MUST_CHECK;
+void kube_lease_free(struct kube_lease *l);
+/* Do what is due: mono_us drives every decision, wall_us is only
+ * written (renewTime). */
+void kube_lease_run(struct kube_lease *l, int64_t mono_us, int64_t wall_us);
+int64_t kube_lease_next_us(const struct kube_lease *l);
+/* We hold the lease now (and may write). */
+bool kube_lease_leader(const struct kube_lease *l);
+/* The holder last seen ("" none), and how many times leadership changed
+ * hands (leaseTransitions). */
+const char *kube_lease_holder(const struct kube_lease *l);
+/* Stop leading and hand over fast: write leaseDurationSeconds 1 when we
+ * hold it (ReleaseOnCancel). kube_lease_idle() says when that is done. */
+void kube_lease_release(struct kube_lease *l, int64_t wall_us);
+bool kube_lease_idle(const struct kube_lease *l);
+/* Prometheus text: echelon_leader (0/1), transitions seen. */
+void kube_lease_metrics(const struct kube_lease *l, struct strbuf *out);
+
+#endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The scheduler's writes, forwarded to the API server. The scheduler
+ * (serve_sched) writes to the local replica exactly as it does on the
+ * embedded cluster; the outbox reads the store's changes that were not
+ * mirrored (api_event.mirror false) and sends each to the server:
+ *
+ *   - a Pod whose spec.nodeName became set: POST pods/NAME/binding with
+ *     the pod's UID as precondition (a 409 "already assigned" to that
+ *     same node is success);
+ *   - another update: a patch of what changed, split into the object
+ *     (metadata, spec) and its status subresource when the kind has one;
+ *     strategic merge for core kinds (conditions keyed by type), JSON
+ *     merge patch for custom resources;
+ *   - a create (Workloads, Events): POST to the collection, without the
+ *     local uid and resourceVersion;
+ *   - a delete: DELETE with the uid as precondition.
+ *
+ * Only kinds the server serves are forwarded (kube_reflect_version), and
+ * Events; a local kind (from -f files) stays local.
+ *
+ * Order: writes to one object go one at a time, in order; writes to
+ * different objects go concurrently (max_inflight). Intent first: the
+ * binds of one flush start only after every other write of that flush
+ * and of earlier flushes has been answered, so an admission is in the
+ * API server (Workload status, or the gang's echelon.dev/admission
+ * annotation) before any of its pods is bound, and a new leader can
+ * finish or undo it from the cluster alone.
+ *
+ * Failures: transient ones are retried by the transport (KUBE_RETRY, for
+ * give_up_us); a refused or given-up write makes the reflector refresh
+ * the object (kube_reflect_refresh), so the scheduler sees the truth
+ * and reacts. A bind refused while the refreshed pod is still there,
+ * unbound, with the same uid, is sent again (at most 5 times).
+ */
+#ifndef ECHELON_KUBE_OUTBOX_H
+#define ECHELON_KUBE_OUTBOX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "api/api_kind.h"
+#include "api/api_store.h"
+#include "base/strbuf.h"
+#include "kube/kube_reflect.h"
+#include "kube/kube_transport.h"
+
+struct kube_outbox_options {
+	struct api_store *store;	 /* the replica (borrowed) */
+	const struct kube_transport *tr; /* borrowed */
+	struct kube_reflect *reflect;	 /* versions, refresh (borrowed) */
+	unsigned max_inflight;		 /* 0: 256 */
+	int64_t give_up_us;		 /* retry budget; 0: 30 s */
+};
+
+struct kube_outbox;
+/* Starts reading the store's changes after its current rv. */
+struct kube_outbox *kube_outbox_new(const struct kube_outbox_options *o);
+void kube_outbox_free(struct kube_outbox *b);
+/* Queue the store's local changes since the last flush and send what
+ * may go. Call after the controllers' phase of every loop turn. */
+void kube_outbox_flush(struct kube_outbox *b, int64_t mono_us);
+/* kube_pending_fn: writes of this object queued or in flight. */
+bool kube_outbox_pending(void *b, const struct api_kind *k, const char *ns,
+			 const char *name);
+/* Nothing queued or in flight. */
+bool kube_outbox_idle(const struct kube_outbox *b);
+/* Drop every queued write and cancel those in flight; read on from the
+ * store's current rv (a leader that lost its lease). */
+void kube_outbox_reset(struct kube_outbox *b);
+/* Prometheus text (echelon_kube_writes_total{verb,result}, binds,
+ * bind latency, writes queued). */
+void kube_outbox_metrics(const struct kube_outbox *b, struct strbuf *out);
+
+#endif
