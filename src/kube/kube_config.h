@@ -8,18 +8,19 @@
 #define ECHELON_KUBE_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "base/compiler.h"
 #include "base/errbuf.h"
 
 struct kube_target {
-	char *server;	   /* "https://10.0.0.1:6443", no trailing '/' */
-	char *ca_pem;	   /* CA bundle (PEM text), NULL: system CAs */
-	char *cert_pem;	   /* client certificate (PEM text) or NULL */
-	char *key_pem;	   /* its key (PEM text) or NULL */
-	char *token;	   /* bearer token or NULL */
-	char *token_file;  /* re-read when it changes (in-cluster tokens
-			      rotate), or NULL */
+	char *server;	       /* "https://10.0.0.1:6443", no trailing '/' */
+	char *ca_pem;	       /* CA bundle (PEM text), NULL: system CAs */
+	char *cert_pem;	       /* client certificate (PEM text) or NULL */
+	char *key_pem;	       /* its key (PEM text) or NULL */
+	char *token;	       /* bearer token or NULL */
+	char *token_file;      /* re-read when it changes (in-cluster tokens
+				  rotate), or NULL */
 	char *tls_server_name; /* SNI and verification name, or NULL */
 	bool insecure;	       /* insecure-skip-tls-verify */
 	char *ns;	       /* the context's namespace ("default") */
@@ -47,5 +48,10 @@ int kube_config_load(const char *path, const char *context,
 int kube_config_in_cluster(const char *root, struct kube_target *t,
 			   struct errbuf *err) MUST_CHECK;
 void kube_target_free(struct kube_target *t);
+/* Read the whole text file at path (at most max bytes, no NUL byte) into
+ * *ret (owned by the caller). 0, or a negative errno with "path: why" in
+ * err. */
+int kube_config_read_file(const char *path, size_t max, char **ret,
+			  struct errbuf *err) MUST_CHECK;
 
 #endif
