@@ -41,11 +41,43 @@ struct fx {
 	int64_t now;
 	/* Requests seen (the wrapping transport). */
 	VEC(char *) paths;
+	/* A group version /apis does not name (served only at others). */
+	const char *hide;
+	VEC(struct wrap *) wraps;
 	/* Called before a list page with a continue token is sent. */
 	void (*before_continue)(struct fx *f);
 	/* pending(): "ns/name" of pods with local writes on their way. */
 	char pending[4][64];
 };
+
+struct wrap {
+	struct fx *f;
+	kube_done_fn done;
+	void *ctx;
+};
+
+/* The /apis reply without f->hide. */
+static void hide_done(void *ctx, const struct kube_reply *r)
+{
+	struct wrap *w = ctx;
+	struct kube_reply r2 = *r;
+	struct strbuf sb;
+	const char *at, *from = r->body;
+	char needle[128];
+
+	snprintf(needle, sizeof(needle), "\"groupVersion\":\"%s\"", w->f->hide);
+	strbuf_init(&sb);
+	while (r->code == 200 && (at = strstr(from, needle))) {
+		strbuf_add(&sb, from, (size_t)(at - from));
+		strbuf_addstr(&sb, "\"groupVersion\":\"hidden.example/v0\"");
+		from = at + strlen(needle);
+	}
+	strbuf_addstr(&sb, from);
+	r2.body = sb.buf;
+	r2.len = sb.len;
+	w->done(w->ctx, &r2);
+	strbuf_release(&sb);
+}
 
 static uint64_t rec_send(void *impl, const struct kube_call *c,
 			 kube_done_fn done, kube_line_fn line, void *ctx)
@@ -58,6 +90,13 @@ static uint64_t rec_send(void *impl, const struct kube_call *c,
 
 		f->before_continue = NULL;
 		fn(f);
+	}
+	if (f->hide && !strcmp(c->path, "/apis")) {
+		struct wrap *w = xcalloc(1, sizeof(*w));
+
+		*w = (struct wrap){ f, done, ctx };
+		vec_push(&f->wraps, w);
+		return kube_send(&f->loop_tr, c, hide_done, NULL, w);
 	}
 	return kube_send(&f->loop_tr, c, done, line, ctx);
 }
@@ -189,6 +228,9 @@ static int teardown(void **state)
 	vec_foreach (&f->paths, p)
 		free(*p);
 	vec_release(&f->paths);
+	vec_foreach (&f->wraps, w)
+		free(*w);
+	vec_release(&f->wraps);
 	free(f);
 	return 0;
 }
@@ -603,6 +645,34 @@ static void test_refresh(void **state)
 	assert_int_equal(assert_replica(f), 11);
 }
 
+/* Kueue's kinds served only at v1beta1: read there, converted to the
+ * storage version (v1beta2) on the way in. */
+static void test_other_version(void **state)
+{
+	struct fx *f = *state;
+	json_t *cq = obj(API_KIND_CLUSTER_QUEUE, NULL, "cq2", 1);
+
+	f->hide = "kueue.x-k8s.io/v1beta2";
+	json_object_set_new(json_object_get(cq, "spec"), "cohortName",
+			    json_string("all"));
+	assert_int_equal(api_store_create(f->src, K(API_KIND_CLUSTER_QUEUE), cq,
+					  f->now, NULL),
+			 0);
+	populate(f);
+	settle(f, 200);
+	assert_string_equal(
+		kube_reflect_version(f->r, K(API_KIND_CLUSTER_QUEUE)),
+		"v1beta1");
+	assert_string_equal(kube_reflect_version(f->r, K(API_KIND_POD)), "v1");
+	assert_int_equal(count_paths(f, "/apis/kueue.x-k8s.io/v1beta1/"
+					"clusterqueues?limit="),
+			 1);
+	assert_int_equal(count_paths(f, "kueue.x-k8s.io/v1beta2"), 0);
+	src_set(f, API_KIND_CLUSTER_QUEUE, NULL, "cq2", 5);
+	settle(f, 200);
+	assert_int_equal(assert_replica(f), 12);
+}
+
 /* Random changes of the source under random faults (expired and dropped
  * watches, failed list pages); once the faults stop and the loop is
  * quiet, the replica equals the source. */
@@ -685,6 +755,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_held_while_pending, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_refresh, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_other_version, setup,
+						teardown),
 		cmocka_unit_test(test_random),
 	};
 
