@@ -495,6 +495,23 @@ static void drop_unsent(struct serve_kube *k)
 		k->log("info", "objects read again", "count=%zu", n);
 }
 
+/* The scheduler over the replica, for the pods of --scheduler-name;
+ * without Kueue's Workload CRD in the cluster, admissions are kept in
+ * the Job's annotation. */
+static struct serve_sched *new_sched(struct serve_kube *k)
+{
+	struct serve_sched *x = serve_sched_new(k->store);
+	struct serve_sched_options so;
+
+	serve_sched_options_init(&so);
+	so.scheduler_name = k->o->scheduler_name;
+	so.kube = true;
+	so.workloads_remote =
+		served(k, api_kind_of("kueue.x-k8s.io/v1beta2", "Workload"));
+	serve_sched_set_options(x, &so);
+	return x;
+}
+
 /* Leadership follows the Lease: the scheduler exists only while this
  * replica holds it (and the replica is synced). */
 static void follow_lease(struct serve_kube *k, int64_t mono_us)
@@ -510,7 +527,7 @@ static void follow_lease(struct serve_kube *k, int64_t mono_us)
 		 * this leader's to forward. */
 		kube_outbox_reset(k->outbox);
 		k->unsent_rv = api_store_rv(k->store);
-		k->sched = serve_sched_new(k->store);
+		k->sched = new_sched(k);
 		k->log("info", "leader elected", "id=%s seconds=%.3f", id,
 		       (double)(mono_us - k->start_us) / 1e6);
 	} else {
