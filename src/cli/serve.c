@@ -12,8 +12,10 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/log.h"
 #include "serve/serve.h"
 #include "serve/serve_addr.h"
+#include "serve/serve_faults.h"
 
 #include "base/banned.h"
 
@@ -25,6 +27,7 @@ static void usage(FILE *out)
 	      "[--write-kubeconfig FILE]\n"
 	      "                     [--no-schedule] [--sync full|normal] "
 	      "[--seed N]\n"
+	      "                     [--faults SPEC]\n"
 	      "\n"
 	      "Schedule an embedded, simulated cluster in wall-clock time "
 	      "behind a\n"
@@ -63,7 +66,14 @@ static void usage(FILE *out)
 	      "                           (durable across a crash of the "
 	      "daemon)\n"
 	      "      --seed N             the embedded cluster's random "
-	      "seed (default 1)\n",
+	      "seed (default 1)\n"
+	      "      --faults SPEC        for tests of clients: fail, drop "
+	      "or delay API requests\n"
+	      "                           and cut watches at random, e.g.\n"
+	      "                           seed=7,bind=0.1:409|500,"
+	      "watch410=0.05,drop=0.01,\n"
+	      "                           slow=0.05:200 (docs/serve.md); "
+	      "logs each binding\n",
 	      out);
 }
 
@@ -76,6 +86,7 @@ enum {
 	OPT_NO_SCHEDULE,
 	OPT_SYNC,
 	OPT_SEED,
+	OPT_FAULTS,
 };
 
 static const struct option opts[] = {
@@ -88,6 +99,7 @@ static const struct option opts[] = {
 	{ "no-schedule", no_argument, NULL, OPT_NO_SCHEDULE },
 	{ "sync", required_argument, NULL, OPT_SYNC },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "faults", required_argument, NULL, OPT_FAULTS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -96,6 +108,23 @@ static int bad(const char *opt, const char *val, const char *what)
 {
 	cli_bad_value("serve", opt, val, what);
 	return 2;
+}
+
+/* Checked here so that a bad SPEC is a usage error; serve_http parses it
+ * again when it starts. */
+static int parse_faults(struct serve_options *o, const char *v)
+{
+	struct serve_faults *f;
+	struct errbuf err;
+
+	if (serve_faults_parse(v, &f, &err) < 0)
+		return bad("--faults", v, err.msg);
+	serve_faults_free(f);
+	o->faults = v;
+	/* The bindings the server answers are logged at info. */
+	if (log_get_level() < LOG_INFO)
+		log_set_level(LOG_INFO);
+	return 0;
 }
 
 static int parse_opt(struct serve_options *o, const char **paths, int opt,
@@ -159,6 +188,8 @@ static int parse_opt(struct serve_options *o, const char **paths, int opt,
 			return bad("--seed", v, "expected a whole number");
 		o->seed = u;
 		return 0;
+	case OPT_FAULTS:
+		return parse_faults(o, v);
 	case 'h':
 		usage(stdout);
 		return 1;
