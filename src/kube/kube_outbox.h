@@ -45,12 +45,22 @@
 #include "kube/kube_reflect.h"
 #include "kube/kube_transport.h"
 
+/* One line about a write the server refused: msg, then logfmt pairs
+ * ("verb=bind kind=Pod ns=a name=p code=409 reason=\"...\""). */
+typedef void (*kube_outbox_log_fn)(void *ctx, const char *msg,
+				   const char *kv);
+
 struct kube_outbox_options {
 	struct api_store *store;	 /* the replica (borrowed) */
 	const struct kube_transport *tr; /* borrowed */
-	struct kube_reflect *reflect;	 /* versions, refresh (borrowed) */
+	struct kube_reflect *reflect;	 /* versions, refresh (borrowed);
+					    NULL: every kind served at its
+					    storage version, nothing
+					    refreshed (the outbox alone) */
 	unsigned max_inflight;		 /* 0: 256 */
 	int64_t give_up_us;		 /* retry budget; 0: 30 s */
+	kube_outbox_log_fn log;		 /* NULL: log_debug() */
+	void *log_ctx;
 };
 
 struct kube_outbox;

@@ -31,6 +31,11 @@ struct apply {
 	int64_t now_us;
 	struct serve_apply_stats *st;
 	struct diag *d;
+	/* A remote cluster's replica (serve_apply_local): its kinds are
+	 * refused, its namespaces are not created; dry: check only. */
+	serve_apply_served_fn served;
+	void *served_ctx;
+	bool dry;
 };
 
 /* One request through the API; the reply's code, body in *ret_body
@@ -110,7 +115,7 @@ int serve_apply_namespace(struct api *a, struct api_store *s, const char *ns,
 {
 	const struct api_kind *k = api_kind_of("v1", "Namespace");
 	struct serve_apply_stats st = { 0 };
-	struct apply ap = { a, s, now_us, &st, NULL };
+	struct apply ap = { a, s, now_us, &st, NULL, NULL, NULL, false };
 	char *body, *path;
 	int code;
 
@@ -187,20 +192,48 @@ static char *update_body(const struct api_kind *k, const json_t *obj)
 	return body;
 }
 
+static int put_object(struct apply *ap, json_t *obj, const struct api_kind *k,
+		      const char *version, const char *file, int line, int col);
+
+/* An object for a remote cluster's replica: only of a kind the cluster
+ * does not serve (the rest is the cluster's to hold), in a namespace
+ * the cluster has; then put unless dry. */
+static int check_local(struct apply *ap, json_t *obj, const struct api_kind *k,
+		       const char *version, const char *file, int line, int col)
+{
+	const char *kind = json_string_value(json_object_get(obj, "kind"));
+	json_t *meta = json_object_get(obj, "metadata");
+	const char *ns = json_string_value(json_object_get(meta, "namespace"));
+	const char *name = json_string_value(json_object_get(meta, "name"));
+
+	if (ap->served(ap->served_ctx, k)) {
+		diag_add(ap->d, DIAG_ERROR, file, line, col,
+			 "%s %s: the cluster serves %s: apply it to the "
+			 "cluster (kubectl apply), not to echelon",
+			 kind, name, k->resource);
+		return -EINVAL;
+	}
+	if (k->namespaced &&
+	    !api_store_get(ap->s, api_kind_of("v1", "Namespace"), "", ns)) {
+		diag_add(ap->d, DIAG_ERROR, file, line, col,
+			 "%s %s/%s: namespace \"%s\" is not in the cluster",
+			 kind, ns, name, ns);
+		return -EINVAL;
+	}
+	return ap->dry ? 0 : put_object(ap, obj, k, version, file, line, col);
+}
+
 /* Create obj, or merge it into the stored one. obj is borrowed. */
 static int apply_object(struct apply *ap, json_t *obj, const char *file,
 			int line, int col)
 {
 	const char *av = json_string_value(json_object_get(obj, "apiVersion"));
 	const char *kind = json_string_value(json_object_get(obj, "kind"));
-	json_t *meta = json_object_get(obj, "metadata"), *reply = NULL;
+	json_t *meta = json_object_get(obj, "metadata");
 	const char *name = json_string_value(json_object_get(meta, "name"));
 	const char *ns = json_string_value(json_object_get(meta, "namespace"));
 	const struct api_kind *k = av && kind ? api_kind_of(av, kind) : NULL;
 	const char *version = av && strchr(av, '/') ? strchr(av, '/') + 1 : av;
-	char *coll, *item, *body, *what;
-	uint64_t before;
-	int code, rc = 0;
 
 	if (k && !name && strcmp(k->kind, "Configuration") == 0) {
 		/* echelon's Configuration is one per cluster and files may
@@ -224,12 +257,29 @@ static int apply_object(struct apply *ap, json_t *obj, const char *file,
 		ns = "default";
 		json_object_set_new(meta, "namespace", json_string(ns));
 	}
+	if (ap->served)
+		return check_local(ap, obj, k, version, file, line, col);
 	if (k->namespaced &&
 	    serve_apply_namespace(ap->a, ap->s, ns, ap->now_us) < 0) {
 		diag_add(ap->d, DIAG_ERROR, file, line, col,
 			 "namespace \"%s\" cannot be created", ns);
 		return -EINVAL;
 	}
+	return put_object(ap, obj, k, version, file, line, col);
+}
+
+/* POST obj, or merge-PATCH it into the stored one. */
+static int put_object(struct apply *ap, json_t *obj, const struct api_kind *k,
+		      const char *version, const char *file, int line, int col)
+{
+	const char *kind = json_string_value(json_object_get(obj, "kind"));
+	json_t *meta = json_object_get(obj, "metadata"), *reply = NULL;
+	const char *name = json_string_value(json_object_get(meta, "name"));
+	const char *ns = json_string_value(json_object_get(meta, "namespace"));
+	char *coll, *item, *body, *what;
+	uint64_t before;
+	int code, rc = 0;
+
 	coll = collection(k, version, ns);
 	item = xasprintf("%s/%s", coll, name);
 	what = k->namespaced ? xasprintf("%s %s/%s", kind, ns, name)
@@ -297,7 +347,8 @@ static int apply_file(struct apply *ap, const char *path)
 		fy_parser_destroy(fyp);
 		return -EIO;
 	}
-	while (!rc && (fyd = fy_parse_load_document(fyp))) {
+	/* A dry pass reports every problem, not only the first. */
+	while ((!rc || ap->dry) && (fyd = fy_parse_load_document(fyp))) {
 		struct fy_node *root = fy_document_root(fyd);
 		char *text = NULL;
 		json_t *obj = NULL;
@@ -312,8 +363,8 @@ static int apply_file(struct apply *ap, const char *path)
 				diag_add(ap->d, DIAG_ERROR, path, line, col,
 					 "not a JSON-compatible document");
 				rc = -EINVAL;
-			} else {
-				rc = apply_object(ap, obj, path, line, col);
+			} else if (apply_object(ap, obj, path, line, col) < 0) {
+				rc = -EINVAL;
 			}
 		}
 		json_decref(obj);
@@ -348,10 +399,11 @@ static int apply_path(struct apply *ap, const char *path, int depth)
 		const char *name = ents[i]->d_name;
 		char *child = xasprintf("%s/%s", path, name);
 
-		if (!rc && name[0] != '.' &&
+		if ((!rc || ap->dry) && name[0] != '.' &&
 		    (manifest_file(name) ||
-		     (stat(child, &st) == 0 && S_ISDIR(st.st_mode))))
-			rc = apply_path(ap, child, depth + 1);
+		     (stat(child, &st) == 0 && S_ISDIR(st.st_mode))) &&
+		    apply_path(ap, child, depth + 1) < 0)
+			rc = -EINVAL;
 		free(child);
 		free(ents[i]);
 	}
@@ -389,11 +441,44 @@ static int apply_generated(struct apply *ap, const struct cluster *c,
 	return rc;
 }
 
+int serve_apply_check(const char *const *paths, size_t npaths, struct diag *d)
+{
+	struct cluster c;
+	int rc;
+
+	cluster_init(&c);
+	rc = manifest_load_paths(&c, paths, npaths, d) < 0 ? -EINVAL : 0;
+	cluster_release(&c);
+	return rc;
+}
+
+int serve_apply_local(struct api *a, struct api_store *s,
+		      const char *const *paths, size_t npaths,
+		      serve_apply_served_fn served, void *ctx, int64_t now_us,
+		      struct serve_apply_stats *st, struct diag *d)
+{
+	struct apply ap = { a, s, now_us, st, d, served, ctx, true };
+	int rc = serve_apply_check(paths, npaths, d), bad = 0;
+
+	/* Every document is looked at before any is applied: one refused
+	 * refuses them all. */
+	for (size_t i = 0; i < npaths && !rc; i++) {
+		if (apply_path(&ap, paths[i], 0) < 0)
+			bad = -EINVAL;
+	}
+	if (rc || bad)
+		return -EINVAL;
+	ap.dry = false;
+	for (size_t i = 0; i < npaths && !rc; i++)
+		rc = apply_path(&ap, paths[i], 0);
+	return rc;
+}
+
 int serve_apply(struct api *a, struct api_store *s, const char *const *paths,
 		size_t npaths, const char *spec, int64_t now_us,
 		struct serve_apply_stats *st, struct diag *d)
 {
-	struct apply ap = { a, s, now_us, st, d };
+	struct apply ap = { a, s, now_us, st, d, NULL, NULL, false };
 	struct cluster c;
 	struct gen_spec gs;
 	struct errbuf eb;

@@ -16,6 +16,7 @@
 #ifndef ECHELON_SERVE_APPLY_H
 #define ECHELON_SERVE_APPLY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,26 @@ struct serve_apply_stats {
 int serve_apply(struct api *a, struct api_store *s, const char *const *paths,
 		size_t npaths, const char *spec, int64_t now_us,
 		struct serve_apply_stats *st, struct diag *d) MUST_CHECK;
+
+/* Only check paths as serve_apply() does; nothing is applied. */
+int serve_apply_check(const char *const *paths, size_t npaths,
+		      struct diag *d) MUST_CHECK;
+
+/* Whether a remote cluster serves the objects of kind k. */
+typedef bool (*serve_apply_served_fn)(void *ctx, const struct api_kind *k);
+
+/*
+ * The local objects of a remote cluster's replica s (src/kube): check
+ * paths as serve_apply() does, then refuse every document of a kind
+ * served() says the cluster serves (those are the cluster's to hold:
+ * apply them there) and every namespaced one whose namespace s lacks,
+ * before anything is applied; then apply them as serve_apply() does,
+ * creating no namespace. -EINVAL with every problem in d.
+ */
+int serve_apply_local(struct api *a, struct api_store *s,
+		      const char *const *paths, size_t npaths,
+		      serve_apply_served_fn served, void *ctx, int64_t now_us,
+		      struct serve_apply_stats *st, struct diag *d) MUST_CHECK;
 
 /* Create the Namespace ns unless it exists; 0 or a negative errno. */
 int serve_apply_namespace(struct api *a, struct api_store *s, const char *ns,

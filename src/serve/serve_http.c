@@ -395,6 +395,11 @@ static bool builtin(struct req *q, const char *url, enum MHD_Result *rc)
 		add_metrics(q->h, &sb);
 		*rc = send_reply(q, 200, "text/plain; version=0.0.4", &sb, NULL,
 				 0);
+	} else if (strcmp(url, "/readyz") == 0 && q->h->ops->ready &&
+		   !q->h->ops->ready(q->h->ops->ctx)) {
+		strbuf_addstr(&sb, "not ready");
+		*rc = send_reply(q, 503, "text/plain; charset=utf-8", &sb, NULL,
+				 0);
 	} else if (strcmp(url, "/healthz") == 0 ||
 		   strcmp(url, "/readyz") == 0 || strcmp(url, "/livez") == 0) {
 		strbuf_addstr(&sb, "ok");

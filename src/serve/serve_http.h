@@ -23,7 +23,8 @@
  *
  * Served here, before ops->handle: /metrics (Prometheus text: requests by
  * verb and code, latency, connections, watches, refusals, then
- * ops->metrics), /healthz, /readyz and /livez ("ok").
+ * ops->metrics), /healthz and /livez ("ok"), /readyz ("ok", or 503
+ * while ops->ready says no).
  *
  * One thread: every function here, and every op, runs on the loop's
  * thread; ops never call back into this module.
@@ -51,6 +52,8 @@ struct serve_http_ops {
 	void (*watch_free)(struct api_watch *w);
 	/* Append more Prometheus text to /metrics; may be NULL. */
 	void (*metrics)(void *ctx, struct strbuf *out);
+	/* Whether /readyz says ok (else 503); NULL: always. */
+	bool (*ready)(void *ctx);
 	void *ctx;
 };
 

@@ -88,12 +88,21 @@ static void stand_in_metrics(void *ctx, struct strbuf *out)
 	strbuf_addstr(out, "stand_in_metric 1\n");
 }
 
+static bool unready; /* what the stand-in's ready() says, negated */
+
+static bool stand_in_ready(void *ctx)
+{
+	(void)ctx;
+	return !unready;
+}
+
 static const struct serve_http_ops ops = {
 	.handle = stand_in,
 	.watch_next = stand_in_next,
 	.watch_deadline_us = stand_in_deadline,
 	.watch_free = stand_in_free,
 	.metrics = stand_in_metrics,
+	.ready = stand_in_ready,
 };
 
 static int64_t mono_us(void)
@@ -249,6 +258,40 @@ static void test_requests(void **state)
 		}
 		free(reply);
 	}
+	serve_http_free(h);
+}
+
+/* /readyz follows ops->ready (a replica not yet synced); /healthz and
+ * /livez do not. */
+static void test_readyz(void **state)
+{
+	static const struct {
+		bool unready;
+		const char *path, *want;
+	} table[] = {
+		{ true, "/readyz", "HTTP/1.1 503" },
+		{ true, "/healthz", "HTTP/1.1 200" },
+		{ true, "/livez", "HTTP/1.1 200" },
+		{ false, "/readyz", "HTTP/1.1 200" },
+	};
+	struct serve_http *h = server(NULL);
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
+		char *req = xasprintf("GET %s HTTP/1.1\r\nHost: x\r\n"
+				      "Connection: close\r\n\r\n",
+				      table[i].path);
+		char *reply;
+
+		unready = table[i].unready;
+		reply = request(h, req);
+		if (strncmp(reply, table[i].want, strlen(table[i].want)))
+			fail_msg("%zu: %s: want %s, got:\n%s", i, table[i].path,
+				 table[i].want, reply);
+		free(reply);
+		free(req);
+	}
+	unready = false;
 	serve_http_free(h);
 }
 
@@ -519,6 +562,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_requests),
+		cmocka_unit_test(test_readyz),
 		cmocka_unit_test(test_chunked_too_large),
 		cmocka_unit_test(test_declared_too_large),
 		cmocka_unit_test(test_held_until_commit),
