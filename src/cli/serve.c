@@ -69,11 +69,12 @@ static void usage(FILE *out)
 	      "seed (default 1)\n"
 	      "      --faults SPEC        for tests of clients: fail, drop "
 	      "or delay API requests\n"
-	      "                           and cut watches at random, e.g.\n"
-	      "                           seed=7,bind=0.1:409|500,"
-	      "watch410=0.05,drop=0.01,\n"
-	      "                           slow=0.05:200 (docs/serve.md); "
-	      "logs each binding\n",
+	      "                           and cut watches at random, e.g. "
+	      "seed=7,bind=0.1:409|500,\n"
+	      "                           watch410=0.05,drop=0.01,"
+	      "slow=0.05:200; each binding\n"
+	      "                           is logged "
+	      "(docs/internals/serve.md)\n",
 	      out);
 }
 
