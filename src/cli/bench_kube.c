@@ -81,8 +81,8 @@ static int post(int port, const char *path, const char *body, char *err,
 	if (h)
 		code = bench_http_request(h, "POST", path, NULL, body, &reply);
 	if (code != 201)
-		snprintf(err, errsize, "POST %s: status %d: %.150s", path,
-			 code, code < 0 ? "connection failed" : reply.buf);
+		snprintf(err, errsize, "POST %s: status %d: %.150s", path, code,
+			 code < 0 ? "connection failed" : reply.buf);
 	strbuf_release(&reply);
 	bench_http_close(h);
 	return code == 201 ? 0 : -1;
@@ -109,7 +109,7 @@ static char *pod_body(char kind, uint64_t i, uint64_t gang)
 
 struct creator {
 	int port;
-	char kind;		/* 'p' or 'f' */
+	char kind;		     /* 'p' or 'f' */
 	uint64_t n, gang_pods, gang; /* the first gang_pods are in gangs */
 	atomic_uint_fast64_t next;
 	atomic_bool failed;
@@ -227,8 +227,8 @@ static void on_event(struct seen *s, json_t *ev, uint64_t *rv)
 	json_t *pod = json_object_get(ev, "object");
 	json_t *md = json_object_get(pod, "metadata");
 	const char *name = json_string_value(json_object_get(md, "name"));
-	const char *v = json_string_value(
-		json_object_get(md, "resourceVersion"));
+	const char *v =
+		json_string_value(json_object_get(md, "resourceVersion"));
 	double now = cli_now_s();
 	uint64_t i, slot;
 	char *end;
@@ -236,8 +236,8 @@ static void on_event(struct seen *s, json_t *ev, uint64_t *rv)
 	if (v)
 		*rv = strtoull(v, NULL, 10);
 	if (!name || (name[0] != 'p' && name[0] != 'f') || name[1] != '-' ||
-	    !json_string_length(json_object_get(json_object_get(pod, "spec"),
-						 "nodeName")))
+	    !json_string_length(
+		    json_object_get(json_object_get(pod, "spec"), "nodeName")))
 		return;
 	i = strtoull(name + 2, &end, 10);
 	if (*end || i >= (name[0] == 'p' ? s->npods : s->nextra))
@@ -281,8 +281,8 @@ static void *watch_thread(void *arg)
 		}
 		while (!s->stop && bench_http_line(h, &line) == 1) {
 			json_t *ev = json_loadb(line.buf, line.len, 0, NULL);
-			const char *type = json_string_value(
-				json_object_get(ev, "type"));
+			const char *type =
+				json_string_value(json_object_get(ev, "type"));
 
 			if (type && !strcmp(type, "ERROR")) {
 				snprintf(s->error, sizeof(s->error),
@@ -342,10 +342,19 @@ static int start_cluster(const struct kube_bench_opts *o, const char *dir,
 	char *kc = xasprintf("%s/kubeconfig", dir);
 	char *log = xasprintf("%s/cluster.log", dir);
 	int port = bench_free_port(), rc;
-	const char *args[] = { "serve",	  "--listen", listen,  "--data",
-			       data,	  "--cluster", cluster, "--no-schedule",
-			       "--sync",  "normal",   "--write-kubeconfig",
-			       kc,	  NULL };
+	const char *args[] = { "serve",
+			       "--listen",
+			       listen,
+			       "--data",
+			       data,
+			       "--cluster",
+			       cluster,
+			       "--no-schedule",
+			       "--sync",
+			       "normal",
+			       "--write-kubeconfig",
+			       kc,
+			       NULL };
 
 	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
 	snprintf(cluster, sizeof(cluster),
@@ -366,9 +375,9 @@ static int start_replica(const char *dir, const char *id,
 	char *kc = xasprintf("%s/kubeconfig", dir);
 	char *log = xasprintf("%s/%s.log", dir, id);
 	int port = bench_free_port(), rc;
-	const char *args[] = { "serve",	 "--listen", listen, "--data",
-			       data,	 "--kubeconfig", kc,  "--lease",
-			       LEASE,	 "--id",	 id,  NULL };
+	const char *args[] = { "serve", "--listen",	listen, "--data",
+			       data,	"--kubeconfig", kc,	"--lease",
+			       LEASE,	"--id",		id,	NULL };
 
 	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
 	rc = bench_daemon_start(d, port, log, args);
@@ -403,9 +412,8 @@ static void report(const struct kube_bench_opts *o, const struct results *r)
 		json_decref(j);
 		return;
 	}
-	printf("cluster: %" PRIu64 " nodes, %" PRIu64
-	       " pods (%" PRIu64 " in gangs of %" PRIu64
-	       ") created in %.2f s (%.0f/s)\n",
+	printf("cluster: %" PRIu64 " nodes, %" PRIu64 " pods (%" PRIu64
+	       " in gangs of %" PRIu64 ") created in %.2f s (%.0f/s)\n",
 	       r->nodes, o->pods, o->gang ? o->pods / 2 / o->gang * o->gang : 0,
 	       o->gang, r->create_s, (double)o->pods / r->create_s);
 	printf("replica: synced cache %.2f s after start; peak memory "
@@ -426,8 +434,8 @@ static int run(const struct kube_bench_opts *o)
 	struct bench_daemon cl = { 0 }, a = { 0 }, b = { 0 };
 	struct seen s = { .npods = o->pods };
 	struct results r = { 0 };
-	uint64_t extra = o->pods / 10 < FAILOVER_MAX ? o->pods / 10
-						     : FAILOVER_MAX;
+	uint64_t extra =
+		o->pods / 10 < FAILOVER_MAX ? o->pods / 10 : FAILOVER_MAX;
 	char err[256] = "";
 	char *dir = bench_tmpdir("/tmp/echelon-bench-kube");
 	double t0;
@@ -465,8 +473,9 @@ static int run(const struct kube_bench_opts *o)
 	}
 	r.sync_s = cli_now_s() - t0;
 	if (wait_for(&s, some_bound, (double)o->seconds) < 0) {
-		snprintf(err, sizeof(err), "replica a bound nothing in %" PRIu64
-			 " s", o->seconds);
+		snprintf(err, sizeof(err),
+			 "replica a bound nothing in %" PRIu64 " s",
+			 o->seconds);
 		goto out;
 	}
 	/* The follower starts once a leads. */
@@ -521,8 +530,7 @@ out:
 	bench_daemon_stop(&b, false);
 	bench_daemon_stop(&cl, false);
 	if (rc)
-		fprintf(stderr,
-			"echelon bench kube: %s%s%s%s\n", err,
+		fprintf(stderr, "echelon bench kube: %s%s%s%s\n", err,
 			dir ? " (logs in " : "", dir ? dir : "",
 			dir ? ")" : "");
 	else

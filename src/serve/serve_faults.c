@@ -72,6 +72,7 @@ struct chance {
 	double p;
 	unsigned events;  /* drop, watch410 */
 	int64_t delay_us; /* slow */
+	unsigned classes; /* drop, slow: 1 << class of each class hit */
 };
 
 struct serve_faults {
@@ -155,7 +156,8 @@ static bool parse_prob(struct span s, double *ret)
  * when c is absent). */
 static void split(struct span s, char c, struct span *head, struct span *tail)
 {
-	const char *at = memchr(s.p, c, s.n);
+	/* Not memchr on NULL: the compiler would take s.p for non-NULL. */
+	const char *at = s.p ? memchr(s.p, c, s.n) : NULL;
 
 	if (!at) {
 		*head = s;
@@ -191,34 +193,66 @@ static int parse_codes(struct class_faults *cf, struct span item,
 	return 0;
 }
 
-static int parse_chance(struct chance *ch, bool slow, struct span item,
+/* CLASS[|CLASS...] into a mask; absent: every class. */
+static int parse_classes(struct chance *ch, struct span item, struct span list,
+			 struct errbuf *err)
+{
+	struct span one, rest = list;
+
+	ch->classes = 0;
+	if (!list.p) {
+		ch->classes = (1u << SERVE_FAULT_CLASS_COUNT) - 1;
+		return 0;
+	}
+	do {
+		int c = 0;
+
+		split(rest, '|', &one, &rest);
+		while (c < SERVE_FAULT_CLASS_COUNT &&
+		       !span_is(one, class_names[c]))
+			c++;
+		if (c == SERVE_FAULT_CLASS_COUNT)
+			return bad(err, item,
+				   "a class must be one of bind, status, "
+				   "write, watch, read");
+		ch->classes |= 1u << c;
+	} while (rest.p);
+	return 0;
+}
+
+/* drop=P[:N[:CLASSES]], watch410=P[:N], slow=P:MS[:CLASSES]. */
+static int parse_chance(struct chance *ch, const char *key, struct span item,
 			struct span val, struct errbuf *err)
 {
-	struct span p, arg;
+	bool slow = !strcmp(key, "slow"), expire = !strcmp(key, "watch410");
+	struct span p, arg, classes;
 	uint64_t n;
 
 	split(val, ':', &p, &arg);
 	if (!parse_prob(p, &ch->p))
 		return bad(err, item,
-			   "the probability must be a number from "
-			   "0 to 1");
+			   "the probability must be a number from 0 to 1");
+	split(arg, ':', &arg, &classes);
+	if (expire && classes.p)
+		return bad(err, item, "expected watch410=P[:N]");
 	if (slow) {
 		if (!parse_uint(arg, 0, MAX_SLOW_MS, &n))
 			return bad(err, item,
-				   "expected slow=P:MS with MS a whole "
-				   "number of milliseconds up to 600000");
+				   "expected slow=P:MS[:CLASS|...] with MS "
+				   "a whole number of milliseconds up to "
+				   "600000");
 		ch->delay_us = (int64_t)n * 1000;
-		return 0;
+		return parse_classes(ch, item, classes, err);
 	}
 	ch->events = DEFAULT_EVENTS;
-	if (arg.p) {
+	if (arg.p && (arg.n || !classes.p)) {
 		if (!parse_uint(arg, 0, MAX_EVENTS, &n))
 			return bad(err, item,
 				   "the number of events must be a whole "
 				   "number up to 1000000");
 		ch->events = (unsigned)n;
 	}
-	return 0;
+	return parse_classes(ch, item, classes, err);
 }
 
 static int parse_item(struct serve_faults *f, struct span item, bool *seeded,
@@ -270,7 +304,11 @@ static int parse_item(struct serve_faults *f, struct span item, bool *seeded,
 	if (ch->set)
 		return bad(err, item, "given twice");
 	ch->set = true;
-	return parse_chance(ch, ch == &f->slow, item, val, err);
+	return parse_chance(ch,
+			    ch == &f->slow     ? "slow"
+			    : ch == &f->expire ? "watch410"
+					       : "drop",
+			    item, val, err);
 }
 
 int serve_faults_parse(const char *spec, struct serve_faults **ret,
@@ -406,9 +444,11 @@ serve_faults_classify(const char *method, const char *path, const char *query)
 	return SERVE_FAULT_WRITE;
 }
 
-static bool chance(struct serve_faults *f, const struct chance *ch)
+static bool chance(struct serve_faults *f, const struct chance *ch,
+		   enum serve_fault_class c)
 {
-	return ch->set && rng_double(&f->rng) < ch->p;
+	return ch->set && (ch->classes & (1u << c)) &&
+	       rng_double(&f->rng) < ch->p;
 }
 
 void serve_faults_draw(struct serve_faults *f, enum serve_fault_class c,
@@ -418,7 +458,7 @@ void serve_faults_draw(struct serve_faults *f, enum serve_fault_class c,
 	bool watch = c == SERVE_FAULT_WATCH;
 
 	memset(ret, 0, sizeof(*ret));
-	if (chance(f, &f->drop)) {
+	if (chance(f, &f->drop, c)) {
 		ret->kind = SERVE_FAULT_DROP;
 		if (watch)
 			ret->events = (unsigned)rng_below(
@@ -432,14 +472,14 @@ void serve_faults_draw(struct serve_faults *f, enum serve_fault_class c,
 		f->injected[c][code_index(ret->code)]++;
 		return;
 	}
-	if (watch && chance(f, &f->expire)) {
+	if (watch && chance(f, &f->expire, c)) {
 		ret->kind = SERVE_FAULT_EXPIRE;
 		ret->events = (unsigned)rng_below(
 			&f->rng, (uint64_t)f->expire.events + 1);
 		f->injected[c][O_410]++;
 		return;
 	}
-	if (chance(f, &f->slow)) {
+	if (chance(f, &f->slow, c)) {
 		ret->kind = SERVE_FAULT_SLOW;
 		ret->delay_us = f->slow.delay_us;
 		f->injected[c][O_SLOW]++;
@@ -603,8 +643,8 @@ void serve_faults_metrics(const struct serve_faults *f, struct strbuf *out)
 
 		for (unsigned i = 0; i < cf->ncodes; i++)
 			shown[code_index(cf->codes[i])] = true;
-		shown[O_DROP] = f->drop.set;
-		shown[O_SLOW] = f->slow.set;
+		shown[O_DROP] = f->drop.set && (f->drop.classes & (1u << c));
+		shown[O_SLOW] = f->slow.set && (f->slow.classes & (1u << c));
 		shown[O_410] = c == SERVE_FAULT_WATCH && f->expire.set;
 		for (int o = 0; o < O_COUNT; o++) {
 			if (!shown[o] && !f->injected[c][o])

@@ -20,15 +20,19 @@
  *                       500, 503 or 504, with Kubernetes' Status reason
  *   watch410=P[:N]      end P of the watches with ERROR 410 Expired
  *                       after 0..N events (uniform; N default 10)
- *   drop=P[:N]          close P of the connections without a reply (a
+ *   drop=P[:N[:CLASSES]]
+ *                       close P of the connections without a reply (a
  *                       watch: mid-stream, after 0..N events)
- *   slow=P:MS           delay P of the replies by MS milliseconds
+ *   slow=P:MS[:CLASSES] delay P of the replies by MS milliseconds
+ *
+ * CLASSES (CLASS[|CLASS...]) limits drop and slow to those classes;
+ * without it they hit every class.
  *
  * P is a probability from 0 to 1. For each request the draws come in a
- * fixed order (drop, the class's codes, slow; a watch: its codes, then
- * watch410 or drop), one number per configured item, so a seed and the
- * order of requests give the same faults. /metrics, /healthz, /readyz
- * and /livez are never faulted.
+ * fixed order (drop, the class's codes, for a watch watch410, slow),
+ * the first that hits wins, so a seed and the order of requests give
+ * the same faults. /metrics, /healthz, /readyz and /livez are never
+ * faulted.
  *
  * Pure: no I/O, no clock; the HTTP layer (serve_http.c) applies what
  * serve_faults_draw() decides.

@@ -69,6 +69,11 @@ static void test_parse_errors(void **state)
 		{ "slow=0.1:200,slow=0.2:100", "given twice" },
 		{ "bindings=0.1:409", "item \"bindings=0.1:409\": unknown; "
 				      "expected seed, bind" },
+		{ "slow=0.1:100:bogus", "item \"slow=0.1:100:bogus\": a class "
+					"must be one of bind, status" },
+		{ "drop=0.1:2:bind|", "a class must be one of" },
+		{ "drop=0.1:", "the number of events must be" },
+		{ "watch410=0.1:3:watch", "expected watch410=P[:N]" },
 	};
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -92,6 +97,7 @@ static void test_parse_ok(void **state)
 		"watch410=0.02,drop=0.01,slow=0.05:200",
 		"bind=1:503|504,write=0:409,read=0.5:404,watch=0.25:500",
 		"watch410=1:0,drop=0.5:3,slow=1:0",
+		"drop=0.5::bind|status,slow=0.5:10:read|watch|write",
 	};
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(specs); i++)
@@ -239,6 +245,38 @@ static void test_draw_watch(void **state)
 	assert_int_equal(count[SERVE_FAULT_DROP], 100);
 	serve_faults_free(f);
 	serve_faults_free(g);
+}
+
+/* drop and slow limited to classes hit only those. */
+static void test_draw_classes(void **state)
+{
+	struct serve_faults *f = parse_ok("drop=1:4:bind|watch,slow=1:7:read");
+	struct strbuf sb;
+
+	(void)state;
+	for (int c = 0; c < SERVE_FAULT_CLASS_COUNT; c++) {
+		struct serve_fault d;
+		enum serve_fault_kind want =
+			c == SERVE_FAULT_BIND || c == SERVE_FAULT_WATCH
+				? SERVE_FAULT_DROP
+			: c == SERVE_FAULT_READ ? SERVE_FAULT_SLOW
+						: SERVE_FAULT_NONE;
+
+		serve_faults_draw(f, (enum serve_fault_class)c, &d);
+		if (d.kind != want)
+			fail_msg("%s: kind %d, want %d",
+				 serve_faults_class_name(
+					 (enum serve_fault_class)c),
+				 d.kind, want);
+	}
+	strbuf_init(&sb);
+	serve_faults_metrics(f, &sb);
+	assert_non_null(strstr(sb.buf, "{class=\"bind\",code=\"drop\"} 1\n"));
+	assert_non_null(strstr(sb.buf, "{class=\"read\",code=\"slow\"} 1\n"));
+	assert_null(strstr(sb.buf, "{class=\"status\",code=\"drop\"}"));
+	assert_null(strstr(sb.buf, "{class=\"bind\",code=\"slow\"}"));
+	strbuf_release(&sb);
+	serve_faults_free(f);
 }
 
 /* One seed gives one sequence; another seed another. */
@@ -452,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_draw_rates),
 		cmocka_unit_test(test_draw_watch),
+		cmocka_unit_test(test_draw_classes),
 		cmocka_unit_test(test_draw_seeded),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_expired),
