@@ -20,6 +20,8 @@ static const struct cli_verb benches[] = {
 	  "workloads streamed through the controller" },
 	{ "serve", cli_bench_serve,
 	  "the daemon's API over HTTP: creates, lists, watches, Jobs" },
+	{ "kube", cli_bench_kube,
+	  "the Kubernetes backend: sync, binds/s, memory, failover" },
 };
 
 double cli_now_s(void)

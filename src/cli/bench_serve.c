@@ -14,20 +14,17 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
-#include <netinet/in.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
 #include "api/api_kind.h"
 #include "api/api_store.h"
 #include "base/strbuf.h"
+#include "cli/bench_daemon.h"
 #include "cli/bench_http.h"
 #include "serve/serve_db.h"
 
@@ -45,27 +42,11 @@ struct serve_bench_opts {
 };
 
 struct daemon {
-	pid_t pid;
-	int port;
+	struct bench_daemon child;
 	char *dir;
 };
 
 /* ---- The daemon. */
-
-static int free_port(void)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	socklen_t len = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
-
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd >= 0 && !bind(fd, (struct sockaddr *)&sa, sizeof(sa)) &&
-	    !getsockname(fd, (struct sockaddr *)&sa, &len))
-		port = ntohs(sa.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return port;
-}
 
 /* Kueue's objects for the Job phase: all GPUs of the cluster in one
  * queue, so every Job fits. */
@@ -95,17 +76,14 @@ static const char queues_yaml[] =
 
 static int start_daemon(const struct serve_bench_opts *o, struct daemon *d)
 {
-	char tmpl[] = "/tmp/echelon-bench-serve-XXXXXX";
-	char exe[4096], listen[64], cluster[128];
+	char listen[64], cluster[128];
 	char *data, *queues, *log;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int port = bench_free_port(), rc = -1;
 	FILE *f;
 
-	if (n < 0 || !mkdtemp(tmpl))
+	d->dir = bench_tmpdir("/tmp/echelon-bench-serve");
+	if (!d->dir)
 		return -1;
-	exe[n] = '\0';
-	d->dir = xstrdup(tmpl);
-	d->port = free_port();
 	data = xasprintf("%s/data", d->dir);
 	queues = xasprintf("%s/queues.yaml", d->dir);
 	log = xasprintf("%s/serve.log", d->dir);
@@ -114,74 +92,46 @@ static int start_daemon(const struct serve_bench_opts *o, struct daemon *d)
 		fputs(queues_yaml, f);
 		fclose(f);
 	}
-	snprintf(listen, sizeof(listen), "127.0.0.1:%d", d->port);
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
 	/* Two hosts per Job and room for all of them. */
 	snprintf(cluster, sizeof(cluster), "racks=%" PRIu64 ",hosts=8",
 		 (2 * o->jobs + 7) / 8 + 1);
-	d->pid = f ? fork() : -1;
-	if (d->pid == 0) {
-		FILE *out = freopen(log, "w", stderr);
+	if (f) {
+		const char *args[] = { "serve",
+				       "--listen",
+				       listen,
+				       "--data",
+				       data,
+				       "--cluster",
+				       cluster,
+				       "-f",
+				       queues,
+				       "--sync",
+				       o->sync_normal ? "normal" : "full",
+				       NULL };
 
-		(void)out;
-		dup2(2, 1);
-		execl(exe, exe, "serve", "--listen", listen, "--data", data,
-		      "--cluster", cluster, "-f", queues, "--sync",
-		      o->sync_normal ? "normal" : "full", (char *)NULL);
-		_exit(127);
+		rc = bench_daemon_start(&d->child, port, log, args);
 	}
 	free(data);
 	free(queues);
 	free(log);
-	return d->pid < 0 ? -1 : 0;
-}
-
-/* Wait up to 30 s for /readyz. */
-static int wait_ready(const struct daemon *d)
-{
-	struct strbuf body;
-	int code = -1;
-
-	strbuf_init(&body);
-	for (int i = 0; i < 300 && code != 200; i++) {
-		struct bench_http *h = bench_http_connect(d->port);
-
-		if (h) {
-			code = bench_http_request(h, "GET", "/readyz", NULL,
-						  NULL, &body);
-			bench_http_close(h);
-		}
-		if (code != 200) {
-			if (waitpid(d->pid, NULL, WNOHANG) == d->pid)
-				break;
-			usleep(100000);
-		}
-	}
-	strbuf_release(&body);
-	return code == 200 ? 0 : -1;
+	return rc;
 }
 
 static void stop_daemon(struct daemon *d, bool keep_log)
 {
-	char *cmd;
-
-	if (d->pid > 0) {
-		kill(d->pid, SIGTERM);
-		waitpid(d->pid, NULL, 0);
-	}
+	bench_daemon_stop(&d->child, false);
 	if (!d->dir)
 		return;
-	if (keep_log) {
+	if (keep_log)
 		fprintf(stderr,
 			"echelon bench serve: the daemon's log is in "
 			"%s/serve.log\n",
 			d->dir);
-		return;
-	}
-	cmd = xasprintf("rm -rf '%s'", d->dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "echelon bench serve: cannot remove %s\n",
-			d->dir);
-	free(cmd);
+	else
+		bench_rmdir(d->dir);
+	free(d->dir);
+	d->dir = NULL;
 }
 
 /* ---- Client threads. */
@@ -761,11 +711,11 @@ static int run(const struct serve_bench_opts *o)
 	pthread_mutex_init(&create.lock, NULL);
 	pthread_mutex_init(&list.lock, NULL);
 	res.lat = xcalloc(o->jobs ? o->jobs : 1, sizeof(double));
-	if (start_daemon(o, &d) < 0 || wait_ready(&d) < 0) {
+	if (start_daemon(o, &d) < 0 || bench_daemon_ready(&d.child, 30) < 0) {
 		snprintf(err, sizeof(err), "the daemon did not become ready");
 		goto out;
 	}
-	create.port = list.port = d.port;
+	create.port = list.port = d.child.port;
 	create.count = list.stored = o->workloads;
 	create.mark = o->workloads * 9 / 10;
 	res.create_s = run_phase(&create, o->clients, 0);
@@ -781,8 +731,8 @@ static int run(const struct serve_bench_opts *o)
 		snprintf(err, sizeof(err), "%s", list.error);
 		goto out;
 	}
-	if (watch_phase(o, d.port, &res.watch, err, sizeof(err)) < 0 ||
-	    job_phase(o, d.port, res.lat, err, sizeof(err)) < 0)
+	if (watch_phase(o, d.child.port, &res.watch, err, sizeof(err)) < 0 ||
+	    job_phase(o, d.child.port, res.lat, err, sizeof(err)) < 0)
 		goto out;
 	report(o, &res);
 	rc = 0;

@@ -101,6 +101,7 @@ int cli_serve(int argc, char **argv);
 int cli_bench_admit(int argc, char **argv);
 int cli_bench_churn(int argc, char **argv);
 int cli_bench_serve(int argc, char **argv);
+int cli_bench_kube(int argc, char **argv);
 int cli_version(int argc, char **argv);
 int cli_help(int argc, char **argv);
 

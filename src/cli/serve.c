@@ -15,8 +15,10 @@
 
 #include "base/alloc.h"
 #include "base/compiler.h"
+#include "base/log.h"
 #include "serve/serve.h"
 #include "serve/serve_addr.h"
+#include "serve/serve_faults.h"
 
 #include "base/banned.h"
 
@@ -28,6 +30,7 @@ static void usage(FILE *out)
 	      "[--write-kubeconfig FILE]\n"
 	      "                     [--no-schedule] [--sync full|normal] "
 	      "[--seed N]\n"
+	      "                     [--faults SPEC]\n"
 	      "\n"
 	      "Schedule an embedded, simulated cluster in wall-clock time "
 	      "behind a\n"
@@ -67,6 +70,14 @@ static void usage(FILE *out)
 	      "daemon)\n"
 	      "      --seed N             the embedded cluster's random "
 	      "seed (default 1)\n"
+	      "      --faults SPEC        for tests of clients: fail, drop "
+	      "or delay API requests\n"
+	      "                           and cut watches at random, e.g. "
+	      "seed=7,bind=0.1:409|500,\n"
+	      "                           watch410=0.05,drop=0.01,"
+	      "slow=0.05:200; each binding\n"
+	      "                           is logged "
+	      "(docs/internals/serve.md)\n"
 	      "\n"
 	      "With --kubeconfig or --in-cluster, schedule the pods of that "
 	      "Kubernetes\n"
@@ -104,6 +115,7 @@ enum {
 	OPT_NO_SCHEDULE,
 	OPT_SYNC,
 	OPT_SEED,
+	OPT_FAULTS,
 	OPT_REMOTE,
 	OPT_CONTEXT,
 	OPT_IN_CLUSTER,
@@ -124,6 +136,7 @@ static const struct option opts[] = {
 	{ "no-schedule", no_argument, NULL, OPT_NO_SCHEDULE },
 	{ "sync", required_argument, NULL, OPT_SYNC },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "faults", required_argument, NULL, OPT_FAULTS },
 	{ "kubeconfig", required_argument, NULL, OPT_REMOTE },
 	{ "context", required_argument, NULL, OPT_CONTEXT },
 	{ "in-cluster", no_argument, NULL, OPT_IN_CLUSTER },
@@ -248,6 +261,7 @@ static int check_modes(const struct serve_options *o, uint64_t seen)
 		{ OPT_KUBECONFIG, "--write-kubeconfig" },
 		{ OPT_NO_SCHEDULE, "--no-schedule" },
 		{ OPT_SYNC, "--sync" },
+		{ OPT_FAULTS, "--faults" },
 	},
 	  remote[] = {
 		  { OPT_CONTEXT, "--context" },
@@ -281,6 +295,23 @@ static int check_modes(const struct serve_options *o, uint64_t seen)
 					       "--in-cluster",
 					       remote[i].name);
 	}
+	return 0;
+}
+
+/* Checked here so that a bad SPEC is a usage error; serve_http parses it
+ * again when it starts. */
+static int parse_faults(struct serve_options *o, const char *v)
+{
+	struct serve_faults *f;
+	struct errbuf err;
+
+	if (serve_faults_parse(v, &f, &err) < 0)
+		return bad("--faults", v, err.msg);
+	serve_faults_free(f);
+	o->faults = v;
+	/* The bindings the server answers are logged at info. */
+	if (log_get_level() < LOG_INFO)
+		log_set_level(LOG_INFO);
 	return 0;
 }
 
@@ -346,6 +377,8 @@ static int parse_opt(struct serve_options *o, const char **paths, int opt,
 			return bad("--seed", v, "expected a whole number");
 		o->seed = u;
 		return 0;
+	case OPT_FAULTS:
+		return parse_faults(o, v);
 	case 'h':
 		usage(stdout);
 		return 1;

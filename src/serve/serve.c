@@ -481,7 +481,9 @@ static int open_replica(struct daemon *dm)
 
 static int start_http(struct daemon *dm, const char *addr, uint16_t port)
 {
-	struct serve_http_options ho = { .addr = addr, .port = port };
+	struct serve_http_options ho = { .addr = addr,
+					 .port = port,
+					 .faults = dm->o->faults };
 	struct errbuf err;
 	bool tls = !serve_addr_loopback(addr);
 	int rc;

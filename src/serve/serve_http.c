@@ -22,6 +22,7 @@
 
 #include "base/alloc.h"
 #include "base/log.h"
+#include "serve/serve_faults.h"
 
 #include "base/banned.h"
 
@@ -62,6 +63,8 @@ enum req_state {
 	RQ_HELD,     /* answered, waiting for the group commit */
 	RQ_RELEASED, /* commit done: send on the next call */
 	RQ_DONE,     /* a response is queued */
+	RQ_DELAYED,  /* --faults slow: waiting for due_us */
+	RQ_DUE,	     /* delay over: answer on the next call */
 };
 
 struct req {
@@ -73,7 +76,9 @@ struct req {
 	struct strbuf body;
 	struct api_resp resp;
 	bool have_resp;
-	int64_t start_us; /* monotonic */
+	int64_t start_us;    /* monotonic */
+	int64_t due_us;	     /* RQ_DELAYED: when to answer (monotonic) */
+	struct strbuf bound; /* --faults: the binding, for the log */
 	struct req *next_held;
 };
 
@@ -84,6 +89,8 @@ struct watch {
 	struct strbuf buf;
 	size_t off;
 	bool suspended, ended;
+	bool cut; /* --faults drop: end without the last chunk */
+	struct serve_fault fault; /* --faults: EXPIRE or DROP to come */
 	struct watch *prev, *next;
 };
 
@@ -94,8 +101,9 @@ struct serve_http {
 	char *token;
 	uint16_t port;
 	int64_t now_us, mono_us, peeked_us;
-	bool kick; /* a connection was resumed: run at once */
-	struct req *held;
+	bool kick;	  /* a connection was resumed: run at once */
+	struct req *held; /* RQ_HELD and RQ_DELAYED */
+	struct serve_faults *faults;
 	struct watch *watches;
 	unsigned nwatches;
 	struct bucket *buckets;
@@ -185,6 +193,10 @@ static enum MHD_Result send_status(struct req *q, int code, const char *reason,
 
 static enum MHD_Result send_resp(struct req *q)
 {
+	if (q->bound.len && q->resp.code >= 200 && q->resp.code < 300) {
+		serve_faults_count_binding(q->h->faults);
+		log_info("faults: bound %s", q->bound.buf);
+	}
 	return send_reply(q, q->resp.code, q->resp.content_type, &q->resp.body,
 			  q->resp.warning, 0);
 }
@@ -365,6 +377,8 @@ static void add_metrics(struct serve_http *h, struct strbuf *out)
 		    "# TYPE echelon_serve_watches gauge\n"
 		    "echelon_serve_watches %u\n",
 		    h->nwatches);
+	if (h->faults)
+		serve_faults_metrics(h->faults, out);
 	if (h->ops->metrics)
 		h->ops->metrics(h->ops->ctx, out);
 }
@@ -430,7 +444,8 @@ static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max)
 		return (ssize_t)n;
 	}
 	if (w->ended)
-		return MHD_CONTENT_READER_END_OF_STREAM;
+		return w->cut ? MHD_CONTENT_READER_END_WITH_ERROR
+			      : MHD_CONTENT_READER_END_OF_STREAM;
 	/* Nothing to send: sleep until serve_http_pump() has more. */
 	w->suspended = true;
 	MHD_suspend_connection(w->conn);
@@ -449,7 +464,38 @@ static void watch_free(void *cls)
 	free(w);
 }
 
-static enum MHD_Result start_watch(struct req *q)
+/*
+ * --faults: once the watch has sent fault.events more events (lines)
+ * from w->buf's byte from on, drop what follows and end the stream with
+ * an ERROR 410 Expired event, or cut it (no last chunk).
+ */
+static void watch_fault(struct watch *w, size_t from)
+{
+	size_t at = from;
+
+	if (w->fault.kind == SERVE_FAULT_NONE)
+		return;
+	while (w->fault.events && at < w->buf.len) {
+		const char *nl = memchr(w->buf.buf + at, '\n', w->buf.len - at);
+
+		if (!nl)
+			return; /* a line not yet whole */
+		at = (size_t)(nl - w->buf.buf) + 1;
+		w->fault.events--;
+	}
+	if (w->fault.events)
+		return;
+	strbuf_truncate(&w->buf, at);
+	if (w->fault.kind == SERVE_FAULT_EXPIRE)
+		serve_faults_expired(&w->buf);
+	else
+		w->cut = true;
+	w->fault.kind = SERVE_FAULT_NONE;
+	w->ended = true;
+}
+
+static enum MHD_Result start_watch(struct req *q,
+				   const struct serve_fault *fault)
 {
 	struct serve_http *h = q->h;
 	struct MHD_Response *r;
@@ -470,8 +516,10 @@ static enum MHD_Result start_watch(struct req *q)
 	q->resp.watch = NULL;
 	strbuf_init(&w->buf);
 	strbuf_add(&w->buf, q->resp.body.buf, q->resp.body.len);
+	w->fault = *fault;
 	if (h->ops->watch_next(w->api, h->now_us, &w->buf) == 0)
 		w->ended = true;
+	watch_fault(w, 0);
 	w->next = h->watches;
 	if (w->next)
 		w->next->prev = w;
@@ -494,12 +542,59 @@ static enum MHD_Result start_watch(struct req *q)
 	return rc;
 }
 
+/*
+ * --faults: draw q's fault and carry it out. True when it took the
+ * request (*rc set): a Status reply, a closed connection, or a delay
+ * (the request is answered when serve_http_run() finds it due). A
+ * watch's fault comes later, in *watch.
+ */
+static bool inject(struct req *q, enum serve_fault_class c, const char *url,
+		   struct serve_fault *watch, enum MHD_Result *rc)
+{
+	struct serve_http *h = q->h;
+	struct serve_fault f;
+	struct strbuf sb;
+
+	serve_faults_draw(h->faults, c, &f);
+	switch (f.kind) {
+	case SERVE_FAULT_NONE:
+		return false;
+	case SERVE_FAULT_REPLY:
+		strbuf_init(&sb);
+		serve_faults_status(f.code, url, &sb);
+		*rc = send_reply(q, f.code, "application/json", &sb, NULL,
+				 f.code == 429 ? 1 : 0);
+		strbuf_release(&sb);
+		return true;
+	case SERVE_FAULT_DROP:
+		if (c == SERVE_FAULT_WATCH)
+			break;
+		q->state = RQ_DONE;
+		*rc = MHD_NO; /* libmicrohttpd closes, no reply */
+		return true;
+	case SERVE_FAULT_SLOW:
+		q->state = RQ_DELAYED;
+		q->due_us = h->mono_us + f.delay_us;
+		q->next_held = h->held;
+		h->held = q;
+		MHD_suspend_connection(q->conn);
+		*rc = MHD_YES;
+		return true;
+	case SERVE_FAULT_EXPIRE:
+		break;
+	}
+	*watch = f;
+	return false;
+}
+
 static enum MHD_Result answer(struct req *q, const char *url,
 			      const char *method)
 {
 	struct serve_http *h = q->h;
 	struct MHD_Connection *conn = q->conn;
 	struct api_req r = { 0 };
+	struct serve_fault wf = { .kind = SERVE_FAULT_NONE };
+	enum serve_fault_class c = SERVE_FAULT_READ;
 	struct strbuf query;
 	enum MHD_Result rc;
 
@@ -507,6 +602,17 @@ static enum MHD_Result answer(struct req *q, const char *url,
 		return rc;
 	strbuf_init(&query);
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_arg, &query);
+	if (h->faults) {
+		c = serve_faults_classify(method, url,
+					  query.len ? query.buf : NULL);
+		if (q->state == RQ_NEW && inject(q, c, url, &wf, &rc)) {
+			strbuf_release(&query);
+			return rc;
+		}
+		if (c == SERVE_FAULT_BIND)
+			serve_faults_binding(url, q->body.buf, q->body.len,
+					     &q->bound);
+	}
 	r.method = method;
 	r.path = url;
 	r.query = query.len ? query.buf : NULL;
@@ -523,7 +629,7 @@ static enum MHD_Result answer(struct req *q, const char *url,
 	strbuf_release(&query);
 	strbuf_release(&q->body);
 	if (q->resp.watch && q->resp.code < 300)
-		return start_watch(q);
+		return start_watch(q, &wf);
 	if (q->resp.watch) {
 		h->ops->watch_free(q->resp.watch);
 		q->resp.watch = NULL;
@@ -603,6 +709,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		q->verb = verb_of(method);
 		q->start_us = h->mono_us;
 		strbuf_init(&q->body);
+		strbuf_init(&q->bound);
 		*con_cls = q;
 		return on_headers(q);
 	}
@@ -629,9 +736,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 					   "the request body is too large", 0);
 		}
 		return answer(q, url, method);
+	case RQ_DUE:
+		return answer(q, url, method);
 	case RQ_RELEASED:
 		return send_resp(q);
 	case RQ_HELD: /* not resumed yet */
+	case RQ_DELAYED:
 	case RQ_DONE:
 		break;
 	}
@@ -655,6 +765,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		}
 	}
 	strbuf_release(&q->body);
+	strbuf_release(&q->bound);
 	if (q->have_resp) {
 		strbuf_release(&q->resp.body);
 		free(q->resp.warning);
@@ -725,6 +836,10 @@ int serve_http_new(const struct serve_http_options *o,
 	if (tls)
 		flags |= MHD_USE_TLS;
 	h = xcalloc(1, sizeof(*h));
+	if (o->faults && serve_faults_parse(o->faults, &h->faults, err) < 0) {
+		free(h);
+		return -EINVAL;
+	}
 	h->ops = ops;
 	h->o = *o;
 	defaults(&h->o);
@@ -778,8 +893,8 @@ static void resume(struct serve_http *h, struct MHD_Connection *conn)
 static void resume_all(struct serve_http *h)
 {
 	for (struct req *q = h->held; q; q = q->next_held) {
-		if (q->state == RQ_HELD) {
-			q->state = RQ_RELEASED;
+		if (q->state == RQ_HELD || q->state == RQ_DELAYED) {
+			q->state = q->state == RQ_HELD ? RQ_RELEASED : RQ_DUE;
 			resume(h, q->conn);
 		}
 	}
@@ -803,6 +918,7 @@ void serve_http_free(struct serve_http *h)
 	}
 	free(h->buckets);
 	free(h->token);
+	serve_faults_free(h->faults);
 	free(h);
 }
 
@@ -824,6 +940,18 @@ void serve_http_run(struct serve_http *h, int64_t now_us, int64_t mono_us)
 	h->now_us = now_us;
 	h->mono_us = mono_us;
 	h->kick = false;
+	/* Delayed requests (--faults slow) that are due leave the list. */
+	for (struct req **p = &h->held; *p;) {
+		struct req *q = *p;
+
+		if (q->state == RQ_DELAYED && q->due_us <= mono_us) {
+			q->state = RQ_DUE;
+			*p = q->next_held;
+			resume(h, q->conn);
+		} else {
+			p = &q->next_held;
+		}
+	}
 	MHD_run(h->d);
 }
 
@@ -885,9 +1013,12 @@ void serve_http_pump(struct serve_http *h, int64_t now_us)
 	if (peek)
 		h->peeked_us = h->mono_us;
 	for (struct watch *w = h->watches; w; w = w->next) {
+		size_t from = w->buf.len;
+
 		if (!w->ended &&
 		    h->ops->watch_next(w->api, now_us, &w->buf) == 0)
 			w->ended = true;
+		watch_fault(w, from);
 		if (w->buf.len - w->off > h->o.watch_buffer) {
 			/* A reader this slow loses its stream (as
 			 * Kubernetes closes it): the client relists. */
@@ -928,6 +1059,17 @@ int serve_http_timeout_ms(const struct serve_http *h)
 		return 0;
 	if (MHD_get_timeout(h->d, &ms) == MHD_YES)
 		t = ms > 60000 ? 60000 : (int)ms;
+	for (const struct req *q = h->held; q; q = q->next_held) {
+		int64_t due_ms;
+
+		if (q->state != RQ_DELAYED)
+			continue;
+		due_ms = (q->due_us - h->mono_us + 999) / 1000;
+		if (due_ms < 0)
+			due_ms = 0;
+		if (t < 0 || due_ms < t)
+			t = (int)due_ms;
+	}
 	/* Suspended watches are checked for gone clients now and then. */
 	if (h->nwatches && (t < 0 || t > PEEK_PERIOD_US / 1000))
 		t = (int)(PEEK_PERIOD_US / 1000);

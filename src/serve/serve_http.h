@@ -15,6 +15,12 @@
  * waiting for a slow reader (the stream is closed beyond). With a token
  * set, every request needs "Authorization: Bearer TOKEN" (401 otherwise).
  *
+ * With faults set (tests of clients), requests are failed, dropped or
+ * delayed, and watches cut, as serve_faults.h describes, before
+ * ops->handle sees them (an injected failure applies nothing); each
+ * successful binding is then logged (info: "faults: bound pod=NS/NAME
+ * node=NODE uid=UID") so that a test can tell no pod was bound twice.
+ *
  * Served here, before ops->handle: /metrics (Prometheus text: requests by
  * verb and code, latency, connections, watches, refusals, then
  * ops->metrics), /healthz and /livez ("ok"), /readyz ("ok", or 503
@@ -64,11 +70,13 @@ struct serve_http_options {
 	unsigned timeout_s;		/* idle connections; 0: 300 */
 	size_t header_memory;		/* per connection; 0: 64 KiB */
 	size_t watch_buffer;		/* per watch; 0: 16 MiB */
+	const char *faults; /* --faults SPEC (serve_faults.h) or NULL */
 };
 
 struct serve_http;
 /* Listen as o says. Returns 0 and *ret, or a negative errno with a message
- * in err. ops is borrowed and must outlive the server. */
+ * in err (a bad o->faults: -EINVAL). ops is borrowed and must outlive the
+ * server. */
 int serve_http_new(const struct serve_http_options *o,
 		   const struct serve_http_ops *ops, struct serve_http **ret,
 		   struct errbuf *err) MUST_CHECK;

@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * echelon bench kube: the Kubernetes backend end to end on one machine.
+ * A cluster (`echelon serve --no-schedule` with N generated nodes) gets P
+ * pods of scheduler echelon through its API, half of them in gangs
+ * (scheduler-plugins PodGroups), the rest single; then a scheduler
+ * replica (`echelon serve --kubeconfig`) starts, and a watch of the
+ * cluster's pods measures: the time from its start to its synced cache
+ * (/readyz), its peak memory (VmHWM), and the pods bound per second end
+ * to end. A second replica, started as a follower on the same Lease,
+ * takes over when the first is killed with SIGKILL: the time from the
+ * kill to its first bind of pods created after it is the failover time.
+ */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/strbuf.h"
+#include "cli/bench_daemon.h"
+#include "cli/bench_http.h"
+
+#include "base/banned.h"
+
+#define NS	     "bench"
+#define PODS_PATH    "/api/v1/namespaces/" NS "/pods"
+#define PG_PATH	     "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/" NS "/podgroups"
+#define LEASE	     NS "/echelon"
+#define HOSTS_MAX    40 /* hosts per rack */
+#define READY_S	     300
+#define FAILOVER_MAX 1000 /* pods created after the kill */
+
+struct kube_bench_opts {
+	uint64_t nodes, pods, gang, clients, seconds;
+	bool failover, json;
+};
+
+/* What the watch of the cluster's pods saw. Pods are named p-N (before)
+ * and f-N (after the kill); bound[] has one flag per pod. */
+struct seen {
+	int port;
+	uint64_t npods, nextra;
+	atomic_bool *bound;
+	atomic_uint_fast64_t nbound, nextra_bound;
+	_Atomic double first_s, last_s, extra_first_s, extra_last_s;
+	atomic_bool stop, failed;
+	uint64_t from_rv;
+	char error[256];
+	pthread_t t;
+};
+
+struct results {
+	uint64_t nodes;
+	double create_s, sync_s, all_bound_s, bind_s, failover_s;
+	uint64_t hwm_kib;
+};
+
+static double fmax2(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+/* ---- Requests. */
+
+static int post(int port, const char *path, const char *body, char *err,
+		size_t errsize)
+{
+	struct bench_http *h = bench_http_connect(port);
+	struct strbuf reply;
+	int code = -1;
+
+	strbuf_init(&reply);
+	if (h)
+		code = bench_http_request(h, "POST", path, NULL, body, &reply);
+	if (code != 201)
+		snprintf(err, errsize, "POST %s: status %d: %.150s", path, code,
+			 code < 0 ? "connection failed" : reply.buf);
+	strbuf_release(&reply);
+	bench_http_close(h);
+	return code == 201 ? 0 : -1;
+}
+
+static char *pod_body(char kind, uint64_t i, uint64_t gang)
+{
+	char group[96] = "";
+
+	if (gang)
+		snprintf(group, sizeof(group),
+			 ",\"labels\":{\"scheduling.x-k8s.io/pod-group\":"
+			 "\"g-%06" PRIu64 "\"}",
+			 i / gang);
+	return xasprintf(
+		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+		"\"name\":\"%c-%06" PRIu64 "\"%s},\"spec\":{"
+		"\"schedulerName\":\"echelon\",\"restartPolicy\":\"Never\","
+		"\"containers\":[{\"name\":\"c\",\"image\":"
+		"\"registry.example.com/t:1\",\"resources\":{\"requests\":{"
+		"\"cpu\":\"1\",\"memory\":\"1Gi\"}}}]}}",
+		kind, i, group);
+}
+
+struct creator {
+	int port;
+	char kind;		     /* 'p' or 'f' */
+	uint64_t n, gang_pods, gang; /* the first gang_pods are in gangs */
+	atomic_uint_fast64_t next;
+	atomic_bool failed;
+	char error[256];
+	pthread_mutex_t lock;
+};
+
+static void *create_thread(void *arg)
+{
+	struct creator *c = arg;
+	struct bench_http *h = bench_http_connect(c->port);
+	struct strbuf reply;
+
+	strbuf_init(&reply);
+	while (h && !c->failed) {
+		uint64_t i = c->next++;
+		char *body;
+		int code;
+
+		if (i >= c->n)
+			break;
+		body = pod_body(c->kind, i, i < c->gang_pods ? c->gang : 0);
+		code = bench_http_request(h, "POST", PODS_PATH, NULL, body,
+					  &reply);
+		free(body);
+		if (code != 201) {
+			pthread_mutex_lock(&c->lock);
+			if (!c->failed)
+				snprintf(c->error, sizeof(c->error),
+					 "POST %s: status %d: %.150s",
+					 PODS_PATH, code,
+					 code < 0 ? "connection lost"
+						  : reply.buf);
+			c->failed = true;
+			pthread_mutex_unlock(&c->lock);
+		}
+	}
+	if (!h) {
+		snprintf(c->error, sizeof(c->error), "connect: %s",
+			 strerror(errno));
+		c->failed = true;
+	}
+	strbuf_release(&reply);
+	bench_http_close(h);
+	return NULL;
+}
+
+/* Create n pods named KIND-N with `clients` connections; the first
+ * gang_pods in PodGroups of gang (created first). */
+static int create_pods(const struct kube_bench_opts *o, int port, char kind,
+		       uint64_t n, uint64_t gang_pods, char *err,
+		       size_t errsize)
+{
+	struct creator c = { .port = port,
+			     .kind = kind,
+			     .n = n,
+			     .gang_pods = gang_pods,
+			     .gang = o->gang };
+	pthread_t *t = xcalloc(o->clients, sizeof(*t));
+
+	for (uint64_t g = 0; o->gang && g < gang_pods / o->gang; g++) {
+		char *body = xasprintf(
+			"{\"apiVersion\":\"scheduling.x-k8s.io/v1alpha1\","
+			"\"kind\":\"PodGroup\",\"metadata\":{\"name\":"
+			"\"g-%06" PRIu64 "\"},\"spec\":{\"minMember\":%" PRIu64
+			"}}",
+			g, o->gang);
+		int rc = post(port, PG_PATH, body, err, errsize);
+
+		free(body);
+		if (rc < 0) {
+			free(t);
+			return -1;
+		}
+	}
+	pthread_mutex_init(&c.lock, NULL);
+	for (uint64_t i = 0; i < o->clients; i++)
+		BUG_ON(pthread_create(&t[i], NULL, create_thread, &c));
+	for (uint64_t i = 0; i < o->clients; i++)
+		pthread_join(t[i], NULL);
+	pthread_mutex_destroy(&c.lock);
+	free(t);
+	if (c.failed)
+		snprintf(err, errsize, "%s", c.error);
+	return c.failed ? -1 : 0;
+}
+
+/* The resourceVersion of the pods list, or 0. */
+static uint64_t pods_rv(int port)
+{
+	struct bench_http *h = bench_http_connect(port);
+	struct strbuf reply;
+	uint64_t rv = 0;
+
+	strbuf_init(&reply);
+	if (h && bench_http_request(h, "GET", PODS_PATH "?limit=1", NULL, NULL,
+				    &reply) == 200) {
+		json_t *l = json_loadb(reply.buf, reply.len, 0, NULL);
+		const char *s = json_string_value(json_object_get(
+			json_object_get(l, "metadata"), "resourceVersion"));
+
+		rv = s ? strtoull(s, NULL, 10) : 0;
+		json_decref(l);
+	}
+	strbuf_release(&reply);
+	bench_http_close(h);
+	return rv;
+}
+
+/* ---- The watch of bindings. */
+
+/* One pod event: count the pod the first time it has a node. */
+static void on_event(struct seen *s, json_t *ev, uint64_t *rv)
+{
+	json_t *pod = json_object_get(ev, "object");
+	json_t *md = json_object_get(pod, "metadata");
+	const char *name = json_string_value(json_object_get(md, "name"));
+	const char *v =
+		json_string_value(json_object_get(md, "resourceVersion"));
+	double now = cli_now_s();
+	uint64_t i, slot;
+	char *end;
+
+	if (v)
+		*rv = strtoull(v, NULL, 10);
+	if (!name || (name[0] != 'p' && name[0] != 'f') || name[1] != '-' ||
+	    !json_string_length(
+		    json_object_get(json_object_get(pod, "spec"), "nodeName")))
+		return;
+	i = strtoull(name + 2, &end, 10);
+	if (*end || i >= (name[0] == 'p' ? s->npods : s->nextra))
+		return;
+	slot = name[0] == 'p' ? i : s->npods + i;
+	if (atomic_exchange(&s->bound[slot], true))
+		return;
+	if (name[0] == 'p') {
+		if (s->nbound++ == 0)
+			s->first_s = now;
+		s->last_s = now;
+	} else {
+		if (s->nextra_bound++ == 0)
+			s->extra_first_s = now;
+		s->extra_last_s = now;
+	}
+}
+
+/* Watch the pods from s->from_rv until stopped; a stream that falls
+ * silent (the client's read timeout) is opened again from the last
+ * resourceVersion seen. */
+static void *watch_thread(void *arg)
+{
+	struct seen *s = arg;
+	uint64_t rv = s->from_rv;
+	struct strbuf line;
+
+	strbuf_init(&line);
+	while (!s->stop) {
+		struct bench_http *h = bench_http_connect(s->port);
+		char path[160];
+		int code;
+
+		snprintf(path, sizeof(path),
+			 PODS_PATH "?watch=true&resourceVersion=%" PRIu64, rv);
+		code = h ? bench_http_stream(h, path) : -1;
+		if (code != 200) {
+			snprintf(s->error, sizeof(s->error),
+				 "watch %s: status %d", path, code);
+			s->failed = s->stop = true;
+		}
+		while (!s->stop && bench_http_line(h, &line) == 1) {
+			json_t *ev = json_loadb(line.buf, line.len, 0, NULL);
+			const char *type =
+				json_string_value(json_object_get(ev, "type"));
+
+			if (type && !strcmp(type, "ERROR")) {
+				snprintf(s->error, sizeof(s->error),
+					 "watch: %.200s", line.buf);
+				s->failed = s->stop = true;
+			} else if (type) {
+				on_event(s, ev, &rv);
+			}
+			json_decref(ev);
+		}
+		bench_http_close(h);
+	}
+	strbuf_release(&line);
+	return NULL;
+}
+
+/* Wait until done() or seconds pass or the watch fails; 0 when done. */
+static int wait_for(struct seen *s, bool (*done)(const struct seen *),
+		    double seconds)
+{
+	double until = cli_now_s() + seconds;
+
+	while (!done(s) && !s->failed && cli_now_s() < until)
+		usleep(5000);
+	return done(s) ? 0 : -1;
+}
+
+static bool all_bound(const struct seen *s)
+{
+	return s->nbound >= s->npods;
+}
+
+static bool some_bound(const struct seen *s)
+{
+	return s->nbound > 0;
+}
+
+static bool extra_bound(const struct seen *s)
+{
+	return s->nextra_bound > 0;
+}
+
+static bool all_extra_bound(const struct seen *s)
+{
+	return s->nextra_bound >= s->nextra;
+}
+
+/* ---- Daemons. */
+
+static int start_cluster(const struct kube_bench_opts *o, const char *dir,
+			 struct bench_daemon *d, uint64_t *nodes)
+{
+	uint64_t hosts = o->nodes < HOSTS_MAX ? o->nodes : HOSTS_MAX;
+	uint64_t racks = (o->nodes + hosts - 1) / hosts;
+	char listen[64], cluster[96];
+	char *data = xasprintf("%s/cluster", dir);
+	char *kc = xasprintf("%s/kubeconfig", dir);
+	char *log = xasprintf("%s/cluster.log", dir);
+	int port = bench_free_port(), rc;
+	const char *args[] = { "serve",
+			       "--listen",
+			       listen,
+			       "--data",
+			       data,
+			       "--cluster",
+			       cluster,
+			       "--no-schedule",
+			       "--sync",
+			       "normal",
+			       "--write-kubeconfig",
+			       kc,
+			       NULL };
+
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
+	snprintf(cluster, sizeof(cluster),
+		 "racks=%" PRIu64 ",hosts=%" PRIu64 ",gpus=8", racks, hosts);
+	*nodes = racks * hosts;
+	rc = bench_daemon_start(d, port, log, args);
+	free(data);
+	free(kc);
+	free(log);
+	return rc;
+}
+
+static int start_replica(const char *dir, const char *id,
+			 struct bench_daemon *d)
+{
+	char listen[64];
+	char *data = xasprintf("%s/%s", dir, id);
+	char *kc = xasprintf("%s/kubeconfig", dir);
+	char *log = xasprintf("%s/%s.log", dir, id);
+	int port = bench_free_port(), rc;
+	const char *args[] = { "serve", "--listen",	listen, "--data",
+			       data,	"--kubeconfig", kc,	"--lease",
+			       LEASE,	"--id",		id,	NULL };
+
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
+	rc = bench_daemon_start(d, port, log, args);
+	free(data);
+	free(kc);
+	free(log);
+	return rc;
+}
+
+/* ---- The benchmark. */
+
+static void report(const struct kube_bench_opts *o, const struct results *r)
+{
+	double e2e = r->all_bound_s > 0 ? (double)o->pods / r->all_bound_s : 0;
+	double rate = r->bind_s > 0 ? (double)o->pods / r->bind_s : 0;
+
+	if (o->json) {
+		json_t *j = json_pack(
+			"{s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
+			"nodes", (json_int_t)r->nodes, "pods",
+			(json_int_t)o->pods, "gang", (json_int_t)o->gang,
+			"create_per_s",
+			r->create_s > 0 ? (double)o->pods / r->create_s : 0,
+			"sync_s", r->sync_s, "hwm_mib",
+			(double)r->hwm_kib / 1024, "all_bound_s",
+			r->all_bound_s, "bound_per_s_end_to_end", e2e,
+			"bound_per_s", rate, "failover_s", r->failover_s);
+		char *txt = json_dumps(j, JSON_PRESERVE_ORDER);
+
+		printf("%s\n", txt);
+		free(txt);
+		json_decref(j);
+		return;
+	}
+	printf("cluster: %" PRIu64 " nodes, %" PRIu64 " pods (%" PRIu64
+	       " in gangs of %" PRIu64 ") created in %.2f s (%.0f/s)\n",
+	       r->nodes, o->pods, o->gang ? o->pods / 2 / o->gang * o->gang : 0,
+	       o->gang, r->create_s, (double)o->pods / r->create_s);
+	printf("replica: synced cache %.2f s after start; peak memory "
+	       "(VmHWM) %.1f MiB\n",
+	       r->sync_s, (double)r->hwm_kib / 1024);
+	printf("binding: all %" PRIu64 " pods bound %.2f s after start "
+	       "(%.0f/s end to end); %.0f/s from the first bind to the "
+	       "last\n",
+	       o->pods, r->all_bound_s, e2e, rate);
+	if (o->failover)
+		printf("failover: the follower's first bind %.2f s after the "
+		       "leader was killed (SIGKILL)\n",
+		       r->failover_s);
+}
+
+static int run(const struct kube_bench_opts *o)
+{
+	struct bench_daemon cl = { 0 }, a = { 0 }, b = { 0 };
+	struct seen s = { .npods = o->pods };
+	struct results r = { 0 };
+	uint64_t extra =
+		o->pods / 10 < FAILOVER_MAX ? o->pods / 10 : FAILOVER_MAX;
+	char err[256] = "";
+	char *dir = bench_tmpdir("/tmp/echelon-bench-kube");
+	double t0;
+	int rc = 1;
+
+	if (!extra)
+		extra = 1;
+	s.nextra = o->failover ? extra : 0;
+	s.bound = xcalloc(s.npods + s.nextra, sizeof(*s.bound));
+	if (!dir || start_cluster(o, dir, &cl, &r.nodes) < 0 ||
+	    bench_daemon_ready(&cl, READY_S) < 0) {
+		snprintf(err, sizeof(err), "the cluster did not become ready");
+		goto out;
+	}
+	if (post(cl.port, "/api/v1/namespaces",
+		 "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\","
+		 "\"metadata\":{\"name\":\"" NS "\"}}",
+		 err, sizeof(err)) < 0)
+		goto out;
+	t0 = cli_now_s();
+	if (create_pods(o, cl.port, 'p', o->pods,
+			o->gang ? o->pods / 2 / o->gang * o->gang : 0, err,
+			sizeof(err)) < 0)
+		goto out;
+	r.create_s = cli_now_s() - t0;
+	s.port = cl.port;
+	s.from_rv = pods_rv(cl.port);
+	BUG_ON(pthread_create(&s.t, NULL, watch_thread, &s));
+
+	t0 = cli_now_s();
+	if (start_replica(dir, "a", &a) < 0 ||
+	    bench_daemon_ready(&a, READY_S) < 0) {
+		snprintf(err, sizeof(err), "replica a did not sync");
+		goto out;
+	}
+	r.sync_s = cli_now_s() - t0;
+	if (wait_for(&s, some_bound, (double)o->seconds) < 0) {
+		snprintf(err, sizeof(err),
+			 "replica a bound nothing in %" PRIu64 " s",
+			 o->seconds);
+		goto out;
+	}
+	/* The follower starts once a leads. */
+	if (o->failover && start_replica(dir, "b", &b) < 0) {
+		snprintf(err, sizeof(err), "cannot start replica b");
+		goto out;
+	}
+	if (wait_for(&s, all_bound, (double)o->seconds) < 0) {
+		snprintf(err, sizeof(err),
+			 "%" PRIu64 " of %" PRIu64 " pods bound in %" PRIu64
+			 " s",
+			 (uint64_t)s.nbound, o->pods, o->seconds);
+		goto out;
+	}
+	r.all_bound_s = s.last_s - t0;
+	r.bind_s = s.last_s - s.first_s;
+	r.hwm_kib = bench_daemon_hwm_kib(&a);
+	if (o->failover) {
+		double kill_s;
+
+		if (bench_daemon_ready(&b, READY_S) < 0) {
+			snprintf(err, sizeof(err), "replica b did not sync");
+			goto out;
+		}
+		kill_s = cli_now_s();
+		bench_daemon_stop(&a, true);
+		if (create_pods(o, cl.port, 'f', extra, 0, err, sizeof(err)) <
+		    0)
+			goto out;
+		if (wait_for(&s, extra_bound, (double)o->seconds) < 0 ||
+		    wait_for(&s, all_extra_bound, (double)o->seconds) < 0) {
+			snprintf(err, sizeof(err),
+				 "after the kill, %" PRIu64 " of %" PRIu64
+				 " new pods bound in %" PRIu64 " s",
+				 (uint64_t)s.nextra_bound, extra, o->seconds);
+			goto out;
+		}
+		r.failover_s = fmax2(0, s.extra_first_s - kill_s);
+	}
+	report(o, &r);
+	rc = 0;
+out:
+	if (s.t) {
+		s.stop = true;
+		/* The watch wakes at its next event or read timeout. */
+		bench_daemon_stop(&cl, false);
+		pthread_join(s.t, NULL);
+	}
+	if (rc && s.failed && !err[0])
+		snprintf(err, sizeof(err), "%s", s.error);
+	bench_daemon_stop(&a, false);
+	bench_daemon_stop(&b, false);
+	bench_daemon_stop(&cl, false);
+	if (rc)
+		fprintf(stderr, "echelon bench kube: %s%s%s%s\n", err,
+			dir ? " (logs in " : "", dir ? dir : "",
+			dir ? ")" : "");
+	else
+		bench_rmdir(dir);
+	free(dir);
+	free(s.bound);
+	return rc;
+}
+
+static int parse_args(int argc, char **argv, struct kube_bench_opts *o)
+{
+	static const struct {
+		const char *name;
+		uint64_t min, max;
+	} lim[] = { { "--nodes", 1, 100000 },
+		    { "--pods", 1, 1000000 },
+		    { "--gang", 0, 1000 },
+		    { "--clients", 1, 256 },
+		    { "--seconds", 1, 3600 } };
+	static const struct option opts[] = {
+		{ "nodes", required_argument, NULL, 0 },
+		{ "pods", required_argument, NULL, 1 },
+		{ "gang", required_argument, NULL, 2 },
+		{ "clients", required_argument, NULL, 3 },
+		{ "seconds", required_argument, NULL, 4 },
+		{ "no-failover", no_argument, NULL, 5 },
+		{ "output", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t *dst[] = { &o->nodes, &o->pods, &o->gang, &o->clients,
+			    &o->seconds };
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+		if (opt == 'o') {
+			if (strcmp(optarg, "json") && strcmp(optarg, "text"))
+				return cli_bad_value("bench kube", "-o", optarg,
+						     "json or text");
+			o->json = !strcmp(optarg, "json");
+		} else if (opt == 5) {
+			o->failover = false;
+		} else if (opt >= 0 && opt < (int)ARRAY_SIZE(lim)) {
+			if (cli_parse_u64(optarg, lim[opt].min, lim[opt].max,
+					  dst[opt]) < 0)
+				return cli_bad_value("bench kube",
+						     lim[opt].name, optarg,
+						     "a number in range");
+		} else {
+			return -1;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "echelon bench kube: unexpected '%s'\n",
+			cli_quote(argv[optind]));
+		return -1;
+	}
+	return 0;
+}
+
+int cli_bench_kube(int argc, char **argv)
+{
+	struct kube_bench_opts o = { .nodes = 5000,
+				     .pods = 50000,
+				     .gang = 8,
+				     .clients = 8,
+				     .seconds = 120,
+				     .failover = true };
+
+	if (argc > 1 &&
+	    (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		printf("usage: echelon bench kube [--nodes N] [--pods P] "
+		       "[--gang G] [--clients C]\n"
+		       "                          [--seconds S] "
+		       "[--no-failover] [-o json]\n\n"
+		       "Starts a cluster (`echelon serve --no-schedule`, N "
+		       "generated nodes,\ndefault 5,000), creates P pods of "
+		       "scheduler echelon through its API\n(default 50,000; "
+		       "half in PodGroups of G, default 8, 0 for none) with "
+		       "C\nconnections (default 8), then starts a scheduler "
+		       "replica (`echelon serve\n--kubeconfig`) and measures "
+		       "the time to its synced cache, its peak memory,\nand "
+		       "the pods bound per second end to end. Unless "
+		       "--no-failover, a second\nreplica follows on the same "
+		       "Lease; the first is killed with SIGKILL and the\n"
+		       "time to the second's first bind of new pods is "
+		       "measured. Each wait gives\nup after S seconds "
+		       "(default 120).\n");
+		return 0;
+	}
+	if (parse_args(argc, argv, &o) != 0)
+		return 2;
+	return run(&o);
+}

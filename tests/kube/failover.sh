@@ -1,0 +1,124 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Failover: two schedulers (`echelon serve --kubeconfig`) on one Lease
+# with different --id; the leader is killed with SIGKILL while it binds
+# gangs (the cluster answers every binding 300 ms late, so bindings are
+# in flight). The other takes over from the cluster alone: it finishes
+# or undoes every gang the first began (tests/kube/lib/gangs.py: none
+# partly bound longer than 30 s, nothing bound twice) and binds the gangs
+# submitted after the kill. Prints the time from the kill to its first
+# bind, which must be under the lease duration (15 s) plus a relist.
+. "$(dirname "$0")/lib/kube.sh"
+
+command -v curl >/dev/null 2>&1 || skip "no curl"
+LEASE=default/echelon-failover
+TAKEOVER_MAX_MS=25000
+
+# --faults with slow bindings only: they are late, and each is logged.
+start_serve --no-schedule --cluster blocks=1,racks=2,hosts=4,gpus=8 \
+	--faults 'seed=3,slow=1:300:bind'
+cat >"$TMP/queues.yaml" <<'EOF'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: main}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory, nvidia.com/gpu]
+    flavors:
+    - name: tas-gpu
+      resources:
+      - {name: cpu, nominalQuota: "1000"}
+      - {name: memory, nominalQuota: 100Ti}
+      - {name: nvidia.com/gpu, nominalQuota: "64"}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {namespace: default, name: main}
+spec: {clusterQueue: main}
+EOF
+# jobs FIRST LAST: Jobs jFIRST..jLAST of 4 pods of 2 GPUs, running long.
+jobs() {
+	i=$1
+	while [ "$i" -le "$2" ]; do
+		cat <<EOF
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: j$i
+  namespace: default
+  labels: {kueue.x-k8s.io/queue-name: main}
+  annotations: {sim.echelon.dev/duration: 24h}
+spec:
+  parallelism: 4
+  completions: 4
+  template:
+    spec:
+      schedulerName: echelon
+      restartPolicy: Never
+      containers:
+      - name: c
+        image: registry.example.com/step:latest
+        resources:
+          requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "2"}
+          limits: {nvidia.com/gpu: "2"}
+EOF
+		i=$((i + 1))
+	done
+}
+jobs 0 5 >"$TMP/before.yaml"
+jobs 6 7 >"$TMP/after.yaml"
+out=$(K apply -f "$TMP/queues.yaml" 2>&1) || fail "apply queues: $out"
+
+start_scheduler a --lease "$LEASE"
+A=$SPID
+until_ok 20 grep -q 'msg="leader elected"' "$TMP/sched-a.log" ||
+	fail "scheduler a was not elected"
+start_scheduler b --lease "$LEASE"
+B=$SPID
+
+binds() { grep -c 'faults: bound pod=' "$TMP/serve.log"; }
+out=$(K apply -f "$TMP/before.yaml" 2>&1) || fail "apply jobs: $out"
+# Kill a as soon as the cluster has answered its first binding.
+i=0
+until [ "$(binds)" -gt 0 ]; do
+	i=$((i + 1))
+	[ $i -lt 600 ] || fail "scheduler a bound nothing in 30 s"
+	sleep 0.05
+done
+kill -9 "$A"
+t_kill=$(now_ms)
+wait "$A" 2>/dev/null
+SCHED_PIDS=$(echo "$SCHED_PIDS" | sed "s/ $A\$//; s/ $A / /")
+echo "killed a after $(binds) binding(s) answered"
+# From the kill on: no gang partly bound for more than 30 s.
+$PY "$SRC/tests/kube/lib/gangs.py" "$URL" --gangs 8 --until bound \
+	--bound 30 --timeout 90 --log "$TMP/serve.log" >"$TMP/check.out" 2>&1 &
+CHECK=$!
+SCHED_PIDS="$SCHED_PIDS $CHECK" # killed at exit when the test fails
+out=$(K apply -f "$TMP/after.yaml" 2>&1) || fail "apply jobs: $out"
+# a's bindings in flight are answered within 300 ms of the kill; any
+# binding after that is b's.
+sleep 1
+n=$(binds)
+until [ "$(binds)" -gt "$n" ]; do
+	[ $(($(now_ms) - t_kill)) -lt 60000 ] ||
+		fail "scheduler b bound nothing within 60 s of the kill"
+	sleep 0.05
+done
+t_first=$(now_ms)
+took=$((t_first - t_kill))
+echo "failover (loaded machine): the kill to b's first bind $took ms"
+[ "$took" -lt "$TAKEOVER_MAX_MS" ] ||
+	fail "b's first bind $took ms after the kill (limit $TAKEOVER_MAX_MS)"
+grep -q 'msg="leader elected"' "$TMP/sched-b.log" ||
+	fail "b bound without saying it leads"
+
+rc=0
+wait "$CHECK" || rc=$?
+SCHED_PIDS=$(echo "$SCHED_PIDS" | sed "s/ $CHECK\$//; s/ $CHECK / /")
+[ "$rc" -eq 0 ] || fail "$(cat "$TMP/check.out")"
+cat "$TMP/check.out"
+stop_scheduler "$B"
+echo "ok"
