@@ -663,15 +663,25 @@ static bool refuse_unread(struct MHD_Connection *conn, unsigned long long len)
 	       (expect && strcasecmp(expect, "100-continue") == 0);
 }
 
+/* The probes (GET /healthz, /readyz, /livez) need no token, as the API
+ * server lets anyone read them: a kubelet's probe sends none. They say
+ * nothing about the objects. */
+static bool probe(const struct req *q, const char *url)
+{
+	return q->verb == V_GET &&
+	       (strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0 ||
+		strcmp(url, "/livez") == 0);
+}
+
 /* First call: checks that need no body (size, token, rate). */
-static enum MHD_Result on_headers(struct req *q)
+static enum MHD_Result on_headers(struct req *q, const char *url)
 {
 	struct serve_http *h = q->h;
 	const char *cl;
 	unsigned long long len;
 	int retry;
 
-	if (!authorized(h, q->conn)) {
+	if (!probe(q, url) && !authorized(h, q->conn)) {
 		h->refused[R_AUTH]++;
 		return send_status(q, 401, "Unauthorized", "Unauthorized", 0);
 	}
@@ -711,7 +721,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		strbuf_init(&q->body);
 		strbuf_init(&q->bound);
 		*con_cls = q;
-		return on_headers(q);
+		return on_headers(q, url);
 	}
 	if (q->state == RQ_DONE) {
 		*upload_size = 0;

@@ -415,15 +415,22 @@ static void test_token(void **state)
 	struct serve_http_options o = { .addr = "127.0.0.1",
 					.token = "s3cret" };
 	static const struct {
+		const char *path;
 		const char *auth;
 		const char *want;
 	} table[] = {
-		{ "", "HTTP/1.1 401" },
-		{ "Authorization: Bearer wrong\r\n", "HTTP/1.1 401" },
-		{ "Authorization: Bearer s3cre\r\n", "HTTP/1.1 401" },
-		{ "Authorization: Bearer s3cret2\r\n", "HTTP/1.1 401" },
-		{ "Authorization: Basic s3cret\r\n", "HTTP/1.1 401" },
-		{ "Authorization: Bearer s3cret\r\n", "HTTP/1.1 200" },
+		{ "/api", "", "HTTP/1.1 401" },
+		{ "/api", "Authorization: Bearer wrong\r\n", "HTTP/1.1 401" },
+		{ "/api", "Authorization: Bearer s3cre\r\n", "HTTP/1.1 401" },
+		{ "/api", "Authorization: Bearer s3cret2\r\n", "HTTP/1.1 401" },
+		{ "/api", "Authorization: Basic s3cret\r\n", "HTTP/1.1 401" },
+		{ "/api", "Authorization: Bearer s3cret\r\n", "HTTP/1.1 200" },
+		/* A kubelet's probes send no token; the metrics need it. */
+		{ "/healthz", "", "HTTP/1.1 200" },
+		{ "/readyz", "", "HTTP/1.1 200" },
+		{ "/livez", "", "HTTP/1.1 200" },
+		{ "/metrics", "", "HTTP/1.1 401" },
+		{ "/healthz/x", "", "HTTP/1.1 401" },
 	};
 	struct serve_http *h = server(&o);
 
@@ -432,9 +439,9 @@ static void test_token(void **state)
 		char req[256], *reply;
 
 		snprintf(req, sizeof(req),
-			 "GET /api HTTP/1.1\r\nHost: x\r\n%sConnection: "
+			 "GET %s HTTP/1.1\r\nHost: x\r\n%sConnection: "
 			 "close\r\n\r\n",
-			 table[i].auth);
+			 table[i].path, table[i].auth);
 		reply = request(h, req);
 		if (!strstr(reply, table[i].want))
 			fail_msg("case %zu: want %s:\n%s", i, table[i].want,
