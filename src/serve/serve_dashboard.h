@@ -16,7 +16,8 @@ extern const size_t serve_dashboard_html_len;
  * API of the server that served it; nothing from elsewhere. */
 #define SERVE_DASHBOARD_CSP                                                    \
 	"default-src 'none'; style-src 'unsafe-inline'; "                      \
-	"script-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; " \
+	"script-src 'unsafe-inline'; connect-src 'self'; img-src 'self' "      \
+	"data:; "                                                              \
 	"base-uri 'none'; form-action 'self'"
 
 #endif
