@@ -456,7 +456,10 @@ int serve_sched_extra(void *ctx, const struct api_req *r, int64_t now_us,
 		      struct api_resp *resp)
 {
 	struct serve_sched *x = ctx;
+	int rc = serve_sched_explain(x, r, now_us, resp);
 
+	if (rc != -ENOENT)
+		return rc;
 	return serve_status_visibility(x->ctl, r, now_us, resp);
 }
 
