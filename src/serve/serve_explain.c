@@ -25,6 +25,7 @@
 #include "base/alloc.h"
 #include "gang/gang.h"
 #include "serve/serve_sched_int.h"
+#include "obs/obs_placement.h"
 #include "sim/throughput.h"
 #include "topo/topo_span.h"
 
@@ -113,7 +114,8 @@ static void add_layer(struct xp *e, const char *layer, const char *status,
 	json_object_set_new(obj, "status", json_string(status));
 	json_array_append_new(e->layers, obj);
 	if (!e->cause && strcmp(status, "ok") != 0 && strcmp(status, "n/a")) {
-		const char *why = json_string_value(json_object_get(obj, "reason"));
+		const char *why =
+			json_string_value(json_object_get(obj, "reason"));
 
 		e->cause = layer;
 		snprintf(e->cause_why, sizeof(e->cause_why), "%s%s%s", status,
@@ -133,19 +135,21 @@ static json_t *ahead_of(struct xp *e, const int64_t *cq_pos, int32_t cq,
 		for (size_t i = 0; i < e->c->workloads.len; i++) {
 			const struct workload *o = &e->c->workloads.items[i];
 
-			if (cq_pos[i] != p || sched_wl_cq(e->s, (uint32_t)i) != cq)
+			if (cq_pos[i] != p ||
+			    sched_wl_cq(e->s, (uint32_t)i) != cq)
 				continue;
 			(*count)++;
 			if (json_array_size(a) < MAX_LISTED)
 				json_array_append_new(
-					a, json_pack("{s:s,s:I,s:i,s:I}", "name",
-						     wl_key(o, key, sizeof(key)),
-						     "position", (json_int_t)p,
-						     "priority",
-						     sched_wl_priority(
-							     e->s, (uint32_t)i),
-						     "gpus",
-						     (json_int_t)wl_gpus(e, o)));
+					a,
+					json_pack("{s:s,s:I,s:i,s:I}", "name",
+						  wl_key(o, key, sizeof(key)),
+						  "position", (json_int_t)p,
+						  "priority",
+						  sched_wl_priority(
+							  e->s, (uint32_t)i),
+						  "gpus",
+						  (json_int_t)wl_gpus(e, o)));
 		}
 	}
 	return a;
@@ -232,8 +236,7 @@ static void admission_pending(struct xp *e, json_t *o, int32_t cq)
 			    (long long)cq_pos[e->wl], sched_cq_name(e->s, cq),
 			    nahead);
 		for (size_t i = 0; i < json_array_size(ahead); i++)
-			strbuf_addf(&e->text, "%s%s",
-				    i ? ", " : ": ",
+			strbuf_addf(&e->text, "%s%s", i ? ", " : ": ",
 				    json_string_value(json_object_get(
 					    json_array_get(ahead, i), "name")));
 		strbuf_addch(&e->text, '\n');
@@ -248,10 +251,11 @@ static void admission_pending(struct xp *e, json_t *o, int32_t cq)
 		for (size_t i = 0; i < json_array_size(holders) && i < 3; i++) {
 			json_t *h = json_array_get(holders, i);
 
-			strbuf_addf(&e->text, "%s%s (%lld)", i ? ", " : ": ",
-				    json_string_value(json_object_get(h, "name")),
-				    (long long)json_integer_value(
-					    json_object_get(h, "gpus")));
+			strbuf_addf(
+				&e->text, "%s%s (%lld)", i ? ", " : ": ",
+				json_string_value(json_object_get(h, "name")),
+				(long long)json_integer_value(
+					json_object_get(h, "gpus")));
 		}
 		strbuf_addch(&e->text, '\n');
 	}
@@ -276,9 +280,9 @@ static void layer_admission(struct xp *e)
 		return;
 	}
 	if (qr.present && qr.status)
-		json_object_set_new(o, "admittedAt",
-				    json_string(stamp(qr.transition_us, ts,
-						      sizeof(ts))));
+		json_object_set_new(
+			o, "admittedAt",
+			json_string(stamp(qr.transition_us, ts, sizeof(ts))));
 	strbuf_addf(&e->text, "1. Admission: %s in ClusterQueue %s%s%s\n",
 		    st == SCHED_WL_FINISHED ? "was admitted" : "admitted",
 		    cq >= 0 ? sched_cq_name(e->s, cq) : "-",
@@ -315,7 +319,8 @@ static void layer_assembly(struct xp *e)
 		    json_array_size(waiting) < MAX_LISTED)
 			json_array_append_new(
 				waiting,
-				json_string(sw && p < sw->npods && sw->name_at &&
+				json_string(sw && p < sw->npods &&
+							    sw->name_at &&
 							    sw->name_at[p]
 						    ? sw->name_at[p]
 						    : "(not created)"));
@@ -327,7 +332,8 @@ static void layer_assembly(struct xp *e)
 	json_object_set_new(o, "ready", json_integer(ready));
 	if (g.state == GANG_READY) {
 		json_decref(waiting);
-		strbuf_addf(&e->text, "2. Assembly: all %u pods bound and Ready\n",
+		strbuf_addf(&e->text,
+			    "2. Assembly: all %u pods bound and Ready\n",
 			    g.npods);
 		add_layer(e, "assembly", "ok", o);
 		return;
@@ -353,47 +359,6 @@ static void layer_assembly(struct xp *e)
 	add_layer(e, "assembly", "waiting", o);
 }
 
-/* The shape of pod set ps on topology t: actual and ideal. */
-static void shapes(const struct topo *t, const uint32_t *n, size_t count,
-		   const struct resvec *req, int gpu, struct throughput_shape *act,
-		   struct throughput_shape *ideal)
-{
-	int rack = topology_rack_level(t->topology);
-	int32_t gpp = gpu >= 0 ? (int32_t)req->v[gpu] : 0;
-	uint32_t *tmp = xcalloc(count + 1, sizeof(*tmp));
-	unsigned host = (unsigned)t->nlevels - 1;
-
-	memset(act, 0, sizeof(*act));
-	memset(ideal, 0, sizeof(*ideal));
-	act->gpus = ideal->gpus = (int32_t)count * (gpp > 0 ? gpp : 1);
-	act->hosts = t->hostname_lowest
-			     ? topo_domains_spanned(t, n, count, host, tmp)
-			     : (int32_t)count;
-	ideal->hosts = t->hostname_lowest
-			       ? topo_fewest_domains(t, host, req, (int32_t)count)
-			       : (int32_t)count;
-	act->racks = rack >= 0 ? topo_domains_spanned(t, n, count,
-						      (unsigned)rack, tmp)
-			       : 1;
-	ideal->racks = rack >= 0 ? topo_fewest_domains(t, (unsigned)rack, req,
-						       (int32_t)count)
-				 : 1;
-	act->blocks = rack > 0 ? topo_domains_spanned(t, n, count,
-						      (unsigned)rack - 1, tmp)
-			       : 1;
-	ideal->blocks = rack > 0 ? topo_fewest_domains(t, (unsigned)rack - 1,
-						       req, (int32_t)count)
-				 : 1;
-	free(tmp);
-	/* Pods spread evenly: the fullest and emptiest hosts' GPUs. */
-	act->host_gpus_min = act->host_gpus_max =
-		act->hosts > 0 ? act->gpus / act->hosts : 0;
-	ideal->host_gpus_min = ideal->host_gpus_max =
-		ideal->hosts > 0 ? ideal->gpus / ideal->hosts : 0;
-	if (ideal->hosts <= 0 || ideal->racks <= 0 || ideal->blocks <= 0)
-		*ideal = *act;
-}
-
 static void layer_throughput(struct xp *e)
 {
 	const struct sched_admission *adm = sched_wl_admission(e->s, e->wl);
@@ -406,45 +371,35 @@ static void layer_throughput(struct xp *e)
 	for (size_t p = 0; adm && p < adm->npodsets; p++) {
 		const struct sched_podset_admission *pa = &adm->ps[p];
 		const struct podset *ps = &e->w->podsets[p];
-		const struct topo *t;
-		struct throughput_shape act, ideal;
+		struct obs_placement pl;
+		const char *link;
 		struct strbuf sum;
-		double ratio = 1;
 
-		if (pa->tas_flavor < 0 || !pa->nodes || pa->count <= 0)
+		if (!obs_placement_of(e->s, e->wl, e->w, p, e->gpu, &tc, &pl))
 			continue;
-		t = sched_topo(e->s, pa->tas_flavor);
 		strbuf_init(&sum);
-		topo_span_summary(t, pa->nodes, (size_t)pa->count,
-				  &ps->requests, &sum);
-		shapes(t, pa->nodes, (size_t)pa->count, &ps->requests, e->gpu,
-		       &act, &ideal);
-		if (act.gpus > 1)
-			ratio = throughput_ratio(
-				&tc,
-				throughput_class_of(&tc, THROUGHPUT_CLASS_BY_SIZE,
-						    act.gpus),
-				&act, &ideal);
-		worst = ratio < worst ? ratio : worst;
-		spread = spread || act.racks > ideal.racks ||
-			 act.blocks > ideal.blocks || ratio < SLOW_RATIO;
+		topo_span_summary(sched_topo(e->s, pa->tas_flavor), pa->nodes,
+				  (size_t)pa->count, &ps->requests, &sum);
+		link = throughput_level_name(pl.slowest);
+		worst = pl.ratio < worst ? pl.ratio : worst;
+		spread = spread || pl.racks > pl.min_racks ||
+			 pl.blocks > pl.min_blocks || pl.ratio < SLOW_RATIO;
 		json_array_append_new(
 			sets,
 			json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:f,s:s}",
 				  "podSet", ps->name ? ps->name : "main",
-				  "placement", sum.buf, "hosts", act.hosts,
-				  "racks", act.racks, "minRacks", ideal.racks,
-				  "blocks", act.blocks, "minBlocks",
-				  ideal.blocks, "modelledThroughput",
-				  round(ratio * 1000) / 1000, "slowestLink",
-				  throughput_level_name(
-					  throughput_level_of(&act))));
+				  "placement", sum.buf, "hosts", pl.hosts,
+				  "racks", pl.racks, "minRacks", pl.min_racks,
+				  "blocks", pl.blocks, "minBlocks",
+				  pl.min_blocks, "modelledThroughput",
+				  round(pl.ratio * 1000) / 1000, "slowestLink",
+				  link));
 		strbuf_addf(&e->text,
 			    "%s %s: %s; modelled throughput %.0f%% of ideal, "
 			    "slowest link: %s\n",
 			    any ? "  " : "3. Throughput:",
-			    ps->name ? ps->name : "main", sum.buf, ratio * 100,
-			    throughput_level_name(throughput_level_of(&act)));
+			    ps->name ? ps->name : "main", sum.buf,
+			    pl.ratio * 100, link);
 		any = true;
 		strbuf_release(&sum);
 	}
@@ -466,9 +421,8 @@ static void layer_throughput(struct xp *e)
  * of the spec), or 0. */
 static double reported(const struct xp *e, const char *key)
 {
-	const struct api_obj *o =
-		api_store_get(e->x->s, e->x->kinds[SK_WORKLOAD], e->w->ns,
-			      e->w->name);
+	const struct api_obj *o = api_store_get(
+		e->x->s, e->x->kinds[SK_WORKLOAD], e->w->ns, e->w->name);
 	const char *v = o ? json_string_value(json_object_get(
 				    json_object_get(json_object_get(o->body,
 								    "metadata"),
@@ -514,8 +468,9 @@ static void layer_hardware(struct xp *e)
 
 		json_object_set_new(o, "measuredThroughput",
 				    json_real(round(got * 1000) / 1000));
-		json_object_set_new(o, "expectedThroughput",
-				    json_real(round(e->modelled * 1000) / 1000));
+		json_object_set_new(
+			o, "expectedThroughput",
+			json_real(round(e->modelled * 1000) / 1000));
 		if (got < HW_SHORTFALL * e->modelled)
 			suspect = true;
 		strbuf_addf(&e->text,
@@ -534,13 +489,12 @@ static void layer_hardware(struct xp *e)
 		strbuf_addstr(&e->text, "4. Hardware: -");
 	}
 	for (size_t i = 0; i < json_array_size(bad); i++)
-		strbuf_addf(&e->text, "%s%s", i ? ", " : "; nodes not Ready or cordoned: ",
+		strbuf_addf(&e->text, "%s%s",
+			    i ? ", " : "; nodes not Ready or cordoned: ",
 			    json_string_value(json_array_get(bad, i)));
 	strbuf_addch(&e->text, '\n');
 	add_layer(e, "hardware",
-		  suspect ? "suspect"
-			  : (m > 0 && ideal > 0 ? "ok" : "n/a"),
-		  o);
+		  suspect ? "suspect" : (m > 0 && ideal > 0 ? "ok" : "n/a"), o);
 }
 
 static void layer_history(struct xp *e)
@@ -617,8 +571,8 @@ static json_t *explain(struct xp *e, const char *ns, const char *name)
 		      "WorkloadExplanation", "apiVersion",
 		      "echelon.dev/v1alpha1", "metadata", "namespace", ns,
 		      "name", name, "state", state_name(e), "cause",
-		      e->cause ? e->cause : "none", "layers", e->layers,
-		      "text", e->text.buf);
+		      e->cause ? e->cause : "none", "layers", e->layers, "text",
+		      e->text.buf);
 	strbuf_release(&e->text);
 	return o;
 }

@@ -115,6 +115,13 @@ check spread 'e["cause"] == "throughput"' \
 	'L["throughput"]["podSets"][0]["minRacks"] == 1' \
 	'0 < L["throughput"]["modelledThroughput"] < 1' \
 	'"4 hosts, 2 racks (min 1)" in e["text"]'
+# /metrics says the same of it.
+curl -fs "$URL/metrics" >"$TMP/metrics" || fail "no /metrics"
+spread=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["metadata"]["name"])' "$TMP/spread.json")
+grep -q "^echelon_workload_extra_racks{namespace=\"default\",name=\"$spread\"} 1$" "$TMP/metrics" ||
+	fail "no extra rack for $spread in /metrics"
+ratio=$(sed -n "s/^echelon_workload_placement_throughput_ratio{namespace=\"default\",name=\"$spread\"} //p" "$TMP/metrics")
+check spread "abs(L['throughput']['modelledThroughput'] - $ratio) < 0.001"
 
 # Quota short: 64 GPUs nominal, 48 held, 24 asked; the gang that never
 # fits is ahead of it.
