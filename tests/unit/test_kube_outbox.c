@@ -77,6 +77,33 @@ static void conflict_done(void *ctx, const struct kube_reply *r)
 
 static const char *node_of(const json_t *pod_body);
 
+/* A group version hidden from discovery (the server serves the kind only
+ * at another version), for the next setup. */
+static const char *hide;
+
+/* The /apis reply without hide's group version. */
+static void hide_done(void *ctx, const struct kube_reply *r)
+{
+	struct conflict *c = ctx;
+	struct kube_reply r2 = *r;
+	struct strbuf sb;
+	const char *at, *from = r->body;
+
+	strbuf_init(&sb);
+	while (r->code == 200 && (at = strstr(from, c->msg))) {
+		strbuf_add(&sb, from, (size_t)(at - from));
+		strbuf_addstr(&sb, "\"groupVersion\":\"hidden.example/v0\"");
+		from = at + strlen(c->msg);
+	}
+	strbuf_addstr(&sb, from);
+	r2.body = sb.buf;
+	r2.len = sb.len;
+	c->done(c->ctx, &r2);
+	strbuf_release(&sb);
+	free(c->msg);
+	free(c);
+}
+
 static uint64_t rec_send(void *impl, const struct kube_call *c,
 			 kube_done_fn done, kube_line_fn line, void *ctx)
 {
@@ -88,6 +115,14 @@ static uint64_t rec_send(void *impl, const struct kube_call *c,
 		vec_push(&f->calls,
 			 xasprintf("%s %s %.*s", c->method, c->path,
 				   (int)c->len, c->body ? c->body : ""));
+	if (hide && !strcmp(c->path, "/apis")) {
+		struct conflict *k = xcalloc(1, sizeof(*k));
+
+		*k = (struct conflict){
+			done, ctx, xasprintf("\"groupVersion\":\"%s\"", hide)
+		};
+		return kube_send(&f->inner, c, hide_done, line, k);
+	}
 	if (end && !strncmp(c->path, pods, strlen(pods))) {
 		char *name = xstrndup(c->path + strlen(pods),
 				      (size_t)(end - c->path - strlen(pods)));
@@ -638,6 +673,51 @@ static void test_intent_first(void **state)
 			    "\"count\":4}]}}}");
 }
 
+static int setup_v1beta1(void **state)
+{
+	int rc;
+
+	hide = "kueue.x-k8s.io/v1beta2";
+	rc = setup(state);
+	hide = NULL;
+	return rc;
+}
+
+static void run_time(json_t *body, const char *arg)
+{
+	json_t *st = json_object_get(body, "status");
+
+	(void)arg;
+	if (!st) {
+		st = json_object();
+		json_object_set_new(body, "status", st);
+	}
+	json_object_set_new(st, "accumulatedPastExecutionTimeSeconds",
+			    json_integer(42));
+}
+
+/* A kind the server serves only at another version than its storage:
+ * written there, in that version's shape. */
+static void test_other_version(void **state)
+{
+	struct fx *f = *state;
+	const json_t *st;
+
+	add_workload(f);
+	update(f, API_KIND_WORKLOAD, NS, "w", run_time, NULL);
+	settle(f);
+	assert_int_equal(f->calls.len, 1);
+	assert_string_equal(f->calls.items[0],
+			    "PATCH /apis/kueue.x-k8s.io/v1beta1/namespaces/"
+			    "default/workloads/w/status {\"status\":{"
+			    "\"accumulatedPastExexcutionTimeSeconds\":42}}");
+	st = json_object_get(remote_body(f, API_KIND_WORKLOAD, NS, "w"),
+			     "status");
+	assert_int_equal(json_integer_value(json_object_get(
+				 st, "accumulatedPastExecutionTimeSeconds")),
+			 42);
+}
+
 static void test_reset(void **state)
 {
 	struct fx *f = *state;
@@ -988,6 +1068,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_intent_first, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_other_version,
+						setup_v1beta1, teardown),
 		cmocka_unit_test_setup_teardown(test_reset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults_transient, setup,
