@@ -107,6 +107,9 @@ struct kube_outbox {
 	struct heap ready, ready_binds;
 	VEC(struct open_flush) open;
 	VEC(struct obj *) retries;
+	VEC(int64_t)
+	bound_us; /* binds answered since the last flush: when
+		     each was queued */
 	unsigned inflight;
 	size_t queued; /* writes queued or in flight */
 	struct metrics *m;
@@ -126,8 +129,9 @@ static const struct metrics_def defs[F_COUNT] = {
 		      "Pods bound in the API server by the outbox.",
 		      METRICS_COUNTER, NULL, 0 },
 	[F_BIND_S] = { "echelon_kube_bind_seconds",
-		       "From the bind in the replica to the server's answer "
-		       "(at the resolution of the loop's turns).",
+		       "From the bind in the replica to the server's answer, "
+		       "at the resolution of the loop's turns (the answer is "
+		       "timed at the next flush).",
 		       METRICS_HISTOGRAM, bind_buckets,
 		       sizeof(bind_buckets) / sizeof(*bind_buckets) },
 	[F_QUEUED] = { "echelon_kube_writes_queued",
@@ -890,8 +894,7 @@ static void on_done(void *ctx, const struct kube_reply *r)
 	metrics_add(b->m, b->fam[F_WRITES], labels, 1);
 	if (ok && w->verb == V_BIND) {
 		metrics_add(b->m, b->fam[F_BINDS], NULL, 1);
-		metrics_observe(b->m, b->fam[F_BIND_S], NULL,
-				(double)(b->now_us - w->queued_us) / 1e6);
+		vec_push(&b->bound_us, w->queued_us);
 	}
 	if (ok && w->verb == V_CREATE && w->step == 0 && r->body) {
 		json_t *obj = json_loadb(r->body, r->len, 0, NULL);
@@ -1028,6 +1031,7 @@ void kube_outbox_free(struct kube_outbox *b)
 	heap_release(&b->ready_binds);
 	vec_release(&b->open);
 	vec_release(&b->retries);
+	vec_release(&b->bound_us);
 	metrics_free(b->m);
 	free(b);
 }
@@ -1036,6 +1040,12 @@ void kube_outbox_flush(struct kube_outbox *b, int64_t mono_us)
 {
 	b->now_us = mono_us;
 	b->flush++;
+	/* Callbacks have no clock: the binds answered since the last turn
+	 * are timed now. */
+	vec_foreach (&b->bound_us, q)
+		metrics_observe(b->m, b->fam[F_BIND_S], NULL,
+				(double)(mono_us - *q) / 1e6);
+	b->bound_us.len = 0;
 	read_store(b);
 	if (run_retries(b))
 		read_store(b);

@@ -751,9 +751,16 @@ static void test_metrics(void **state)
 
 	bind(f, "p1", "n1");
 	update(f, API_KIND_POD, NS, "p2", set_label, "a");
+	kube_outbox_flush(f->ob, f->now);
+	kube_loop_run(f->l, f->now);
+	f->now += 30000; /* the answer is seen 30 ms later */
 	settle(f);
 	strbuf_init(&out);
 	kube_outbox_metrics(f->ob, &out);
+	testutil_assert_line(
+		out.buf, "echelon_kube_bind_seconds_bucket{le=\"0.025\"} 0");
+	testutil_assert_line(out.buf,
+			     "echelon_kube_bind_seconds_bucket{le=\"0.05\"} 1");
 	testutil_assert_line(out.buf, "echelon_kube_writes_total{result=\"ok\","
 				      "verb=\"bind\"} 1");
 	testutil_assert_line(out.buf, "echelon_kube_writes_total{result=\"ok\","
