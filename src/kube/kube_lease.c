@@ -311,8 +311,13 @@ static void done(void *ctx, const struct kube_reply *r)
 	}
 	if (len > MAX_BODY)
 		len = 0;
+	/* The body may hold NUL bytes: copied whole, for the decoder to
+	 * refuse. */
 	free(l->body);
-	l->body = xstrndup(r->body ? r->body : "", len);
+	l->body = xmalloc(len + 1);
+	if (len)
+		memcpy(l->body, r->body, len);
+	l->body[len] = '\0';
 	l->len = len;
 	l->code = r->code;
 	l->replied = true;
