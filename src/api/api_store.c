@@ -418,8 +418,8 @@ int api_store_events(const struct api_store *s, uint64_t since, api_event_fn fn,
 
 /* Record the change o (a reference is taken) with the next rv; mirror:
  * a replica's copy of a remote change (api_store_mirror*). */
-static void record_as(struct api_store *s, enum api_ev_type type,
-		      struct sobj *o, bool mirror)
+static void record(struct api_store *s, enum api_ev_type type, struct sobj *o,
+		   bool mirror)
 {
 	struct hent *h;
 
@@ -437,11 +437,6 @@ static void record_as(struct api_store *s, enum api_ev_type type,
 	h->o = o;
 	o->ref++;
 	s->ring_len++;
-}
-
-static void record(struct api_store *s, enum api_ev_type type, struct sobj *o)
-{
-	record_as(s, type, o, false);
 }
 
 static void bury(struct api_store *s, struct sobj *o)
@@ -577,6 +572,24 @@ static int new_slot(const struct api_store *s, const struct api_kind *k,
 	return 0;
 }
 
+/* Store body (stolen; md its own metadata) as the next version of the
+ * object at index slot at (replace: an object is there) and record the
+ * change. */
+static struct sobj *put_version(struct api_store *s, const struct api_kind *k,
+				json_t *body, json_t *md, size_t at,
+				bool replace, enum api_ev_type type,
+				bool mirror)
+{
+	struct sobj *o;
+
+	set_rv(md, s->rv + 1);
+	bury(s, NULL);
+	o = sobj_new(k, body, ++s->rv);
+	index_put(s, o, at, replace);
+	record(s, type, o, mirror);
+	return o;
+}
+
 void api_store_new_uid(struct api_store *s, char *buf, size_t size)
 {
 	next_uid(s, buf, size);
@@ -610,15 +623,11 @@ int api_store_create_as(struct api_store *s, const struct api_kind *k,
 		uid = fresh;
 	}
 	json_object_set_new(md, "uid", json_string(uid));
-	set_rv(md, s->rv + 1);
 	json_object_set_new(
 		md, "creationTimestamp",
 		json_string(api_store_timestamp(now_us, ts, sizeof(ts))));
 	json_object_set_new(md, "generation", json_integer(1));
-	bury(s, NULL);
-	o = sobj_new(k, body, ++s->rv);
-	index_put(s, o, at, false);
-	record(s, API_ADDED, o);
+	o = put_version(s, k, body, md, at, false, API_ADDED, false);
 	if (ret)
 		*ret = &o->pub;
 	return 0;
@@ -666,7 +675,7 @@ static struct sobj *remove_at(struct api_store *s, const struct api_kind *k,
 	set_rv(own_metadata(body), s->rv + 1);
 	o = sobj_new(k, body, ++s->rv);
 	index_del(s, k, at);
-	record_as(s, API_DELETED, o, mirror);
+	record(s, API_DELETED, o, mirror);
 	bury(s, o);
 	return o;
 }
@@ -724,11 +733,7 @@ int api_store_update(struct api_store *s, const struct api_kind *k,
 		o = old;
 		goto out;
 	}
-	set_rv(md, s->rv + 1);
-	bury(s, NULL);
-	o = sobj_new(k, body, ++s->rv);
-	index_put(s, o, at, true);
-	record(s, API_MODIFIED, o);
+	o = put_version(s, k, body, md, at, true, API_MODIFIED, false);
 out:
 	if (ret)
 		*ret = &o->pub;
@@ -816,11 +821,8 @@ int api_store_mirror(struct api_store *s, const struct api_kind *k,
 			goto out;
 		}
 	}
-	set_rv(md, s->rv + 1);
-	bury(s, NULL);
-	o = sobj_new(k, body, ++s->rv);
-	index_put(s, o, at, old != NULL);
-	record_as(s, old ? API_MODIFIED : API_ADDED, o, true);
+	o = put_version(s, k, body, md, at, old != NULL,
+			old ? API_MODIFIED : API_ADDED, true);
 out:
 	if (ret)
 		*ret = &o->pub;

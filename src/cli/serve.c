@@ -8,10 +8,13 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/compiler.h"
 #include "base/log.h"
 #include "serve/serve.h"
 #include "serve/serve_addr.h"
@@ -74,7 +77,32 @@ static void usage(FILE *out)
 	      "                           watch410=0.05,drop=0.01,"
 	      "slow=0.05:200; each binding\n"
 	      "                           is logged "
-	      "(docs/internals/serve.md)\n",
+	      "(docs/internals/serve.md)\n"
+	      "\n"
+	      "With --kubeconfig or --in-cluster, schedule the pods of that "
+	      "Kubernetes\n"
+	      "cluster instead (those with spec.schedulerName: echelon); "
+	      "replicas elect a\n"
+	      "leader through a Lease. The API here is a read-only view of "
+	      "that cluster.\n"
+	      "  -f, --filename PATH      objects of kinds the cluster does "
+	      "not serve (e.g.\n"
+	      "                           Kueue's queues without its CRDs), "
+	      "kept here\n"
+	      "      --kubeconfig FILE    the cluster's kubeconfig\n"
+	      "      --context NAME       its context (default: "
+	      "current-context)\n"
+	      "      --in-cluster         the pod's service account\n"
+	      "      --kube-qps X         requests per second to the API "
+	      "server (200)\n"
+	      "      --kube-burst N       requests at once above that "
+	      "(400)\n"
+	      "      --scheduler-name NAME\n"
+	      "                           the pods to schedule (echelon)\n"
+	      "      --lease NS/NAME      the leader election's Lease "
+	      "(kube-system/echelon)\n"
+	      "      --id ID              this replica in the Lease "
+	      "(HOSTNAME_PID)\n",
 	      out);
 }
 
@@ -87,6 +115,14 @@ enum {
 	OPT_NO_SCHEDULE,
 	OPT_SYNC,
 	OPT_SEED,
+	OPT_REMOTE,
+	OPT_CONTEXT,
+	OPT_IN_CLUSTER,
+	OPT_QPS,
+	OPT_BURST,
+	OPT_SCHEDULER_NAME,
+	OPT_LEASE,
+	OPT_ID,
 	OPT_FAULTS,
 };
 
@@ -100,6 +136,14 @@ static const struct option opts[] = {
 	{ "no-schedule", no_argument, NULL, OPT_NO_SCHEDULE },
 	{ "sync", required_argument, NULL, OPT_SYNC },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "kubeconfig", required_argument, NULL, OPT_REMOTE },
+	{ "context", required_argument, NULL, OPT_CONTEXT },
+	{ "in-cluster", no_argument, NULL, OPT_IN_CLUSTER },
+	{ "kube-qps", required_argument, NULL, OPT_QPS },
+	{ "kube-burst", required_argument, NULL, OPT_BURST },
+	{ "scheduler-name", required_argument, NULL, OPT_SCHEDULER_NAME },
+	{ "lease", required_argument, NULL, OPT_LEASE },
+	{ "id", required_argument, NULL, OPT_ID },
 	{ "faults", required_argument, NULL, OPT_FAULTS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -128,12 +172,156 @@ static int parse_faults(struct serve_options *o, const char *v)
 	return 0;
 }
 
+/* A DNS-1123 name: labels of [a-z0-9-] starting and ending alphanumeric,
+ * at most 63 bytes each; with dots between them (a subdomain, at most
+ * 253 bytes) when subdomain, else one label. */
+static bool dns_name(const char *s, size_t len, bool subdomain)
+{
+	size_t run = 0;
+
+	if (!len || len > (subdomain ? 253u : 63u))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+
+		if (c == '.' && subdomain && run && s[i - 1] != '-') {
+			run = 0;
+			continue;
+		}
+		if (!alnum && (c != '-' || !run))
+			return false;
+		if (++run > 63)
+			return false;
+	}
+	return s[len - 1] != '-' && s[len - 1] != '.';
+}
+
+static int parse_double(const char *opt, const char *v, double min, double max,
+			double *ret)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (end == v || *end || errno || !(d >= min) || d > max) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "expected a number from %g to %g",
+			 min, max);
+		return bad(opt, v, what);
+	}
+	*ret = d;
+	return 0;
+}
+
+/* The Kubernetes backend's options; 1 when opt is not one of them. */
+static int parse_kube_opt(struct serve_options *o, int opt, const char *v)
+{
+	const char *slash;
+
+	switch (opt) {
+	case OPT_REMOTE:
+		if (!*v)
+			return bad("--kubeconfig", v, "expected a file");
+		o->remote = v;
+		return 0;
+	case OPT_CONTEXT:
+		if (!*v)
+			return bad("--context", v, "expected a context's name");
+		o->context = v;
+		return 0;
+	case OPT_IN_CLUSTER:
+		o->in_cluster = true;
+		return 0;
+	case OPT_QPS:
+		return parse_double("--kube-qps", v, 0.1, 1e6, &o->qps);
+	case OPT_BURST:
+		return parse_double("--kube-burst", v, 1, 1e6, &o->burst);
+	case OPT_SCHEDULER_NAME:
+		if (!dns_name(v, strlen(v), true))
+			return bad("--scheduler-name", v,
+				   "expected a DNS-1123 subdomain, as "
+				   "spec.schedulerName");
+		o->scheduler_name = v;
+		return 0;
+	case OPT_LEASE:
+		slash = strchr(v, '/');
+		if (!slash || !dns_name(v, (size_t)(slash - v), false) ||
+		    !dns_name(slash + 1, strlen(slash + 1), true))
+			return bad("--lease", v,
+				   "expected NAMESPACE/NAME, e.g. "
+				   "kube-system/echelon");
+		o->lease = v;
+		return 0;
+	case OPT_ID:
+		if (!*v || strlen(v) > 253)
+			return bad("--id", v,
+				   "expected a name of 1 to 253 bytes");
+		o->identity = v;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+/* Options of one mode given in the other, or missing. */
+static int check_modes(const struct serve_options *o, uint64_t seen)
+{
+	static const struct {
+		int opt;
+		const char *name;
+	} embedded[] = {
+		{ OPT_CLUSTER, "--cluster" },
+		{ OPT_SPEED, "--speed" },
+		{ OPT_KUBECONFIG, "--write-kubeconfig" },
+		{ OPT_NO_SCHEDULE, "--no-schedule" },
+		{ OPT_SYNC, "--sync" },
+		{ OPT_FAULTS, "--faults" },
+	},
+	  remote[] = {
+		  { OPT_CONTEXT, "--context" },
+		  { OPT_QPS, "--kube-qps" },
+		  { OPT_BURST, "--kube-burst" },
+		  { OPT_SCHEDULER_NAME, "--scheduler-name" },
+		  { OPT_LEASE, "--lease" },
+		  { OPT_ID, "--id" },
+	  };
+	bool kube = o->remote || o->in_cluster;
+
+	if (o->remote && o->in_cluster)
+		return cli_usage_error("serve", "--kubeconfig and "
+						"--in-cluster exclude each "
+						"other");
+	if (o->context && !o->remote)
+		return cli_usage_error("serve", "--context needs --kubeconfig");
+	for (size_t i = 0; kube && i < ARRAY_SIZE(embedded); i++) {
+		if (seen & (1ULL << (embedded[i].opt - OPT_CLUSTER)))
+			return cli_usage_error(
+				"serve",
+				"%s is for the embedded cluster, not with "
+				"%s",
+				embedded[i].name,
+				o->remote ? "--kubeconfig" : "--in-cluster");
+	}
+	for (size_t i = 0; !kube && i < ARRAY_SIZE(remote); i++) {
+		if (seen & (1ULL << (remote[i].opt - OPT_CLUSTER)))
+			return cli_usage_error("serve",
+					       "%s needs --kubeconfig or "
+					       "--in-cluster",
+					       remote[i].name);
+	}
+	return 0;
+}
+
 static int parse_opt(struct serve_options *o, const char **paths, int opt,
 		     const char *v)
 {
 	char addr[64], *end;
 	uint16_t port;
 	uint64_t u;
+	int rc;
 
 	switch (opt) {
 	case 'f':
@@ -195,6 +383,9 @@ static int parse_opt(struct serve_options *o, const char **paths, int opt,
 		usage(stdout);
 		return 1;
 	default:
+		rc = parse_kube_opt(o, opt, v);
+		if (rc != 1)
+			return rc;
 		usage(stderr);
 		return 2;
 	}
@@ -208,17 +399,24 @@ int cli_serve(int argc, char **argv)
 		.speed = 1,
 		.seed = 1,
 	};
+	uint64_t seen = 0;
 	int opt, rc = 0;
 
 	o.paths = paths;
 	optind = 1;
-	while (!rc && (opt = getopt_long(argc, argv, "f:h", opts, NULL)) != -1)
+	while (!rc &&
+	       (opt = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
 		rc = parse_opt(&o, paths, opt, optarg);
+		if (opt >= OPT_CLUSTER)
+			seen |= 1ULL << (opt - OPT_CLUSTER);
+	}
 	if (!rc && optind < argc) {
 		fprintf(stderr, "echelon serve: unexpected argument \"%s\"\n",
 			cli_quote(argv[optind]));
 		rc = 2;
 	}
+	if (!rc)
+		rc = check_modes(&o, seen);
 	if (!rc)
 		rc = serve_main(&o);
 	else if (rc == 1) /* --help */

@@ -66,10 +66,9 @@ int kube_config_read_file(const char *path, size_t max, char **ret,
 	if (!rc && memchr(sb.buf, '\0', sb.len))
 		rc = errbuf_set(err, -EINVAL, "%s: not text (a NUL byte)",
 				path);
-	if (rc)
-		strbuf_release(&sb);
-	else
+	if (!rc)
 		*ret = strbuf_take(&sb);
+	strbuf_release(&sb); /* take leaves a fresh buffer */
 	return rc;
 }
 
@@ -152,6 +151,7 @@ static char *b64_text(const char *s)
 {
 	struct strbuf out;
 	unsigned acc = 0, bits = 0, pad = 0;
+	char *text = NULL;
 
 	strbuf_init(&out);
 	for (; *s; s++) {
@@ -162,7 +162,7 @@ static char *b64_text(const char *s)
 		if (*s == '=' && ++pad <= 2)
 			continue;
 		if (v < 0 || pad)
-			goto bad;
+			goto out;
 		acc = (acc << 6) | (unsigned)v;
 		bits += 6;
 		if (bits >= 8) {
@@ -171,11 +171,11 @@ static char *b64_text(const char *s)
 		}
 	}
 	if (bits >= 6 || memchr(out.buf, '\0', out.len))
-		goto bad;
-	return strbuf_take(&out);
-bad:
+		goto out;
+	text = strbuf_take(&out);
+out:
 	strbuf_release(&out);
-	return NULL;
+	return text;
 }
 
 static char *kc_path(const struct kc *k, const char *name)

@@ -45,8 +45,7 @@ static bool keyed_ok(const json_t *a, const char *key)
 
 /* A keyed list: the changed elements (each with its key), the new ones
  * whole, the removed ones as $patch: delete. NULL when none changed. */
-static json_t *diff_keyed(const json_t *old, const json_t *new,
-			  const char *key)
+static json_t *diff_keyed(const json_t *old, const json_t *new, const char *key)
 {
 	json_t *out = json_array();
 	const json_t *e;
@@ -140,8 +139,7 @@ static void diff_member(json_t *out, const char *k, const json_t *old,
 	json_object_set(out, k, (json_t *)new);
 }
 
-static json_t *diff_object(const json_t *old, const json_t *new,
-			   bool strategic)
+static json_t *diff_object(const json_t *old, const json_t *new, bool strategic)
 {
 	json_t *out = json_object();
 	const char *k;

@@ -22,7 +22,7 @@
 #include <stdbool.h>
 
 enum kube_diff_part {
-	KUBE_DIFF_OBJECT, /* metadata.{labels,annotations,finalizers}, spec... */
+	KUBE_DIFF_OBJECT, /* labels, annotations, finalizers, spec... */
 	KUBE_DIFF_STATUS, /* status only */
 	KUBE_DIFF_ALL,	  /* both (a kind without a status subresource) */
 	KUBE_DIFF_PART_COUNT

@@ -45,16 +45,16 @@
 
 #include "base/banned.h"
 
-#define DEFAULT_NS	     "kube-system"
-#define DEFAULT_NAME	     "echelon"
-#define DEFAULT_DURATION_US  (15 * 1000000LL)
-#define DEFAULT_DEADLINE_US  (10 * 1000000LL)
-#define DEFAULT_RETRY_US     (2 * 1000000LL)
-#define JITTER		     1.2
-#define MAX_IDENTITY	     253
-#define LEASES_PATH	     "/apis/coordination.k8s.io/v1/namespaces/"
+#define DEFAULT_NS	    "kube-system"
+#define DEFAULT_NAME	    "echelon"
+#define DEFAULT_DURATION_US (15 * 1000000LL)
+#define DEFAULT_DEADLINE_US (10 * 1000000LL)
+#define DEFAULT_RETRY_US    (2 * 1000000LL)
+#define JITTER		    1.2
+#define MAX_IDENTITY	    253
+#define LEASES_PATH	    "/apis/coordination.k8s.io/v1/namespaces/"
 /* Largest Lease body read (a Lease is a few hundred bytes). */
-#define MAX_BODY	     (1u << 20)
+#define MAX_BODY (1u << 20)
 
 enum phase {
 	PH_NONE,
@@ -238,8 +238,9 @@ static json_t *record_body(const struct kube_lease *l, const char *holder)
 	}
 	json_object_set_new(spec, "holderIdentity",
 			    json_string(holder ? holder : ""));
-	json_object_set_new(spec, "leaseDurationSeconds",
-			    json_integer(holder ? l->duration_us / 1000000 : 1));
+	json_object_set_new(
+		spec, "leaseDurationSeconds",
+		json_integer(holder ? l->duration_us / 1000000 : 1));
 	if (!keep)
 		json_object_set(spec, "acquireTime", now);
 	json_object_set(spec, "renewTime", now);
@@ -505,38 +506,36 @@ bool kube_lease_idle(const struct kube_lease *l)
 	return l->idle;
 }
 
-void kube_lease_metrics(const struct kube_lease *l, struct strbuf *out)
+static void metric(struct strbuf *out, const struct kube_lease *l,
+		   const char *name, const char *type, const char *help,
+		   int64_t v)
 {
 	strbuf_addf(out,
-		    "# HELP echelon_leader Whether this replica leads (holds "
-		    "the Lease and writes): 1 or 0.\n"
-		    "# TYPE echelon_leader gauge\n"
-		    "echelon_leader{lease=\"%s/%s\"} %d\n"
-		    "# HELP echelon_leader_transitions_seen The Lease's "
-		    "leaseTransitions as last read: how many times "
-		    "leadership changed hands.\n"
-		    "# TYPE echelon_leader_transitions_seen gauge\n"
-		    "echelon_leader_transitions_seen{lease=\"%s/%s\"} %" PRId64
-		    "\n"
-		    "# HELP echelon_leader_acquired_total Times this replica "
-		    "became leader.\n"
-		    "# TYPE echelon_leader_acquired_total counter\n"
-		    "echelon_leader_acquired_total{lease=\"%s/%s\"} %" PRIu64
-		    "\n"
-		    "# HELP echelon_leader_lost_total Times this replica "
-		    "stopped leading without releasing (renew deadline "
-		    "passed, or another holder read).\n"
-		    "# TYPE echelon_leader_lost_total counter\n"
-		    "echelon_leader_lost_total{lease=\"%s/%s\"} %" PRIu64 "\n"
-		    "# HELP echelon_leader_tries_failed_total Tries to "
-		    "acquire or renew the Lease that failed (held by "
-		    "another, a lost race, an error).\n"
-		    "# TYPE echelon_leader_tries_failed_total counter\n"
-		    "echelon_leader_tries_failed_total{lease=\"%s/%s\"} "
-		    "%" PRIu64 "\n",
-		    l->ns, l->name, l->leading ? 1 : 0, l->ns, l->name,
-		    l->seen.transitions, l->ns, l->name, l->acquired, l->ns,
-		    l->name, l->lost, l->ns, l->name, l->failed);
+		    "# HELP %s %s\n# TYPE %s %s\n%s{lease=\"%s/%s\"} %" PRId64
+		    "\n",
+		    name, help, name, type, name, l->ns, l->name, v);
+}
+
+void kube_lease_metrics(const struct kube_lease *l, struct strbuf *out)
+{
+	metric(out, l, "echelon_leader", "gauge",
+	       "Whether this replica leads (holds the Lease and writes): 1 "
+	       "or 0.",
+	       l->leading);
+	metric(out, l, "echelon_leader_transitions_seen", "gauge",
+	       "The Lease's leaseTransitions as last read: how many times "
+	       "leadership changed hands.",
+	       l->seen.transitions);
+	metric(out, l, "echelon_leader_acquired_total", "counter",
+	       "Times this replica became leader.", (int64_t)l->acquired);
+	metric(out, l, "echelon_leader_lost_total", "counter",
+	       "Times this replica stopped leading without releasing (renew "
+	       "deadline passed, or another holder read).",
+	       (int64_t)l->lost);
+	metric(out, l, "echelon_leader_tries_failed_total", "counter",
+	       "Tries to acquire or renew the Lease that failed (held by "
+	       "another, a lost race, an error).",
+	       (int64_t)l->failed);
 }
 
 /* A DNS-1123 name (label when !dots): it goes into request paths. */
@@ -574,8 +573,7 @@ static int check_options(const struct kube_lease_options *o, const char *ns,
 				  "lease name \"%.64s\": must be a DNS-1123 "
 				  "subdomain",
 				  name);
-	if (!o->identity || !*o->identity ||
-	    strlen(o->identity) > MAX_IDENTITY)
+	if (!o->identity || !*o->identity || strlen(o->identity) > MAX_IDENTITY)
 		return errbuf_set(err, -EINVAL,
 				  "lease identity: must be 1 to %d characters",
 				  MAX_IDENTITY);

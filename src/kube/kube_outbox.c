@@ -142,8 +142,8 @@ static void pump(struct kube_outbox *b);
 
 /* ---- objects ---- */
 
-static void obj_key(struct strbuf *sb, const struct api_kind *k,
-		    const char *ns, const char *name)
+static void obj_key(struct strbuf *sb, const struct api_kind *k, const char *ns,
+		    const char *name)
 {
 	strbuf_addf(sb, "%u", k->id);
 	strbuf_addch(sb, 0);
@@ -503,13 +503,13 @@ static void local_change(struct kube_outbox *b, struct obj *o,
 				  o->kind->kind, o->ns, o->name);
 			break;
 		}
-		if (o->kind == api_kind_at(API_KIND_POD) &&
-		    !node_of(o->last) && node_of(ev->body)) {
+		if (o->kind == api_kind_at(API_KIND_POD) && !node_of(o->last) &&
+		    node_of(ev->body)) {
 			w = enqueue(b, o, V_BIND, NULL, NULL);
 			w->node = xstrdup(node_of(ev->body));
-			w->uid = xstrdup(o->remote_uid ? o->remote_uid
-						       : meta_str(ev->body,
-								  "uid"));
+			w->uid = xstrdup(o->remote_uid
+						 ? o->remote_uid
+						 : meta_str(ev->body, "uid"));
 		} else if (deleting(ev->body) && !deleting(o->last)) {
 			if (drop_unsent(b, o))
 				break;
@@ -608,8 +608,7 @@ static bool run_retries(struct kube_outbox *b)
 		cur = api_store_get(b->o.store, pk, o->ns, o->name);
 		errbuf_clear(&eb);
 		if (cur && !strcmp(cur->uid, o->retry_uid) &&
-		    !node_of(cur->body) && !deleting(cur->body) &&
-		    !o->head &&
+		    !node_of(cur->body) && !deleting(cur->body) && !o->head &&
 		    api_bind(b->o.store, o->ns, o->name, o->retry_uid,
 			     o->retry_node, b->now_us, &eb) == 0) {
 			metrics_add(b->m, b->fam[F_RETRIES], NULL, 1);
@@ -635,9 +634,32 @@ static void read_store(struct kube_outbox *b)
 
 /* ---- sending ---- */
 
-static void send_call(struct kube_outbox *b, struct write *w,
-		      enum call_verb cv, const char *method,
-		      const char *path, const char *ctype, const json_t *body);
+static void send_call(struct kube_outbox *b, struct write *w, enum call_verb cv,
+		      const char *method, const char *path, const char *ctype,
+		      const json_t *body);
+
+/* An Event's involvedObject names the replica's resourceVersion: the
+ * server's instead, when the reflector knows it (else none). */
+static void event_ref(const struct kube_outbox *b, json_t *ev)
+{
+	json_t *ref = json_object_get(ev, "involvedObject");
+	const struct api_kind *k = api_kind_of(
+		json_string_value(json_object_get(ref, "apiVersion")),
+		json_string_value(json_object_get(ref, "kind")));
+	const char *ns = json_string_value(json_object_get(ref, "namespace"));
+	const char *name = json_string_value(json_object_get(ref, "name"));
+	const char *rv = NULL;
+
+	if (!json_is_object(ref))
+		return;
+	if (k && name && b->o.reflect)
+		rv = kube_reflect_rv(b->o.reflect, api_kind_storage(k),
+				     ns ? ns : "", name);
+	if (rv)
+		json_object_set_new(ref, "resourceVersion", json_string(rv));
+	else
+		json_object_del(ref, "resourceVersion");
+}
 
 /* Send w's current step; false when that step has nothing to send. */
 static bool send_step(struct kube_outbox *b, struct write *w)
@@ -669,6 +691,8 @@ static bool send_step(struct kube_outbox *b, struct write *w)
 			json_object_del(meta, "creationTimestamp");
 			json_object_del(meta, "generation");
 			json_object_del(meta, "managedFields");
+			if (is_event(o->kind))
+				event_ref(b, body);
 			obj_path(&path, o, version, false, NULL);
 			send_call(b, w, C_CREATE, "POST", path.buf,
 				  "application/json", body);
@@ -704,11 +728,11 @@ static bool send_step(struct kube_outbox *b, struct write *w)
 	case V_BIND:
 		if (w->step)
 			break;
-		body = json_pack("{sssss{ssssss}s{sssss?}}", "apiVersion", "v1",
+		body = json_pack("{sssss{ssssss}s{ssssss}}", "apiVersion", "v1",
 				 "kind", "Binding", "metadata", "name", o->name,
-				 "namespace", o->ns, "uid", w->uid ? w->uid : "",
-				 "target", "apiVersion", "v1", "kind", "Node",
-				 "name", w->node);
+				 "namespace", o->ns, "uid",
+				 w->uid ? w->uid : "", "target", "apiVersion",
+				 "v1", "kind", "Node", "name", w->node);
 		obj_path(&path, o, version, true, "binding");
 		o->binds++;
 		send_call(b, w, C_BIND, "POST", path.buf, "application/json",
@@ -757,7 +781,8 @@ static char *reply_message(const struct kube_reply *r)
 		return xstrdup(r->error ? r->error : "no answer");
 	st = r->body ? json_loadb(r->body, r->len, 0, NULL) : NULL;
 	if (json_string_value(json_object_get(st, "message")))
-		msg = xstrdup(json_string_value(json_object_get(st, "message")));
+		msg = xstrdup(
+			json_string_value(json_object_get(st, "message")));
 	json_decref(st);
 	return msg ? msg : xasprintf("HTTP %d", r->code);
 }
@@ -826,7 +851,7 @@ static void on_done(void *ctx, const struct kube_reply *r)
 	}
 	if (!ok)
 		res = !r->code || r->code == 429 || r->code >= 500 ? R_FAILED
-								  : R_REFUSED;
+								   : R_REFUSED;
 	labels[3] = results[res];
 	metrics_add(b->m, b->fam[F_WRITES], labels, 1);
 	if (ok && w->verb == V_BIND) {
@@ -852,9 +877,9 @@ static void on_done(void *ctx, const struct kube_reply *r)
 	pump(b);
 }
 
-static void send_call(struct kube_outbox *b, struct write *w,
-		      enum call_verb cv, const char *method,
-		      const char *path, const char *ctype, const json_t *body)
+static void send_call(struct kube_outbox *b, struct write *w, enum call_verb cv,
+		      const char *method, const char *path, const char *ctype,
+		      const json_t *body)
 {
 	char *text = json_dumps(body, JSON_COMPACT);
 	struct kube_call c = {

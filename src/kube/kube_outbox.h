@@ -47,8 +47,7 @@
 
 /* One line about a write the server refused: msg, then logfmt pairs
  * ("verb=bind kind=Pod ns=a name=p code=409 reason=\"...\""). */
-typedef void (*kube_outbox_log_fn)(void *ctx, const char *msg,
-				   const char *kv);
+typedef void (*kube_outbox_log_fn)(void *ctx, const char *msg, const char *kv);
 
 struct kube_outbox_options {
 	struct api_store *store;	 /* the replica (borrowed) */

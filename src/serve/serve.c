@@ -33,6 +33,7 @@
 #include "serve/serve_cluster.h"
 #include "serve/serve_db.h"
 #include "serve/serve_http.h"
+#include "serve/serve_kube.h"
 #include "serve/serve_kubeconfig.h"
 #include "serve/serve_sched.h"
 #include "serve/serve_tls.h"
@@ -55,6 +56,7 @@ struct daemon {
 	struct api_hooks hooks;
 	struct serve_cluster *cluster;
 	struct serve_sched *sched;
+	struct serve_kube *kube; /* --kubeconfig: no db, cluster, sched */
 	struct serve_http *http;
 	struct serve_http_ops ops;
 	struct serve_secrets secrets;
@@ -177,13 +179,27 @@ static void op_handle(void *ctx, const struct api_req *r, int64_t now,
 {
 	struct daemon *dm = ctx;
 
-	api_handle(dm->api, r, now, resp);
+	if (dm->kube)
+		serve_kube_handle(dm->kube, r, now, resp);
+	else
+		api_handle(dm->api, r, now, resp);
+}
+
+static bool op_ready(void *ctx)
+{
+	struct daemon *dm = ctx;
+
+	return !dm->kube || serve_kube_ready(dm->kube);
 }
 
 static void op_metrics(void *ctx, struct strbuf *out)
 {
 	struct daemon *dm = ctx;
 
+	if (dm->kube) {
+		serve_kube_metrics(dm->kube, out);
+		return;
+	}
 	strbuf_addf(out,
 		    "# HELP echelon_serve_resource_version The store's "
 		    "latest resourceVersion.\n"
@@ -216,6 +232,10 @@ static void commit(struct daemon *dm, int64_t now, int64_t mono, bool force)
 	bool changed = api_store_rv(dm->store) != dm->flushed_rv;
 	int rc;
 
+	if (dm->kube) { /* read-only: no write is ever held */
+		serve_http_commit(dm->http, true);
+		return;
+	}
 	if (!changed && !force && !serve_http_holding(dm->http) &&
 	    mono - dm->saved_mono_us < CLOCK_SAVE_US)
 		return;
@@ -235,7 +255,8 @@ static void commit(struct daemon *dm, int64_t now, int64_t mono, bool force)
 static void arm_timer(struct daemon *dm, int64_t now, int64_t mono)
 {
 	int64_t next = serve_http_next_us(dm->http);
-	int64_t t = serve_cluster_next_us(dm->cluster);
+	int64_t t = dm->kube ? serve_kube_next_us(dm->kube, now, mono)
+			     : serve_cluster_next_us(dm->cluster);
 	struct itimerspec its = { 0 };
 	int64_t at;
 
@@ -294,10 +315,26 @@ static void turn(struct daemon *dm, int timeout_ms)
 	mono = mono_us();
 	now = now_us(dm, mono);
 	serve_http_run(dm->http, now, mono);
-	sync_controllers(dm, now);
+	if (!dm->kube) {
+		sync_controllers(dm, now);
+	} else {
+		serve_kube_run(dm->kube, now, mono);
+		if (serve_kube_failed(dm->kube))
+			dm->failed = dm->stopping = true;
+	}
 	commit(dm, now, mono, false);
 	serve_http_pump(dm->http, now);
 	arm_timer(dm, now, mono);
+}
+
+/* How long epoll may wait: libmicrohttpd's and the transport's limits. */
+static int wait_ms(const struct daemon *dm, int limit_ms)
+{
+	int t = serve_http_timeout_ms(dm->http);
+
+	if (limit_ms >= 0 && (t < 0 || t > limit_ms))
+		t = limit_ms;
+	return dm->kube ? serve_kube_timeout_ms(dm->kube, t, mono_us()) : t;
 }
 
 static void loop(struct daemon *dm)
@@ -309,9 +346,13 @@ static void loop(struct daemon *dm)
 	 * the timer, before any client asks. */
 	turn(dm, 0);
 	while (!dm->stopping)
-		turn(dm, serve_http_timeout_ms(dm->http));
+		turn(dm, wait_ms(dm, -1));
 	/* Stop accepting; let held replies and queued bytes go out. */
 	serve_http_quiesce(dm->http);
+	if (dm->kube) /* scheduling stops, the outbox drains, the Lease */
+		serve_kube_stop(dm->kube, mono_us());
+	while (dm->kube && !serve_kube_stopped(dm->kube, mono_us()))
+		turn(dm, wait_ms(dm, 50));
 	until = mono_us() + DRAIN_US;
 	while (!dm->failed && serve_http_holding(dm->http) && mono_us() < until)
 		turn(dm, 50);
@@ -344,7 +385,8 @@ static int setup_loop(struct daemon *dm)
 	if (dm->sfd < 0 || dm->tfd < 0 || dm->ep < 0)
 		return -errno;
 	if (watch_fd(dm, dm->sfd) < 0 || watch_fd(dm, dm->tfd) < 0 ||
-	    watch_fd(dm, serve_http_fd(dm->http)) < 0)
+	    watch_fd(dm, serve_http_fd(dm->http)) < 0 ||
+	    (dm->kube && watch_fd(dm, serve_kube_fd(dm->kube)) < 0))
 		return -errno;
 	return 0;
 }
@@ -423,6 +465,20 @@ static int open_state(struct daemon *dm)
 	return 0;
 }
 
+/* --kubeconfig: the replica of the remote cluster, on the wall clock. */
+static int open_replica(struct daemon *dm)
+{
+	int rc = serve_kube_new(dm->o, slog, mono_us(), &dm->kube);
+
+	if (rc < 0)
+		return rc;
+	dm->store = serve_kube_store(dm->kube);
+	dm->api = serve_kube_api(dm->kube);
+	dm->base_us = wall_us();
+	dm->mono0_us = mono_us();
+	return 0;
+}
+
 static int start_http(struct daemon *dm, const char *addr, uint16_t port)
 {
 	struct serve_http_options ho = { .addr = addr,
@@ -449,6 +505,7 @@ static int start_http(struct daemon *dm, const char *addr, uint16_t port)
 		.watch_deadline_us = api_watch_deadline_us,
 		.watch_free = api_watch_free,
 		.metrics = op_metrics,
+		.ready = op_ready,
 		.ctx = dm,
 	};
 	rc = serve_http_new(&ho, &dm->ops, &dm->http, &err);
@@ -483,6 +540,11 @@ static int start_http(struct daemon *dm, const char *addr, uint16_t port)
 static void teardown(struct daemon *dm)
 {
 	serve_http_free(dm->http);
+	if (dm->kube) { /* it owns the replica and the API over it */
+		serve_kube_free(dm->kube);
+		dm->api = NULL;
+		dm->store = NULL;
+	}
 	serve_sched_free(dm->sched);
 	serve_cluster_free(dm->cluster);
 	api_free(dm->api);
@@ -518,15 +580,20 @@ int serve_main(const struct serve_options *o)
 		return 1;
 	}
 	dm.dir = o->data ? xstrdup(o->data) : default_data_dir();
-	rc = open_state(&dm);
+	if (o->remote || o->in_cluster) {
+		rc = open_replica(&dm);
+	} else {
+		rc = open_state(&dm);
+		if (!rc)
+			dm.cluster = serve_cluster_new(dm.store, &co);
+	}
 	if (!rc) {
-		dm.cluster = serve_cluster_new(dm.store, &co);
 		dm.flushed_rv = (uint64_t)-1;
 		rc = start_http(&dm, addr, port);
 	}
 	if (!rc)
 		rc = setup_loop(&dm);
-	if (!rc) {
+	if (!rc && !dm.kube) {
 		struct errbuf err;
 
 		/* The start-up objects are durable before the first reply. */

@@ -47,25 +47,36 @@ start_serve() {
 	"$ECHELON" serve --listen 127.0.0.1:0 --data "$TMP/data" \
 		--write-kubeconfig "$KUBECONFIG" "$@" 2>>"$TMP/serve.log" &
 	SERVE_PID=$!
+	listening_port "$SERVE_PID" "$TMP/serve.log"
+	URL=${URL_SCHEME:-http}://127.0.0.1:$PORT
+	wait_ready "$SERVE_PID" "$URL" serve
+}
+
+# wait_ready PID URL WHAT: wait (bounded, 30 s) until URL/readyz says ok.
+wait_ready() {
+	i=0
+	until curl -fsk ${TOKEN:+-H "Authorization: Bearer $TOKEN"} \
+		"$2/readyz" >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || fail "$3: no /readyz after 30 s"
+		kill -0 "$1" 2>/dev/null || fail "$3 exited"
+		sleep 0.1
+	done
+}
+
+# listening_port PID LOG: wait (bounded) for the port a daemon logs in
+# its "listening" line; sets PORT.
+listening_port() {
 	PORT=""
 	i=0
 	while [ -z "$PORT" ] && [ $i -lt 300 ]; do
-		kill -0 "$SERVE_PID" 2>/dev/null || fail "serve exited at start"
+		kill -0 "$1" 2>/dev/null || fail "serve exited at start"
 		PORT=$(sed -n 's/.*msg="listening" addr=[^ ]*:\([0-9]*\) .*/\1/p' \
-			"$TMP/serve.log" | tail -n 1)
+			"$2" | tail -n 1)
 		[ -n "$PORT" ] || sleep 0.1
 		i=$((i + 1))
 	done
 	[ -n "$PORT" ] || fail "serve did not say where it listens"
-	URL=${URL_SCHEME:-http}://127.0.0.1:$PORT
-	i=0
-	until curl -fsk ${TOKEN:+-H "Authorization: Bearer $TOKEN"} \
-		"$URL/readyz" >/dev/null 2>&1; do
-		i=$((i + 1))
-		[ $i -lt 300 ] || fail "no /readyz after 30 s"
-		kill -0 "$SERVE_PID" 2>/dev/null || fail "serve exited"
-		sleep 0.1
-	done
 }
 
 # stop_serve: SIGTERM, and the exit status must be 0.

@@ -1,0 +1,656 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * `echelon serve --kubeconfig`: the daemon's loop over a remote cluster.
+ * Each turn runs the transport's I/O (whose callbacks mirror remote
+ * changes into the replica and answer the outbox's writes), the
+ * reflectors' and the Lease's timers, then, on the leader only and once
+ * the replica is synced, serve_sched until quiet and the outbox's flush
+ * of what it wrote. Leadership comes and goes with the Lease: a new
+ * leader builds serve_sched over the warm replica (its first pass adopts
+ * what the cluster records), a lost one drops it and its queued writes.
+ */
+#include "serve/serve_kube.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/api_kind.h"
+#include "base/alloc.h"
+#include "base/diag.h"
+#include "base/hmap.h"
+#include "base/version.h"
+#include "kube/kube_config.h"
+#include "kube/kube_http.h"
+#include "kube/kube_lease.h"
+#include "kube/kube_outbox.h"
+#include "kube/kube_reflect.h"
+#include "serve/serve_apply.h"
+#include "serve/serve_sched.h"
+
+#include "base/banned.h"
+
+#define SYNC_ROUNDS	     16 /* scheduler rounds per turn at most */
+#define DRAIN_US	     (5 * 1000000LL)  /* the outbox's writes at stop */
+#define RELEASE_US	     (2 * 1000000LL)  /* the Lease's release at stop */
+#define VERSION_US	     (30 * 1000000LL) /* retries of the first /version */
+#define KUBE_VERSION_DEFAULT "v1.35.0"	      /* /version here until known */
+
+struct serve_kube {
+	const struct serve_options *o;
+	serve_log_fn log;
+	struct kube_target target;
+	struct kube_http *http;
+	struct kube_transport tr;
+	struct api_store *store;
+	struct api *api;
+	struct api_hooks hooks;
+	struct kube_reflect *reflect;
+	struct kube_outbox *outbox;
+	struct kube_lease *lease;
+	struct serve_sched *sched; /* while leading, once synced */
+	/* Objects the scheduler wrote whose writes may still be on their
+	 * way (keys "KIND_ID\0NS\0NAME"), and the store's rv read up to. */
+	struct hmap unsent;
+	uint64_t unsent_rv;
+	char *identity;
+	char git_version[64]; /* the remote's, for /version here */
+	uint64_t version_call;
+	int64_t start_us; /* mono, at new() */
+	int64_t stop_us;  /* mono, at serve_kube_stop() */
+	bool asked, synced, failed, stopping, released;
+};
+
+/* s as a logfmt value: a JSON string (the caller frees it). */
+static char *quoted(const char *s)
+{
+	struct strbuf sb;
+
+	strbuf_init(&sb);
+	strbuf_add_json_string(&sb, s ? s : "");
+	return strbuf_take(&sb);
+}
+
+static void on_version(void *ctx, const struct kube_reply *r)
+{
+	struct serve_kube *k = ctx;
+	json_t *v =
+		r->code == 200 ? json_loadb(r->body, r->len, 0, NULL) : NULL;
+	const char *gv = json_string_value(json_object_get(v, "gitVersion"));
+	char *server = quoted(k->target.server);
+
+	k->version_call = 0;
+	if (gv && *gv && strlen(gv) < sizeof(k->git_version)) {
+		char *q = quoted(gv);
+
+		memcpy(k->git_version, gv, strlen(gv) + 1);
+		k->log("info", "connected", "server=%s version=%s context=%s",
+		       server, q, k->target.context ? k->target.context : "");
+		free(q);
+	} else {
+		char *e = quoted(r->code ? "no gitVersion in /version"
+					 : r->error);
+
+		k->log("error", "cannot read the server's /version",
+		       "server=%s code=%d error=%s", server, r->code, e);
+		free(e);
+	}
+	json_decref(v);
+	free(server);
+}
+
+static bool served(void *ctx, const struct api_kind *kind)
+{
+	struct serve_kube *k = ctx;
+
+	return kube_reflect_version(k->reflect, api_kind_storage(kind)) != NULL;
+}
+
+static bool pending(void *ctx, const struct api_kind *kind, const char *ns,
+		    const char *name)
+{
+	struct serve_kube *k = ctx;
+
+	return k->outbox && kube_outbox_pending(k->outbox, kind, ns, name);
+}
+
+/* Kueue's visibility API and echelon's extras: the leader's scheduler
+ * knows the pending workloads; a follower has none to show. */
+static int extra(void *ctx, const struct api_req *r, int64_t now_us,
+		 struct api_resp *resp)
+{
+	struct serve_kube *k = ctx;
+
+	if (!k->sched)
+		return -ENOENT;
+	return serve_sched_extra(k->sched, r, now_us, resp);
+}
+
+static char *default_identity(void)
+{
+	char host[256];
+
+	if (gethostname(host, sizeof(host)) < 0 || !host[0])
+		memcpy(host, "echelon", sizeof("echelon"));
+	host[sizeof(host) - 1] = '\0';
+	return xasprintf("%s_%ld", host, (long)getpid());
+}
+
+static int load_target(const struct serve_options *o, struct kube_target *t)
+{
+	struct errbuf err;
+	int rc;
+
+	if (o->in_cluster)
+		rc = kube_config_in_cluster(NULL, t, &err);
+	else
+		rc = kube_config_load(o->remote, o->context, t, &err);
+	if (rc < 0)
+		fprintf(stderr, "echelon serve: %s\n", err.msg);
+	return rc;
+}
+
+/* Every problem of d on stderr, as file:line:col: field: message; d is
+ * released. */
+static void print_diag(struct diag *d)
+{
+	struct strbuf sb;
+
+	strbuf_init(&sb);
+	diag_format(d, &sb);
+	fputs(sb.buf, stderr);
+	strbuf_release(&sb);
+	diag_release(d);
+}
+
+/* The -f files are checked now, before anything is sent: bad input stops
+ * the start as it does for the embedded cluster. */
+static int check_files(const struct serve_options *o)
+{
+	struct diag d;
+	int rc;
+
+	if (!o->npaths)
+		return 0;
+	diag_init(&d);
+	rc = serve_apply_check(o->paths, o->npaths, &d);
+	print_diag(&d);
+	if (rc < 0)
+		fprintf(stderr, "echelon serve: not started: the objects to "
+				"load have errors\n");
+	return rc;
+}
+
+static int start_http(struct serve_kube *k)
+{
+	struct kube_http_options ho = {
+		.target = &k->target,
+		.qps = k->o->qps,
+		.burst = k->o->burst,
+		.seed = k->o->seed,
+	};
+	struct errbuf err;
+	int rc = kube_http_new(&ho, &k->http, &err);
+
+	if (rc < 0) {
+		fprintf(stderr, "echelon serve: %s\n", err.msg);
+		return rc;
+	}
+	k->tr = kube_http_transport(k->http);
+	return 0;
+}
+
+/* The reflectors, the outbox and the Lease, over k->tr. */
+static int start_parts(struct serve_kube *k)
+{
+	const struct serve_options *o = k->o;
+	struct kube_reflect_options ro = {
+		.store = k->store,
+		.tr = &k->tr,
+		.seed = o->seed,
+		.pending = pending,
+		.pending_ctx = k,
+	};
+	struct kube_outbox_options bo = {
+		.store = k->store,
+		.tr = &k->tr,
+	};
+	struct kube_lease_options lo = {
+		.tr = &k->tr,
+		.seed = o->seed,
+	};
+	char *ns = NULL;
+	struct errbuf err;
+	int rc;
+
+	k->reflect = kube_reflect_new(&ro);
+	bo.reflect = k->reflect;
+	k->outbox = kube_outbox_new(&bo);
+	k->identity = o->identity ? xstrdup(o->identity) : default_identity();
+	lo.identity = k->identity;
+	if (o->lease) {
+		const char *slash = strchr(o->lease, '/');
+
+		ns = xasprintf("%.*s", (int)(slash - o->lease), o->lease);
+		lo.ns = ns;
+		lo.name = slash + 1;
+	}
+	rc = kube_lease_new(&lo, &k->lease, &err);
+	free(ns);
+	if (rc < 0)
+		fprintf(stderr, "echelon serve: --lease: %s\n", err.msg);
+	return rc;
+}
+
+/* The replica and the API over it; NULL when the -f files are bad. */
+static struct serve_kube *make(const struct serve_options *o, serve_log_fn log,
+			       int64_t mono_us)
+{
+	struct serve_kube *k;
+
+	if (check_files(o) < 0)
+		return NULL;
+	k = xcalloc(1, sizeof(*k));
+	k->o = o;
+	k->log = log;
+	k->start_us = mono_us;
+	memcpy(k->git_version, KUBE_VERSION_DEFAULT,
+	       sizeof(KUBE_VERSION_DEFAULT));
+	hmap_init(&k->unsent);
+	k->store = api_store_new(NULL);
+	k->hooks.extra = extra;
+	k->hooks.ctx = k;
+	k->hooks.git_version = k->git_version;
+	k->api = api_new(k->store, &k->hooks);
+	return k;
+}
+
+int serve_kube_new(const struct serve_options *o, serve_log_fn log,
+		   int64_t mono_us, struct serve_kube **ret)
+{
+	struct serve_kube *k = make(o, log, mono_us);
+	int rc;
+
+	if (!k)
+		return -EINVAL;
+	rc = load_target(o, &k->target);
+	if (!rc)
+		rc = start_http(k);
+	if (!rc)
+		rc = start_parts(k);
+	if (rc) {
+		serve_kube_free(k);
+		return rc;
+	}
+	*ret = k;
+	return 0;
+}
+
+int serve_kube_new_transport(const struct serve_options *o,
+			     const struct kube_transport *tr,
+			     const char *server, serve_log_fn log,
+			     int64_t mono_us, struct serve_kube **ret)
+{
+	struct serve_kube *k = make(o, log, mono_us);
+	int rc;
+
+	if (!k)
+		return -EINVAL;
+	k->target.server = xstrdup(server);
+	k->tr = *tr;
+	rc = start_parts(k);
+	if (rc) {
+		serve_kube_free(k);
+		return rc;
+	}
+	*ret = k;
+	return 0;
+}
+
+void serve_kube_free(struct serve_kube *k)
+{
+	if (!k)
+		return;
+	serve_sched_free(k->sched);
+	/* The parts cancel their calls: no callback runs after this. */
+	kube_lease_free(k->lease);
+	kube_outbox_free(k->outbox);
+	k->outbox = NULL;
+	kube_reflect_free(k->reflect);
+	if (k->tr.send && k->version_call)
+		kube_cancel(&k->tr, k->version_call);
+	kube_http_free(k->http);
+	api_free(k->api);
+	api_store_free(k->store);
+	kube_target_free(&k->target);
+	hmap_release(&k->unsent);
+	free(k->identity);
+	free(k);
+}
+
+struct api_store *serve_kube_store(const struct serve_kube *k)
+{
+	return k->store;
+}
+
+struct api *serve_kube_api(const struct serve_kube *k)
+{
+	return k->api;
+}
+
+int serve_kube_fd(const struct serve_kube *k)
+{
+	return k->http ? kube_http_fd(k->http) : -1;
+}
+
+int serve_kube_timeout_ms(const struct serve_kube *k, int timeout_ms,
+			  int64_t mono_us)
+{
+	int t = k->http ? kube_http_timeout_ms(k->http, mono_us) : -1;
+
+	if (t >= 0 && (timeout_ms < 0 || t < timeout_ms))
+		return t;
+	return timeout_ms;
+}
+
+int64_t serve_kube_next_us(const struct serve_kube *k, int64_t now_us,
+			   int64_t mono_us)
+{
+	int64_t next = kube_reflect_next_us(k->reflect);
+	int64_t t = kube_lease_next_us(k->lease);
+
+	if (t < next)
+		next = t;
+	if (next != INT64_MAX)
+		next = now_us + (next > mono_us ? next - mono_us : 0);
+	if (k->sched && (t = serve_sched_next_us(k->sched)) < next)
+		next = t;
+	return next;
+}
+
+/* Once synced: the -f objects of kinds the cluster does not serve. A
+ * refused one stops the daemon (status 1): half of a configuration is
+ * worse than none. */
+static void apply_files(struct serve_kube *k, int64_t now_us)
+{
+	struct serve_apply_stats st = { 0 };
+	struct diag d;
+	int rc;
+
+	if (!k->o->npaths)
+		return;
+	diag_init(&d);
+	rc = serve_apply_local(k->api, k->store, k->o->paths, k->o->npaths,
+			       served, k, now_us, &st, &d);
+	print_diag(&d);
+	if (rc < 0) {
+		k->log("error", "the -f objects are refused: stopping", NULL);
+		k->failed = true;
+		return;
+	}
+	k->log("info", "local objects applied",
+	       "created=%zu updated=%zu unchanged=%zu", st.created, st.updated,
+	       st.unchanged);
+}
+
+static void on_synced(struct serve_kube *k, int64_t now_us, int64_t mono_us)
+{
+	size_t objects = 0;
+
+	for (size_t i = 0; i < api_kind_count(); i++)
+		objects += api_store_count(k->store, api_kind_at(i));
+	k->synced = true;
+	k->log("info", "synced", "objects=%zu seconds=%.3f rv=%llu", objects,
+	       (double)(mono_us - k->start_us) / 1e6,
+	       (unsigned long long)api_store_rv(k->store));
+	apply_files(k, now_us);
+}
+
+static int note_write(void *ctx, const struct api_event *ev)
+{
+	struct serve_kube *k = ctx;
+	struct strbuf key;
+
+	if (ev->mirror)
+		return 0;
+	strbuf_init(&key);
+	strbuf_addf(&key, "%u", ev->kind->id);
+	strbuf_add(&key, "", 1);
+	strbuf_addstr(&key, ev->ns);
+	strbuf_add(&key, "", 1);
+	strbuf_addstr(&key, ev->name);
+	hmap_put(&k->unsent, key.buf, key.len, 0);
+	strbuf_release(&key);
+	return 0;
+}
+
+/* An unsent key's kind, namespace and name (pointers into the key). */
+static const struct api_kind *unsent_key(const struct hmap_slot *slot,
+					 const char **ret_ns,
+					 const char **ret_name)
+{
+	unsigned long id = strtoul(slot->key, NULL, 10);
+
+	*ret_ns = slot->key + strlen(slot->key) + 1;
+	*ret_name = *ret_ns + strlen(*ret_ns) + 1;
+	return id < api_kind_count() ? api_kind_at(id) : NULL;
+}
+
+/*
+ * After the outbox's flush: note the objects the scheduler wrote, and
+ * forget those with nothing pending any more (their writes are answered:
+ * the replica has the server's view of them again). What is left is what
+ * a lost leadership leaves behind as the replica's own invention.
+ */
+static void track_unsent(struct serve_kube *k)
+{
+	const struct hmap_slot *slot;
+	struct hmap keep;
+	size_t iter = 0;
+
+	if (api_store_events(k->store, k->unsent_rv, note_write, k) < 0) {
+		/* Older than the history: too many writes to tell apart,
+		 * a lost leadership then refreshes what is still noted. */
+		k->log("warn", "writes not tracked: history too short", NULL);
+	}
+	k->unsent_rv = api_store_rv(k->store);
+	if (!k->unsent.len)
+		return;
+	hmap_init(&keep);
+	while (hmap_next(&k->unsent, &iter, &slot)) {
+		const char *ns, *name;
+		const struct api_kind *kind = unsent_key(slot, &ns, &name);
+
+		if (kind && kube_outbox_pending(k->outbox, kind, ns, name))
+			hmap_put(&keep, slot->key, slot->keylen, 0);
+	}
+	hmap_release(&k->unsent);
+	k->unsent = keep;
+}
+
+/* A lost leadership: the writes not sent are dropped, and the objects
+ * they were for are read again from the server, so the replica shows the
+ * cluster again and not what this replica had decided. */
+static void drop_unsent(struct serve_kube *k)
+{
+	const struct hmap_slot *slot;
+	size_t iter = 0, n = 0;
+
+	kube_outbox_reset(k->outbox);
+	while (hmap_next(&k->unsent, &iter, &slot)) {
+		const char *ns, *name;
+		const struct api_kind *kind = unsent_key(slot, &ns, &name);
+
+		if (kind) {
+			kube_reflect_refresh(k->reflect, kind, ns, name);
+			n++;
+		}
+	}
+	hmap_release(&k->unsent);
+	hmap_init(&k->unsent);
+	if (n)
+		k->log("info", "objects read again", "count=%zu", n);
+}
+
+/* The scheduler over the replica, for the pods of --scheduler-name;
+ * without Kueue's Workload CRD in the cluster, admissions are kept in
+ * the Job's annotation. */
+static struct serve_sched *new_sched(struct serve_kube *k)
+{
+	struct serve_sched *x = serve_sched_new(k->store);
+	struct serve_sched_options so;
+
+	serve_sched_options_init(&so);
+	so.scheduler_name = k->o->scheduler_name;
+	so.kube = true;
+	so.workloads_remote =
+		served(k, api_kind_of("kueue.x-k8s.io/v1beta2", "Workload"));
+	serve_sched_set_options(x, &so);
+	return x;
+}
+
+/* Leadership follows the Lease: the scheduler exists only while this
+ * replica holds it (and the replica is synced). */
+static void follow_lease(struct serve_kube *k, int64_t mono_us)
+{
+	bool leader = kube_lease_leader(k->lease) && !k->stopping;
+	char *id;
+
+	if (leader == (k->sched != NULL) || (leader && !k->synced))
+		return;
+	id = quoted(k->identity);
+	if (leader) {
+		/* Writes start from here: nothing the replica saw before is
+		 * this leader's to forward. */
+		kube_outbox_reset(k->outbox);
+		k->unsent_rv = api_store_rv(k->store);
+		k->sched = new_sched(k);
+		k->log("info", "leader elected", "id=%s seconds=%.3f", id,
+		       (double)(mono_us - k->start_us) / 1e6);
+	} else {
+		char *holder = quoted(kube_lease_holder(k->lease));
+
+		serve_sched_free(k->sched);
+		k->sched = NULL;
+		drop_unsent(k);
+		k->log("warn", "leader lost", "id=%s holder=%s", id, holder);
+		free(holder);
+	}
+	free(id);
+}
+
+static void schedule(struct serve_kube *k, int64_t now_us)
+{
+	int i;
+
+	for (i = 0; i < SYNC_ROUNDS; i++) {
+		if (!serve_sched_sync(k->sched, now_us))
+			break;
+	}
+	if (i == SYNC_ROUNDS)
+		k->log("warn", "scheduler did not settle", "rounds=%d",
+		       SYNC_ROUNDS);
+}
+
+void serve_kube_run(struct serve_kube *k, int64_t now_us, int64_t mono_us)
+{
+	struct kube_call version = {
+		.method = "GET",
+		.path = "/version",
+		.flags = KUBE_RETRY,
+		.retry_us = VERSION_US,
+	};
+
+	if (!k->asked) {
+		k->asked = true;
+		k->version_call =
+			kube_send(&k->tr, &version, on_version, NULL, k);
+	}
+	if (k->http)
+		kube_http_run(k->http, mono_us);
+	kube_reflect_run(k->reflect, mono_us);
+	kube_lease_run(k->lease, mono_us, now_us);
+	if (!k->synced && kube_reflect_synced(k->reflect))
+		on_synced(k, now_us, mono_us);
+	if (!k->failed)
+		follow_lease(k, mono_us);
+	if (k->sched)
+		schedule(k, now_us);
+	if (k->sched || k->stopping) {
+		kube_outbox_flush(k->outbox, mono_us);
+		track_unsent(k);
+	}
+	if (k->stopping && !k->released &&
+	    (kube_outbox_idle(k->outbox) || mono_us - k->stop_us >= DRAIN_US)) {
+		kube_lease_release(k->lease, now_us);
+		k->released = true;
+	}
+	/* What this turn queued goes out now, not after the next wait. */
+	if (k->http)
+		kube_http_run(k->http, mono_us);
+}
+
+bool serve_kube_failed(const struct serve_kube *k)
+{
+	return k->failed;
+}
+
+void serve_kube_handle(struct serve_kube *k, const struct api_req *r,
+		       int64_t now_us, struct api_resp *resp)
+{
+	if (strcmp(r->method, "GET") == 0 || strcmp(r->method, "HEAD") == 0) {
+		api_handle(k->api, r, now_us, resp);
+		return;
+	}
+	memset(resp, 0, sizeof(*resp));
+	strbuf_init(&resp->body);
+	api_resp_status(resp, 405, "MethodNotAllowed",
+			"%s is not allowed: this is a read-only view of the "
+			"cluster at %s: write to that cluster",
+			r->method, k->target.server);
+}
+
+bool serve_kube_ready(const struct serve_kube *k)
+{
+	return k->synced && !k->failed;
+}
+
+void serve_kube_metrics(const struct serve_kube *k, struct strbuf *out)
+{
+	strbuf_addf(out,
+		    "# HELP echelon_serve_resource_version The replica's "
+		    "latest resourceVersion.\n"
+		    "# TYPE echelon_serve_resource_version gauge\n"
+		    "echelon_serve_resource_version %llu\n",
+		    (unsigned long long)api_store_rv(k->store));
+	if (k->http)
+		kube_http_metrics(k->http, out);
+	kube_reflect_metrics(k->reflect, out);
+	kube_outbox_metrics(k->outbox, out);
+	kube_lease_metrics(k->lease, out);
+	if (k->sched)
+		serve_sched_metrics(k->sched, out);
+}
+
+void serve_kube_stop(struct serve_kube *k, int64_t mono_us)
+{
+	if (k->stopping)
+		return;
+	k->stopping = true;
+	k->stop_us = mono_us;
+	if (k->sched) {
+		/* Stop deciding; what was decided still goes out. */
+		serve_sched_free(k->sched);
+		k->sched = NULL;
+		k->log("info", "scheduling stopped", NULL);
+	}
+}
+
+bool serve_kube_stopped(const struct serve_kube *k, int64_t mono_us)
+{
+	return k->released && (kube_lease_idle(k->lease) ||
+			       mono_us - k->stop_us >= DRAIN_US + RELEASE_US);
+}

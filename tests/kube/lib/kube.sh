@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: Apache-2.0
+# Sourced by tests/kube/*.sh: sh SCRIPT ECHELON SOURCE_DIR CLIENTS_DIR.
+# The cluster is `echelon serve --no-schedule` (tests/serve/lib/common.sh's
+# start_serve: SERVE_PID, URL, its kubeconfig in $KUBECONFIG, its log in
+# $TMP/serve.log); schedulers are `echelon serve --kubeconfig` on other
+# free ports of 127.0.0.1 (start_scheduler), each killed at the end.
+. "$(dirname "$0")/../serve/lib/common.sh"
+
+SCHED_PIDS=""
+kube_cleanup() {
+	for p in $SCHED_PIDS; do
+		kill -9 "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	cleanup
+}
+trap kube_cleanup EXIT INT TERM
+
+# Show the schedulers' logs too when a test fails.
+fail() {
+	echo "FAIL: $*" >&2
+	for f in "$TMP"/serve.log "$TMP"/sched-*.log; do
+		[ -f "$f" ] || continue
+		echo "--- $(basename "$f") (last 30 lines)" >&2
+		tail -n 30 "$f" >&2
+	done
+	exit 1
+}
+
+# The newest kubectl this machine has (KC), and K to run it on the cluster.
+KC=$(kubectls | head -n 1)
+[ -n "$KC" ] || skip "no kubectl (scripts/setup-clients.sh installs one)"
+K() { "$KC" --kubeconfig "$KUBECONFIG" --cache-dir "$TMP/cache" \
+	--request-timeout=20s "$@"; }
+
+# now_ms: the wall clock in milliseconds.
+now_ms() { $PY -c 'import time; print(int(time.time() * 1000))'; }
+
+# start_scheduler NAME [options...]: `echelon serve --kubeconfig` on the
+# cluster, log in $TMP/sched-NAME.log; waits (bounded) until /readyz says
+# its replica is synced. Sets SPID (added to SCHED_PIDS) and SURL.
+start_scheduler() {
+	name=$1
+	shift
+	: >"$TMP/sched-$name.log"
+	"$ECHELON" serve --kubeconfig "$KUBECONFIG" --listen 127.0.0.1:0 \
+		--id "$name" "$@" 2>>"$TMP/sched-$name.log" &
+	SPID=$!
+	SCHED_PIDS="$SCHED_PIDS $SPID"
+	listening_port "$SPID" "$TMP/sched-$name.log"
+	SURL=http://127.0.0.1:$PORT
+	wait_ready "$SPID" "$SURL" "scheduler $name"
+}
+
+# stop_scheduler PID: SIGTERM; it must exit 0 within 10 s.
+stop_scheduler() {
+	kill -TERM "$1"
+	i=0
+	while kill -0 "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || fail "scheduler $1 still running 10 s after SIGTERM"
+		sleep 0.1
+	done
+	rc=0
+	wait "$1" || rc=$?
+	SCHED_PIDS=$(echo "$SCHED_PIDS" | sed "s/ $1\$//; s/ $1 / /")
+	[ "$rc" -eq 0 ] || fail "scheduler exited with $rc after SIGTERM"
+}
+
+# get PATH [PYTHON]: GET PATH from the cluster as JSON and print what the
+# Python expression (of j, the reply) gives; the whole reply without one.
+get() {
+	curl -fs "$URL$1" | $PY -c "import json, sys
+j = json.load(sys.stdin)
+print(${2:-json.dumps(j)})"
+}
+
+# pods_of SELECTOR: "name node PodScheduled-status reason phase" of the
+# pods of namespace default with the label selector, by name.
+pods_of() {
+	get "/api/v1/namespaces/default/pods?labelSelector=$1" '"\n".join(
+    " ".join([p["metadata"]["name"], p["spec"].get("nodeName") or "-"] +
+             next(([c["status"], c.get("reason") or "-"]
+                   for c in p["status"].get("conditions", [])
+                   if c["type"] == "PodScheduled"), ["-", "-"]) +
+             [p["status"].get("phase") or "-"])
+    for p in sorted(j["items"], key=lambda p: p["metadata"]["name"]))'
+}
+
+# bound SELECTOR N: exactly N pods, every one on a node.
+bound() {
+	out=$(pods_of "$1") || return 1
+	[ "$(printf '%s\n' "$out" | grep -c .)" -eq "$2" ] &&
+		! printf '%s\n' "$out" | grep -q '^[^ ]* - '
+}
