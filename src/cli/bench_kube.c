@@ -34,6 +34,7 @@
 #define PODS_PATH    "/api/v1/namespaces/" NS "/pods"
 #define PG_PATH	     "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/" NS "/podgroups"
 #define LEASE	     NS "/echelon"
+#define QUEUE_LABEL  "kueue.x-k8s.io/queue-name"
 #define HOSTS_MAX    40 /* hosts per rack */
 #define READY_S	     300
 #define FAILOVER_MAX 1000 /* pods created after the kill */
@@ -70,6 +71,22 @@ static double fmax2(double a, double b)
 
 /* ---- Requests. */
 
+/* The gangs' queue: room for every pod (gangs are not scheduled
+ * without one; single pods are bound one by one without). */
+#define KUEUE "/apis/kueue.x-k8s.io/v1beta2"
+static const char cluster_queue[] =
+	"{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":"
+	"\"ClusterQueue\",\"metadata\":{\"name\":\"" NS "\"},\"spec\":{"
+	"\"namespaceSelector\":{},\"resourceGroups\":[{"
+	"\"coveredResources\":[\"cpu\",\"memory\"],\"flavors\":[{"
+	"\"name\":\"tas-gpu\",\"resources\":["
+	"{\"name\":\"cpu\",\"nominalQuota\":\"100000000\"},"
+	"{\"name\":\"memory\",\"nominalQuota\":\"100000Ti\"}]}]}]}}";
+static const char local_queue[] =
+	"{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":"
+	"\"LocalQueue\",\"metadata\":{\"name\":\"" NS "\",\"namespace\":"
+	"\"" NS "\"},\"spec\":{\"clusterQueue\":\"" NS "\"}}";
+
 static int post(int port, const char *path, const char *body, char *err,
 		size_t errsize)
 {
@@ -90,12 +107,12 @@ static int post(int port, const char *path, const char *body, char *err,
 
 static char *pod_body(char kind, uint64_t i, uint64_t gang)
 {
-	char group[96] = "";
+	char group[160] = "";
 
 	if (gang)
 		snprintf(group, sizeof(group),
 			 ",\"labels\":{\"scheduling.x-k8s.io/pod-group\":"
-			 "\"g-%06" PRIu64 "\"}",
+			 "\"g-%06" PRIu64 "\",\"" QUEUE_LABEL "\":\"" NS "\"}",
 			 i / gang);
 	return xasprintf(
 		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
@@ -174,8 +191,8 @@ static int create_pods(const struct kube_bench_opts *o, int port, char kind,
 		char *body = xasprintf(
 			"{\"apiVersion\":\"scheduling.x-k8s.io/v1alpha1\","
 			"\"kind\":\"PodGroup\",\"metadata\":{\"name\":"
-			"\"g-%06" PRIu64 "\"},\"spec\":{\"minMember\":%" PRIu64
-			"}}",
+			"\"g-%06" PRIu64 "\",\"labels\":{\"" QUEUE_LABEL
+			"\":\"" NS "\"}},\"spec\":{\"minMember\":%" PRIu64 "}}",
 			g, o->gang);
 		int rc = post(port, PG_PATH, body, err, errsize);
 
@@ -453,7 +470,11 @@ static int run(const struct kube_bench_opts *o)
 	if (post(cl.port, "/api/v1/namespaces",
 		 "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\","
 		 "\"metadata\":{\"name\":\"" NS "\"}}",
-		 err, sizeof(err)) < 0)
+		 err, sizeof(err)) < 0 ||
+	    post(cl.port, KUEUE "/clusterqueues", cluster_queue, err,
+		 sizeof(err)) < 0 ||
+	    post(cl.port, KUEUE "/namespaces/" NS "/localqueues",
+		 local_queue, err, sizeof(err)) < 0)
 		goto out;
 	t0 = cli_now_s();
 	if (create_pods(o, cl.port, 'p', o->pods,

@@ -115,7 +115,6 @@ enum {
 	OPT_NO_SCHEDULE,
 	OPT_SYNC,
 	OPT_SEED,
-	OPT_FAULTS,
 	OPT_REMOTE,
 	OPT_CONTEXT,
 	OPT_IN_CLUSTER,
@@ -124,6 +123,7 @@ enum {
 	OPT_SCHEDULER_NAME,
 	OPT_LEASE,
 	OPT_ID,
+	OPT_FAULTS,
 };
 
 static const struct option opts[] = {
@@ -136,7 +136,6 @@ static const struct option opts[] = {
 	{ "no-schedule", no_argument, NULL, OPT_NO_SCHEDULE },
 	{ "sync", required_argument, NULL, OPT_SYNC },
 	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "faults", required_argument, NULL, OPT_FAULTS },
 	{ "kubeconfig", required_argument, NULL, OPT_REMOTE },
 	{ "context", required_argument, NULL, OPT_CONTEXT },
 	{ "in-cluster", no_argument, NULL, OPT_IN_CLUSTER },
@@ -145,6 +144,7 @@ static const struct option opts[] = {
 	{ "scheduler-name", required_argument, NULL, OPT_SCHEDULER_NAME },
 	{ "lease", required_argument, NULL, OPT_LEASE },
 	{ "id", required_argument, NULL, OPT_ID },
+	{ "faults", required_argument, NULL, OPT_FAULTS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -153,6 +153,23 @@ static int bad(const char *opt, const char *val, const char *what)
 {
 	cli_bad_value("serve", opt, val, what);
 	return 2;
+}
+
+/* Checked here so that a bad SPEC is a usage error; serve_http parses it
+ * again when it starts. */
+static int parse_faults(struct serve_options *o, const char *v)
+{
+	struct serve_faults *f;
+	struct errbuf err;
+
+	if (serve_faults_parse(v, &f, &err) < 0)
+		return bad("--faults", v, err.msg);
+	serve_faults_free(f);
+	o->faults = v;
+	/* The bindings the server answers are logged at info. */
+	if (log_get_level() < LOG_INFO)
+		log_set_level(LOG_INFO);
+	return 0;
 }
 
 /* A DNS-1123 name: labels of [a-z0-9-] starting and ending alphanumeric,
@@ -295,23 +312,6 @@ static int check_modes(const struct serve_options *o, uint64_t seen)
 					       "--in-cluster",
 					       remote[i].name);
 	}
-	return 0;
-}
-
-/* Checked here so that a bad SPEC is a usage error; serve_http parses it
- * again when it starts. */
-static int parse_faults(struct serve_options *o, const char *v)
-{
-	struct serve_faults *f;
-	struct errbuf err;
-
-	if (serve_faults_parse(v, &f, &err) < 0)
-		return bad("--faults", v, err.msg);
-	serve_faults_free(f);
-	o->faults = v;
-	/* The bindings the server answers are logged at info. */
-	if (log_get_level() < LOG_INFO)
-		log_set_level(LOG_INFO);
 	return 0;
 }
 

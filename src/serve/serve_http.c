@@ -192,12 +192,19 @@ static enum MHD_Result send_status(struct req *q, int code, const char *reason,
 	return rc;
 }
 
-static enum MHD_Result send_resp(struct req *q)
+/* --faults: log a binding the API accepted, once it is durable (the
+ * client may be gone by the time its reply goes out). */
+static void note_binding(struct req *q)
 {
 	if (q->bound.len && q->resp.code >= 200 && q->resp.code < 300) {
 		serve_faults_count_binding(q->h->faults);
 		log_info("faults: bound %s", q->bound.buf);
 	}
+	strbuf_reset(&q->bound);
+}
+
+static enum MHD_Result send_resp(struct req *q)
+{
 	return send_reply(q, q->resp.code, q->resp.content_type, &q->resp.body,
 			  q->resp.warning, 0);
 }
@@ -670,6 +677,7 @@ static enum MHD_Result answer(struct req *q, const char *url,
 		MHD_suspend_connection(conn);
 		return MHD_YES;
 	}
+	note_binding(q);
 	return send_resp(q);
 }
 
@@ -1016,6 +1024,7 @@ void serve_http_commit(struct serve_http *h, bool ok)
 			q->resp.code = 500;
 			q->resp.content_type = "application/json";
 		}
+		note_binding(q);
 		q->state = RQ_RELEASED;
 		resume(h, q->conn);
 	}

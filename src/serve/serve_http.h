@@ -20,8 +20,10 @@
  * With faults set (tests of clients), requests are failed, dropped or
  * delayed, and watches cut, as serve_faults.h describes, before
  * ops->handle sees them (an injected failure applies nothing); each
- * successful binding is then logged (info: "faults: bound pod=NS/NAME
- * node=NODE uid=UID") so that a test can tell no pod was bound twice.
+ * successful binding is then logged once durable, whether or not its
+ * client is still there for the reply (info: "faults: bound
+ * pod=NS/NAME node=NODE uid=UID"), so that a test can tell no pod was
+ * bound twice.
  *
  * Served here, before ops->handle: /metrics (Prometheus text: requests by
  * verb and code, latency, connections, watches, refusals, then
