@@ -13,13 +13,13 @@
 #include "base/errbuf.h"
 
 struct kube_target {
-	char *server;	   /* "https://10.0.0.1:6443", no trailing '/' */
-	char *ca_pem;	   /* CA bundle (PEM text), NULL: system CAs */
-	char *cert_pem;	   /* client certificate (PEM text) or NULL */
-	char *key_pem;	   /* its key (PEM text) or NULL */
-	char *token;	   /* bearer token or NULL */
-	char *token_file;  /* re-read when it changes (in-cluster tokens
-			      rotate), or NULL */
+	char *server;	       /* "https://10.0.0.1:6443", no trailing '/' */
+	char *ca_pem;	       /* CA bundle (PEM text), NULL: system CAs */
+	char *cert_pem;	       /* client certificate (PEM text) or NULL */
+	char *key_pem;	       /* its key (PEM text) or NULL */
+	char *token;	       /* bearer token or NULL */
+	char *token_file;      /* re-read when it changes (in-cluster tokens
+				  rotate), or NULL */
 	char *tls_server_name; /* SNI and verification name, or NULL */
 	bool insecure;	       /* insecure-skip-tls-verify */
 	char *ns;	       /* the context's namespace ("default") */

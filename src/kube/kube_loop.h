@@ -36,10 +36,14 @@ struct kube_loop *kube_loop_new(struct api *api);
 void kube_loop_free(struct kube_loop *l);
 struct kube_transport kube_loop_transport(struct kube_loop *l);
 /* Faults from now on (NULL: none). */
-void kube_loop_set_faults(struct kube_loop *l, const struct kube_loop_faults *f);
+void kube_loop_set_faults(struct kube_loop *l,
+			  const struct kube_loop_faults *f);
 /* Answer the calls due at now_us (queued ones, retries whose backoff
  * ended, new watch events); returns how many callbacks ran. */
 int kube_loop_run(struct kube_loop *l, int64_t now_us);
+/* The earliest clock a queued call or retry is due at, or a watch wants
+ * to run (bookmark, timeout); INT64_MAX when none. */
+int64_t kube_loop_next_us(const struct kube_loop *l);
 /* Calls not yet ended (streams included). */
 unsigned kube_loop_active(const struct kube_loop *l);
 

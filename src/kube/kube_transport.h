@@ -36,22 +36,22 @@ enum {
 /* One request. Every pointer is borrowed for the duration of send()
  * only: the transport copies what it keeps. */
 struct kube_call {
-	const char *method; /* "GET", "POST", "PUT", "PATCH", "DELETE" */
-	const char *path;   /* "/api/v1/pods?limit=500", query encoded */
+	const char *method;	  /* "GET", "POST", "PUT", "PATCH", "DELETE" */
+	const char *path;	  /* "/api/v1/pods?limit=500", query encoded */
 	const char *content_type; /* NULL: application/json when a body */
 	const char *body;	  /* NULL: none */
 	size_t len;
-	unsigned flags;	  /* KUBE_* */
-	int64_t retry_us; /* with KUBE_RETRY; 0: 30 s */
+	unsigned flags;	    /* KUBE_* */
+	int64_t retry_us;   /* with KUBE_RETRY; 0: 30 s */
 	int64_t timeout_us; /* whole call (not a stream); 0: 60 s */
 };
 
 /* The answer. Borrowed: valid during the callback only. */
 struct kube_reply {
-	int code;	   /* HTTP status; 0: no HTTP answer (transport) */
-	const char *body;  /* the whole body (not for streams), NUL-ended */
+	int code;	  /* HTTP status; 0: no HTTP answer (transport) */
+	const char *body; /* the whole body (not for streams), NUL-ended */
 	size_t len;
-	const char *error; /* set when code is 0: what failed, one line */
+	const char *error;	/* set when code is 0: what failed, one line */
 	int64_t retry_after_us; /* Retry-After of a 429/503, else 0 */
 	unsigned tries;		/* sends it took (1: the first) */
 };
