@@ -369,6 +369,12 @@ static void add_metrics(struct serve_http *h, struct strbuf *out)
 		h->ops->metrics(h->ops->ctx, out);
 }
 
+static bool health_path(const char *url)
+{
+	return strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0 ||
+	       strcmp(url, "/livez") == 0;
+}
+
 /* /metrics, /healthz, /readyz, /livez; false for other paths. */
 static bool builtin(struct req *q, const char *url, enum MHD_Result *rc)
 {
@@ -381,8 +387,7 @@ static bool builtin(struct req *q, const char *url, enum MHD_Result *rc)
 		add_metrics(q->h, &sb);
 		*rc = send_reply(q, 200, "text/plain; version=0.0.4", &sb, NULL,
 				 0);
-	} else if (strcmp(url, "/healthz") == 0 ||
-		   strcmp(url, "/readyz") == 0 || strcmp(url, "/livez") == 0) {
+	} else if (health_path(url)) {
 		strbuf_addstr(&sb, "ok");
 		*rc = send_reply(q, 200, "text/plain; charset=utf-8", &sb, NULL,
 				 0);
@@ -552,15 +557,18 @@ static bool refuse_unread(struct MHD_Connection *conn, unsigned long long len)
 	       (expect && strcasecmp(expect, "100-continue") == 0);
 }
 
-/* First call: checks that need no body (size, token, rate). */
-static enum MHD_Result on_headers(struct req *q)
+/* First call: checks that need no body (size, token, rate). The health
+ * checks need no token, as the API server's and kube-scheduler's: a
+ * kubelet probes them with none, and they tell nothing but "ok". */
+static enum MHD_Result on_headers(struct req *q, const char *url)
 {
 	struct serve_http *h = q->h;
 	const char *cl;
 	unsigned long long len;
 	int retry;
 
-	if (!authorized(h, q->conn)) {
+	if (!(q->verb == V_GET && health_path(url)) &&
+	    !authorized(h, q->conn)) {
 		h->refused[R_AUTH]++;
 		return send_status(q, 401, "Unauthorized", "Unauthorized", 0);
 	}
@@ -599,7 +607,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		q->start_us = h->mono_us;
 		strbuf_init(&q->body);
 		*con_cls = q;
-		return on_headers(q);
+		return on_headers(q, url);
 	}
 	if (q->state == RQ_DONE) {
 		*upload_size = 0;
