@@ -12,7 +12,7 @@
 // message; exits 1 on any error, 2 when the packages are missing.
 import { createRequire } from "node:module";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const [nodeDir, ...files] = process.argv.slice(2);
@@ -20,7 +20,7 @@ if (!nodeDir || files.length === 0) {
   console.error("usage: node deploy-schemas.mjs NODE_DIR FILE...");
   process.exit(2);
 }
-const modules = join(nodeDir, "node_modules");
+const modules = resolve(nodeDir, "node_modules");
 const packages = [join(modules, "kubernetes-models")];
 const scoped = join(modules, "@kubernetes-models");
 if (existsSync(scoped)) {

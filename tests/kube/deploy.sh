@@ -9,7 +9,8 @@
 #      right lines (the checker checks);
 #   3. the Deployment agrees with the rest: its image tag is echelon's
 #      version, its -f files are keys of the ConfigMap mounted at
-#      /etc/echelon and pass `echelon validate --strict`, and the image's
+#      /etc/echelon and pass `echelon validate --strict`, its probes
+#      speak HTTP or HTTPS to the port echelon listens on, and the image's
 #      runtime packages (deploy/runtime-packages.sh) are found for this
 #      build;
 #   4. kubectl 1.35 and 1.20 apply the rendered objects with
@@ -38,8 +39,9 @@ split() {
 	node --input-type=module -e '
 import { createRequire } from "node:module";
 import { readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 const [dir, file, out, prefix] = process.argv.slice(1);
-const YAML = createRequire(dir + "/node_modules/x.js")("yaml");
+const YAML = createRequire(resolve(dir, "node_modules/x.js"))("yaml");
 let i = 0;
 for (const doc of YAML.parseAllDocuments(readFileSync(file, "utf8"))) {
   const o = doc.toJS();
@@ -136,6 +138,19 @@ while read -r a; do
 	prev=$a
 done <"$TMP/args"
 [ -n "$files" ] || fail "the Deployment gives echelon no -f"
+# Beyond loopback echelon serves TLS: the probes must speak HTTPS to the
+# port it listens on.
+listen=$(sed -n '/^--listen$/{n;p;}' "$TMP/args")
+case $listen in
+127.* | localhost:* | "[::1]":*) scheme=HTTP ;;
+*) scheme=HTTPS ;;
+esac
+port=${listen##*:}
+probes=$(field "$TMP/split/$dep.json" "[p + ' ' + ${c}[p]['httpGet'].get('scheme', 'HTTP') + ' ' + str(([x['containerPort'] for x in ${c}['ports'] if x['name'] == ${c}[p]['httpGet']['port']] or [${c}[p]['httpGet']['port']])[0]) for p in ('startupProbe', 'livenessProbe', 'readinessProbe')]")
+printf '%s\n' "$probes" | while read -r p s n; do
+	[ "$s" = "$scheme" ] && [ "$n" = "$port" ] ||
+		fail "$p: $s to port $n, echelon listens on $listen ($scheme)"
+done || exit 1
 # shellcheck disable=SC2086
 out=$("$ECHELON" validate --strict $files 2>&1) ||
 	fail "the ConfigMap's files: $out"
