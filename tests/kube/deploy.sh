@@ -10,9 +10,10 @@
 #   3. the Deployment agrees with the rest: its image tag is echelon's
 #      version, its -f files are keys of the ConfigMap mounted at
 #      /etc/echelon and pass `echelon validate --strict`, its probes
-#      speak HTTP or HTTPS to the port echelon listens on, and the image's
-#      runtime packages (deploy/runtime-packages.sh) are found for this
-#      build;
+#      speak HTTP or HTTPS to the port echelon listens on, its pod meets
+#      the "restricted" Pod Security Standard as the image's user, and the
+#      image's runtime packages (deploy/runtime-packages.sh) are found for
+#      this build;
 #   4. kubectl 1.35 and 1.20 apply the rendered objects with
 #      --dry-run=server to a running `echelon serve`: the kinds it serves
 #      are answered as created and nothing is stored; the kinds it does not
@@ -110,10 +111,10 @@ v = eval(sys.argv[2])
 print("\n".join(v) if isinstance(v, list) else v)' "$1" "$2"
 }
 c='o["spec"]["template"]["spec"]["containers"][0]'
-image=$(field "$TMP/split/$dep.json" "${c}[\"image\"]")
+image=$(field "$TMP/split/$dep.json" "' '.join(sorted({x['image'] for x in o['spec']['template']['spec']['containers'] + o['spec']['template']['spec'].get('initContainers', [])}))")
 version=$("$ECHELON" version | sed -n 's/^echelon //p')
 [ "$image" = "echelon:$version" ] ||
-	fail "the Deployment's image is $image, echelon is $version"
+	fail "the Deployment's images are $image, echelon is $version"
 field "$TMP/split/$dep.json" "${c}[\"args\"]" >"$TMP/args"
 mount=$(field "$TMP/split/$dep.json" \
 	"[m['mountPath'] for m in ${c}['volumeMounts'] if m['name'] == 'config'][0]")
@@ -155,6 +156,48 @@ done || exit 1
 out=$("$ECHELON" validate --strict $files 2>&1) ||
 	fail "the ConfigMap's files: $out"
 printf '%s\n' "$out"
+# The Pod Security Standard "restricted" (namespace.yaml enforces it), and
+# the image's user.
+out=$($PY - "$TMP/split/$dep.json" "$DEPLOY/Containerfile" <<'EOT'
+import json, re, sys
+spec = json.load(open(sys.argv[1]))["spec"]["template"]["spec"]
+bad = []
+psc = spec.get("securityContext", {})
+for key in ("hostNetwork", "hostPID", "hostIPC"):
+    if spec.get(key):
+        bad.append(key)
+for v in spec.get("volumes", []):
+    kinds = set(v) - {"name"}
+    if not kinds <= {"configMap", "secret", "emptyDir", "projected",
+                     "downwardAPI", "persistentVolumeClaim", "ephemeral"}:
+        bad.append("volume %s: %s" % (v["name"], ", ".join(sorted(kinds))))
+if psc.get("seccompProfile", {}).get("type") != "RuntimeDefault":
+    bad.append("securityContext.seccompProfile.type is not RuntimeDefault")
+for c in spec.get("initContainers", []) + spec["containers"]:
+    sc = c.get("securityContext", {})
+    where = "container " + c["name"]
+    if sc.get("allowPrivilegeEscalation") is not False:
+        bad.append(where + ": allowPrivilegeEscalation is not false")
+    if sc.get("privileged"):
+        bad.append(where + ": privileged")
+    if sc.get("capabilities", {}).get("drop") != ["ALL"]:
+        bad.append(where + ": capabilities.drop is not [ALL]")
+    if set(sc.get("capabilities", {}).get("add", [])) - {"NET_BIND_SERVICE"}:
+        bad.append(where + ": capabilities.add")
+    if not sc.get("runAsNonRoot", psc.get("runAsNonRoot")):
+        bad.append(where + ": runAsNonRoot is not true")
+    if sc.get("runAsUser", psc.get("runAsUser")) == 0:
+        bad.append(where + ": runAsUser 0")
+    if any(p.get("hostPort") for p in c.get("ports", [])):
+        bad.append(where + ": hostPort")
+user = re.findall(r"^USER\s+(\d+)", open(sys.argv[2]).read(), re.M)
+if not user or int(user[-1].split(":")[0]) != psc.get("runAsUser"):
+    bad.append("the image's USER %s is not runAsUser %s"
+               % (user, psc.get("runAsUser")))
+print("\n".join(bad))
+EOT
+) || fail "cannot check the pod's security: $out"
+[ -z "$out" ] || fail "the Deployment's pod is not restricted: $out"
 out=$(sh "$DEPLOY/runtime-packages.sh" "$ECHELON" 2>&1) ||
 	fail "runtime-packages.sh: $out"
 echo "runtime packages: $(printf "%s\n" "$out" | tr "\n" " ")"
