@@ -10,7 +10,8 @@
 #   3. the Deployment agrees with the rest: its image tag is echelon's
 #      version, its -f files are keys of the ConfigMap mounted at
 #      /etc/echelon and pass `echelon validate --strict`, its probes
-#      speak HTTP or HTTPS to the port echelon listens on, its pod meets
+#      speak HTTP or HTTPS to the port echelon listens on, the Role and
+#      bindings grant its Lease to its service account, its pod meets
 #      the "restricted" Pod Security Standard as the image's user, and the
 #      image's runtime packages (deploy/runtime-packages.sh) are found for
 #      this build;
@@ -156,6 +157,29 @@ done || exit 1
 out=$("$ECHELON" validate --strict $files 2>&1) ||
 	fail "the ConfigMap's files: $out"
 printf '%s\n' "$out"
+# RBAC for what the arguments name: the Role for the Lease is in its
+# namespace and names it, and the bindings name the pod's service account.
+lease=$(sed -n '/^--lease$/{n;p;}' "$TMP/args")
+sa=$(field "$TMP/split/$dep.json" "o['spec']['template']['spec']['serviceAccountName']")
+ns=$(field "$TMP/split/$dep.json" "o['metadata']['namespace']")
+one() { # KIND: the file of the one object of that kind
+	n=$(awk -v k="$1" '$3 == k { print $1 }' "$TMP/objects")
+	[ "$(printf '%s\n' "$n" | grep -c .)" -eq 1 ] ||
+		fail "deploy/ has not one $1 but: $n"
+	echo "$TMP/split/$n.json"
+}
+f_Role=$(one Role) && f_RoleBinding=$(one RoleBinding) &&
+	f_ClusterRoleBinding=$(one ClusterRoleBinding) &&
+	f_ServiceAccount=$(one ServiceAccount) || exit 1
+[ "$(field "$f_ServiceAccount" "o['metadata']['name'] + '/' + o['metadata']['namespace']")" = "$sa/$ns" ] ||
+	fail "the service account is not $sa in $ns"
+for b in "$f_RoleBinding" "$f_ClusterRoleBinding"; do
+	[ "$(field "$b" "' '.join(s['kind'] + ':' + s['namespace'] + '/' + s['name'] for s in o['subjects'])")" = "ServiceAccount:$ns/$sa" ] ||
+		fail "$(basename "$b"): its subject is not the service account $ns/$sa"
+done
+[ "$(field "$f_Role" "o['metadata']['namespace'] + '/' + ','.join(n for r in o['rules'] if 'update' in r['verbs'] for n in r.get('resourceNames', []))")" = "$lease" ] ||
+	fail "the Role does not let the pods update their Lease $lease"
+
 # The Pod Security Standard "restricted" (namespace.yaml enforces it), and
 # the image's user.
 out=$($PY - "$TMP/split/$dep.json" "$DEPLOY/Containerfile" <<'EOT'
