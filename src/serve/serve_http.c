@@ -391,6 +391,12 @@ static void add_metrics(struct serve_http *h, struct strbuf *out)
 		h->ops->metrics(h->ops->ctx, out);
 }
 
+static bool health_path(const char *url)
+{
+	return strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0 ||
+	       strcmp(url, "/livez") == 0;
+}
+
 /* The dashboard page (serve_dashboard.h), as it is. */
 static enum MHD_Result send_dashboard(struct req *q)
 {
@@ -436,8 +442,7 @@ static bool builtin(struct req *q, const char *url, enum MHD_Result *rc)
 		strbuf_addstr(&sb, "not ready");
 		*rc = send_reply(q, 503, "text/plain; charset=utf-8", &sb, NULL,
 				 0);
-	} else if (strcmp(url, "/healthz") == 0 ||
-		   strcmp(url, "/readyz") == 0 || strcmp(url, "/livez") == 0) {
+	} else if (health_path(url)) {
 		strbuf_addstr(&sb, "ok");
 		*rc = send_reply(q, 200, "text/plain; charset=utf-8", &sb, NULL,
 				 0);
@@ -700,18 +705,11 @@ static bool refuse_unread(struct MHD_Connection *conn, unsigned long long len)
 	       (expect && strcasecmp(expect, "100-continue") == 0);
 }
 
-/* What anyone may GET without the token: the probes (/healthz, /readyz,
- * /livez), as the API server lets anyone read them (a kubelet's probe
- * sends none), and the dashboard page, which holds no data and asks for
- * the token itself. */
-static bool tokenless(const struct req *q, const char *url)
-{
-	return q->verb == V_GET &&
-	       (strcmp(url, "/") == 0 || strcmp(url, "/healthz") == 0 ||
-		strcmp(url, "/readyz") == 0 || strcmp(url, "/livez") == 0);
-}
-
-/* First call: checks that need no body (size, token, rate). */
+/* First call: checks that need no body (size, token, rate). Two things
+ * need no token: the health checks, as the API server's and
+ * kube-scheduler's (a kubelet probes them with none, and they tell
+ * nothing but "ok"), and the dashboard page, which holds no data and asks
+ * for the token itself. */
 static enum MHD_Result on_headers(struct req *q, const char *url)
 {
 	struct serve_http *h = q->h;
@@ -719,7 +717,9 @@ static enum MHD_Result on_headers(struct req *q, const char *url)
 	unsigned long long len;
 	int retry;
 
-	if (!tokenless(q, url) && !authorized(h, q->conn)) {
+	if (!(q->verb == V_GET &&
+	      (health_path(url) || strcmp(url, "/") == 0)) &&
+	    !authorized(h, q->conn)) {
 		h->refused[R_AUTH]++;
 		return send_status(q, 401, "Unauthorized", "Unauthorized", 0);
 	}

@@ -415,33 +415,53 @@ static void test_token(void **state)
 	struct serve_http_options o = { .addr = "127.0.0.1",
 					.token = "s3cret" };
 	static const struct {
-		const char *path;
 		const char *auth;
 		const char *want;
 	} table[] = {
-		{ "/api", "", "HTTP/1.1 401" },
-		{ "/api", "Authorization: Bearer wrong\r\n", "HTTP/1.1 401" },
-		{ "/api", "Authorization: Bearer s3cre\r\n", "HTTP/1.1 401" },
-		{ "/api", "Authorization: Bearer s3cret2\r\n", "HTTP/1.1 401" },
-		{ "/api", "Authorization: Basic s3cret\r\n", "HTTP/1.1 401" },
-		{ "/api", "Authorization: Bearer s3cret\r\n", "HTTP/1.1 200" },
-		/* A kubelet's probes send no token; the metrics need it. */
-		{ "/healthz", "", "HTTP/1.1 200" },
-		{ "/readyz", "", "HTTP/1.1 200" },
-		{ "/livez", "", "HTTP/1.1 200" },
-		{ "/metrics", "", "HTTP/1.1 401" },
-		{ "/healthz/x", "", "HTTP/1.1 401" },
+		{ "", "HTTP/1.1 401" },
+		{ "Authorization: Bearer wrong\r\n", "HTTP/1.1 401" },
+		{ "Authorization: Bearer s3cre\r\n", "HTTP/1.1 401" },
+		{ "Authorization: Bearer s3cret2\r\n", "HTTP/1.1 401" },
+		{ "Authorization: Basic s3cret\r\n", "HTTP/1.1 401" },
+		{ "Authorization: Bearer s3cret\r\n", "HTTP/1.1 200" },
+	};
+	/* The health checks answer anyone (a kubelet's probe has no
+	 * token); everything else, /metrics included, needs it. */
+	static const struct {
+		const char *line;
+		const char *want;
+	} paths[] = {
+		{ "GET /healthz", "HTTP/1.1 200" },
+		{ "GET /readyz", "HTTP/1.1 200" },
+		{ "GET /livez", "HTTP/1.1 200" },
+		{ "GET /metrics", "HTTP/1.1 401" },
+		{ "GET /healthz/x", "HTTP/1.1 401" },
+		{ "GET /api/v1/namespaces/default/pods", "HTTP/1.1 401" },
+		{ "POST /healthz", "HTTP/1.1 401" },
 	};
 	struct serve_http *h = server(&o);
 
 	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++) {
+		char req[256], *reply;
+
+		snprintf(req, sizeof(req),
+			 "%s HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
+			 "Connection: close\r\n\r\n",
+			 paths[i].line);
+		reply = request(h, req);
+		if (!strstr(reply, paths[i].want))
+			fail_msg("%s: want %s:\n%s", paths[i].line,
+				 paths[i].want, reply);
+		free(reply);
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
 		char req[256], *reply;
 
 		snprintf(req, sizeof(req),
-			 "GET %s HTTP/1.1\r\nHost: x\r\n%sConnection: "
+			 "GET /api HTTP/1.1\r\nHost: x\r\n%sConnection: "
 			 "close\r\n\r\n",
-			 table[i].path, table[i].auth);
+			 table[i].auth);
 		reply = request(h, req);
 		if (!strstr(reply, table[i].want))
 			fail_msg("case %zu: want %s:\n%s", i, table[i].want,
