@@ -71,9 +71,13 @@ static char *quoted(const char *s)
 {
 	struct strbuf sb;
 
+	char *q;
+
 	strbuf_init(&sb);
 	strbuf_add_json_string(&sb, s ? s : "");
-	return strbuf_take(&sb);
+	q = strbuf_take(&sb);
+	strbuf_release(&sb); /* take leaves sb initialised, with a buffer */
+	return q;
 }
 
 static void on_version(void *ctx, const struct kube_reply *r)
