@@ -753,6 +753,10 @@ static void bind_req(const struct write *w, struct req *q)
 
 static void delete_req(const struct write *w, struct req *q)
 {
+	/* The uid of the object deleted; for one created here, the uid the
+	 * server gave it (its create answered since). */
+	const char *uid = w->uid ? w->uid : w->o->remote_uid;
+
 	*q = (struct req){ C_DELETE,
 			   "DELETE",
 			   "application/json",
@@ -760,9 +764,9 @@ static void delete_req(const struct write *w, struct req *q)
 			   NULL,
 			   json_pack("{ssss}", "kind", "DeleteOptions",
 				     "apiVersion", "v1") };
-	if (w->uid)
+	if (uid)
 		json_object_set_new(q->body, "preconditions",
-				    json_pack("{ss}", "uid", w->uid));
+				    json_pack("{ss}", "uid", uid));
 }
 
 /* Send w's current step; false when that step has nothing to send. */

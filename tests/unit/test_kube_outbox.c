@@ -578,6 +578,51 @@ static void test_event_and_delete(void **state)
 	assert_int_equal(f->logged, 0);
 }
 
+/* An object created here and deleted while its create is on its way:
+ * the delete follows, with the uid the server gave it; one created and
+ * deleted before it was sent is never sent. */
+static void test_create_then_delete(void **state)
+{
+	struct fx *f = *state;
+	const struct api_obj *p =
+		api_store_get(f->replica, kind(API_KIND_POD), NS, "p5");
+	const struct api_obj *lo = NULL;
+	char *local_uid;
+
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(serve_event(f->replica, p->body, "Normal",
+					     i ? "Other" : "Scheduled",
+					     "Scheduling",
+					     "echelon.dev/scheduler", f->now,
+					     "event %d", i),
+				 0);
+		if (!i)
+			kube_outbox_flush(f->ob, f->now); /* POST in flight */
+		lo = NULL;
+		(void)api_store_each(f->replica, kind(API_KIND_EVENT), NS, NULL,
+				     NULL, first_event, &lo);
+		local_uid = xstrdup(lo->uid);
+		assert_int_equal(api_store_delete(f->replica,
+						  kind(API_KIND_EVENT), NS,
+						  lo->name, 0, f->now),
+				 0);
+		settle(f);
+		if (!i) {
+			assert_int_equal(f->calls.len, 2);
+			assert_non_null(strstr(f->calls.items[1], "DELETE "));
+			assert_non_null(
+				strstr(f->calls.items[1], "\"preconditions\""));
+			assert_null(strstr(f->calls.items[1], local_uid));
+		} else {
+			assert_int_equal(f->calls.len, 2); /* nothing more */
+		}
+		free(local_uid);
+		assert_int_equal(
+			api_store_count(f->remote, kind(API_KIND_EVENT)), 0);
+	}
+	assert_int_equal(f->logged, 0);
+}
+
 /* The remote's history: the rv of the first change that shows the
  * intent (the Workload's admission) and of each pod's binds. */
 struct order {
@@ -1072,6 +1117,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_coalesce, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_and_delete, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_create_then_delete, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_intent_first, setup,
 						teardown),
