@@ -763,6 +763,44 @@ static void test_other_version(void **state)
 			 42);
 }
 
+/* Remote bodies older than what an answered write made of the object
+ * are stale: a pod unbound after its bind, an older resourceVersion. */
+static void test_stale(void **state)
+{
+	struct fx *f = *state;
+	const struct api_kind *pk = kind(API_KIND_POD);
+	json_t *unbound =
+		json_deep_copy(remote_body(f, API_KIND_POD, NS, "p1"));
+	json_t *before = json_deep_copy(remote_body(f, API_KIND_POD, NS, "p2"));
+	json_t *other = json_deep_copy(unbound), *after;
+
+	json_object_set_new(json_object_get(other, "metadata"), "uid",
+			    json_string("another"));
+	bind(f, "p1", "n1");
+	update(f, API_KIND_POD, NS, "p2", set_label, "a");
+	kube_outbox_flush(f->ob, f->now);
+	assert_false(kube_outbox_stale(f->ob, pk, NS, "p1", unbound));
+	kube_loop_run(f->l, f->now); /* answered; echoes not yet read */
+	assert_true(kube_outbox_stale(f->ob, pk, NS, "p1", unbound));
+	assert_false(kube_outbox_stale(f->ob, pk, NS, "p1", other));
+	assert_false(kube_outbox_stale(f->ob, pk, NS, "p1",
+				       remote_body(f, API_KIND_POD, NS, "p1")));
+	after = json_deep_copy(remote_body(f, API_KIND_POD, NS, "p2"));
+	assert_true(kube_outbox_stale(f->ob, pk, NS, "p2", before));
+	assert_false(kube_outbox_stale(f->ob, pk, NS, "p2", after));
+	assert_false(kube_outbox_stale(f->ob, pk, NS, "p3", before));
+	/* Facts while the object lives: after the echoes as before. */
+	settle(f);
+	assert_true(kube_outbox_stale(f->ob, pk, NS, "p1", unbound));
+	assert_true(kube_outbox_stale(f->ob, pk, NS, "p2", before));
+	assert_false(kube_outbox_stale(f->ob, pk, NS, "p2",
+				       remote_body(f, API_KIND_POD, NS, "p2")));
+	json_decref(unbound);
+	json_decref(before);
+	json_decref(other);
+	json_decref(after);
+}
+
 static void test_reset(void **state)
 {
 	struct fx *f = *state;
@@ -1124,6 +1162,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_other_version,
 						setup_v1beta1, teardown),
+		cmocka_unit_test_setup_teardown(test_stale, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults_transient, setup,
