@@ -52,6 +52,7 @@ struct kindset {
 struct hent {
 	uint64_t rv;
 	enum api_ev_type type;
+	bool mirror;
 	struct sobj *o;
 };
 
@@ -403,6 +404,7 @@ int api_store_events(const struct api_store *s, uint64_t since, api_event_fn fn,
 			.body = h->o->pub.body,
 			.text = h->o->text,
 			.len = h->o->pub.len,
+			.mirror = h->mirror,
 		};
 		int rc;
 
@@ -414,8 +416,10 @@ int api_store_events(const struct api_store *s, uint64_t since, api_event_fn fn,
 	return 0;
 }
 
-/* Record the change o (a reference is taken) with the next rv. */
-static void record(struct api_store *s, enum api_ev_type type, struct sobj *o)
+/* Record the change o (a reference is taken) with the next rv; mirror:
+ * a replica's copy of a remote change (api_store_mirror*). */
+static void record(struct api_store *s, enum api_ev_type type, struct sobj *o,
+		   bool mirror)
 {
 	struct hent *h;
 
@@ -429,6 +433,7 @@ static void record(struct api_store *s, enum api_ev_type type, struct sobj *o)
 	h = &s->ring[(s->ring_head + s->ring_len) % s->ring_cap];
 	h->rv = o->pub.rv;
 	h->type = type;
+	h->mirror = mirror;
 	h->o = o;
 	o->ref++;
 	s->ring_len++;
@@ -567,6 +572,24 @@ static int new_slot(const struct api_store *s, const struct api_kind *k,
 	return 0;
 }
 
+/* Store body (stolen; md its own metadata) as the next version of the
+ * object at index slot at (replace: an object is there) and record the
+ * change. */
+static struct sobj *put_version(struct api_store *s, const struct api_kind *k,
+				json_t *body, json_t *md, size_t at,
+				bool replace, enum api_ev_type type,
+				bool mirror)
+{
+	struct sobj *o;
+
+	set_rv(md, s->rv + 1);
+	bury(s, NULL);
+	o = sobj_new(k, body, ++s->rv);
+	index_put(s, o, at, replace);
+	record(s, type, o, mirror);
+	return o;
+}
+
 void api_store_new_uid(struct api_store *s, char *buf, size_t size)
 {
 	next_uid(s, buf, size);
@@ -600,15 +623,11 @@ int api_store_create_as(struct api_store *s, const struct api_kind *k,
 		uid = fresh;
 	}
 	json_object_set_new(md, "uid", json_string(uid));
-	set_rv(md, s->rv + 1);
 	json_object_set_new(
 		md, "creationTimestamp",
 		json_string(api_store_timestamp(now_us, ts, sizeof(ts))));
 	json_object_set_new(md, "generation", json_integer(1));
-	bury(s, NULL);
-	o = sobj_new(k, body, ++s->rv);
-	index_put(s, o, at, false);
-	record(s, API_ADDED, o);
+	o = put_version(s, k, body, md, at, false, API_ADDED, false);
 	if (ret)
 		*ret = &o->pub;
 	return 0;
@@ -649,14 +668,14 @@ static bool finalized(const json_t *md)
 
 /* Remove the object at `at` with a DELETED event carrying body (stolen). */
 static struct sobj *remove_at(struct api_store *s, const struct api_kind *k,
-			      size_t at, json_t *body)
+			      size_t at, json_t *body, bool mirror)
 {
 	struct sobj *o;
 
 	set_rv(own_metadata(body), s->rv + 1);
 	o = sobj_new(k, body, ++s->rv);
 	index_del(s, k, at);
-	record(s, API_DELETED, o);
+	record(s, API_DELETED, o, mirror);
 	bury(s, o);
 	return o;
 }
@@ -705,7 +724,7 @@ int api_store_update(struct api_store *s, const struct api_kind *k,
 	if ((v = json_object_get(omd, "deletionTimestamp")))
 		json_object_set(md, "deletionTimestamp", v);
 	if (finalized(md)) {
-		o = remove_at(s, k, at, body);
+		o = remove_at(s, k, at, body, false);
 		goto out;
 	}
 	if (json_equal(body, old->pub.body)) {
@@ -714,11 +733,7 @@ int api_store_update(struct api_store *s, const struct api_kind *k,
 		o = old;
 		goto out;
 	}
-	set_rv(md, s->rv + 1);
-	bury(s, NULL);
-	o = sobj_new(k, body, ++s->rv);
-	index_put(s, o, at, true);
-	record(s, API_MODIFIED, o);
+	o = put_version(s, k, body, md, at, true, API_MODIFIED, false);
 out:
 	if (ret)
 		*ret = &o->pub;
@@ -758,7 +773,76 @@ int api_store_delete(struct api_store *s, const struct api_kind *k,
 				    json_integer(0));
 		return api_store_update(s, k, body, 0, now_us, NULL);
 	}
-	remove_at(s, k, at, body);
+	remove_at(s, k, at, body, false);
+	return 0;
+}
+
+/*
+ * A replica's write: the identity and history the remote server gave the
+ * object are kept (uid, creationTimestamp, generation, deletionTimestamp),
+ * only the resourceVersion is the store's, so local watchers and the
+ * database see one ordered history. Finalizers are the remote server's
+ * business: a deletionTimestamp with none left is stored as it is, and
+ * the remote's DELETED removes it (api_store_mirror_delete).
+ */
+int api_store_mirror(struct api_store *s, const struct api_kind *k,
+		     json_t *body, int64_t now_us, const struct api_obj **ret)
+{
+	const char *ns, *name, *uid;
+	const struct api_obj *other;
+	struct sobj *old, *o;
+	json_t *md;
+	char ts[32];
+	size_t at = 0;
+	int rc = -EINVAL;
+
+	if (!json_is_object(body))
+		goto fail;
+	md = own_metadata(body);
+	uid = json_string_value(json_object_get(md, "uid"));
+	if (!uid || !*uid || identity(k, md, &ns, &name))
+		goto fail;
+	if (!json_object_get(md, "creationTimestamp"))
+		json_object_set_new(md, "creationTimestamp",
+				    json_string(api_store_timestamp(
+					    now_us, ts, sizeof(ts))));
+	old = lookup(s, k, ns, name, &at);
+	other = api_store_find_uid(s, uid);
+	if (other && (!old || other != &old->pub)) {
+		/* uids are unique in the store: another object has it. */
+		rc = -EEXIST;
+		goto fail;
+	}
+	if (old) {
+		set_rv(md, old->pub.rv);
+		if (json_equal(body, old->pub.body)) {
+			json_decref(body);
+			o = old;
+			goto out;
+		}
+	}
+	o = put_version(s, k, body, md, at, old != NULL,
+			old ? API_MODIFIED : API_ADDED, true);
+out:
+	if (ret)
+		*ret = &o->pub;
+	return 0;
+fail:
+	json_decref(body);
+	return rc;
+}
+
+int api_store_mirror_delete(struct api_store *s, const struct api_kind *k,
+			    const char *ns, const char *name, int64_t now_us)
+{
+	struct sobj *old;
+	size_t at;
+
+	(void)now_us;
+	old = lookup(s, k, ns, name, &at);
+	if (!old)
+		return -ENOENT;
+	remove_at(s, k, at, json_copy(old->pub.body), true);
 	return 0;
 }
 
