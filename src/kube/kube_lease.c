@@ -494,6 +494,11 @@ bool kube_lease_leader(const struct kube_lease *l)
 	return l->leading;
 }
 
+int64_t kube_lease_until_us(const struct kube_lease *l)
+{
+	return l->leading ? l->lead_until_us : INT64_MIN;
+}
+
 const char *kube_lease_holder(const struct kube_lease *l)
 {
 	return l->seen.holder ? l->seen.holder : "";

@@ -760,7 +760,8 @@ static void test_release_in_flight(void **state)
 }
 
 /* next_us: due at once before the first try; the leader's next renewal
- * otherwise; a reply waiting is due at once. */
+ * otherwise; a reply waiting is due at once. until_us: the renew
+ * deadline from the start of the last successful try. */
 static void test_next_and_metrics(void **state)
 {
 	struct fx *f = fx_new();
@@ -773,9 +774,11 @@ static void test_next_and_metrics(void **state)
 	l = f->r[0].lease;
 	assert_true(kube_lease_next_us(l) <= mono(f, 0));
 	assert_string_equal(kube_lease_holder(l), "");
+	assert_int_equal(kube_lease_until_us(l), INT64_MIN);
 	step(f);
 	assert_true(kube_lease_leader(l));
 	assert_int_equal(kube_lease_next_us(l), mono(f, 0) + 2000000);
+	assert_int_equal(kube_lease_until_us(l), mono(f, 0) + DEADLINE_US);
 	kube_lease_metrics(l, &m);
 	testutil_assert_line(m.buf,
 			     "echelon_leader{lease=\"kube-system/echelon\"} 1");
@@ -786,6 +789,13 @@ static void test_next_and_metrics(void **state)
 	kube_lease_run(l, mono(f, 0), wall(f, 0));
 	kube_loop_run(f->r[0].loop, T0 + f->ms * 1000);
 	assert_int_equal(kube_lease_next_us(l), mono(f, 0));
+	/* The renewal counts once handled, from when its try began. */
+	assert_int_equal(kube_lease_until_us(l),
+			 mono(f, 0) - 2000000 + DEADLINE_US);
+	kube_lease_run(l, mono(f, 0) + 50000, wall(f, 0));
+	assert_int_equal(kube_lease_until_us(l), mono(f, 0) + DEADLINE_US);
+	kube_lease_release(l, wall(f, 0));
+	assert_int_equal(kube_lease_until_us(l), INT64_MIN);
 	strbuf_release(&m);
 	fx_free(f);
 }
