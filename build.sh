@@ -77,6 +77,7 @@ run)
 	cat <<EOT
 echelon serve: the quickstart cluster (64 nodes, 512 GPUs, twelve training
 Jobs) scheduled live, its clock 60 times the wall clock; state in out/serve.
+The dashboard: http://127.0.0.1:8080/ (topology heat map, queues, workloads).
 In another terminal (any kubectl 1.20+; scripts/setup-clients.sh DIR fetches one):
   export KUBECONFIG=$PWD/out/serve.kubeconfig
   kubectl get nodes; kubectl get jobs,workloads,pods -A -o wide

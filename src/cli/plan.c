@@ -23,7 +23,7 @@
 #include "status/status.h"
 
 #include "cli/output.h"
-#include "cli/span.h"
+#include "topo/topo_span.h"
 #include "cli/table.h"
 
 #include "base/banned.h"
@@ -217,9 +217,9 @@ static void table_podsets(const struct plan *p, uint32_t wl, json_t *jps,
 			strbuf_addf(sb, " %s=%s", key, json_string_value(f));
 		if (pa && pa->tas_flavor >= 0 && pa->nodes && pa->count > 0) {
 			strbuf_addstr(sb, ": ");
-			span_summary(sched_topo(p->s, pa->tas_flavor),
-				     pa->nodes, (size_t)pa->count,
-				     &w->podsets[i].requests, sb);
+			topo_span_summary(sched_topo(p->s, pa->tas_flavor),
+					  pa->nodes, (size_t)pa->count,
+					  &w->podsets[i].requests, sb);
 		}
 		if (!wide)
 			continue;

@@ -26,13 +26,6 @@
 #define DEFAULT_PERMIT_US (60LL * 1000000)
 #define NO_NODE		  UINT32_MAX
 
-enum gang_pod_flag {
-	GP_CREATED = 1 << 0,
-	GP_READY = 1 << 1,
-	GP_FAILED = 1 << 2,
-	GP_SUCCEEDED = 1 << 3,
-};
-
 /* What a workload needs once it is admitted: most of a queue's never are,
  * so this is allocated at the first admission or pod event. */
 struct gang_run {
@@ -340,11 +333,11 @@ static void count_pod(struct gang_wl *x, uint32_t p, uint8_t f, int sign)
 {
 	uint32_t d = (uint32_t)sign;
 
-	x->ncreated += (f & GP_CREATED) ? d : 0;
-	x->nready += (f & GP_READY) ? d : 0;
-	x->nsucceeded += (f & GP_SUCCEEDED) ? d : 0;
-	x->nfailed += (f & GP_FAILED) ? d : 0;
-	if ((f & (GP_READY | GP_SUCCEEDED)) && admitted_pod(x, p))
+	x->ncreated += (f & GANG_POD_CREATED) ? d : 0;
+	x->nready += (f & GANG_POD_READY) ? d : 0;
+	x->nsucceeded += (f & GANG_POD_SUCCEEDED) ? d : 0;
+	x->nfailed += (f & GANG_POD_FAILED) ? d : 0;
+	if ((f & (GANG_POD_READY | GANG_POD_SUCCEEDED)) && admitted_pod(x, p))
 		x->nadm_up += d;
 }
 
@@ -515,9 +508,10 @@ static void check_ready(struct gang *g, struct gang_wl *x, int64_t now_us)
 void gang_pod_created(struct gang *g, uint32_t wl, uint32_t pod, int64_t now_us)
 {
 	struct gang_wl *x = pod_of(g, wl, pod);
-	bool was_up = x->run->pods[pod].flags & (GP_READY | GP_SUCCEEDED);
+	bool was_up =
+		x->run->pods[pod].flags & (GANG_POD_READY | GANG_POD_SUCCEEDED);
 
-	set_flags(x, pod, GP_CREATED);
+	set_flags(x, pod, GANG_POD_CREATED);
 	if (was_up && admitted_pod(x, pod))
 		start_recovery(g, x, now_us);
 	if (x->state == GANG_WAITING && quorum(x))
@@ -529,7 +523,7 @@ void gang_pod_ready(struct gang *g, uint32_t wl, uint32_t pod, int64_t now_us)
 {
 	struct gang_wl *x = pod_of(g, wl, pod);
 
-	set_flags(x, pod, GP_CREATED | GP_READY);
+	set_flags(x, pod, GANG_POD_CREATED | GANG_POD_READY);
 	check_ready(g, x, now_us);
 	reconcile(x);
 }
@@ -538,7 +532,7 @@ void gang_pod_failed(struct gang *g, uint32_t wl, uint32_t pod, int64_t now_us)
 {
 	struct gang_wl *x = pod_of(g, wl, pod);
 
-	set_flags(x, pod, GP_CREATED | GP_FAILED);
+	set_flags(x, pod, GANG_POD_CREATED | GANG_POD_FAILED);
 	if (admitted_pod(x, pod))
 		start_recovery(g, x, now_us);
 	reconcile(x);
@@ -549,7 +543,7 @@ void gang_pod_succeeded(struct gang *g, uint32_t wl, uint32_t pod,
 {
 	struct gang_wl *x = pod_of(g, wl, pod);
 
-	set_flags(x, pod, GP_CREATED | GP_SUCCEEDED);
+	set_flags(x, pod, GANG_POD_CREATED | GANG_POD_SUCCEEDED);
 	check_ready(g, x, now_us);
 	reconcile(x);
 }
@@ -566,7 +560,7 @@ static void reset(struct gang *g, struct gang_wl *x, bool keep_pods)
 	for (uint32_t p = 0; p < x->npods; p++) {
 		x->run->pods[p].node = NO_NODE;
 		if (keep_pods)
-			x->run->pods[p].flags &= GP_CREATED;
+			x->run->pods[p].flags &= GANG_POD_CREATED;
 		else
 			x->run->pods[p].flags = 0;
 	}

@@ -52,10 +52,18 @@ enum gang_state {
 	GANG_STATE_COUNT
 };
 
+/* What the lifecycle knows of one pod (struct gang_pod.flags). */
+enum gang_pod_flag {
+	GANG_POD_CREATED = 1 << 0,
+	GANG_POD_READY = 1 << 1,
+	GANG_POD_FAILED = 1 << 2,
+	GANG_POD_SUCCEEDED = 1 << 3,
+};
+
 /* One pod of a gang, as the lifecycle knows it. */
 struct gang_pod {
 	uint32_t node; /* topo node in its pod set's flavor, or UINT32_MAX */
-	uint8_t flags; /* created, ready, failed, succeeded (gang.c) */
+	uint8_t flags; /* enum gang_pod_flag */
 };
 
 /*

@@ -110,10 +110,20 @@ static void record_release(struct record *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* The API's int32 fields: a larger number is no Lease's (and would
+ * overflow the arithmetic on microseconds). */
+static bool int32(const json_t *v)
+{
+	json_int_t n = json_integer_value(v);
+
+	return n >= INT32_MIN && n <= INT32_MAX;
+}
+
 /*
  * Decode a Lease reply into r: metadata.resourceVersion a string, spec
- * (when present) an object whose record fields have their types; a
- * field left out reads as client-go reads it (empty, 0). No side effect
+ * (when present) an object whose record fields have their types
+ * (the two integers int32, as the API's); a field left out reads as
+ * client-go reads it (empty, 0). No side effect
  * on failure (-EINVAL).
  */
 static int record_decode(const char *body, size_t len, struct record *r)
@@ -140,13 +150,13 @@ static int record_decode(const char *body, size_t len, struct record *r)
 	}
 	if ((v = json_object_get(spec, "leaseDurationSeconds")) &&
 	    !json_is_null(v)) {
-		if (!json_is_integer(v))
+		if (!json_is_integer(v) || !int32(v))
 			goto bad_raw;
 		dur = json_integer_value(v);
 	}
 	if ((v = json_object_get(spec, "leaseTransitions")) &&
 	    !json_is_null(v)) {
-		if (!json_is_integer(v))
+		if (!json_is_integer(v) || !int32(v))
 			goto bad_raw;
 		trans = json_integer_value(v);
 	}
@@ -301,8 +311,13 @@ static void done(void *ctx, const struct kube_reply *r)
 	}
 	if (len > MAX_BODY)
 		len = 0;
+	/* The body may hold NUL bytes: copied whole, for the decoder to
+	 * refuse. */
 	free(l->body);
-	l->body = xstrndup(r->body ? r->body : "", len);
+	l->body = xmalloc(len + 1);
+	if (len)
+		memcpy(l->body, r->body, len);
+	l->body[len] = '\0';
 	l->len = len;
 	l->code = r->code;
 	l->replied = true;

@@ -82,7 +82,8 @@ void kube_loop_free(struct kube_loop *l)
 {
 	if (!l)
 		return;
-	vec_foreach(&l->calls, c) call_free(*c);
+	vec_foreach (&l->calls, c)
+		call_free(*c);
 	vec_release(&l->calls);
 	free(l);
 }
@@ -132,8 +133,7 @@ static void loop_cancel(void *impl, uint64_t id)
 {
 	struct kube_loop *l = impl;
 
-	vec_foreach(&l->calls, c)
-	{
+	vec_foreach (&l->calls, c) {
 		if ((*c)->id == id)
 			(*c)->dead = true;
 	}
@@ -194,8 +194,8 @@ static void finish(struct kube_loop *l, struct lcall *c,
 		wait = BACKOFF_MIN_US << (c->tries < 6 ? c->tries - 1 : 6);
 		if (wait > BACKOFF_MAX_US)
 			wait = BACKOFF_MAX_US;
-		wait = wait / 2 + (int64_t)rng_below(&l->rng,
-						     (uint64_t)wait / 2 + 1);
+		wait = wait / 2 +
+		       (int64_t)rng_below(&l->rng, (uint64_t)wait / 2 + 1);
 		if (r->retry_after_us > wait)
 			wait = r->retry_after_us;
 		c->due_us = l->now_us + wait;

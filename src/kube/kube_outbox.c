@@ -107,6 +107,9 @@ struct kube_outbox {
 	struct heap ready, ready_binds;
 	VEC(struct open_flush) open;
 	VEC(struct obj *) retries;
+	VEC(int64_t)
+	bound_us; /* binds answered since the last flush: when
+		     each was queued */
 	unsigned inflight;
 	size_t queued; /* writes queued or in flight */
 	struct metrics *m;
@@ -126,8 +129,9 @@ static const struct metrics_def defs[F_COUNT] = {
 		      "Pods bound in the API server by the outbox.",
 		      METRICS_COUNTER, NULL, 0 },
 	[F_BIND_S] = { "echelon_kube_bind_seconds",
-		       "From the bind in the replica to the server's answer "
-		       "(at the resolution of the loop's turns).",
+		       "From the bind in the replica to the server's answer, "
+		       "at the resolution of the loop's turns (the answer is "
+		       "timed at the next flush).",
 		       METRICS_HISTOGRAM, bind_buckets,
 		       sizeof(bind_buckets) / sizeof(*bind_buckets) },
 	[F_QUEUED] = { "echelon_kube_writes_queued",
@@ -661,105 +665,139 @@ static void event_ref(const struct kube_outbox *b, json_t *ev)
 		json_object_del(ref, "resourceVersion");
 }
 
+/* One call of a write. */
+struct req {
+	enum call_verb cv;
+	const char *method, *ctype;
+	bool named;	 /* the object's path, not its collection's */
+	const char *sub; /* a subresource, or NULL */
+	json_t *body;
+};
+
+static const char *patch_type(const struct api_kind *k)
+{
+	return strategic(k) ? "application/strategic-merge-patch+json"
+			    : "application/merge-patch+json";
+}
+
+/* A create: the object, then its status (a create drops it). */
+static void create_req(const struct kube_outbox *b, const struct write *w,
+		       const json_t *new, struct req *q)
+{
+	const struct api_kind *k = w->o->kind;
+	json_t *meta;
+
+	if (w->step == 0) {
+		*q = (struct req){ C_CREATE, "POST", "application/json",
+				   false,    NULL,   json_deep_copy(new) };
+		meta = json_object_get(q->body, "metadata");
+		json_object_del(meta, "uid");
+		json_object_del(meta, "resourceVersion");
+		json_object_del(meta, "creationTimestamp");
+		json_object_del(meta, "generation");
+		json_object_del(meta, "managedFields");
+		if (is_event(k))
+			event_ref(b, q->body);
+	} else if (k->subresources & API_SUB_STATUS) {
+		*q = (struct req){
+			C_STATUS,
+			"PATCH",
+			patch_type(k),
+			true,
+			"status",
+			kube_diff(NULL, new, strategic(k), KUBE_DIFF_STATUS)
+		};
+	}
+}
+
+/* An update: the patch of the object, then of its status subresource
+ * (all in the first when the kind has none). */
+static void update_req(const struct write *w, const json_t *old,
+		       const json_t *new, struct req *q)
+{
+	const struct api_kind *k = w->o->kind;
+	bool status_sub = k->subresources & API_SUB_STATUS;
+
+	if (w->step == 1 && !status_sub)
+		return;
+	*q = (struct req){
+		w->step ? C_STATUS : C_PATCH,
+		"PATCH",
+		patch_type(k),
+		true,
+		w->step ? "status" : NULL,
+		kube_diff(old, new, strategic(k),
+			  w->step      ? KUBE_DIFF_STATUS
+			  : status_sub ? KUBE_DIFF_OBJECT
+				       : KUBE_DIFF_ALL),
+	};
+}
+
+static void bind_req(const struct write *w, struct req *q)
+{
+	const struct obj *o = w->o;
+
+	*q = (struct req){
+		C_BIND,
+		"POST",
+		"application/json",
+		true,
+		"binding",
+		json_pack("{sssss{ssssss}s{ssssss}}", "apiVersion", "v1",
+			  "kind", "Binding", "metadata", "name", o->name,
+			  "namespace", o->ns, "uid", w->uid ? w->uid : "",
+			  "target", "apiVersion", "v1", "kind", "Node", "name",
+			  w->node),
+	};
+}
+
+static void delete_req(const struct write *w, struct req *q)
+{
+	*q = (struct req){ C_DELETE,
+			   "DELETE",
+			   "application/json",
+			   true,
+			   NULL,
+			   json_pack("{ssss}", "kind", "DeleteOptions",
+				     "apiVersion", "v1") };
+	if (w->uid)
+		json_object_set_new(q->body, "preconditions",
+				    json_pack("{ss}", "uid", w->uid));
+}
+
 /* Send w's current step; false when that step has nothing to send. */
 static bool send_step(struct kube_outbox *b, struct write *w)
 {
 	struct obj *o = w->o;
 	const char *version = version_of(b, o->kind);
-	bool status_sub = o->kind->subresources & API_SUB_STATUS;
-	bool smp = strategic(o->kind);
-	const char *ptype = smp ? "application/strategic-merge-patch+json"
-				: "application/merge-patch+json";
-	json_t *body = NULL, *old, *new;
+	struct req q = { 0 };
+	json_t *old, *new;
 	struct strbuf path;
-	bool sent = false;
 
 	if (!version)
 		return false; /* no longer served */
-	strbuf_init(&path);
 	old = remote_form(o->kind, version, w->old);
 	new = remote_form(o->kind, version, w->new);
-	switch (w->verb) {
-	case V_CREATE:
-		if (w->step == 0) {
-			json_t *meta;
-
-			body = json_deep_copy(new);
-			meta = json_object_get(body, "metadata");
-			json_object_del(meta, "uid");
-			json_object_del(meta, "resourceVersion");
-			json_object_del(meta, "creationTimestamp");
-			json_object_del(meta, "generation");
-			json_object_del(meta, "managedFields");
-			if (is_event(o->kind))
-				event_ref(b, body);
-			obj_path(&path, o, version, false, NULL);
-			send_call(b, w, C_CREATE, "POST", path.buf,
-				  "application/json", body);
-			sent = true;
-		} else if (status_sub) {
-			/* A create drops the status: it goes after. */
-			body = kube_diff(NULL, new, smp, KUBE_DIFF_STATUS);
-			if (body) {
-				obj_path(&path, o, version, true, "status");
-				send_call(b, w, C_STATUS, "PATCH", path.buf,
-					  ptype, body);
-				sent = true;
-			}
-		}
-		break;
-	case V_UPDATE:
-		body = kube_diff(old, new, smp,
-				 w->step == 0 ? (status_sub ? KUBE_DIFF_OBJECT
-							    : KUBE_DIFF_ALL)
-					      : KUBE_DIFF_STATUS);
-		if (w->step == 1 && !status_sub) {
-			json_decref(body);
-			body = NULL;
-		}
-		if (body) {
-			obj_path(&path, o, version, true,
-				 w->step ? "status" : NULL);
-			send_call(b, w, w->step ? C_STATUS : C_PATCH, "PATCH",
-				  path.buf, ptype, body);
-			sent = true;
-		}
-		break;
-	case V_BIND:
-		if (w->step)
-			break;
-		body = json_pack("{sssss{ssssss}s{ssssss}}", "apiVersion", "v1",
-				 "kind", "Binding", "metadata", "name", o->name,
-				 "namespace", o->ns, "uid",
-				 w->uid ? w->uid : "", "target", "apiVersion",
-				 "v1", "kind", "Node", "name", w->node);
-		obj_path(&path, o, version, true, "binding");
-		o->binds++;
-		send_call(b, w, C_BIND, "POST", path.buf, "application/json",
-			  body);
-		sent = true;
-		break;
-	case V_DELETE:
-		if (w->step)
-			break;
-		body = json_pack("{ssss}", "kind", "DeleteOptions",
-				 "apiVersion", "v1");
-		if (w->uid)
-			json_object_set_new(body, "preconditions",
-					    json_pack("{ss}", "uid", w->uid));
-		obj_path(&path, o, version, true, NULL);
-		send_call(b, w, C_DELETE, "DELETE", path.buf,
-			  "application/json", body);
-		sent = true;
-		break;
-	default:
-		break;
-	}
-	json_decref(body);
+	if (w->verb == V_CREATE)
+		create_req(b, w, new, &q);
+	else if (w->verb == V_UPDATE)
+		update_req(w, old, new, &q);
+	else if (w->verb == V_BIND && !w->step)
+		bind_req(w, &q);
+	else if (w->verb == V_DELETE && !w->step)
+		delete_req(w, &q);
 	json_decref(old);
 	json_decref(new);
+	if (!q.body)
+		return false;
+	strbuf_init(&path);
+	obj_path(&path, o, version, q.named, q.sub);
+	if (q.cv == C_BIND)
+		o->binds++;
+	send_call(b, w, q.cv, q.method, path.buf, q.ctype, q.body);
 	strbuf_release(&path);
-	return sent;
+	json_decref(q.body);
+	return true;
 }
 
 /* Go on with w from its current step: send what is left, or end it. */
@@ -856,8 +894,7 @@ static void on_done(void *ctx, const struct kube_reply *r)
 	metrics_add(b->m, b->fam[F_WRITES], labels, 1);
 	if (ok && w->verb == V_BIND) {
 		metrics_add(b->m, b->fam[F_BINDS], NULL, 1);
-		metrics_observe(b->m, b->fam[F_BIND_S], NULL,
-				(double)(b->now_us - w->queued_us) / 1e6);
+		vec_push(&b->bound_us, w->queued_us);
 	}
 	if (ok && w->verb == V_CREATE && w->step == 0 && r->body) {
 		json_t *obj = json_loadb(r->body, r->len, 0, NULL);
@@ -994,6 +1031,7 @@ void kube_outbox_free(struct kube_outbox *b)
 	heap_release(&b->ready_binds);
 	vec_release(&b->open);
 	vec_release(&b->retries);
+	vec_release(&b->bound_us);
 	metrics_free(b->m);
 	free(b);
 }
@@ -1002,6 +1040,12 @@ void kube_outbox_flush(struct kube_outbox *b, int64_t mono_us)
 {
 	b->now_us = mono_us;
 	b->flush++;
+	/* Callbacks have no clock: the binds answered since the last turn
+	 * are timed now. */
+	vec_foreach (&b->bound_us, q)
+		metrics_observe(b->m, b->fam[F_BIND_S], NULL,
+				(double)(mono_us - *q) / 1e6);
+	b->bound_us.len = 0;
 	read_store(b);
 	if (run_retries(b))
 		read_store(b);

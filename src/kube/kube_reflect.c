@@ -132,7 +132,7 @@ static void metrics_init(struct kube_reflect *r, struct rkind *rk)
 
 void kube_reflect_metrics(const struct kube_reflect *r, struct strbuf *out)
 {
-	for (size_t i = 0; i < r->nkinds; i++) {
+	for (size_t i = 0; r->kinds_ready && i < r->nkinds; i++) {
 		const struct rkind *rk = &r->kinds[i];
 
 		if (rk->version)
@@ -210,11 +210,13 @@ static void apply(struct rkind *rk, struct rent *e, json_t *obj)
 
 	free(e->rv);
 	e->rv = rv ? xstrdup(rv) : NULL;
+	json_incref(obj); /* for the message: the store takes it */
 	rc = api_store_mirror(r->o.store, rk->kind, obj, r->now_us, NULL);
 	if (rc)
 		log_debug("kube: %s %s/%s not mirrored: %s", rk->label,
 			  md_str(obj, "namespace"), md_str(obj, "name"),
 			  strerror(-rc));
+	json_decref(obj);
 }
 
 /* A remote object's current body (stolen): mirrored, or held while the
@@ -231,6 +233,8 @@ static void put(struct rkind *rk, json_t *obj, bool in_list)
 	if (!obj)
 		return;
 	ns = rk->kind->namespaced ? md_str(obj, "namespace") : "";
+	if (!ns) /* as the store names it */
+		ns = "default";
 	name = md_str(obj, "name");
 	key_of(key, sizeof(key), ns, name);
 	e = rent_get(rk, key);
@@ -299,6 +303,9 @@ static void release_held(struct rkind *rk)
 			const char *ns = rk->kind->namespaced
 						 ? md_str(e->held, "namespace")
 						 : "";
+
+			if (!ns)
+				ns = "default";
 
 			if (r->o.pending(r->o.pending_ctx, rk->kind, ns,
 					 md_str(e->held, "name"))) {

@@ -22,7 +22,8 @@
  * once they are done, newest version only, so the scheduler never sees
  * its own write undone by an older echo. A deletion is mirrored at once.
  *
- * Kinds: Namespaces, Nodes, Pods, Jobs, PriorityClasses, the PodGroups of
+ * Kinds: Namespaces, Nodes, Pods (all of them: a gang counts its ended
+ * members), Jobs, PriorityClasses, the PodGroups of
  * scheduler-plugins and of scheduling.k8s.io, and Kueue's kinds
  * (ResourceFlavor, Topology, ClusterQueue, Cohort, LocalQueue,
  * WorkloadPriorityClass, Workload), each when served. Events and Leases
@@ -80,7 +81,8 @@ const char *kube_reflect_rv(const struct kube_reflect *r,
 void kube_reflect_refresh(struct kube_reflect *r, const struct api_kind *k,
 			  const char *ns, const char *name);
 /* Prometheus text (echelon_kube_reflector_*: lists, relists, watch
- * restarts, 410s, events, objects, seconds to first sync). */
+ * restarts, 410s, failures, events, objects, seconds to first sync;
+ * label resource, "pods" or "podgroups.scheduling.x-k8s.io"). */
 void kube_reflect_metrics(const struct kube_reflect *r, struct strbuf *out);
 
 #endif

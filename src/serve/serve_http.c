@@ -8,6 +8,7 @@
  * serve_http_pump()) and libmicrohttpd's epoll fd wakes the loop.
  */
 #include "serve/serve_http.h"
+#include "serve/serve_dashboard.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -390,13 +391,47 @@ static void add_metrics(struct serve_http *h, struct strbuf *out)
 		h->ops->metrics(h->ops->ctx, out);
 }
 
-/* /metrics, /healthz, /readyz, /livez; false for other paths. */
+static bool health_path(const char *url)
+{
+	return strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0 ||
+	       strcmp(url, "/livez") == 0;
+}
+
+/* The dashboard page (serve_dashboard.h), as it is. */
+static enum MHD_Result send_dashboard(struct req *q)
+{
+	struct MHD_Response *r;
+	enum MHD_Result rc;
+
+	r = MHD_create_response_from_buffer(serve_dashboard_html_len,
+					    (void *)serve_dashboard_html,
+					    MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				"text/html; charset=utf-8");
+	MHD_add_response_header(r, "Cache-Control", "no-cache");
+	MHD_add_response_header(r, "Content-Security-Policy",
+				SERVE_DASHBOARD_CSP);
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	rc = MHD_queue_response(q->conn, 200, r);
+	MHD_destroy_response(r);
+	q->state = RQ_DONE;
+	count(q->h, q, 200);
+	return rc;
+}
+
+/* /, /metrics, /healthz, /readyz, /livez; false for other paths. */
 static bool builtin(struct req *q, const char *url, enum MHD_Result *rc)
 {
 	struct strbuf sb;
 
 	if (q->verb != V_GET)
 		return false;
+	if (strcmp(url, "/") == 0) {
+		*rc = send_dashboard(q);
+		return true;
+	}
 	strbuf_init(&sb);
 	if (strcmp(url, "/metrics") == 0) {
 		add_metrics(q->h, &sb);
@@ -407,8 +442,7 @@ static bool builtin(struct req *q, const char *url, enum MHD_Result *rc)
 		strbuf_addstr(&sb, "not ready");
 		*rc = send_reply(q, 503, "text/plain; charset=utf-8", &sb, NULL,
 				 0);
-	} else if (strcmp(url, "/healthz") == 0 ||
-		   strcmp(url, "/readyz") == 0 || strcmp(url, "/livez") == 0) {
+	} else if (health_path(url)) {
 		strbuf_addstr(&sb, "ok");
 		*rc = send_reply(q, 200, "text/plain; charset=utf-8", &sb, NULL,
 				 0);
@@ -671,15 +705,21 @@ static bool refuse_unread(struct MHD_Connection *conn, unsigned long long len)
 	       (expect && strcasecmp(expect, "100-continue") == 0);
 }
 
-/* First call: checks that need no body (size, token, rate). */
-static enum MHD_Result on_headers(struct req *q)
+/* First call: checks that need no body (size, token, rate). Two things
+ * need no token: the health checks, as the API server's and
+ * kube-scheduler's (a kubelet probes them with none, and they tell
+ * nothing but "ok"), and the dashboard page, which holds no data and asks
+ * for the token itself. */
+static enum MHD_Result on_headers(struct req *q, const char *url)
 {
 	struct serve_http *h = q->h;
 	const char *cl;
 	unsigned long long len;
 	int retry;
 
-	if (!authorized(h, q->conn)) {
+	if (!(q->verb == V_GET &&
+	      (health_path(url) || strcmp(url, "/") == 0)) &&
+	    !authorized(h, q->conn)) {
 		h->refused[R_AUTH]++;
 		return send_status(q, 401, "Unauthorized", "Unauthorized", 0);
 	}
@@ -719,7 +759,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		strbuf_init(&q->body);
 		strbuf_init(&q->bound);
 		*con_cls = q;
-		return on_headers(q);
+		return on_headers(q, url);
 	}
 	if (q->state == RQ_DONE) {
 		*upload_size = 0;

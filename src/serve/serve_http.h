@@ -13,7 +13,9 @@
  * (429), requests per client address and second (a token bucket: 429
  * with Retry-After), idle connection time, and the bytes a watch may have
  * waiting for a slow reader (the stream is closed beyond). With a token
- * set, every request needs "Authorization: Bearer TOKEN" (401 otherwise).
+ * set, every request but the probes (GET /healthz, /readyz, /livez) and
+ * the dashboard page (GET /) needs "Authorization: Bearer TOKEN" (401
+ * otherwise).
  *
  * With faults set (tests of clients), requests are failed, dropped or
  * delayed, and watches cut, as serve_faults.h describes, before

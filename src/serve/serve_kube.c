@@ -37,6 +37,7 @@
 #define DRAIN_US	     (5 * 1000000LL)  /* the outbox's writes at stop */
 #define RELEASE_US	     (2 * 1000000LL)  /* the Lease's release at stop */
 #define VERSION_US	     (30 * 1000000LL) /* retries of the first /version */
+#define UNSYNCED_US	     (30 * 1000000LL) /* between "not synced yet" lines */
 #define KUBE_VERSION_DEFAULT "v1.35.0"	      /* /version here until known */
 
 struct serve_kube {
@@ -59,8 +60,9 @@ struct serve_kube {
 	char *identity;
 	char git_version[64]; /* the remote's, for /version here */
 	uint64_t version_call;
-	int64_t start_us; /* mono, at new() */
-	int64_t stop_us;  /* mono, at serve_kube_stop() */
+	int64_t start_us;    /* mono, at new() */
+	int64_t stop_us;     /* mono, at serve_kube_stop() */
+	int64_t unsynced_us; /* mono, of the last "not synced yet" */
 	bool asked, synced, failed, stopping, released;
 };
 
@@ -203,6 +205,15 @@ static int start_http(struct serve_kube *k)
 	return 0;
 }
 
+/* A write the server refused: the outbox refreshes the object and the
+ * scheduler reacts; the log says what happened. */
+static void outbox_log(void *ctx, const char *msg, const char *kv)
+{
+	struct serve_kube *k = ctx;
+
+	k->log("warn", msg, "%s", kv);
+}
+
 /* The reflectors, the outbox and the Lease, over k->tr. */
 static int start_parts(struct serve_kube *k)
 {
@@ -217,6 +228,8 @@ static int start_parts(struct serve_kube *k)
 	struct kube_outbox_options bo = {
 		.store = k->store,
 		.tr = &k->tr,
+		.log = outbox_log,
+		.log_ctx = k,
 	};
 	struct kube_lease_options lo = {
 		.tr = &k->tr,
@@ -575,6 +588,19 @@ void serve_kube_run(struct serve_kube *k, int64_t now_us, int64_t mono_us)
 	kube_lease_run(k->lease, mono_us, now_us);
 	if (!k->synced && kube_reflect_synced(k->reflect))
 		on_synced(k, now_us, mono_us);
+	else if (!k->synced && mono_us - k->unsynced_us >= UNSYNCED_US) {
+		/* Lists that keep failing (RBAC, a server gone) would
+		 * otherwise only show as a /readyz that never comes. */
+		if (k->unsynced_us) {
+			char *server = quoted(k->target.server);
+
+			k->log("warn", "not synced yet",
+			       "seconds=%.0f server=%s",
+			       (double)(mono_us - k->start_us) / 1e6, server);
+			free(server);
+		}
+		k->unsynced_us = mono_us;
+	}
 	if (!k->failed)
 		follow_lease(k, mono_us);
 	if (k->sched)

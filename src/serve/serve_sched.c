@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "base/alloc.h"
+#include "obs/obs_placement.h"
 #include "serve/serve_event.h"
 #include "serve/serve_sched_int.h"
 #include "serve/serve_status.h"
@@ -505,13 +506,17 @@ int serve_sched_extra(void *ctx, const struct api_req *r, int64_t now_us,
 		      struct api_resp *resp)
 {
 	struct serve_sched *x = ctx;
+	int rc = serve_sched_explain(x, r, now_us, resp);
 
+	if (rc != -ENOENT)
+		return rc;
 	return serve_status_visibility(x->ctl, r, now_us, resp);
 }
 
 void serve_sched_metrics(const struct serve_sched *x, struct strbuf *out)
 {
 	struct ctl_stats st = ctl_stats(x->ctl);
+	struct throughput_config tc;
 
 	strbuf_addstr(out, "# HELP echelon_scheduler_binds_total Pods the "
 			   "scheduler asked to bind.\n"
@@ -531,4 +536,6 @@ void serve_sched_metrics(const struct serve_sched *x, struct strbuf *out)
 		    (unsigned long long)st.cycles);
 	obs_metrics_refresh(x->obs, x->ctl);
 	metrics_write(x->metrics, out);
+	throughput_config_init(&tc);
+	obs_placement_metrics(ctl_sched(x->ctl), ctl_cluster(x->ctl), &tc, out);
 }

@@ -11,7 +11,11 @@
  * spec.nodeName through the binding path), Workload status.admission with
  * flavors and topologyAssignment and Kueue's conditions, Job unsuspend,
  * PodGroup, ClusterQueue and LocalQueue status, the pods' PodScheduled
- * condition, Events with Kueue's and kube-scheduler's reasons.
+ * condition, Events with Kueue's and kube-scheduler's reasons. Gangs come
+ * in four dialects (Kubernetes' own PodGroup, Coscheduling's, Kueue's
+ * Job, a queued pod); pods asking for what echelon cannot honour are
+ * refused, never placed. The same code runs over a replica of a real
+ * cluster (src/kube), with the options below.
  */
 #ifndef ECHELON_SERVE_SCHED_H
 #define ECHELON_SERVE_SCHED_H

@@ -150,6 +150,12 @@ bool serve_sched_ours(const struct serve_sched *x, const json_t *spec);
 /* Whether the store holds kind k of this module (its storage kind). */
 int serve_sched_kind(const struct serve_sched *x, const struct api_kind *k);
 
+/* serve_explain.c */
+/* The explain subresource (/apis/echelon.dev/v1alpha1/namespaces/NS/
+ * workloads/NAME/explain) as an api hook; -ENOENT for other paths. */
+int serve_sched_explain(struct serve_sched *x, const struct api_req *r,
+			int64_t now_us, struct api_resp *resp);
+
 /* serve_sched_config.c */
 /* Build the controller's cluster from the stored config objects (first
  * time: the cluster is empty); as ctl_reconfigure's change. */

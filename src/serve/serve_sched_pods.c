@@ -958,7 +958,8 @@ static void pod_scheduled(struct serve_sched *x, const json_t *pod,
 /*
  * The PodScheduled reason of a pending gang: Unschedulable only when no
  * set of nodes can ever hold it (cluster-autoscaler scales up for that
- * reason alone); queue reasons otherwise. NULL: not tried yet.
+ * reason alone; never_fits() too); queue reasons otherwise. NULL: not
+ * tried yet.
  */
 static const char *pend_reason(enum sched_pend p)
 {
@@ -981,6 +982,41 @@ static const char *pend_reason(enum sched_pend p)
 	default:
 		return NULL;
 	}
+}
+
+/* Whether node n could ever hold a pod of ps, empty: its labels, node
+ * affinity and taints allow it and its allocatable is enough (Ready and
+ * cordon come and go). */
+static bool could_hold(const struct node *n, const struct podset *ps)
+{
+	return labels_contains_all(&n->labels, &ps->node_selector) &&
+	       node_affinity_matches(&ps->affinity, &n->labels) &&
+	       !taint_find_untolerated(n->taints, n->ntaints, ps->tolerations,
+				       ps->ntolerations) &&
+	       resvec_fits(&ps->requests, &n->allocatable);
+}
+
+/*
+ * Whether some pod of slot's workload fits no node of the cluster even
+ * empty: then nothing but a new node can ever hold the gang, whatever the
+ * queue says (a topology that "does not fit" a pod of 16 GPUs on nodes
+ * of 8), and cluster-autoscaler must hear Unschedulable.
+ */
+static bool never_fits(const struct serve_sched *x, uint32_t slot)
+{
+	const struct workload *cw = &x->c.workloads.items[slot];
+
+	for (size_t i = 0; i < cw->npodsets; i++) {
+		size_t n;
+
+		for (n = 0; n < x->c.nodes.len; n++) {
+			if (could_hold(&x->c.nodes.items[n], &cw->podsets[i]))
+				break;
+		}
+		if (n == x->c.nodes.len)
+			return true;
+	}
+	return false;
 }
 
 /* The object a gang's Events are about: its Job, Pod (kube-scheduler's
@@ -1040,6 +1076,8 @@ static int pending_slot(void *ctx, uint32_t slot)
 	reason = pend_reason(sched_wl_pending(s, slot, &p->msg));
 	if (!reason)
 		return 0;
+	if (strcmp(reason, "Unschedulable") != 0 && never_fits(x, slot))
+		reason = "Unschedulable";
 	strbuf_addstr(&p->msg, ""); /* never NULL */
 	if (w->pending_msg && strcmp(w->pending_msg, p->msg.buf) == 0)
 		return 0;

@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/api.h"
 #include "api/api_store.h"
+#include "base/strbuf.h"
 #include "testutil.h"
 
 static const struct api_kind kpod = {
@@ -286,6 +288,44 @@ static void test_mirror_deletion(void **state)
 	api_store_free(s);
 }
 
+/* Watches read mirrored changes as any other (the local clients of a
+ * replica, kubectl against the daemon, see the remote's changes). */
+static void test_mirror_watched(void **state)
+{
+	const struct api_kind *pod = api_kind_at(API_KIND_POD);
+	struct api_store *s = api_store_new(NULL);
+	struct api *a = api_new(s, NULL);
+	struct api_req req = { .method = "GET",
+			       .path = "/api/v1/namespaces/ns/pods",
+			       .query = "watch=1&resourceVersion=1" };
+	struct api_resp resp;
+	struct strbuf out;
+	json_t *b;
+
+	(void)state;
+	b = remote("ns", "a", UID_A, "5", "{}");
+	json_object_set_new(b, "apiVersion", json_string("v1"));
+	json_object_set_new(b, "kind", json_string("Pod"));
+	assert_int_equal(api_store_mirror(s, pod, json_deep_copy(b), T0, NULL),
+			 0);
+	api_handle(a, &req, T0, &resp);
+	assert_int_equal(resp.code, 200);
+	assert_non_null(resp.watch);
+	json_object_set_new(b, "spec", json_pack("{s:i}", "x", 1));
+	assert_int_equal(api_store_mirror(s, pod, b, T0, NULL), 0);
+	assert_int_equal(api_store_mirror_delete(s, pod, "ns", "a", T0), 0);
+	strbuf_init(&out);
+	assert_int_equal(api_watch_next(resp.watch, T0, &out), 1);
+	assert_non_null(strstr(out.buf, "{\"type\":\"MODIFIED\""));
+	assert_non_null(strstr(out.buf, "{\"type\":\"DELETED\""));
+	assert_non_null(strstr(out.buf, UID_A));
+	assert_null(strstr(out.buf, "ADDED"));
+	strbuf_release(&out);
+	api_resp_release(&resp);
+	api_free(a);
+	api_store_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_mirror_errors),
 		cmocka_unit_test(test_mirror_replace),
 		cmocka_unit_test(test_mirror_deletion),
+		cmocka_unit_test(test_mirror_watched),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,9 +6,11 @@
  * stream's lines, retries (429 with Retry-After, 500 until retry_us, 404
  * never), the rate limit on a clock the test moves, cancels from inside
  * callbacks, a stream whose server goes away, TLS with a CA, a client
- * certificate, a server name and a bearer token, and the metrics.
+ * certificate, a server name and a bearer token, a rotated token file,
+ * and the metrics.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -566,7 +569,7 @@ static void test_tls(void **state)
 	struct serve_secrets sec = { 0 };
 	struct serve_http_options so = { .addr = "127.0.0.1" };
 	struct errbuf err;
-	struct seen s = { 0 };
+	struct seen s = { 0 }, w = { 0 };
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
@@ -582,10 +585,15 @@ static void test_tls(void **state)
 	fx.target.cert_pem = xstrdup(sec.cert_pem);
 	fx.target.key_pem = xstrdup(sec.key_pem);
 	start_client(NULL);
+	/* A watch and a call sent together: the server speaks HTTP/1.1 only
+	 * (ALPN), so the call does not wait behind the stream. */
+	call("GET", "/api/v1/namespaces?watch=true", NULL,
+	     KUBE_STREAM | KUBE_NO_LIMIT, &w);
 	call("GET", "/api/v1/namespaces", NULL, 0, &s);
 	assert_true(until(&s.done, 1));
 	assert_int_equal(s.code, 200);
 	assert_non_null(strstr(s.body, "NamespaceList"));
+	assert_int_equal(w.done, 0);
 
 	/* Verified against the name "localhost", connecting to 127.0.0.1. */
 	kube_http_free(fx.h);
@@ -634,6 +642,48 @@ static void test_tls(void **state)
 	}
 }
 
+/* A token file is read again when it changes (at most once a second of
+ * the loop's clock): a rotated token is used without a restart. */
+static void test_token_rotation(void **state)
+{
+	struct serve_http_options so = { .addr = "127.0.0.1",
+					 .token = "new-token" };
+	char path[] = "/tmp/echelon-khttp-token-XXXXXX";
+	int fd = mkstemp(path);
+	struct seen s = { 0 };
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "old-token\n", 10), 10);
+	close(fd);
+	start(&so, NULL);
+	kube_http_free(fx.h);
+	fx.target.token = xstrdup("old-token");
+	fx.target.token_file = xstrdup(path);
+	start_client(NULL);
+	call("GET", "/api/v1/namespaces", NULL, 0, &s);
+	assert_true(until(&s.done, 1));
+	assert_int_equal(s.code, 401);
+
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "new-token\n", 10), 10);
+	close(fd);
+	{
+		/* A different mtime even on a coarse clock. */
+		struct timespec ts[2] = { { .tv_sec = 1 }, { .tv_sec = 1 } };
+
+		assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+	}
+	fx.clock_off_us += 2000000;
+	memset(&s, 0, sizeof(s));
+	call("GET", "/api/v1/namespaces", NULL, 0, &s);
+	assert_true(until(&s.done, 1));
+	assert_int_equal(s.code, 200);
+	stop();
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -645,6 +695,7 @@ int main(void)
 		cmocka_unit_test(test_cancel_in_callback),
 		cmocka_unit_test(test_rate_limit),
 		cmocka_unit_test(test_tls),
+		cmocka_unit_test(test_token_rotation),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -905,6 +905,13 @@ static void test_unreadable_record(void **state)
 		"{\"holderIdentity\":7,\"leaseDurationSeconds\":15}",
 		"{\"holderIdentity\":\"x\",\"leaseDurationSeconds\":\"15\"}",
 		"{\"holderIdentity\":\"x\",\"renewTime\":12}",
+		/* beyond int32: microseconds of it would overflow */
+		"{\"holderIdentity\":\"x\",\"leaseDurationSeconds\":"
+		"9300000000000000}",
+		"{\"holderIdentity\":\"x\",\"leaseDurationSeconds\":-"
+		"9300000000000000}",
+		"{\"holderIdentity\":\"x\",\"leaseTransitions\":"
+		"9223372036854775807}",
 	};
 
 	(void)state;

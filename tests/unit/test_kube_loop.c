@@ -70,12 +70,11 @@ static int setup(void **state)
 	f->l = kube_loop_new(f->a);
 	f->tr = kube_loop_transport(f->l);
 	f->now = T0;
-	assert_int_equal(
-		api_store_create(f->s, api_kind_at(API_KIND_NAMESPACE),
-				 json_pack("{s{ss}}", "metadata", "name",
-					   "default"),
-				 T0, NULL),
-		0);
+	assert_int_equal(api_store_create(f->s, api_kind_at(API_KIND_NAMESPACE),
+					  json_pack("{s{ss}}", "metadata",
+						    "name", "default"),
+					  T0, NULL),
+			 0);
 	*state = f;
 	return 0;
 }
@@ -102,9 +101,8 @@ static uint64_t send(struct fx *f, const char *method, const char *path,
 			       .retry_us = 3000000 };
 
 	g->tr = &f->tr;
-	return kube_send(&f->tr, &c, on_done, (flags & KUBE_STREAM) ? on_line
-								    : NULL,
-			 g);
+	return kube_send(&f->tr, &c, on_done,
+			 (flags & KUBE_STREAM) ? on_line : NULL, g);
 }
 
 /* Run the loop, advancing the clock to each due time, at most steps. */
@@ -150,7 +148,9 @@ static void test_reply(void **state)
 static void test_retry(void **state)
 {
 	struct fx *f = *state;
-	struct kube_loop_faults fl = { .seed = 3, .fail = 1.0, .fail_code = 500 };
+	struct kube_loop_faults fl = { .seed = 3,
+				       .fail = 1.0,
+				       .fail_code = 500 };
 	struct got g = { 0 };
 
 	kube_loop_set_faults(f->l, &fl);
@@ -210,8 +210,8 @@ static void test_cancel_in_callback(void **state)
 	struct fx *f = *state;
 	struct got w = { 0 }, g = { 0 };
 
-	w.cancel = send(f, "GET", "/api/v1/nodes?watch=1", NULL, KUBE_STREAM,
-			&w);
+	w.cancel =
+		send(f, "GET", "/api/v1/nodes?watch=1", NULL, KUBE_STREAM, &w);
 	send(f, "POST", "/api/v1/nodes",
 	     "{\"apiVersion\":\"v1\",\"kind\":\"Node\","
 	     "\"metadata\":{\"name\":\"n3\"}}",

@@ -41,6 +41,7 @@ struct fx {
 	int64_t now;
 	/* Requests seen (the wrapping transport). */
 	VEC(char *) paths;
+	VEC(int64_t) times; /* the clock each was sent at */
 	/* A group version /apis does not name (served only at others). */
 	const char *hide;
 	VEC(struct wrap *) wraps;
@@ -85,6 +86,7 @@ static uint64_t rec_send(void *impl, const struct kube_call *c,
 	struct fx *f = impl;
 
 	vec_push(&f->paths, xstrdup(c->path));
+	vec_push(&f->times, f->now);
 	if (f->before_continue && strstr(c->path, "continue=")) {
 		void (*fn)(struct fx *) = f->before_continue;
 
@@ -228,6 +230,7 @@ static int teardown(void **state)
 	vec_foreach (&f->paths, p)
 		free(*p);
 	vec_release(&f->paths);
+	vec_release(&f->times);
 	vec_foreach (&f->wraps, w)
 		free(*w);
 	vec_release(&f->wraps);
@@ -555,6 +558,35 @@ static void test_expired_watch(void **state)
 			      "\"nodes\"}") >= 1);
 }
 
+/* A relist deletes only what it mirrored: an object the scheduler
+ * created locally (its create still on its way) stays. */
+static void test_relist_keeps_local(void **state)
+{
+	struct fx *f = *state;
+	struct kube_loop_faults fl = { .seed = 5, .expire = 1.0 };
+
+	populate(f);
+	settle(f, 200);
+	assert_int_equal(api_store_create(f->rep, K(API_KIND_POD),
+					  obj(API_KIND_POD, "team", "local", 1),
+					  f->now, NULL),
+			 0);
+	kube_loop_set_faults(f->l, &fl);
+	src_delete(f, API_KIND_POD, "team", "a");
+	settle(f, 400);
+	kube_loop_set_faults(f->l, NULL);
+	settle(f, 200);
+	assert_true(metric(f, "echelon_kube_reflector_relists_total{resource="
+			      "\"pods\"}") >= 1);
+	assert_non_null(
+		api_store_get(f->rep, K(API_KIND_POD), "team", "local"));
+	assert_null(api_store_get(f->rep, K(API_KIND_POD), "team", "a"));
+	assert_int_equal(api_store_delete(f->rep, K(API_KIND_POD), "team",
+					  "local", 0, f->now),
+			 0);
+	assert_int_equal(assert_replica(f), 10);
+}
+
 static void test_dropped_streams(void **state)
 {
 	struct fx *f = *state;
@@ -642,6 +674,55 @@ static void test_refresh(void **state)
 	assert_int_equal(count_paths(f, "/api/v1/namespaces/team/pods/a"), 1);
 	assert_int_equal(count_paths(f, "/api/v1/nodes/n1"), 1);
 	assert_null(api_store_get(f->rep, K(API_KIND_POD), "team", "x"));
+	assert_int_equal(assert_replica(f), 11);
+}
+
+/* Failed lists are tried again after a jittered backoff that doubles
+ * from 200 ms to 30 s; the kind syncs once the server answers. */
+static void test_backoff(void **state)
+{
+	struct fx *f = *state;
+	struct kube_loop_faults fl = {
+		.seed = 2, .fail = 1.0, .fail_code = 404, .only = "/api/v1/pods"
+	};
+	int64_t last = -1, gap, prev_gap = 0;
+	size_t tries = 0;
+
+	populate(f);
+	kube_loop_set_faults(f->l, &fl);
+	for (int i = 0; i < 5000 && f->now < T0 + 300 * S; i++) {
+		int64_t next;
+
+		kube_reflect_run(f->r, f->now);
+		kube_loop_run(f->l, f->now);
+		kube_reflect_run(f->r, f->now);
+		next = kube_reflect_next_us(f->r);
+		if (kube_loop_next_us(f->l) < next)
+			next = kube_loop_next_us(f->l);
+		f->now = next > f->now ? next : f->now + 10000;
+	}
+	assert_false(kube_reflect_synced(f->r));
+	for (size_t i = 0; i < f->paths.len; i++) {
+		if (strncmp(f->paths.items[i], "/api/v1/pods?", 13))
+			continue;
+		if (last >= 0) {
+			gap = f->times.items[i] - last;
+			/* b/2 .. b of the doubling b. */
+			assert_true(gap >= 100000);
+			assert_true(gap <= 30 * S);
+			if (prev_gap < 15 * S)
+				assert_true(gap >= prev_gap / 2);
+			prev_gap = gap;
+		}
+		last = f->times.items[i];
+		tries++;
+	}
+	/* 200 ms doubling to 30 s over 300 s: about a dozen tries. */
+	assert_true(tries >= 8 && tries <= 25);
+	assert_true(prev_gap >= 15 * S);
+	kube_loop_set_faults(f->l, NULL);
+	settle(f, 200);
+	assert_true(kube_reflect_synced(f->r));
 	assert_int_equal(assert_replica(f), 11);
 }
 
@@ -750,11 +831,14 @@ int main(void)
 						setup_short, teardown),
 		cmocka_unit_test_setup_teardown(test_expired_watch, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_relist_keeps_local, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_dropped_streams, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_held_while_pending, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_refresh, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_backoff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_version, setup,
 						teardown),
 		cmocka_unit_test(test_random),

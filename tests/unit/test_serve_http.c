@@ -425,9 +425,36 @@ static void test_token(void **state)
 		{ "Authorization: Basic s3cret\r\n", "HTTP/1.1 401" },
 		{ "Authorization: Bearer s3cret\r\n", "HTTP/1.1 200" },
 	};
+	/* The health checks answer anyone (a kubelet's probe has no
+	 * token); everything else, /metrics included, needs it. */
+	static const struct {
+		const char *line;
+		const char *want;
+	} paths[] = {
+		{ "GET /healthz", "HTTP/1.1 200" },
+		{ "GET /readyz", "HTTP/1.1 200" },
+		{ "GET /livez", "HTTP/1.1 200" },
+		{ "GET /metrics", "HTTP/1.1 401" },
+		{ "GET /healthz/x", "HTTP/1.1 401" },
+		{ "GET /api/v1/namespaces/default/pods", "HTTP/1.1 401" },
+		{ "POST /healthz", "HTTP/1.1 401" },
+	};
 	struct serve_http *h = server(&o);
 
 	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++) {
+		char req[256], *reply;
+
+		snprintf(req, sizeof(req),
+			 "%s HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
+			 "Connection: close\r\n\r\n",
+			 paths[i].line);
+		reply = request(h, req);
+		if (!strstr(reply, paths[i].want))
+			fail_msg("%s: want %s:\n%s", paths[i].line,
+				 paths[i].want, reply);
+		free(reply);
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
 		char req[256], *reply;
 

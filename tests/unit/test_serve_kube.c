@@ -6,7 +6,10 @@
  * the cluster's objects: not ready before the replica is synced; the
  * leader binds a queued pod and records its Workload; the API here is
  * read-only; a stop releases the Lease; a second replica then leads and
- * adopts what the cluster records without writing to the pod again.
+ * adopts what the cluster records without writing to the pod again. A
+ * leader that loses the Lease while its writes fail reads the objects of
+ * the dropped writes again: its replica shows the cluster, not its own
+ * decisions.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -270,11 +273,77 @@ static void test_leader_binds_and_hands_over(void **state)
 	serve_kube_free(b);
 }
 
+static bool lost(struct fx *f, struct serve_kube *k)
+{
+	(void)f;
+	(void)k;
+	return strstr(logged.buf, "msg=\"leader lost\" id=\"a\"") != NULL;
+}
+
+/* p2 as the replica has it: bound (locally decided) or not. */
+static bool replica_bound(struct serve_kube *k)
+{
+	const struct api_obj *o =
+		api_store_get(serve_kube_store(k), api_kind_at(API_KIND_POD),
+			      "default", "p2");
+
+	return o && str_at(o->body, "spec", "nodeName");
+}
+
+static bool replica_p2_bound(struct fx *f, struct serve_kube *k)
+{
+	(void)f;
+	return replica_bound(k);
+}
+
+static bool replica_p2_unbound(struct fx *f, struct serve_kube *k)
+{
+	(void)f;
+	return !replica_bound(k);
+}
+
+static void test_lost_lease_rereads(void **state)
+{
+	struct fx *f = *state;
+	struct serve_options o;
+	struct serve_kube *a = replica(f, &o, "a");
+	/* Every namespaced call fails: the Lease's renewals, the binding
+	 * and status writes, the refreshes; the lists and watches of whole
+	 * collections go on. */
+	struct kube_loop_faults faults = {
+		.seed = 1,
+		.fail = 1,
+		.fail_code = 500,
+		.only = "/namespaces/",
+	};
+
+	assert_true(spin(f, a, 10000000, pod_bound));
+	kube_loop_set_faults(f->l, &faults);
+	put(f, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+	       "\"name\":\"p2\",\"namespace\":\"default\",\"labels\":{"
+	       "\"kueue.x-k8s.io/queue-name\":\"main\"}},\"spec\":{"
+	       "\"schedulerName\":\"echelon\",\"containers\":[{\"name\":"
+	       "\"c\",\"image\":\"i\",\"resources\":{\"requests\":{"
+	       "\"cpu\":\"1\"}}}]},\"status\":{\"phase\":\"Pending\"}}");
+	/* The leader decides (its replica has p2 bound), the cluster never
+	 * hears of it, and the Lease is lost at the renew deadline. */
+	assert_true(spin(f, a, 5000000, replica_p2_bound));
+	assert_true(spin(f, a, 20000000, lost));
+	kube_loop_set_faults(f->l, NULL);
+	assert_true(spin(f, a, 40000000, replica_p2_unbound));
+	assert_non_null(strstr(logged.buf, "msg=\"objects read again\""));
+	assert_null(str_at(cluster_obj(f, "v1", "Pod", "default", "p2"), "spec",
+			   "nodeName"));
+	serve_kube_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
 			test_leader_binds_and_hands_over, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lost_lease_rereads, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2524,6 +2524,81 @@ static void test_native_pod_group_refused(void **state)
 	env_stop(&e);
 }
 
+/* A queued Job of n pods of gpus GPUs each, in one rack, through the
+ * scheduler's hook (kube mode: not suspended, its pods wait). */
+static void job_gpus(struct env *e, const char *name, int n, int gpus)
+{
+	put_to(e->x, e->s, e->now,
+	       "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{"
+	       "\"name\":\"%s\",\"namespace\":\"team-a\",\"labels\":{"
+	       "\"kueue.x-k8s.io/queue-name\":\"training\"}},\"spec\":{"
+	       "\"parallelism\":%d,\"completions\":%d,\"completionMode\":"
+	       "\"Indexed\",\"template\":{\"metadata\":{\"annotations\":{"
+	       "\"kueue.x-k8s.io/podset-required-topology\":"
+	       "\"topology-rack\"}},\"spec\":{\"schedulerName\":\"echelon\","
+	       "\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"t\","
+	       "\"image\":\"t\",\"resources\":{\"requests\":{\"cpu\":\"8\","
+	       "\"nvidia.com/gpu\":\"%d\"}}}]}}}}",
+	       name, n, n, gpus);
+}
+
+struct reason_case {
+	const char *job;
+	int pods, gpus;
+	const char *reason, *message; /* PodScheduled's; message: a part */
+};
+
+/*
+ * Why a Job's pods wait, on the pods themselves (kube mode: they exist
+ * before admission): Unschedulable only when no node could ever hold
+ * them (cluster-autoscaler scales up for that reason alone), queue
+ * reasons with the plan's numbers otherwise. Two racks of 4 nodes, 3 of
+ * each taken by pods of another scheduler; 32 GPUs of quota.
+ */
+static void test_pending_reasons(void **state)
+{
+	static const struct reason_case cases[] = {
+		{ "huge", 1, 16, "Unschedulable", "" },
+		{ "wide", 2, 8, "WaitingForTopology", "topology-rack" },
+		{ "many", 5, 8, "ExceedsMaxQuota", "" },
+	};
+	struct serve_sched_options o = kube_options();
+	struct env e;
+	char name[16];
+
+	(void)state;
+	env_start_opts(&e, quickstart(), T0, &o);
+	for (int r = 0; r < 2; r++) {
+		for (int h = 0; h < 3; h++) {
+			char node[16];
+
+			snprintf(name, sizeof(name), "other-%d%d", r, h);
+			snprintf(node, sizeof(node), "gpu-r%d-h%d", r, h);
+			pod_with(&e, name, "{}",
+				 "\"schedulerName\":\"default-scheduler\",",
+				 "");
+			rebind_pod(&e, name, node);
+		}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		job_gpus(&e, cases[i].job, cases[i].pods, cases[i].gpus);
+	advance(&e, 2 * S);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *p = pod_of_job(e.s, cases[i].job);
+		const char *reason, *msg;
+
+		assert_non_null(p);
+		reason = pod_scheduled(e.s, p, "reason");
+		msg = pod_scheduled(e.s, p, "message");
+		if (!reason || strcmp(reason, cases[i].reason) ||
+		    !strstr(msg, cases[i].message))
+			fail_msg("%s: %s: %s, want %s (%s)", cases[i].job,
+				 reason ? reason : "(none)", msg ? msg : "",
+				 cases[i].reason, cases[i].message);
+	}
+	env_stop(&e);
+}
+
 static int skip_obj(void *ctx, const struct api_obj *o)
 {
 	(void)ctx;
@@ -2624,6 +2699,7 @@ int main(void)
 		cmocka_unit_test(test_native_pod_group),
 		cmocka_unit_test(test_native_pod_group_refused),
 		cmocka_unit_test(test_job_admission_annotation),
+		cmocka_unit_test(test_pending_reasons),
 		cmocka_unit_test(test_random),
 	};
 

@@ -4,7 +4,7 @@
  * possible, by the topology index's own counts (the figures compact gangs
  * are judged by).
  */
-#include "cli/span.h"
+#include "topo/topo_span.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +30,8 @@ static void level_word(const struct topology *tp, size_t l, struct strbuf *out)
 	strbuf_addstr(out, w);
 }
 
-void span_summary(const struct topo *t, const uint32_t *n, size_t count,
-		  const struct resvec *req, struct strbuf *out)
+void topo_span_summary(const struct topo *t, const uint32_t *n, size_t count,
+		       const struct resvec *req, struct strbuf *out)
 {
 	uint32_t *tmp = xcalloc(count + 1, sizeof(*tmp));
 

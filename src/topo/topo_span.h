@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The short form of a placement for the verbs' tables: how many domains
- * of each topology level a pod set's pods are on, lowest level first, and
- * for the levels above the lowest the fewest that could hold it
+ * The short form of a placement (the verbs' tables, the daemon's
+ * explanations): how many domains of each topology level a pod set's pods
+ * are on, lowest level first, and for the levels above the lowest the
+ * fewest that could hold it
  * ("8 hosts, 1 rack (min 1), 1 block (min 1)"). The full list of domains
  * is what `-o wide` and the structured outputs show.
  */
-#ifndef ECHELON_CLI_SPAN_H
-#define ECHELON_CLI_SPAN_H
+#ifndef ECHELON_TOPO_SPAN_H
+#define ECHELON_TOPO_SPAN_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -22,7 +23,7 @@
  * label's last word ("cloud.provider.com/topology-rack" is "rack",
  * kubernetes.io/hostname "host"), in the plural unless there is one.
  */
-void span_summary(const struct topo *t, const uint32_t *n, size_t count,
-		  const struct resvec *req, struct strbuf *out);
+void topo_span_summary(const struct topo *t, const uint32_t *n, size_t count,
+		       const struct resvec *req, struct strbuf *out);
 
 #endif

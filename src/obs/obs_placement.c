@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Placement figures of an admitted pod set: spans from the topology index
+ * (topo_domains_spanned, topo_fewest_domains), throughput from the model.
+ * See obs_placement.h.
+ */
+#include "obs/obs_placement.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "topo/topo.h"
+
+#include "base/banned.h"
+
+/* Spans of n[0..count) at the host, rack and block levels of t, and the
+ * fewest that could hold count pods of req. */
+static void spans(const struct topo *t, const uint32_t *n, size_t count,
+		  const struct resvec *req, struct obs_placement *r)
+{
+	int rack = topology_rack_level(t->topology);
+	unsigned host = (unsigned)t->nlevels - 1;
+	uint32_t *tmp = xcalloc(count + 1, sizeof(*tmp));
+	int32_t c = (int32_t)count;
+
+	r->hosts = t->hostname_lowest
+			   ? topo_domains_spanned(t, n, count, host, tmp)
+			   : c;
+	r->min_hosts =
+		t->hostname_lowest ? topo_fewest_domains(t, host, req, c) : c;
+	r->racks = rack >= 0 ? topo_domains_spanned(t, n, count, (unsigned)rack,
+						    tmp)
+			     : 1;
+	r->min_racks =
+		rack >= 0 ? topo_fewest_domains(t, (unsigned)rack, req, c) : 1;
+	r->blocks = rack > 0 ? topo_domains_spanned(t, n, count,
+						    (unsigned)rack - 1, tmp)
+			     : 1;
+	r->min_blocks =
+		rack > 0 ? topo_fewest_domains(t, (unsigned)rack - 1, req, c)
+			 : 1;
+	free(tmp);
+}
+
+/* A shape with its GPUs spread evenly over its hosts. */
+static void shape(struct throughput_shape *s, int32_t gpus, int32_t hosts,
+		  int32_t racks, int32_t blocks)
+{
+	memset(s, 0, sizeof(*s));
+	s->gpus = gpus;
+	s->hosts = hosts;
+	s->racks = racks;
+	s->blocks = blocks;
+	s->host_gpus_min = s->host_gpus_max = hosts > 0 ? gpus / hosts : 0;
+}
+
+bool obs_placement_of(const struct sched *s, uint32_t wl,
+		      const struct workload *w, size_t p, int gpu,
+		      const struct throughput_config *tc,
+		      struct obs_placement *ret)
+{
+	const struct sched_admission *adm = sched_wl_admission(s, wl);
+	const struct sched_podset_admission *pa;
+	const struct resvec *req;
+	struct throughput_shape act, ideal;
+	int64_t gpp;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->ratio = 1;
+	if (!adm || p >= adm->npodsets || p >= w->npodsets)
+		return false;
+	pa = &adm->ps[p];
+	if (pa->tas_flavor < 0 || !pa->nodes || pa->count <= 0)
+		return false;
+	req = &w->podsets[p].requests;
+	gpp = gpu >= 0 ? req->v[gpu] : 0;
+	ret->pods = pa->count;
+	ret->gpus = (int32_t)(pa->count * (gpp > 0 ? gpp : 1));
+	spans(sched_topo(s, pa->tas_flavor), pa->nodes, (size_t)pa->count, req,
+	      ret);
+	shape(&act, ret->gpus, ret->hosts, ret->racks, ret->blocks);
+	if (ret->min_hosts > 0 && ret->min_racks > 0 && ret->min_blocks > 0)
+		shape(&ideal, ret->gpus, ret->min_hosts, ret->min_racks,
+		      ret->min_blocks);
+	else
+		ideal = act;
+	ret->slowest = throughput_level_of(&act);
+	if (gpp > 0 && ret->gpus > 1)
+		ret->ratio = throughput_ratio(
+			tc,
+			throughput_class_of(tc, THROUGHPUT_CLASS_BY_SIZE,
+					    ret->gpus),
+			&act, &ideal);
+	return true;
+}
+
+/* The worst of wl's pod sets: lowest ratio, most extra racks and blocks;
+ * false when none has a topology placement. */
+static bool worst_of(const struct sched *s, const struct cluster *c,
+		     uint32_t wl, int gpu, const struct throughput_config *tc,
+		     double *ratio, int32_t *xr, int32_t *xb, int32_t *hosts)
+{
+	const struct workload *w = &c->workloads.items[wl];
+	struct obs_placement pl;
+	bool any = false;
+
+	*ratio = 1;
+	*xr = *xb = *hosts = 0;
+	for (size_t p = 0; p < w->npodsets; p++) {
+		if (!obs_placement_of(s, wl, w, p, gpu, tc, &pl))
+			continue;
+		any = true;
+		*ratio = pl.ratio < *ratio ? pl.ratio : *ratio;
+		if (pl.racks - pl.min_racks > *xr)
+			*xr = pl.racks - pl.min_racks;
+		if (pl.blocks - pl.min_blocks > *xb)
+			*xb = pl.blocks - pl.min_blocks;
+		*hosts = pl.hosts > *hosts ? pl.hosts : *hosts;
+	}
+	return any;
+}
+
+static void family(struct strbuf *out, const char *name, const char *help)
+{
+	strbuf_addf(out, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+}
+
+void obs_placement_metrics(const struct sched *s, const struct cluster *c,
+			   const struct throughput_config *tc,
+			   struct strbuf *out)
+{
+	static const char *const names[] = {
+		"echelon_workload_placement_throughput_ratio",
+		"echelon_workload_extra_racks",
+		"echelon_workload_extra_blocks",
+	};
+	static const char *const helps[] = {
+		"Modelled training throughput of an admitted workload's "
+		"placement against the ideal one (its worst pod set).",
+		"Racks an admitted workload's pods span beyond the fewest that "
+		"could hold them.",
+		"Blocks an admitted workload's pods span beyond the fewest "
+		"that "
+		"could hold them.",
+	};
+	int gpu = resource_lookup(c->resources, "nvidia.com/gpu");
+	size_t multi = 0, on_min = 0;
+
+	for (int f = 0; f < 3; f++) {
+		family(out, names[f], helps[f]);
+		for (uint32_t wl = 0; wl < c->workloads.len; wl++) {
+			const struct workload *w = &c->workloads.items[wl];
+			double ratio;
+			int32_t xr, xb, hosts;
+
+			if (!w->name ||
+			    sched_wl_state(s, wl) != SCHED_WL_ADMITTED ||
+			    !worst_of(s, c, wl, gpu, tc, &ratio, &xr, &xb,
+				      &hosts))
+				continue;
+			strbuf_addf(out, "%s{namespace=\"%s\",name=\"%s\"} ",
+				    names[f], w->ns ? w->ns : "", w->name);
+			if (f == 0)
+				strbuf_addf(out, "%.6g\n", ratio);
+			else
+				strbuf_addf(out, "%d\n", f == 1 ? xr : xb);
+			if (f == 0 && hosts > 1) {
+				multi++;
+				on_min += xr == 0;
+			}
+		}
+	}
+	family(out, "echelon_placement_on_min_racks_ratio",
+	       "Admitted multi-host workloads on the fewest racks that could "
+	       "hold them, as a fraction.");
+	if (multi)
+		strbuf_addf(out, "echelon_placement_on_min_racks_ratio %.6g\n",
+			    (double)on_min / (double)multi);
+	else
+		strbuf_addstr(out,
+			      "echelon_placement_on_min_racks_ratio NaN\n");
+}

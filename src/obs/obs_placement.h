@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What an admitted workload's placement costs, as the throughput model
+ * (src/sim/throughput.h) says with its default figures: per pod set, the
+ * hosts, racks and blocks its pods are on against the fewest that could
+ * hold them on the empty cluster, and the modelled throughput against
+ * that ideal placement. One computation for the daemon's explanations and
+ * its /metrics. Pure: reads the scheduler, changes nothing.
+ */
+#ifndef ECHELON_OBS_OBS_PLACEMENT_H
+#define ECHELON_OBS_OBS_PLACEMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/strbuf.h"
+#include "model/cluster.h"
+#include "sched/sched.h"
+#include "sim/throughput.h"
+
+struct obs_placement {
+	int32_t pods, gpus;
+	int32_t hosts, racks, blocks;		  /* spanned */
+	int32_t min_hosts, min_racks, min_blocks; /* the fewest */
+	double ratio;				  /* modelled, in (0, 1] */
+	enum throughput_level slowest;		  /* highest level crossed */
+};
+
+/*
+ * The placement of pod set p of workload wl (w: its workload in the
+ * scheduler's cluster; gpu: the resource id of GPUs, or -1) when it is
+ * admitted onto a topology-aware flavor; false otherwise. tc: the model
+ * (throughput_config_init() for its defaults).
+ */
+bool obs_placement_of(const struct sched *s, uint32_t wl,
+		      const struct workload *w, size_t p, int gpu,
+		      const struct throughput_config *tc,
+		      struct obs_placement *ret);
+
+/*
+ * Append Prometheus text of the placements of c's admitted workloads
+ * (scheduler s over c, model tc): per workload with a topology placement
+ * echelon_workload_placement_throughput_ratio (its worst pod set),
+ * echelon_workload_extra_racks and echelon_workload_extra_blocks (most
+ * domains spanned beyond the fewest), and echelon_placement_on_min_racks_
+ * ratio over the multi-host ones (NaN when there is none).
+ */
+void obs_placement_metrics(const struct sched *s, const struct cluster *c,
+			   const struct throughput_config *tc,
+			   struct strbuf *out);
+
+#endif

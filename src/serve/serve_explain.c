@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * echelon's explain subresource: why a workload waits or runs as it does,
+ * layer by layer, each answer with the numbers it rests on.
+ *
+ *   GET /apis/echelon.dev/v1alpha1/namespaces/NS/workloads/NAME/explain
+ *
+ * answers a WorkloadExplanation: the workload's state, then its layers in
+ * order (admission: quota or topology, with its position, who is ahead
+ * and who holds the quota; assembly: its pods created, bound and Ready
+ * since admission and what happens at the deadline; throughput: domains
+ * spanned against the fewest and the modelled throughput against ideal;
+ * hardware: a measured rate far below the model's, or a node of the gang
+ * no longer Ready; history: evictions and requeues), the first layer
+ * that explains why it is not running at full speed (cause), and the
+ * same as text for people (`echelon explain`). Computed on demand from
+ * the controller, never stored.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api_store.h"
+#include "base/alloc.h"
+#include "gang/gang.h"
+#include "serve/serve_sched_int.h"
+#include "obs/obs_placement.h"
+#include "sim/throughput.h"
+#include "topo/topo_span.h"
+
+#include "base/banned.h"
+
+#define EXPLAIN_PREFIX "/apis/echelon.dev/v1alpha1/namespaces/"
+#define MAX_LISTED     10   /* workloads named as ahead or holding */
+#define SLOW_RATIO     0.95 /* modelled throughput below this: spread */
+#define HW_SHORTFALL   0.8  /* measured below this share of the model */
+#define GPU	       "nvidia.com/gpu"
+/* What a training job may report of itself on its Workload: its measured
+ * rate and the rate it reaches on an ideal placement, in any one unit
+ * (steps/s, tokens/s). */
+#define ANN_MEASURED "echelon.dev/measured-rate"
+#define ANN_IDEAL    "echelon.dev/ideal-rate"
+
+struct xp {
+	struct serve_sched *x;
+	const struct sched *s;
+	const struct cluster *c;
+	uint32_t wl;
+	const struct workload *w;
+	int64_t now_us;
+	int gpu;	     /* resource id of GPUs, or -1 */
+	json_t *layers;	     /* the answer's layers, in order */
+	struct strbuf text;  /* the same for people */
+	const char *cause;   /* the first layer that explains, or NULL */
+	char cause_why[256]; /* its reason, for the text */
+	double modelled;     /* throughput against ideal, 0: unknown */
+};
+
+/* Parse NS and NAME out of .../namespaces/NS/workloads/NAME/explain. */
+static bool parse_path(const char *path, char *ns, char *name, size_t size)
+{
+	const char *p, *e;
+	size_t n;
+
+	if (strncmp(path, EXPLAIN_PREFIX, strlen(EXPLAIN_PREFIX)) != 0)
+		return false;
+	p = path + strlen(EXPLAIN_PREFIX);
+	e = strchr(p, '/');
+	if (!e || e == p || (size_t)(e - p) >= size)
+		return false;
+	memcpy(ns, p, (size_t)(e - p));
+	ns[e - p] = '\0';
+	p = e + 1;
+	if (strncmp(p, "workloads/", 10) != 0)
+		return false;
+	p += 10;
+	e = strchr(p, '/');
+	n = e ? (size_t)(e - p) : 0;
+	if (!e || n == 0 || n >= size || strcmp(e, "/explain") != 0)
+		return false;
+	memcpy(name, p, n);
+	name[n] = '\0';
+	return true;
+}
+
+static const char *stamp(int64_t us, char *buf, size_t size)
+{
+	return api_store_timestamp(us, buf, size);
+}
+
+/* GPUs (or the first resource) a workload requests in all. */
+static int64_t wl_gpus(const struct xp *e, const struct workload *w)
+{
+	int64_t n = 0;
+
+	if (e->gpu < 0)
+		return 0;
+	for (size_t p = 0; p < w->npodsets; p++)
+		n += w->podsets[p].count * w->podsets[p].requests.v[e->gpu];
+	return n;
+}
+
+static const char *wl_key(const struct workload *w, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/%s", w->ns ? w->ns : "", w->name);
+	return buf;
+}
+
+static void add_layer(struct xp *e, const char *layer, const char *status,
+		      json_t *obj)
+{
+	json_object_set_new(obj, "layer", json_string(layer));
+	json_object_set_new(obj, "status", json_string(status));
+	json_array_append_new(e->layers, obj);
+	if (!e->cause && strcmp(status, "ok") != 0 && strcmp(status, "n/a")) {
+		const char *why =
+			json_string_value(json_object_get(obj, "reason"));
+
+		e->cause = layer;
+		snprintf(e->cause_why, sizeof(e->cause_why), "%s%s%s", status,
+			 why ? ", " : "", why ? why : "");
+	}
+}
+
+/* Pending workloads of wl's ClusterQueue ahead of it, by position. */
+static json_t *ahead_of(struct xp *e, const int64_t *cq_pos, int32_t cq,
+			int64_t mine, size_t *count)
+{
+	json_t *a = json_array();
+	char key[512];
+
+	*count = 0;
+	for (int64_t p = 0; p < mine; p++) {
+		for (size_t i = 0; i < e->c->workloads.len; i++) {
+			const struct workload *o = &e->c->workloads.items[i];
+
+			if (cq_pos[i] != p ||
+			    sched_wl_cq(e->s, (uint32_t)i) != cq)
+				continue;
+			(*count)++;
+			if (json_array_size(a) < MAX_LISTED)
+				json_array_append_new(
+					a,
+					json_pack("{s:s,s:I,s:i,s:I}", "name",
+						  wl_key(o, key, sizeof(key)),
+						  "position", (json_int_t)p,
+						  "priority",
+						  sched_wl_priority(
+							  e->s, (uint32_t)i),
+						  "gpus",
+						  (json_int_t)wl_gpus(e, o)));
+		}
+	}
+	return a;
+}
+
+static int holder_cmp(const void *a, const void *b)
+{
+	const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	json_int_t gx = json_integer_value(json_object_get(x, "gpus"));
+	json_int_t gy = json_integer_value(json_object_get(y, "gpus"));
+
+	if (gx != gy)
+		return gx < gy ? 1 : -1;
+	return strcmp(json_string_value(json_object_get(x, "name")),
+		      json_string_value(json_object_get(y, "name")));
+}
+
+/* Admitted workloads of ClusterQueue cq, most GPUs first. */
+static json_t *holders_of(struct xp *e, int32_t cq, int64_t *total)
+{
+	VEC(json_t *) v = VEC_INIT;
+	json_t *a = json_array();
+	char key[512];
+
+	*total = 0;
+	for (size_t i = 0; i < e->c->workloads.len; i++) {
+		const struct workload *o = &e->c->workloads.items[i];
+
+		if (i == e->wl || !o->name ||
+		    sched_wl_state(e->s, (uint32_t)i) != SCHED_WL_ADMITTED ||
+		    sched_wl_cq(e->s, (uint32_t)i) != cq)
+			continue;
+		*total += wl_gpus(e, o);
+		vec_push(&v, json_pack("{s:s,s:I}", "name",
+				       wl_key(o, key, sizeof(key)), "gpus",
+				       (json_int_t)wl_gpus(e, o)));
+	}
+	if (v.len)
+		qsort(v.items, v.len, sizeof(*v.items), holder_cmp);
+	for (size_t i = 0; i < v.len; i++) {
+		if (i < MAX_LISTED)
+			json_array_append(a, v.items[i]);
+		json_decref(v.items[i]);
+	}
+	vec_release(&v);
+	return a;
+}
+
+static void admission_pending(struct xp *e, json_t *o, int32_t cq)
+{
+	int64_t *cq_pos = xcalloc(e->c->workloads.len + 1, sizeof(int64_t));
+	int64_t *lq_pos = xcalloc(e->c->workloads.len + 1, sizeof(int64_t));
+	struct strbuf msg;
+	enum sched_pend pend;
+	enum ctl_wait wait = ctl_wl_wait(e->x->ctl, e->wl, &pend);
+	size_t nahead = 0;
+	int64_t held = 0;
+	json_t *ahead, *holders;
+
+	strbuf_init(&msg);
+	pend = sched_wl_pending(e->s, e->wl, &msg);
+	sched_positions(e->s, cq_pos, lq_pos);
+	json_object_set_new(o, "reason",
+			    json_string(ctl_wait_name(wait, pend)));
+	json_object_set_new(o, "message", json_string(msg.buf ? msg.buf : ""));
+	strbuf_addf(&e->text, "1. Admission: waiting (%s): %s\n",
+		    ctl_wait_name(wait, pend), msg.buf ? msg.buf : "");
+	if (sched_wl_compact(e->s, e->wl)) {
+		json_object_set_new(o, "compact", json_true());
+		strbuf_addstr(&e->text,
+			      "   a compact gang: it waits for a placement on "
+			      "the fewest domains rather than start spread\n");
+	}
+	if (cq >= 0 && cq_pos[e->wl] >= 0) {
+		json_object_set_new(o, "positionInClusterQueue",
+				    json_integer(cq_pos[e->wl]));
+		json_object_set_new(o, "positionInLocalQueue",
+				    json_integer(lq_pos[e->wl]));
+		ahead = ahead_of(e, cq_pos, cq, cq_pos[e->wl], &nahead);
+		json_object_set_new(o, "ahead", ahead);
+		strbuf_addf(&e->text,
+			    "   position %lld in ClusterQueue %s, %zu ahead "
+			    "of it",
+			    (long long)cq_pos[e->wl], sched_cq_name(e->s, cq),
+			    nahead);
+		for (size_t i = 0; i < json_array_size(ahead); i++)
+			strbuf_addf(&e->text, "%s%s", i ? ", " : ": ",
+				    json_string_value(json_object_get(
+					    json_array_get(ahead, i), "name")));
+		strbuf_addch(&e->text, '\n');
+	}
+	if (cq >= 0) {
+		holders = holders_of(e, cq, &held);
+		json_object_set_new(o, "heldGPUs", json_integer(held));
+		json_object_set_new(o, "holders", holders);
+		strbuf_addf(&e->text, "   %lld GPUs held in %s by %zu admitted",
+			    (long long)held, sched_cq_name(e->s, cq),
+			    json_array_size(holders));
+		for (size_t i = 0; i < json_array_size(holders) && i < 3; i++) {
+			json_t *h = json_array_get(holders, i);
+
+			strbuf_addf(
+				&e->text, "%s%s (%lld)", i ? ", " : ": ",
+				json_string_value(json_object_get(h, "name")),
+				(long long)json_integer_value(
+					json_object_get(h, "gpus")));
+		}
+		strbuf_addch(&e->text, '\n');
+	}
+	strbuf_release(&msg);
+	free(cq_pos);
+	free(lq_pos);
+}
+
+static void layer_admission(struct xp *e)
+{
+	enum sched_wl_state st = sched_wl_state(e->s, e->wl);
+	int32_t cq = sched_wl_cq(e->s, e->wl);
+	struct sched_condition qr =
+		sched_wl_condition(e->s, e->wl, SCHED_COND_QUOTA_RESERVED);
+	json_t *o = json_object();
+	char ts[40];
+
+	json_object_set_new(o, "gpus", json_integer(wl_gpus(e, e->w)));
+	if (st == SCHED_WL_PENDING || st == SCHED_WL_NEW) {
+		admission_pending(e, o, cq);
+		add_layer(e, "admission", "waiting", o);
+		return;
+	}
+	if (qr.present && qr.status)
+		json_object_set_new(
+			o, "admittedAt",
+			json_string(stamp(qr.transition_us, ts, sizeof(ts))));
+	strbuf_addf(&e->text, "1. Admission: %s in ClusterQueue %s%s%s\n",
+		    st == SCHED_WL_FINISHED ? "was admitted" : "admitted",
+		    cq >= 0 ? sched_cq_name(e->s, cq) : "-",
+		    qr.present && qr.status ? " at " : "",
+		    qr.present && qr.status ? ts : "");
+	add_layer(e, "admission", "ok", o);
+}
+
+static void layer_assembly(struct xp *e)
+{
+	struct gang_saved g;
+	const struct swl *sw =
+		e->wl < e->x->wl.len ? &e->x->wl.items[e->wl] : NULL;
+	json_t *o = json_object(), *waiting = json_array();
+	uint32_t created = 0, bound = 0, ready = 0;
+	char ts[40];
+
+	if (sched_wl_state(e->s, e->wl) != SCHED_WL_ADMITTED) {
+		strbuf_addstr(&e->text, "2. Assembly: -\n");
+		add_layer(e, "assembly", "n/a", o);
+		json_decref(waiting);
+		return;
+	}
+	gang_wl_export(ctl_gang(e->x->ctl), e->wl, &g);
+	for (uint32_t p = 0; p < g.npods; p++) {
+		uint8_t f = g.pods[p].flags;
+
+		created += sw && p < sw->npods && sw->uid_at
+				   ? sw->uid_at[p] != NULL
+				   : (f & GANG_POD_CREATED) != 0;
+		bound += g.pods[p].node != UINT32_MAX;
+		ready += (f & (GANG_POD_READY | GANG_POD_SUCCEEDED)) != 0;
+		if (!(f & (GANG_POD_READY | GANG_POD_SUCCEEDED)) &&
+		    json_array_size(waiting) < MAX_LISTED)
+			json_array_append_new(
+				waiting,
+				json_string(sw && p < sw->npods &&
+							    sw->name_at &&
+							    sw->name_at[p]
+						    ? sw->name_at[p]
+						    : "(not created)"));
+	}
+	json_object_set_new(o, "state", json_string(gang_state_name(g.state)));
+	json_object_set_new(o, "pods", json_integer(g.npods));
+	json_object_set_new(o, "created", json_integer(created));
+	json_object_set_new(o, "bound", json_integer(bound));
+	json_object_set_new(o, "ready", json_integer(ready));
+	if (g.state == GANG_READY) {
+		json_decref(waiting);
+		strbuf_addf(&e->text,
+			    "2. Assembly: all %u pods bound and Ready\n",
+			    g.npods);
+		add_layer(e, "assembly", "ok", o);
+		return;
+	}
+	json_object_set_new(o, "waitingPods", waiting);
+	strbuf_addf(&e->text,
+		    "2. Assembly: %s: %u of %u pods created, %u bound, %u "
+		    "Ready",
+		    gang_state_name(g.state), created, g.npods, bound, ready);
+	if (g.ready_deadline_us > 0 && g.ready_deadline_us < INT64_MAX) {
+		json_object_set_new(o, "deadline",
+				    json_string(stamp(g.ready_deadline_us, ts,
+						      sizeof(ts))));
+		json_object_set_new(o, "then",
+				    json_string("evicted and requeued "
+						"(waitForPodsReady)"));
+		strbuf_addf(&e->text,
+			    "; if not all Ready by %s it is evicted and "
+			    "requeued (waitForPodsReady)",
+			    ts);
+	}
+	strbuf_addch(&e->text, '\n');
+	add_layer(e, "assembly", "waiting", o);
+}
+
+static void layer_throughput(struct xp *e)
+{
+	const struct sched_admission *adm = sched_wl_admission(e->s, e->wl);
+	struct throughput_config tc;
+	json_t *o = json_object(), *sets = json_array();
+	bool spread = false, any = false;
+	double worst = 1;
+
+	throughput_config_init(&tc);
+	for (size_t p = 0; adm && p < adm->npodsets; p++) {
+		const struct sched_podset_admission *pa = &adm->ps[p];
+		const struct podset *ps = &e->w->podsets[p];
+		struct obs_placement pl;
+		const char *link;
+		struct strbuf sum;
+
+		if (!obs_placement_of(e->s, e->wl, e->w, p, e->gpu, &tc, &pl))
+			continue;
+		strbuf_init(&sum);
+		topo_span_summary(sched_topo(e->s, pa->tas_flavor), pa->nodes,
+				  (size_t)pa->count, &ps->requests, &sum);
+		link = throughput_level_name(pl.slowest);
+		worst = pl.ratio < worst ? pl.ratio : worst;
+		spread = spread || pl.racks > pl.min_racks ||
+			 pl.blocks > pl.min_blocks || pl.ratio < SLOW_RATIO;
+		json_array_append_new(
+			sets,
+			json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:f,s:s}",
+				  "podSet", ps->name ? ps->name : "main",
+				  "placement", sum.buf, "hosts", pl.hosts,
+				  "racks", pl.racks, "minRacks", pl.min_racks,
+				  "blocks", pl.blocks, "minBlocks",
+				  pl.min_blocks, "modelledThroughput",
+				  round(pl.ratio * 1000) / 1000, "slowestLink",
+				  link));
+		strbuf_addf(&e->text,
+			    "%s %s: %s; modelled throughput %.0f%% of ideal, "
+			    "slowest link: %s\n",
+			    any ? "  " : "3. Throughput:",
+			    ps->name ? ps->name : "main", sum.buf,
+			    pl.ratio * 100, link);
+		any = true;
+		strbuf_release(&sum);
+	}
+	if (!any) {
+		json_decref(sets);
+		strbuf_addstr(&e->text, "3. Throughput: -\n");
+		add_layer(e, "throughput", "n/a", o);
+		return;
+	}
+	e->modelled = worst;
+	json_object_set_new(o, "podSets", sets);
+	json_object_set_new(o, "modelledThroughput",
+			    json_real(round(worst * 1000) / 1000));
+	add_layer(e, "throughput", spread ? "spread" : "ok", o);
+}
+
+/* A rate the Workload object reports (annotation key; read from the
+ * store, where users and agents write it, not from the controller's copy
+ * of the spec), or 0. */
+static double reported(const struct xp *e, const char *key)
+{
+	const struct api_obj *o = api_store_get(
+		e->x->s, e->x->kinds[SK_WORKLOAD], e->w->ns, e->w->name);
+	const char *v = o ? json_string_value(json_object_get(
+				    json_object_get(json_object_get(o->body,
+								    "metadata"),
+						    "annotations"),
+				    key))
+			  : NULL;
+	char *end;
+	double d;
+
+	if (!v)
+		return 0;
+	d = strtod(v, &end);
+	return end != v && *end == '\0' && d > 0 && isfinite(d) ? d : 0;
+}
+
+static void layer_hardware(struct xp *e)
+{
+	const struct sched_admission *adm = sched_wl_admission(e->s, e->wl);
+	double m = reported(e, ANN_MEASURED), ideal = reported(e, ANN_IDEAL);
+	json_t *o = json_object(), *bad = json_array();
+	bool suspect = false;
+
+	for (size_t p = 0; adm && p < adm->npodsets; p++) {
+		const struct sched_podset_admission *pa = &adm->ps[p];
+		const struct topo *t;
+
+		if (pa->tas_flavor < 0 || !pa->nodes)
+			continue;
+		t = sched_topo(e->s, pa->tas_flavor);
+		for (int32_t i = 0; i < pa->count; i++) {
+			const struct node *n = t->node_src[pa->nodes[i]];
+
+			if ((n->ready && !n->unschedulable) ||
+			    json_array_size(bad) >= MAX_LISTED)
+				continue;
+			json_array_append_new(bad, json_string(n->name));
+			suspect = true;
+		}
+	}
+	json_object_set_new(o, "degradedNodes", bad);
+	if (m > 0 && ideal > 0 && e->modelled > 0) {
+		double got = m / ideal;
+
+		json_object_set_new(o, "measuredThroughput",
+				    json_real(round(got * 1000) / 1000));
+		json_object_set_new(
+			o, "expectedThroughput",
+			json_real(round(e->modelled * 1000) / 1000));
+		if (got < HW_SHORTFALL * e->modelled)
+			suspect = true;
+		strbuf_addf(&e->text,
+			    "4. Hardware: measured %.0f%% of ideal against "
+			    "%.0f%% the placement explains%s",
+			    got * 100, e->modelled * 100,
+			    got < HW_SHORTFALL * e->modelled
+				    ? ": slower than its placement explains, "
+				      "look at its nodes"
+				    : "");
+	} else if (sched_wl_state(e->s, e->wl) == SCHED_WL_ADMITTED) {
+		strbuf_addstr(&e->text, "4. Hardware: no measured rate "
+					"(annotations " ANN_MEASURED
+					" and " ANN_IDEAL ")");
+	} else {
+		strbuf_addstr(&e->text, "4. Hardware: -");
+	}
+	for (size_t i = 0; i < json_array_size(bad); i++)
+		strbuf_addf(&e->text, "%s%s",
+			    i ? ", " : "; nodes not Ready or cordoned: ",
+			    json_string_value(json_array_get(bad, i)));
+	strbuf_addch(&e->text, '\n');
+	add_layer(e, "hardware",
+		  suspect ? "suspect" : (m > 0 && ideal > 0 ? "ok" : "n/a"), o);
+}
+
+static void layer_history(struct xp *e)
+{
+	struct sched_condition ev =
+		sched_wl_condition(e->s, e->wl, SCHED_COND_EVICTED);
+	struct sched_condition pr =
+		sched_wl_condition(e->s, e->wl, SCHED_COND_PREEMPTED);
+	int64_t requeues = gang_requeues(ctl_gang(e->x->ctl), e->wl);
+	json_t *o = json_object();
+	char ts[40];
+
+	json_object_set_new(o, "requeues", json_integer(requeues));
+	strbuf_addf(&e->text, "5. History: requeued %lld times",
+		    (long long)requeues);
+	if (ev.present) {
+		json_object_set_new(
+			o, "lastEviction",
+			json_pack("{s:s,s:s,s:s}", "reason",
+				  ev.reason ? ev.reason : "", "message",
+				  ev.message ? ev.message : "", "time",
+				  stamp(ev.transition_us, ts, sizeof(ts))));
+		strbuf_addf(&e->text, "; last evicted at %s (%s: %s)", ts,
+			    ev.reason ? ev.reason : "",
+			    ev.message ? ev.message : "");
+	}
+	if (pr.present && pr.status)
+		json_object_set_new(o, "preempted",
+				    json_string(pr.message ? pr.message : ""));
+	strbuf_addch(&e->text, '\n');
+	add_layer(e, "history", "n/a", o);
+}
+
+static const char *state_name(const struct xp *e)
+{
+	struct gang_saved g;
+
+	switch (sched_wl_state(e->s, e->wl)) {
+	case SCHED_WL_ADMITTED:
+		gang_wl_export(ctl_gang(e->x->ctl), e->wl, &g);
+		return g.state == GANG_READY ? "Running" : "Admitted";
+	case SCHED_WL_FINISHED:
+		return "Finished";
+	default:
+		return "Pending";
+	}
+}
+
+static json_t *explain(struct xp *e, const char *ns, const char *name)
+{
+	json_t *o;
+	char head[600];
+
+	e->layers = json_array();
+	strbuf_init(&e->text);
+	snprintf(head, sizeof(head), "Workload %s/%s: %s, %lld GPUs\n", ns,
+		 name, state_name(e), (long long)wl_gpus(e, e->w));
+	strbuf_addstr(&e->text, head);
+	layer_admission(e);
+	layer_assembly(e);
+	layer_throughput(e);
+	layer_hardware(e);
+	layer_history(e);
+	if (e->cause)
+		strbuf_addf(&e->text, "Cause: %s (%s)\n", e->cause,
+			    e->cause_why);
+	else
+		strbuf_addf(&e->text, "Cause: %s\n",
+			    strcmp(state_name(e), "Finished") == 0
+				    ? "none: finished"
+				    : "none: running as well as its placement "
+				      "allows");
+	o = json_pack("{s:s,s:s,s:{s:s,s:s},s:s,s:s,s:o,s:s}", "kind",
+		      "WorkloadExplanation", "apiVersion",
+		      "echelon.dev/v1alpha1", "metadata", "namespace", ns,
+		      "name", name, "state", state_name(e), "cause",
+		      e->cause ? e->cause : "none", "layers", e->layers, "text",
+		      e->text.buf);
+	strbuf_release(&e->text);
+	return o;
+}
+
+int serve_sched_explain(struct serve_sched *x, const struct api_req *r,
+			int64_t now_us, struct api_resp *resp)
+{
+	struct xp e = { .x = x, .now_us = now_us };
+	char ns[254], name[254];
+	int64_t slot;
+	json_t *o;
+	char *text;
+
+	if (!r->path || !parse_path(r->path, ns, name, sizeof(ns)))
+		return -ENOENT;
+	if (strcmp(r->method, "GET") != 0) {
+		api_resp_status(resp, 405, "MethodNotAllowed",
+				"the server does not allow this method on "
+				"the requested resource");
+		return 0;
+	}
+	slot = serve_sched_find(x, ns, name);
+	if (slot < 0) {
+		api_resp_status(resp, 404, "NotFound",
+				"workloads.kueue.x-k8s.io \"%s\" not found in "
+				"namespace %s (or not queued by echelon)",
+				name, ns);
+		return 0;
+	}
+	e.s = ctl_sched(x->ctl);
+	e.c = ctl_cluster(x->ctl);
+	e.wl = (uint32_t)slot;
+	e.w = &e.c->workloads.items[slot];
+	e.gpu = resource_lookup(e.c->resources, GPU);
+	o = explain(&e, ns, name);
+	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER |
+				     JSON_REAL_PRECISION(6));
+	resp->code = 200;
+	resp->content_type = "application/json";
+	strbuf_addstr(&resp->body, text);
+	free(text);
+	json_decref(o);
+	return 0;
+}
