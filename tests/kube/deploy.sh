@@ -9,12 +9,12 @@
 #      right lines (the checker checks);
 #   3. the Deployment agrees with the rest: its image tag is echelon's
 #      version, its -f files are keys of the ConfigMap mounted at
-#      /etc/echelon and pass `echelon validate --strict`, its probes
-#      speak HTTP or HTTPS to the port echelon listens on, the Role and
-#      bindings grant its Lease to its service account, its pod meets
-#      the "restricted" Pod Security Standard as the image's user, and the
-#      image's runtime packages (deploy/runtime-packages.sh) are found for
-#      this build;
+#      /etc/echelon and pass `echelon validate --strict`, `echelon serve`
+#      knows its arguments, its probes speak HTTP or HTTPS to the port
+#      echelon listens on, the Role and bindings grant its Lease to its
+#      service account, its pod meets the "restricted" Pod Security
+#      Standard as the image's user, and the image's runtime packages
+#      (deploy/runtime-packages.sh) are found for this build;
 #   4. kubectl 1.35 and 1.20 apply the rendered objects with
 #      --dry-run=server to a running `echelon serve`: the kinds it serves
 #      are answered as created and nothing is stored; the kinds it does not
@@ -157,6 +157,11 @@ done || exit 1
 out=$("$ECHELON" validate --strict $files 2>&1) ||
 	fail "the ConfigMap's files: $out"
 printf '%s\n' "$out"
+# Every argument is one `echelon serve` knows (--help last: all before it
+# are parsed, none acted on; tests/kube/deploy_walkthrough.sh runs them).
+# shellcheck disable=SC2046
+out=$("$ECHELON" $(cat "$TMP/args") --help 2>&1 >/dev/null) ||
+	fail "echelon refuses the Deployment's arguments: $out"
 # RBAC for what the arguments name: the Role for the Lease is in its
 # namespace and names it, and the bindings name the pod's service account.
 lease=$(sed -n '/^--lease$/{n;p;}' "$TMP/args")
