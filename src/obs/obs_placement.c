@@ -27,21 +27,19 @@ static void spans(const struct topo *t, const uint32_t *n, size_t count,
 	r->hosts = t->hostname_lowest
 			   ? topo_domains_spanned(t, n, count, host, tmp)
 			   : c;
-	r->min_hosts = t->hostname_lowest
-			       ? topo_fewest_domains(t, host, req, c)
-			       : c;
-	r->racks = rack >= 0 ? topo_domains_spanned(t, n, count,
-						    (unsigned)rack, tmp)
+	r->min_hosts =
+		t->hostname_lowest ? topo_fewest_domains(t, host, req, c) : c;
+	r->racks = rack >= 0 ? topo_domains_spanned(t, n, count, (unsigned)rack,
+						    tmp)
 			     : 1;
-	r->min_racks = rack >= 0 ? topo_fewest_domains(t, (unsigned)rack, req,
-						       c)
-				 : 1;
+	r->min_racks =
+		rack >= 0 ? topo_fewest_domains(t, (unsigned)rack, req, c) : 1;
 	r->blocks = rack > 0 ? topo_domains_spanned(t, n, count,
 						    (unsigned)rack - 1, tmp)
 			     : 1;
-	r->min_blocks = rack > 0 ? topo_fewest_domains(t, (unsigned)rack - 1,
-						       req, c)
-				 : 1;
+	r->min_blocks =
+		rack > 0 ? topo_fewest_domains(t, (unsigned)rack - 1, req, c)
+			 : 1;
 	free(tmp);
 }
 
@@ -79,8 +77,8 @@ bool obs_placement_of(const struct sched *s, uint32_t wl,
 	gpp = gpu >= 0 ? req->v[gpu] : 0;
 	ret->pods = pa->count;
 	ret->gpus = (int32_t)(pa->count * (gpp > 0 ? gpp : 1));
-	spans(sched_topo(s, pa->tas_flavor), pa->nodes, (size_t)pa->count,
-	      req, ret);
+	spans(sched_topo(s, pa->tas_flavor), pa->nodes, (size_t)pa->count, req,
+	      ret);
 	shape(&act, ret->gpus, ret->hosts, ret->racks, ret->blocks);
 	if (ret->min_hosts > 0 && ret->min_racks > 0 && ret->min_blocks > 0)
 		shape(&ideal, ret->gpus, ret->min_hosts, ret->min_racks,
@@ -142,7 +140,8 @@ void obs_placement_metrics(const struct sched *s, const struct cluster *c,
 		"placement against the ideal one (its worst pod set).",
 		"Racks an admitted workload's pods span beyond the fewest that "
 		"could hold them.",
-		"Blocks an admitted workload's pods span beyond the fewest that "
+		"Blocks an admitted workload's pods span beyond the fewest "
+		"that "
 		"could hold them.",
 	};
 	int gpu = resource_lookup(c->resources, "nvidia.com/gpu");
@@ -155,7 +154,8 @@ void obs_placement_metrics(const struct sched *s, const struct cluster *c,
 			double ratio;
 			int32_t xr, xb, hosts;
 
-			if (!w->name || sched_wl_state(s, wl) != SCHED_WL_ADMITTED ||
+			if (!w->name ||
+			    sched_wl_state(s, wl) != SCHED_WL_ADMITTED ||
 			    !worst_of(s, c, wl, gpu, tc, &ratio, &xr, &xb,
 				      &hosts))
 				continue;
@@ -178,5 +178,6 @@ void obs_placement_metrics(const struct sched *s, const struct cluster *c,
 		strbuf_addf(out, "echelon_placement_on_min_racks_ratio %.6g\n",
 			    (double)on_min / (double)multi);
 	else
-		strbuf_addstr(out, "echelon_placement_on_min_racks_ratio NaN\n");
+		strbuf_addstr(out,
+			      "echelon_placement_on_min_racks_ratio NaN\n");
 }

@@ -21,10 +21,10 @@
 
 struct obs_placement {
 	int32_t pods, gpus;
-	int32_t hosts, racks, blocks;	      /* spanned */
+	int32_t hosts, racks, blocks;		  /* spanned */
 	int32_t min_hosts, min_racks, min_blocks; /* the fewest */
-	double ratio;			      /* modelled, in (0, 1] */
-	enum throughput_level slowest;	      /* highest level crossed */
+	double ratio;				  /* modelled, in (0, 1] */
+	enum throughput_level slowest;		  /* highest level crossed */
 };
 
 /*
