@@ -91,9 +91,9 @@ static int parse_args(int argc, char **argv, struct explain_opts *o)
 			break;
 		case 'o':
 			o->text = strcmp(optarg, "text") == 0;
-			if (!o->text && (output_parse(optarg, &o->fmt) < 0 ||
-					 (o->fmt != OUTPUT_JSON &&
-					  o->fmt != OUTPUT_YAML)))
+			if (!o->text &&
+			    (output_parse(optarg, &o->fmt) < 0 ||
+			     (o->fmt != OUTPUT_JSON && o->fmt != OUTPUT_YAML)))
 				return cli_bad_value("explain", "--output",
 						     optarg,
 						     "expected text, json or "
@@ -117,8 +117,8 @@ static int parse_args(int argc, char **argv, struct explain_opts *o)
 				       "(echelon explain workload NS/NAME)",
 				       cli_quote(argv[optind]));
 	if (optind + 1 >= argc)
-		return cli_usage_error("explain",
-				       "the workload is missing: NAMESPACE/NAME");
+		return cli_usage_error(
+			"explain", "the workload is missing: NAMESPACE/NAME");
 	if (optind + 2 < argc)
 		return cli_usage_error("explain", "unexpected argument %s",
 				       cli_quote(argv[optind + 2]));
@@ -126,8 +126,7 @@ static int parse_args(int argc, char **argv, struct explain_opts *o)
 	if (!strchr(o->target, '/') || o->target[0] == '/' ||
 	    strchr(o->target, '/')[1] == '\0' ||
 	    strchr(strchr(o->target, '/') + 1, '/'))
-		return cli_usage_error("explain",
-				       "%s: expected NAMESPACE/NAME",
+		return cli_usage_error("explain", "%s: expected NAMESPACE/NAME",
 				       cli_quote(o->target));
 	return 0;
 }
