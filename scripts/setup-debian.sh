@@ -11,7 +11,8 @@
 set -eu
 
 packages="build-essential cmake pkg-config libfyaml-dev libjansson-dev
-libcmocka-dev libmicrohttpd-dev libsqlite3-dev libgnutls28-dev"
+libcmocka-dev libmicrohttpd-dev libsqlite3-dev libgnutls28-dev
+libcurl4-openssl-dev"
 missing=""
 
 have_pc() { pkg-config --exists "$1" 2>/dev/null; }
@@ -40,7 +41,7 @@ for extra in "$@"; do
 	esac
 done
 if [ -z "$missing" ]; then
-	for pc in libfyaml jansson cmocka libmicrohttpd sqlite3 gnutls; do
+	for pc in libfyaml jansson cmocka libmicrohttpd sqlite3 gnutls libcurl; do
 		have_pc "$pc" || missing=1
 	done
 fi

@@ -181,6 +181,21 @@ static const struct api_column pod_group_cols[] = {
 	DATE_AGE_COL("PodGroup"),
 };
 
+/* Kubernetes' own PodGroup (KEP-4671): kube-scheduler's gang of the pods
+ * whose spec.schedulingGroup.podGroupName names it. */
+static const struct api_column native_pod_group_cols[] = {
+	NAME_COL,
+	{ "MinCount", "integer", "",
+	  "The pods that must be schedulable together (gang policy).", 0 },
+	{ "Topology", "string", "",
+	  "The node label whose one domain must hold every pod.", 0 },
+	{ "Scheduled", "string", "",
+	  "Status of the PodGroupInitiallyScheduled condition.", 0 },
+	{ "Reason", "string", "",
+	  "Reason of the PodGroupInitiallyScheduled condition.", 1 },
+	DATE_AGE_COL("PodGroup"),
+};
+
 #define KUEUE_GV .group = "kueue.x-k8s.io", .versions = { "v1beta2", "v1beta1" }
 
 /* Indexed by enum api_kind_id: the order is the id. */
@@ -351,6 +366,17 @@ static const struct api_kind kinds[] = {
 				     .kind = "Configuration",
 				     COLS(name_age_cols),
 				     .cells = api_table_name_age },
+	/* v1beta1 (1.37) preferred; v1alpha2 (1.36) has the same shape */
+	[API_KIND_NATIVE_POD_GROUP] = { .id = API_KIND_NATIVE_POD_GROUP,
+					.group = "scheduling.k8s.io",
+					.versions = { "v1beta1", "v1alpha2" },
+					.resource = "podgroups",
+					.singular = "podgroup",
+					.kind = "PodGroup",
+					.namespaced = true,
+					.subresources = API_SUB_STATUS,
+					COLS(native_pod_group_cols),
+					.cells = api_table_native_pod_group },
 };
 
 _Static_assert(ARRAY_SIZE(kinds) == API_KIND_COUNT,

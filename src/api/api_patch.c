@@ -454,6 +454,19 @@ static const struct list_rule *list_rule(const char *field)
 	return NULL;
 }
 
+enum api_patch_list api_patch_list_of(const char *field, const char **ret_key)
+{
+	const struct list_rule *r = list_rule(field);
+
+	if (!r || r->strategy == LIST_REPLACE)
+		return API_PATCH_LIST_REPLACE;
+	if (r->strategy == LIST_SET)
+		return API_PATCH_LIST_SET;
+	if (ret_key)
+		*ret_key = r->key;
+	return API_PATCH_LIST_KEYED;
+}
+
 static json_t *strategic(json_t *target, const json_t *patch, int depth,
 			 struct errbuf *err);
 

@@ -44,6 +44,17 @@ int api_patch_apply(const struct api_kind *k, enum api_patch_type type,
 		    const json_t *target, const json_t *patch, json_t **ret,
 		    struct errbuf *err) MUST_CHECK;
 
+/* How a strategic merge patch treats the list at a field of that name:
+ * replaced whole, merged element by element by a key field (*ret_key,
+ * e.g. conditions by "type"), or merged as a set of scalars
+ * (finalizers; removals through $deleteFromPrimitiveList/<field>). */
+enum api_patch_list {
+	API_PATCH_LIST_REPLACE,
+	API_PATCH_LIST_KEYED,
+	API_PATCH_LIST_SET,
+};
+enum api_patch_list api_patch_list_of(const char *field, const char **ret_key);
+
 /*
  * Decode a YAML body (apply patches are YAML or JSON; JSON is YAML) of len
  * bytes into *ret (new reference): one document, plain scalars typed by

@@ -798,6 +798,23 @@ void api_table_pod_group(const json_t *obj, int64_t now_us, json_t *cells)
 	add_date(cells, obj, "metadata.creationTimestamp", now_us);
 }
 
+void api_table_native_pod_group(const json_t *obj, int64_t now_us,
+				json_t *cells)
+{
+	const json_t *topo = json_array_get(
+		api_kind_field(obj, "spec.schedulingConstraints.topology"), 0);
+	const json_t *c =
+		cond(obj, "status.conditions", "PodGroupInitiallyScheduled");
+
+	add_name(cells, obj);
+	add_value(cells,
+		  api_kind_field(obj, "spec.schedulingPolicy.gang.minCount"));
+	add_value(cells, json_object_get(topo, "key"));
+	add_value(cells, json_object_get(c, "status"));
+	add_value(cells, json_object_get(c, "reason"));
+	add_date(cells, obj, "metadata.creationTimestamp", now_us);
+}
+
 json_t *api_table_columns(const struct api_kind *k)
 {
 	json_t *cols = json_array();

@@ -52,5 +52,7 @@ void api_table_local_queue(const json_t *obj, int64_t now_us, json_t *cells);
 void api_table_wpc(const json_t *obj, int64_t now_us, json_t *cells);
 void api_table_workload(const json_t *obj, int64_t now_us, json_t *cells);
 void api_table_pod_group(const json_t *obj, int64_t now_us, json_t *cells);
+void api_table_native_pod_group(const json_t *obj, int64_t now_us,
+				json_t *cells);
 
 #endif

@@ -213,6 +213,25 @@ static const char *const lease_spec_fields[] = {
 	"preferredHolder",  NULL
 };
 
+/* Kubernetes' own PodGroup (scheduling.k8s.io v1beta1; v1alpha2 has
+ * the same shape). */
+static const char *const native_pod_group_fields[] = { "apiVersion", "kind",
+						       "metadata",   "spec",
+						       "status",     NULL };
+static const char *const native_pod_group_spec_fields[] = {
+	"podGroupTemplateRef",
+	"workloadRef",
+	"parentCompositePodGroupName",
+	"schedulingPolicy",
+	"schedulingConstraints",
+	"resourceClaims",
+	"disruptionMode",
+	"priorityClassName",
+	"priority",
+	"preemptionPolicy",
+	NULL
+};
+
 /*
  * Decode only the metadata, for the kinds the manifests do not hold, and
  * check the fields of the object (and of its spec, when spec_known) with
@@ -517,6 +536,21 @@ static bool has_slices(const json_t *obj)
 	return false;
 }
 
+/* A native PodGroup's gang policy: gang.minCount a positive integer,
+ * as the API server requires. */
+static void check_native_pod_group(const json_t *obj, struct api_causes *out)
+{
+	const json_t *gang =
+		json_object_get(json_object_get(json_object_get(obj, "spec"),
+						"schedulingPolicy"),
+				"gang");
+	const json_t *min = json_object_get(gang, "minCount");
+
+	if (gang && (!json_is_integer(min) || json_integer_value(min) < 1))
+		causef(out, "spec.schedulingPolicy.gang.minCount", false,
+		       "must be an integer of at least 1");
+}
+
 int api_validate(const struct api_kind *k, const json_t *obj, const json_t *old,
 		 enum api_field_validation fv, struct api_causes *out)
 {
@@ -558,6 +592,12 @@ int api_validate(const struct api_kind *k, const json_t *obj, const json_t *old,
 		decode_metadata(text, strlen(text), true, lease_fields,
 				lease_spec_fields, fv, out);
 		check_lease(obj, out);
+		break;
+	case API_KIND_NATIVE_POD_GROUP:
+		decode_metadata(text, strlen(text), true,
+				native_pod_group_fields,
+				native_pod_group_spec_fields, fv, out);
+		check_native_pod_group(obj, out);
 		break;
 	default:
 		decode(text, strlen(text), fv, out);

@@ -628,6 +628,37 @@ int ctl_bind_result(struct ctl *x, uint64_t h, uint32_t pod, int err,
 	return 0;
 }
 
+int ctl_evict(struct ctl *x, uint64_t h, const char *reason, int64_t now_us)
+{
+	int64_t wl = ctl_enter(x, h, now_us);
+
+	if (wl < 0)
+		return (int)wl;
+	if (sched_wl_state(x->s, (uint32_t)wl) != SCHED_WL_ADMITTED)
+		return -EINVAL;
+	x->stats.bind_failures++;
+	vec_push(&x->failed, (uint32_t)wl);
+	evict_failed(x, reason);
+	return 0;
+}
+
+bool ctl_wl_bound(const struct ctl *x, uint32_t wl)
+{
+	const struct ctl_wl *w;
+
+	if (wl >= x->nwl || !x->wl[wl].live ||
+	    sched_wl_state(x->s, wl) != SCHED_WL_ADMITTED)
+		return false;
+	w = &x->wl[wl];
+	if (!w->bind || !w->npods || w->binding)
+		return false;
+	for (uint32_t p = 0; p < w->npods; p++) {
+		if (w->bind[p] != CTL_POD_BOUND)
+			return false;
+	}
+	return true;
+}
+
 int ctl_released(struct ctl *x, uint64_t h, int64_t now_us)
 {
 	int64_t wl = ctl_enter(x, h, now_us);

@@ -281,6 +281,18 @@ int ctl_bind_result(struct ctl *x, uint64_t h, uint32_t pod, int err,
 		    int64_t now_us);
 
 /*
+ * Evict admitted workload h whole, as a failed bind does (CTL_EV_EVICTED
+ * with reason, a static string; its pods released through the release
+ * op; queued again after the bind backoff): for a backend that finds a
+ * bind it was told of undone (a pod bound by someone else to another
+ * node, a bind the cluster refused after all). Returns 0, -ESTALE, or
+ * -EINVAL when h is not admitted.
+ */
+int ctl_evict(struct ctl *x, uint64_t h, const char *reason, int64_t now_us);
+/* Whether admitted slot wl has every pod bound (no bind in flight). */
+bool ctl_wl_bound(const struct ctl *x, uint32_t wl);
+
+/*
  * With wait_victims: the pods of preempted workload h are gone (after its
  * release op); its quota and nodes are free for its preemptor at the next
  * cycle, and it is queued again. Returns 0 or -ESTALE.

@@ -37,9 +37,11 @@ int kube_http_new(const struct kube_http_options *o, struct kube_http **ret,
 void kube_http_free(struct kube_http *h);
 /* The transport interface over h (impl = h). */
 struct kube_transport kube_http_transport(struct kube_http *h);
-/* The file descriptor to wait on for input (an epoll fd). */
+/* The file descriptor to wait on for input (an epoll fd of curl's
+ * sockets, level-triggered: add it with EPOLLIN). */
 int kube_http_fd(const struct kube_http *h);
-/* How long the loop may sleep at most, in ms (-1: no limit). */
+/* How long the loop may sleep at most, in ms (-1: no limit); 0 while a
+ * call waits to start (send() only queues: ask after the turn's sends). */
 int kube_http_timeout_ms(const struct kube_http *h, int64_t mono_us);
 /* Do what is ready: I/O, timeouts, retries due; callbacks run here.
  * mono_us: a monotonic clock. */

@@ -6,12 +6,21 @@
  * 404; a holder other than us is respected while the record, as observed
  * on OUR clock, is younger than leaseDurationSeconds; taking over counts
  * leaseTransitions + 1). A leader that cannot renew within the renew
- * deadline stops leading. Only local time is compared, so clock skew
- * between replicas does not matter; renewTime and acquireTime are
- * written as MicroTime from the wall clock for people to read.
+ * deadline (counted from the start of its last successful renewal)
+ * stops leading; one that reads another holder in the record stops at
+ * once. Only local time is compared, so clock skew between replicas
+ * does not matter; renewTime and acquireTime are written as MicroTime
+ * from the wall clock for people to read.
  * Defaults: 15 s lease, 10 s renew deadline, 2 s retry (kube-scheduler's);
  * new() refuses duration <= renew_deadline or renew_deadline <= 1.2 ×
- * retry.
+ * retry, a duration that is not whole seconds, a namespace or name that
+ * is not a DNS-1123 label or subdomain, and no identity.
+ *
+ * Calls go with KUBE_NO_LIMIT (never queued behind binds), without
+ * KUBE_RETRY (the algorithm retries itself), each bounded by half the
+ * renew deadline. One call is in flight at a time; its reply is acted on
+ * by the next kube_lease_run() (kube_lease_next_us() is then due), so
+ * that a record is dated by the local clock at or after its answer.
  */
 #ifndef ECHELON_KUBE_LEASE_H
 #define ECHELON_KUBE_LEASE_H
@@ -40,19 +49,29 @@ int kube_lease_new(const struct kube_lease_options *o, struct kube_lease **ret,
 		   struct errbuf *err) MUST_CHECK;
 void kube_lease_free(struct kube_lease *l);
 /* Do what is due: mono_us drives every decision, wall_us is only
- * written (renewTime). */
+ * written (renewTime). Call it at kube_lease_next_us() and after the
+ * transport's run function has answered calls. */
 void kube_lease_run(struct kube_lease *l, int64_t mono_us, int64_t wall_us);
 int64_t kube_lease_next_us(const struct kube_lease *l);
 /* We hold the lease now (and may write). */
 bool kube_lease_leader(const struct kube_lease *l);
+/* While leading: the monotonic time this replica stops leading unless a
+ * renewal succeeds first (a write sent later may race a new leader);
+ * INT64_MIN when not leading. */
+int64_t kube_lease_until_us(const struct kube_lease *l);
 /* The holder last seen ("" none), and how many times leadership changed
  * hands (leaseTransitions). */
 const char *kube_lease_holder(const struct kube_lease *l);
-/* Stop leading and hand over fast: write leaseDurationSeconds 1 when we
- * hold it (ReleaseOnCancel). kube_lease_idle() says when that is done. */
+int64_t kube_lease_transitions(const struct kube_lease *l);
+/* Stop leading and hand over fast: write leaseDurationSeconds 1 and an
+ * empty holderIdentity when the record is ours (ReleaseOnCancel), after
+ * the call in flight if any. Keep calling kube_lease_run() until
+ * kube_lease_idle() says that is done; no try starts after this. */
 void kube_lease_release(struct kube_lease *l, int64_t wall_us);
 bool kube_lease_idle(const struct kube_lease *l);
-/* Prometheus text: echelon_leader (0/1), transitions seen. */
+/* Prometheus text, labelled lease="NS/NAME": echelon_leader (0/1),
+ * echelon_leader_transitions_seen, echelon_leader_acquired_total,
+ * echelon_leader_lost_total, echelon_leader_tries_failed_total. */
 void kube_lease_metrics(const struct kube_lease *l, struct strbuf *out);
 
 #endif

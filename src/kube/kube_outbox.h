@@ -45,12 +45,21 @@
 #include "kube/kube_reflect.h"
 #include "kube/kube_transport.h"
 
+/* One line about a write the server refused: msg, then logfmt pairs
+ * ("verb=bind kind=Pod ns=a name=p code=409 reason=\"...\""). */
+typedef void (*kube_outbox_log_fn)(void *ctx, const char *msg, const char *kv);
+
 struct kube_outbox_options {
 	struct api_store *store;	 /* the replica (borrowed) */
 	const struct kube_transport *tr; /* borrowed */
-	struct kube_reflect *reflect;	 /* versions, refresh (borrowed) */
+	struct kube_reflect *reflect;	 /* versions, refresh (borrowed);
+					    NULL: every kind served at its
+					    storage version, nothing
+					    refreshed (the outbox alone) */
 	unsigned max_inflight;		 /* 0: 256 */
 	int64_t give_up_us;		 /* retry budget; 0: 30 s */
+	kube_outbox_log_fn log;		 /* NULL: log_debug() */
+	void *log_ctx;
 };
 
 struct kube_outbox;
@@ -63,6 +72,16 @@ void kube_outbox_flush(struct kube_outbox *b, int64_t mono_us);
 /* kube_pending_fn: writes of this object queued or in flight. */
 bool kube_outbox_pending(void *b, const struct api_kind *k, const char *ns,
 			 const char *name);
+/* Whether body, a remote version of an object that the reflector is
+ * about to mirror (one held while pending(), or a watch event arriving
+ * after the write's answer), is older than what an answered write of
+ * this outbox made of it: the pod unbound after its bind was answered
+ * (same uid), or a resourceVersion older than a create's or patch's
+ * answer. Mirroring it would show the scheduler its own write undone
+ * until the write's echo arrives; the reflector may drop it instead (the
+ * echo, or a relist, follows). */
+bool kube_outbox_stale(void *b, const struct api_kind *k, const char *ns,
+		       const char *name, const json_t *body);
 /* Nothing queued or in flight. */
 bool kube_outbox_idle(const struct kube_outbox *b);
 /* Drop every queued write and cancel those in flight; read on from the

@@ -44,6 +44,7 @@ static const struct {
 	[SK_WORKLOAD] = { "kueue.x-k8s.io/v1beta2", "Workload" },
 	[SK_JOB] = { "batch/v1", "Job" },
 	[SK_POD_GROUP] = { "scheduling.x-k8s.io/v1alpha1", "PodGroup" },
+	[SK_NATIVE_POD_GROUP] = { "scheduling.k8s.io/v1beta1", "PodGroup" },
 	[SK_POD] = { "v1", "Pod" },
 };
 
@@ -214,7 +215,7 @@ static int collect_obj(void *ctx, const struct api_obj *o)
 static void collect_all(struct serve_sched *x)
 {
 	static const enum sk order[] = { SK_WORKLOAD, SK_JOB, SK_POD_GROUP,
-					 SK_POD };
+					 SK_NATIVE_POD_GROUP, SK_POD };
 
 	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
 		if (x->kinds[order[i]])
@@ -235,12 +236,15 @@ static void state_init(struct serve_sched *x)
 	hmap_init(&x->bad);
 	hmap_init(&x->done);
 	hmap_init(&x->queues);
+	hmap_init(&x->refused);
+	hmap_init(&x->early);
 	x->cursor = api_store_rv(x->s);
 	x->pending_cycles = 0;
 	x->pending_seq = 0; /* a new controller: every slot */
 	(void)serve_sched_load_config(x, &x->c);
 	x->ctl = ctl_new(&x->c, &o, &backend, x);
 	x->status = serve_status_new();
+	serve_status_set_job_admission(x->status, !x->opt.workloads_remote);
 	x->restoring = true;
 	collect_all(x);
 }
@@ -263,6 +267,8 @@ static void state_release(struct serve_sched *x)
 	hmap_release(&x->bad);
 	hmap_release(&x->done);
 	hmap_release(&x->queues);
+	hmap_release(&x->refused);
+	hmap_release(&x->early);
 	vec_release(&x->acts);
 	vec_foreach (&x->plain, p)
 		free(*p);
@@ -273,11 +279,51 @@ static void state_release(struct serve_sched *x)
 	cluster_release(&x->c);
 }
 
+void serve_sched_options_init(struct serve_sched_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->scheduler_name = "echelon";
+	o->workloads_remote = true;
+}
+
+static void options_copy(struct serve_sched *x,
+			 const struct serve_sched_options *o)
+{
+	free((char *)x->opt.scheduler_name);
+	if (o)
+		x->opt = *o;
+	else
+		serve_sched_options_init(&x->opt);
+	x->opt.scheduler_name = xstrdup(
+		x->opt.scheduler_name ? x->opt.scheduler_name : "echelon");
+}
+
+void serve_sched_set_options(struct serve_sched *x,
+			     const struct serve_sched_options *o)
+{
+	options_copy(x, o);
+	/* what is echelon's may have changed: start over from the store */
+	state_release(x);
+	state_init(x);
+}
+
+bool serve_sched_ours(const struct serve_sched *x, const json_t *spec)
+{
+	const char *name =
+		json_string_value(json_object_get(spec, "schedulerName"));
+
+	if (name && strcmp(name, x->opt.scheduler_name) == 0)
+		return true;
+	return !x->opt.kube &&
+	       (!name || strcmp(name, "default-scheduler") == 0);
+}
+
 struct serve_sched *serve_sched_new(struct api_store *s)
 {
 	struct serve_sched *x = xcalloc(1, sizeof(*x));
 
 	x->s = s;
+	options_copy(x, NULL);
 	x->metrics = metrics_new();
 	x->obs = obs_metrics_new(x->metrics, NULL, NULL);
 	for (int i = 0; i < SK_COUNT; i++) {
@@ -295,6 +341,7 @@ void serve_sched_free(struct serve_sched *x)
 	if (!x)
 		return;
 	state_release(x);
+	free((char *)x->opt.scheduler_name);
 	obs_metrics_free(x->obs);
 	metrics_free(x->metrics);
 	free(x);
@@ -304,7 +351,8 @@ void serve_sched_free(struct serve_sched *x)
  * config (PodGroups too: the controller's gangs find theirs there). */
 static bool first_pass(enum sk k)
 {
-	return k < SK_CONFIG_COUNT || k == SK_POD_GROUP;
+	return k < SK_CONFIG_COUNT || k == SK_POD_GROUP ||
+	       k == SK_NATIVE_POD_GROUP;
 }
 
 /* Whether a ClusterQueue or LocalQueue event changed more than its
@@ -367,6 +415,7 @@ static void handle(struct serve_sched *x, const struct sev *e)
 		serve_sched_pod(x, e);
 		break;
 	case SK_POD_GROUP:
+	case SK_NATIVE_POD_GROUP:
 		serve_sched_pod_group(x, e);
 		break;
 	default:

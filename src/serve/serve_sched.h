@@ -11,7 +11,11 @@
  * spec.nodeName through the binding path), Workload status.admission with
  * flavors and topologyAssignment and Kueue's conditions, Job unsuspend,
  * PodGroup, ClusterQueue and LocalQueue status, the pods' PodScheduled
- * condition, Events with Kueue's and kube-scheduler's reasons.
+ * condition, Events with Kueue's and kube-scheduler's reasons. Gangs come
+ * in four dialects (Kubernetes' own PodGroup, Coscheduling's, Kueue's
+ * Job, a queued pod); pods asking for what echelon cannot honour are
+ * refused, never placed. The same code runs over a replica of a real
+ * cluster (src/kube), with the options below.
  */
 #ifndef ECHELON_SERVE_SCHED_H
 #define ECHELON_SERVE_SCHED_H
@@ -27,6 +31,35 @@
 struct serve_sched;
 struct serve_sched *serve_sched_new(struct api_store *s);
 void serve_sched_free(struct serve_sched *x);
+
+/* What the scheduler takes as its own and how it keeps its decisions. */
+struct serve_sched_options {
+	/* The spec.schedulerName of echelon's pods (NULL: "echelon");
+	 * copied. */
+	const char *scheduler_name;
+	/*
+	 * The store is a replica of a real cluster (src/kube): only pods
+	 * naming scheduler_name are echelon's (the embedded cluster also
+	 * takes pods of no scheduler name or "default-scheduler"), and a
+	 * queued Job is not suspended at create (there is no webhook): its
+	 * pods stay Pending until echelon binds them. An evicted gang's Job
+	 * is still suspended, and unsuspended when admitted again.
+	 */
+	bool kube;
+	/*
+	 * The cluster stores Kueue's Workload objects (its CRD is
+	 * installed). When false, a Job's admission is also kept in the
+	 * annotation SERVE_ADMISSION_ANNOTATION of the Job, as a PodGroup's
+	 * is, and a restarted scheduler adopts it from there.
+	 */
+	bool workloads_remote;
+};
+/* The defaults: "echelon", embedded, workloads_remote. */
+void serve_sched_options_init(struct serve_sched_options *o);
+/* Use o (copied; NULL: the defaults) from now on: the scheduler starts
+ * over from the store, as a restart does. */
+void serve_sched_set_options(struct serve_sched *x,
+			     const struct serve_sched_options *o);
 /* React to the store's changes since the last call and to the
  * controller's deadlines at now_us. Returns how many writes it made. */
 int serve_sched_sync(struct serve_sched *x, int64_t now_us);

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * Gangs of pods that exist before their admission: Coscheduling's
- * PodGroup (scheduling.x-k8s.io/v1alpha1, pods labelled
+ * Gangs of pods that exist before their admission: Kubernetes' own
+ * PodGroup (scheduling.k8s.io, KEP-4671: pods whose
+ * spec.schedulingGroup.podGroupName names it), Coscheduling's PodGroup
+ * (scheduling.x-k8s.io/v1alpha1, pods labelled
  * scheduling.x-k8s.io/pod-group) and a plain pod with Kueue's queue
  * label. A PodGroup's becomes a workload of the controller only (no
  * Workload object: its status goes on the PodGroup, its admission into
- * an annotation of it), named after it, once minMember of its pods
- * exist: one pod set of those pods, their spec the template. The
+ * an annotation of it), named after it, once its quorum of pods exist
+ * (minMember; the native one's spec.schedulingPolicy.gang.minCount, 1
+ * for its basic policy): one pod set of those pods, their spec the
+ * template, the native one's spec.schedulingConstraints.topology[0].key
+ * a required topology level. The
  * controller's lifecycle then applies the PodGroup's quorum and schedule
  * timeout. A plain pod gets its Workload object as Kueue's pod
  * integration makes it (serve_sched_pod_workload), which reaches the
@@ -38,6 +43,22 @@ static const char *label(const json_t *o, const char *key)
 		key));
 }
 
+const char *serve_sched_pod_group_of(const json_t *pod, bool *ret_native)
+{
+	const char *pg = json_string_value(
+		json_object_get(json_object_get(json_object_get(pod, "spec"),
+						"schedulingGroup"),
+				"podGroupName"));
+
+	*ret_native = pg != NULL;
+	return pg ? pg : label(pod, PG_LABEL);
+}
+
+static enum sk pg_kind(bool native)
+{
+	return native ? SK_NATIVE_POD_GROUP : SK_POD_GROUP;
+}
+
 static bool waiting(const json_t *pod)
 {
 	const char *ph = str_at(pod, "status", "phase");
@@ -60,48 +81,64 @@ static bool live(const json_t *pod)
 		 (strcmp(ph, "Succeeded") == 0 || strcmp(ph, "Failed") == 0));
 }
 
-/* The admission PodGroup ns/pg kept (SERVE_ADMISSION_ANNOTATION) as
- * JSON (new reference), or NULL. */
-static json_t *admission_json(struct serve_sched *x, const char *ns,
-			      const char *pg)
+json_t *serve_sched_admission_json(const json_t *obj)
 {
-	const struct api_obj *o =
-		api_store_get(x->s, x->kinds[SK_POD_GROUP], ns, pg);
-	const char *text;
-
-	if (!o)
-		return NULL;
-	text = json_string_value(json_object_get(
-		json_object_get(json_object_get(o->body, "metadata"),
+	const char *text = json_string_value(json_object_get(
+		json_object_get(json_object_get(obj, "metadata"),
 				"annotations"),
 		SERVE_ADMISSION_ANNOTATION));
-	return text ? json_loads(text, 0, NULL) : NULL;
+	json_t *adm = text ? json_loads(text, 0, NULL) : NULL;
+
+	if (!json_is_object(adm)) {
+		json_decref(adm);
+		return NULL;
+	}
+	return adm;
 }
 
-static bool admission_of(struct serve_sched *x, const char *ns, const char *pg)
+/* The admission PodGroup ns/pg kept (SERVE_ADMISSION_ANNOTATION) as
+ * JSON (new reference), or NULL. */
+static json_t *admission_json(struct serve_sched *x, bool native,
+			      const char *ns, const char *pg)
 {
-	json_t *adm = admission_json(x, ns, pg);
-	bool has = json_is_object(adm);
+	const struct api_obj *o =
+		api_store_get(x->s, x->kinds[pg_kind(native)], ns, pg);
+
+	return o ? serve_sched_admission_json(o->body) : NULL;
+}
+
+static bool admission_of(struct serve_sched *x, bool native, const char *ns,
+			 const char *pg)
+{
+	json_t *adm = admission_json(x, native, ns, pg);
+	bool has = adm != NULL;
 
 	json_decref(adm);
 	return has;
 }
 
-/* The live slot of the gang of PodGroup ns/name, or -ENOENT. */
-static int64_t gang_slot(struct serve_sched *x, const char *ns,
+/* The live slot of the gang of PodGroup ns/name (native: Kubernetes'
+ * own), or -ENOENT. */
+static int64_t gang_slot(struct serve_sched *x, bool native, const char *ns,
 			 const char *name)
 {
 	int64_t slot = serve_sched_find(x, ns, name);
+	const struct swl *w;
 
-	if (slot >= 0 && (serve_sched_slot(x, (uint32_t)slot)->job ||
-			  serve_sched_slot(x, (uint32_t)slot)->pod))
-		return -ENOENT; /* a Job's or Pod's Workload of that name */
+	if (slot < 0)
+		return slot;
+	w = serve_sched_slot(x, (uint32_t)slot);
+	if (w->job || w->pod || w->native != native)
+		return -ENOENT; /* a Job's or Pod's Workload of that name, or
+				   the other PodGroup kind's gang */
 	return slot;
 }
 
-static void want_gang(struct serve_sched *x, const char *ns, const char *pg)
+/* new_gangs' keys: "n" (native) or "x", then "ns/name". */
+static void want_gang(struct serve_sched *x, bool native, const char *ns,
+		      const char *pg)
 {
-	char *key = xasprintf("%s/%s", ns, pg);
+	char *key = xasprintf("%c%s/%s", native ? 'n' : 'x', ns, pg);
 
 	vec_foreach (&x->new_gangs, k) {
 		if (strcmp(*k, key) == 0) {
@@ -117,22 +154,23 @@ void serve_sched_gang_pod(struct serve_sched *x, const struct sev *e,
 {
 	const json_t *meta = json_object_get(e->body, "metadata");
 	const char *ns = json_string_value(json_object_get(meta, "namespace"));
-	const char *pg = label(e->body, PG_LABEL);
-	int64_t slot = ns && pg ? gang_slot(x, ns, pg) : -ENOENT;
+	bool native;
+	const char *pg = serve_sched_pod_group_of(e->body, &native);
+	int64_t slot = ns && pg ? gang_slot(x, native, ns, pg) : -ENOENT;
 
 	if (slot >= 0) {
 		serve_sched_member_pod(x, (uint32_t)slot, e, uid);
 	} else if (x->restoring && pg && ns && e->type != API_DELETED &&
-		   live(e->body) && admission_of(x, ns, pg)) {
+		   live(e->body) && admission_of(x, native, ns, pg)) {
 		/* bound before a restart, in a gang admitted then: the gang
 		 * is adopted with its admission (pod_group_gang) */
-		want_gang(x, ns, pg);
+		want_gang(x, native, ns, pg);
 	} else if (e->type == API_DELETED || !waiting(e->body)) {
 		/* bound outside a gang the controller knows (before a
 		 * restart, or by another binder): its usage on its node */
 		serve_sched_plain_pod(x, e, uid);
 	} else if (ns && pg) {
-		want_gang(x, ns, pg);
+		want_gang(x, native, ns, pg);
 	} else if (ns) {
 		/* Kueue's pod integration: its Workload, whose admission a
 		 * restart adopts as a Job's */
@@ -145,15 +183,17 @@ void serve_sched_pod_group(struct serve_sched *x, const struct sev *e)
 	const json_t *meta = json_object_get(e->body, "metadata");
 	const char *ns = json_string_value(json_object_get(meta, "namespace"));
 	const char *name = json_string_value(json_object_get(meta, "name"));
+	bool native = e->kind == SK_NATIVE_POD_GROUP;
 	int64_t slot;
 
-	x->config_dirty = true; /* the controller's PodGroups */
+	if (!native)
+		x->config_dirty = true; /* the controller's PodGroups */
 	if (!ns || !name)
 		return;
-	slot = gang_slot(x, ns, name);
+	slot = gang_slot(x, native, ns, name);
 	if (e->type != API_DELETED) {
 		if (slot < 0)
-			want_gang(x, ns, name);
+			want_gang(x, native, ns, name);
 		return;
 	}
 	if (slot >= 0) {
@@ -165,7 +205,9 @@ void serve_sched_pod_group(struct serve_sched *x, const struct sev *e)
 }
 
 struct members {
+	struct serve_sched *x;
 	const char *pg;
+	bool native;
 	bool bound_too; /* adopting: the pods bound before a restart */
 	VEC(json_t *) pods;
 };
@@ -173,9 +215,12 @@ struct members {
 static int member(void *ctx, const struct api_obj *o)
 {
 	struct members *m = ctx;
-	const char *pg = label(o->body, PG_LABEL);
+	bool native;
+	const char *pg = serve_sched_pod_group_of(o->body, &native);
 
-	if (pg && strcmp(pg, m->pg) == 0 &&
+	if (pg && native == m->native && strcmp(pg, m->pg) == 0 &&
+	    serve_sched_ours(m->x, json_object_get(o->body, "spec")) &&
+	    !serve_sched_unsupported(json_object_get(o->body, "spec"), NULL) &&
 	    (m->bound_too ? live(o->body) : waiting(o->body)))
 		vec_push(&m->pods, json_incref(o->body));
 	return 0;
@@ -184,10 +229,15 @@ static int member(void *ctx, const struct api_obj *o)
 /* The controller workload of PodGroup ns/pg for pods (at least one), as
  * the Workload decoder reads it; their queue from the PodGroup's label
  * or the first pod's. */
-static void make_gang(struct serve_sched *x, const char *ns, const char *pg,
-		      const char *queue, json_t **pods, size_t n,
+static void make_gang(struct serve_sched *x, const struct members *m,
+		      const char *queue, const char *topology,
 		      json_t *admission)
 {
+	const char *ns = json_string_value(json_object_get(
+		json_object_get(m->pods.items[0], "metadata"), "namespace"));
+	const char *pg = m->pg;
+	json_t **pods = m->pods.items;
+	size_t n = m->pods.len;
 	json_t *spec = json_deep_copy(json_object_get(pods[0], "spec"));
 	const json_t *created = json_object_get(
 		json_object_get(pods[0], "metadata"), "creationTimestamp");
@@ -206,6 +256,19 @@ static void make_gang(struct serve_sched *x, const char *ns, const char *pg,
 	if (queue)
 		json_object_set_new(json_object_get(obj, "spec"), "queueName",
 				    json_string(queue));
+	if (topology) /* Kueue's way of saying it */
+		json_object_set_new(
+			json_object_get(
+				json_array_get(
+					json_object_get(
+						json_object_get(obj, "spec"),
+						"podSets"),
+					0),
+				"template"),
+			"metadata",
+			json_pack("{s:{s:s}}", "annotations",
+				  "kueue.x-k8s.io/podset-required-topology",
+				  topology));
 	if (json_is_string(created))
 		json_object_set(json_object_get(obj, "metadata"),
 				"creationTimestamp", (json_t *)created);
@@ -225,6 +288,7 @@ static void make_gang(struct serve_sched *x, const char *ns, const char *pg,
 	serve_sched_slot_fill(x, CTL_SLOT(h), h, obj);
 	sw = serve_sched_slot(x, CTL_SLOT(h));
 	sw->pod_group = xstrdup(pg);
+	sw->native = m->native;
 	sw->ungated = true; /* no Job to start */
 	strbuf_reset(&msg);
 	if (!admission || ctl_adopt(x->ctl, h, x->now_us, &msg) < 0) {
@@ -244,30 +308,64 @@ out:
 	json_decref(obj);
 }
 
-static void pod_group_gang(struct serve_sched *x, const char *ns,
+/* The required topology level of a native PodGroup:
+ * spec.schedulingConstraints.topology[0].key (1.36's first v1alpha2 named
+ * it topologyConstraints[0].topologyKey), or NULL. */
+static const char *native_topology(const json_t *spec)
+{
+	const json_t *sc = json_object_get(spec, "schedulingConstraints");
+	const char *key = json_string_value(json_object_get(
+		json_array_get(json_object_get(sc, "topology"), 0), "key"));
+
+	if (!key)
+		key = json_string_value(json_object_get(
+			json_array_get(
+				json_object_get(sc, "topologyConstraints"), 0),
+			"topologyKey"));
+	return key && *key ? key : NULL;
+}
+
+/* The quorum of a PodGroup: minMember; a native one's gang.minCount (1
+ * for its basic policy: no gang). */
+static json_int_t quorum(const json_t *spec, bool native)
+{
+	json_int_t min;
+
+	if (native)
+		min = json_integer_value(json_object_get(
+			json_object_get(
+				json_object_get(spec, "schedulingPolicy"),
+				"gang"),
+			"minCount"));
+	else
+		min = json_integer_value(json_object_get(spec, "minMember"));
+	return min > 0 ? min : 1;
+}
+
+static void pod_group_gang(struct serve_sched *x, bool native, const char *ns,
 			   const char *pg)
 {
 	const struct api_obj *o =
-		api_store_get(x->s, x->kinds[SK_POD_GROUP], ns, pg);
-	struct members m = { pg, false, VEC_INIT };
+		api_store_get(x->s, x->kinds[pg_kind(native)], ns, pg);
+	struct members m = { x, pg, native, false, VEC_INIT };
+	const json_t *spec;
 	json_t *adm = NULL;
-	json_int_t min;
 	const char *queue;
 
-	if (!o || gang_slot(x, ns, pg) >= 0)
+	if (!o || gang_slot(x, native, ns, pg) >= 0)
 		return; /* Coscheduling waits for its PodGroup */
 	if (x->restoring)
-		adm = admission_json(x, ns, pg);
+		adm = admission_json(x, native, ns, pg);
 	m.bound_too = adm != NULL;
-	min = json_integer_value(
-		json_object_get(json_object_get(o->body, "spec"), "minMember"));
+	spec = json_object_get(o->body, "spec");
 	(void)api_store_each(x->s, x->kinds[SK_POD], ns, NULL, NULL, member,
 			     &m);
 	queue = label(o->body, QUEUE_LABEL);
 	if (!queue && m.pods.len)
 		queue = label(m.pods.items[0], QUEUE_LABEL);
-	if (m.pods.len && (json_int_t)m.pods.len >= (min > 0 ? min : 1))
-		make_gang(x, ns, pg, queue, m.pods.items, m.pods.len, adm);
+	if (m.pods.len && (json_int_t)m.pods.len >= quorum(spec, native))
+		make_gang(x, &m, queue, native ? native_topology(spec) : NULL,
+			  adm);
 	vec_foreach (&m.pods, p)
 		json_decref(*p);
 	vec_release(&m.pods);
@@ -277,12 +375,22 @@ static void pod_group_gang(struct serve_sched *x, const char *ns,
 void serve_sched_gangs(struct serve_sched *x)
 {
 	for (size_t i = 0; i < x->new_gangs.len; i++) {
-		char *ns = x->new_gangs.items[i];
-		char *pg = strchr(ns, '/');
+		char *key = x->new_gangs.items[i];
+		char *pg = strchr(key, '/');
 
 		*pg++ = '\0';
-		pod_group_gang(x, ns, pg);
-		free(ns);
+		pod_group_gang(x, key[0] == 'n', key + 1, pg);
+		free(key);
 	}
 	x->new_gangs.len = 0;
+}
+
+void serve_sched_pod_group_error(struct serve_sched *x, const char *ns,
+				 const char *name, const char *msg)
+{
+	const struct api_obj *o =
+		api_store_get(x->s, x->kinds[SK_NATIVE_POD_GROUP], ns, name);
+
+	if (o && serve_status_pod_group_error(x->s, o, msg, x->now_us) > 0)
+		x->writes++;
 }

@@ -22,6 +22,7 @@
 #include "api/api_store.h"
 #include "base/compiler.h"
 #include "base/hmap.h"
+#include "base/strbuf.h"
 #include "base/vec.h"
 #include "ctl/ctl.h"
 #include "model/cluster.h"
@@ -43,6 +44,7 @@ enum sk {
 	SK_WORKLOAD,
 	SK_JOB,
 	SK_POD_GROUP,
+	SK_NATIVE_POD_GROUP, /* scheduling.k8s.io PodGroup */
 	SK_POD,
 	SK_COUNT,
 	SK_CONFIG_COUNT = SK_CONFIG + 1 /* the kinds of the cluster's config */
@@ -65,6 +67,7 @@ struct swl {
 	char *pod;	 /* owning Pod (Kueue's pod integration), NULL: none */
 	char *owner_uid; /* the Job's or the Pod's UID, NULL: no owner */
 	char *pod_group; /* PodGroup of the gang, NULL: none */
+	bool native;	 /* pod_group is a scheduling.k8s.io PodGroup */
 	uint32_t npods;
 	uint32_t *target;   /* node per pod from the bind op, CTL_NO_NODE */
 	uint8_t *want;	    /* the bind op asked, not yet done */
@@ -92,6 +95,7 @@ enum {
 
 struct serve_sched {
 	struct api_store *s;
+	struct serve_sched_options opt; /* scheduler_name owned */
 	const struct api_kind *kinds[SK_COUNT];
 	struct cluster c;
 	struct ctl *ctl;
@@ -113,6 +117,10 @@ struct serve_sched {
 				  pending: never queued again */
 	struct hmap queues;    /* "kind/ns/name" of a ClusterQueue or
 				  LocalQueue -> hash of all but its status */
+	struct hmap refused;   /* "Kind/ns/name" of a gang's object whose
+				  pods echelon cannot honour: Event sent */
+	struct hmap early;     /* "ns/name" of a waiting pod of a queued Job
+				  whose Workload is not read yet */
 	VEC(uint32_t) acts;    /* slots with binds or a release */
 	VEC(char *) plain;     /* "ns/name" of plain pods to bind */
 	VEC(char *) new_gangs; /* "ns/PodGroup": to make */
@@ -135,6 +143,10 @@ int64_t serve_sched_find(const struct serve_sched *x, const char *ns,
 void serve_sched_warn(struct serve_sched *x, const json_t *obj,
 		      const char *reason, const char *fmt, ...)
 	PRINTF_LIKE(4, 5);
+/* Whether a pod of this spec (or a Job's template's) is echelon's: its
+ * schedulerName is ours (unset or "default-scheduler" too, but for a
+ * replica of a real cluster). */
+bool serve_sched_ours(const struct serve_sched *x, const json_t *spec);
 /* Whether the store holds kind k of this module (its storage kind). */
 int serve_sched_kind(const struct serve_sched *x, const struct api_kind *k);
 
@@ -159,6 +171,9 @@ void serve_sched_reconfigure(struct serve_sched *x);
 /* A Job changed: its Workload made when it has none, its end finishes
  * the workload. */
 void serve_sched_job(struct serve_sched *x, const struct sev *e);
+/* Whether Job job is one the Job reconciler takes: Kueue's queue label,
+ * its template echelon's and naming no PodGroup, not ended. */
+bool serve_sched_job_queued(const struct serve_sched *x, const json_t *job);
 /* A Workload changed. */
 void serve_sched_workload(struct serve_sched *x, const struct sev *e);
 /* Decode one object's JSON into a workload (moved to *ret_w), -EINVAL
@@ -198,9 +213,30 @@ void serve_sched_gang_pod(struct serve_sched *x, const struct sev *e,
 void serve_sched_pod_group(struct serve_sched *x, const struct sev *e);
 /* Make the gangs of pods that became complete in this sync. */
 void serve_sched_gangs(struct serve_sched *x);
+/* The PodGroup pod belongs to, or NULL: spec.schedulingGroup.podGroupName
+ * (*ret_native true: a scheduling.k8s.io PodGroup) before the label
+ * scheduling.x-k8s.io/pod-group. */
+const char *serve_sched_pod_group_of(const json_t *pod, bool *ret_native);
+/* The admission obj keeps in SERVE_ADMISSION_ANNOTATION (a new
+ * reference to a JSON object), or NULL. */
+json_t *serve_sched_admission_json(const json_t *obj);
+/* Native PodGroup ns/name: condition PodGroupInitiallyScheduled False
+ * with reason SchedulerError and msg, unless it is True already. */
+void serve_sched_pod_group_error(struct serve_sched *x, const char *ns,
+				 const char *name, const char *msg);
 
 /* serve_sched_pods.c */
 void serve_sched_pod(struct serve_sched *x, const struct sev *e);
+/* Whether a pod of this spec asks for what echelon cannot honour
+ * (inter-pod affinity, topology spread, volumes of claims and their zone
+ * constraints, host ports, resource claims); the first such field's path
+ * ("spec.topologySpreadConstraints") appended to field (may be NULL). */
+bool serve_sched_unsupported(const json_t *spec, struct strbuf *field);
+/* Refuse the owner object obj (a Job whose template asks for what
+ * echelon cannot honour): a Warning Event, once, naming the field. True
+ * when refused. */
+bool serve_sched_refuse_owner(struct serve_sched *x, const json_t *obj,
+			      const json_t *spec);
 /* A pod of no queue and no gang (or one bound outside the controller):
  * bound one by one, its usage counted on its node. */
 void serve_sched_plain_pod(struct serve_sched *x, const struct sev *e,

@@ -13,6 +13,7 @@
 #include "serve/serve_sched_int.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <gnutls/crypto.h>
@@ -55,12 +56,12 @@ static const char *queue_of(const json_t *o)
 int serve_sched_mutate(void *ctx, const struct api_kind *k, json_t *obj,
 		       const json_t *old, struct errbuf *err)
 {
+	const struct serve_sched *x = ctx;
 	json_t *spec;
 
-	(void)ctx;
 	(void)err;
 	/* Kueue's webhook: a queued Job starts suspended, until admitted */
-	if (old || !k || strcmp(k->group, "batch") != 0 ||
+	if ((x && x->opt.kube) || old || !k || strcmp(k->group, "batch") != 0 ||
 	    strcmp(k->kind, "Job") != 0 || !queue_of(obj))
 		return 0;
 	spec = json_object_get(obj, "spec");
@@ -121,6 +122,11 @@ int serve_sched_decode_workload(struct serve_sched *x, const json_t *obj,
 	free(text);
 	free(file);
 	return rc;
+}
+
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* The controlling owner of o, when it is of kind want: its name and
@@ -281,6 +287,55 @@ static void owner_pod(struct serve_sched *x, uint32_t slot)
 	json_decref(ev.body);
 }
 
+/*
+ * The pods slot's Job made before its Workload came (a queued Job is not
+ * suspended on a real cluster; serve_sched_pod() keeps them in x->early):
+ * the gang's members from the start, in name order.
+ */
+static void job_pods(struct serve_sched *x, uint32_t slot)
+{
+	const struct swl *w = serve_sched_slot(x, slot);
+	const struct hmap_slot *e;
+	VEC(char *) keys = VEC_INIT;
+	size_t it = 0;
+
+	if (!w->job || !w->owner_uid || !x->early.len)
+		return;
+	while (hmap_next(&x->early, &it, &e)) {
+		const char *slash = memchr(e->key, '/', e->keylen);
+		const struct api_obj *o;
+		const char *name, *uid;
+		char *ns;
+
+		if (!slash)
+			continue;
+		ns = xasprintf("%.*s", (int)(slash - e->key), e->key);
+		o = api_store_get(x->s, x->kinds[SK_POD], ns, slash + 1);
+		free(ns);
+		owner_of(o ? o->body : NULL, "Job", &name, &uid);
+		if (!o || (uid && strcmp(uid, w->owner_uid) == 0))
+			vec_push(&keys, xstrdup(e->key));
+	}
+	qsort(keys.items, keys.len, sizeof(*keys.items), by_str);
+	vec_foreach (&keys, k) {
+		char *slash = strchr(*k, '/');
+		const struct api_obj *o;
+
+		hmap_del(&x->early, *k, strlen(*k));
+		*slash = '\0';
+		o = api_store_get(x->s, x->kinds[SK_POD], *k, slash + 1);
+		if (o) {
+			struct sev ev = { API_ADDED, SK_POD,
+					  json_incref(o->body) };
+
+			serve_sched_member_pod(x, slot, &ev, o->uid);
+			json_decref(ev.body);
+		}
+		free(*k);
+	}
+	vec_release(&keys);
+}
+
 /* A Workload object not known yet: to the controller, queued (or, read
  * back at start with status.admission, adopted as admitted). */
 static void workload_added(struct serve_sched *x, const json_t *obj)
@@ -339,6 +394,7 @@ static void workload_added(struct serve_sched *x, const json_t *obj)
 	(void)ctl_submit(x->ctl, h, false, x->now_us);
 pod:
 	owner_pod(x, slot);
+	job_pods(x, slot);
 out:
 	strbuf_release(&msg);
 }
@@ -434,8 +490,10 @@ static void priority_ref(struct serve_sched *x, json_t *spec)
  * controlled by it.
  */
 static void create_owned(struct serve_sched *x, const json_t *owner,
-			 const char *api_version, struct workload *w)
+			 const char *api_version, struct workload *w,
+			 json_t *admission)
 {
+	const struct api_obj *made = NULL;
 	const char *kind = json_string_value(json_object_get(owner, "kind"));
 	const char *name = meta_str(owner, "name");
 	const char *uid = meta_str(owner, "uid");
@@ -462,10 +520,17 @@ static void create_owned(struct serve_sched *x, const json_t *owner,
 				      "name", name, "uid", uid, "controller", 1,
 				      "blockOwnerDeletion", 1));
 	priority_ref(x, json_object_get(obj, "spec"));
+	if (admission)
+		json_object_set_new(obj, "status",
+				    json_pack("{s:O}", "admission", admission));
 	if (api_store_create(x->s, x->kinds[SK_WORKLOAD], obj, x->now_us,
-			     NULL) == 0) {
+			     &made) == 0) {
 		x->writes++;
 		hmap_put_str(&x->owned, uid, 1);
+		/* an admission read back from the owner: adopted now, in
+		 * the pass that reads the owner's pods */
+		if (admission)
+			workload_added(x, made->body);
 	}
 	free(wname);
 	free(group);
@@ -486,15 +551,20 @@ static void make_workload(struct serve_sched *x, const json_t *job)
 {
 	struct workload w;
 	struct strbuf msg;
+	json_t *adm;
 
 	if (has_workload(x, job))
 		return;
 	strbuf_init(&msg);
+	/* restarted over a cluster that stores no Workload objects: the
+	 * admission the Job kept (serve_status_set_job_admission()) */
+	adm = x->restoring ? serve_sched_admission_json(job) : NULL;
 	if (serve_sched_decode_workload(x, job, &w, &msg) < 0)
 		serve_sched_warn(x, job, "InvalidJob",
 				 "no Workload made for it: %s", msg.buf);
 	else
-		create_owned(x, job, "batch/v1", &w);
+		create_owned(x, job, "batch/v1", &w, adm);
+	json_decref(adm);
 	strbuf_release(&msg);
 }
 
@@ -539,9 +609,28 @@ void serve_sched_pod_workload(struct serve_sched *x, const json_t *pod)
 		serve_sched_warn(x, pod, "InvalidPod",
 				 "no Workload made for it: %s", msg.buf);
 	else
-		create_owned(x, pod, "v1", &w);
+		create_owned(x, pod, "v1", &w, NULL);
 	strbuf_release(&msg);
 	json_decref(obj);
+}
+
+bool serve_sched_job_queued(const struct serve_sched *x, const json_t *job)
+{
+	const json_t *tmpl =
+		json_object_get(json_object_get(job, "spec"), "template");
+	/* the pods it makes, as far as their gang goes */
+	json_t *pod = json_pack("{s:O*,s:O*}", "metadata",
+				json_object_get(tmpl, "metadata"), "spec",
+				json_object_get(tmpl, "spec"));
+	bool native, queued;
+
+	/* a template naming a PodGroup: that PodGroup is the gang */
+	queued = queue_of(job) &&
+		 serve_sched_ours(x, json_object_get(tmpl, "spec")) &&
+		 !serve_sched_pod_group_of(pod, &native) &&
+		 !cond_true(job, "Complete") && !cond_true(job, "Failed");
+	json_decref(pod);
+	return queued;
 }
 
 void serve_sched_job(struct serve_sched *x, const struct sev *e)
@@ -566,8 +655,14 @@ void serve_sched_job(struct serve_sched *x, const struct sev *e)
 	    !meta_str(e->body, "namespace"))
 		return;
 	if (!hmap_get_str(&x->by_owner, uid, &slot)) {
-		if (!cond_true(e->body, "Complete") &&
-		    !cond_true(e->body, "Failed"))
+		if (serve_sched_job_queued(x, e->body) &&
+		    !serve_sched_refuse_owner(
+			    x, e->body,
+			    json_object_get(
+				    json_object_get(
+					    json_object_get(e->body, "spec"),
+					    "template"),
+				    "spec")))
 			make_workload(x, e->body);
 		return;
 	}

@@ -59,8 +59,8 @@ static bool pod_ready(const json_t *pod)
 	return false;
 }
 
-/* The UID of the Job that controls pod, or NULL. */
-static const char *job_uid_of(const json_t *pod)
+/* The ownerReference of the Job that controls pod, or NULL. */
+static const json_t *job_ref(const json_t *pod)
 {
 	const json_t *refs = json_object_get(json_object_get(pod, "metadata"),
 					     "ownerReferences");
@@ -74,9 +74,20 @@ static const char *job_uid_of(const json_t *pod)
 
 		if (json_is_true(json_object_get(ref, "controller")) && kind &&
 		    strcmp(kind, "Job") == 0)
-			return json_string_value(json_object_get(ref, "uid"));
+			return ref;
 	}
 	return NULL;
+}
+
+/* The UID and the name of the Job that controls pod, or NULL. */
+static const char *job_uid_of(const json_t *pod)
+{
+	return json_string_value(json_object_get(job_ref(pod), "uid"));
+}
+
+static const char *job_name_of(const json_t *pod)
+{
+	return json_string_value(json_object_get(job_ref(pod), "name"));
 }
 
 static int32_t node_of(const struct serve_sched *x, const char *name)
@@ -176,6 +187,33 @@ static bool live_pods(const struct swl *w)
 	return false;
 }
 
+/*
+ * Whether pod index i of admitted slot (uid, on node n of the cluster, -1
+ * when none or unknown) is no longer where the controller bound it:
+ * bound by someone else to another node (or to one echelon does not
+ * know), or unbound again after its bind was done (the cluster refused
+ * it after all: a replica's bind is answered later). Not while a bind or
+ * a release is under way, nor for a pod of another UID (a replacement).
+ */
+static bool undone(struct serve_sched *x, uint32_t slot, uint32_t i,
+		   const json_t *pod, const char *uid, int32_t n)
+{
+	const struct swl *w = serve_sched_slot(x, slot);
+	const char *node = str_at(pod, "spec", "nodeName");
+	uint64_t h;
+	uint32_t p;
+
+	if (x->restoring || w->want[i] || w->release ||
+	    w->target[i] == CTL_NO_NODE || pod_terminal(pod) ||
+	    json_object_get(json_object_get(pod, "metadata"),
+			    "deletionTimestamp") ||
+	    sched_wl_state(ctl_sched(x->ctl), slot) != SCHED_WL_ADMITTED)
+		return false;
+	if (node)
+		return n < 0 || (uint32_t)n != w->target[i];
+	return ctl_pod_find(x->ctl, uid, &h, &p) == 0 && h == w->h && p == i;
+}
+
 /* A gang of pods ended, pod its last event: Kueue's Finished reason and
  * message, a queued plain pod's from its phase and status message, a
  * PodGroup's from how many of its pods succeeded. */
@@ -233,6 +271,19 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 	if (n >= 0 && !w->want[i] && !w->release &&
 	    (x->restoring || (w->target[i] == CTL_NO_NODE && w->ungated)))
 		w->target[i] = (uint32_t)n;
+	if (undone(x, slot, (uint32_t)i, e->body, uid, n)) {
+		/* the release op clears the targets: name it first */
+		const char *chose = x->c.nodes.items[w->target[i]].name;
+
+		if (ctl_evict(x->ctl, w->h,
+			      node ? "PodBoundElsewhere" : "BindFailed",
+			      x->now_us) == 0)
+			serve_sched_warn(x, e->body, "BindingUndone",
+					 "%s%s, echelon bound it to %s: its "
+					 "gang is evicted and queued again",
+					 node ? "bound to " : "unbound",
+					 node ? node : "", chose);
+	}
 	/* an unbound pod where the controller has one bound: the
 	 * replacement of a failed pod, or a bind a restart cut short */
 	if (!node && !gone && w->target[i] != CTL_NO_NODE && !w->want[i] &&
@@ -281,15 +332,14 @@ void serve_sched_plain_pod(struct serve_sched *x, const struct sev *e,
 			   const char *uid)
 {
 	const json_t *meta = json_object_get(e->body, "metadata");
-	const char *sched = str_at(e->body, "spec", "schedulerName");
 	const char *node = str_at(e->body, "spec", "nodeName");
 	bool gone = e->type == API_DELETED || pod_terminal(e->body);
 	int64_t flags = flags_of(x, uid);
 	bool held = flags & SP_PLAIN_HELD;
+	bool mine = serve_sched_ours(x, json_object_get(e->body, "spec"));
 
-	if (sched && strcmp(sched, "echelon") != 0 &&
-	    strcmp(sched, "default-scheduler") != 0 && !node)
-		return; /* another scheduler's */
+	if (!mine && !node && !held)
+		return; /* another scheduler's, not on a node (yet) */
 	flags |= SP_PLAIN;
 	if (node && !gone && !held) {
 		flags |= SP_PLAIN_HELD;
@@ -303,7 +353,8 @@ void serve_sched_plain_pod(struct serve_sched *x, const struct sev *e,
 		return;
 	}
 	hmap_put_str(&x->pods, uid, flags);
-	if (!node && !gone && !json_object_get(meta, "deletionTimestamp")) {
+	if (mine && !node && !gone &&
+	    !json_object_get(meta, "deletionTimestamp")) {
 		char *key = xasprintf(
 			"%s/%s",
 			json_string_value(json_object_get(meta, "namespace")),
@@ -319,24 +370,250 @@ void serve_sched_plain_pod(struct serve_sched *x, const struct sev *e,
 	}
 }
 
+/* Whether a pod waits for a node: unbound, not ended, not going. */
+static bool pod_waiting(const json_t *pod)
+{
+	return !str_at(pod, "spec", "nodeName") && !pod_terminal(pod) &&
+	       !json_object_get(json_object_get(pod, "metadata"),
+				"deletionTimestamp");
+}
+
+/* Append path to field (NULL: nothing); true. */
+static bool field_is(struct strbuf *field, const char *path)
+{
+	if (field)
+		strbuf_addstr(field, path);
+	return true;
+}
+
+/* A container list's first hostPort, as its path. */
+static bool host_port(const json_t *spec, const char *list,
+		      struct strbuf *field)
+{
+	const json_t *c, *port;
+	size_t i, j;
+
+	json_array_foreach(json_object_get(spec, list), i, c)
+	{
+		json_array_foreach(json_object_get(c, "ports"), j, port)
+		{
+			if (json_integer_value(
+				    json_object_get(port, "hostPort")) > 0) {
+				if (field)
+					strbuf_addf(field,
+						    "spec.%s[%zu].ports[%zu]."
+						    "hostPort",
+						    list, i, j);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* Whether v asks for something: a value other than null, an empty list
+ * or an object of those ({"requiredDuring...": []} asks nothing). */
+static bool asks(const json_t *v)
+{
+	const char *key;
+	const json_t *m;
+
+	if (json_is_array(v))
+		return json_array_size(v) > 0;
+	if (!json_is_object(v))
+		return v && !json_is_null(v);
+	json_object_foreach((json_t *)v, key, m)
+	{
+		if (asks(m))
+			return true;
+	}
+	return false;
+}
+
+bool serve_sched_unsupported(const json_t *spec, struct strbuf *field)
+{
+	const json_t *aff = json_object_get(spec, "affinity"), *v;
+	size_t i;
+
+	if (asks(json_object_get(aff, "podAffinity")))
+		return field_is(field, "spec.affinity.podAffinity");
+	if (asks(json_object_get(aff, "podAntiAffinity")))
+		return field_is(field, "spec.affinity.podAntiAffinity");
+	if (asks(json_object_get(spec, "topologySpreadConstraints")))
+		return field_is(field, "spec.topologySpreadConstraints");
+	json_array_foreach(json_object_get(spec, "volumes"), i, v)
+	{
+		/* a claim's volume may be bound in one zone only */
+		const char *what = json_object_get(v, "persistentVolumeClaim")
+					   ? "persistentVolumeClaim"
+				   : json_object_get(v, "ephemeral")
+					   ? "ephemeral"
+					   : NULL;
+
+		if (what) {
+			if (field)
+				strbuf_addf(field, "spec.volumes[%zu].%s", i,
+					    what);
+			return true;
+		}
+	}
+	if (host_port(spec, "initContainers", field) ||
+	    host_port(spec, "containers", field))
+		return true;
+	if (asks(json_object_get(spec, "resourceClaims")))
+		return field_is(field, "spec.resourceClaims");
+	return false;
+}
+
+/* Send the Warning Event about obj for an unsupported field, once per
+ * object (a gang's: its PodGroup, Job or pod). */
+static void refused_event(struct serve_sched *x, const json_t *obj,
+			  const char *msg)
+{
+	const char *kind = json_string_value(json_object_get(obj, "kind"));
+	const json_t *meta = json_object_get(obj, "metadata");
+	const char *ns = json_string_value(json_object_get(meta, "namespace"));
+	const char *name = json_string_value(json_object_get(meta, "name"));
+	char *key = xasprintf("%s/%s/%s", kind ? kind : "", ns ? ns : "",
+			      name ? name : "");
+
+	if (!hmap_get_str(&x->refused, key, NULL)) {
+		hmap_put_str(&x->refused, key, 1);
+		serve_sched_warn(x, obj, "FailedScheduling",
+				 "SchedulerError: %s", msg);
+	}
+	free(key);
+}
+
+bool serve_sched_refuse_owner(struct serve_sched *x, const json_t *obj,
+			      const json_t *spec)
+{
+	struct strbuf field;
+	char *msg;
+
+	strbuf_init(&field);
+	if (!serve_sched_unsupported(spec, &field)) {
+		strbuf_release(&field);
+		return false;
+	}
+	msg = xasprintf("%s is not supported by echelon", field.buf);
+	refused_event(x, obj, msg);
+	free(msg);
+	strbuf_release(&field);
+	return true;
+}
+
+static void pod_scheduled(struct serve_sched *x, const json_t *pod,
+			  const char *status, const char *reason,
+			  const char *msg);
+
+/*
+ * A waiting pod of echelon's that asks for what it cannot honour: never
+ * placed, PodScheduled=False with reason SchedulerError and a message
+ * naming the field, one Warning Event about its gang's object (its
+ * PodGroup, else its Job, else itself), a native PodGroup's
+ * PodGroupInitiallyScheduled=False. True when refused.
+ */
+static bool refuse(struct serve_sched *x, const json_t *pod)
+{
+	const json_t *meta = json_object_get(pod, "metadata");
+	const char *ns = json_string_value(json_object_get(meta, "namespace"));
+	const struct api_obj *o = NULL;
+	struct strbuf field;
+	const char *pg, *job;
+	bool native;
+	char *msg;
+
+	if (!pod_waiting(pod))
+		return false;
+	strbuf_init(&field);
+	if (!serve_sched_unsupported(json_object_get(pod, "spec"), &field)) {
+		strbuf_release(&field);
+		return false;
+	}
+	msg = xasprintf("%s is not supported by echelon", field.buf);
+	pod_scheduled(x, pod, "False", "SchedulerError", msg);
+	pg = serve_sched_pod_group_of(pod, &native);
+	job = pg ? NULL : job_name_of(pod);
+	if (pg)
+		o = api_store_get(
+			x->s,
+			x->kinds[native ? SK_NATIVE_POD_GROUP : SK_POD_GROUP],
+			ns, pg);
+	else if (job)
+		o = api_store_get(x->s, x->kinds[SK_JOB], ns, job);
+	refused_event(x, o ? o->body : pod, msg);
+	if (pg && native)
+		serve_sched_pod_group_error(x, ns, pg, msg);
+	free(msg);
+	strbuf_release(&field);
+	return true;
+}
+
+/* Whether pod's Job is queued (its Workload is to come): the pod waits
+ * for it, not bound as a plain pod (in kube mode a queued Job runs its
+ * pods before its admission). */
+static bool job_queued(struct serve_sched *x, const json_t *pod)
+{
+	const char *name = job_name_of(pod);
+	const struct api_obj *jb =
+		name ? api_store_get(x->s, x->kinds[SK_JOB],
+				     str_at(pod, "metadata", "namespace"), name)
+		     : NULL;
+
+	return jb && serve_sched_job_queued(x, jb->body);
+}
+
 void serve_sched_pod(struct serve_sched *x, const struct sev *e)
 {
 	const json_t *meta = json_object_get(e->body, "metadata");
 	const json_t *labels = json_object_get(meta, "labels");
 	const char *uid = json_string_value(json_object_get(meta, "uid"));
 	const char *juid = job_uid_of(e->body);
+	bool native;
 	int64_t slot;
 
 	if (!uid || !json_string_value(json_object_get(meta, "name")))
 		return;
-	/* a Job's pod, or a pod of its own Workload */
+	if (e->type == API_DELETED && x->early.len) {
+		char *key = xasprintf("%s/%s",
+				      str_at(e->body, "metadata", "namespace"),
+				      str_at(e->body, "metadata", "name"));
+
+		hmap_del(&x->early, key, strlen(key));
+		free(key);
+	}
+	/* another scheduler's: its usage on its node, once bound */
+	if (!serve_sched_ours(x, json_object_get(e->body, "spec"))) {
+		serve_sched_plain_pod(x, e, uid);
+		return;
+	}
+	if (e->type != API_DELETED && !hmap_get_str(&x->pods, uid, NULL) &&
+	    refuse(x, e->body))
+		return;
+	/* its gang: a PodGroup (native, then Coscheduling's), its Job, or
+	 * itself (a pod of its own Workload) */
+	if (serve_sched_pod_group_of(e->body, &native)) {
+		serve_sched_gang_pod(x, e, uid);
+		return;
+	}
 	if ((juid && hmap_get_str(&x->by_owner, juid, &slot)) ||
 	    hmap_get_str(&x->by_owner, uid, &slot)) {
 		serve_sched_member_pod(x, (uint32_t)slot, e, uid);
 		return;
 	}
-	if ((!juid && json_object_get(labels, "kueue.x-k8s.io/queue-name")) ||
-	    json_object_get(labels, "scheduling.x-k8s.io/pod-group")) {
+	if (juid && e->type != API_DELETED && pod_waiting(e->body) &&
+	    job_queued(x, e->body)) {
+		/* its Job's Workload, when read, takes it */
+		char *key = xasprintf("%s/%s",
+				      str_at(e->body, "metadata", "namespace"),
+				      str_at(e->body, "metadata", "name"));
+
+		hmap_put_str(&x->early, key, 1);
+		free(key);
+		return;
+	}
+	if (!juid && json_object_get(labels, "kueue.x-k8s.io/queue-name")) {
 		serve_sched_gang_pod(x, e, uid);
 		return;
 	}
@@ -681,7 +958,8 @@ static void pod_scheduled(struct serve_sched *x, const json_t *pod,
 /*
  * The PodScheduled reason of a pending gang: Unschedulable only when no
  * set of nodes can ever hold it (cluster-autoscaler scales up for that
- * reason alone); queue reasons otherwise. NULL: not tried yet.
+ * reason alone; never_fits() too); queue reasons otherwise. NULL: not
+ * tried yet.
  */
 static const char *pend_reason(enum sched_pend p)
 {
@@ -704,6 +982,41 @@ static const char *pend_reason(enum sched_pend p)
 	default:
 		return NULL;
 	}
+}
+
+/* Whether node n could ever hold a pod of ps, empty: its labels, node
+ * affinity and taints allow it and its allocatable is enough (Ready and
+ * cordon come and go). */
+static bool could_hold(const struct node *n, const struct podset *ps)
+{
+	return labels_contains_all(&n->labels, &ps->node_selector) &&
+	       node_affinity_matches(&ps->affinity, &n->labels) &&
+	       !taint_find_untolerated(n->taints, n->ntaints, ps->tolerations,
+				       ps->ntolerations) &&
+	       resvec_fits(&ps->requests, &n->allocatable);
+}
+
+/*
+ * Whether some pod of slot's workload fits no node of the cluster even
+ * empty: then nothing but a new node can ever hold the gang, whatever the
+ * queue says (a topology that "does not fit" a pod of 16 GPUs on nodes
+ * of 8), and cluster-autoscaler must hear Unschedulable.
+ */
+static bool never_fits(const struct serve_sched *x, uint32_t slot)
+{
+	const struct workload *cw = &x->c.workloads.items[slot];
+
+	for (size_t i = 0; i < cw->npodsets; i++) {
+		size_t n;
+
+		for (n = 0; n < x->c.nodes.len; n++) {
+			if (could_hold(&x->c.nodes.items[n], &cw->podsets[i]))
+				break;
+		}
+		if (n == x->c.nodes.len)
+			return true;
+	}
+	return false;
 }
 
 /* The object a gang's Events are about: its Job, Pod (kube-scheduler's
@@ -763,6 +1076,8 @@ static int pending_slot(void *ctx, uint32_t slot)
 	reason = pend_reason(sched_wl_pending(s, slot, &p->msg));
 	if (!reason)
 		return 0;
+	if (strcmp(reason, "Unschedulable") != 0 && never_fits(x, slot))
+		reason = "Unschedulable";
 	strbuf_addstr(&p->msg, ""); /* never NULL */
 	if (w->pending_msg && strcmp(w->pending_msg, p->msg.buf) == 0)
 		return 0;

@@ -173,7 +173,7 @@ static int take_changed(void *ctx, uint32_t slot)
 struct marks {
 	struct serve_status *st;
 	const struct cluster *c;
-	const struct api_kind *wl, *pg, *cq, *lq;
+	const struct api_kind *wl, *pg, *cq, *lq, *npg;
 };
 
 static bool is_kind(const struct api_kind *k, const struct api_kind *want)
@@ -192,7 +192,8 @@ static int mark(void *ctx, const struct api_event *ev)
 		m->st->queues = true;
 		return 0;
 	}
-	if (!is_kind(ev->kind, m->wl) && !is_kind(ev->kind, m->pg))
+	if (!is_kind(ev->kind, m->wl) && !is_kind(ev->kind, m->pg) &&
+	    !is_kind(ev->kind, m->npg))
 		return 0;
 	w = cluster_find(m->c, KIND_WORKLOAD, ev->ns, ev->name);
 	if (w)
@@ -255,6 +256,7 @@ static void changes(struct ss *ss)
 		ss_kind("scheduling.x-k8s.io/v1alpha1", "PodGroup"),
 		ss_kind("kueue.x-k8s.io/v1beta2", "ClusterQueue"),
 		ss_kind("kueue.x-k8s.io/v1beta2", "LocalQueue"),
+		ss_kind("scheduling.k8s.io/v1beta1", "PodGroup"),
 	};
 	size_t n = ss->c->workloads.len;
 
@@ -300,6 +302,11 @@ struct serve_status *serve_status_new(void)
 
 	st->all = true;
 	return st;
+}
+
+void serve_status_set_job_admission(struct serve_status *st, bool on)
+{
+	st->job_admission = on;
 }
 
 void serve_status_free(struct serve_status *st)

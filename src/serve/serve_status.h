@@ -11,11 +11,13 @@
  *
  * Model workloads and Workload objects share namespace and name; a model
  * workload whose object is missing (a PodGroup's gang) gets its status
- * on the PodGroup instead.
+ * on the PodGroup instead: Coscheduling's phase and counts, or the
+ * PodGroupInitiallyScheduled condition of a scheduling.k8s.io one.
  */
 #ifndef ECHELON_SERVE_STATUS_H
 #define ECHELON_SERVE_STATUS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "api/api.h"
@@ -56,6 +58,18 @@ void serve_status_free(struct serve_status *st);
 void serve_status_reset(struct serve_status *st);
 int serve_status_update(struct serve_status *st, struct api_store *s,
 			const struct ctl *x, int64_t now_us);
+/* Keep the admission of a Job's Workload also in the annotation
+ * SERVE_ADMISSION_ANNOTATION of the Job (the cluster stores no Workload
+ * objects: a restarted scheduler adopts it from there). Off at first. */
+void serve_status_set_job_admission(struct serve_status *st, bool on);
+/*
+ * scheduling.k8s.io PodGroup o: condition PodGroupInitiallyScheduled
+ * False with reason SchedulerError and message msg, unless it is True
+ * (the condition is sticky once True). Returns 1 written, 0 unchanged, or
+ * the store's negative errno.
+ */
+int serve_status_pod_group_error(struct api_store *s, const struct api_obj *o,
+				 const char *msg, int64_t now_us);
 /* How many workload statuses st has computed (all its updates). */
 uint64_t serve_status_computed(const struct serve_status *st);
 /* Kueue's visibility API: GET

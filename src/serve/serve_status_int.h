@@ -62,6 +62,7 @@ struct serve_status {
 	uint64_t ctl_cursor; /* ctl_changes_seq() after the last update */
 	uint64_t computed;   /* workload statuses computed, ever */
 	bool queues;	     /* a queue object changed: write every queue */
+	bool job_admission;  /* serve_status_set_job_admission() */
 	bool all;	     /* the next update does everything */
 };
 

@@ -301,10 +301,11 @@ static json_t *occupied_by(struct ss *ss, const struct api_obj *pg)
  * A gang without a Workload object keeps its admission on its PodGroup
  * (annotation SERVE_ADMISSION_ANNOTATION, the v1beta2 status.admission),
  * so that a restarted scheduler adopts it (serve_sched_gang.c) instead of
- * finding bound pods it cannot account to any quota.
+ * finding bound pods it cannot account to any quota; so does a Job when
+ * the cluster stores no Workload objects (serve_sched_job.c).
  */
-static void pod_group_admission(struct ss *ss, uint32_t wl,
-				const struct api_obj *o)
+static void admission_annotation(struct ss *ss, uint32_t wl,
+				 const struct api_obj *o)
 {
 	json_t *adm = status_admission(ss->c, ss->sc, wl);
 	char *text =
@@ -341,6 +342,22 @@ static void pod_group_admission(struct ss *ss, uint32_t wl,
 		ss->writes++;
 }
 
+/* Store status (stolen) on gang object o, then its admission
+ * annotation (o is stale after the first write). */
+static void put_gang_status(struct ss *ss, uint32_t wl, const struct api_obj *o,
+			    json_t *status)
+{
+	const struct api_kind *kind = o->kind;
+	char *ns = xstrdup(o->ns), *name = xstrdup(o->name);
+
+	ss_put_status(ss, o, status);
+	o = api_store_get(ss->s, kind, ns, name);
+	if (o)
+		admission_annotation(ss, wl, o);
+	free(ns);
+	free(name);
+}
+
 /* Coscheduling's PodGroup status: phase and pod counts (left out at 0,
  * as omitempty does), scheduleStartTime, and occupiedBy once the group
  * has left Pending (kept as stored afterwards). */
@@ -351,8 +368,6 @@ static void pod_group_status(struct ss *ss, uint32_t wl,
 	json_t *st = json_object();
 	struct gang_saved gs;
 	enum podgroup_phase ph = gang_phase(ss->g, wl);
-	const struct api_kind *kind;
-	char *ns, *name;
 
 	gang_wl_export(ss->g, wl, &gs);
 	if (ph != PODGROUP_NONE)
@@ -378,15 +393,101 @@ static void pod_group_status(struct ss *ss, uint32_t wl,
 	if (gs.pgs.schedule_start_us > 0)
 		json_object_set_new(st, "scheduleStartTime",
 				    enc_timestamp(gs.pgs.schedule_start_us));
-	kind = o->kind;
-	ns = xstrdup(o->ns);
-	name = xstrdup(o->name);
-	ss_put_status(ss, o, st);
-	o = api_store_get(ss->s, kind, ns, name);
-	if (o)
-		pod_group_admission(ss, wl, o);
-	free(ns);
-	free(name);
+	put_gang_status(ss, wl, o, st);
+}
+
+#define INITIALLY_SCHEDULED "PodGroupInitiallyScheduled"
+
+/* Whether o's condition type is True. */
+static bool cond_is_true(const json_t *conds, const char *type)
+{
+	const char *s = json_string_value(
+		json_object_get(ss_cond_find(conds, type), "status"));
+
+	return s && strcmp(s, "True") == 0;
+}
+
+/*
+ * A scheduling.k8s.io PodGroup's status, as kube-scheduler keeps it:
+ * PodGroupInitiallyScheduled True once every pod of the gang is bound
+ * (sticky: never False again), False with reason Unschedulable and the
+ * queue's reason while it waits; and its admission annotation.
+ */
+static void native_pod_group_status(struct ss *ss, uint32_t wl,
+				    const struct api_obj *o)
+{
+	json_t *conds, *st = ss_status_copy(o, &conds);
+	int64_t gen = ss_generation(o->body);
+	struct sched_condition k =
+		sched_wl_condition(ss->sc, wl, SCHED_COND_QUOTA_RESERVED);
+	char *msg;
+
+	if (cond_is_true(conds, INITIALLY_SCHEDULED)) {
+		/* sticky */
+	} else if (ctl_wl_bound(ss->x, wl)) {
+		ss_cond_set(conds, INITIALLY_SCHEDULED, true, "Scheduled",
+			    "Every pod of the group is bound", 0, gen,
+			    ss->now_us);
+	} else if (sched_wl_state(ss->sc, wl) == SCHED_WL_PENDING &&
+		   k.present && !k.status && k.message) {
+		msg = xasprintf("%s: %s", k.reason ? k.reason : "Pending",
+				k.message);
+		ss_cond_set(conds, INITIALLY_SCHEDULED, false, "Unschedulable",
+			    msg, 0, gen, ss->now_us);
+		free(msg);
+	}
+	put_gang_status(ss, wl, o, st);
+}
+
+int serve_status_pod_group_error(struct api_store *s, const struct api_obj *o,
+				 const char *msg, int64_t now_us)
+{
+	struct ss ss = { .s = s, .now_us = now_us };
+	json_t *conds, *st = ss_status_copy(o, &conds);
+	int rc;
+
+	if (cond_is_true(conds, INITIALLY_SCHEDULED)) {
+		json_decref(st);
+		return 0;
+	}
+	ss_cond_set(conds, INITIALLY_SCHEDULED, false, "SchedulerError", msg, 0,
+		    ss_generation(o->body), now_us);
+	rc = ss_put_status(&ss, o, st);
+	return rc;
+}
+
+/* The Job that controls Workload ns/name (of kind wk) keeps its
+ * admission too (serve_status_set_job_admission()). */
+static void job_admission(struct ss *ss, uint32_t wl, const struct api_kind *wk,
+			  const char *ns, const char *name)
+{
+	const struct api_obj *o = api_store_get(ss->s, wk, ns, name);
+	const struct api_kind *jk = ss_kind("batch/v1", "Job");
+	const json_t *ref;
+	size_t i;
+
+	if (!o || !jk)
+		return;
+	json_array_foreach(json_object_get(json_object_get(o->body, "metadata"),
+					   "ownerReferences"),
+			   i, ref)
+	{
+		const char *kind =
+			json_string_value(json_object_get(ref, "kind"));
+		const char *job =
+			json_string_value(json_object_get(ref, "name"));
+		const char *uid =
+			json_string_value(json_object_get(ref, "uid"));
+		const struct api_obj *j;
+
+		if (!json_is_true(json_object_get(ref, "controller")) ||
+		    !kind || strcmp(kind, "Job") != 0 || !job || !uid)
+			continue;
+		j = api_store_get(ss->s, jk, ns, job);
+		if (j && strcmp(j->uid, uid) == 0)
+			admission_annotation(ss, wl, j);
+		return;
+	}
 }
 
 /* Add amount v of pair fr to c's usage. */
@@ -477,7 +578,7 @@ static void count_in(struct serve_status *st, const struct ss_seen *c, int sign)
 
 /* Slot i's status, and what it adds to its queues. */
 static void workload_sync(struct ss *ss, uint32_t i, const struct api_kind *wk,
-			  const struct api_kind *pk)
+			  const struct api_kind *pk, const struct api_kind *nk)
 {
 	struct serve_status *st = ss->st;
 	struct ss_seen *seen = &st->wl[i];
@@ -490,10 +591,15 @@ static void workload_sync(struct ss *ss, uint32_t i, const struct api_kind *wk,
 		const struct api_obj *o =
 			wk ? api_store_get(ss->s, wk, ns, w->name) : NULL;
 
-		if (o)
+		if (o) {
 			workload_status(ss, i, o);
-		else if (pk && (o = api_store_get(ss->s, pk, ns, w->name)))
+			if (st->job_admission)
+				job_admission(ss, i, wk, ns, w->name);
+		} else if (pk && (o = api_store_get(ss->s, pk, ns, w->name))) {
 			pod_group_status(ss, i, o);
+		} else if (nk && (o = api_store_get(ss->s, nk, ns, w->name))) {
+			native_pod_group_status(ss, i, o);
+		}
 		st->computed++;
 		contribution(ss, i, &now);
 	}
@@ -514,6 +620,8 @@ int ss_workloads(struct ss *ss)
 		ss_kind("kueue.x-k8s.io/v1beta2", "Workload");
 	const struct api_kind *pk =
 		ss_kind("scheduling.x-k8s.io/v1alpha1", "PodGroup");
+	const struct api_kind *nk =
+		ss_kind("scheduling.k8s.io/v1beta1", "PodGroup");
 	struct serve_status *st = ss->st;
 	uint32_t *slots = st->stale.items;
 	size_t n = st->stale.len;
@@ -522,7 +630,7 @@ int ss_workloads(struct ss *ss)
 	st->stale.items = NULL;
 	st->stale.len = st->stale.cap = 0;
 	for (size_t j = 0; j < n; j++)
-		workload_sync(ss, slots[j], wk, pk);
+		workload_sync(ss, slots[j], wk, pk, nk);
 	free(slots);
 	return ss->err ? ss->err : ss->writes;
 }

@@ -72,6 +72,9 @@ static const struct kind_case kind_cases[] = {
 	{ "echelon.dev", "v1alpha1", "configurations", "echelon.dev/v1alpha1",
 	  "Configuration", "configuration", NULL, NULL, false, 0, "Name",
 	  "Age" },
+	{ "scheduling.k8s.io", "v1beta1", "podgroups",
+	  "scheduling.k8s.io/v1beta1", "PodGroup", "podgroup", NULL, NULL, true,
+	  API_SUB_STATUS, "Name", "Age" },
 };
 
 static bool has(const char *const *list, size_t n, const char *s)

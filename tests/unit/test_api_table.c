@@ -303,6 +303,20 @@ static const struct row_case rows[] = {
 	  "\"2026-12-01T12:00:00Z\"},\"spec\":{\"minMember\":4},\"status\":{"
 	  "\"phase\":\"Running\",\"running\":4,\"succeeded\":0}}",
 	  "[\"pg\",\"Running\",4,4,0,null,\"60m\"]" },
+	/* the native PodGroup: gang size, topology level, condition */
+	{ API_KIND_NATIVE_POD_GROUP,
+	  "{\"metadata\":{\"name\":\"llama\",\"creationTimestamp\":"
+	  "\"2026-12-01T12:00:00Z\"},\"spec\":{\"schedulingPolicy\":{"
+	  "\"gang\":{\"minCount\":8}},\"schedulingConstraints\":{"
+	  "\"topology\":[{\"key\":\"topology-rack\"}]}},\"status\":{"
+	  "\"conditions\":[{\"type\":\"PodGroupInitiallyScheduled\","
+	  "\"status\":\"False\",\"reason\":\"Unschedulable\"}]}}",
+	  "[\"llama\",8,\"topology-rack\",\"False\",\"Unschedulable\","
+	  "\"60m\"]" },
+	{ API_KIND_NATIVE_POD_GROUP,
+	  "{\"metadata\":{\"name\":\"pg\"},\"spec\":{\"schedulingPolicy\":"
+	  "{\"basic\":{}}}}",
+	  "[\"pg\",null,null,null,null,null]" },
 	{ API_KIND_RESOURCE_FLAVOR,
 	  "{\"metadata\":{\"name\":\"gpu\",\"creationTimestamp\":"
 	  "\"2026-12-01T12:59:00Z\"}}",

@@ -246,6 +246,30 @@ static const struct validate_case cases[] = {
 	  -EINVAL,
 	  1,
 	  { "E spec.bar: unknown field \"bar\" is ignored" } },
+	/* Kubernetes' own PodGroup: its fields, a gang of at least one. */
+	{ API_KIND_NATIVE_POD_GROUP,
+	  "{\"apiVersion\":\"scheduling.k8s.io/v1beta1\",\"kind\":"
+	  "\"PodGroup\",\"metadata\":{\"name\":\"pg\",\"namespace\":"
+	  "\"a\"},\"spec\":{\"schedulingPolicy\":{\"gang\":{\"minCount\":"
+	  "4}},\"schedulingConstraints\":{\"topology\":[{\"key\":\"rack\"}]},"
+	  "\"disruptionMode\":\"All\"}}",
+	  NULL,
+	  API_FV_STRICT,
+	  0,
+	  0,
+	  { NULL } },
+	{ API_KIND_NATIVE_POD_GROUP,
+	  "{\"apiVersion\":\"scheduling.k8s.io/v1alpha2\",\"kind\":"
+	  "\"PodGroup\",\"metadata\":{\"name\":\"pg\",\"namespace\":"
+	  "\"a\"},\"spec\":{\"schedulingPolicy\":{\"gang\":{\"minCount\":"
+	  "0}},\"minMember\":2}}",
+	  NULL,
+	  API_FV_STRICT,
+	  -EINVAL,
+	  1,
+	  { "E spec.minMember: unknown field \"minMember\" is ignored",
+	    "E spec.schedulingPolicy.gang.minCount: must be an integer of at "
+	    "least 1" } },
 	/* Objects as a cluster holds them: a kubelet's Node status, a
 	 * v1beta2 Workload's status with compact topology slices. */
 	{ API_KIND_NODE,

@@ -407,6 +407,47 @@ static void test_bind_timeout(void **state)
 	stop(x, &b, &c);
 }
 
+/*
+ * A bind reported done and then undone (the pod bound elsewhere, a bind
+ * the cluster refused after all): ctl_evict() evicts the gang whole with
+ * the backend's reason and queues it again after the bind backoff; only
+ * an admitted gang; ctl_wl_bound() says bound while it was.
+ */
+static void test_evict(void **state)
+{
+	struct cluster c;
+	struct ctl *x;
+	struct be b;
+	uint64_t h;
+
+	(void)state;
+	x = start(&c, &b, 2, 0, NULL);
+	h = ctl_handle(x, 0);
+	assert_int_equal(ctl_evict(x, h, "PodBoundElsewhere", 0), -EINVAL);
+	assert_int_equal(ctl_submit(x, h, true, 0), 0);
+	ctl_run(x, 0);
+	assert_true(ctl_wl_bound(x, 0));
+	assert_false(ctl_wl_bound(x, 1));
+	strbuf_reset(&b.log);
+	assert_int_equal(ctl_evict(x, h, "PodBoundElsewhere", S), 0);
+	assert_string_equal(b.log.buf,
+			    "release w0; Evicted w0 PodBoundElsewhere; ");
+	assert_false(ctl_wl_bound(x, 0));
+	assert_int_equal(sched_wl_state(ctl_sched(x), 0), SCHED_WL_PENDING);
+	assert_int_equal(ctl_evict(x, h, "BindFailed", S), -EINVAL);
+	assert_int_equal(
+		ctl_evict(x, CTL_HANDLE(0, CTL_GEN(h) + 1), "BindFailed", S),
+		-ESTALE);
+	ctl_run(x, S);
+	assert_int_equal(ctl_next_wakeup_us(x, S), 2 * S); /* backoff 1 s */
+	strbuf_reset(&b.log);
+	ctl_run(x, 2 * S);
+	assert_string_equal(b.log.buf,
+			    "Admitted w0; bind w0/0 n0; bind w0/1 n1; ");
+	assert_true(ctl_wl_bound(x, 0));
+	stop(x, &b, &c);
+}
+
 /* A bind refused at once is a failure too; a stale handle is refused. */
 static void test_bind_refused_and_stale(void **state)
 {
@@ -1519,6 +1560,7 @@ int main(void)
 		cmocka_unit_test(test_bind_failure),
 		cmocka_unit_test(test_bind_timeout),
 		cmocka_unit_test(test_bind_refused_and_stale),
+		cmocka_unit_test(test_evict),
 		cmocka_unit_test(test_dynamic_workloads),
 		cmocka_unit_test(test_workload_update),
 		cmocka_unit_test(test_random_faults),

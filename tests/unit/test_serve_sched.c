@@ -51,21 +51,20 @@ static const struct api_kind *kind(const char *av, const char *k)
 #define K_EVENT kind("v1", "Event")
 
 /* Create obj (JSON text, printf-style) as the API would: the mutating
- * hook first. */
-static void put(struct api_store *s, int64_t now, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void put(struct api_store *s, int64_t now, const char *fmt, ...)
+ * hook first, with ctx x (NULL: the embedded cluster's). */
+static void vput(struct api_store *s, struct serve_sched *x, int64_t now,
+		 const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+static void vput(struct api_store *s, struct serve_sched *x, int64_t now,
+		 const char *fmt, va_list ap)
 {
 	const struct api_kind *k;
 	char buf[4096];
 	json_error_t jerr;
 	struct errbuf eb;
 	json_t *o;
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
 	o = json_loads(buf, 0, &jerr);
 	if (!o)
 		fail_msg("bad JSON in test: %s: %s", jerr.text, buf);
@@ -74,8 +73,32 @@ static void put(struct api_store *s, int64_t now, const char *fmt, ...)
 			    json_string_value(json_object_get(o, "kind"))));
 	assert_non_null(k);
 	errbuf_clear(&eb);
-	assert_int_equal(serve_sched_mutate(NULL, k, o, NULL, &eb), 0);
+	assert_int_equal(serve_sched_mutate(x, k, o, NULL, &eb), 0);
 	assert_int_equal(api_store_create(s, k, o, now, NULL), 0);
+}
+
+static void put(struct api_store *s, int64_t now, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void put(struct api_store *s, int64_t now, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vput(s, NULL, now, fmt, ap);
+	va_end(ap);
+}
+
+/* put() through scheduler x's own hook (its options apply). */
+static void put_to(struct serve_sched *x, struct api_store *s, int64_t now,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void put_to(struct serve_sched *x, struct api_store *s, int64_t now,
+		   const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vput(s, x, now, fmt, ap);
+	va_end(ap);
 }
 
 static void node(struct api_store *s, const char *name, const char *rack)
@@ -572,13 +595,13 @@ static void test_job_lifecycle(void **state)
 	env_stop(&e);
 }
 
-/* Whether an Event about object name has a message starting with
+/* How many Events about object name have a message starting with
  * prefix. */
-static bool event_about(struct api_store *s, const char *name,
+static int events_about(struct api_store *s, const char *name,
 			const char *prefix)
 {
 	struct objs evs;
-	bool found = false;
+	int found = 0;
 
 	objs_of(s, K_EVENT, &evs);
 	for (size_t i = 0; i < evs.n; i++) {
@@ -594,10 +617,16 @@ static bool event_about(struct api_store *s, const char *name,
 			about = sget(evs.items[i], "regarding", "name");
 		if (about && msg && !strcmp(about, name) &&
 		    !strncmp(msg, prefix, strlen(prefix)))
-			found = true;
+			found++;
 	}
 	objs_release(&evs);
 	return found;
+}
+
+static bool event_about(struct api_store *s, const char *name,
+			const char *prefix)
+{
+	return events_about(s, name, prefix) > 0;
 }
 
 static void test_quota_competition(void **state)
@@ -1926,6 +1955,716 @@ static void test_random(void **state)
 	}
 }
 
+/* ---- The Kubernetes backend's needs (kube mode, dialects, faults) ---- */
+
+static void env_start_opts(struct env *e, struct api_store *s, int64_t now,
+			   const struct serve_sched_options *o)
+{
+	env_start(e, s, now);
+	serve_sched_set_options(e->x, o);
+}
+
+static struct serve_sched_options kube_options(void)
+{
+	struct serve_sched_options o;
+
+	serve_sched_options_init(&o);
+	o.kube = true;
+	return o;
+}
+
+/* A queued Indexed Job of n pods of 8 GPUs in one rack whose pods name
+ * scheduler sched, created through the scheduler's own hook. */
+static void job_for(struct env *e, const char *name, int n, const char *prio,
+		    const char *sched)
+{
+	put_to(e->x, e->s, e->now,
+	       "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{"
+	       "\"name\":\"%s\",\"namespace\":\"team-a\",\"labels\":{"
+	       "\"kueue.x-k8s.io/queue-name\":\"training\","
+	       "\"kueue.x-k8s.io/priority-class\":\"%s\"}},\"spec\":{"
+	       "\"parallelism\":%d,\"completions\":%d,\"completionMode\":"
+	       "\"Indexed\",\"template\":{\"metadata\":{\"annotations\":{"
+	       "\"kueue.x-k8s.io/podset-required-topology\":"
+	       "\"topology-rack\"}},\"spec\":{\"schedulerName\":\"%s\","
+	       "\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"t\","
+	       "\"image\":\"trainer\",\"resources\":{\"requests\":{"
+	       "\"cpu\":\"8\",\"nvidia.com/gpu\":\"8\"}}}]}}}}",
+	       name, prio, n, n, sched);
+}
+
+/* A pod of 8 GPUs with labels (a JSON object's text), more members of
+ * its spec (text ending in a comma, or "") and of its container. */
+static void pod_with(struct env *e, const char *name, const char *labels,
+		     const char *spec, const char *ctr)
+{
+	put_to(e->x, e->s, e->now,
+	       "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+	       "\"%s\",\"namespace\":\"team-a\",\"labels\":%s},\"spec\":{%s"
+	       "\"containers\":[{\"name\":\"t\"%s,\"resources\":{\"requests\":"
+	       "{\"cpu\":\"8\",\"nvidia.com/gpu\":\"8\"}}}]}}",
+	       name, labels, spec, ctr);
+}
+
+/* Member what ("status", "reason", "message") of condition type of o,
+ * or NULL. */
+static const char *cond_of(const json_t *o, const char *type, const char *what)
+{
+	const json_t *c;
+	size_t i;
+
+	json_array_foreach(
+		json_object_get(json_object_get(o, "status"), "conditions"), i,
+		c)
+	{
+		if (!strcmp(json_string_value(json_object_get(c, "type")),
+			    type))
+			return json_string_value(json_object_get(c, what));
+	}
+	return NULL;
+}
+
+static const char *pod_scheduled(struct api_store *s, const char *name,
+				 const char *what)
+{
+	const struct api_obj *o = api_store_get(s, K_POD, "team-a", name);
+
+	assert_non_null(o);
+	return cond_of(o->body, "PodScheduled", what);
+}
+
+/* The name of a live pod of Job jobname (static; NULL: none). */
+static const char *pod_of_job(struct api_store *s, const char *jobname)
+{
+	static char name[64];
+	const struct api_obj *jb = api_store_get(s, K_JOB, "team-a", jobname);
+	struct objs pods;
+
+	name[0] = '\0';
+	objs_of(s, K_POD, &pods);
+	for (size_t i = 0; jb && i < pods.n && !name[0]; i++) {
+		if (owner_uid(pods.items[i]) &&
+		    !strcmp(owner_uid(pods.items[i]), jb->uid) &&
+		    !terminal(pods.items[i]))
+			snprintf(name, sizeof(name), "%s",
+				 sget(pods.items[i], "metadata", "name"));
+	}
+	objs_release(&pods);
+	return name[0] ? name : NULL;
+}
+
+/*
+ * Kube mode: a queued Job is not suspended (no webhook); its pods wait
+ * Pending, with PodScheduled's queue reason and the plan's numbers,
+ * until admitted and bound; a Job whose pods name another scheduler is
+ * not echelon's; an evicted Job is suspended, and unsuspended when
+ * admitted again.
+ */
+static void test_kube_jobs(void **state)
+{
+	struct serve_sched_options o = kube_options();
+	struct env e;
+	struct gang_view g;
+	const char *p, *msg;
+	int n;
+
+	(void)state;
+	env_start_opts(&e, quickstart(), T0, &o);
+	job_for(&e, "first", 4, "research", "echelon");
+	assert_false(suspended(e.s, "first"));
+	advance(&e, 2 * S);
+	g = gang_of(e.s, "first");
+	assert_int_equal(g.bound, 4);
+	assert_int_equal(g.racks, 1);
+	assert_false(suspended(e.s, "first"));
+	/* the default scheduler's: neither a Workload nor a bind */
+	job_for(&e, "theirs", 1, "research", "default-scheduler");
+	advance(&e, S);
+	(void)workload_of(e.s, "theirs", &n);
+	assert_int_equal(n, 0);
+	assert_int_equal(gang_of(e.s, "theirs").pods, 1);
+	assert_int_equal(gang_of(e.s, "theirs").bound, 0);
+	/* a higher priority preempts: the victim's Job is suspended */
+	job_for(&e, "urgent", 4, "production", "echelon");
+	advance(&e, 2 * S);
+	assert_int_equal(gang_of(e.s, "urgent").bound, 4);
+	assert_true(suspended(e.s, "first"));
+	assert_int_equal(gang_of(e.s, "first").pods, 0);
+	/* a Job that waits for quota runs its pods Pending, told why */
+	job_for(&e, "second", 2, "research", "echelon");
+	advance(&e, S);
+	g = gang_of(e.s, "second");
+	assert_int_equal(g.pods, 2);
+	assert_int_equal(g.bound, 0);
+	assert_false(suspended(e.s, "second"));
+	p = pod_of_job(e.s, "second");
+	assert_non_null(p);
+	assert_string_equal(pod_scheduled(e.s, p, "status"), "False");
+	assert_string_equal(pod_scheduled(e.s, p, "reason"), "WaitingForQuota");
+	msg = pod_scheduled(e.s, p, "message");
+	/* with the numbers of `echelon plan` */
+	assert_non_null(strstr(msg, "insufficient unused quota for "
+				    "nvidia.com/gpu in flavor tas-gpu, 16 more "
+				    "needed"));
+	assert_int_equal(
+		api_store_delete(e.s, K_JOB, "team-a", "second", 0, e.now), 0);
+	/* the preemptor ends: the victim is admitted again, unsuspended */
+	complete(&e, "urgent");
+	advance(&e, 3 * S);
+	assert_false(suspended(e.s, "first"));
+	assert_int_equal(gang_of(e.s, "first").bound, 4);
+	assert_int_equal(admitted_pods(e.x), 4);
+	check_capacity(e.s);
+	env_stop(&e);
+}
+
+struct sched_name_case {
+	bool kube;
+	const char *name;  /* option; NULL: the default */
+	const char *sched; /* pod's schedulerName; NULL: none */
+	bool bound;
+};
+
+/* Which pods are echelon's: its name; the embedded cluster also takes
+ * the default scheduler's (it has no other). */
+static void test_scheduler_name(void **state)
+{
+	static const struct sched_name_case cases[] = {
+		{ false, NULL, NULL, true },
+		{ false, NULL, "default-scheduler", true },
+		{ false, NULL, "echelon", true },
+		{ false, NULL, "other", false },
+		{ false, "mine", "mine", true },
+		{ false, "mine", "echelon", false },
+		{ true, NULL, NULL, false },
+		{ true, NULL, "default-scheduler", false },
+		{ true, NULL, "echelon", true },
+		{ true, "mine", "echelon", false },
+		{ true, "mine", "mine", true },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct sched_name_case *c = &cases[i];
+		struct serve_sched_options o;
+		char spec[64] = "";
+		struct env e;
+
+		serve_sched_options_init(&o);
+		o.kube = c->kube;
+		if (c->name)
+			o.scheduler_name = c->name;
+		env_start_opts(&e, quickstart(), T0, &o);
+		if (c->sched)
+			snprintf(spec, sizeof(spec),
+				 "\"schedulerName\":\"%s\",", c->sched);
+		pod_with(&e, "p", "{}", spec, "");
+		pod_with(&e, "q",
+			 "{\"kueue.x-k8s.io/queue-name\":\"training\"}", spec,
+			 "");
+		advance(&e, S);
+		if (c->bound != (node_of_pod(e.s, "p") != NULL) ||
+		    c->bound != (node_of_pod(e.s, "q") != NULL))
+			fail_msg("case %zu: pods %s, want %s", i,
+				 node_of_pod(e.s, "p") ? "bound" : "unbound",
+				 c->bound ? "bound" : "unbound");
+		env_stop(&e);
+	}
+}
+
+struct unsupported_case {
+	const char *spec, *ctr; /* members added to the pod */
+	const char *field;
+};
+
+/*
+ * Pods that ask for what echelon cannot honour are never placed: their
+ * PodScheduled condition says SchedulerError and names the field, and
+ * their gang gets one Warning Event (a plain pod's is the pod).
+ */
+static void test_unsupported(void **state)
+{
+	static const struct unsupported_case cases[] = {
+		{ "\"affinity\":{\"podAffinity\":{\"requiredDuringScheduling"
+		  "IgnoredDuringExecution\":[{\"topologyKey\":\"zone\"}]}},",
+		  "", "spec.affinity.podAffinity" },
+		{ "\"affinity\":{\"nodeAffinity\":null,\"podAntiAffinity\":{"
+		  "\"preferredDuringSchedulingIgnoredDuringExecution\":[]}},",
+		  "", NULL }, /* an empty one asks nothing */
+		{ "\"affinity\":{\"podAntiAffinity\":{\"requiredDuring"
+		  "SchedulingIgnoredDuringExecution\":[{\"topologyKey\":"
+		  "\"kubernetes.io/hostname\"}]}},",
+		  "", "spec.affinity.podAntiAffinity" },
+		{ "\"topologySpreadConstraints\":[{\"maxSkew\":1,\"topologyKey"
+		  "\":\"zone\",\"whenUnsatisfiable\":\"DoNotSchedule\"}],",
+		  "", "spec.topologySpreadConstraints" },
+		{ "\"volumes\":[{\"name\":\"tmp\",\"emptyDir\":{}},{\"name\":"
+		  "\"data\",\"persistentVolumeClaim\":{\"claimName\":\"d\"}}],",
+		  "", "spec.volumes[1].persistentVolumeClaim" },
+		{ "",
+		  ",\"ports\":[{\"containerPort\":80},{\"containerPort\":"
+		  "8080,\"hostPort\":8080}]",
+		  "spec.containers[0].ports[1].hostPort" },
+		{ "\"resourceClaims\":[{\"name\":\"gpu\",\"resourceClaimName\":"
+		  "\"c\"}],",
+		  "", "spec.resourceClaims" },
+	};
+	char name[16], msg[128];
+	struct env e;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(name, sizeof(name), "p%zu", i);
+		pod_with(&e, name, "{}", cases[i].spec, cases[i].ctr);
+	}
+	advance(&e, S);
+	advance(&e, S);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(name, sizeof(name), "p%zu", i);
+		if (!cases[i].field) {
+			assert_non_null(node_of_pod(e.s, name));
+			continue;
+		}
+		snprintf(msg, sizeof(msg), "%s is not supported by echelon",
+			 cases[i].field);
+		assert_null(node_of_pod(e.s, name));
+		assert_string_equal(pod_scheduled(e.s, name, "status"),
+				    "False");
+		assert_string_equal(pod_scheduled(e.s, name, "reason"),
+				    "SchedulerError");
+		assert_string_equal(pod_scheduled(e.s, name, "message"), msg);
+		assert_int_equal(events_about(e.s, name, "SchedulerError: "),
+				 1);
+	}
+	/* a gang of two such pods: one Event, on its PodGroup */
+	put(e.s, e.now,
+	    "{\"apiVersion\":\"scheduling.x-k8s.io/v1alpha1\",\"kind\":"
+	    "\"PodGroup\",\"metadata\":{\"name\":\"pg\",\"namespace\":"
+	    "\"team-a\",\"labels\":{\"kueue.x-k8s.io/queue-name\":"
+	    "\"training\"}},\"spec\":{\"minMember\":2}}");
+	for (int i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "pg-%d", i);
+		pod_with(&e, name, "{\"scheduling.x-k8s.io/pod-group\":\"pg\"}",
+			 cases[3].spec, "");
+	}
+	advance(&e, S);
+	advance(&e, S);
+	assert_null(node_of_pod(e.s, "pg-0"));
+	assert_null(node_of_pod(e.s, "pg-1"));
+	assert_string_equal(pod_scheduled(e.s, "pg-1", "reason"),
+			    "SchedulerError");
+	assert_int_equal(events_about(e.s, "pg",
+				      "SchedulerError: spec."
+				      "topologySpreadConstraints"),
+			 1);
+	assert_int_equal(events_about(e.s, "pg-0", "SchedulerError"), 0);
+	assert_int_equal(admitted_pods(e.x), 0);
+	/* a Job whose template does: no Workload, one Event on the Job */
+	put(e.s, e.now,
+	    "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{"
+	    "\"name\":\"spread\",\"namespace\":\"team-a\",\"labels\":{"
+	    "\"kueue.x-k8s.io/queue-name\":\"training\"}},\"spec\":{"
+	    "\"parallelism\":2,\"completions\":2,\"template\":{\"spec\":{%s"
+	    "\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"t\","
+	    "\"image\":\"t\",\"resources\":{\"requests\":{\"cpu\":\"8\"}}}]}}}"
+	    "}",
+	    cases[3].spec);
+	advance(&e, S);
+	{
+		int n;
+
+		(void)workload_of(e.s, "spread", &n);
+		assert_int_equal(n, 0);
+	}
+	assert_int_equal(events_about(e.s, "spread", "SchedulerError: "), 1);
+	env_stop(&e);
+}
+
+/* Move pod team-a/name to node (NULL: unbound), as another binder, or a
+ * replica reading back a bind the cluster refused, would show it. */
+static void rebind_pod(struct env *e, const char *name, const char *node)
+{
+	json_t *o = json_deep_copy(
+		api_store_get(e->s, K_POD, "team-a", name)->body);
+
+	if (node)
+		json_object_set_new(json_object_get(o, "spec"), "nodeName",
+				    json_string(node));
+	else
+		json_object_del(json_object_get(o, "spec"), "nodeName");
+	update(e->s, K_POD, o, e->now);
+}
+
+/* A node of rack r that no live pod uses (static). */
+static const char *free_node(struct api_store *s, int r)
+{
+	static char name[16];
+
+	for (int h = 0; h < 4; h++) {
+		struct objs pods;
+		bool used = false;
+
+		snprintf(name, sizeof(name), "gpu-r%d-h%d", r, h);
+		objs_of(s, K_POD, &pods);
+		for (size_t i = 0; i < pods.n; i++) {
+			const char *nn =
+				sget(pods.items[i], "spec", "nodeName");
+
+			used |= nn && !strcmp(nn, name) &&
+				!terminal(pods.items[i]);
+		}
+		objs_release(&pods);
+		if (!used)
+			return name;
+	}
+	return NULL;
+}
+
+/*
+ * A pod of an admitted gang found on another node than echelon bound it
+ * to (someone else bound it), or unbound again (the cluster refused the
+ * bind after all): the whole gang is evicted (its Job suspended) and
+ * queued again, and runs again whole.
+ */
+static void test_binding_undone(void **state)
+{
+	static const bool elsewhere[] = { true, false };
+
+	(void)state;
+	for (size_t c = 0; c < ARRAY_SIZE(elsewhere); c++) {
+		struct env e;
+		char *p;
+
+		env_start(&e, quickstart(), T0);
+		job(e.s, e.now, "llama", 2, "production");
+		advance(&e, 2 * S);
+		assert_int_equal(gang_of(e.s, "llama").bound, 2);
+		p = xstrdup(pod_of_job(e.s, "llama"));
+		rebind_pod(
+			&e, p,
+			elsewhere[c]
+				? free_node(e.s, node_of_pod(e.s, p)[5] - '0')
+				: NULL);
+		settle(&e);
+		assert_true(event_about(
+			e.s, p, elsewhere[c] ? "bound to " : "unbound"));
+		assert_true(suspended(e.s, "llama"));
+		assert_int_equal(admitted_pods(e.x), 0);
+		/* after the bind backoff, whole again */
+		advance(&e, 3 * S);
+		assert_false(suspended(e.s, "llama"));
+		assert_int_equal(gang_of(e.s, "llama").bound, 2);
+		assert_int_equal(gang_of(e.s, "llama").pods, 2);
+		assert_int_equal(admitted_pods(e.x), 2);
+		check_capacity(e.s);
+		free(p);
+		env_stop(&e);
+	}
+}
+
+/*
+ * A gang whose pods do not all come within the bind timeout (30 s after
+ * its admission) is evicted and queued again, its quota free meanwhile.
+ */
+static void test_bind_timeout(void **state)
+{
+	struct env e;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	put(e.s, e.now,
+	    "{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"Workload\","
+	    "\"metadata\":{\"name\":\"ghost\",\"namespace\":\"team-a\"},"
+	    "\"spec\":{\"queueName\":\"training\",\"podSets\":[{\"name\":"
+	    "\"main\",\"count\":2,\"template\":{\"spec\":{\"containers\":[{"
+	    "\"name\":\"t\",\"resources\":{\"requests\":{\"cpu\":\"8\","
+	    "\"nvidia.com/gpu\":\"8\"}}}]}}}]}}");
+	advance(&e, S);
+	assert_int_equal(admitted_pods(e.x), 2);
+	advance(&e, 28 * S);
+	assert_int_equal(admitted_pods(e.x), 2);
+	assert_false(event_about(e.s, "ghost", "The workload was evicted"));
+	advance(&e, 2 * S);
+	assert_true(event_about(e.s, "ghost",
+				"The workload was evicted: BindTimeout"));
+	/* queued again after the bind backoff (1 s), admitted again */
+	assert_true(event_about(e.s, "ghost",
+				"The workload backoff was "
+				"finished"));
+	env_stop(&e);
+}
+
+#define K_NPG kind("scheduling.k8s.io/v1beta1", "PodGroup")
+
+/* A pod of 8 GPUs of native PodGroup pg. */
+static void npg_pod(struct env *e, const char *name, const char *pg)
+{
+	char spec[96];
+
+	snprintf(spec, sizeof(spec),
+		 "\"schedulingGroup\":{\"podGroupName\":\"%s\"},", pg);
+	pod_with(e, name, "{}", spec, "");
+}
+
+/*
+ * Kubernetes' own PodGroup (scheduling.k8s.io, v1beta1 and v1alpha2):
+ * the gang of the pods whose spec.schedulingGroup names it, once
+ * gang.minCount of them exist, inside one domain of its topology key;
+ * PodGroupInitiallyScheduled True once bound, False (Unschedulable, the
+ * queue's reason) while it waits; adopted after a restart.
+ */
+static void test_native_pod_group(void **state)
+{
+	struct env e, r;
+	const struct api_obj *o;
+	char *nodes[4];
+	char name[16];
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	put(e.s, e.now,
+	    "{\"apiVersion\":\"scheduling.k8s.io/v1beta1\",\"kind\":"
+	    "\"PodGroup\",\"metadata\":{\"name\":\"llama\",\"namespace\":"
+	    "\"team-a\",\"labels\":{\"kueue.x-k8s.io/queue-name\":"
+	    "\"training\"}},\"spec\":{\"schedulingPolicy\":{\"gang\":{"
+	    "\"minCount\":3}},\"schedulingConstraints\":{\"topology\":[{"
+	    "\"key\":\"topology-rack\"}]}}}");
+	npg_pod(&e, "llama-0", "llama");
+	npg_pod(&e, "llama-1", "llama");
+	advance(&e, S);
+	assert_null(node_of_pod(e.s, "llama-0"));
+	npg_pod(&e, "llama-2", "llama");
+	advance(&e, S);
+	for (int i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "llama-%d", i);
+		assert_non_null(node_of_pod(e.s, name));
+		nodes[i] = xstrdup(node_of_pod(e.s, name));
+		assert_int_equal(nodes[i][5], nodes[0][5]); /* one rack */
+	}
+	o = api_store_get(e.s, K_NPG, "team-a", "llama");
+	assert_string_equal(
+		cond_of(o->body, "PodGroupInitiallyScheduled", "status"),
+		"True");
+	/* v1alpha2, the basic policy: a gang of one */
+	put(e.s, e.now,
+	    "{\"apiVersion\":\"scheduling.k8s.io/v1alpha2\",\"kind\":"
+	    "\"PodGroup\",\"metadata\":{\"name\":\"solo\",\"namespace\":"
+	    "\"team-a\",\"labels\":{\"kueue.x-k8s.io/queue-name\":"
+	    "\"training\"}},\"spec\":{\"schedulingPolicy\":{\"basic\":{}}}}");
+	npg_pod(&e, "solo-0", "solo");
+	advance(&e, S);
+	assert_non_null(node_of_pod(e.s, "solo-0"));
+	nodes[3] = xstrdup(node_of_pod(e.s, "solo-0"));
+	assert_int_equal(admitted_pods(e.x), 4);
+	/* no quota left: the next waits, and says so */
+	put(e.s, e.now,
+	    "{\"apiVersion\":\"scheduling.k8s.io/v1beta1\",\"kind\":"
+	    "\"PodGroup\",\"metadata\":{\"name\":\"big\",\"namespace\":"
+	    "\"team-a\",\"labels\":{\"kueue.x-k8s.io/queue-name\":"
+	    "\"training\"}},\"spec\":{\"schedulingPolicy\":{\"gang\":{"
+	    "\"minCount\":2}}}}");
+	npg_pod(&e, "big-0", "big");
+	npg_pod(&e, "big-1", "big");
+	advance(&e, S);
+	assert_null(node_of_pod(e.s, "big-0"));
+	o = api_store_get(e.s, K_NPG, "team-a", "big");
+	assert_string_equal(
+		cond_of(o->body, "PodGroupInitiallyScheduled", "status"),
+		"False");
+	assert_string_equal(
+		cond_of(o->body, "PodGroupInitiallyScheduled", "reason"),
+		"Unschedulable");
+	assert_string_equal(pod_scheduled(e.s, "big-0", "reason"),
+			    "WaitingForQuota");
+	/* a restart adopts the bound gangs where they are */
+	env_start(&r, copy_store(e.s), e.now);
+	env_stop(&e);
+	advance(&r, S);
+	assert_int_equal(admitted_pods(r.x), 4);
+	assert_int_equal(usage_pods(r.x), 4);
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), i < 3 ? "llama-%d" : "solo-0", i);
+		assert_string_equal(node_of_pod(r.s, name), nodes[i]);
+		free(nodes[i]);
+	}
+	assert_null(node_of_pod(r.s, "big-0"));
+	check_capacity(r.s);
+	env_stop(&r);
+}
+
+/* A refused pod of a native PodGroup: the group's condition is False
+ * with reason SchedulerError. */
+static void test_native_pod_group_refused(void **state)
+{
+	struct env e;
+	const struct api_obj *o;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	put(e.s, e.now,
+	    "{\"apiVersion\":\"scheduling.k8s.io/v1beta1\",\"kind\":"
+	    "\"PodGroup\",\"metadata\":{\"name\":\"pg\",\"namespace\":"
+	    "\"team-a\"},\"spec\":{\"schedulingPolicy\":{\"gang\":{"
+	    "\"minCount\":1}}}}");
+	pod_with(&e, "pg-0", "{}",
+		 "\"schedulingGroup\":{\"podGroupName\":\"pg\"},"
+		 "\"resourceClaims\":[{\"name\":\"gpu\"}],",
+		 "");
+	advance(&e, S);
+	assert_null(node_of_pod(e.s, "pg-0"));
+	o = api_store_get(e.s, K_NPG, "team-a", "pg");
+	assert_string_equal(
+		cond_of(o->body, "PodGroupInitiallyScheduled", "reason"),
+		"SchedulerError");
+	assert_string_equal(
+		cond_of(o->body, "PodGroupInitiallyScheduled", "message"),
+		"spec.resourceClaims is not supported by echelon");
+	assert_int_equal(events_about(e.s, "pg", "SchedulerError: "), 1);
+	env_stop(&e);
+}
+
+/* A queued Job of n pods of gpus GPUs each, in one rack, through the
+ * scheduler's hook (kube mode: not suspended, its pods wait). */
+static void job_gpus(struct env *e, const char *name, int n, int gpus)
+{
+	put_to(e->x, e->s, e->now,
+	       "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{"
+	       "\"name\":\"%s\",\"namespace\":\"team-a\",\"labels\":{"
+	       "\"kueue.x-k8s.io/queue-name\":\"training\"}},\"spec\":{"
+	       "\"parallelism\":%d,\"completions\":%d,\"completionMode\":"
+	       "\"Indexed\",\"template\":{\"metadata\":{\"annotations\":{"
+	       "\"kueue.x-k8s.io/podset-required-topology\":"
+	       "\"topology-rack\"}},\"spec\":{\"schedulerName\":\"echelon\","
+	       "\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"t\","
+	       "\"image\":\"t\",\"resources\":{\"requests\":{\"cpu\":\"8\","
+	       "\"nvidia.com/gpu\":\"%d\"}}}]}}}}",
+	       name, n, n, gpus);
+}
+
+struct reason_case {
+	const char *job;
+	int pods, gpus;
+	const char *reason, *message; /* PodScheduled's; message: a part */
+};
+
+/*
+ * Why a Job's pods wait, on the pods themselves (kube mode: they exist
+ * before admission): Unschedulable only when no node could ever hold
+ * them (cluster-autoscaler scales up for that reason alone), queue
+ * reasons with the plan's numbers otherwise. Two racks of 4 nodes, 3 of
+ * each taken by pods of another scheduler; 32 GPUs of quota.
+ */
+static void test_pending_reasons(void **state)
+{
+	static const struct reason_case cases[] = {
+		{ "huge", 1, 16, "Unschedulable", "" },
+		{ "wide", 2, 8, "WaitingForTopology", "topology-rack" },
+		{ "many", 5, 8, "ExceedsMaxQuota", "" },
+	};
+	struct serve_sched_options o = kube_options();
+	struct env e;
+	char name[16];
+
+	(void)state;
+	env_start_opts(&e, quickstart(), T0, &o);
+	for (int r = 0; r < 2; r++) {
+		for (int h = 0; h < 3; h++) {
+			char node[16];
+
+			snprintf(name, sizeof(name), "other-%d%d", r, h);
+			snprintf(node, sizeof(node), "gpu-r%d-h%d", r, h);
+			pod_with(&e, name, "{}",
+				 "\"schedulerName\":\"default-scheduler\",",
+				 "");
+			rebind_pod(&e, name, node);
+		}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		job_gpus(&e, cases[i].job, cases[i].pods, cases[i].gpus);
+	advance(&e, 2 * S);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *p = pod_of_job(e.s, cases[i].job);
+		const char *reason, *msg;
+
+		assert_non_null(p);
+		reason = pod_scheduled(e.s, p, "reason");
+		msg = pod_scheduled(e.s, p, "message");
+		if (!reason || strcmp(reason, cases[i].reason) ||
+		    !strstr(msg, cases[i].message))
+			fail_msg("%s: %s: %s, want %s (%s)", cases[i].job,
+				 reason ? reason : "(none)", msg ? msg : "",
+				 cases[i].reason, cases[i].message);
+	}
+	env_stop(&e);
+}
+
+static int skip_obj(void *ctx, const struct api_obj *o)
+{
+	(void)ctx;
+	(void)o;
+	return 0;
+}
+
+/*
+ * A cluster without Kueue's Workload CRD: a Job's admission is kept on
+ * the Job too, and a scheduler restarted over the cluster (no Workload
+ * objects then) adopts it: its pods stay where they are, its quota is
+ * counted, nothing is bound twice.
+ */
+static void test_job_admission_annotation(void **state)
+{
+	struct serve_sched_options o = kube_options();
+	const struct api_obj *jb;
+	struct env e, r;
+	json_t *adm;
+	char *nodes[2], *pods[2];
+	int n;
+
+	(void)state;
+	o.workloads_remote = false;
+	env_start_opts(&e, quickstart(), T0, &o);
+	job_for(&e, "llama", 2, "production", "echelon");
+	advance(&e, 2 * S);
+	assert_int_equal(gang_of(e.s, "llama").bound, 2);
+	jb = api_store_get(e.s, K_JOB, "team-a", "llama");
+	adm = json_loads(
+		json_string_value(json_object_get(
+			json_object_get(json_object_get(jb->body, "metadata"),
+					"annotations"),
+			"echelon.dev/admission")),
+		0, NULL);
+	assert_non_null(adm);
+	assert_string_equal(
+		json_string_value(json_object_get(adm, "clusterQueue")),
+		"team-a");
+	json_decref(adm);
+	for (int i = 0; i < 2; i++) {
+		pods[i] = xstrdup(pod_of_job(e.s, "llama"));
+		nodes[i] = xstrdup(node_of_pod(e.s, pods[i]));
+		/* the next pod_of_job() finds the other one */
+		rebind_pod(&e, pods[i], nodes[i]);
+	}
+	env_start_opts(&r, copy_store_as(e.s, skip_obj), e.now, &o);
+	env_stop(&e);
+	advance(&r, S);
+	(void)workload_of(r.s, "llama", &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(admitted_pods(r.x), 2);
+	assert_int_equal(usage_pods(r.x), 2);
+	assert_false(suspended(r.s, "llama"));
+	for (int i = 0; i < 2; i++) {
+		assert_string_equal(node_of_pod(r.s, pods[i]), nodes[i]);
+		free(pods[i]);
+		free(nodes[i]);
+	}
+	/* and the queue goes on: more than the quota left waits */
+	job_for(&r, "next", 3, "research", "echelon");
+	advance(&r, S);
+	assert_int_equal(gang_of(r.s, "next").bound, 0);
+	env_stop(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1952,6 +2691,15 @@ int main(void)
 		cmocka_unit_test(test_restart_plain_pod_failed),
 		cmocka_unit_test(test_pod_group_failed),
 		cmocka_unit_test(test_job_orphaned),
+		cmocka_unit_test(test_kube_jobs),
+		cmocka_unit_test(test_scheduler_name),
+		cmocka_unit_test(test_unsupported),
+		cmocka_unit_test(test_binding_undone),
+		cmocka_unit_test(test_bind_timeout),
+		cmocka_unit_test(test_native_pod_group),
+		cmocka_unit_test(test_native_pod_group_refused),
+		cmocka_unit_test(test_job_admission_annotation),
+		cmocka_unit_test(test_pending_reasons),
 		cmocka_unit_test(test_random),
 	};
 
