@@ -419,8 +419,8 @@ static int start_replica(const struct kube_bench_opts *o, const char *dir,
 /* The replica's own measure of its first sync: `seconds=` of its log's
  * "synced" line, waited for up to seconds. /readyz would say it too,
  * but a replica busy with its first scheduling pass answers late. */
-static int wait_synced(struct bench_daemon *d, const char *log,
-		       double seconds, double *ret_s)
+static int wait_synced(struct bench_daemon *d, const char *log, double seconds,
+		       double *ret_s)
 {
 	double until = cli_now_s() + seconds;
 
@@ -645,7 +645,8 @@ static int parse_args(int argc, char **argv, struct kube_bench_opts *o)
 			if (end == optarg || *end || !(v >= 1) || v > 1e6)
 				return cli_bad_value(
 					"bench kube",
-					opt == 6 ? "--kube-qps" : "--kube-burst",
+					opt == 6 ? "--kube-qps"
+						 : "--kube-burst",
 					optarg, "a number from 1 to 1000000");
 			*(opt == 6 ? &o->qps : &o->burst) = optarg;
 		} else if (opt >= 0 && opt < (int)ARRAY_SIZE(lim)) {
