@@ -257,7 +257,9 @@ static void evict_failed(struct ctl *x, const char *reason)
 			x->now_us + bind_backoff_us(++x->wl[wl].bind_fails);
 		gang_evicted(x->g, wl, x->now_us);
 		ctl_flush(x);
-		sched_evict_until(x->s, wl, reason, e.requeue_at_us, x->now_us);
+		/* live: its quota and nodes stay held until the backend says
+		 * its pods are gone (ctl_released), as a preempted one's */
+		sched_evict_held(x->s, wl, reason, e.requeue_at_us, x->now_us);
 		x->dirty = true;
 		ctl_emit(x, &e);
 	}

@@ -1143,3 +1143,25 @@ void kube_outbox_metrics(const struct kube_outbox *b, struct strbuf *out)
 	metrics_set(b->m, b->fam[F_QUEUED], NULL, (double)b->queued);
 	metrics_write(b->m, out);
 }
+
+struct unread {
+	const struct api_kind *k;
+	const char *ns, *name;
+};
+
+static int unread_fn(void *ctx, const struct api_event *ev)
+{
+	const struct unread *u = ctx;
+
+	return !ev->mirror && ev->kind == u->k && !strcmp(ev->ns, u->ns) &&
+	       !strcmp(ev->name, u->name);
+}
+
+bool kube_outbox_unread(const struct kube_outbox *b, const struct api_kind *k,
+			const char *ns, const char *name)
+{
+	struct unread u = { api_kind_storage(k), ns ? ns : "", name };
+
+	/* -ERANGE: the changes fell out of the history, unread for good */
+	return api_store_events(b->o.store, b->cursor, unread_fn, &u) > 0;
+}

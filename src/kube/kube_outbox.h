@@ -82,6 +82,11 @@ bool kube_outbox_pending(void *b, const struct api_kind *k, const char *ns,
  * echo, or a relist, follows). */
 bool kube_outbox_stale(void *b, const struct api_kind *k, const char *ns,
 		       const char *name, const json_t *body);
+/* Whether the store holds a local change of the object that the outbox
+ * has not read yet (written since the last flush): with pending(), the
+ * object's writes not yet answered by the server. */
+bool kube_outbox_unread(const struct kube_outbox *b, const struct api_kind *k,
+			const char *ns, const char *name);
 /* Nothing queued or in flight. */
 bool kube_outbox_idle(const struct kube_outbox *b);
 /* Drop every queued write and cancel those in flight; read on from the

@@ -1113,6 +1113,10 @@ void sched_release(struct sched *s, uint32_t id)
 	wl->adm = NULL;
 }
 
+/* hold() with no preemptor; requeue_as()'s by that holds for none. */
+#define HOLD_ALONE   UINT32_MAX
+#define REQUEUE_HOLD (-2)
+
 /*
  * Preempted id stops being admitted but keeps its quota and nodes until
  * sched_victim_released(): its pods are still running (opt.hold_victims).
@@ -1127,6 +1131,8 @@ static void hold(struct sched *s, uint32_t id, uint32_t by)
 	wl->held = wl->adm;
 	wl->adm = NULL;
 	s->nheld++;
+	if (by == HOLD_ALONE)
+		return; /* no preemptor waits for it */
 	wl->held_for = by + 1;
 	s->wl[by].victims_held++;
 }
@@ -1189,6 +1195,8 @@ static void requeue_as(struct sched *s, uint32_t id, const char *reason,
 	sched_touch(s, id);
 	if (by >= 0)
 		hold(s, id, (uint32_t)by);
+	else if (by == REQUEUE_HOLD)
+		hold(s, id, HOLD_ALONE);
 	else
 		sched_release(s, id);
 	wl->state = SCHED_WL_PENDING;
@@ -1273,6 +1281,21 @@ void sched_evict_until(struct sched *s, uint32_t id, const char *reason,
 	wait_backoff(s, id, reason, requeue_at_us, now_us);
 }
 
+void sched_evict_held(struct sched *s, uint32_t id, const char *reason,
+		      int64_t requeue_at_us, int64_t now_us)
+{
+	BUG_ON(id >= s->nwl);
+	if (!s->opt.hold_victims) {
+		sched_evict_until(s, id, reason, requeue_at_us, now_us);
+		return;
+	}
+	requeue_as(s, id, reason, evict_msg(&s->wl[id], reason), now_us,
+		   REQUEUE_HOLD);
+	if (requeue_at_us > now_us)
+		wait_backoff(s, id, reason, requeue_at_us, now_us);
+	/* else queued once its pods are gone (sched_victim_released) */
+}
+
 int64_t sched_next_requeue_us(const struct sched *s)
 {
 	uint32_t id = queue_peek(&s->waiting);
@@ -1291,6 +1314,8 @@ void sched_requeue_due(struct sched *s, int64_t now_us)
 		queue_pop(&s->waiting);
 		BUG_ON(wl->state != SCHED_WL_PENDING || wl->deactivated);
 		sched_touch(s, id);
+		if (wl->held)
+			continue; /* queued once its pods are gone */
 		sched_set_cond(wl, SCHED_COND_REQUEUED, true, "BackoffFinished",
 			       xstrdup("The workload backoff was finished"),
 			       now_us);

@@ -328,6 +328,17 @@ void sched_evict(struct sched *s, uint32_t wl, const char *reason,
 void sched_evict_until(struct sched *s, uint32_t wl, const char *reason,
 		       int64_t requeue_at_us, int64_t now_us);
 
+/*
+ * sched_evict_until(), but with opt.hold_victims wl keeps its quota and
+ * nodes until sched_victim_released(), as a preempted victim does: a gang
+ * evicted because a bind failed may have pods still bound, and nothing
+ * else may take their place before they are gone. It is queued again at
+ * requeue_at_us or at its release, whichever is later. Without
+ * hold_victims, exactly sched_evict_until().
+ */
+void sched_evict_held(struct sched *s, uint32_t wl, const char *reason,
+		      int64_t requeue_at_us, int64_t now_us);
+
 /* The earliest requeue time of sched_evict_until() still to come, or
  * INT64_MAX when no workload waits: the driver runs a cycle then. */
 int64_t sched_next_requeue_us(const struct sched *s);

@@ -123,6 +123,16 @@ static bool pending(void *ctx, const struct api_kind *kind, const char *ns,
 	return k->outbox && kube_outbox_pending(k->outbox, kind, ns, name);
 }
 
+/* serve_sched_options.pod_pending: a write of the pod still unanswered. */
+static bool pod_pending(void *ctx, const char *ns, const char *name)
+{
+	struct serve_kube *k = ctx;
+	const struct api_kind *pod = api_kind_at(API_KIND_POD);
+
+	return k->outbox && (kube_outbox_unread(k->outbox, pod, ns, name) ||
+			     kube_outbox_pending(k->outbox, pod, ns, name));
+}
+
 /* A remote version older than what an answered write made of the object
  * (the outbox's view): the reflector drops it rather than show the
  * scheduler its own write undone until the echo comes. */
@@ -537,6 +547,8 @@ static struct serve_sched *new_sched(struct serve_kube *k)
 	so.kube = true;
 	so.workloads_remote =
 		served(k, api_kind_of("kueue.x-k8s.io/v1beta2", "Workload"));
+	so.pod_pending = pod_pending;
+	so.pod_pending_ctx = k;
 	serve_sched_set_options(x, &so);
 	return x;
 }

@@ -161,6 +161,9 @@ static void slot_release(struct swl *w)
 	}
 	free(w->uid_at);
 	free(w->name_at);
+	for (uint32_t i = 0; i < w->ndeleting; i++)
+		free(w->deleting[i]);
+	free(w->deleting);
 	free(w->pending_msg);
 	memset(w, 0, sizeof(*w));
 }

@@ -53,6 +53,15 @@ struct serve_sched_options {
 	 * is, and a restarted scheduler adopts it from there.
 	 */
 	bool workloads_remote;
+	/*
+	 * Whether a write of Pod ns/name is still on its way to the cluster
+	 * (the outbox's kube_outbox_pending): a released gang's pod that
+	 * echelon deleted holds its node, and the gang its quota, until the
+	 * cluster has answered the delete, not only the replica. NULL: the
+	 * store is the cluster (embedded).
+	 */
+	bool (*pod_pending)(void *ctx, const char *ns, const char *name);
+	void *pod_pending_ctx;
 };
 /* The defaults: "echelon", embedded, workloads_remote. */
 void serve_sched_options_init(struct serve_sched_options *o);

@@ -78,9 +78,13 @@ struct swl {
 	bool binding;	    /* some want[] set */
 	bool release;	    /* released: its pods must go (then released) */
 	bool finished;
-	bool ungated;	      /* Job unsuspended for the current admission */
-	int64_t parallelism;  /* the Job's own while a partial admission has
-				 lowered it; 0 otherwise */
+	bool ungated;	     /* Job unsuspended for the current admission */
+	int64_t parallelism; /* the Job's own while a partial admission has
+				lowered it; 0 otherwise */
+	char **deleting;     /* its pods echelon deleted while released,
+				whose deletes the cluster may not have
+				answered yet (opt.pod_pending) */
+	uint32_t ndeleting;
 	char *pending_msg;    /* last FailedScheduling message written */
 	uint64_t pending_key; /* sched_wl_pending_key() of pending_msg */
 };

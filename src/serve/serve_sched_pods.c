@@ -815,16 +815,30 @@ static int start_job(struct serve_sched *x, uint32_t slot, struct swl *w)
 }
 
 /*
- * How many pods of a released gang still hold a node: bound ones, and
- * ones deleted whose deletion the sync has not read yet (their index is
- * theirs until then). An unbound pod holds nothing, as a gated pod holds
- * nothing for Kueue's pod integration (its Stop leaves those): the
- * release does not wait for it, and the gang's next admission binds it.
+ * How many pods of a released gang still hold a node: bound ones, ones
+ * deleted whose deletion the sync has not read yet (their index is
+ * theirs until then), and ones deleted here whose delete the cluster has
+ * not answered yet (opt.pod_pending; forgotten once answered). An unbound pod
+ * holds nothing, as a gated pod holds nothing for Kueue's pod integration (its
+ * Stop leaves those): the release does not wait for it, and the gang's next
+ * admission binds it.
  */
-static uint32_t pods_holding(struct serve_sched *x, const struct swl *w)
+static uint32_t pods_holding(struct serve_sched *x, struct swl *w)
 {
-	uint32_t n = 0;
+	uint32_t n = 0, j = 0;
 
+	/* deleted here, the cluster's answer still to come */
+	for (uint32_t i = 0; i < w->ndeleting; i++) {
+		if (x->opt.pod_pending &&
+		    x->opt.pod_pending(x->opt.pod_pending_ctx, w->ns,
+				       w->deleting[i])) {
+			w->deleting[j++] = w->deleting[i];
+			n++;
+		} else {
+			free(w->deleting[i]);
+		}
+	}
+	w->ndeleting = j;
 	for (uint32_t p = 0; p < w->npods; p++) {
 		const struct api_obj *o;
 
@@ -848,8 +862,15 @@ static void delete_bound(struct serve_sched *x, struct swl *w)
 		o = api_store_get(x->s, x->kinds[SK_POD], w->ns, w->name_at[p]);
 		if (o && str_at(o->body, "spec", "nodeName") &&
 		    api_store_delete(x->s, x->kinds[SK_POD], w->ns,
-				     w->name_at[p], 0, x->now_us) == 0)
+				     w->name_at[p], 0, x->now_us) == 0) {
 			x->writes++;
+			if (!x->opt.pod_pending)
+				continue;
+			w->deleting =
+				xreallocarray(w->deleting, w->ndeleting + 1,
+					      sizeof(*w->deleting));
+			w->deleting[w->ndeleting++] = xstrdup(w->name_at[p]);
+		}
 	}
 }
 

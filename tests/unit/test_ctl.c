@@ -341,6 +341,43 @@ static void test_bind_failure(void **state)
 	stop(x, &b, &c);
 }
 
+/* Live (wait_victims), a gang evicted because a bind failed keeps its
+ * quota and nodes until the backend says its pods are gone: its bound pod
+ * may still be on n0, so nothing, not even the gang itself after its
+ * backoff, is placed there before. */
+static void test_bind_failure_held(void **state)
+{
+	static const struct ctl_options o = { .wait_victims = true };
+	struct cluster c;
+	struct ctl *x;
+	struct be b;
+	uint64_t h;
+
+	(void)state;
+	x = start(&c, &b, 1, 1, &o);
+	h = ctl_handle(x, 0);
+	assert_int_equal(ctl_submit(x, h, true, 0), 0);
+	ctl_run(x, 0);
+	strbuf_reset(&b.log);
+	assert_int_equal(ctl_bind_result(x, h, 0, 0, S), 0);
+	assert_int_equal(ctl_bind_result(x, h, 1, -EEXIST, S), 0);
+	assert_string_equal(b.log.buf, "release w0; Evicted w0 BindFailed; ");
+	assert_true(sched_wl_held(ctl_sched(x), 0));
+	strbuf_reset(&b.log);
+	b.mode = 0;
+	ctl_run(x, 2 * S); /* its backoff is over, its pods are not gone */
+	ctl_run(x, 5 * S);
+	assert_string_equal(b.log.buf, "");
+	assert_int_equal(sched_wl_state(ctl_sched(x), 0), SCHED_WL_PENDING);
+	assert_int_equal(ctl_released(x, h, 6 * S), 0);
+	assert_false(sched_wl_held(ctl_sched(x), 0));
+	ctl_run(x, 6 * S);
+	assert_string_equal(b.log.buf,
+			    "Admitted w0; bind w0/0 n0; bind w0/1 n1; ");
+	assert_true(ctl_check(x, NULL));
+	stop(x, &b, &c);
+}
+
 /*
  * The events an observer counts on: Bound once all binds completed (late
  * ones too), Ready once every pod is Ready and not again after a pod
@@ -1570,6 +1607,7 @@ int main(void)
 		cmocka_unit_test(test_cq_deletion_timestamp),
 		cmocka_unit_test(test_pods_and_node_status),
 		cmocka_unit_test(test_wait_victims),
+		cmocka_unit_test(test_bind_failure_held),
 		cmocka_unit_test(test_behind_preemptor),
 		cmocka_unit_test(test_held_victims),
 		cmocka_unit_test(test_bind_deadlines),
