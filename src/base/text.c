@@ -175,3 +175,29 @@ size_t text_find_nul(const char *buf, size_t len, int *ret_line, int *ret_col)
 		text_position(buf, off, ret_line, ret_col);
 	return off;
 }
+
+size_t text_find_bad_utf8(const char *buf, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+
+	for (size_t i = 0; i < len;) {
+		size_t n;
+
+		/* ASCII, eight bytes at a time. */
+		while (i + 8 <= len) {
+			uint64_t w;
+
+			memcpy(&w, p + i, 8);
+			if (w & 0x8080808080808080ULL)
+				break;
+			i += 8;
+		}
+		if (i >= len)
+			break;
+		n = text_utf8_len(p + i, len - i);
+		if (n == 0)
+			return i;
+		i += n;
+	}
+	return len;
+}

@@ -41,6 +41,9 @@ size_t text_utf8_len(const unsigned char *p, size_t left);
  * column in characters.
  */
 size_t text_find_nul(const char *buf, size_t len, int *ret_line, int *ret_col);
+/* Offset of the first byte of buf[0..len) that does not start a valid
+ * UTF-8 sequence (text_utf8_len() is 0), or len when all is UTF-8. */
+size_t text_find_bad_utf8(const char *buf, size_t len);
 /* Line and column (1-based, in UTF-8 characters) of byte offset off. */
 void text_position(const char *buf, size_t off, int *ret_line, int *ret_col);
 

@@ -98,6 +98,7 @@ long cli_peak_rss_kb(void);
 int cli_plan(int argc, char **argv);
 int cli_sim(int argc, char **argv);
 int cli_serve(int argc, char **argv);
+int cli_explain(int argc, char **argv);
 int cli_bench_admit(int argc, char **argv);
 int cli_bench_churn(int argc, char **argv);
 int cli_bench_serve(int argc, char **argv);

@@ -22,6 +22,8 @@ static const struct cli_verb verbs[] = {
 	{ "serve", cli_serve,
 	  "schedule a live embedded cluster behind a "
 	  "Kubernetes API" },
+	{ "explain", cli_explain,
+	  "why a workload of a running serve waits or runs as it does" },
 	{ "bench", cli_bench, "measure placement speed and memory" },
 	{ "version", cli_version, "print the version" },
 	{ "help", cli_help, "show this help" },

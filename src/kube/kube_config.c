@@ -14,11 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/diag.h"
 #include "base/strbuf.h"
+#include "base/text.h"
 #include "manifest/ytree.h"
 
 #include "base/banned.h"
@@ -28,7 +30,7 @@
 
 struct kc {
 	const char *file;
-	char *dir; /* the kubeconfig's directory, for relative paths */
+	const char *dir; /* the kubeconfig's directory, for relative paths */
 	struct errbuf *err;
 	struct kube_target t;
 };
@@ -39,11 +41,17 @@ int kube_config_read_file(const char *path, size_t max, char **ret,
 	struct strbuf sb;
 	char buf[16384];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
 	int rc = 0;
 
 	if (fd < 0)
 		return errbuf_set(err, -errno, "%s: %s", path, strerror(errno));
+	/* A FIFO or a device would block or never end. */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return errbuf_set(err, -EINVAL, "%s: not a regular file", path);
+	}
 	strbuf_init(&sb);
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
 		if (n < 0 && errno == EINTR)
@@ -397,8 +405,21 @@ static int kc_parse(struct kc *k, const char *buf, size_t len,
 	struct ynode *root = NULL;
 	struct yparser *p;
 	struct diag d;
+	size_t bad, nul;
 	int rc;
 
+	/* As for manifests: libfyaml 0.7 can loop forever on bytes that are
+	 * not UTF-8 in a directive line, and stops at a NUL byte. */
+	bad = text_find_bad_utf8(buf, len);
+	nul = text_find_nul(buf, len, NULL, NULL);
+	if (bad < len || nul < len) {
+		int line, col;
+
+		text_position(buf, bad < nul ? bad : nul, &line, &col);
+		return errbuf_set(k->err, -EINVAL, "%s:%d:%d: invalid YAML: %s",
+				  k->file, line, col,
+				  bad < nul ? "not UTF-8" : "a NUL byte");
+	}
 	diag_init(&d);
 	p = yparser_new(buf, len, false, k->file, &d);
 	rc = yparser_next(p, &root);
@@ -441,33 +462,41 @@ static char *default_path(struct errbuf *err)
 	return NULL;
 }
 
+int kube_config_parse(const char *text, size_t len, const char *file,
+		      const char *dir, const char *context,
+		      struct kube_target *t, struct errbuf *err)
+{
+	struct kc k = { .file = file, .dir = dir, .err = err };
+	int rc = kc_parse(&k, text, len, context);
+
+	if (!rc)
+		*t = k.t;
+	else
+		kube_target_free(&k.t);
+	return rc;
+}
+
 int kube_config_load(const char *path, const char *context,
 		     struct kube_target *t, struct errbuf *err)
 {
-	struct kc k = { .err = err };
 	char *owned = path ? xstrdup(path) : default_path(err);
-	char *buf = NULL, *slash;
+	char *buf = NULL, *dir, *slash;
 	int rc;
 
 	if (!owned)
 		return -ENOENT;
-	k.file = owned;
 	rc = kube_config_read_file(owned, KC_MAX_FILE, &buf, err);
 	if (rc)
 		goto out;
 	slash = strrchr(owned, '/');
 	if (!slash)
-		k.dir = xstrdup(".");
+		dir = xstrdup(".");
 	else
-		k.dir = xstrndup(owned,
-				 slash == owned ? 1 : (size_t)(slash - owned));
-	rc = kc_parse(&k, buf, strlen(buf), context);
-	if (!rc)
-		*t = k.t;
-	else
-		kube_target_free(&k.t);
+		dir = xstrndup(owned,
+			       slash == owned ? 1 : (size_t)(slash - owned));
+	rc = kube_config_parse(buf, strlen(buf), owned, dir, context, t, err);
+	free(dir);
 out:
-	free(k.dir);
 	free(buf);
 	free(owned);
 	return rc;

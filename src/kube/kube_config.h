@@ -40,6 +40,11 @@ struct kube_target {
  */
 int kube_config_load(const char *path, const char *context,
 		     struct kube_target *t, struct errbuf *err) MUST_CHECK;
+/* kube_config_load() of a kubeconfig already read: len bytes of text
+ * (NUL-ended), called file in messages, relative paths under dir. */
+int kube_config_parse(const char *text, size_t len, const char *file,
+		      const char *dir, const char *context,
+		      struct kube_target *t, struct errbuf *err) MUST_CHECK;
 /*
  * The in-cluster configuration: https://$KUBERNETES_SERVICE_HOST:
  * $KUBERNETES_SERVICE_PORT, the token file, CA and namespace under root
@@ -48,9 +53,9 @@ int kube_config_load(const char *path, const char *context,
 int kube_config_in_cluster(const char *root, struct kube_target *t,
 			   struct errbuf *err) MUST_CHECK;
 void kube_target_free(struct kube_target *t);
-/* Read the whole text file at path (at most max bytes, no NUL byte) into
- * *ret (owned by the caller). 0, or a negative errno with "path: why" in
- * err. */
+/* Read the whole regular text file at path (at most max bytes, no NUL
+ * byte) into *ret (owned by the caller). 0, or a negative errno with "path:
+ * why" in err. */
 int kube_config_read_file(const char *path, size_t max, char **ret,
 			  struct errbuf *err) MUST_CHECK;
 

@@ -76,6 +76,7 @@ int kube_http_new(const struct kube_http_options *o, struct kube_http **ret,
 	h->burst = o->burst >= 1 ? o->burst : o->burst > 0 ? 1 : 400;
 	h->tokens = h->burst;
 	h->max_connections = o->max_connections ? o->max_connections : 64;
+	h->max_running = h->max_connections * KUBE_HTTP_INFLIGHT_PER_CONN;
 	h->user_agent = o->user_agent ? xstrdup(o->user_agent)
 				      : xstrdup("echelon/" ECHELON_VERSION);
 	rng_seed(&h->rng, o->seed);
@@ -179,6 +180,8 @@ static uint64_t http_send(void *impl, const struct kube_call *kc,
 	struct kube_http *h = impl;
 	struct call *c = xcalloc(1, sizeof(*c));
 
+	BUG_ON(!kc->method || !kc->path || !done);
+	BUG_ON((kc->flags & KUBE_STREAM) && !line);
 	c->h = h;
 	c->id = ++h->next_id;
 	c->method = xstrdup(kc->method);
@@ -284,7 +287,8 @@ int kube_http_timeout_ms(const struct kube_http *h, int64_t mono_us)
 
 	if (h->ready_free || h->dead)
 		return 0;
-	if (h->ready_limited) {
+	/* At max_running, a completion (curl's I/O) frees a place. */
+	if (h->ready_limited && h->running < h->max_running) {
 		double t = tokens_at(h, mono_us);
 
 		if (t >= 1)
@@ -326,7 +330,8 @@ static void start_ready(struct kube_http *h)
 		struct call *c = *pp;
 		bool free_call = c->flags & KUBE_NO_LIMIT;
 
-		if (!free_call && h->tokens < 1) {
+		if (!free_call &&
+		    (h->tokens < 1 || h->running >= h->max_running)) {
 			if (!h->ready_free)
 				break;
 			pp = &c->qnext;
@@ -337,6 +342,7 @@ static void start_ready(struct kube_http *h)
 			h->ready_free--;
 		} else {
 			h->ready_limited--;
+			h->running++;
 			h->tokens -= 1;
 		}
 		start(h, c);
@@ -523,6 +529,9 @@ void kube_http_run(struct kube_http *h, int64_t mono_us)
 	start_ready(h);
 	drive_curl(h);
 	completions(h);
+	/* Places the completions freed (curl's timer then wakes the loop
+	 * at once to send). */
+	start_ready(h);
 	h->depth--;
 	if (!h->depth)
 		reap(h);

@@ -329,6 +329,11 @@ void kube_http_easy_start(struct kube_http *h, struct call *c)
 		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
 				 (curl_off_t)c->len);
 		curl_easy_setopt(e, CURLOPT_POSTFIELDS, c->body);
+	} else if (strcmp(c->method, "GET") != 0 &&
+		   strcmp(c->method, "DELETE") != 0) {
+		/* An empty body, said so: Content-Length: 0. */
+		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)0);
+		curl_easy_setopt(e, CURLOPT_POSTFIELDS, "");
 	}
 	set_headers(h, c);
 	set_tls(h, e);
@@ -341,6 +346,8 @@ void kube_http_easy_stop(struct kube_http *h, struct call *c)
 {
 	if (!c->easy)
 		return;
+	if (!(c->flags & KUBE_NO_LIMIT))
+		h->running--;
 	curl_multi_remove_handle(h->multi, c->easy);
 	curl_easy_cleanup(c->easy);
 	curl_slist_free_all(c->headers);

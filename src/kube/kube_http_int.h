@@ -24,6 +24,10 @@
 /* A stream that moves less than one byte in this long is dead (longer
  * than the API server's one-minute bookmark interval). */
 #define KUBE_HTTP_STALL_S 120
+/* Rate-limited calls handed to curl at once, per connection allowed:
+ * more only wait inside curl, whose handle removal is linear in the
+ * handles it holds. */
+#define KUBE_HTTP_INFLIGHT_PER_CONN 4
 
 enum call_state {
 	CALL_READY,   /* in h->ready: starts when the rate limit allows */
@@ -85,6 +89,8 @@ struct kube_http {
 	unsigned active;     /* calls not dead */
 	unsigned ready_free; /* KUBE_NO_LIMIT calls in h->ready */
 	unsigned ready_limited;
+	unsigned running; /* rate-limited calls in curl */
+	unsigned max_running;
 	struct call *calls;
 	struct call *ready, **ready_tail;
 	struct call *backoff;

@@ -385,6 +385,14 @@ static void got(struct kube_lease *l, const char *body, size_t len)
 	send_call(l, PH_PUT, "PUT", record_body(l, l->identity));
 }
 
+/* No Lease: a new record (the one observed is gone, and with it its
+ * resourceVersion and leaseTransitions, as client-go starts over). */
+static void create(struct kube_lease *l)
+{
+	record_release(&l->seen);
+	send_call(l, PH_CREATE, "POST", record_body(l, l->identity));
+}
+
 static void handle_reply(struct kube_lease *l)
 {
 	enum phase ph = l->phase;
@@ -411,8 +419,7 @@ static void handle_reply(struct kube_lease *l)
 		if (code == 200)
 			got(l, l->body, l->len);
 		else if (code == 404)
-			send_call(l, PH_CREATE, "POST",
-				  record_body(l, l->identity));
+			create(l);
 		else
 			try_failed(l);
 		break;
@@ -492,6 +499,11 @@ int64_t kube_lease_next_us(const struct kube_lease *l)
 bool kube_lease_leader(const struct kube_lease *l)
 {
 	return l->leading;
+}
+
+int64_t kube_lease_until_us(const struct kube_lease *l)
+{
+	return l->leading ? l->lead_until_us : INT64_MIN;
 }
 
 const char *kube_lease_holder(const struct kube_lease *l)

@@ -55,6 +55,10 @@ void kube_lease_run(struct kube_lease *l, int64_t mono_us, int64_t wall_us);
 int64_t kube_lease_next_us(const struct kube_lease *l);
 /* We hold the lease now (and may write). */
 bool kube_lease_leader(const struct kube_lease *l);
+/* While leading: the monotonic time this replica stops leading unless a
+ * renewal succeeds first (a write sent later may race a new leader);
+ * INT64_MIN when not leading. */
+int64_t kube_lease_until_us(const struct kube_lease *l);
 /* The holder last seen ("" none), and how many times leadership changed
  * hands (leaseTransitions). */
 const char *kube_lease_holder(const struct kube_lease *l);

@@ -89,6 +89,10 @@ struct obj {
 	char *retry_node, *retry_uid;
 	uint64_t retry_rv;
 	bool retry_landed;
+	/* What answered writes made of it: a remote body that shows less
+	 * is older (kube_outbox_stale). */
+	char *echo_node, *echo_uid; /* a bind answered */
+	uint64_t echo_rv;	    /* a patch's or create's answer */
 };
 
 /* Unanswered counted writes of one flush. */
@@ -201,11 +205,20 @@ static void retry_clear(struct obj *o)
 	o->retry_landed = false;
 }
 
+static void echo_clear(struct obj *o)
+{
+	free(o->echo_node);
+	free(o->echo_uid);
+	o->echo_node = o->echo_uid = NULL;
+	o->echo_rv = 0;
+}
+
 static void obj_free(struct obj *o)
 {
 	json_decref(o->last);
 	free(o->remote_uid);
 	retry_clear(o);
+	echo_clear(o);
 	free(o->ns);
 	free(o->name);
 	free(o->key);
@@ -542,8 +555,14 @@ static void mirrored(struct kube_outbox *b, struct obj *o,
 	const char *uid =
 		ev->type == API_DELETED ? NULL : meta_str(ev->body, "uid");
 
-	if (!uid || !o->remote_uid || strcmp(uid, o->remote_uid))
+	/* Another object of that name, or none: what binds and answered
+	 * writes did was to the one before. What they made of an object
+	 * holds while it lives (a pod's node is set once; resourceVersions
+	 * only grow). */
+	if (!uid || !o->remote_uid || strcmp(uid, o->remote_uid)) {
 		o->binds = 0;
+		echo_clear(o);
+	}
 	set_str(&o->remote_uid, uid);
 	if (o->retry_node && ev->rv > o->retry_rv)
 		o->retry_landed = true;
@@ -753,6 +772,10 @@ static void bind_req(const struct write *w, struct req *q)
 
 static void delete_req(const struct write *w, struct req *q)
 {
+	/* The uid of the object deleted; for one created here, the uid the
+	 * server gave it (its create answered since). */
+	const char *uid = w->uid ? w->uid : w->o->remote_uid;
+
 	*q = (struct req){ C_DELETE,
 			   "DELETE",
 			   "application/json",
@@ -760,9 +783,9 @@ static void delete_req(const struct write *w, struct req *q)
 			   NULL,
 			   json_pack("{ssss}", "kind", "DeleteOptions",
 				     "apiVersion", "v1") };
-	if (w->uid)
+	if (uid)
 		json_object_set_new(q->body, "preconditions",
-				    json_pack("{ss}", "uid", w->uid));
+				    json_pack("{ss}", "uid", uid));
 }
 
 /* Send w's current step; false when that step has nothing to send. */
@@ -868,6 +891,35 @@ static bool bound_already(const struct write *w, const char *msg)
 	return yes;
 }
 
+/* A resourceVersion as a number, or 0 when it is not one (they are
+ * opaque to clients; the API server's are etcd revisions). */
+static uint64_t rv_num(const char *rv)
+{
+	uint64_t v = 0;
+
+	if (!rv || !*rv)
+		return 0;
+	for (; *rv; rv++) {
+		if (*rv < '0' || *rv > '9' || v > (UINT64_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (uint64_t)(*rv - '0');
+	}
+	return v;
+}
+
+/* A create or patch answered: the object the server now has. */
+static void answered(struct write *w, const struct kube_reply *r)
+{
+	json_t *obj = r->body ? json_loadb(r->body, r->len, 0, NULL) : NULL;
+	uint64_t rv = rv_num(meta_str(obj, "resourceVersion"));
+
+	if (w->verb == V_CREATE && w->step == 0 && meta_str(obj, "uid"))
+		set_str(&w->o->remote_uid, meta_str(obj, "uid"));
+	if (rv > w->o->echo_rv)
+		w->o->echo_rv = rv;
+	json_decref(obj);
+}
+
 static void on_done(void *ctx, const struct kube_reply *r)
 {
 	struct write *w = ctx;
@@ -895,14 +947,11 @@ static void on_done(void *ctx, const struct kube_reply *r)
 	if (ok && w->verb == V_BIND) {
 		metrics_add(b->m, b->fam[F_BINDS], NULL, 1);
 		vec_push(&b->bound_us, w->queued_us);
+		set_str(&w->o->echo_node, w->node);
+		set_str(&w->o->echo_uid, w->uid);
 	}
-	if (ok && w->verb == V_CREATE && w->step == 0 && r->body) {
-		json_t *obj = json_loadb(r->body, r->len, 0, NULL);
-
-		if (meta_str(obj, "uid"))
-			set_str(&w->o->remote_uid, meta_str(obj, "uid"));
-		json_decref(obj);
-	}
+	if (ok && (w->verb == V_CREATE || w->verb == V_UPDATE))
+		answered(w, r);
 	if (ok) {
 		w->step++;
 		advance(b, w);
@@ -1059,6 +1108,21 @@ bool kube_outbox_pending(void *ctx, const struct api_kind *k, const char *ns,
 	const struct obj *o = obj_find(b, api_kind_storage(k), ns, name);
 
 	return o && o->head;
+}
+
+bool kube_outbox_stale(void *ctx, const struct api_kind *k, const char *ns,
+		       const char *name, const json_t *body)
+{
+	struct kube_outbox *b = ctx;
+	const struct obj *o = obj_find(b, api_kind_storage(k), ns, name);
+	const char *uid = meta_str(body, "uid");
+	uint64_t rv = rv_num(meta_str(body, "resourceVersion"));
+
+	if (!o)
+		return false;
+	if (o->echo_node && uid && !strcmp(uid, o->echo_uid) && !node_of(body))
+		return true;
+	return rv && rv < o->echo_rv;
 }
 
 bool kube_outbox_idle(const struct kube_outbox *b)

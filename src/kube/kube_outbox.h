@@ -72,6 +72,16 @@ void kube_outbox_flush(struct kube_outbox *b, int64_t mono_us);
 /* kube_pending_fn: writes of this object queued or in flight. */
 bool kube_outbox_pending(void *b, const struct api_kind *k, const char *ns,
 			 const char *name);
+/* Whether body, a remote version of an object that the reflector is
+ * about to mirror (one held while pending(), or a watch event arriving
+ * after the write's answer), is older than what an answered write of
+ * this outbox made of it: the pod unbound after its bind was answered
+ * (same uid), or a resourceVersion older than a create's or patch's
+ * answer. Mirroring it would show the scheduler its own write undone
+ * until the write's echo arrives; the reflector may drop it instead (the
+ * echo, or a relist, follows). */
+bool kube_outbox_stale(void *b, const struct api_kind *k, const char *ns,
+		       const char *name, const json_t *body);
 /* Nothing queued or in flight. */
 bool kube_outbox_idle(const struct kube_outbox *b);
 /* Drop every queued write and cancel those in flight; read on from the

@@ -222,6 +222,15 @@ static void apply(struct rkind *rk, struct rent *e, json_t *obj)
 /* A remote object's current body (stolen): mirrored, or held while the
  * object has local writes on their way. in_list: seen by the current
  * list. */
+/* Whether the options' stale() says body is older than an answered local
+ * write of ns/name made of it. */
+static bool is_stale(const struct kube_reflect *r, const struct rkind *rk,
+		     const char *ns, const char *name, const json_t *body)
+{
+	return r->o.stale && name &&
+	       r->o.stale(r->o.pending_ctx, rk->kind, ns, name, body);
+}
+
 static void put(struct rkind *rk, json_t *obj, bool in_list)
 {
 	struct kube_reflect *r = rk->r;
@@ -254,6 +263,10 @@ static void put(struct rkind *rk, json_t *obj, bool in_list)
 	}
 	json_decref(e->held);
 	e->held = NULL;
+	if (!in_list && is_stale(r, rk, ns, name, obj)) {
+		json_decref(obj);
+		return;
+	}
 	apply(rk, e, obj);
 }
 
@@ -314,7 +327,10 @@ static void release_held(struct rkind *rk)
 			}
 			obj = e->held;
 			e->held = NULL;
-			apply(rk, e, obj);
+			if (is_stale(r, rk, ns, md_str(obj, "name"), obj))
+				json_decref(obj);
+			else
+				apply(rk, e, obj);
 		}
 		free(key);
 	}

@@ -34,6 +34,7 @@
 #ifndef ECHELON_KUBE_REFLECT_H
 #define ECHELON_KUBE_REFLECT_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -52,6 +53,13 @@ struct kube_reflect_options {
 	unsigned page;			 /* list page size; 0: 500 */
 	unsigned long long seed;	 /* watch timeouts, backoff jitter */
 	kube_pending_fn pending;	 /* NULL: nothing is ever held */
+	/* Whether body, a remote version about to be mirrored (a watch
+	 * event, or one held while pending), is older than what a local
+	 * write already answered made of the object (kube_outbox_stale):
+	 * it is then dropped, since the write's echo or a relist follows.
+	 * NULL: never. Called with pending_ctx. */
+	bool (*stale)(void *ctx, const struct api_kind *k, const char *ns,
+		      const char *name, const json_t *body);
 	void *pending_ctx;
 };
 

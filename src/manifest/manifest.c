@@ -190,6 +190,7 @@ out:
 static int check_utf8(struct dec *x, const char *buf, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)buf;
+	size_t bad;
 	int line, col;
 
 	if (text_find_nul(buf, len, &line, &col) < len) {
@@ -197,28 +198,12 @@ static int check_utf8(struct dec *x, const char *buf, size_t len)
 			 "invalid YAML: NUL byte (0x00) in the text");
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < len;) {
-		size_t n;
-
-		/* ASCII, eight bytes at a time. */
-		while (i + 8 <= len) {
-			uint64_t w;
-
-			memcpy(&w, p + i, 8);
-			if (w & 0x8080808080808080ULL)
-				break;
-			i += 8;
-		}
-		if (i >= len)
-			break;
-		n = text_utf8_len(p + i, len - i);
-		if (n == 0) {
-			text_position(buf, i, &line, &col);
-			diag_add(x->d, DIAG_ERROR, x->file, line, col,
-				 "invalid YAML: not UTF-8 (byte 0x%02x)", p[i]);
-			return -EINVAL;
-		}
-		i += n;
+	bad = text_find_bad_utf8(buf, len);
+	if (bad < len) {
+		text_position(buf, bad, &line, &col);
+		diag_add(x->d, DIAG_ERROR, x->file, line, col,
+			 "invalid YAML: not UTF-8 (byte 0x%02x)", p[bad]);
+		return -EINVAL;
 	}
 	return 0;
 }

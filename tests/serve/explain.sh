@@ -153,5 +153,15 @@ check pin1 'e["cause"] == "hardware"' \
 	'L["hardware"]["degradedNodes"] == ["gpu-b0-r1-h0"]' \
 	'L["hardware"]["measuredThroughput"] == 0.4' \
 	'L["hardware"]["expectedThroughput"] == 1.0'
-echo "explain: assembly, never fits, spread, quota, running, hardware ok"
+# The CLI asks the same through the kubeconfig the daemon wrote.
+big=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["metadata"]["name"])' "$TMP/big.json")
+"$ECHELON" explain workload "default/$big" --kubeconfig "$KUBECONFIG" >"$TMP/big.txt" ||
+	fail "echelon explain failed"
+grep -q "^1. Admission: waiting (WaitingForQuota): .*8 more needed" "$TMP/big.txt" ||
+	fail "echelon explain: $(cat "$TMP/big.txt")"
+"$ECHELON" explain workload default/nope --kubeconfig "$KUBECONFIG" 2>"$TMP/err" &&
+	fail "explain of a missing workload succeeded"
+grep -q '404: workloads.kueue.x-k8s.io "nope" not found' "$TMP/err" ||
+	fail "explain of a missing workload: $(cat "$TMP/err")"
+echo "explain: assembly, never fits, spread, quota, running, hardware, CLI ok"
 stop_serve

@@ -208,6 +208,13 @@ static void test_refused(void **state)
 		  "  certificate-authority: missing.pem}}]\n"
 		  "contexts: [{name: x, context: {cluster: c}}]\n",
 		  "x", ":2:26: clusters[0].cluster.certificate-authority: " },
+		{ "clusters: [{name: c, cluster: {server: 'https://h',\n"
+		  "  certificate-authority: /dev/null}}]\n"
+		  "contexts: [{name: x, context: {cluster: c}}]\n",
+		  "x",
+		  ":2:26: clusters[0].cluster.certificate-authority: "
+		  "/dev/null: "
+		  "not a regular file" },
 		{ "clusters: [{name: c, cluster: {server: 'https://h'}}]\n"
 		  "users:\n"
 		  "- name: u\n"
@@ -247,6 +254,8 @@ static void test_refused(void **state)
 		  ":1:41: contexts[0].context.cluster: must be a string" },
 		{ "- a list\n", NULL, ":1:1: (top): must be a mapping" },
 		{ "a: [\n", NULL, ":2:1: invalid YAML" },
+		/* libfyaml would loop forever on this one (found by fuzzing) */
+		{ "a: 1\n%\xb8: x\n", NULL, ":2:2: invalid YAML: not UTF-8" },
 		{ "", NULL, ": empty" },
 	};
 

@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "api/api.h"
+#include "api/api_kind.h"
 #include "base/alloc.h"
 #include "kube/kube_http.h"
 #include "serve/serve_http.h"
@@ -642,6 +643,46 @@ static void test_tls(void **state)
 	}
 }
 
+static unsigned many_done, many_ok;
+
+static void on_many(void *ctx, const struct kube_reply *r)
+{
+	(void)ctx;
+	many_done++;
+	many_ok += r->code == 201;
+}
+
+/* More calls than curl is handed at once (two connections: eight): each
+ * completion lets the next one go; none is lost or stuck. */
+static void test_many_calls(void **state)
+{
+	struct kube_http_options ko = { .max_connections = 2, .seed = 3 };
+	enum { N = 300 };
+
+	(void)state;
+	start(NULL, &ko);
+	many_done = many_ok = 0;
+	for (int i = 0; i < N; i++) {
+		char body[64];
+		struct kube_call c = { .method = "POST",
+				       .path = "/api/v1/namespaces",
+				       .body = body,
+				       .flags = KUBE_RETRY };
+
+		snprintf(body, sizeof(body),
+			 "{\"metadata\":{\"name\":\"p%d\"}}", i);
+		c.len = strlen(body);
+		kube_send(&fx.tr, &c, on_many, NULL, NULL);
+	}
+	assert_int_equal(kube_http_active(fx.h), N);
+	assert_true(until(&many_done, N));
+	assert_int_equal(many_ok, N);
+	assert_int_equal(kube_http_active(fx.h), 0);
+	assert_int_equal(
+		api_store_count(fx.store, api_kind_at(API_KIND_NAMESPACE)), N);
+	stop();
+}
+
 /* A token file is read again when it changes (at most once a second of
  * the loop's clock): a rotated token is used without a restart. */
 static void test_token_rotation(void **state)
@@ -696,6 +737,7 @@ int main(void)
 		cmocka_unit_test(test_rate_limit),
 		cmocka_unit_test(test_tls),
 		cmocka_unit_test(test_token_rotation),
+		cmocka_unit_test(test_many_calls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

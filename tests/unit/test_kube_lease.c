@@ -37,8 +37,9 @@
 #define MAX_GETS     64
 #define DEADLINE_US  (10 * 1000000LL)
 
-/* A replica's transport, wrapped: checks the flags of every call and
- * notes what was sent, and when. */
+/* A replica's transport, wrapped: checks the flags of every call (and
+ * that a create carries no resourceVersion) and notes what was sent,
+ * and when. */
 struct spy {
 	struct kube_transport inner;
 	struct strbuf log; /* "GET POST PUT ..." */
@@ -77,6 +78,10 @@ static uint64_t spy_send(void *impl, const struct kube_call *c,
 	if ((c->flags & (KUBE_RETRY | KUBE_STREAM)) ||
 	    !(c->flags & KUBE_NO_LIMIT) || c->timeout_us <= 0 ||
 	    c->timeout_us >= DEADLINE_US || strstr(c->path, "?"))
+		s->bad++;
+	/* A create names no resourceVersion (a real server refuses it). */
+	if (!strcmp(c->method, "POST") && c->body &&
+	    strstr(c->body, "\"resourceVersion\""))
 		s->bad++;
 	strbuf_addf(&s->log, "%s%s", s->log.len ? " " : "", c->method);
 	if (!strcmp(c->method, "GET") && s->ngets < MAX_GETS)
@@ -253,8 +258,9 @@ static void check(struct fx *f, const char *name)
 		if (!running(f, i))
 			continue;
 		if (f->r[i].spy.bad)
-			fail_msg("%s: %" PRId64 " ms: replica %d sent a call "
-				 "with wrong flags or timeout",
+			fail_msg("%s: %" PRId64 " ms: replica %d sent a wrong "
+				 "call (flags, timeout, or a create with a "
+				 "resourceVersion)",
 				 name, f->ms, i);
 		if (kube_lease_leader(f->r[i].lease)) {
 			leaders++;
@@ -310,6 +316,7 @@ enum what {
 	RELEASE,     /* who hands over */
 	FOREIGN,     /* a client-go replica holds it, renewing until arg */
 	SEIZE,	     /* a rogue client writes itself in */
+	DELETE,	     /* someone deletes the Lease */
 	LEADS,	     /* expect who (-1: any one) to lead */
 	NOBODY,	     /* expect nobody to lead */
 	TRANSITIONS, /* expect leaseTransitions arg */
@@ -363,6 +370,12 @@ static void act(struct fx *f, const struct ev *e, unsigned long long seed)
 		break;
 	case SEIZE:
 		foreign_write(f, "rogue", true);
+		break;
+	case DELETE:
+		assert_int_equal(api_store_delete(f->s, lease_kind(),
+						  "kube-system", "echelon", 0,
+						  T0 + f->ms * 1000),
+				 0);
 		break;
 	default:
 		break;
@@ -555,6 +568,19 @@ static const struct scenario scenarios[] = {
 	    { .ms = 26900, .what = NOBODY },
 	    { .ms = 31500, .what = LEADS, .who = 0 },
 	    { .ms = 31500, .what = TRANSITIONS, .arg = 2 } } },
+	{ "a Lease deleted under its leader is created again",
+	  20000,
+	  true,
+	  /* The renewal at 12 s gets 404, reads 404 and creates a new
+	   * record, without the old one's resourceVersion. */
+	  { { .ms = 0, .what = START, .who = 0 },
+	    { .ms = 5000, .what = LEADS, .who = 0 },
+	    { .ms = 5000, .what = TRANSITIONS, .arg = 0 },
+	    { .ms = 10100, .what = DELETE },
+	    { .ms = 12000, .what = LEADS, .who = 0 },
+	    { .ms = 12000, .what = HOLDER, .s = "echelon-0", .arg = 15 },
+	    { .ms = 12000, .what = TRANSITIONS, .arg = 0 },
+	    { .ms = 20000, .what = LEADS, .who = 0 } } },
 };
 
 static void test_scenarios(void **state)
@@ -760,7 +786,8 @@ static void test_release_in_flight(void **state)
 }
 
 /* next_us: due at once before the first try; the leader's next renewal
- * otherwise; a reply waiting is due at once. */
+ * otherwise; a reply waiting is due at once. until_us: the renew
+ * deadline from the start of the last successful try. */
 static void test_next_and_metrics(void **state)
 {
 	struct fx *f = fx_new();
@@ -773,9 +800,11 @@ static void test_next_and_metrics(void **state)
 	l = f->r[0].lease;
 	assert_true(kube_lease_next_us(l) <= mono(f, 0));
 	assert_string_equal(kube_lease_holder(l), "");
+	assert_int_equal(kube_lease_until_us(l), INT64_MIN);
 	step(f);
 	assert_true(kube_lease_leader(l));
 	assert_int_equal(kube_lease_next_us(l), mono(f, 0) + 2000000);
+	assert_int_equal(kube_lease_until_us(l), mono(f, 0) + DEADLINE_US);
 	kube_lease_metrics(l, &m);
 	testutil_assert_line(m.buf,
 			     "echelon_leader{lease=\"kube-system/echelon\"} 1");
@@ -786,6 +815,13 @@ static void test_next_and_metrics(void **state)
 	kube_lease_run(l, mono(f, 0), wall(f, 0));
 	kube_loop_run(f->r[0].loop, T0 + f->ms * 1000);
 	assert_int_equal(kube_lease_next_us(l), mono(f, 0));
+	/* The renewal counts once handled, from when its try began. */
+	assert_int_equal(kube_lease_until_us(l),
+			 mono(f, 0) - 2000000 + DEADLINE_US);
+	kube_lease_run(l, mono(f, 0) + 50000, wall(f, 0));
+	assert_int_equal(kube_lease_until_us(l), mono(f, 0) + DEADLINE_US);
+	kube_lease_release(l, wall(f, 0));
+	assert_int_equal(kube_lease_until_us(l), INT64_MIN);
 	strbuf_release(&m);
 	fx_free(f);
 }
