@@ -122,14 +122,19 @@ int bench_daemon_ready(struct bench_daemon *d, double seconds)
 		}
 		if (code == 200 || cli_now_s() >= until)
 			break;
-		if (waitpid(d->pid, NULL, WNOHANG) == d->pid) {
-			d->pid = 0;
+		if (!bench_daemon_alive(d))
 			break;
-		}
 		usleep(20000);
 	}
 	strbuf_release(&body);
 	return code == 200 ? 0 : -1;
+}
+
+bool bench_daemon_alive(struct bench_daemon *d)
+{
+	if (d->pid > 0 && waitpid(d->pid, NULL, WNOHANG) == d->pid)
+		d->pid = 0;
+	return d->pid > 0;
 }
 
 void bench_daemon_stop(struct bench_daemon *d, bool crash)

@@ -38,6 +38,8 @@ int bench_daemon_start(struct bench_daemon *d, int port, const char *log,
 /* Wait up to seconds for /readyz to answer 200. 0, or -1 when the
  * daemon exited (then reaped: pid 0) or the time ran out. */
 int bench_daemon_ready(struct bench_daemon *d, double seconds);
+/* Whether it still runs (one that exited is reaped: pid 0). */
+bool bench_daemon_alive(struct bench_daemon *d);
 /* Stop it (SIGTERM, or SIGKILL with crash) and reap it; not running
  * ok. */
 void bench_daemon_stop(struct bench_daemon *d, bool crash);

@@ -71,9 +71,13 @@ static char *quoted(const char *s)
 {
 	struct strbuf sb;
 
+	char *q;
+
 	strbuf_init(&sb);
 	strbuf_add_json_string(&sb, s ? s : "");
-	return strbuf_take(&sb);
+	q = strbuf_take(&sb);
+	strbuf_release(&sb); /* take leaves sb initialised, with a buffer */
+	return q;
 }
 
 static void on_version(void *ctx, const struct kube_reply *r)
@@ -117,6 +121,17 @@ static bool pending(void *ctx, const struct api_kind *kind, const char *ns,
 	struct serve_kube *k = ctx;
 
 	return k->outbox && kube_outbox_pending(k->outbox, kind, ns, name);
+}
+
+/* A remote version older than what an answered write made of the object
+ * (the outbox's view): the reflector drops it rather than show the
+ * scheduler its own write undone until the echo comes. */
+static bool stale(void *ctx, const struct api_kind *kind, const char *ns,
+		  const char *name, const json_t *body)
+{
+	struct serve_kube *k = ctx;
+
+	return k->outbox && kube_outbox_stale(k->outbox, kind, ns, name, body);
 }
 
 /* Kueue's visibility API and echelon's extras: the leader's scheduler
@@ -223,6 +238,7 @@ static int start_parts(struct serve_kube *k)
 		.tr = &k->tr,
 		.seed = o->seed,
 		.pending = pending,
+		.stale = stale,
 		.pending_ctx = k,
 	};
 	struct kube_outbox_options bo = {

@@ -316,7 +316,8 @@ static void job_pods(struct serve_sched *x, uint32_t slot)
 		if (!o || (uid && strcmp(uid, w->owner_uid) == 0))
 			vec_push(&keys, xstrdup(e->key));
 	}
-	qsort(keys.items, keys.len, sizeof(*keys.items), by_str);
+	if (keys.len) /* qsort's items may not be NULL, even for none */
+		qsort(keys.items, keys.len, sizeof(*keys.items), by_str);
 	vec_foreach (&keys, k) {
 		char *slash = strchr(*k, '/');
 		const struct api_obj *o;

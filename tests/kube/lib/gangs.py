@@ -10,8 +10,12 @@ and the pods labelled with it; a Job and its pods):
 - no pod is bound twice: a pod's uid keeps the node it first got, and
   in the cluster's log (`echelon serve --faults` logs every successful
   binding) one uid is bound to one node only;
-- the quota of each ClusterQueue is never exceeded by the bound, running
-  pods of its LocalQueues (nominal quota, summed over flavors);
+- the quota of each ClusterQueue is not exceeded by the bound, running
+  pods of its LocalQueues (nominal quota, summed over flavors) for longer
+  than --quota-bound seconds. Not never: when a bind fails, echelon evicts
+  the gang and releases its quota at once, while the pods of it that were
+  bound are deleted asynchronously (a known gap: docs/internals/kube.md,
+  "Quota during a failed bind"); the longest overrun is printed;
 - in the end (--until) every gang has finished (`finished`: its pods
   Succeeded, or its Job Complete) or is wholly bound (`bound`), before
   --timeout seconds.
@@ -77,6 +81,8 @@ class Checker:
         self.partial_since = {}  # gang -> when first seen partly bound
         self.worst_partial = 0.0
         self.max_use = {}       # ClusterQueue -> highest use seen
+        self.over_since = {}    # ClusterQueue -> when first seen over
+        self.worst_over = 0.0
         self.polls = 0
 
     def fail(self, msg):
@@ -172,11 +178,22 @@ class Checker:
             u = use.setdefault(cq, {})
             for r, v in requests(p).items():
                 u[r] = u.get(r, 0) + v
+        now = time.time()
+        for cq in quota:
+            over = [(r, v) for r, v in use.get(cq, {}).items()
+                    if r in quota[cq] and v > quota[cq][r] + 1e-9]
+            if not over:
+                self.over_since.pop(cq, None)
+                continue
+            since = self.over_since.setdefault(cq, now)
+            self.worst_over = max(self.worst_over, now - since)
+            if now - since > a.quota_bound:
+                r, v = over[0]
+                self.fail(f"ClusterQueue {cq}: bound pods use {v:g} {r} "
+                          f"for {now - since:.1f} s, its quota is "
+                          f"{quota[cq][r]:g}")
         for cq, u in use.items():
             for r, v in u.items():
-                if r in quota[cq] and v > quota[cq][r] + 1e-9:
-                    self.fail(f"ClusterQueue {cq}: bound pods use {v:g} "
-                              f"{r}, its quota is {quota[cq][r]:g}")
                 m = self.max_use.setdefault(cq, {})
                 m[r] = max(m.get(r, 0), v)
 
@@ -209,6 +226,7 @@ def main():
     ap.add_argument("--gangs", type=int, required=True,
                     help="how many gangs to expect")
     ap.add_argument("--bound", type=float, default=30)
+    ap.add_argument("--quota-bound", type=float, default=10)
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--until", choices=("finished", "bound"),
                     default="finished")
@@ -230,6 +248,7 @@ def main():
     binds = c.check_log()
     print(f"{len(gangs)} gangs {a.until} in {time.time() - t0:.1f} s, "
           f"{c.polls} polls; longest partly bound {c.worst_partial:.1f} s; "
+          f"longest over quota {c.worst_over:.1f} s; "
           f"{len(c.node_of)} pods bound, {binds} binding replies logged; "
           f"peak use {json.dumps(c.max_use, sort_keys=True)}")
 
