@@ -93,8 +93,8 @@ static void test_parse_ok(void **state)
 {
 	static const char *const specs[] = {
 		"seed=7",
-		"seed=7,bind=0.1:409|404|429|500,status=0.05:500|409,"
-		"watch410=0.02,drop=0.01,slow=0.05:200",
+		("seed=7,bind=0.1:409|404|429|500,status=0.05:500|409,"
+		 "watch410=0.02,drop=0.01,slow=0.05:200"),
 		"bind=1:503|504,write=0:409,read=0.5:404,watch=0.25:500",
 		"watch410=1:0,drop=0.5:3,slow=1:0",
 		"drop=0.5::bind|status,slow=0.5:10:read|watch|write",
