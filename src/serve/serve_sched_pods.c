@@ -211,6 +211,11 @@ static bool undone(struct serve_sched *x, uint32_t slot, uint32_t i,
 		return false;
 	if (node)
 		return n < 0 || (uint32_t)n != w->target[i];
+	if (x->opt.pod_pending &&
+	    x->opt.pod_pending(x->opt.pod_pending_ctx, w->ns,
+			       str_at(pod, "metadata", "name")))
+		return false; /* its bind is being sent again: the answer
+				 decides (or the bind timeout) */
 	return ctl_pod_find(x->ctl, uid, &h, &p) == 0 && h == w->h && p == i;
 }
 

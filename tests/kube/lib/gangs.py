@@ -19,6 +19,11 @@ and the pods labelled with it; a Job and its pods):
   Succeeded, or its Job Complete) or is wholly bound (`bound`), before
   --timeout seconds.
 
+It also plays the operator of the PodGroups' pods (as Kubeflow's or the
+MPI operator do): a pod of an unfinished PodGroup that disappears (echelon
+deletes the pods of a gang it evicts) is created again under its name, so
+that every gang can finish.
+
 Requests the cluster fails (it may be injecting faults) are retried.
 Prints one summary line; exits 1 with the reason on a violation.
 """
@@ -60,6 +65,18 @@ def quantity(v):
     return float(m.group(1)) * units.get(m.group(2), 1)
 
 
+def post(url, path, body):
+    """POST body as JSON; the cluster may fail it (faults): best effort."""
+    req = urllib.request.Request(url + path, data=json.dumps(body).encode(),
+                                 method="POST",
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            r.read()
+    except (urllib.error.URLError, OSError):
+        pass
+
+
 def requests(pod):
     total = {}
     for c in pod["spec"].get("containers", []):
@@ -80,6 +97,8 @@ class Checker:
         self.partial_since = {}  # gang -> when first seen partly bound
         self.worst_partial = 0.0
         self.max_use = {}       # ClusterQueue -> highest use seen
+        self.made = {}          # PodGroup pod name -> its first spec
+        self.recreated = 0
         self.over_since = {}    # ClusterQueue -> when first seen over
         self.worst_over = 0.0
         self.polls = 0
@@ -144,7 +163,32 @@ class Checker:
             else:
                 self.partial_since.pop(key, None)
         self.check_quota(pods, jobs)
+        self.recreate(pods, gangs)
         return gangs
+
+    def recreate(self, pods, gangs):
+        """The operator's part: pods of unfinished PodGroups come back."""
+        a, ns = self.a, self.a.namespace
+        names = {p["metadata"]["name"] for p in pods}
+        for p in pods:
+            group = p["metadata"].get("labels", {}).get(POD_GROUP)
+            name = p["metadata"]["name"]
+            if group and name not in self.made:
+                spec = dict(p["spec"])
+                spec.pop("nodeName", None)
+                self.made[name] = (group, {
+                    "apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"name": name, "namespace": ns,
+                                 "labels": p["metadata"].get("labels", {}),
+                                 "annotations":
+                                 p["metadata"].get("annotations", {})},
+                    "spec": spec})
+        for name, (group, body) in self.made.items():
+            g = gangs.get(f"podgroup/{group}")
+            if name in names or not g or g["done"]:
+                continue
+            post(a.url, f"/api/v1/namespaces/{ns}/pods", body)
+            self.recreated += 1
 
     def check_quota(self, pods, jobs):
         a = self.a
@@ -248,6 +292,7 @@ def main():
     print(f"{len(gangs)} gangs {a.until} in {time.time() - t0:.1f} s, "
           f"{c.polls} polls; longest partly bound {c.worst_partial:.1f} s; "
           f"longest over quota {c.worst_over:.1f} s; "
+          f"{c.recreated} pods made again; "
           f"{len(c.node_of)} pods bound, {binds} binding replies logged; "
           f"peak use {json.dumps(c.max_use, sort_keys=True)}")
 
