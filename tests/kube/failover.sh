@@ -17,26 +17,7 @@ TAKEOVER_MAX_MS=25000
 # --faults with slow bindings only: they are late, and each is logged.
 start_serve --no-schedule --cluster blocks=1,racks=2,hosts=4,gpus=8 \
 	--faults 'seed=3,slow=1:300:bind'
-cat >"$TMP/queues.yaml" <<'EOF'
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: main}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory, nvidia.com/gpu]
-    flavors:
-    - name: tas-gpu
-      resources:
-      - {name: cpu, nominalQuota: "1000"}
-      - {name: memory, nominalQuota: 100Ti}
-      - {name: nvidia.com/gpu, nominalQuota: "64"}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {namespace: default, name: main}
-spec: {clusterQueue: main}
-EOF
+queues 64
 # jobs FIRST LAST: Jobs jFIRST..jLAST of 4 pods of 2 GPUs, running long.
 jobs() {
 	i=$1

@@ -20,26 +20,7 @@ FAULTS="$FAULTS,write=0.02:409|500,watch410=0.02,drop=0.01,slow=0.05:200"
 # ask for 36, each running 3 s of the cluster's clock.
 start_serve --no-schedule --cluster blocks=1,racks=2,hosts=2,gpus=8 \
 	--speed 10 --faults "$FAULTS"
-cat >"$TMP/queues.yaml" <<'EOF'
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: main}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory, nvidia.com/gpu]
-    flavors:
-    - name: tas-gpu
-      resources:
-      - {name: cpu, nominalQuota: "1000"}
-      - {name: memory, nominalQuota: 100Ti}
-      - {name: nvidia.com/gpu, nominalQuota: "16"}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {namespace: default, name: main}
-spec: {clusterQueue: main}
-EOF
+queues 16
 container='      containers:
       - name: c
         image: registry.example.com/step:latest

@@ -93,3 +93,12 @@ bound() {
 	[ "$(printf '%s\n' "$out" | grep -c .)" -eq "$2" ] &&
 		! printf '%s\n' "$out" | grep -q '^[^ ]* - '
 }
+
+# queues GPUS: tests/kube/data/queues.yaml (ClusterQueue main, LocalQueue
+# default/main) with a GPU quota of GPUS, into $TMP/queues.yaml.
+queues() {
+	sed "s/nvidia.com\/gpu, nominalQuota: \"[0-9]*\"/nvidia.com\/gpu, nominalQuota: \"$1\"/" \
+		"$SRC/tests/kube/data/queues.yaml" >"$TMP/queues.yaml"
+	grep -q "nominalQuota: \"$1\"" "$TMP/queues.yaml" ||
+		fail "queues: no GPU quota in tests/kube/data/queues.yaml"
+}
