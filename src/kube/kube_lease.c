@@ -52,6 +52,7 @@
 #define DEFAULT_RETRY_US    (2 * 1000000LL)
 #define JITTER		    1.2
 #define MAX_IDENTITY	    253
+#define WATCH_MIN_S	    300 /* a watch lasts 300 to 600 s, as client-go's */
 #define LEASES_PATH	    "/apis/coordination.k8s.io/v1/namespaces/"
 /* Largest Lease body read (a Lease is a few hundred bytes). */
 #define MAX_BODY (1u << 20)
@@ -98,6 +99,17 @@ struct kube_lease {
 	char *body;
 	size_t len;
 
+	/* A follower's watch of the Lease, so that a change is dated when
+	 * it comes and not at the next try: the latest record an event
+	 * brought waits for kube_lease_run(), as replies do. */
+	uint64_t watch;	    /* the stream in flight, 0: none */
+	int64_t watch_us;   /* open it (again) then */
+	struct record news; /* obj NULL: none waiting */
+	/* The holder of the record this replica last took over, and when
+	 * it first saw that record (the takeover's wait, for the log). */
+	char *prev_holder;
+	int64_t prev_us;
+
 	bool releasing, idle;
 	uint64_t acquired, lost, failed;
 };
@@ -120,15 +132,14 @@ static bool int32(const json_t *v)
 }
 
 /*
- * Decode a Lease reply into r: metadata.resourceVersion a string, spec
- * (when present) an object whose record fields have their types
- * (the two integers int32, as the API's); a field left out reads as
- * client-go reads it (empty, 0). No side effect
+ * Decode a Lease (obj, stolen; NULL fails) into r:
+ * metadata.resourceVersion a string, spec (when present) an object whose
+ * record fields have their types (the two integers int32, as the API's);
+ * a field left out reads as client-go reads it (empty, 0). No side effect
  * on failure (-EINVAL).
  */
-static int record_decode(const char *body, size_t len, struct record *r)
+static int record_decode_obj(json_t *obj, struct record *r)
 {
-	json_t *obj = json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL);
 	json_t *spec, *raw, *v;
 	const char *holder = "";
 	json_int_t dur = 0, trans = 0;
@@ -184,6 +195,13 @@ bad:
 	return -EINVAL;
 }
 
+/* The same from a reply's body. */
+static int record_decode(const char *body, size_t len, struct record *r)
+{
+	return record_decode_obj(
+		json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL), r);
+}
+
 /* Remember r (stolen) as the record observed; a changed record is dated
  * now (the local clock), an unchanged one keeps its date. */
 static void observe(struct kube_lease *l, struct record *r)
@@ -198,6 +216,28 @@ static void observe(struct kube_lease *l, struct record *r)
 static bool ours(const struct kube_lease *l)
 {
 	return l->seen.holder && !strcmp(l->seen.holder, l->identity);
+}
+
+/* When a follower may take the record observed: its date on our clock
+ * plus leaseDurationSeconds when another holds it, at once when it is
+ * free; INT64_MAX when there is none or it is ours. */
+static int64_t expiry_us(const struct kube_lease *l)
+{
+	if (!l->seen.obj || ours(l))
+		return INT64_MAX;
+	if (!*l->seen.holder)
+		return l->observed_us;
+	return l->observed_us + l->seen.duration_s * 1000000;
+}
+
+/* A follower tries again when the record observed expires, not at the
+ * next retry tick after that. */
+static void try_at_expiry(struct kube_lease *l)
+{
+	int64_t t = expiry_us(l);
+
+	if (!l->leading && t < l->next_us)
+		l->next_us = t;
 }
 
 /* wall_us as a MicroTime: RFC 3339 UTC with six fractional digits. */
@@ -379,9 +419,13 @@ static void got(struct kube_lease *l, const char *body, size_t len)
 		stop_leading(l);
 		if (l->observed_us + l->seen.duration_s * 1000000 > l->try_us) {
 			try_failed(l);
+			try_at_expiry(l);
 			return;
 		}
 	}
+	free(l->prev_holder);
+	l->prev_holder = xstrdup(l->seen.holder);
+	l->prev_us = l->observed_us;
 	send_call(l, PH_PUT, "PUT", record_body(l, l->identity));
 }
 
@@ -389,6 +433,9 @@ static void got(struct kube_lease *l, const char *body, size_t len)
  * resourceVersion and leaseTransitions, as client-go starts over). */
 static void create(struct kube_lease *l)
 {
+	free(l->prev_holder);
+	l->prev_holder = NULL;
+	l->prev_us = INT64_MIN;
 	record_release(&l->seen);
 	send_call(l, PH_CREATE, "POST", record_body(l, l->identity));
 }
@@ -436,6 +483,93 @@ static void handle_reply(struct kube_lease *l)
 	}
 }
 
+/* --- the follower's watch ---------------------------------------------- */
+
+/* One event: the latest record (of our Lease: a server that ignores the
+ * field selector sends the namespace's others) waits for
+ * kube_lease_run(). An ERROR (a 410 among them) or a line not understood
+ * ends the stream. */
+static int on_watch_line(void *ctx, const char *line, size_t len)
+{
+	struct kube_lease *l = ctx;
+	json_t *ev = json_loadb(line, len, 0, NULL);
+	const char *type = json_string_value(json_object_get(ev, "type"));
+	json_t *obj = json_object_get(ev, "object");
+	const char *name = json_string_value(
+		json_object_get(json_object_get(obj, "metadata"), "name"));
+	struct record r = { 0 };
+	int stop = 0;
+
+	if (!type || !json_is_object(obj))
+		stop = 1;
+	else if (!strcmp(type, "BOOKMARK") || !strcmp(type, "DELETED") ||
+		 !name || strcmp(name, l->name))
+		;
+	else if ((strcmp(type, "ADDED") && strcmp(type, "MODIFIED")) ||
+		 record_decode_obj(json_incref(obj), &r))
+		stop = 1;
+	else {
+		record_release(&l->news);
+		l->news = r;
+	}
+	json_decref(ev);
+	return stop;
+}
+
+/* The server's timeout ends a watch normally: open it again at once;
+ * after a failure, a retry period later (the tries go on meanwhile). */
+static void on_watch_end(void *ctx, const struct kube_reply *r)
+{
+	struct kube_lease *l = ctx;
+
+	l->watch = 0;
+	l->watch_us = l->now_us + (r->code == 200 ? 0 : l->retry_us);
+}
+
+/* A follower that has read a record watches it; a leader renews from
+ * its own writes and a releasing replica is done with it. */
+static bool watch_wanted(const struct kube_lease *l)
+{
+	return !l->leading && !l->releasing && l->seen.obj;
+}
+
+static void watch_open(struct kube_lease *l)
+{
+	char *path = xasprintf(
+		"%s?fieldSelector=metadata.name%%3D%s"
+		"&watch=true&timeoutSeconds=%d",
+		l->coll, l->name,
+		WATCH_MIN_S + (int)rng_below(&l->rng, WATCH_MIN_S + 1));
+	struct kube_call c = {
+		.method = "GET",
+		.path = path,
+		.flags = KUBE_STREAM | KUBE_NO_LIMIT,
+	};
+
+	l->watch = kube_send(l->tr, &c, on_watch_end, on_watch_line, l);
+	free(path);
+}
+
+static void watch_close(struct kube_lease *l)
+{
+	if (l->watch)
+		kube_cancel(l->tr, l->watch);
+	l->watch = 0;
+	record_release(&l->news);
+}
+
+/* What the watch brought, dated now (at or after its arrival): a
+ * changed record and its expiry. A deletion is left to the tries (a
+ * follower that created the Lease at once would lead beside the old
+ * holder until its next renewal, as with client-go but sooner). */
+static void take_news(struct kube_lease *l)
+{
+	if (!l->news.obj)
+		return;
+	observe(l, &l->news);
+	try_at_expiry(l);
+}
+
 static void start_try(struct kube_lease *l)
 {
 	l->try_us = l->now_us;
@@ -460,6 +594,10 @@ void kube_lease_run(struct kube_lease *l, int64_t mono_us, int64_t wall_us)
 	l->wall_us = wall_us;
 	if (l->replied)
 		handle_reply(l);
+	if (!watch_wanted(l))
+		watch_close(l);
+	else
+		take_news(l);
 	if (l->releasing) {
 		if (!l->call && !l->idle)
 			send_release(l);
@@ -477,6 +615,8 @@ void kube_lease_run(struct kube_lease *l, int64_t mono_us, int64_t wall_us)
 	}
 	if (!l->call && mono_us >= l->next_us)
 		start_try(l);
+	if (watch_wanted(l) && !l->watch && mono_us >= l->watch_us)
+		watch_open(l);
 }
 
 int64_t kube_lease_next_us(const struct kube_lease *l)
@@ -493,6 +633,12 @@ int64_t kube_lease_next_us(const struct kube_lease *l)
 		t = l->next_us;
 	if (l->leading && l->lead_until_us < t)
 		t = l->lead_until_us;
+	if (watch_wanted(l)) {
+		if (l->news.obj)
+			return l->now_us;
+		if (!l->watch && l->watch_us < t)
+			t = l->watch_us;
+	}
 	return t;
 }
 
@@ -526,6 +672,12 @@ void kube_lease_release(struct kube_lease *l, int64_t wall_us)
 	if (!l->call)
 		send_release(l);
 	/* else: after the reply of the call in flight (kube_lease_run). */
+}
+
+const char *kube_lease_previous(const struct kube_lease *l, int64_t *seen_us)
+{
+	*seen_us = l->prev_us;
+	return l->prev_holder ? l->prev_holder : "";
 }
 
 bool kube_lease_idle(const struct kube_lease *l)
@@ -657,6 +809,8 @@ int kube_lease_new(const struct kube_lease_options *o, struct kube_lease **ret,
 	l->timeout_us = deadline / 2;
 	rng_seed(&l->rng, o->seed);
 	l->next_us = INT64_MIN;
+	l->watch_us = INT64_MIN;
+	l->prev_us = INT64_MIN;
 	*ret = l;
 	return 0;
 }
@@ -667,7 +821,9 @@ void kube_lease_free(struct kube_lease *l)
 		return;
 	if (l->call)
 		kube_cancel(l->tr, l->call);
+	watch_close(l);
 	record_release(&l->seen);
+	free(l->prev_holder);
 	free(l->body);
 	free(l->ns);
 	free(l->name);

@@ -11,6 +11,13 @@
  * once. Only local time is compared, so clock skew between replicas
  * does not matter; renewTime and acquireTime are written as MicroTime
  * from the wall clock for people to read.
+ * Beyond client-go, for a fast failover: a follower also watches the
+ * Lease (field selector metadata.name), so that a renewal is dated by
+ * the local clock when its event comes rather than at the next try
+ * (still at or after the write: the same safety), and tries again at
+ * the moment the record observed expires (observed + duration) rather
+ * than at the next retry tick; a record written free (a release) is
+ * tried at once. The periodic tries go on beside the watch.
  * Defaults: 15 s lease, 10 s renew deadline, 2 s retry (kube-scheduler's);
  * new() refuses duration <= renew_deadline or renew_deadline <= 1.2 ×
  * retry, a duration that is not whole seconds, a namespace or name that
@@ -20,7 +27,10 @@
  * KUBE_RETRY (the algorithm retries itself), each bounded by half the
  * renew deadline. One call is in flight at a time; its reply is acted on
  * by the next kube_lease_run() (kube_lease_next_us() is then due), so
- * that a record is dated by the local clock at or after its answer.
+ * that a record is dated by the local clock at or after its answer. The
+ * watch (KUBE_STREAM) is opened again at once when the server ends it
+ * and a retry period after a failure; its events wait for
+ * kube_lease_run() in the same way.
  */
 #ifndef ECHELON_KUBE_LEASE_H
 #define ECHELON_KUBE_LEASE_H
@@ -63,6 +73,10 @@ int64_t kube_lease_until_us(const struct kube_lease *l);
  * hands (leaseTransitions). */
 const char *kube_lease_holder(const struct kube_lease *l);
 int64_t kube_lease_transitions(const struct kube_lease *l);
+/* The holder of the record this replica last wrote itself over ("":
+ * none, or a new Lease) and, in *seen_us, the monotonic time it first
+ * saw that record (INT64_MIN: none): a takeover waited from then. */
+const char *kube_lease_previous(const struct kube_lease *l, int64_t *seen_us);
 /* Stop leading and hand over fast: write leaseDurationSeconds 1 and an
  * empty holderIdentity when the record is ours (ReleaseOnCancel), after
  * the call in flight if any. Keep calling kube_lease_run() until

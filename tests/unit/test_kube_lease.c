@@ -42,8 +42,8 @@
  * and when. */
 struct spy {
 	struct kube_transport inner;
-	struct strbuf log; /* "GET POST PUT ..." */
-	unsigned calls, bad;
+	struct strbuf log; /* "GET POST PUT ..." (watches apart) */
+	unsigned calls, bad, watches;
 	int64_t now_us; /* the replica's monotonic clock */
 	int64_t gets[MAX_GETS];
 	size_t ngets;
@@ -75,9 +75,20 @@ static uint64_t spy_send(void *impl, const struct kube_call *c,
 	struct spy *s = impl;
 
 	s->calls++;
-	if ((c->flags & (KUBE_RETRY | KUBE_STREAM)) ||
-	    !(c->flags & KUBE_NO_LIMIT) || c->timeout_us <= 0 ||
-	    c->timeout_us >= DEADLINE_US || strstr(c->path, "?"))
+	if (c->flags & KUBE_STREAM) {
+		/* The follower's watch: of the Lease alone, never queued
+		 * behind binds, not in the log of tries. */
+		if (c->flags != (KUBE_STREAM | KUBE_NO_LIMIT) ||
+		    strcmp(c->method, "GET") ||
+		    !strstr(c->path, "?fieldSelector=metadata.name%3D") ||
+		    !strstr(c->path, "&watch=true"))
+			s->bad++;
+		s->watches++;
+		return kube_send(&s->inner, c, done, line, ctx);
+	}
+	if ((c->flags & KUBE_RETRY) || !(c->flags & KUBE_NO_LIMIT) ||
+	    c->timeout_us <= 0 || c->timeout_us >= DEADLINE_US ||
+	    strstr(c->path, "?"))
 		s->bad++;
 	/* A create names no resourceVersion (a real server refuses it). */
 	if (!strcmp(c->method, "POST") && c->body &&
@@ -313,6 +324,8 @@ enum what {
 	THAW,	     /* who runs again */
 	FAULT,	     /* who's calls fail: share p, status arg (0: a mix) */
 	HEAL,	     /* who's calls no longer fail */
+	STREAMS,     /* who's watch drops after share p of its events, and
+		      * a 410 replaces share p / 2 of them */
 	RELEASE,     /* who hands over */
 	FOREIGN,     /* a client-go replica holds it, renewing until arg */
 	SEIZE,	     /* a rogue client writes itself in */
@@ -357,6 +370,12 @@ static void act(struct fx *f, const struct ev *e, unsigned long long seed)
 		f->r[e->who].frozen = false;
 		break;
 	case FAULT:
+		kube_loop_set_faults(f->r[e->who].loop, &fl);
+		break;
+	case STREAMS:
+		fl.fail = 0;
+		fl.drop = e->p;
+		fl.expire = e->p / 2;
 		kube_loop_set_faults(f->r[e->who].loop, &fl);
 		break;
 	case HEAL:
@@ -468,10 +487,12 @@ static void run_scenario(struct fx *f, const struct scenario *sc,
 /*
  * Replicas run in index order within a step, each over its own
  * connection: with three starting together, replica 0's create lands
- * first and the others' get 409 AlreadyExists. Bounds: a follower tries
- * every 2 to 4.4 s (2 s jittered by up to 1.2 × 2 s), so a record that
- * stopped changing at t is dated by it before t + 4.5 s, expires 15 s
- * later, and is taken at the next try, before t + 24 s.
+ * first and the others' get 409 AlreadyExists. Bounds: a follower
+ * watches the Lease, so a record that stopped changing at t is dated t
+ * (the step its event comes in), expires at t + 15 s and is tried then.
+ * Without the watch it tries every 2 to 4.4 s (2 s jittered by up to
+ * 1.2 × 2 s): such a record is dated before t + 4.5 s and, with the
+ * try at its expiry, taken before t + 19.5 s.
  */
 static const struct scenario scenarios[] = {
 	{ "three start, the first create wins and keeps it",
@@ -485,46 +506,52 @@ static const struct scenario scenarios[] = {
 	    { .ms = 1000, .what = HOLDER, .s = "echelon-0", .arg = 15 },
 	    { .ms = 60000, .what = LEADS, .who = 0 },
 	    { .ms = 60000, .what = TRANSITIONS, .arg = 0 } } },
-	{ "a frozen leader is taken over after the lease duration",
+	{ "a frozen leader is taken over when its lease expires",
 	  45000,
 	  false,
-	  /* Last renewal at 4 s: no takeover before 19 s. Thawed, the
-	   * old leader knows at once that it lost (check()). */
+	  /* Last renewal at 4 s, seen at once through the watch: no
+	   * takeover before 19 s, and the try is made then (client-go:
+	   * dated at the next try, taken at the try after the expiry, up
+	   * to 28 s). Thawed, the old leader knows at once that it lost
+	   * (check()). */
 	  { { .ms = 0, .what = START, .who = 0 },
 	    { .ms = 500, .what = START, .who = 1 },
 	    { .ms = 1000, .what = LEADS, .who = 0 },
 	    { .ms = 5000, .what = FREEZE, .who = 0 },
 	    { .ms = 18900, .what = NOBODY },
-	    { .ms = 28500, .what = LEADS, .who = 1 },
-	    { .ms = 28500, .what = TRANSITIONS, .arg = 1 },
-	    { .ms = 28500, .what = HOLDER, .s = "echelon-1", .arg = 15 },
+	    { .ms = 19000, .what = LEADS, .who = 1 },
+	    { .ms = 19000, .what = TRANSITIONS, .arg = 1 },
+	    { .ms = 19000, .what = HOLDER, .s = "echelon-1", .arg = 15 },
 	    { .ms = 30000, .what = THAW, .who = 0 },
 	    { .ms = 45000, .what = LEADS, .who = 1 },
 	    { .ms = 45000, .what = TRANSITIONS, .arg = 1 } } },
-	{ "a release hands over within a retry period",
+	{ "a release is taken when its event comes",
 	  30000,
 	  false,
+	  /* At once (client-go: at the follower's next try, up to 4.4 s
+	   * later). */
 	  { { .ms = 0, .what = START, .who = 0 },
 	    { .ms = 500, .what = START, .who = 1 },
 	    { .ms = 1000, .what = LEADS, .who = 0 },
 	    { .ms = 10000, .what = RELEASE, .who = 0 },
 	    { .ms = 10000, .what = IDLE, .who = 0 },
-	    { .ms = 14500, .what = LEADS, .who = 1 },
-	    { .ms = 14500, .what = TRANSITIONS, .arg = 1 },
+	    { .ms = 10000, .what = LEADS, .who = 1 },
+	    { .ms = 10000, .what = TRANSITIONS, .arg = 1 },
 	    { .ms = 30000, .what = LEADS, .who = 1 } } },
 	{ "renewals failing past the deadline stop the leader",
 	  60000,
 	  false,
 	  /* Last successful renewal started at 10 s: leading until 20 s
-	   * exactly; the follower dated that record by 14.5 s. */
+	   * exactly; the follower dated that record at 10 s (its watch)
+	   * and takes it at 25 s, client-go's 5 s margin. */
 	  { { .ms = 0, .what = START, .who = 0 },
 	    { .ms = 500, .what = START, .who = 1 },
 	    { .ms = 10100, .what = FAULT, .who = 0, .arg = 500, .p = 1.0 },
 	    { .ms = 19900, .what = LEADS, .who = 0 },
 	    { .ms = 20000, .what = NOBODY },
 	    { .ms = 24900, .what = NOBODY },
-	    { .ms = 34000, .what = LEADS, .who = 1 },
-	    { .ms = 34000, .what = TRANSITIONS, .arg = 1 },
+	    { .ms = 25000, .what = LEADS, .who = 1 },
+	    { .ms = 25000, .what = TRANSITIONS, .arg = 1 },
 	    { .ms = 35000, .what = HEAL, .who = 0 },
 	    { .ms = 60000, .what = LEADS, .who = 1 } } },
 	{ "every connection failing leaves nobody leading, then one",
@@ -581,6 +608,18 @@ static const struct scenario scenarios[] = {
 	    { .ms = 12000, .what = HOLDER, .s = "echelon-0", .arg = 15 },
 	    { .ms = 12000, .what = TRANSITIONS, .arg = 0 },
 	    { .ms = 20000, .what = LEADS, .who = 0 } } },
+	{ "a watch that drops and expires: the tries still take over",
+	  40000,
+	  false,
+	  /* Last renewal at 4 s, dated by the next try at the latest
+	   * (8.5 s): taken between 19 and 23.5 s. */
+	  { { .ms = 0, .what = START, .who = 0 },
+	    { .ms = 0, .what = STREAMS, .who = 1, .p = 0.5 },
+	    { .ms = 500, .what = START, .who = 1 },
+	    { .ms = 5000, .what = FREEZE, .who = 0 },
+	    { .ms = 18900, .what = NOBODY },
+	    { .ms = 23600, .what = LEADS, .who = 1 },
+	    { .ms = 40000, .what = LEADS, .who = 1 } } },
 };
 
 static void test_scenarios(void **state)
