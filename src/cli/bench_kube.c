@@ -62,6 +62,9 @@ struct seen {
 struct results {
 	uint64_t nodes;
 	double create_s, sync_s, all_bound_s, bind_s, failover_s;
+	/* From the kill, per b's log: elected, its first pass done (-1:
+	 * not in the log). */
+	double elected_s, pass_s;
 	uint64_t hwm_kib;
 };
 
@@ -445,6 +448,27 @@ static int wait_synced(struct bench_daemon *d, const char *log, double seconds,
 	return -1;
 }
 
+/* The `mono=` (CLOCK_MONOTONIC seconds, as cli_now_s()) of the last
+ * line of log whose msg is msg, minus since; -1 when none. */
+static double log_mono(const char *log, const char *msg, double since)
+{
+	char line[1024], *key = xasprintf("msg=\"%s\"", msg);
+	FILE *f = fopen(log, "r");
+	double t = -1;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *at = strstr(line, key);
+
+		at = at ? strstr(at, " mono=") : NULL;
+		if (at)
+			t = strtod(at + 6, NULL) - since;
+	}
+	if (f)
+		fclose(f);
+	free(key);
+	return t;
+}
+
 /* ---- The benchmark. */
 
 static void report(const struct kube_bench_opts *o, const struct results *r)
@@ -463,6 +487,13 @@ static void report(const struct kube_bench_opts *o, const struct results *r)
 			(double)r->hwm_kib / 1024, "all_bound_s",
 			r->all_bound_s, "bound_per_s_end_to_end", e2e,
 			"bound_per_s", rate, "failover_s", r->failover_s);
+
+		if (o->failover) {
+			json_object_set_new(j, "failover_elected_s",
+					    json_real(r->elected_s));
+			json_object_set_new(j, "failover_first_pass_s",
+					    json_real(r->pass_s));
+		}
 		char *txt = json_dumps(j, JSON_PRESERVE_ORDER);
 
 		printf("%s\n", txt);
@@ -483,8 +514,9 @@ static void report(const struct kube_bench_opts *o, const struct results *r)
 	       o->pods, r->all_bound_s, e2e, rate);
 	if (o->failover)
 		printf("failover: the follower's first bind %.2f s after the "
-		       "leader was killed (SIGKILL)\n",
-		       r->failover_s);
+		       "leader was killed (SIGKILL); elected after %.2f s, "
+		       "its first pass done after %.2f s\n",
+		       r->failover_s, r->elected_s, r->pass_s);
 }
 
 static int run(const struct kube_bench_opts *o)
@@ -576,6 +608,10 @@ static int run(const struct kube_bench_opts *o)
 			goto out;
 		}
 		r.failover_s = fmax2(0, s.extra_first_s - kill_s);
+		free(alog);
+		alog = xasprintf("%s/b.log", dir);
+		r.elected_s = log_mono(alog, "leader elected", kill_s);
+		r.pass_s = log_mono(alog, "first pass done", kill_s);
 	}
 	report(o, &r);
 	rc = 0;

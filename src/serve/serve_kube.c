@@ -4,8 +4,9 @@
  * Each turn runs the transport's I/O (whose callbacks mirror remote
  * changes into the replica and answer the outbox's writes), the
  * reflectors' and the Lease's timers, then, on the leader only and once
- * the replica is synced, serve_sched until quiet and the outbox's flush
- * of what it wrote. Leadership comes and goes with the Lease: a new
+ * the replica is synced, serve_sched until quiet, each round's writes
+ * flushed by the outbox after it (while the Lease is held by the clock
+ * then, not only the turn's). Leadership comes and goes with the Lease: a new
  * leader builds serve_sched over the warm replica (its first pass adopts
  * what the cluster records), a lost one drops it and its queued writes.
  */
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "api/api_kind.h"
@@ -63,7 +65,11 @@ struct serve_kube {
 	int64_t start_us;    /* mono, at new() */
 	int64_t stop_us;     /* mono, at serve_kube_stop() */
 	int64_t unsynced_us; /* mono, of the last "not synced yet" */
+	int64_t elected_us;  /* mono, of the last election */
+	/* The turn's mono_us and the CPU's clock then (turn_now()). */
+	int64_t turn_mono_us, turn_real_us;
 	bool asked, synced, failed, stopping, released;
+	bool first_pass; /* elected, the scheduler's first pass not run */
 };
 
 /* s as a logfmt value: a JSON string (the caller frees it). */
@@ -478,6 +484,17 @@ static const struct api_kind *unsent_key(const struct hmap_slot *slot,
 	return id < api_kind_count() ? api_kind_at(id) : NULL;
 }
 
+/* Note the objects the scheduler wrote since the last call. */
+static void note_writes(struct serve_kube *k)
+{
+	if (api_store_events(k->store, k->unsent_rv, note_write, k) < 0) {
+		/* Older than the history: too many writes to tell apart,
+		 * a lost leadership then refreshes what is still noted. */
+		k->log("warn", "writes not tracked: history too short", NULL);
+	}
+	k->unsent_rv = api_store_rv(k->store);
+}
+
 /*
  * After the outbox's flush: note the objects the scheduler wrote, and
  * forget those with nothing pending any more (their writes are answered:
@@ -490,12 +507,7 @@ static void track_unsent(struct serve_kube *k)
 	struct hmap keep;
 	size_t iter = 0;
 
-	if (api_store_events(k->store, k->unsent_rv, note_write, k) < 0) {
-		/* Older than the history: too many writes to tell apart,
-		 * a lost leadership then refreshes what is still noted. */
-		k->log("warn", "writes not tracked: history too short", NULL);
-	}
-	k->unsent_rv = api_store_rv(k->store);
+	note_writes(k);
 	if (!k->unsent.len)
 		return;
 	hmap_init(&keep);
@@ -566,11 +578,24 @@ static void follow_lease(struct serve_kube *k, int64_t mono_us)
 	if (leader) {
 		/* Writes start from here: nothing the replica saw before is
 		 * this leader's to forward. */
+		int64_t seen_us;
+		char *prev = quoted(kube_lease_previous(k->lease, &seen_us));
+
 		kube_outbox_reset(k->outbox);
 		k->unsent_rv = api_store_rv(k->store);
 		k->sched = new_sched(k);
-		k->log("info", "leader elected", "id=%s seconds=%.3f", id,
-		       (double)(mono_us - k->start_us) / 1e6);
+		k->elected_us = mono_us;
+		k->first_pass = true;
+		/* waited: from the previous holder's last record seen to
+		 * now (the lease duration when it stopped renewing). */
+		k->log("info", "leader elected",
+		       "id=%s seconds=%.3f mono=%.3f previous=%s waited=%.3f",
+		       id, (double)(mono_us - k->start_us) / 1e6,
+		       (double)mono_us / 1e6, prev,
+		       seen_us == INT64_MIN
+			       ? 0.0
+			       : (double)(mono_us - seen_us) / 1e6);
+		free(prev);
 	} else {
 		char *holder = quoted(kube_lease_holder(k->lease));
 
@@ -583,13 +608,61 @@ static void follow_lease(struct serve_kube *k, int64_t mono_us)
 	free(id);
 }
 
+/* The CPU's monotonic clock (the loop's clocks are the turn's). */
+static int64_t real_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* The monotonic clock now: the turn's, plus what the turn took so far
+ * (a pass over a large replica takes seconds). */
+static int64_t turn_now(const struct serve_kube *k)
+{
+	return k->turn_mono_us + (real_us() - k->turn_real_us);
+}
+
+/* Send what the scheduler wrote, while this replica holds the Lease by
+ * the clock now: a write sent past the renew deadline may race a new
+ * leader. Not sent, the writes are still noted, for a lost leadership
+ * to read their objects again. */
+static void send_writes(struct serve_kube *k)
+{
+	int64_t now = turn_now(k);
+
+	if (now >= kube_lease_until_us(k->lease)) {
+		note_writes(k);
+		return;
+	}
+	kube_outbox_flush(k->outbox, now);
+	track_unsent(k);
+	if (k->http)
+		kube_http_run(k->http, now);
+}
+
+/* Rounds of the scheduler until quiet, what each decided sent after
+ * it: a new leader's first binds do not wait for the rounds that
+ * follow. After an election the log says what the first round cost. */
 static void schedule(struct serve_kube *k, int64_t now_us)
 {
-	int i;
+	int i, w;
 
 	for (i = 0; i < SYNC_ROUNDS; i++) {
-		if (!serve_sched_sync(k->sched, now_us))
+		w = serve_sched_sync(k->sched, now_us);
+		if (k->first_pass) {
+			int64_t t = turn_now(k);
+
+			k->log("info", "first pass done",
+			       "mono=%.3f seconds=%.3f writes=%d",
+			       (double)t / 1e6,
+			       (double)(t - k->elected_us) / 1e6, w);
+			k->first_pass = false;
+		}
+		if (!w)
 			break;
+		send_writes(k);
 	}
 	if (i == SYNC_ROUNDS)
 		k->log("warn", "scheduler did not settle", "rounds=%d",
@@ -605,6 +678,8 @@ void serve_kube_run(struct serve_kube *k, int64_t now_us, int64_t mono_us)
 		.retry_us = VERSION_US,
 	};
 
+	k->turn_mono_us = mono_us;
+	k->turn_real_us = real_us();
 	if (!k->asked) {
 		k->asked = true;
 		k->version_call =
@@ -633,10 +708,8 @@ void serve_kube_run(struct serve_kube *k, int64_t now_us, int64_t mono_us)
 		follow_lease(k, mono_us);
 	if (k->sched)
 		schedule(k, now_us);
-	if (k->sched || k->stopping) {
-		kube_outbox_flush(k->outbox, mono_us);
-		track_unsent(k);
-	}
+	if (k->sched || k->stopping)
+		send_writes(k);
 	if (k->stopping && !k->released &&
 	    (kube_outbox_idle(k->outbox) || mono_us - k->stop_us >= DRAIN_US)) {
 		kube_lease_release(k->lease, now_us);

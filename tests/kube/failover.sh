@@ -7,12 +7,26 @@
 # or undoes every gang the first began (tests/kube/lib/gangs.py: none
 # partly bound longer than 30 s, nothing bound twice) and binds the gangs
 # submitted after the kill. Prints the time from the kill to its first
-# bind, which must be under the lease duration (15 s) plus a relist.
+# bind and where it went (b's election, its first pass).
+#
+# The bound: b watches the Lease, so it dates a's last renewal when it is
+# written, and tries when that record expires: its first bind comes 15 s
+# (the lease) after a's last renewal plus what the takeover costs (the
+# Lease's GET and PUT, the first pass, the Job's admission annotation
+# answered, then the binding the cluster answers 300 ms late: 0.8 to
+# 1 s measured on a loaded machine); 17 s leaves 1 s more for the CI
+# machine. Without the watch and the expiry timer the follower dated
+# the record at its next try (0 to 4.4 s late) and took it at the try
+# after its expiry (0 to 4.4 s later again): 16.6 to 19.7 s from the
+# kill, more from the renewal. The kill comes 0 to 2 s after the last
+# renewal (a renews every 2 s), so the bound is on the time from the
+# renewal (the Lease's renewTime, written from a's clock, this
+# machine's) to b's first bind.
 . "$(dirname "$0")/lib/kube.sh"
 
 command -v curl >/dev/null 2>&1 || skip "no curl"
 LEASE=default/echelon-failover
-TAKEOVER_MAX_MS=25000
+TAKEOVER_MAX_MS=17000
 
 # --faults with slow bindings only: they are late, and each is logged.
 start_serve --no-schedule --cluster blocks=1,racks=2,hosts=4,gpus=8 \
@@ -60,6 +74,12 @@ start_scheduler b --lease "$LEASE"
 B=$SPID
 
 binds() { grep -c 'faults: bound pod=' "$TMP/serve.log"; }
+# ms_of TIME: an RFC 3339 UTC time (a MicroTime, a log's ts) in ms.
+ms_of() {
+	$PY -c 'import sys, datetime as d
+t = d.datetime.strptime(sys.argv[1], "%Y-%m-%dT%H:%M:%S.%fZ")
+print(int(t.replace(tzinfo=d.timezone.utc).timestamp() * 1000))' "$1"
+}
 out=$(K apply -f "$TMP/before.yaml" 2>&1) || fail "apply jobs: $out"
 # Kill a as soon as the cluster has answered its first binding.
 i=0
@@ -71,6 +91,9 @@ done
 kill -9 "$A"
 t_kill=$(now_ms)
 wait "$A" 2>/dev/null
+# a's last renewal: the Lease as the kill left it.
+renew=$(K get lease -n "${LEASE%/*}" "${LEASE#*/}" \
+	-o 'jsonpath={.spec.renewTime}' 2>&1) || fail "get lease: $renew"
 SCHED_PIDS=$(echo "$SCHED_PIDS" | sed "s/ $A\$//; s/ $A / /")
 echo "killed a after $(binds) binding(s) answered"
 # From the kill on: no gang partly bound for more than 30 s.
@@ -90,9 +113,20 @@ until [ "$(binds)" -gt "$n" ]; do
 done
 t_first=$(now_ms)
 took=$((t_first - t_kill))
-echo "failover (loaded machine): the kill to b's first bind $took ms"
-[ "$took" -lt "$TAKEOVER_MAX_MS" ] ||
-	fail "b's first bind $took ms after the kill (limit $TAKEOVER_MAX_MS)"
+t_renew=$(ms_of "$renew") || fail "renewTime \"$renew\""
+since=$((t_first - t_renew))
+echo "failover (loaded machine): the kill to b's first bind $took ms" \
+	"(a's last renewal to it: $since ms)"
+# Where the time went: b's log dates its election and its first pass.
+for m in "leader elected" "first pass done"; do
+	line=$(grep "msg=\"$m\"" "$TMP/sched-b.log" | tail -n 1)
+	t=$(ms_of "$(echo "$line" | sed 's/^ts=\([^ ]*\).*/\1/')") ||
+		t=$t_kill
+	echo "  $m at +$((t - t_kill)) ms: ${line#*msg=}"
+done
+[ "$since" -lt "$TAKEOVER_MAX_MS" ] ||
+	fail "b's first bind $since ms after a's last renewal" \
+		"(limit $TAKEOVER_MAX_MS)"
 grep -q 'msg="leader elected"' "$TMP/sched-b.log" ||
 	fail "b bound without saying it leads"
 
