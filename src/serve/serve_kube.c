@@ -66,8 +66,8 @@ struct serve_kube {
 	int64_t stop_us;     /* mono, at serve_kube_stop() */
 	int64_t unsynced_us; /* mono, of the last "not synced yet" */
 	int64_t elected_us;  /* mono, of the last election */
-	/* The turn's mono_us and the CPU's clock then (turn_now()). */
-	int64_t turn_mono_us, turn_real_us;
+	/* The turn's clocks and the CPU's clock then (turn_now()). */
+	int64_t turn_mono_us, turn_wall_us, turn_real_us;
 	bool asked, synced, failed, stopping, released;
 	bool first_pass; /* elected, the scheduler's first pass not run */
 };
@@ -627,17 +627,21 @@ static int64_t turn_now(const struct serve_kube *k)
 /* Send what the scheduler wrote, while this replica holds the Lease by
  * the clock now: a write sent past the renew deadline may race a new
  * leader. Not sent, the writes are still noted, for a lost leadership
- * to read their objects again. */
+ * to read their objects again. The Lease's renewal due meanwhile goes
+ * out too: a turn of several rounds over a large replica would
+ * otherwise outlast the renew deadline. */
 static void send_writes(struct serve_kube *k)
 {
 	int64_t now = turn_now(k);
 
+	kube_lease_run(k->lease, now,
+		       k->turn_wall_us + (now - k->turn_mono_us));
 	if (now >= kube_lease_until_us(k->lease)) {
 		note_writes(k);
-		return;
+	} else {
+		kube_outbox_flush(k->outbox, now);
+		track_unsent(k);
 	}
-	kube_outbox_flush(k->outbox, now);
-	track_unsent(k);
 	if (k->http)
 		kube_http_run(k->http, now);
 }
@@ -663,6 +667,8 @@ static void schedule(struct serve_kube *k, int64_t now_us)
 		if (!w)
 			break;
 		send_writes(k);
+		if (!kube_lease_leader(k->lease))
+			break; /* follow_lease() drops it next turn */
 	}
 	if (i == SYNC_ROUNDS)
 		k->log("warn", "scheduler did not settle", "rounds=%d",
@@ -679,6 +685,7 @@ void serve_kube_run(struct serve_kube *k, int64_t now_us, int64_t mono_us)
 	};
 
 	k->turn_mono_us = mono_us;
+	k->turn_wall_us = now_us;
 	k->turn_real_us = real_us();
 	if (!k->asked) {
 		k->asked = true;
