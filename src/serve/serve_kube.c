@@ -4,9 +4,9 @@
  * Each turn runs the transport's I/O (whose callbacks mirror remote
  * changes into the replica and answer the outbox's writes), the
  * reflectors' and the Lease's timers, then, on the leader only and once
- * the replica is synced, serve_sched until quiet, each round's writes
- * flushed by the outbox after it (while the Lease is held by the clock
- * then, not only the turn's). Leadership comes and goes with the Lease: a new
+ * the replica is synced, serve_sched until quiet and the outbox's flush
+ * of what it wrote (while the Lease is held by the clock then, not only
+ * the turn's start). Leadership comes and goes with the Lease: a new
  * leader builds serve_sched over the warm replica (its first pass adopts
  * what the cluster records), a lost one drops it and its queued writes.
  */
@@ -625,11 +625,10 @@ static int64_t turn_now(const struct serve_kube *k)
 }
 
 /* Send what the scheduler wrote, while this replica holds the Lease by
- * the clock now: a write sent past the renew deadline may race a new
- * leader. Not sent, the writes are still noted, for a lost leadership
- * to read their objects again. The Lease's renewal due meanwhile goes
- * out too: a turn of several rounds over a large replica would
- * otherwise outlast the renew deadline. */
+ * the clock now, not the turn's start: a write sent past the renew
+ * deadline may race a new leader. Not sent, the writes are still noted,
+ * for a lost leadership to read their objects again. A renewal that
+ * fell due during the turn goes out with them. */
 static void send_writes(struct serve_kube *k)
 {
 	int64_t now = turn_now(k);
@@ -638,19 +637,20 @@ static void send_writes(struct serve_kube *k)
 		       k->turn_wall_us + (now - k->turn_mono_us));
 	if (now >= kube_lease_until_us(k->lease)) {
 		note_writes(k);
-	} else {
-		kube_outbox_flush(k->outbox, now);
-		track_unsent(k);
+		return;
 	}
-	if (k->http)
-		kube_http_run(k->http, now);
+	kube_outbox_flush(k->outbox, now);
+	track_unsent(k);
 }
 
-/* Rounds of the scheduler until quiet, what each decided sent after
- * it: a new leader's first binds do not wait for the rounds that
- * follow. After an election the log says what the first round cost. */
+/* Rounds of the scheduler until quiet; but a new leader's first turn
+ * ends with its first round that wrote, so that its first binds go out
+ * without waiting for the rounds that follow (over a large replica each
+ * costs seconds); the next turn goes on. The log says what that first
+ * round cost. */
 static void schedule(struct serve_kube *k, int64_t now_us)
 {
+	bool first = k->first_pass;
 	int i, w;
 
 	for (i = 0; i < SYNC_ROUNDS; i++) {
@@ -664,11 +664,8 @@ static void schedule(struct serve_kube *k, int64_t now_us)
 			       (double)(t - k->elected_us) / 1e6, w);
 			k->first_pass = false;
 		}
-		if (!w)
+		if (!w || first)
 			break;
-		send_writes(k);
-		if (!kube_lease_leader(k->lease))
-			break; /* follow_lease() drops it next turn */
 	}
 	if (i == SYNC_ROUNDS)
 		k->log("warn", "scheduler did not settle", "rounds=%d",
