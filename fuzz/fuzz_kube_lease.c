@@ -6,7 +6,8 @@
  * a scripted transport. Whatever the body, the lease must not crash,
  * must lead only after a write of its own was accepted, and every write
  * it sends must be a Lease naming it (or, released, nobody) with the
- * resourceVersion it read.
+ * resourceVersion it read. A follower's watch gets the body too, as a
+ * line and as a MODIFIED event.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -23,13 +24,16 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* One call waiting for its answer. */
+/* One call waiting for its answer, and the watch. */
 struct script {
 	kube_done_fn done;
 	void *ctx;
 	uint64_t id;
 	char method[8];
 	char *body;
+	kube_line_fn line;
+	void *watch_ctx;
+	uint64_t watch;
 };
 
 static uint64_t script_send(void *impl, const struct kube_call *c,
@@ -37,7 +41,14 @@ static uint64_t script_send(void *impl, const struct kube_call *c,
 {
 	struct script *s = impl;
 
-	(void)line;
+	if (c->flags & KUBE_STREAM) {
+		BUG_ON(s->watch || strcmp(c->method, "GET") ||
+		       c->flags != (KUBE_STREAM | KUBE_NO_LIMIT) || !line);
+		s->line = line;
+		s->watch_ctx = ctx;
+		s->watch = 2;
+		return s->watch;
+	}
 	BUG_ON(s->id || (c->flags & KUBE_RETRY) || !(c->flags & KUBE_NO_LIMIT));
 	s->done = done;
 	s->ctx = ctx;
@@ -54,6 +65,37 @@ static void script_cancel(void *impl, uint64_t id)
 
 	if (id == s->id)
 		s->id = 0;
+	if (id == s->watch)
+		s->watch = 0;
+}
+
+/* Give an open watch the body as a line, then as the object of a
+ * MODIFIED event, while it takes them; a call it starts meanwhile fails
+ * (500). Whatever it read, it leads only with its own write accepted. */
+static void watch_lines(struct kube_lease *l, struct script *s,
+			const char *body, size_t len)
+{
+	static const char head[] = "{\"type\":\"MODIFIED\",\"object\":";
+	bool led = kube_lease_leader(l);
+	char *ev = xmalloc(sizeof(head) + len + 1);
+
+	memcpy(ev, head, sizeof(head) - 1);
+	memcpy(ev + sizeof(head) - 1, body, len);
+	memcpy(ev + sizeof(head) - 1 + len, "}", 1);
+	if (s->watch && s->line(s->watch_ctx, body, len))
+		s->watch = 0;
+	if (s->watch && s->line(s->watch_ctx, ev, sizeof(head) + len))
+		s->watch = 0;
+	kube_lease_run(l, 3, 3);
+	if (s->id) {
+		struct kube_reply r = { .code = 500 };
+
+		s->id = 0;
+		s->done(s->ctx, &r);
+	}
+	kube_lease_run(l, 4, 4);
+	BUG_ON(kube_lease_leader(l) && !led);
+	free(ev);
 }
 
 static void answer(struct script *s, int code, const char *body, size_t len)
@@ -147,6 +189,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		       strcmp(kube_lease_holder(l), "me"));
 		BUG_ON((data[0] & 2) && !kube_lease_leader(l));
 	}
+	watch_lines(l, &s, body, len);
 	if (kube_lease_leader(l) && (data[0] & 2))
 		release(l, &s);
 	kube_lease_free(l);

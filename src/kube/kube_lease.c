@@ -104,6 +104,7 @@ struct kube_lease {
 	 * brought waits for kube_lease_run(), as replies do. */
 	uint64_t watch;	    /* the stream in flight, 0: none */
 	int64_t watch_us;   /* open it (again) then */
+	int64_t opened_us;  /* when it was opened */
 	struct record news; /* obj NULL: none waiting */
 	/* The holder of the record this replica last took over, and when
 	 * it first saw that record (the takeover's wait, for the log). */
@@ -516,14 +517,18 @@ static int on_watch_line(void *ctx, const char *line, size_t len)
 	return stop;
 }
 
-/* The server's timeout ends a watch normally: open it again at once;
- * after a failure, a retry period later (the tries go on meanwhile). */
+/* The server's timeout ends a watch normally: open it again at once,
+ * but not sooner than a retry period after it was opened (a server that
+ * ends every watch at once is not asked in a loop); after a failure, a
+ * retry period later. The tries go on meanwhile. */
 static void on_watch_end(void *ctx, const struct kube_reply *r)
 {
 	struct kube_lease *l = ctx;
 
 	l->watch = 0;
-	l->watch_us = l->now_us + (r->code == 200 ? 0 : l->retry_us);
+	l->watch_us = l->now_us + l->retry_us;
+	if (r->code == 200 && l->opened_us + l->retry_us < l->watch_us)
+		l->watch_us = l->opened_us + l->retry_us;
 }
 
 /* A follower that has read a record watches it; a leader renews from
@@ -546,6 +551,7 @@ static void watch_open(struct kube_lease *l)
 		.flags = KUBE_STREAM | KUBE_NO_LIMIT,
 	};
 
+	l->opened_us = l->now_us;
 	l->watch = kube_send(l->tr, &c, on_watch_end, on_watch_line, l);
 	free(path);
 }

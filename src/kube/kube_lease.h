@@ -29,7 +29,8 @@
  * by the next kube_lease_run() (kube_lease_next_us() is then due), so
  * that a record is dated by the local clock at or after its answer. The
  * watch (KUBE_STREAM) is opened again at once when the server ends it
- * and a retry period after a failure; its events wait for
+ * (but a retry period after it was opened at the soonest) and a retry
+ * period after a failure; its events wait for
  * kube_lease_run() in the same way.
  */
 #ifndef ECHELON_KUBE_LEASE_H
