@@ -19,6 +19,8 @@
 #include "base/vec.h"
 #include "gang/gang.h"
 #include "model/cluster.h"
+#include "obs/obs_placement.h"
+#include "sched/quota.h"
 #include "sched/sched.h"
 #include "topo/topo.h"
 
@@ -27,6 +29,12 @@
 /* Prometheus' default buckets, Kueue's for the attempt duration. */
 static const double def_buckets[] = { .005, .01, .025, .05, .1, .25,
 				      .5,   1,	 2.5,  5,   10 };
+
+/* A placement takes microseconds to seconds: 10 us to 10 s, x2.5, x2. */
+static const double place_buckets[] = { 1e-5, 2.5e-5, 5e-5,   1e-4, 2.5e-4,
+					5e-4, 1e-3,   2.5e-3, 5e-3, .01,
+					.025, .05,    .1,     .25,  .5,
+					1,    2.5,    5,      10 };
 
 enum fam {
 	F_ATTEMPTS,
@@ -52,6 +60,7 @@ enum fam {
 	F_COHORT_ADMITTED,
 	F_GANG_BOUND_WAIT,
 	F_GANG_PARTLY_BOUND,
+	F_PLACE_DURATION,
 	/* gauges */
 	F_PENDING,
 	F_RESERVING,
@@ -70,6 +79,12 @@ enum fam {
 	F_DOMAIN_GPUS,
 	F_DOMAIN_GPUS_USED,
 	F_DOMAIN_FREE_HOSTS,
+	F_CQ_CROSS_RACK,
+	F_CQ_CROSS_BLOCK,
+	F_COHORT_QUOTA,
+	F_COHORT_RESERVATIONS,
+	F_COHORT_INFO,
+	F_CQ_INFO,
 	F_COUNT
 };
 
@@ -174,6 +189,12 @@ static const struct metrics_def defs[F_COUNT] = {
 				  "bound, summed over gangs, up to all bound "
 				  "or their eviction.",
 				  COUNTER },
+	[F_PLACE_DURATION] = { "echelon_placement_duration_seconds",
+			       "Time an admission attempt spent in the "
+			       "placement engine, per 'result' (simulated "
+			       "runs: 0).",
+			       HIST, place_buckets,
+			       sizeof(place_buckets) / sizeof(*place_buckets) },
 	[F_PENDING] = { "kueue_pending_workloads",
 			"Pending workloads, per 'cluster_queue' and 'status' "
 			"('active': in the queue; 'inadmissible': parked "
@@ -240,6 +261,37 @@ static const struct metrics_def defs[F_COUNT] = {
 				  "their GPUs free: the largest gang of "
 				  "whole-node pods the domain still takes.",
 				  GAUGE },
+	[F_CQ_CROSS_RACK] = { "echelon_cluster_queue_cross_rack_bytes_per_"
+			      "second",
+			      "Modelled all-reduce bytes per second the "
+			      "placements of a ClusterQueue's admitted "
+			      "workloads send out of their racks.",
+			      GAUGE },
+	[F_CQ_CROSS_BLOCK] = { "echelon_cluster_queue_cross_block_bytes_per_"
+			       "second",
+			       "Modelled all-reduce bytes per second the "
+			       "placements of a ClusterQueue's admitted "
+			       "workloads send out of their blocks.",
+			       GAUGE },
+	[F_COHORT_QUOTA] = { "kueue_cohort_subtree_quota",
+			     "Quota of a cohort's subtree per flavor and "
+			     "resource: its own nominal quota and what its "
+			     "children can lend.",
+			     GAUGE },
+	[F_COHORT_RESERVATIONS] = { "kueue_cohort_subtree_resource_"
+				    "reservations",
+				    "Quota reserved in a cohort's subtree "
+				    "beyond its members' guarantees, per "
+				    "flavor and resource.",
+				    GAUGE },
+	[F_COHORT_INFO] = { "kueue_cohort_info",
+			    "1 per cohort, with its 'parent_cohort' and "
+			    "'root_cohort'.",
+			    GAUGE },
+	[F_CQ_INFO] = { "kueue_cluster_queue_info",
+			"1 per ClusterQueue, with its 'parent_cohort' and "
+			"'root_cohort' (\"\" without a cohort).",
+			GAUGE },
 	[F_PODGROUPS] = { "echelon_podgroups",
 			  "Workloads of a ClusterQueue per PodGroup 'phase' "
 			  "(Pending, Scheduling, Running, ...).",
@@ -255,6 +307,10 @@ struct wl_obs {
 	int32_t cq;	   /* of the last admission */
 	int32_t lq;	   /* its LocalQueue's index; -1: none, -2: unknown */
 	bool bound, ready; /* since the last admission */
+	/* the placement's modelled traffic out of racks and blocks, bytes/s,
+	 * once the first refresh after its admission worked it out */
+	bool traffic;
+	double rack_bps, block_bps;
 };
 
 /* The gauges of one topology domain, kept while its path stays. */
@@ -279,7 +335,7 @@ struct obs_metrics {
 	struct metrics *m;
 	/* per ClusterQueue, LocalQueue and quota the gauges' handles, so
 	 * that a refresh does not look labels up again */
-	struct hcache cqc, lqc, qc;
+	struct hcache cqc, lqc, qc, cohc;
 	/* per flavor id, per domain id */
 	VEC(struct dom_cache) * doms;
 	size_t ndoms;
@@ -289,7 +345,10 @@ struct obs_metrics {
 	size_t nwl;
 	uint64_t cycles, cycles_admitted; /* counted so far */
 	/* the admission attempts' series: success, inadmissible */
-	int64_t attempts[2], durations[2];
+	int64_t attempts[2], durations[2], place[2];
+	/* the placement attempts observed so far, of scheduler place_stamp */
+	uint64_t place_seen, place_stamp;
+	struct throughput_config tc; /* the model of the traffic gauges */
 };
 
 /* Up to four label pairs, the extra pair and the NULL. */
@@ -382,7 +441,9 @@ struct obs_metrics *obs_metrics_new(struct metrics *m, const char *label,
 		om->attempts[k] = metrics_handle(m, om->ids[F_ATTEMPTS], l);
 		om->durations[k] =
 			metrics_handle(m, om->ids[F_ATTEMPT_DURATION], l);
+		om->place[k] = metrics_handle(m, om->ids[F_PLACE_DURATION], l);
 	}
+	throughput_config_init(&om->tc);
 	return om;
 }
 
@@ -399,6 +460,7 @@ void obs_metrics_free(struct obs_metrics *om)
 	hcache_release(&om->cqc);
 	hcache_release(&om->lqc);
 	hcache_release(&om->qc);
+	hcache_release(&om->cohc);
 	free(om->label);
 	free(om->value);
 	free(om->wl);
@@ -509,7 +571,7 @@ static void on_admitted(struct obs_metrics *om, const struct ctl *x,
 	w->admit_us = e->at_us;
 	if (w->first_us < 0)
 		w->first_us = e->at_us;
-	w->bound = w->ready = false;
+	w->bound = w->ready = w->traffic = false;
 	cq = cq_label(x, adm->cq);
 	labels(om, l, "cluster_queue", cq, NULL);
 	metrics_add(om->m, om->ids[F_QUOTA_RESERVED], l, 1);
@@ -667,8 +729,37 @@ void obs_metrics_event(struct obs_metrics *om, const struct ctl *x,
 		on_finished(om, x, e);
 		break;
 	case CTL_EV_REPLACED:
+		wl_of(om, x, e->wl)->traffic = false; /* a new placement */
+		break;
 	case CTL_EV_KIND_COUNT:
 		break;
+	}
+}
+
+void obs_metrics_set_model(struct obs_metrics *om,
+			   const struct throughput_config *tc)
+{
+	om->tc = *tc;
+}
+
+/* Observe the placement times of the attempts since the last call; those
+ * the scheduler no longer keeps are lost (more than SCHED_PLACE_LOG in
+ * one run of the controller). */
+static void place_times(struct obs_metrics *om, const struct ctl *x)
+{
+	uint64_t stamp, n = sched_place_attempts(ctl_sched(x), &stamp);
+
+	if (stamp != om->place_stamp) /* a rebuilt scheduler */
+		om->place_seen = 0;
+	om->place_stamp = stamp;
+	if (n - om->place_seen > SCHED_PLACE_LOG)
+		om->place_seen = n - SCHED_PLACE_LOG;
+	for (; om->place_seen < n; om->place_seen++) {
+		const struct sched_place_time *t =
+			sched_place_time_at(ctl_sched(x), om->place_seen);
+
+		metrics_observe_handle(om->m, om->place[t->admitted ? 0 : 1],
+				       (double)t->ns / 1e9);
 	}
 }
 
@@ -691,11 +782,13 @@ void obs_metrics_cycles(struct obs_metrics *om, const struct ctl *x,
 				       each);
 	om->cycles = st.cycles;
 	om->cycles_admitted = st.cycles_admitted;
+	place_times(om, x);
 }
 
 /* What the gauges of one ClusterQueue or LocalQueue count. */
 struct tally {
 	int64_t active, inadmissible, reserving, admitted;
+	double rack_bps, block_bps; /* of the admitted ones' placements */
 };
 
 static void tally_add(struct tally *t, const struct tally *one)
@@ -704,6 +797,8 @@ static void tally_add(struct tally *t, const struct tally *one)
 	t->inadmissible += one->inadmissible;
 	t->reserving += one->reserving;
 	t->admitted += one->admitted;
+	t->rack_bps += one->rack_bps;
+	t->block_bps += one->block_bps;
 }
 
 /* Count wl in t; false when it is in none of the gauges. */
@@ -758,11 +853,30 @@ static int32_t lq_index(struct obs_metrics *om, const struct ctl *x,
 	return o->lq;
 }
 
+/* Add the modelled traffic of admitted wl to t, worked out once per
+ * placement. */
+static void traffic(struct obs_metrics *om, const struct ctl *x, uint32_t wl,
+		    int gpu, struct tally *t)
+{
+	struct wl_obs *o = wl_of(om, x, wl);
+
+	if (!o->traffic) {
+		o->traffic = true;
+		if (!obs_placement_traffic(ctl_sched(x), ctl_cluster(x), wl,
+					   gpu, &om->tc, &o->rack_bps,
+					   &o->block_bps))
+			o->rack_bps = o->block_bps = 0;
+	}
+	t->rack_bps = o->rack_bps;
+	t->block_bps = o->block_bps;
+}
+
 static void count(struct obs_metrics *om, const struct ctl *x,
 		  struct tally *cqt, struct tally *lqt, int64_t *phases)
 {
 	const struct cluster *c = ctl_cluster(x);
 	const struct sched *s = ctl_sched(x);
+	int gpu = resource_lookup(c->resources, "nvidia.com/gpu");
 
 	for (uint32_t i = 0; i < c->workloads.len; i++) {
 		int32_t cq = ctl_handle(x, i) ? sched_wl_cq(s, i) : -1;
@@ -775,6 +889,8 @@ static void count(struct obs_metrics *om, const struct ctl *x,
 		       gang_phase(ctl_gang(x), i)]++;
 		if (!tally_wl(s, i, &one))
 			continue;
+		if (one.admitted)
+			traffic(om, x, i, gpu, &one);
 		tally_add(&cqt[cq], &one);
 		lq = lq_index(om, x, i);
 		if (lq >= 0)
@@ -835,8 +951,8 @@ static void quota_series(struct obs_metrics *om, const struct ctl *x,
 }
 
 /* Slots of one ClusterQueue's gauges: pending (2), reserving, admitted,
- * status (3), PodGroup phases. */
-#define CQ_SLOTS (7 + PODGROUP_PHASE_COUNT)
+ * status (3), PodGroup phases, traffic (2). */
+#define CQ_SLOTS (9 + PODGROUP_PHASE_COUNT)
 
 /* The gauges of ClusterQueue cq; *qslot counts the quota slots used. */
 static void cq_gauges(struct obs_metrics *om, const struct ctl *x, int32_t cq,
@@ -876,6 +992,12 @@ static void cq_gauges(struct obs_metrics *om, const struct ctl *x, int32_t cq,
 				  podgroup_phase_name((enum podgroup_phase)p),
 				  NULL),
 			   (double)phases[p]);
+	labels(om, l, "cluster_queue", q->name, NULL);
+	base += 7 + PODGROUP_PHASE_COUNT;
+	set_cached(om, &om->cqc, base, q->name, len, F_CQ_CROSS_RACK, l,
+		   t->rack_bps);
+	set_cached(om, &om->cqc, base + 1, q->name, len, F_CQ_CROSS_BLOCK, l,
+		   t->block_bps);
 	for (size_t g = 0; g < q->ngroups; g++)
 		for (size_t f = 0; f < q->groups[g].nflavors; f++)
 			for (size_t r = 0;
@@ -1001,6 +1123,83 @@ static void topology_gauges(struct obs_metrics *om, const struct ctl *x)
 	strbuf_release(&path);
 }
 
+/* The info gauge of quota node n in slot n of om->cohc: 1 on its labels
+ * now, 0 on those it had before a change of its parent. */
+static void info(struct obs_metrics *om, const struct quota *q, int32_t n,
+		 struct strbuf *key)
+{
+	const struct quota_node *qn = &q->nodes[n];
+	const char *parent = qn->parent >= 0 ? q->nodes[qn->parent].name : "";
+	const char *root =
+		q->nodes[qn->root].is_cq ? "" : q->nodes[qn->root].name;
+	const char *l[MAX_LABELS];
+	struct hslot *sl;
+
+	key_of(key, qn->is_cq ? "q" : "c", qn->name, parent, root, NULL);
+	while ((size_t)n >= om->cohc.v.len)
+		vec_push_zero(&om->cohc.v);
+	sl = &om->cohc.v.items[n];
+	if (sl->key && sl->len == key->len &&
+	    memcmp(sl->key, key->buf, key->len) == 0)
+		return;
+	if (sl->key)
+		metrics_set_handle(om->m, sl->h, 0);
+	free(sl->key);
+	sl->key = xmalloc(key->len + 1);
+	memcpy(sl->key, key->buf, key->len + 1);
+	sl->len = key->len;
+	labels(om, l, qn->is_cq ? "cluster_queue" : "cohort", qn->name,
+	       "parent_cohort", parent, "root_cohort", root, NULL);
+	sl->h = metrics_handle(
+		om->m, om->ids[qn->is_cq ? F_CQ_INFO : F_COHORT_INFO], l);
+	metrics_set_handle(om->m, sl->h, 1);
+}
+
+/* Kueue's cohort series from the quota tree: per cohort its info and, per
+ * flavor and resource its subtree has quota of, the subtree's quota and
+ * reservations; per ClusterQueue its info. */
+static void cohort_gauges(struct obs_metrics *om, const struct ctl *x)
+{
+	const struct cluster *c = ctl_cluster(x);
+	const struct quota *q = sched_quota(ctl_sched(x));
+	const char *l[MAX_LABELS];
+	struct strbuf key;
+
+	strbuf_init(&key);
+	for (int32_t n = 0; n < (int32_t)q->nnodes; n++) {
+		const struct quota_node *qn = &q->nodes[n];
+
+		info(om, q, n, &key);
+		if (qn->is_cq)
+			continue;
+		for (size_t f = 0; f < q->nflavors && f < c->flavors.len; f++)
+			for (int r = 0; r < c->resources->count; r++) {
+				size_t fr = QUOTA_FR(f, r);
+
+				if (qn->subtree[fr] <= 0 && !qn->listed[fr])
+					continue;
+				labels(om, l, "cohort", qn->name, "flavor",
+				       c->flavors.items[f].name, "resource",
+				       resource_name(c->resources, r), NULL);
+				metrics_set(om->m, om->ids[F_COHORT_QUOTA], l,
+					    value(c, r, qn->subtree[fr]));
+				metrics_set(om->m,
+					    om->ids[F_COHORT_RESERVATIONS], l,
+					    value(c, r, qn->usage[fr]));
+			}
+	}
+	/* nodes gone with a smaller tree */
+	for (size_t n = q->nnodes; n < om->cohc.v.len; n++) {
+		struct hslot *sl = &om->cohc.v.items[n];
+
+		if (sl->key)
+			metrics_set_handle(om->m, sl->h, 0);
+		free(sl->key);
+		sl->key = NULL;
+	}
+	strbuf_release(&key);
+}
+
 void obs_metrics_refresh(struct obs_metrics *om, const struct ctl *x)
 {
 	const struct cluster *c = ctl_cluster(x);
@@ -1034,6 +1233,7 @@ void obs_metrics_refresh(struct obs_metrics *om, const struct ctl *x)
 	for (size_t i = 0; i < nlq; i++)
 		lq_gauges(om, i, &c->local_queues.items[i], &lqt[i], &key);
 	strbuf_release(&key);
+	cohort_gauges(om, x);
 	topology_gauges(om, x);
 	free(phases);
 	free(lqt);

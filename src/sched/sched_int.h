@@ -184,8 +184,14 @@ struct sched {
 	uint64_t seq, admit_seq;
 	uint64_t cycle;	     /* cycles run */
 	size_t cycle_admits; /* admissions in the current cycle */
-	uint64_t epoch;	     /* bumped whenever capacity grows */
-	int64_t *fs_extra;   /* [q.nfr] zeroes: a head's usage, for shares */
+	/* The current attempt's time in the placement engine, whether it
+	 * ran it; the last attempts that did (sched_place_attempts()). */
+	int64_t place_ns;
+	bool placed;
+	uint64_t nplace;
+	struct sched_place_time place_log[SCHED_PLACE_LOG];
+	uint64_t epoch;	   /* bumped whenever capacity grows */
+	int64_t *fs_extra; /* [q.nfr] zeroes: a head's usage, for shares */
 	/* sched_cycle.c, fair sharing: per queue and level of its path
 	 * (0: the queue, 1: its cohort...), fs_depth levels each. */
 	struct sched_fs_level *fs_path;
