@@ -14,10 +14,11 @@
 
 #include "base/banned.h"
 
-/* Spans of n[0..count) at the host, rack and block levels of t, and the
- * fewest that could hold count pods of req. */
+/* Spans of n[0..count) at the host, rack and block levels of t, and with
+ * mins the fewest that could hold count pods of req (without: the spans,
+ * sparing the search). */
 static void spans(const struct topo *t, const uint32_t *n, size_t count,
-		  const struct resvec *req, struct obs_placement *r)
+		  const struct resvec *req, bool mins, struct obs_placement *r)
 {
 	int rack = topology_rack_level(t->topology);
 	unsigned host = (unsigned)t->nlevels - 1;
@@ -27,20 +28,26 @@ static void spans(const struct topo *t, const uint32_t *n, size_t count,
 	r->hosts = t->hostname_lowest
 			   ? topo_domains_spanned(t, n, count, host, tmp)
 			   : c;
-	r->min_hosts =
-		t->hostname_lowest ? topo_fewest_domains(t, host, req, c) : c;
 	r->racks = rack >= 0 ? topo_domains_spanned(t, n, count, (unsigned)rack,
 						    tmp)
 			     : 1;
-	r->min_racks =
-		rack >= 0 ? topo_fewest_domains(t, (unsigned)rack, req, c) : 1;
 	r->blocks = rack > 0 ? topo_domains_spanned(t, n, count,
 						    (unsigned)rack - 1, tmp)
 			     : 1;
+	free(tmp);
+	if (!mins) {
+		r->min_hosts = r->hosts;
+		r->min_racks = r->racks;
+		r->min_blocks = r->blocks;
+		return;
+	}
+	r->min_hosts =
+		t->hostname_lowest ? topo_fewest_domains(t, host, req, c) : c;
+	r->min_racks =
+		rack >= 0 ? topo_fewest_domains(t, (unsigned)rack, req, c) : 1;
 	r->min_blocks =
 		rack > 0 ? topo_fewest_domains(t, (unsigned)rack - 1, req, c)
 			 : 1;
-	free(tmp);
 }
 
 /* A shape with its GPUs spread evenly over its hosts. */
@@ -73,9 +80,12 @@ static void model(const struct throughput_config *tc,
 		throughput_crossing_bytes(tc, act, THROUGHPUT_BLOCK) / step_s;
 }
 
-bool obs_placement_of(const struct sched *s, uint32_t wl,
+/* obs_placement_of(); without mins, the fewest domains are the spans
+ * (ratio 1), for a caller that needs only the traffic of a model whose
+ * step time does not depend on the ideal placement. */
+static bool placement(const struct sched *s, uint32_t wl,
 		      const struct workload *w, size_t p, int gpu,
-		      const struct throughput_config *tc,
+		      const struct throughput_config *tc, bool mins,
 		      struct obs_placement *ret)
 {
 	const struct sched_admission *adm = sched_wl_admission(s, wl);
@@ -96,7 +106,7 @@ bool obs_placement_of(const struct sched *s, uint32_t wl,
 	ret->pods = pa->count;
 	ret->gpus = (int32_t)(pa->count * (gpp > 0 ? gpp : 1));
 	spans(sched_topo(s, pa->tas_flavor), pa->nodes, (size_t)pa->count, req,
-	      ret);
+	      mins, ret);
 	shape(&act, ret->gpus, ret->hosts, ret->racks, ret->blocks);
 	if (ret->min_hosts > 0 && ret->min_racks > 0 && ret->min_blocks > 0)
 		shape(&ideal, ret->gpus, ret->min_hosts, ret->min_racks,
@@ -107,6 +117,14 @@ bool obs_placement_of(const struct sched *s, uint32_t wl,
 	if (gpp > 0 && ret->gpus > 1)
 		model(tc, &act, &ideal, ret);
 	return true;
+}
+
+bool obs_placement_of(const struct sched *s, uint32_t wl,
+		      const struct workload *w, size_t p, int gpu,
+		      const struct throughput_config *tc,
+		      struct obs_placement *ret)
+{
+	return placement(s, wl, w, p, gpu, tc, true, ret);
 }
 
 /* The worst of wl's pod sets (lowest ratio, most extra racks and blocks,
@@ -147,13 +165,19 @@ bool obs_placement_traffic(const struct sched *s, const struct cluster *c,
 			   const struct throughput_config *tc, double *ret_rack,
 			   double *ret_block)
 {
-	struct summary r;
+	const struct workload *w = &c->workloads.items[wl];
+	bool mins = throughput_compute_uses_ideal(tc), any = false;
+	struct obs_placement pl;
 
-	if (!worst_of(s, c, wl, gpu, tc, &r))
-		return false;
-	*ret_rack = r.rack_bps;
-	*ret_block = r.block_bps;
-	return true;
+	*ret_rack = *ret_block = 0;
+	for (size_t p = 0; p < w->npodsets; p++) {
+		if (!placement(s, wl, w, p, gpu, tc, mins, &pl))
+			continue;
+		any = true;
+		*ret_rack += pl.rack_bps;
+		*ret_block += pl.block_bps;
+	}
+	return any;
 }
 
 static void family(struct strbuf *out, const char *name, const char *help)

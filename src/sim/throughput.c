@@ -587,6 +587,11 @@ double throughput_crossing_bytes(const struct throughput_config *c,
 	return doms * 2.0 * (m - 1) / m * c->grad_bytes;
 }
 
+bool throughput_compute_uses_ideal(const struct throughput_config *c)
+{
+	return !(c->compute_us > 0) && c->comm_fraction > 0;
+}
+
 double throughput_compute_us(const struct throughput_config *c,
 			     enum throughput_class k,
 			     const struct throughput_shape *ideal)

@@ -40,6 +40,7 @@
 #ifndef ECHELON_SIM_THROUGHPUT_H
 #define ECHELON_SIM_THROUGHPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -226,6 +227,10 @@ double throughput_crossing_bytes(const struct throughput_config *c,
 double throughput_compute_us(const struct throughput_config *c,
 			     enum throughput_class k,
 			     const struct throughput_shape *ideal);
+/* Whether throughput_compute_us() depends on its ideal placement (only
+ * with comm_fraction set and compute_us not): a caller that needs only
+ * the step time of an actual placement may skip working the ideal out. */
+bool throughput_compute_uses_ideal(const struct throughput_config *c);
 
 /* The all-reduce share of the step of a job of class k placed as s
  * (its ideal placement, say), in [0, 1]; 0 when nothing is reduced. */

@@ -591,6 +591,15 @@ static void test_crossing_bytes(void **state)
 				c.grad_bytes,
 			k->block, 1e-12);
 	}
+	/* the compute time depends on the ideal placement only through
+	 * comm-fraction, unless compute is set */
+	assert_false(throughput_compute_uses_ideal(&c));
+	c.comm_fraction = 0.3;
+	assert_true(throughput_compute_uses_ideal(&c));
+	c.compute_us = 1000;
+	assert_false(throughput_compute_uses_ideal(&c));
+	c.comm_fraction = 0;
+	c.compute_us = 0;
 	/* a host's NVLink: 2 hosts of a flat ring of 16, 2 hops */
 	c.algo = THROUGHPUT_RING;
 	assert_near(throughput_crossing_bytes(&c, &cross_cases[0].s,
