@@ -50,6 +50,7 @@ enum fam {
 	F_EVICTED,
 	F_PREEMPTED,
 	F_LQ_QUOTA_RESERVED,
+	F_LQ_QUOTA_RESERVED_WAIT,
 	F_LQ_ADMITTED,
 	F_LQ_ADMISSION_WAIT,
 	F_LQ_READY_WAIT,
@@ -65,6 +66,7 @@ enum fam {
 	F_PENDING,
 	F_RESERVING,
 	F_ADMITTED_ACTIVE,
+	F_FINISHED_ACTIVE,
 	F_CQ_STATUS,
 	F_NOMINAL,
 	F_BORROWING,
@@ -74,6 +76,7 @@ enum fam {
 	F_LQ_PENDING,
 	F_LQ_RESERVING,
 	F_LQ_ADMITTED_ACTIVE,
+	F_LQ_FINISHED_ACTIVE,
 	F_COHORT_ADMITTED_ACTIVE,
 	F_PODGROUPS,
 	F_DOMAIN_GPUS,
@@ -148,6 +151,12 @@ static const struct metrics_def defs[F_COUNT] = {
 				  "total",
 				  "Quota reservations, per LocalQueue.",
 				  COUNTER },
+	[F_LQ_QUOTA_RESERVED_WAIT] = { "kueue_local_queue_quota_reserved_wait_"
+				       "time_seconds",
+				       "Time from a workload's creation or "
+				       "requeue to its quota reservation, per "
+				       "LocalQueue.",
+				       HIST, B14 },
 	[F_LQ_ADMITTED] = { "kueue_local_queue_admitted_workloads_total",
 			    "Admissions, per LocalQueue.", COUNTER },
 	[F_LQ_ADMISSION_WAIT] = { "kueue_local_queue_admission_wait_time_"
@@ -207,6 +216,10 @@ static const struct metrics_def defs[F_COUNT] = {
 				"Admitted workloads not finished, per "
 				"'cluster_queue'.",
 				GAUGE },
+	[F_FINISHED_ACTIVE] = { "kueue_finished_workloads",
+				"Finished workloads still present, per "
+				"'cluster_queue'.",
+				GAUGE },
 	[F_CQ_STATUS] = { "kueue_cluster_queue_status",
 			  "1 on the 'status' of 'cluster_queue' ('pending', "
 			  "'active' or 'terminating'), 0 on the others.",
@@ -240,6 +253,10 @@ static const struct metrics_def defs[F_COUNT] = {
 	[F_LQ_ADMITTED_ACTIVE] = { "kueue_local_queue_admitted_active_"
 				   "workloads",
 				   "Admitted workloads not finished, per "
+				   "LocalQueue.",
+				   GAUGE },
+	[F_LQ_FINISHED_ACTIVE] = { "kueue_local_queue_finished_workloads",
+				   "Finished workloads still present, per "
 				   "LocalQueue.",
 				   GAUGE },
 	[F_COHORT_ADMITTED_ACTIVE] = { "kueue_cohort_subtree_admitted_active_"
@@ -583,6 +600,7 @@ static void on_admitted(struct obs_metrics *om, const struct ctl *x,
 		return;
 	labels(om, l, "name", lq, "namespace", ns, NULL);
 	metrics_add(om->m, om->ids[F_LQ_QUOTA_RESERVED], l, 1);
+	metrics_observe(om->m, om->ids[F_LQ_QUOTA_RESERVED_WAIT], l, wait);
 	metrics_add(om->m, om->ids[F_LQ_ADMITTED], l, 1);
 	metrics_observe(om->m, om->ids[F_LQ_ADMISSION_WAIT], l, wait);
 }
@@ -787,7 +805,7 @@ void obs_metrics_cycles(struct obs_metrics *om, const struct ctl *x,
 
 /* What the gauges of one ClusterQueue or LocalQueue count. */
 struct tally {
-	int64_t active, inadmissible, reserving, admitted;
+	int64_t active, inadmissible, reserving, admitted, finished;
 	double rack_bps, block_bps; /* of the admitted ones' placements */
 };
 
@@ -797,6 +815,7 @@ static void tally_add(struct tally *t, const struct tally *one)
 	t->inadmissible += one->inadmissible;
 	t->reserving += one->reserving;
 	t->admitted += one->admitted;
+	t->finished += one->finished;
 	t->rack_bps += one->rack_bps;
 	t->block_bps += one->block_bps;
 }
@@ -810,6 +829,8 @@ static bool tally_wl(const struct sched *s, uint32_t wl, struct tally *t)
 	if (st == SCHED_WL_ADMITTED) {
 		t->reserving++;
 		t->admitted++;
+	} else if (st == SCHED_WL_FINISHED) {
+		t->finished++;
 	} else if (sched_wl_held(s, wl)) {
 		t->reserving++;
 	} else if (st == SCHED_WL_PENDING) {
@@ -951,8 +972,8 @@ static void quota_series(struct obs_metrics *om, const struct ctl *x,
 }
 
 /* Slots of one ClusterQueue's gauges: pending (2), reserving, admitted,
- * status (3), PodGroup phases, traffic (2). */
-#define CQ_SLOTS (9 + PODGROUP_PHASE_COUNT)
+ * status (3), PodGroup phases, traffic (2), finished. */
+#define CQ_SLOTS (10 + PODGROUP_PHASE_COUNT)
 
 /* The gauges of ClusterQueue cq; *qslot counts the quota slots used. */
 static void cq_gauges(struct obs_metrics *om, const struct ctl *x, int32_t cq,
@@ -998,6 +1019,8 @@ static void cq_gauges(struct obs_metrics *om, const struct ctl *x, int32_t cq,
 		   t->rack_bps);
 	set_cached(om, &om->cqc, base + 1, q->name, len, F_CQ_CROSS_BLOCK, l,
 		   t->block_bps);
+	set_cached(om, &om->cqc, base + 2, q->name, len, F_FINISHED_ACTIVE, l,
+		   (double)t->finished);
 	for (size_t g = 0; g < q->ngroups; g++)
 		for (size_t f = 0; f < q->groups[g].nflavors; f++)
 			for (size_t r = 0;
@@ -1008,7 +1031,7 @@ static void cq_gauges(struct obs_metrics *om, const struct ctl *x, int32_t cq,
 					(*qslot)++, key);
 }
 
-/* The gauges of LocalQueue i (4 slots). */
+/* The gauges of LocalQueue i (5 slots). */
 static void lq_gauges(struct obs_metrics *om, size_t i,
 		      const struct local_queue *lq, const struct tally *t,
 		      struct strbuf *key)
@@ -1017,19 +1040,21 @@ static void lq_gauges(struct obs_metrics *om, size_t i,
 	const char *ns = lq->ns ? lq->ns : "default";
 
 	key_of(key, ns, lq->name, NULL);
-	set_cached(om, &om->lqc, i * 4, key->buf, key->len, F_LQ_PENDING,
+	set_cached(om, &om->lqc, i * 5, key->buf, key->len, F_LQ_PENDING,
 		   labels(om, l, "name", lq->name, "namespace", ns, "status",
 			  "active", NULL),
 		   (double)t->active);
-	set_cached(om, &om->lqc, i * 4 + 1, key->buf, key->len, F_LQ_PENDING,
+	set_cached(om, &om->lqc, i * 5 + 1, key->buf, key->len, F_LQ_PENDING,
 		   labels(om, l, "name", lq->name, "namespace", ns, "status",
 			  "inadmissible", NULL),
 		   (double)t->inadmissible);
 	labels(om, l, "name", lq->name, "namespace", ns, NULL);
-	set_cached(om, &om->lqc, i * 4 + 2, key->buf, key->len, F_LQ_RESERVING,
+	set_cached(om, &om->lqc, i * 5 + 2, key->buf, key->len, F_LQ_RESERVING,
 		   l, (double)t->reserving);
-	set_cached(om, &om->lqc, i * 4 + 3, key->buf, key->len,
+	set_cached(om, &om->lqc, i * 5 + 3, key->buf, key->len,
 		   F_LQ_ADMITTED_ACTIVE, l, (double)t->admitted);
+	set_cached(om, &om->lqc, i * 5 + 4, key->buf, key->len,
+		   F_LQ_FINISHED_ACTIVE, l, (double)t->finished);
 }
 
 /* The gauges of domain d of flavor f, found again while their labels

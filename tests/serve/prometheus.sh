@@ -35,6 +35,11 @@ for s in 'echelon_cluster_queue_cross_rack_bytes_per_second{cluster_queue="main"
 done
 grep -q '^kueue_cluster_queue_info{cluster_queue="main",' "$TMP/metrics.txt" ||
 	fail "no kueue_cluster_queue_info for main"
+# the Job runs a minute of the embedded clock (a second here): its
+# finished Workload stays, counted
+until_ok 15 sh -c "curl -fs $URL/metrics |
+	grep -q '^kueue_finished_workloads{cluster_queue=\"main\"} 1\$'" ||
+	fail "finished: $(curl -fs "$URL/metrics" | grep '^kueue_finished_workloads')"
 
 cat >"$TMP/prometheus.yml" <<EOF2
 global:

@@ -222,6 +222,16 @@ static const char *const want[] = {
 	"parent_cohort=\"all\",policy=\"tas\",root_cohort=\"all\"} 1",
 	"kueue_cluster_queue_info{cluster_queue=\"team-c\","
 	"parent_cohort=\"\",policy=\"tas\",root_cohort=\"\"} 1",
+	/* per LocalQueue as per ClusterQueue */
+	"kueue_local_queue_quota_reserved_wait_time_seconds_sum{name=\"a\","
+	"namespace=\"default\",policy=\"tas\"} 1210",
+	"kueue_local_queue_quota_reserved_wait_time_seconds_count{name=\"a\","
+	"namespace=\"default\",policy=\"tas\"} 3",
+	/* finished workloads still there: a trace job's goes with it */
+	"kueue_finished_workloads{" A "} 0",
+	"kueue_local_queue_finished_workloads{name=\"a\","
+	"namespace=\"default\",policy=\"tas\"} 0",
+	"kueue_finished_workloads{cluster_queue=\"team-c\",policy=\"tas\"} 0",
 	/* nothing admitted any more: no traffic */
 	"echelon_cluster_queue_cross_rack_bytes_per_second{" A "} 0",
 };
