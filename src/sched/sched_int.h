@@ -184,14 +184,8 @@ struct sched {
 	uint64_t seq, admit_seq;
 	uint64_t cycle;	     /* cycles run */
 	size_t cycle_admits; /* admissions in the current cycle */
-	/* The current attempt's time in the placement engine, whether it
-	 * ran it; the last attempts that did (sched_place_attempts()). */
-	int64_t place_ns;
-	bool placed;
-	uint64_t nplace;
-	struct sched_place_time place_log[SCHED_PLACE_LOG];
-	uint64_t epoch;	   /* bumped whenever capacity grows */
-	int64_t *fs_extra; /* [q.nfr] zeroes: a head's usage, for shares */
+	uint64_t epoch;	     /* bumped whenever capacity grows */
+	int64_t *fs_extra;   /* [q.nfr] zeroes: a head's usage, for shares */
 	/* sched_cycle.c, fair sharing: per queue and level of its path
 	 * (0: the queue, 1: its cohort...), fs_depth levels each. */
 	struct sched_fs_level *fs_path;
@@ -199,6 +193,12 @@ struct sched {
 	void *cand_buf; /* preempt.c: candidates, cand_cap of them */
 	size_t cand_cap;
 	bool requeue_by_creation;
+	/* The current attempt's time in the placement engine, whether it
+	 * ran it; the last attempts that did (sched_place_attempts()). */
+	int64_t place_ns;
+	bool placed;
+	uint64_t nplace;
+	struct sched_place_time place_log[SCHED_PLACE_LOG];
 	/* Placement results by shape, so that the engine's per-request
 	 * cache stays warm across workloads of one shape. */
 	struct place_workload_result *scratch[SCHED_SCRATCH_SLOTS];

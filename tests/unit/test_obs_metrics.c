@@ -7,7 +7,9 @@
  * run from the creation or the requeue, the preemption is labelled with
  * the preemptor's queue, the never-admitted job counts under its
  * ClusterQueue (not cluster_queue=""), and the history has a sample per
- * time-series sample.
+ * time-series sample. Placement attempts are counted at no simulated
+ * time, the cohort's series come from the quota tree, and a spread gang's
+ * modelled traffic is its ClusterQueue's.
  */
 #include "obs/obs_metrics.h"
 
