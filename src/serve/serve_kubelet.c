@@ -9,7 +9,12 @@
  * (containers terminated, Completed, exit 0) after its
  * sim.echelon.dev/duration, or Failed (Error, exit 1) at a time drawn
  * from the failure rate (per running pod-hour, as sim --pod-failures).
- * Without a duration a pod runs until it is deleted. Each kubelet records
+ * Without a duration a pod runs until it is deleted. A node annotated
+ * sim.echelon.dev/gpu-fault with a slowdown (serve_dcgm.h) runs its pods
+ * at that speed: what is left of a run is re-timed when the factor
+ * changes; the kubelet stamps when it first saw the fault
+ * (sim.echelon.dev/gpu-fault-since) and warns once, as a Node Event, about
+ * a value that does not parse. Each kubelet records
  * the Events a kubelet does (Pulling, Pulled, Created, Started, Killing),
  * within its own rate limit, and keeps its node's Lease.
  *
