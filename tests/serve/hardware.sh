@@ -10,13 +10,13 @@
 # hardware, and the pod on that node runs the rest of its time at half
 # speed from then on (its run, by its own container times, stretched
 # exactly so) while the other pod ends on time. A bad fault value is
-# refused with a Warning Event on the node. The clock runs at 10x (the
+# refused with a Warning Event on the node; a real Prometheus scrapes
+# /metrics/dcgm and is asked for the XID. The clock runs at 10x (the
 # objects' times are of the wall clock: a run of 100 s shows as 10 s).
 # usage: sh hardware.sh ECHELON SOURCE_DIR [CLIENTS_DIR]
 . "$(dirname "$0")/lib/common.sh"
 
-command -v promtool >/dev/null 2>&1 ||
-	skip "no promtool (scripts/setup-clients.sh installs prometheus)"
+need_prometheus
 start_serve --cluster blocks=1,racks=2,hosts=4,gpus=8 \
 	-f "$SRC/tests/serve/data/queues.yaml" --speed 10
 
@@ -186,5 +186,21 @@ assert e["message"] == ('sim.echelon.dev/gpu-fault: slowdown: must be a number '
 PYEOF
 curl -fs "$URL/metrics/dcgm" | grep -q "^DCGM_FI_DEV_SM_CLOCK{.*Hostname=\"$OTHER\".*} 345\$" ||
 	fail "a bad fault changed $OTHER's signals"
-echo "hardware: dcgm series, promtool, explain, slowdown, bad value ok"
+# A real Prometheus scrapes the exporter's path.
+cat >"$TMP/prometheus.yml" <<EOF2
+global:
+  scrape_interval: 1s
+scrape_configs:
+- job_name: dcgm
+  metrics_path: /metrics/dcgm
+  static_configs:
+  - targets: ['127.0.0.1:$PORT']
+EOF2
+start_prometheus "$TMP/prometheus.yml" --storage.tsdb.path="$TMP/prom"
+has() { [ "$(prom_query "$1")" = "$2" ]; }
+until_ok 20 has "DCGM_FI_DEV_XID_ERRORS{Hostname=\"$NODE\",gpu=\"2\",device=\"nvidia2\"}" 79 ||
+	fail "prometheus: $(prom_query DCGM_FI_DEV_XID_ERRORS) $(tail -n 5 "$TMP/prom.log")"
+has 'count(DCGM_FI_DEV_GPU_UTIL{modelName="NVIDIA H100 80GB HBM3"})' 64 ||
+	fail "prometheus: $(prom_query 'count(DCGM_FI_DEV_GPU_UTIL)') GPUs"
+echo "hardware: dcgm series, promtool, prometheus, explain, slowdown, bad value ok"
 stop_serve
