@@ -1018,6 +1018,9 @@ void cl_lease_timer(struct serve_cluster *c, const struct cl_timer *t,
 	lease_sync(c, node, true, now_us);
 }
 
+/* Bad fault values remembered as warned about, at most. */
+#define MAX_FAULT_WARNED 4096
+
 /* A node's simulated GPU fault (serve_dcgm.h): stamp the time it was
  * first seen, drop the stamp once it is gone, and warn once, as a Node
  * Event, about a value that does not parse (the node then shows none).
@@ -1038,6 +1041,10 @@ static bool fault_sync(struct serve_cluster *c, const struct api_obj *o,
 	json_t *node;
 
 	if (v && serve_dcgm_fault_parse(v, &f, &err) != 0) {
+		if (c->fault_warned.len >= MAX_FAULT_WARNED) {
+			hmap_release(&c->fault_warned); /* may warn again */
+			hmap_init(&c->fault_warned);
+		}
 		snprintf(key, sizeof(key), "%s=%s", o->name, v);
 		if (hmap_put_str(&c->fault_warned, key, 1) &&
 		    serve_event_from(c->s, o->body, &src, "Warning",
