@@ -241,6 +241,8 @@ static void state_init(struct serve_sched *x)
 	hmap_init(&x->queues);
 	hmap_init(&x->refused);
 	hmap_init(&x->early);
+	hmap_init(&x->new_gang_keys);
+	hmap_init(&x->pg_pods);
 	x->cursor = api_store_rv(x->s);
 	x->pending_cycles = 0;
 	x->pending_seq = 0; /* a new controller: every slot */
@@ -276,9 +278,7 @@ static void state_release(struct serve_sched *x)
 	vec_foreach (&x->plain, p)
 		free(*p);
 	vec_release(&x->plain);
-	vec_foreach (&x->new_gangs, p)
-		free(*p);
-	vec_release(&x->new_gangs);
+	serve_sched_gang_release(x);
 	cluster_release(&x->c);
 }
 
