@@ -31,6 +31,7 @@
 #include "serve/serve_addr.h"
 #include "serve/serve_apply.h"
 #include "serve/serve_cluster.h"
+#include "serve/serve_dcgm.h"
 #include "serve/serve_db.h"
 #include "serve/serve_http.h"
 #include "serve/serve_kube.h"
@@ -41,6 +42,7 @@
 #include "base/banned.h"
 
 #define SYNC_ROUNDS   16	       /* controller rounds per turn at most */
+#define SLOW_TURN_US  (1000000LL)      /* a turn this long is logged */
 #define CLOCK_SAVE_US (5 * 1000000LL)  /* wall time between saves */
 #define DRAIN_US      (5 * 1000000LL)  /* to finish writes at stop */
 #define STARTUP_US    (10 * 1000000LL) /* pod start-up, as sim's */
@@ -211,6 +213,14 @@ static void op_metrics(void *ctx, struct strbuf *out)
 		serve_sched_metrics(dm->sched, out);
 }
 
+/* The embedded cluster's simulated dcgm-exporter (serve_dcgm.h). */
+static void op_dcgm_metrics(void *ctx, struct strbuf *out)
+{
+	struct daemon *dm = ctx;
+
+	serve_dcgm_metrics(dm->store, out);
+}
+
 /* Phase 2: the controllers, until none writes (bounded). */
 static void sync_controllers(struct daemon *dm, int64_t now)
 {
@@ -300,7 +310,7 @@ static void on_signal(struct daemon *dm)
 static void turn(struct daemon *dm, int timeout_ms)
 {
 	struct epoll_event evs[8];
-	int64_t mono, now;
+	int64_t mono, now, t_api, t_sched, t_commit, t_end;
 	uint64_t ticks;
 	int n;
 
@@ -315,6 +325,7 @@ static void turn(struct daemon *dm, int timeout_ms)
 	mono = mono_us();
 	now = now_us(dm, mono);
 	serve_http_run(dm->http, now, mono);
+	t_api = mono_us();
 	if (!dm->kube) {
 		sync_controllers(dm, now);
 	} else {
@@ -322,9 +333,20 @@ static void turn(struct daemon *dm, int timeout_ms)
 		if (serve_kube_failed(dm->kube))
 			dm->failed = dm->stopping = true;
 	}
+	t_sched = mono_us();
 	commit(dm, now, mono, false);
+	t_commit = mono_us();
 	serve_http_pump(dm->http, now);
 	arm_timer(dm, now, mono);
+	t_end = mono_us();
+	if (t_end - mono >= SLOW_TURN_US) /* what keeps the loop from I/O */
+		slog("warn", "slow turn",
+		     "seconds=%.3f api=%.3f scheduler=%.3f commit=%.3f "
+		     "pump=%.3f",
+		     (double)(t_end - mono) / 1e6, (double)(t_api - mono) / 1e6,
+		     (double)(t_sched - t_api) / 1e6,
+		     (double)(t_commit - t_sched) / 1e6,
+		     (double)(t_end - t_commit) / 1e6);
 }
 
 /* How long epoll may wait: libmicrohttpd's and the transport's limits. */
@@ -505,6 +527,7 @@ static int start_http(struct daemon *dm, const char *addr, uint16_t port)
 		.watch_deadline_us = api_watch_deadline_us,
 		.watch_free = api_watch_free,
 		.metrics = op_metrics,
+		.dcgm_metrics = dm->kube ? NULL : op_dcgm_metrics,
 		.ready = op_ready,
 		.ctx = dm,
 	};

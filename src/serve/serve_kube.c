@@ -35,12 +35,16 @@
 
 #include "base/banned.h"
 
-#define SYNC_ROUNDS	     16 /* scheduler rounds per turn at most */
+#define SYNC_ROUNDS 4 /* scheduler rounds per turn at most */
+#define SYNC_WRITES                                                            \
+	4000 /* writes per round at most: the replica's                        \
+		history keeps 100,000 changes */
 #define DRAIN_US	     (5 * 1000000LL)  /* the outbox's writes at stop */
 #define RELEASE_US	     (2 * 1000000LL)  /* the Lease's release at stop */
 #define VERSION_US	     (30 * 1000000LL) /* retries of the first /version */
 #define UNSYNCED_US	     (30 * 1000000LL) /* between "not synced yet" lines */
-#define KUBE_VERSION_DEFAULT "v1.35.0"	      /* /version here until known */
+#define UNSENT_SLACK	     1024      /* unsent keys noted before a pruning */
+#define KUBE_VERSION_DEFAULT "v1.35.0" /* /version here until known */
 
 struct serve_kube {
 	const struct serve_options *o;
@@ -59,6 +63,7 @@ struct serve_kube {
 	 * way (keys "KIND_ID\0NS\0NAME"), and the store's rv read up to. */
 	struct hmap unsent;
 	uint64_t unsent_rv;
+	size_t unsent_kept; /* unsent's length after its last pruning */
 	char *identity;
 	char git_version[64]; /* the remote's, for /version here */
 	uint64_t version_call;
@@ -70,6 +75,7 @@ struct serve_kube {
 	int64_t turn_mono_us, turn_wall_us, turn_real_us;
 	bool asked, synced, failed, stopping, released;
 	bool first_pass; /* elected, the scheduler's first pass not run */
+	bool busy;	 /* the scheduler stopped a turn with more to do */
 };
 
 /* s as a logfmt value: a JSON string (the caller frees it). */
@@ -413,6 +419,8 @@ int64_t serve_kube_next_us(const struct serve_kube *k, int64_t now_us,
 		next = now_us + (next > mono_us ? next - mono_us : 0);
 	if (k->sched && (t = serve_sched_next_us(k->sched)) < next)
 		next = t;
+	if (k->sched && k->busy)
+		next = now_us; /* more to bind: no wait */
 	return next;
 }
 
@@ -508,7 +516,9 @@ static void track_unsent(struct serve_kube *k)
 	size_t iter = 0;
 
 	note_writes(k);
-	if (!k->unsent.len)
+	/* pruned when it doubled: O(1) a write, however many are noted
+	 * (one kept too long is only read again at a lost leadership) */
+	if (k->unsent.len < 2 * k->unsent_kept + UNSENT_SLACK)
 		return;
 	hmap_init(&keep);
 	while (hmap_next(&k->unsent, &iter, &slot)) {
@@ -520,6 +530,7 @@ static void track_unsent(struct serve_kube *k)
 	}
 	hmap_release(&k->unsent);
 	k->unsent = keep;
+	k->unsent_kept = keep.len;
 }
 
 /* A lost leadership: the writes not sent are dropped, and the objects
@@ -542,6 +553,7 @@ static void drop_unsent(struct serve_kube *k)
 	}
 	hmap_release(&k->unsent);
 	hmap_init(&k->unsent);
+	k->unsent_kept = 0;
 	if (n)
 		k->log("info", "objects read again", "count=%zu", n);
 }
@@ -561,6 +573,7 @@ static struct serve_sched *new_sched(struct serve_kube *k)
 		served(k, api_kind_of("kueue.x-k8s.io/v1beta2", "Workload"));
 	so.pod_pending = pod_pending;
 	so.pod_pending_ctx = k;
+	so.max_writes = SYNC_WRITES;
 	serve_sched_set_options(x, &so);
 	return x;
 }
@@ -643,18 +656,21 @@ static void send_writes(struct serve_kube *k)
 	track_unsent(k);
 }
 
-/* Rounds of the scheduler until quiet; but a new leader's first turn
- * ends with its first round that wrote, so that its first binds go out
- * without waiting for the rounds that follow (over a large replica each
- * costs seconds); the next turn goes on. The log says what that first
- * round cost. */
+/* A few scheduler rounds, each's writes read by the outbox before the
+ * next: a turn stays short (the Lease is renewed between turns) and no
+ * write outruns the replica's history. What is left (busy) is the next
+ * turn's, at once. A new leader's first turn ends with its first round
+ * that wrote, so that its first binds go out without waiting for the
+ * rounds that follow (over a large replica each costs seconds); the log
+ * says what that first round cost. */
 static void schedule(struct serve_kube *k, int64_t now_us)
 {
 	bool first = k->first_pass;
-	int i, w;
 
-	for (i = 0; i < SYNC_ROUNDS; i++) {
-		w = serve_sched_sync(k->sched, now_us);
+	k->busy = false;
+	for (int i = 0; i < SYNC_ROUNDS; i++) {
+		int w = serve_sched_sync(k->sched, now_us);
+
 		if (k->first_pass) {
 			int64_t t = turn_now(k);
 
@@ -664,12 +680,13 @@ static void schedule(struct serve_kube *k, int64_t now_us)
 			       (double)(t - k->elected_us) / 1e6, w);
 			k->first_pass = false;
 		}
-		if (!w || first)
+		if (!w)
+			return;
+		send_writes(k);
+		if (first)
 			break;
 	}
-	if (i == SYNC_ROUNDS)
-		k->log("warn", "scheduler did not settle", "rounds=%d",
-		       SYNC_ROUNDS);
+	k->busy = true;
 }
 
 void serve_kube_run(struct serve_kube *k, int64_t now_us, int64_t mono_us)

@@ -148,6 +148,8 @@ struct serve_sched {
 void serve_sched_gang_release(struct serve_sched *x);
 
 /* serve_sched.c */
+/* Whether this sync has made its max_writes (serve_sched_options). */
+bool serve_sched_spent(const struct serve_sched *x);
 struct swl *serve_sched_slot(struct serve_sched *x, uint32_t slot);
 void serve_sched_queue_act(struct serve_sched *x, uint32_t slot);
 /* The live slot of the Workload ns/name, or -ENOENT. */

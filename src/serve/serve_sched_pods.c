@@ -1232,6 +1232,10 @@ void serve_sched_plain(struct serve_sched *x)
 		char *key = x->plain.items[i], *slash = strchr(key, '/');
 		const struct api_obj *o;
 
+		if (serve_sched_spent(x)) {
+			x->plain.items[j++] = key; /* the next sync's */
+			continue;
+		}
 		*slash = '\0';
 		o = api_store_get(x->s, x->kinds[SK_POD], key, slash + 1);
 		if (o && !str_at(o->body, "spec", "nodeName") &&

@@ -2004,6 +2004,64 @@ static void test_random(void **state)
 
 /* ---- The Kubernetes backend's needs (kube mode, dialects, faults) ---- */
 
+static int plain_bound(struct api_store *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < 8; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "plain%d", i);
+		n += node_of_pod(s, name) != NULL;
+	}
+	return n;
+}
+
+/*
+ * A write budget (max_writes) ends a sync's binding part way: the plain
+ * pods left are bound by the next syncs, in the order they came, and
+ * none is lost or bound twice.
+ */
+static void test_write_budget(void **state)
+{
+	struct serve_sched_options o;
+	struct env e;
+	int syncs = 0, last = 0;
+
+	(void)state;
+	serve_sched_options_init(&o);
+	o.max_writes = 3;
+	env_start(&e, quickstart(), T0);
+	serve_sched_set_options(e.x, &o);
+	(void)serve_sched_sync(e.x, e.now);
+	for (int i = 0; i < 8; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "plain%d", i);
+		plain_pod(&e, name);
+	}
+	while (plain_bound(e.s) < 8 && syncs < 20) {
+		int w = serve_sched_sync(e.x, e.now);
+		int now = plain_bound(e.s);
+
+		syncs++;
+		/* a bind and its Event: one pod a sync past 3 writes */
+		assert_true(w <= 4);
+		assert_true(now > last);
+		last = now;
+		/* first come, first bound: the bound ones are a prefix */
+		for (int i = 0; i < 8; i++) {
+			char name[16];
+
+			snprintf(name, sizeof(name), "plain%d", i);
+			assert_true(!node_of_pod(e.s, name) == (i >= now));
+		}
+	}
+	assert_int_equal(plain_bound(e.s), 8);
+	assert_true(syncs >= 4);
+	env_stop(&e);
+}
+
 static void env_start_opts(struct env *e, struct api_store *s, int64_t now,
 			   const struct serve_sched_options *o)
 {
@@ -2734,6 +2792,7 @@ int main(void)
 		cmocka_unit_test(test_release_replacement),
 		cmocka_unit_test(test_release_bind_failed),
 		cmocka_unit_test(test_plain_pod_failed),
+		cmocka_unit_test(test_write_budget),
 		cmocka_unit_test(test_plain_pod_failed_pending),
 		cmocka_unit_test(test_restart_plain_pod_failed),
 		cmocka_unit_test(test_pod_group_failed),
