@@ -62,6 +62,10 @@ struct serve_sched_options {
 	 */
 	bool (*pod_pending)(void *ctx, const char *ns, const char *name);
 	void *pod_pending_ctx;
+	/* The embedded kubelets' pod start-up delay, part of the runtime of
+	 * a Job with a sim.echelon.dev/duration in start-time estimates;
+	 * 0: 10 s, their default. */
+	int64_t pod_startup_us;
 };
 /* The defaults: "echelon", embedded, workloads_remote. */
 void serve_sched_options_init(struct serve_sched_options *o);

@@ -135,6 +135,10 @@ struct serve_sched {
 	struct metrics *metrics;
 	struct obs_metrics *obs;
 	uint64_t pending_seq; /* ctl_changes_seq() at that pass */
+	/* The last start-time forecast of ctl (serve_sched_forecast()), in
+	 * a box of its own so that readers of a const serve_sched refresh
+	 * it; emptied whenever ctl is made again. */
+	struct ctl_forecast **forecast;
 };
 
 /* serve_sched.c */
@@ -159,6 +163,13 @@ int serve_sched_kind(const struct serve_sched *x, const struct api_kind *k);
  * workloads/NAME/explain) as an api hook; -ENOENT for other paths. */
 int serve_sched_explain(struct serve_sched *x, const struct api_req *r,
 			int64_t now_us, struct api_resp *resp);
+
+/* serve_sched_forecast.c */
+/* The start-time forecast of the controller now (ctl_forecast.h), made
+ * again only when the controller changed; runtimes: a Job's
+ * sim.echelon.dev/duration plus the kubelets' start-up in the embedded
+ * cluster, else the controller's estimate. Valid until the next call. */
+const struct ctl_forecast *serve_sched_forecast(const struct serve_sched *x);
 
 /* serve_sched_config.c */
 /* Build the controller's cluster from the stored config objects (first
