@@ -13,17 +13,26 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/heap.h"
 #include "base/vec.h"
 #include "ctl/ctl_int.h"
 
 #include "base/banned.h"
+
+/* An expected end; stale when the slot's end is no longer at. */
+struct fc_end {
+	int64_t at;
+	uint32_t wl;
+};
 
 struct fc {
 	const struct ctl *x; /* the live controller, read only */
 	const struct ctl_forecast_options *o;
 	struct ctl *y; /* the scratch controller */
 	struct ctl_forecast *f;
-	int64_t *end;		/* per slot: expected end while admitted */
+	int64_t *end;		 /* per slot: expected end while admitted */
+	VEC(struct fc_end) ends; /* every end set; the heap holds index + 1 */
+	struct heap by_end;
 	VEC(uint32_t) admitted; /* since the last settle */
 	VEC(uint32_t) released; /* preempted, their pods to let go */
 	VEC(uint32_t) finished; /* at the current step */
@@ -54,6 +63,27 @@ static void on_event(void *ctx, const struct ctl_event *e)
 }
 
 static const struct ctl_backend_ops scratch_ops = { .event = on_event };
+
+static int end_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct fc *c = ctx;
+	const struct fc_end *x = &c->ends.items[(uintptr_t)a - 1];
+	const struct fc_end *y = &c->ends.items[(uintptr_t)b - 1];
+
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return (x->wl > y->wl) - (x->wl < y->wl);
+}
+
+/* Slot wl is expected to end at at (CTL_FORECAST_UNKNOWN: never). */
+static void set_end(struct fc *c, uint32_t wl, int64_t at)
+{
+	c->end[wl] = at;
+	if (at == CTL_FORECAST_UNKNOWN)
+		return;
+	vec_push(&c->ends, ((struct fc_end){ at, wl }));
+	heap_push(&c->by_end, (void *)(uintptr_t)c->ends.len);
+}
 
 static int64_t runtime_of(const struct fc *c, uint32_t wl)
 {
@@ -115,7 +145,7 @@ static void admitted(struct fc *c, uint32_t wl, int64_t now_us)
 		c->left--;
 	}
 	rt = runtime_of(c, wl);
-	c->end[wl] = rt ? now_us + rt : CTL_FORECAST_UNKNOWN;
+	set_end(c, wl, rt ? now_us + rt : CTL_FORECAST_UNKNOWN);
 	run_pods(c, wl, now_us);
 }
 
@@ -170,34 +200,41 @@ static void start(struct fc *c)
 		if (!rt)
 			continue;
 		sched_wl_export(x->s, i, &sv);
-		c->end[i] = sv.admit_us + rt < now ? now : sv.admit_us + rt;
+		set_end(c, i, sv.admit_us + rt < now ? now : sv.admit_us + rt);
 		r->at_us = c->end[i];
 		run_pods(c, i, now);
 	}
 }
 
-/* The earliest expected end, CTL_FORECAST_UNKNOWN when none. */
-static int64_t next_end(const struct fc *c)
+/* The earliest expected end, CTL_FORECAST_UNKNOWN when none; the stale
+ * ends before it are dropped. */
+static int64_t next_end(struct fc *c)
 {
-	int64_t t = CTL_FORECAST_UNKNOWN;
+	void *top;
 
-	for (size_t i = 0; i < c->f->n; i++) {
-		if (c->end[i] < t)
-			t = c->end[i];
+	while ((top = heap_peek(&c->by_end))) {
+		const struct fc_end *e = &c->ends.items[(uintptr_t)top - 1];
+
+		if (c->end[e->wl] == e->at)
+			return e->at;
+		heap_pop(&c->by_end);
 	}
-	return t;
+	return CTL_FORECAST_UNKNOWN;
 }
 
 /* Every admitted workload expected to end at t ends, in slot order. */
 static void finish_at(struct fc *c, int64_t t)
 {
 	c->finished.len = 0;
-	for (uint32_t i = 0; i < c->f->n; i++) {
-		if (c->end[i] != t)
-			continue;
-		vec_push(&c->finished, i);
-		BUG_ON(ctl_finish(c->y, ctl_handle(c->y, i), t) < 0);
+	while (next_end(c) == t) {
+		uint32_t wl =
+			c->ends.items[(uintptr_t)heap_pop(&c->by_end) - 1].wl;
+
+		c->end[wl] = CTL_FORECAST_UNKNOWN; /* a twin entry is stale */
+		vec_push(&c->finished, wl);
 	}
+	vec_foreach (&c->finished, it)
+		BUG_ON(ctl_finish(c->y, ctl_handle(c->y, *it), t) < 0);
 }
 
 static void forward(struct fc *c, int64_t horizon_us, uint32_t max_steps)
@@ -246,6 +283,7 @@ struct ctl_forecast *ctl_forecast(const struct ctl *x,
 	c.f->n = x->c->workloads.len;
 	c.f->wl = xcalloc(c.f->n + 1, sizeof(*c.f->wl));
 	c.end = xcalloc(c.f->n + 1, sizeof(*c.end));
+	heap_init(&c.by_end, end_cmp, &c);
 	/* the scratch controller keeps no journal: nobody reads it */
 	opt.track_changes = false;
 	c.y = ctl_new(x->c, &opt, &scratch_ops, &c);
@@ -259,6 +297,8 @@ struct ctl_forecast *ctl_forecast(const struct ctl *x,
 		c.o->max_steps ? c.o->max_steps : CTL_FORECAST_MAX_STEPS);
 	ctl_free(c.y);
 	free(c.end);
+	heap_release(&c.by_end);
+	vec_release(&c.ends);
 	vec_release(&c.admitted);
 	vec_release(&c.released);
 	vec_release(&c.finished);
