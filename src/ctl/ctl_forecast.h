@@ -42,7 +42,7 @@
 #define CTL_FORECAST_NONE UINT32_MAX
 
 #define CTL_FORECAST_HORIZON_US (7LL * 24 * 3600 * 1000000)
-#define CTL_FORECAST_MAX_STEPS	4096u
+#define CTL_FORECAST_MAX_STEPS	1024u
 
 struct ctl_forecast_options {
 	int64_t horizon_us; /* past the controller's now; 0: the default */
