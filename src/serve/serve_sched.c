@@ -256,8 +256,8 @@ static void state_init(struct serve_sched *x)
 
 static void state_release(struct serve_sched *x)
 {
-	ctl_forecast_free(*x->forecast);
-	*x->forecast = NULL; /* of this controller */
+	ctl_forecast_free(x->forecast->f);
+	x->forecast->f = NULL; /* of this controller */
 	ctl_free(x->ctl);
 	x->ctl = NULL;
 	serve_status_free(x->status);
