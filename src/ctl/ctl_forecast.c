@@ -193,13 +193,16 @@ static void start(struct fc *c)
 			r->pending = true;
 			c->left++;
 		}
+		sched_wl_export(x->s, i, &sv);
+		/* a victim whose pods the backend still lets go: gone now */
+		if (sv.held && c->y->opt.wait_victims)
+			vec_push(&c->released, i);
 		if (st != SCHED_WL_ADMITTED ||
 		    sched_wl_state(c->y->s, i) != SCHED_WL_ADMITTED)
 			continue;
 		rt = runtime_of(c, i);
 		if (!rt)
 			continue;
-		sched_wl_export(x->s, i, &sv);
 		set_end(c, i, sv.admit_us + rt < now ? now : sv.admit_us + rt);
 		r->at_us = c->end[i];
 		run_pods(c, i, now);

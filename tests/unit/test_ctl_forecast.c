@@ -40,6 +40,9 @@ struct world {
 	int64_t first[MAXWL];
 	uint32_t news[MAXWL * 4];
 	size_t nnews;
+	uint32_t going[MAXWL * 4];
+	size_t ngoing;
+	bool hold; /* report released pods only when told */
 	int64_t now;
 };
 
@@ -56,7 +59,17 @@ static void on_event(void *ctx, const struct ctl_event *e)
 	}
 }
 
-static const struct ctl_backend_ops world_ops = { .event = on_event };
+/* With wait_victims: a preempted workload's pods are gone when the world
+ * says so (ctl_released()), here at the next settle. */
+static void on_release(void *ctx, uint32_t wl)
+{
+	struct world *w = ctx;
+
+	w->going[w->ngoing++] = wl;
+}
+
+static const struct ctl_backend_ops world_ops = { .release = on_release,
+						  .event = on_event };
 
 static uint32_t pods_of(const struct cluster *c, uint32_t wl)
 {
@@ -73,7 +86,20 @@ static void settle(struct world *w, int64_t now)
 {
 	w->now = now;
 	ctl_run(w->x, now);
-	while (w->nnews) {
+	while (w->nnews || (w->ngoing && !w->hold)) {
+		if (!w->hold && w->ngoing) {
+			uint32_t wl = w->going[--w->ngoing];
+
+			if (ctl_handle(w->x, wl) &&
+			    sched_wl_state(ctl_sched(w->x), wl) !=
+				    SCHED_WL_ADMITTED)
+				assert_int_equal(
+					ctl_released(w->x, ctl_handle(w->x, wl),
+						     now),
+					0);
+			ctl_run(w->x, now);
+			continue;
+		}
 		uint32_t wl = w->news[--w->nnews];
 		uint64_t h = ctl_handle(w->x, wl);
 
@@ -266,7 +292,8 @@ static void wl_yaml(struct strbuf *sb, const struct fwl *w)
 	strbuf_addstr(sb, "]}\n");
 }
 
-static void world_init(struct world *w, struct cluster *c)
+static void world_init_with(struct world *w, struct cluster *c,
+			    const struct ctl_options *o)
 {
 	memset(w, 0, sizeof(*w));
 	w->c = c;
@@ -274,7 +301,12 @@ static void world_init(struct world *w, struct cluster *c)
 		w->end[i] = INT64_MAX;
 		w->first[i] = -1;
 	}
-	w->x = ctl_new(c, NULL, &world_ops, w);
+	w->x = ctl_new(c, o, &world_ops, w);
+}
+
+static void world_init(struct world *w, struct cluster *c)
+{
+	world_init_with(w, c, NULL);
 }
 
 static void check_case(const struct fcase *k)
@@ -388,7 +420,8 @@ static void test_cases(void **state)
 /*
  * Random clusters and queues, exact runtimes, nothing arriving after the
  * forecast: every workload pending then is admitted when the forecast
- * said, and one it could not estimate is never admitted.
+ * said, and one it could not estimate is never admitted. Priorities and
+ * preemption on or off; half of the seeds with wait_victims.
  */
 static void random_case(uint64_t seed, size_t *known, size_t *unknown)
 {
@@ -423,7 +456,10 @@ static void random_case(uint64_t seed, size_t *known, size_t *unknown)
 		wl_yaml(&sb, &e);
 	}
 	fx_load(&c, sb.buf);
-	world_init(&w, &c);
+	/* half as live backends run: victims hold their quota until their
+	 * pods are gone (at once here) */
+	world_init_with(&w, &c,
+			&(struct ctl_options){ .wait_victims = seed & 1 });
 	for (int i = 0; i < n; i++) {
 		uint64_t h = ctl_handle(w.x, (uint32_t)i);
 
@@ -534,6 +570,60 @@ static void test_bounds(void **state)
 	strbuf_release(&sb);
 }
 
+/* Live operation: a preempted workload holds its quota until its pods are
+ * gone. A forecast taken meanwhile counts them gone: the preemptor is
+ * admitted now, the victim when the preemptor ends. */
+static void test_held_victim(void **state)
+{
+	struct ctl_options o = { .wait_victims = true };
+	struct ctl_forecast *f;
+	struct cluster c;
+	struct strbuf sb;
+	struct world w;
+	uint32_t a, b;
+
+	(void)state;
+	strbuf_init(&sb);
+	nodes_yaml(&sb, 1, 2, 1);
+	queues_yaml(&sb, 2, "LowerPriority");
+	wl_yaml(&sb, &(struct fwl){ .name = "a", .pods = 2, .gpus = 1 });
+	wl_yaml(&sb,
+		&(struct fwl){ .name = "b", .prio = 10, .pods = 2, .gpus = 1 });
+	fx_load(&c, sb.buf);
+	world_init_with(&w, &c, &o);
+	a = fx_id(&c, "a");
+	b = fx_id(&c, "b");
+	w.dur[a] = 100 * S;
+	w.dur[b] = 50 * S;
+	for (uint32_t i = 0; i < 2; i++)
+		assert_int_equal(
+			ctl_set_estimate(w.x, ctl_handle(w.x, i), w.dur[i]), 0);
+	assert_int_equal(ctl_submit(w.x, ctl_handle(w.x, a), true, 0), 0);
+	settle(&w, 0);
+	w.hold = true; /* a's pods take their time to go */
+	assert_int_equal(ctl_submit(w.x, ctl_handle(w.x, b), true, 10 * S), 0);
+	settle(&w, 10 * S);
+	assert_int_equal(w.ngoing, 1);
+	assert_int_equal(sched_wl_state(ctl_sched(w.x), b), SCHED_WL_PENDING);
+	f = ctl_forecast(w.x, NULL);
+	assert_true(f->wl[b].pending);
+	assert_int_equal(f->wl[b].at_us, 10 * S);
+	assert_true(f->wl[a].pending);
+	assert_int_equal(f->wl[a].at_us, 60 * S);
+	assert_int_equal(f->wl[a].after, b);
+	/* and so it goes */
+	w.first[a] = w.first[b] = -1;
+	w.hold = false;
+	settle(&w, 10 * S);
+	drive(&w, INT64_MAX - 1);
+	assert_int_equal(w.first[b], 10 * S);
+	assert_int_equal(w.first[a], 60 * S);
+	ctl_forecast_free(f);
+	ctl_free(w.x);
+	cluster_release(&c);
+	strbuf_release(&sb);
+}
+
 /* The cache is made again when the controller changes or its time passes
  * the first end the forecast counted on. */
 static void test_cache(void **state)
@@ -591,6 +681,7 @@ int main(void)
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_held_victim),
 		cmocka_unit_test(test_cache),
 	};
 
