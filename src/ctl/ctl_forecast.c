@@ -6,7 +6,7 @@
  * when each workload pending at the start is admitted. The scratch
  * controller's backend only records what it is told; nothing reaches the
  * live controller or its backend. See ctl_forecast.h and
- * docs/internals/controller.md §7.
+ * docs/internals/controller.md §10.
  */
 #include "ctl/ctl_forecast.h"
 

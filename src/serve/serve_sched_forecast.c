@@ -5,10 +5,13 @@
  * runtimes the daemon knows. In the embedded cluster a Job's pods run for
  * its sim.echelon.dev/duration (on the Job or its pod template, as the
  * Job controller passes it on; on a gang's pods) after the kubelets'
- * start-up delay, so that is a workload's runtime; elsewhere, and without
- * one, the controller's own estimate counts: the owner's limit
+ * start-up delay (plus its jitter, a twentieth on average), and the Job
+ * controller completes the Job up to its batch period after its last pod
+ * ended: that sum is a workload's runtime. Elsewhere, and without one, the
+ * controller's own estimate counts: the owner's limit
  * (maximumExecutionTimeSeconds, the Job's max-exec-time label or its
- * activeDeadlineSeconds).
+ * activeDeadlineSeconds). A new forecast waits for four times the last
+ * one's cost (serve_sched_int.h).
  */
 #include <string.h>
 #include <time.h>
@@ -20,8 +23,6 @@
 
 #include "base/banned.h"
 
-/* The embedded kubelets' start-up delay when none is set (serve.c). */
-#define DEFAULT_STARTUP_US (10 * 1000000LL)
 /* The embedded Job controller's syncJobBatchPeriod (CL_JOB_BATCH_US). */
 #define JOB_BATCH_US 1000000
 
@@ -81,8 +82,7 @@ static int64_t runtime(void *ctx, const struct ctl *c, uint32_t slot)
 		d = pod_duration(x, slot);
 	if (d <= 0)
 		return sched_wl_estimate(ctl_sched(c), slot);
-	start = x->opt.pod_startup_us > 0 ? x->opt.pod_startup_us
-					  : DEFAULT_STARTUP_US;
+	start = x->opt.pod_startup_us;
 	d += start + start / 20;
 	return x->wl.items[slot].job ? d + JOB_BATCH_US : d;
 }
