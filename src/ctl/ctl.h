@@ -162,9 +162,9 @@ struct ctl_stats ctl_stats(const struct ctl *x);
 /*
  * A counter that moves whenever the controller's state may have changed:
  * every call on a workload, every decision and scheduler cycle, a node's
- * status or usage, a reconfiguration or restore. Equal values mean the same state
- * (time aside), so a reader may keep what it derived from it (the
- * forecast's cache, ctl_forecast.h).
+ * status or usage, a reconfiguration or restore. Equal values mean the
+ * same state (time aside), so a reader may keep what it derived from it
+ * (the forecast's cache, ctl_forecast.h).
  */
 uint64_t ctl_generation(const struct ctl *x);
 /*
