@@ -16,6 +16,8 @@
 #include <time.h>
 
 #include "base/alloc.h"
+#include "ctl/ctl_forecast.h"
+#include "obs/obs_forecast.h"
 #include "obs/obs_placement.h"
 #include "serve/serve_event.h"
 #include "serve/serve_sched_int.h"
@@ -269,6 +271,8 @@ static void state_init(struct serve_sched *x)
 
 static void state_release(struct serve_sched *x)
 {
+	ctl_forecast_free(x->forecast->f);
+	x->forecast->f = NULL; /* of this controller */
 	ctl_free(x->ctl);
 	x->ctl = NULL;
 	serve_status_free(x->status);
@@ -339,6 +343,7 @@ struct serve_sched *serve_sched_new(struct api_store *s)
 	struct serve_sched *x = xcalloc(1, sizeof(*x));
 
 	x->s = s;
+	x->forecast = xcalloc(1, sizeof(*x->forecast));
 	options_copy(x, NULL);
 	x->metrics = metrics_new();
 	x->obs = obs_metrics_new(x->metrics, NULL, NULL);
@@ -360,6 +365,7 @@ void serve_sched_free(struct serve_sched *x)
 	free((char *)x->opt.scheduler_name);
 	obs_metrics_free(x->obs);
 	metrics_free(x->metrics);
+	free(x->forecast);
 	free(x);
 }
 
@@ -532,7 +538,10 @@ int serve_sched_extra(void *ctx, const struct api_req *r, int64_t now_us,
 
 	if (rc != -ENOENT)
 		return rc;
-	return serve_status_visibility(x->ctl, r, now_us, resp);
+	if (!serve_status_is_visibility(r->path))
+		return -ENOENT;
+	return serve_status_pending_estimated(
+		x->ctl, NULL, serve_sched_forecast(x), r, now_us, resp);
 }
 
 void serve_sched_metrics(const struct serve_sched *x, struct strbuf *out)
@@ -560,4 +569,5 @@ void serve_sched_metrics(const struct serve_sched *x, struct strbuf *out)
 	metrics_write(x->metrics, out);
 	throughput_config_init(&tc);
 	obs_placement_metrics(ctl_sched(x->ctl), ctl_cluster(x->ctl), &tc, out);
+	obs_forecast_metrics(x->ctl, serve_sched_forecast(x), x->now_us, out);
 }

@@ -57,6 +57,14 @@ struct sev {
 	json_t *body; /* a reference of our own */
 };
 
+/* The last start-time forecast of the controller (serve_sched_forecast()):
+ * NULL when the controller was made again since; when it was made (the
+ * monotonic clock) and how long that took. */
+struct serve_forecast {
+	struct ctl_forecast *f;
+	double made_s, cost_s;
+};
+
 /* What the controller's backend asked for one workload slot. */
 struct swl {
 	bool live;
@@ -141,6 +149,9 @@ struct serve_sched {
 	struct metrics *metrics;
 	struct obs_metrics *obs;
 	uint64_t pending_seq; /* ctl_changes_seq() at that pass */
+	/* The last start-time forecast, in a box of its own so that readers
+	 * of a const serve_sched refresh it. */
+	struct serve_forecast *forecast;
 };
 
 /* serve_sched_gang.c */
@@ -171,6 +182,15 @@ int serve_sched_kind(const struct serve_sched *x, const struct api_kind *k);
  * workloads/NAME/explain) as an api hook; -ENOENT for other paths. */
 int serve_sched_explain(struct serve_sched *x, const struct api_req *r,
 			int64_t now_us, struct api_resp *resp);
+
+/* serve_sched_forecast.c */
+/* The start-time forecast of the controller (ctl_forecast.h), made again
+ * only when the controller changed, and then not before four times the
+ * last one's cost has passed (forecasts take at most a fifth of the
+ * daemon's time); runtimes: a Job's sim.echelon.dev/duration plus the
+ * pods' start-up in the embedded cluster, else the controller's estimate.
+ * Valid until the next call. */
+const struct ctl_forecast *serve_sched_forecast(const struct serve_sched *x);
 
 /* serve_sched_config.c */
 /* Build the controller's cluster from the stored config objects (first
