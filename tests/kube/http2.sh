@@ -6,9 +6,10 @@
 # kubeconfig names the proxy. nghttpx's access log (ALPN, client port,
 # user agent of each request) shows that every request of the replica was
 # HTTP/2 over one connection; a Job pending before the start is bound (list
-# and binds), Jobs applied after the sync are bound within seconds (their
-# pods came through watches that stream through h2, not buffered until the
-# watch's end minutes later), and after the proxy reloads (GOAWAY on the
+# and binds; half of them answered 429, tried again after Retry-After),
+# Jobs applied after the sync are bound within seconds (their pods came
+# through watches that stream through h2, not buffered until the watch's
+# end minutes later), and after the proxy reloads (GOAWAY on the
 # old connection, its streams closed a second later) the replica opens a
 # new connection, watches again and binds a PodGroup. The same steps
 # through the same proxy offering only http/1.1 give the comparison.
@@ -126,8 +127,11 @@ mine() { grep ' "echelon/[^"]*" [^ ]*$' "$TMP/access.log"; }
 # Four nodes for the checks; for the benchmark room for its pods (110
 # pods a node at most, as kubelets).
 hosts=$((BENCH / 200 + 2))
+# Half the binds answered 429 with Retry-After: 1 (seeded), for the checks.
+faults=seed=1,bind=0.5:429
+[ "$BENCH" -eq 0 ] || faults=seed=1
 start_serve --no-schedule --cluster "blocks=1,racks=2,hosts=$hosts,gpus=8" \
-	--speed 10
+	--speed 10 --faults "$faults"
 BACKEND=$PORT
 
 # bench_pods N: N single pods of 1 cpu, in one kubectl apply.
@@ -214,6 +218,27 @@ proxy_check() {
 		fail "$1: no bind of train in the access log"
 	others=$(mine | grep -v "^$1 ")
 	[ -z "$others" ] || fail "requests not over $1: $others"
+	# A bind answered 429 is tried again after the Retry-After header's
+	# second (an h2 header, in lower case), not the first backoff's 100
+	# to 150 ms (half a second: nghttpx's clock is coarse, the machine
+	# loaded).
+	out=$(mine | $PY -c 'import re, sys, datetime
+last, waits = {}, []
+for l in sys.stdin:
+    m = re.match(r"\S+ \d+ (\d+) \"POST (\S+/binding) .* (\S+)$", l)
+    if not m:
+        continue
+    t = datetime.datetime.fromisoformat(m[3].replace("Z", "+00:00"))
+    if m[2] in last:
+        waits.append((t - last.pop(m[2])).total_seconds())
+    if m[1] == "429":
+        last[m[2]] = t
+print(len(waits), min(waits, default=0))') || fail "$1: reading binds: $out"
+	set -- "$1" $out
+	[ "$2" -gt 0 ] || fail "$1: no bind answered 429 (the faults)"
+	$PY -c "import sys; sys.exit($3 < 0.5)" ||
+		fail "$1: a bind tried again $3 s after a 429 with Retry-After: 1"
+	echo "$1: $2 binds tried again after a 429, the soonest after $3 s"
 	conns=$(mine | cut -d' ' -f2 | sort -u | grep -c .)
 	echo "$1: $(mine | wc -l) requests ended on $conns connection(s)"
 
@@ -235,6 +260,8 @@ proxy_check() {
 	# Watches are logged when they end: the new connection's, now.
 	mine | grep -q " 200 \"GET /api/v1/pods?watch=1&" ||
 		fail "$1: no watch of pods in the access log"
+	others=$(mine | grep -v "^$1 ")
+	[ -z "$others" ] || fail "requests not over $1: $others"
 	stop_proxy
 	out=$(K delete -f "$D/quick.yaml" -f "$D/jobs.yaml" \
 		-f "$D/podgroup.yaml" --wait=false 2>&1) ||
