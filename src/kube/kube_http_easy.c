@@ -221,7 +221,8 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
  * is gone): curl 7.88 opens one for every call that starts before the
  * first is up, CURLOPT_PIPEWAIT notwithstanding. The first call to open
  * one is the opener; the others are refused a socket (deferred: run()
- * starts them again, on the opener's connection, once it has answered).
+ * starts them again once the opener's connection is up, and curl puts
+ * them on it).
  */
 static curl_socket_t on_open_socket(void *ud, curlsocktype purpose,
 				    struct curl_sockaddr *a)
@@ -239,20 +240,29 @@ static curl_socket_t on_open_socket(void *ud, curlsocktype purpose,
 	return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
 }
 
-/* The first header of a reply: the connection is up, its protocol known. */
+/* The connection is up (TLS and ALPN done), the request about to go. */
+static int on_prereq(void *ud, char *primary_ip, char *local_ip,
+		     int primary_port, int local_port)
+{
+	struct call *c = ud;
+
+	(void)primary_ip, (void)local_ip, (void)primary_port, (void)local_port;
+	if (c->h->opener == c)
+		c->h->opener = NULL;
+	return CURL_PREREQFUNC_OK;
+}
+
+/* The first header of a reply: which protocol the connection speaks. */
 static size_t on_header(char *p, size_t size, size_t n, void *ud)
 {
 	struct call *c = ud;
-	struct kube_http *h = c->h;
 	long version = 0;
 
 	(void)p;
 	if (!c->answered) {
 		c->answered = true;
 		curl_easy_getinfo(c->easy, CURLINFO_HTTP_VERSION, &version);
-		h->multiplexed = version == CURL_HTTP_VERSION_2_0;
-		if (h->opener == c)
-			h->opener = NULL;
+		c->h->multiplexed = version == CURL_HTTP_VERSION_2_0;
 	}
 	return size * n;
 }
@@ -370,6 +380,8 @@ void kube_http_easy_start(struct kube_http *h, struct call *c)
 	curl_easy_setopt(e, CURLOPT_HEADERDATA, c);
 	curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
 	curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, c);
+	curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, on_prereq);
+	curl_easy_setopt(e, CURLOPT_PREREQDATA, c);
 	if (strcmp(c->method, "GET") != 0)
 		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, c->method);
 	if (c->body) {
