@@ -11,7 +11,7 @@
 # through watches that stream through h2, not buffered until the watch's
 # end minutes later), and after the proxy reloads (GOAWAY on the
 # old connection, its streams closed a second later) the replica opens a
-# new connection, watches again and binds a PodGroup. The same steps
+# new connection, watches again and binds new pods. The same steps
 # through the same proxy offering only http/1.1 give the comparison.
 #
 # HTTP2_BENCH=N (not in ctest): N single pods created before a replica
@@ -135,16 +135,17 @@ start_serve --no-schedule --cluster "blocks=1,racks=2,hosts=$hosts,gpus=8" \
 	--speed 10 --faults "$faults"
 BACKEND=$PORT
 
-# bench_pods N: N single pods of 1 cpu, in one kubectl apply.
+# bench_pods N NAME: N single pods of 100m cpu, NAME-00000 on, labelled
+# bench=NAME, in one kubectl apply.
 bench_pods() {
 	$PY -c 'import sys
 for i in range(int(sys.argv[1])):
-    print("---\napiVersion: v1\nkind: Pod\nmetadata: {name: b-%05d,"
-          " labels: {bench: \"1\"}}\nspec:\n  schedulerName: echelon\n"
+    print("---\napiVersion: v1\nkind: Pod\nmetadata: {name: %s-%05d,"
+          " labels: {bench: %s}}\nspec:\n  schedulerName: echelon\n"
           "  restartPolicy: Never\n  containers:\n  - name: c\n"
           "    image: registry.example.com/t:1\n"
-          "    resources: {requests: {cpu: 100m, memory: 64Mi}}" % i)' \
-		"$1" >"$TMP/bench.yaml"
+          "    resources: {requests: {cpu: 100m, memory: 64Mi}}"
+          % (sys.argv[2], i, sys.argv[2]))' "$1" "$2" >"$TMP/bench.yaml"
 	out=$(K apply -f "$TMP/bench.yaml" 2>&1) || fail "apply bench pods: $out"
 }
 
@@ -154,11 +155,11 @@ for i in range(int(sys.argv[1])):
 # polled every 20 ms).
 bench() {
 	start_proxy "$1"
-	bench_pods "$BENCH"
+	bench_pods "$BENCH" b
 	rm -f "$TMP/polling"
 	$PY - "$URL" "$BENCH" "$TMP/polling" >"$TMP/bench.out" <<'EOF' &
 import json, sys, time, urllib.request
-url = sys.argv[1] + "/api/v1/namespaces/default/pods?labelSelector=bench%3D1"
+url = sys.argv[1] + "/api/v1/namespaces/default/pods?labelSelector=bench%3Db"
 n, end, first = int(sys.argv[2]), time.time() + 120, None
 while time.time() < end:
     pods = json.load(urllib.request.urlopen(url))["items"]
@@ -188,9 +189,9 @@ EOF
 		"$(mine | grep -c ' 201 "POST [^ ]*/binding ') binds over" \
 		"$(mine | cut -d' ' -f2 | sort -u | grep -c .) connection(s)"
 	stop_proxy
-	out=$(K delete pods -l bench=1 --wait=false 2>&1) ||
+	out=$(K delete pods -l bench=b --wait=false 2>&1) ||
 		fail "delete bench pods: $out"
-	until_ok 60 bound bench%3D1 0 || fail "bench pods not deleted"
+	until_ok 60 bound bench%3Db 0 || fail "bench pods not deleted"
 }
 
 if [ "$BENCH" -gt 0 ]; then
@@ -251,13 +252,14 @@ print(len(waits), waits[len(waits) // 2] if waits else 0)') ||
 	before=$(mine | cut -d' ' -f2 | sort -u)
 	kill -HUP "$PROXY_PID"
 	sleep 2
-	out=$(K apply -f "$D/podgroup.yaml" 2>&1) || fail "apply podgroup: $out"
-	until_ok 30 bound scheduling.x-k8s.io/pod-group%3Dpg 2 ||
-		fail "$1: pg not bound after the reload: $(pods_of scheduling.x-k8s.io/pod-group%3Dpg)"
-	mine | grep ' "POST /api/v1/namespaces/default/pods/pg-[^/]*/binding ' |
-		cut -d' ' -f2 | sort -u >"$TMP/pg-conns"
-	printf '%s\n' "$before" | grep -qxf "$TMP/pg-conns" &&
-		fail "$1: pg bound over a connection from before the reload"
+	bench_pods 2 r
+	until_ok 30 bound bench%3Dr 2 ||
+		fail "$1: pods not bound after the reload: $(pods_of bench%3Dr)"
+	mine | grep ' "POST /api/v1/namespaces/default/pods/r-[^/]*/binding ' |
+		cut -d' ' -f2 | sort -u >"$TMP/r-conns"
+	[ -s "$TMP/r-conns" ] || fail "$1: no bind after the reload in the log"
+	printf '%s\n' "$before" | grep -qxf "$TMP/r-conns" &&
+		fail "$1: a pod bound over a connection from before the reload"
 	after=$(mine | cut -d' ' -f2 | sort -u | grep -cvxF "$before")
 	echo "$1: after the reload, $after new connection(s)"
 	stop_scheduler "$SPID"
@@ -267,9 +269,8 @@ print(len(waits), waits[len(waits) // 2] if waits else 0)') ||
 	others=$(mine | grep -v "^$1 ")
 	[ -z "$others" ] || fail "requests not over $1: $others"
 	stop_proxy
-	out=$(K delete -f "$D/quick.yaml" -f "$D/jobs.yaml" \
-		-f "$D/podgroup.yaml" --wait=false 2>&1) ||
-		fail "delete: $out"
+	out=$(K delete -f "$D/quick.yaml" -f "$D/jobs.yaml" --wait=false \
+		2>&1) || fail "delete: $out"
 }
 
 proxy_check h2
@@ -281,9 +282,9 @@ grep -q "msg=\"connected\" server=\"$PURL\"" "$TMP/sched-a-h2.log" ||
 
 # The same proxy offering only HTTP/1.1: binds work, none over h2.
 start_proxy http/1.1
-bench_pods 10
+bench_pods 10 b
 replica a-http11
-until_ok 30 bound bench%3D1 10 || fail "http/1.1: bench pods not bound"
+until_ok 30 bound bench%3Db 10 || fail "http/1.1: bench pods not bound"
 stop_scheduler "$SPID"
 others=$(mine | grep -v '^http/1.1 ')
 [ -z "$others" ] || fail "requests not over http/1.1: $others"
