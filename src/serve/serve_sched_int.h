@@ -85,8 +85,10 @@ struct swl {
 				whose deletes the cluster may not have
 				answered yet (opt.pod_pending) */
 	uint32_t ndeleting;
-	char *pending_msg;    /* last FailedScheduling message written */
-	uint64_t pending_key; /* sched_wl_pending_key() of pending_msg */
+	char *pending_msg;	    /* last FailedScheduling message written */
+	const char *pending_reason; /* its reason (static), for pods that
+				       come later */
+	uint64_t pending_key;	    /* sched_wl_pending_key() of pending_msg */
 };
 
 /* A pod's flags in x->pods (by UID). */

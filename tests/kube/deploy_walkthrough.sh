@@ -184,6 +184,13 @@ until_ok 30 waiting ||
 	fail "the big gang: $(K get pods -l job-name=big 2>&1) $(why)"
 [ -z "$(K get pods -l job-name=big -o jsonpath='{.items[*].spec.nodeName}')" ] ||
 	fail "a pod of the big gang is bound"
+# Every pod of it says why on its PodScheduled condition (step 6's
+# jsonpath), the ones made after the gang's reason was found too.
+reasons() {
+	K get pods -l job-name=big -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="PodScheduled")].status} {.status.conditions[?(@.type=="PodScheduled")].reason}{"\n"}{end}'
+}
+said() { [ "$(reasons | grep -c '^False [A-Za-z]')" -eq 4 ]; }
+until_ok 30 said || fail "the big gang's pods say: $(reasons)"
 echo "big gang waits: $(why)"
 
 # A leader that stops releases the Lease: the other takes it.

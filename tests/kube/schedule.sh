@@ -96,6 +96,22 @@ waiting() {
 }
 until_ok 30 waiting ||
 	fail "big: $(pods_of batch.kubernetes.io/job-name%3Dbig)"
+# A pod made after its gang's reason was written says it too: one of
+# big's pods deleted, the cluster's Job controller makes it again.
+big_uids() {
+	get "/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io/job-name%3Dbig" \
+		'" ".join(sorted(p["metadata"]["uid"] for p in j["items"]
+    if not p["metadata"].get("deletionTimestamp")))'
+}
+uids=$(big_uids)
+victim=$(pods_of batch.kubernetes.io/job-name%3Dbig | head -n 1 | cut -d' ' -f1)
+out=$(K delete pod "$victim" 2>&1) || fail "delete $victim: $out"
+remade() {
+	now=$(big_uids)
+	[ "$now" != "$uids" ] && [ "$(echo "$now" | wc -w)" -eq 2 ] && waiting
+}
+until_ok 30 remade ||
+	fail "big's new pod: $(pods_of batch.kubernetes.io/job-name%3Dbig)"
 
 # Events the cluster has: Scheduled for bound pods, FailedScheduling for
 # the waiting gang.

@@ -2542,6 +2542,24 @@ static void job_gpus(struct env *e, const char *name, int n, int gpus)
 	       name, n, n, gpus);
 }
 
+/* Pods of another scheduler, other-RH, bound to the first hosts nodes
+ * of the first racks racks. */
+static void other_pods(struct env *e, int racks, int hosts)
+{
+	char name[16], node[16];
+
+	for (int r = 0; r < racks; r++) {
+		for (int h = 0; h < hosts; h++) {
+			snprintf(name, sizeof(name), "other-%d%d", r, h);
+			snprintf(node, sizeof(node), "gpu-r%d-h%d", r, h);
+			pod_with(e, name, "{}",
+				 "\"schedulerName\":\"default-scheduler\",",
+				 "");
+			rebind_pod(e, name, node);
+		}
+	}
+}
+
 struct reason_case {
 	const char *job;
 	int pods, gpus;
@@ -2564,22 +2582,10 @@ static void test_pending_reasons(void **state)
 	};
 	struct serve_sched_options o = kube_options();
 	struct env e;
-	char name[16];
 
 	(void)state;
 	env_start_opts(&e, quickstart(), T0, &o);
-	for (int r = 0; r < 2; r++) {
-		for (int h = 0; h < 3; h++) {
-			char node[16];
-
-			snprintf(name, sizeof(name), "other-%d%d", r, h);
-			snprintf(node, sizeof(node), "gpu-r%d-h%d", r, h);
-			pod_with(&e, name, "{}",
-				 "\"schedulerName\":\"default-scheduler\",",
-				 "");
-			rebind_pod(&e, name, node);
-		}
-	}
+	other_pods(&e, 2, 3);
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
 		job_gpus(&e, cases[i].job, cases[i].pods, cases[i].gpus);
 	advance(&e, 2 * S);
@@ -2595,6 +2601,68 @@ static void test_pending_reasons(void **state)
 			fail_msg("%s: %s: %s, want %s (%s)", cases[i].job,
 				 reason ? reason : "(none)", msg ? msg : "",
 				 cases[i].reason, cases[i].message);
+	}
+	env_stop(&e);
+}
+
+/* How many live pods of Job jobname do not say PodScheduled False with
+ * reason (unbound ones only; *pods: how many live ones). */
+static int pods_not_saying(struct api_store *s, const char *jobname,
+			   const char *reason, int *pods)
+{
+	const struct api_obj *jb = api_store_get(s, K_JOB, "team-a", jobname);
+	struct objs l;
+	int n = 0;
+
+	*pods = 0;
+	objs_of(s, K_POD, &l);
+	for (size_t i = 0; jb && i < l.n; i++) {
+		const json_t *p = l.items[i];
+		const char *r = cond_of(p, "PodScheduled", "reason");
+		const char *st = cond_of(p, "PodScheduled", "status");
+
+		if (strcmp(owner_uid(p) ? owner_uid(p) : "", jb->uid) ||
+		    terminal(p) || sget(p, "spec", "nodeName"))
+			continue;
+		(*pods)++;
+		n += !r || !st || strcmp(r, reason) || strcmp(st, "False");
+	}
+	objs_release(&l);
+	return n;
+}
+
+/*
+ * Pods that come after their gang's wait reason was written (the Job
+ * controller makes a deleted one again; nothing the scheduler decides
+ * changes) say it too: PodScheduled is written per pod, not only when
+ * the reason changes.
+ */
+static void test_pending_reason_new_pods(void **state)
+{
+	struct serve_sched_options o = kube_options();
+	struct env e;
+	char name[16];
+	int pods;
+
+	(void)state;
+	env_start_opts(&e, quickstart(), T0, &o);
+	other_pods(&e, 2, 3);
+	job_gpus(&e, "wide", 2, 8);
+	advance(&e, 2 * S);
+	assert_int_equal(
+		pods_not_saying(e.s, "wide", "WaitingForTopology", &pods), 0);
+	assert_int_equal(pods, 2);
+	for (int round = 0; round < 2; round++) {
+		snprintf(name, sizeof(name), "%s", pod_of_job(e.s, "wide"));
+		assert_int_equal(
+			api_store_delete(e.s, K_POD, "team-a", name, 0, e.now),
+			0);
+		/* made again after the Job controller's backoff */
+		advance(&e, 25 * S);
+		assert_int_equal(pods_not_saying(e.s, "wide",
+						 "WaitingForTopology", &pods),
+				 0);
+		assert_int_equal(pods, 2);
 	}
 	env_stop(&e);
 }
@@ -2700,6 +2768,7 @@ int main(void)
 		cmocka_unit_test(test_native_pod_group_refused),
 		cmocka_unit_test(test_job_admission_annotation),
 		cmocka_unit_test(test_pending_reasons),
+		cmocka_unit_test(test_pending_reason_new_pods),
 		cmocka_unit_test(test_random),
 	};
 
