@@ -610,9 +610,11 @@ void serve_sched_pod(struct serve_sched *x, const struct sev *e)
 		serve_sched_member_pod(x, (uint32_t)slot, e, uid);
 		return;
 	}
-	if (juid && e->type != API_DELETED && pod_waiting(e->body) &&
+	if (juid && e->type != API_DELETED && !pod_terminal(e->body) &&
+	    !json_object_get(meta, "deletionTimestamp") &&
 	    job_queued(x, e->body)) {
-		/* its Job's Workload, when read, takes it */
+		/* its Job's Workload, when read, takes it (bound too: a
+		 * previous leader's, its admission still to be read) */
 		char *key = xasprintf("%s/%s",
 				      str_at(e->body, "metadata", "namespace"),
 				      str_at(e->body, "metadata", "name"));

@@ -152,6 +152,16 @@ out=$(get /api/v1/namespaces/default/pods/other \
 [ "$out" = "[None, None]" ] || fail "the other scheduler's pod was touched: $out"
 events | grep -q '/other$' && fail "an Event about the other pod"
 
+# No gang was evicted for a bind timeout: all of them were bound whole
+# at once (a gang running while the scheduler thinks it partly bound
+# would be).
+timeouts() {
+	get /api/v1/namespaces/default/events '"\n".join(
+    e["involvedObject"]["name"] + ": " + e.get("message", "")
+    for e in j["items"] if "BindTimeout" in e.get("message", ""))'
+}
+[ -z "$(timeouts)" ] || fail "evicted for a bind timeout: $(timeouts)"
+
 # A restart adopts: nothing rebound, the queue's usage the same.
 snapshot() {
 	get "/api/v1/namespaces/default/pods" '"\n".join(sorted(
@@ -172,6 +182,7 @@ snapshot >"$TMP/after"
 diff "$TMP/before" "$TMP/after" >"$TMP/diff" ||
 	fail "the restart changed the cluster: $(cat "$TMP/diff")"
 waiting || fail "big after the restart: $(pods_of batch.kubernetes.io/job-name%3Dbig)"
+[ -z "$(timeouts)" ] || fail "evicted for a bind timeout: $(timeouts)"
 stop_scheduler "$SPID"
 
 echo "figures (loaded machine, 0.2 s polls): scheduler start to synced" \
