@@ -2546,7 +2546,7 @@ static void job_gpus(struct env *e, const char *name, int n, int gpus)
  * of the first racks racks. */
 static void other_pods(struct env *e, int racks, int hosts)
 {
-	char name[16], node[16];
+	char name[32], node[32];
 
 	for (int r = 0; r < racks; r++) {
 		for (int h = 0; h < hosts; h++) {
