@@ -351,6 +351,15 @@ int ctl_reconfigure(struct ctl *x, int (*change)(void *ctx, struct cluster *c),
 void ctl_node_status(struct ctl *x, uint32_t node, bool ready,
 		     bool unschedulable, int64_t now_us);
 
+/*
+ * Usage on node node that no workload of the controller holds changed
+ * (sign 1: req added; -1: taken away): a pod bound by another scheduler,
+ * or one placed alone. The cluster's node and the scheduler's indexes
+ * follow at once, without ctl_reconfigure().
+ */
+void ctl_node_usage(struct ctl *x, uint32_t node, const struct resvec *req,
+		    int sign, int64_t now_us);
+
 /* Run everything due at now_us, in the phases above, until nothing
  * changes. now_us never goes back between calls. */
 void ctl_run(struct ctl *x, int64_t now_us);

@@ -170,6 +170,23 @@ void ctl_node_status(struct ctl *x, uint32_t node, bool ready,
 	x->dirty = true;
 }
 
+void ctl_node_usage(struct ctl *x, uint32_t node, const struct resvec *req,
+		    int sign, int64_t now_us)
+{
+	struct node *n;
+
+	ctl_grow(x);
+	BUG_ON(node >= x->c->nodes.len || (sign != 1 && sign != -1));
+	ctl_set_now(x, now_us);
+	n = &x->c->nodes.items[node];
+	if (sign > 0)
+		resvec_add(&n->usage, req);
+	else
+		resvec_sub(&n->usage, req);
+	sched_node_usage(x->s, node, req, sign);
+	x->dirty = true;
+}
+
 static bool fail(struct strbuf *why, const char *what, uint32_t wl)
 {
 	if (why)

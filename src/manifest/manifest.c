@@ -247,8 +247,15 @@ static void forget_resources(struct resource_registry *r, int count)
 	}
 }
 
-int manifest_load_buffer(struct cluster *c, const char *name, const char *buf,
-			 size_t len, struct diag *d)
+/* What one load decodes: a text of documents, or one JSON object. */
+struct load_src {
+	const char *buf;
+	size_t len;
+	const json_t *obj;
+};
+
+static int load(struct cluster *c, const char *name, const struct load_src *src,
+		struct diag *d)
 {
 	int nresources = c->resources->count;
 	struct cluster batch;
@@ -259,7 +266,16 @@ int manifest_load_buffer(struct cluster *c, const char *name, const char *buf,
 	diag_init(&local);
 	cluster_init_batch(&batch, c);
 	dec_init(&x, &batch, &local, cluster_str(c, name));
-	rc = parse_documents(&x, buf, len, ends_with(name, ".json"));
+	if (src->obj) {
+		struct ynode *root;
+		struct yjson *t = yjson_new(src->obj, &root);
+
+		rc = decode_object(&x, root, 0);
+		yjson_free(t);
+	} else {
+		rc = parse_documents(&x, src->buf, src->len,
+				     ends_with(name, ".json"));
+	}
 	if (local.errors)
 		rc = -EINVAL;
 	if (rc == 0 && cluster_absorb(c, &batch, &local) < 0)
@@ -270,6 +286,22 @@ int manifest_load_buffer(struct cluster *c, const char *name, const char *buf,
 		forget_resources(c->resources, nresources);
 	diag_move(d, &local);
 	return rc;
+}
+
+int manifest_load_buffer(struct cluster *c, const char *name, const char *buf,
+			 size_t len, struct diag *d)
+{
+	struct load_src src = { buf, len, NULL };
+
+	return load(c, name, &src, d);
+}
+
+int manifest_load_json(struct cluster *c, const char *name, const json_t *obj,
+		       struct diag *d)
+{
+	struct load_src src = { NULL, 0, obj };
+
+	return load(c, name, &src, d);
 }
 
 static int read_stream(FILE *f, const char *path, struct strbuf *out,

@@ -15,6 +15,7 @@
 #ifndef ECHELON_MANIFEST_H
 #define ECHELON_MANIFEST_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "base/compiler.h"
@@ -31,6 +32,15 @@
  */
 int manifest_load_buffer(struct cluster *c, const char *name, const char *buf,
 			 size_t len, struct diag *d) MUST_CHECK;
+
+/*
+ * The same for one object already parsed (an object store's JSON): decoded
+ * as manifest_load_buffer() decodes its text, without printing and
+ * parsing it again. Messages name no line and column (name, then the
+ * field's path).
+ */
+int manifest_load_json(struct cluster *c, const char *name, const json_t *obj,
+		       struct diag *d) MUST_CHECK;
 
 /*
  * Load files, and folders recursively (files ending in .yaml, .yml or .json,

@@ -12,6 +12,7 @@
 #ifndef ECHELON_MANIFEST_YTREE_H
 #define ECHELON_MANIFEST_YTREE_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -48,6 +49,16 @@ void yparser_free(struct yparser *p);
  * 0 at the end of the stream, -EINVAL after a parse error (reported).
  */
 int yparser_next(struct yparser *p, struct ynode **ret_root) MUST_CHECK;
+
+/*
+ * The tree of a JSON value already parsed (jansson's): objects are maps,
+ * arrays sequences, strings quoted scalars, numbers, booleans and null
+ * plain scalars. Nodes carry no position (line 0: messages give the
+ * object's). The tree lives until yjson_free().
+ */
+struct yjson;
+struct yjson *yjson_new(const json_t *v, struct ynode **ret_root);
+void yjson_free(struct yjson *t);
 
 /* Iterate a sequence's items, or a mapping's keys and values. */
 #define ynode_foreach(seq, item)                                               \

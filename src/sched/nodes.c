@@ -76,6 +76,36 @@ void sched_node_set_status(struct sched *s, uint32_t node, bool ready,
 	s->tas_gen++;
 }
 
+void sched_node_usage(struct sched *s, uint32_t node, const struct resvec *req,
+		      int sign)
+{
+	const char *name;
+
+	BUG_ON(node >= s->c->nodes.len || (sign != 1 && sign != -1));
+	name = s->c->nodes.items[node].name;
+	for (size_t f = 0; f < s->c->flavors.len; f++) {
+		struct topo *t = s->tas[f].t;
+		int64_t n = t ? topo_find_node(t, name) : -1;
+
+		if (n < 0)
+			continue;
+		/* charges every index sharing the node, once */
+		place_flavors_charge(&s->pf, (int32_t)f, (uint32_t)n, req, sign,
+				     false);
+		break;
+	}
+	if (sign < 0) {
+		for (size_t f = 0; f < s->c->flavors.len; f++) {
+			struct topo *t = s->tas[f].t;
+			int64_t n = t ? topo_find_node(t, name) : -1;
+
+			if (n >= 0 && topo_node_live(t, (uint32_t)n))
+				flavor_grew(s, (int32_t)f);
+		}
+	}
+	s->tas_gen++;
+}
+
 /* The pod set of pod (numbered over the spec counts) and its index in
  * it, or false when pod is outside the admitted counts. */
 static bool find_pod(const struct sched_wl *wl, uint32_t pod, size_t *ret_ps,

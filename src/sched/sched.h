@@ -378,6 +378,16 @@ void sched_node_set_status(struct sched *s, uint32_t node, bool ready,
 			   bool unschedulable);
 
 /*
+ * Usage that is not the core's changed on node node: requests req added
+ * (sign 1) or taken away (-1), as by a pod that another scheduler bound
+ * or a pod placed alone. The topology indexes that hold the node follow
+ * (the cluster's node usage is the caller's); taken away, it frees
+ * capacity as a release does.
+ */
+void sched_node_usage(struct sched *s, uint32_t node, const struct resvec *req,
+		      int sign);
+
+/*
  * Move pod pod of admitted wl (pods numbered over the spec: pod set 0's
  * first, then pod set 1's...) to the node called node (not NULL) in its
  * pod set's topology index: its requests leave the old node and go to the

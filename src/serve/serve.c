@@ -41,6 +41,7 @@
 #include "base/banned.h"
 
 #define SYNC_ROUNDS   16	       /* controller rounds per turn at most */
+#define SLOW_TURN_US  (1000000LL)      /* a turn this long is logged */
 #define CLOCK_SAVE_US (5 * 1000000LL)  /* wall time between saves */
 #define DRAIN_US      (5 * 1000000LL)  /* to finish writes at stop */
 #define STARTUP_US    (10 * 1000000LL) /* pod start-up, as sim's */
@@ -300,7 +301,7 @@ static void on_signal(struct daemon *dm)
 static void turn(struct daemon *dm, int timeout_ms)
 {
 	struct epoll_event evs[8];
-	int64_t mono, now;
+	int64_t mono, now, t_api, t_sched, t_commit, t_end;
 	uint64_t ticks;
 	int n;
 
@@ -315,6 +316,7 @@ static void turn(struct daemon *dm, int timeout_ms)
 	mono = mono_us();
 	now = now_us(dm, mono);
 	serve_http_run(dm->http, now, mono);
+	t_api = mono_us();
 	if (!dm->kube) {
 		sync_controllers(dm, now);
 	} else {
@@ -322,9 +324,20 @@ static void turn(struct daemon *dm, int timeout_ms)
 		if (serve_kube_failed(dm->kube))
 			dm->failed = dm->stopping = true;
 	}
+	t_sched = mono_us();
 	commit(dm, now, mono, false);
+	t_commit = mono_us();
 	serve_http_pump(dm->http, now);
 	arm_timer(dm, now, mono);
+	t_end = mono_us();
+	if (t_end - mono >= SLOW_TURN_US) /* what keeps the loop from I/O */
+		slog("warn", "slow turn",
+		     "seconds=%.3f api=%.3f scheduler=%.3f commit=%.3f "
+		     "pump=%.3f",
+		     (double)(t_end - mono) / 1e6, (double)(t_api - mono) / 1e6,
+		     (double)(t_sched - t_api) / 1e6,
+		     (double)(t_commit - t_sched) / 1e6,
+		     (double)(t_end - t_commit) / 1e6);
 }
 
 /* How long epoll may wait: libmicrohttpd's and the transport's limits. */

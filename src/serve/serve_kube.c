@@ -33,12 +33,16 @@
 
 #include "base/banned.h"
 
-#define SYNC_ROUNDS	     16 /* scheduler rounds per turn at most */
+#define SYNC_ROUNDS 4 /* scheduler rounds per turn at most */
+#define SYNC_WRITES                                                            \
+	4000 /* writes per round at most: the replica's                        \
+		history keeps 100,000 changes */
 #define DRAIN_US	     (5 * 1000000LL)  /* the outbox's writes at stop */
 #define RELEASE_US	     (2 * 1000000LL)  /* the Lease's release at stop */
 #define VERSION_US	     (30 * 1000000LL) /* retries of the first /version */
 #define UNSYNCED_US	     (30 * 1000000LL) /* between "not synced yet" lines */
-#define KUBE_VERSION_DEFAULT "v1.35.0"	      /* /version here until known */
+#define UNSENT_SLACK	     1024      /* unsent keys noted before a pruning */
+#define KUBE_VERSION_DEFAULT "v1.35.0" /* /version here until known */
 
 struct serve_kube {
 	const struct serve_options *o;
@@ -57,6 +61,7 @@ struct serve_kube {
 	 * way (keys "KIND_ID\0NS\0NAME"), and the store's rv read up to. */
 	struct hmap unsent;
 	uint64_t unsent_rv;
+	size_t unsent_kept; /* unsent's length after its last pruning */
 	char *identity;
 	char git_version[64]; /* the remote's, for /version here */
 	uint64_t version_call;
@@ -64,6 +69,7 @@ struct serve_kube {
 	int64_t stop_us;     /* mono, at serve_kube_stop() */
 	int64_t unsynced_us; /* mono, of the last "not synced yet" */
 	bool asked, synced, failed, stopping, released;
+	bool busy; /* the scheduler stopped a turn with more to do */
 };
 
 /* s as a logfmt value: a JSON string (the caller frees it). */
@@ -407,6 +413,8 @@ int64_t serve_kube_next_us(const struct serve_kube *k, int64_t now_us,
 		next = now_us + (next > mono_us ? next - mono_us : 0);
 	if (k->sched && (t = serve_sched_next_us(k->sched)) < next)
 		next = t;
+	if (k->sched && k->busy)
+		next = now_us; /* more to bind: no wait */
 	return next;
 }
 
@@ -496,7 +504,9 @@ static void track_unsent(struct serve_kube *k)
 		k->log("warn", "writes not tracked: history too short", NULL);
 	}
 	k->unsent_rv = api_store_rv(k->store);
-	if (!k->unsent.len)
+	/* pruned when it doubled: O(1) a write, however many are noted
+	 * (one kept too long is only read again at a lost leadership) */
+	if (k->unsent.len < 2 * k->unsent_kept + UNSENT_SLACK)
 		return;
 	hmap_init(&keep);
 	while (hmap_next(&k->unsent, &iter, &slot)) {
@@ -508,6 +518,7 @@ static void track_unsent(struct serve_kube *k)
 	}
 	hmap_release(&k->unsent);
 	k->unsent = keep;
+	k->unsent_kept = keep.len;
 }
 
 /* A lost leadership: the writes not sent are dropped, and the objects
@@ -530,6 +541,7 @@ static void drop_unsent(struct serve_kube *k)
 	}
 	hmap_release(&k->unsent);
 	hmap_init(&k->unsent);
+	k->unsent_kept = 0;
 	if (n)
 		k->log("info", "objects read again", "count=%zu", n);
 }
@@ -549,6 +561,7 @@ static struct serve_sched *new_sched(struct serve_kube *k)
 		served(k, api_kind_of("kueue.x-k8s.io/v1beta2", "Workload"));
 	so.pod_pending = pod_pending;
 	so.pod_pending_ctx = k;
+	so.max_writes = SYNC_WRITES;
 	serve_sched_set_options(x, &so);
 	return x;
 }
@@ -583,17 +596,20 @@ static void follow_lease(struct serve_kube *k, int64_t mono_us)
 	free(id);
 }
 
-static void schedule(struct serve_kube *k, int64_t now_us)
+/* A few scheduler rounds, each's writes read by the outbox before the
+ * next: a turn stays short (the Lease is renewed between turns) and no
+ * write outruns the replica's history. What is left (busy) is the next
+ * turn's, at once. */
+static void schedule(struct serve_kube *k, int64_t now_us, int64_t mono_us)
 {
-	int i;
-
-	for (i = 0; i < SYNC_ROUNDS; i++) {
+	k->busy = false;
+	for (int i = 0; i < SYNC_ROUNDS; i++) {
 		if (!serve_sched_sync(k->sched, now_us))
-			break;
+			return;
+		kube_outbox_flush(k->outbox, mono_us);
+		track_unsent(k);
 	}
-	if (i == SYNC_ROUNDS)
-		k->log("warn", "scheduler did not settle", "rounds=%d",
-		       SYNC_ROUNDS);
+	k->busy = true;
 }
 
 void serve_kube_run(struct serve_kube *k, int64_t now_us, int64_t mono_us)
@@ -632,7 +648,7 @@ void serve_kube_run(struct serve_kube *k, int64_t now_us, int64_t mono_us)
 	if (!k->failed)
 		follow_lease(k, mono_us);
 	if (k->sched)
-		schedule(k, now_us);
+		schedule(k, now_us, mono_us);
 	if (k->sched || k->stopping) {
 		kube_outbox_flush(k->outbox, mono_us);
 		track_unsent(k);

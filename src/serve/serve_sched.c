@@ -241,6 +241,8 @@ static void state_init(struct serve_sched *x)
 	hmap_init(&x->queues);
 	hmap_init(&x->refused);
 	hmap_init(&x->early);
+	hmap_init(&x->new_gang_keys);
+	hmap_init(&x->pg_pods);
 	x->cursor = api_store_rv(x->s);
 	x->pending_cycles = 0;
 	x->awaiting = 0;
@@ -277,9 +279,7 @@ static void state_release(struct serve_sched *x)
 	vec_foreach (&x->plain, p)
 		free(*p);
 	vec_release(&x->plain);
-	vec_foreach (&x->new_gangs, p)
-		free(*p);
-	vec_release(&x->new_gangs);
+	serve_sched_gang_release(x);
 	cluster_release(&x->c);
 }
 
@@ -427,14 +427,20 @@ static void handle(struct serve_sched *x, const struct sev *e)
 	}
 }
 
+bool serve_sched_spent(const struct serve_sched *x)
+{
+	return x->opt.max_writes > 0 && x->writes >= x->opt.max_writes;
+}
+
 /* Do what the backend ops asked; true when the controller was told
- * something (it must run again). The ops may add slots meanwhile. */
+ * something (it must run again). The ops may add slots meanwhile. Past
+ * the write budget the slots not reached wait for the next sync. */
 static bool act(struct serve_sched *x)
 {
 	bool fed = false;
 	size_t j = 0;
 
-	for (size_t i = 0; i < x->acts.len; i++)
+	for (size_t i = 0; i < x->acts.len && !serve_sched_spent(x); i++)
 		fed |= serve_sched_act(x, x->acts.items[i]) > 0;
 	for (size_t i = 0; i < x->acts.len; i++) {
 		struct swl *w = serve_sched_slot(x, x->acts.items[i]);
@@ -488,7 +494,7 @@ int serve_sched_sync(struct serve_sched *x, int64_t now_us)
 				   (double)(t1.tv_sec - t0.tv_sec) +
 					   (double)(t1.tv_nsec - t0.tv_nsec) /
 						   1e9);
-		if (!act(x))
+		if (!act(x) || serve_sched_spent(x))
 			break;
 	}
 	serve_sched_plain(x);

@@ -62,6 +62,14 @@ struct serve_sched_options {
 	 */
 	bool (*pod_pending)(void *ctx, const char *ns, const char *name);
 	void *pod_pending_ctx;
+	/*
+	 * Writes one serve_sched_sync() makes at most before it stops
+	 * binding (0: no limit): the gangs and plain pods left are bound by
+	 * the next calls, in the same order. A replica's store keeps a
+	 * bounded history of changes, which the outbox must read before it
+	 * moves on; one pass binding 50,000 pods would outrun it.
+	 */
+	int max_writes;
 };
 /* The defaults: "echelon", embedded, workloads_remote. */
 void serve_sched_options_init(struct serve_sched_options *o);

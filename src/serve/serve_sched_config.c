@@ -61,19 +61,16 @@ static int decode_into(struct cluster *batch, const json_t *obj,
 	const json_t *meta = json_object_get(obj, "metadata");
 	const char *ns = json_string_value(json_object_get(meta, "namespace"));
 	const char *name = json_string_value(json_object_get(meta, "name"));
-	char *text = json_dumps(obj, JSON_COMPACT);
-	char *file = xasprintf("%s/%s%s%s.json", kind ? kind : "object",
+	char *file = xasprintf("%s/%s%s%s", kind ? kind : "object",
 			       ns ? ns : "", ns ? "/" : "", name ? name : "");
 	struct diag d;
-	int rc = -EINVAL;
+	int rc;
 
 	diag_init(&d);
-	if (text)
-		rc = manifest_load_buffer(batch, file, text, strlen(text), &d);
+	rc = manifest_load_json(batch, file, obj, &d);
 	if (rc < 0 && msg)
 		diag_format(&d, msg);
 	diag_release(&d);
-	free(text);
 	free(file);
 	return rc;
 }
@@ -105,6 +102,22 @@ static int load_one(void *ctx, const struct api_obj *o)
 	return 0;
 }
 
+/* The requests of a pod as the manifests count them (init containers,
+ * overhead); false when they cannot be read. */
+static bool pod_requests(struct cluster *c, const json_t *pod,
+			 struct resvec *ret)
+{
+	struct cluster batch;
+	bool ok;
+
+	cluster_init_batch(&batch, c);
+	ok = decode_into(&batch, pod, NULL) == 0 && batch.pods.len;
+	if (ok)
+		*ret = batch.pods.items[0].requests;
+	cluster_release(&batch);
+	return ok;
+}
+
 /* Node usage that is not the controller's: the plain pods bound on it
  * (SP_PLAIN_HELD, see serve_sched_pods.c). */
 static int count_pod(void *ctx, const struct api_obj *o)
@@ -112,7 +125,7 @@ static int count_pod(void *ctx, const struct api_obj *o)
 	struct load_ctx *l = ctx;
 	const char *node = json_string_value(
 		json_object_get(json_object_get(o->body, "spec"), "nodeName"));
-	struct cluster batch;
+	struct resvec req;
 	struct node *n;
 	int64_t flags;
 
@@ -120,13 +133,24 @@ static int count_pod(void *ctx, const struct api_obj *o)
 	    !(flags & SP_PLAIN_HELD))
 		return 0;
 	n = (struct node *)cluster_find(l->batch, KIND_NODE, NULL, node);
-	if (!n)
-		return 0;
-	cluster_init_batch(&batch, l->batch);
-	if (decode_into(&batch, o->body, NULL) == 0 && batch.pods.len)
-		resvec_add(&n->usage, &batch.pods.items[0].requests);
-	cluster_release(&batch);
+	if (n && pod_requests(l->batch, o->body, &req))
+		resvec_add(&n->usage, &req);
 	return 0;
+}
+
+void serve_sched_plain_usage(struct serve_sched *x, const json_t *pod, int sign)
+{
+	const char *node = json_string_value(
+		json_object_get(json_object_get(pod, "spec"), "nodeName"));
+	const struct node *n =
+		node ? cluster_find(&x->c, KIND_NODE, NULL, node) : NULL;
+	struct resvec req;
+
+	/* counted exactly when load_config's count_pod() counts it: held,
+	 * on a node of the cluster */
+	if (n && pod_requests(&x->c, pod, &req))
+		ctl_node_usage(x->ctl, (uint32_t)(n - x->c.nodes.items), &req,
+			       sign, x->now_us);
 }
 
 int serve_sched_load_config(void *ctx, struct cluster *c)

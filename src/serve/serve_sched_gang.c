@@ -134,19 +134,117 @@ static int64_t gang_slot(struct serve_sched *x, bool native, const char *ns,
 	return slot;
 }
 
-/* new_gangs' keys: "n" (native) or "x", then "ns/name". */
+/* A gang's key: "n" (native) or "x", then "ns/name" (new_gangs' and
+ * pg_pods' keys). */
+static char *gang_key(bool native, const char *ns, const char *pg)
+{
+	return xasprintf("%c%s/%s", native ? 'n' : 'x', ns, pg);
+}
+
 static void want_gang(struct serve_sched *x, bool native, const char *ns,
 		      const char *pg)
 {
-	char *key = xasprintf("%c%s/%s", native ? 'n' : 'x', ns, pg);
+	char *key = gang_key(native, ns, pg);
 
-	vec_foreach (&x->new_gangs, k) {
-		if (strcmp(*k, key) == 0) {
-			free(key);
-			return;
-		}
+	if (hmap_put_str(&x->new_gang_keys, key, 1))
+		vec_push(&x->new_gangs, key);
+	else
+		free(key);
+}
+
+/* The names of our pods that name a PodGroup, kept in name order (the
+ * order api_store_each() walked them in, which make_gang() depends on):
+ * a gang's members are these, filtered (member()). A name stays until
+ * its pod is deleted; a pod whose label changed is filtered out. */
+struct serve_sched_pg_pods {
+	VEC(char *) names;
+};
+
+static struct serve_sched_pg_pods *pg_pods(const struct serve_sched *x,
+					   const char *key)
+{
+	int64_t v;
+
+	return hmap_get_str(&x->pg_pods, key, &v)
+		       ? (struct serve_sched_pg_pods *)(intptr_t)v
+		       : NULL;
+}
+
+/* The first position in l whose name is not below name. */
+static size_t name_at(const struct serve_sched_pg_pods *l, const char *name)
+{
+	size_t lo = 0, hi = l->names.len;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(l->names.items[mid], name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	vec_push(&x->new_gangs, key);
+	return lo;
+}
+
+static void index_pod(struct serve_sched *x, const struct sev *e,
+		      const char *ns, const char *pg, bool native)
+{
+	const char *name = str_at(e->body, "metadata", "name");
+	char *key = gang_key(native, ns, pg);
+	struct serve_sched_pg_pods *l = pg_pods(x, key);
+	size_t i;
+
+	if (!name)
+		goto out;
+	if (!l) {
+		if (e->type == API_DELETED)
+			goto out;
+		l = xcalloc(1, sizeof(*l));
+		hmap_put_str(&x->pg_pods, key, (int64_t)(intptr_t)l);
+	}
+	i = name_at(l, name);
+	if (e->type == API_DELETED) {
+		if (i < l->names.len && strcmp(l->names.items[i], name) == 0) {
+			free(l->names.items[i]);
+			memmove(&l->names.items[i], &l->names.items[i + 1],
+				(l->names.len - i - 1) *
+					sizeof(*l->names.items));
+			l->names.len--;
+		}
+		if (!l->names.len) {
+			vec_release(&l->names);
+			free(l);
+			hmap_del(&x->pg_pods, key, strlen(key));
+		}
+	} else if (i == l->names.len || strcmp(l->names.items[i], name)) {
+		vec_reserve(&l->names, l->names.len + 1);
+		memmove(&l->names.items[i + 1], &l->names.items[i],
+			(l->names.len - i) * sizeof(*l->names.items));
+		l->names.items[i] = xstrdup(name);
+		l->names.len++;
+	}
+out:
+	free(key);
+}
+
+void serve_sched_gang_release(struct serve_sched *x)
+{
+	const struct hmap_slot *sl;
+
+	for (size_t it = 0; hmap_next(&x->pg_pods, &it, &sl);) {
+		struct serve_sched_pg_pods *l =
+			(struct serve_sched_pg_pods *)(intptr_t)sl->value;
+
+		vec_foreach (&l->names, n)
+			free(*n);
+		vec_release(&l->names);
+		free(l);
+	}
+	hmap_release(&x->pg_pods);
+	vec_foreach (&x->new_gangs, p)
+		free(*p);
+	vec_release(&x->new_gangs);
+	hmap_release(&x->new_gang_keys);
 }
 
 void serve_sched_gang_pod(struct serve_sched *x, const struct sev *e,
@@ -158,6 +256,8 @@ void serve_sched_gang_pod(struct serve_sched *x, const struct sev *e,
 	const char *pg = serve_sched_pod_group_of(e->body, &native);
 	int64_t slot = ns && pg ? gang_slot(x, native, ns, pg) : -ENOENT;
 
+	if (ns && pg)
+		index_pod(x, e, ns, pg, native);
 	if (slot >= 0) {
 		serve_sched_member_pod(x, (uint32_t)slot, e, uid);
 	} else if (x->restoring && pg && ns && e->type != API_DELETED &&
@@ -348,18 +448,26 @@ static void pod_group_gang(struct serve_sched *x, bool native, const char *ns,
 	const struct api_obj *o =
 		api_store_get(x->s, x->kinds[pg_kind(native)], ns, pg);
 	struct members m = { x, pg, native, false, VEC_INIT };
+	char *key = gang_key(native, ns, pg);
+	const struct serve_sched_pg_pods *l = pg_pods(x, key);
 	const json_t *spec;
 	json_t *adm = NULL;
 	const char *queue;
 
-	if (!o || gang_slot(x, native, ns, pg) >= 0)
+	free(key);
+	if (!o || !l || gang_slot(x, native, ns, pg) >= 0)
 		return; /* Coscheduling waits for its PodGroup */
 	if (x->restoring)
 		adm = admission_json(x, native, ns, pg);
 	m.bound_too = adm != NULL;
 	spec = json_object_get(o->body, "spec");
-	(void)api_store_each(x->s, x->kinds[SK_POD], ns, NULL, NULL, member,
-			     &m);
+	vec_foreach (&l->names, n) {
+		const struct api_obj *p =
+			api_store_get(x->s, x->kinds[SK_POD], ns, *n);
+
+		if (p)
+			(void)member(&m, p);
+	}
 	queue = label(o->body, QUEUE_LABEL);
 	if (!queue && m.pods.len)
 		queue = label(m.pods.items[0], QUEUE_LABEL);
@@ -383,6 +491,8 @@ void serve_sched_gangs(struct serve_sched *x)
 		free(key);
 	}
 	x->new_gangs.len = 0;
+	hmap_release(&x->new_gang_keys);
+	hmap_init(&x->new_gang_keys);
 }
 
 void serve_sched_pod_group_error(struct serve_sched *x, const char *ns,

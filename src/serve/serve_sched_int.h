@@ -133,6 +133,12 @@ struct serve_sched {
 	VEC(uint32_t) acts;    /* slots with binds or a release */
 	VEC(char *) plain;     /* "ns/name" of plain pods to bind */
 	VEC(char *) new_gangs; /* "ns/PodGroup": to make */
+	struct hmap new_gang_keys; /* new_gangs' keys (no duplicates) */
+	struct hmap pg_pods;	   /* gang key of a PodGroup -> its pods' names
+				      (struct serve_sched_pg_pods *): our pods
+				      that name it, whatever their phase; so that
+				      a gang is made without walking every pod of
+				      its namespace (serve_sched_gang.c) */
 	int writes;
 	uint64_t pending_cycles; /* ctl cycles at the last pending pass */
 	uint32_t awaiting;	 /* slots with record_until_us set */
@@ -143,7 +149,13 @@ struct serve_sched {
 	uint64_t pending_seq; /* ctl_changes_seq() at that pass */
 };
 
+/* serve_sched_gang.c */
+/* Free the PodGroup member index and the gangs still to make. */
+void serve_sched_gang_release(struct serve_sched *x);
+
 /* serve_sched.c */
+/* Whether this sync has made its max_writes (serve_sched_options). */
+bool serve_sched_spent(const struct serve_sched *x);
 struct swl *serve_sched_slot(struct serve_sched *x, uint32_t slot);
 void serve_sched_queue_act(struct serve_sched *x, uint32_t slot);
 /* The live slot of the Workload ns/name, or -ENOENT. */
@@ -174,6 +186,10 @@ int serve_sched_load_config(void *ctx, struct cluster *c);
  * once; anything else needs a rebuild (returns true). */
 bool serve_sched_node_changed(struct serve_sched *x, const json_t *node,
 			      bool deleted);
+/* A plain pod (SP_PLAIN_HELD) came onto its node (sign 1) or left it
+ * (-1): its requests on the node's usage, without a rebuild. */
+void serve_sched_plain_usage(struct serve_sched *x, const json_t *pod,
+			     int sign);
 /* Rebuild the cluster's config if it changed since. */
 void serve_sched_reconfigure(struct serve_sched *x);
 

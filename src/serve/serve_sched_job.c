@@ -100,18 +100,16 @@ int serve_sched_decode_workload(struct serve_sched *x, const json_t *obj,
 {
 	const char *ns = meta_str(obj, "namespace");
 	const char *name = meta_str(obj, "name");
-	char *text = json_dumps(obj, JSON_COMPACT);
-	char *file = xasprintf("%s/%s/%s.json",
+	char *file = xasprintf("%s/%s/%s",
 			       json_string_value(json_object_get(obj, "kind")),
 			       ns ? ns : "", name ? name : "");
 	struct cluster batch;
 	struct diag d;
-	int rc = -EINVAL;
+	int rc;
 
 	diag_init(&d);
 	cluster_init_batch(&batch, &x->c);
-	if (text)
-		rc = manifest_load_buffer(&batch, file, text, strlen(text), &d);
+	rc = manifest_load_json(&batch, file, obj, &d);
 	if (rc == 0 && batch.workloads.len != 1) {
 		strbuf_addstr(msg, "not one workload");
 		rc = -EINVAL;
@@ -123,7 +121,6 @@ int serve_sched_decode_workload(struct serve_sched *x, const json_t *obj,
 	}
 	cluster_release(&batch);
 	diag_release(&d);
-	free(text);
 	free(file);
 	return rc;
 }

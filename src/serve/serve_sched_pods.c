@@ -351,10 +351,10 @@ void serve_sched_plain_pod(struct serve_sched *x, const struct sev *e,
 	flags |= SP_PLAIN;
 	if (node && !gone && !held) {
 		flags |= SP_PLAIN_HELD;
-		x->config_dirty = true; /* its usage on the node */
+		serve_sched_plain_usage(x, e->body, 1); /* on its node */
 	} else if (gone && held) {
 		flags &= ~SP_PLAIN_HELD;
-		x->config_dirty = true;
+		serve_sched_plain_usage(x, e->body, -1);
 	}
 	if (e->type == API_DELETED) {
 		hmap_del(&x->pods, uid, strlen(uid));
@@ -1230,8 +1230,8 @@ static void bind_plain(struct serve_sched *x, const struct api_obj *o,
 		     &eb) == 0) {
 		x->writes++;
 		resvec_add(&used[n], &w.podsets[0].requests);
-		resvec_add(&x->c.nodes.items[n].usage, &w.podsets[0].requests);
-		x->config_dirty = true;
+		ctl_node_usage(x->ctl, (uint32_t)n, &w.podsets[0].requests, 1,
+			       x->now_us);
 		scheduled_event(x, ns, name, x->c.nodes.items[n].name);
 	}
 out:
@@ -1256,6 +1256,10 @@ void serve_sched_plain(struct serve_sched *x)
 		char *key = x->plain.items[i], *slash = strchr(key, '/');
 		const struct api_obj *o;
 
+		if (serve_sched_spent(x)) {
+			x->plain.items[j++] = key; /* the next sync's */
+			continue;
+		}
 		*slash = '\0';
 		o = api_store_get(x->s, x->kinds[SK_POD], key, slash + 1);
 		if (o && !str_at(o->body, "spec", "nodeName") &&

@@ -31,6 +31,7 @@
 #include "sched/sched.h"
 #include "serve/serve_cluster.h"
 #include "serve/serve_sched.h"
+#include "serve/serve_sched_int.h" /* the usage check: its cluster */
 #include "testutil.h"
 
 #define T0 1796130000000000LL /* 2026-12-01T13:00:00Z */
@@ -907,7 +908,9 @@ static void check_capacity(struct api_store *s)
 		const char *nn = sget(pods.items[i], "spec", "nodeName");
 		size_t j;
 
-		if (!nn || terminal(pods.items[i]))
+		if (!nn || terminal(pods.items[i]) ||
+		    !strncmp(sget(pods.items[i], "metadata", "name"), "plain",
+			     5)) /* test_random's: cpu only */
 			continue;
 		for (j = 0; j < n && strcmp(seen[j], nn); j++)
 			;
@@ -1708,11 +1711,35 @@ static void check_released(struct env *e, unsigned long long seed)
 /* No gang partly bound, nothing on a NotReady node, every release done,
  * and the quota used is the admitted workloads', which are the Jobs
  * running and the PodGroups' pods. */
+/* The usage the scheduler keeps for what it does not admit (plain pods,
+ * followed pod by pod) equals a rebuild's from the store. */
+static void check_plain_usage(struct env *e, unsigned long long seed)
+{
+	struct cluster c;
+
+	cluster_init(&c);
+	assert_int_equal(serve_sched_load_config(e->x, &c), 0);
+	assert_int_equal(c.nodes.len, e->x->c.nodes.len);
+	for (size_t i = 0; i < c.nodes.len; i++) {
+		const struct node *a = &c.nodes.items[i];
+		const struct node *b =
+			cluster_find(&e->x->c, KIND_NODE, NULL, a->name);
+
+		assert_non_null(b);
+		if (memcmp(&a->usage, &b->usage, sizeof(a->usage)))
+			fail_msg("seed %llu: node %s: usage differs from a "
+				 "rebuild's",
+				 seed, a->name);
+	}
+	cluster_release(&c);
+}
+
 static void check_invariants(struct env *e, int njobs, const struct groups *gr,
 			     unsigned long long seed)
 {
 	int unsuspended = 0;
 
+	check_plain_usage(e, seed);
 	for (int j = 0; j < njobs; j++) {
 		char name[16];
 		const struct api_obj *jb;
@@ -1909,6 +1936,17 @@ static void group_step(struct env *e, struct groups *gr, uint64_t what,
  * other in turn without end; a gang of pods released while one of its
  * pods was unbound once never finished its release).
  */
+/* A pod of no queue and no gang, of 16 cpus: bound alone. */
+static void plain_pod(struct env *e, const char *name)
+{
+	put_to(e->x, e->s, e->now,
+	       "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+	       "\"name\":\"%s\",\"namespace\":\"team-a\"},\"spec\":{"
+	       "\"containers\":[{\"name\":\"c\",\"image\":\"i\","
+	       "\"resources\":{\"requests\":{\"cpu\":\"16\"}}}]}}",
+	       name);
+}
+
 static void test_random(void **state)
 {
 	(void)state;
@@ -1921,10 +1959,19 @@ static void test_random(void **state)
 		env_start(&e, quickstart(), T0);
 		rng_seed(&r, seed);
 		for (int step = 0; step < 40; step++) {
-			uint64_t what = rng_below(&r, 16);
+			uint64_t what = rng_below(&r, 18);
 			char name[16];
 
-			if (what < 5 && njobs < 40) {
+			if (what >= 16) {
+				/* a plain pod (no queue, no gang) made or
+				 * deleted: its usage on its node */
+				snprintf(name, sizeof(name), "plain%d",
+					 (int)rng_below(&r, 6));
+				if (api_store_get(e.s, K_POD, "team-a", name))
+					del_pod(&e, name);
+				else
+					plain_pod(&e, name);
+			} else if (what < 5 && njobs < 40) {
 				snprintf(name, sizeof(name), "j%d", njobs++);
 				job(e.s, e.now, name, 1 + (int)rng_below(&r, 4),
 				    rng_below(&r, 2) ? "production"
@@ -1956,6 +2003,64 @@ static void test_random(void **state)
 }
 
 /* ---- The Kubernetes backend's needs (kube mode, dialects, faults) ---- */
+
+static int plain_bound(struct api_store *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < 8; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "plain%d", i);
+		n += node_of_pod(s, name) != NULL;
+	}
+	return n;
+}
+
+/*
+ * A write budget (max_writes) ends a sync's binding part way: the plain
+ * pods left are bound by the next syncs, in the order they came, and
+ * none is lost or bound twice.
+ */
+static void test_write_budget(void **state)
+{
+	struct serve_sched_options o;
+	struct env e;
+	int syncs = 0, last = 0;
+
+	(void)state;
+	serve_sched_options_init(&o);
+	o.max_writes = 3;
+	env_start(&e, quickstart(), T0);
+	serve_sched_set_options(e.x, &o);
+	(void)serve_sched_sync(e.x, e.now);
+	for (int i = 0; i < 8; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "plain%d", i);
+		plain_pod(&e, name);
+	}
+	while (plain_bound(e.s) < 8 && syncs < 20) {
+		int w = serve_sched_sync(e.x, e.now);
+		int now = plain_bound(e.s);
+
+		syncs++;
+		/* a bind and its Event: one pod a sync past 3 writes */
+		assert_true(w <= 4);
+		assert_true(now > last);
+		last = now;
+		/* first come, first bound: the bound ones are a prefix */
+		for (int i = 0; i < 8; i++) {
+			char name[16];
+
+			snprintf(name, sizeof(name), "plain%d", i);
+			assert_true(!node_of_pod(e.s, name) == (i >= now));
+		}
+	}
+	assert_int_equal(plain_bound(e.s), 8);
+	assert_true(syncs >= 4);
+	env_stop(&e);
+}
 
 static void env_start_opts(struct env *e, struct api_store *s, int64_t now,
 			   const struct serve_sched_options *o)
@@ -2873,6 +2978,7 @@ int main(void)
 		cmocka_unit_test(test_release_replacement),
 		cmocka_unit_test(test_release_bind_failed),
 		cmocka_unit_test(test_plain_pod_failed),
+		cmocka_unit_test(test_write_budget),
 		cmocka_unit_test(test_plain_pod_failed_pending),
 		cmocka_unit_test(test_restart_plain_pod_failed),
 		cmocka_unit_test(test_pod_group_failed),
