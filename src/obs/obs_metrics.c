@@ -19,6 +19,8 @@
 #include "base/vec.h"
 #include "gang/gang.h"
 #include "model/cluster.h"
+#include "obs/obs_placement.h"
+#include "sched/quota.h"
 #include "sched/sched.h"
 #include "topo/topo.h"
 
@@ -27,6 +29,12 @@
 /* Prometheus' default buckets, Kueue's for the attempt duration. */
 static const double def_buckets[] = { .005, .01, .025, .05, .1, .25,
 				      .5,   1,	 2.5,  5,   10 };
+
+/* A placement takes microseconds to seconds: 10 us to 10 s, x2.5, x2. */
+static const double place_buckets[] = { 1e-5, 2.5e-5, 5e-5,   1e-4, 2.5e-4,
+					5e-4, 1e-3,   2.5e-3, 5e-3, .01,
+					.025, .05,    .1,     .25,  .5,
+					1,    2.5,    5,      10 };
 
 enum fam {
 	F_ATTEMPTS,
@@ -42,6 +50,7 @@ enum fam {
 	F_EVICTED,
 	F_PREEMPTED,
 	F_LQ_QUOTA_RESERVED,
+	F_LQ_QUOTA_RESERVED_WAIT,
 	F_LQ_ADMITTED,
 	F_LQ_ADMISSION_WAIT,
 	F_LQ_READY_WAIT,
@@ -52,10 +61,12 @@ enum fam {
 	F_COHORT_ADMITTED,
 	F_GANG_BOUND_WAIT,
 	F_GANG_PARTLY_BOUND,
+	F_PLACE_DURATION,
 	/* gauges */
 	F_PENDING,
 	F_RESERVING,
 	F_ADMITTED_ACTIVE,
+	F_FINISHED_ACTIVE,
 	F_CQ_STATUS,
 	F_NOMINAL,
 	F_BORROWING,
@@ -65,11 +76,18 @@ enum fam {
 	F_LQ_PENDING,
 	F_LQ_RESERVING,
 	F_LQ_ADMITTED_ACTIVE,
+	F_LQ_FINISHED_ACTIVE,
 	F_COHORT_ADMITTED_ACTIVE,
 	F_PODGROUPS,
 	F_DOMAIN_GPUS,
 	F_DOMAIN_GPUS_USED,
 	F_DOMAIN_FREE_HOSTS,
+	F_CQ_CROSS_RACK,
+	F_CQ_CROSS_BLOCK,
+	F_COHORT_QUOTA,
+	F_COHORT_RESERVATIONS,
+	F_COHORT_INFO,
+	F_CQ_INFO,
 	F_COUNT
 };
 
@@ -133,6 +151,12 @@ static const struct metrics_def defs[F_COUNT] = {
 				  "total",
 				  "Quota reservations, per LocalQueue.",
 				  COUNTER },
+	[F_LQ_QUOTA_RESERVED_WAIT] = { "kueue_local_queue_quota_reserved_wait_"
+				       "time_seconds",
+				       "Time from a workload's creation or "
+				       "requeue to its quota reservation, per "
+				       "LocalQueue.",
+				       HIST, B14 },
 	[F_LQ_ADMITTED] = { "kueue_local_queue_admitted_workloads_total",
 			    "Admissions, per LocalQueue.", COUNTER },
 	[F_LQ_ADMISSION_WAIT] = { "kueue_local_queue_admission_wait_time_"
@@ -174,6 +198,12 @@ static const struct metrics_def defs[F_COUNT] = {
 				  "bound, summed over gangs, up to all bound "
 				  "or their eviction.",
 				  COUNTER },
+	[F_PLACE_DURATION] = { "echelon_placement_duration_seconds",
+			       "Time an admission attempt spent in the "
+			       "placement engine, per 'result' (simulated "
+			       "runs: 0).",
+			       HIST, place_buckets,
+			       sizeof(place_buckets) / sizeof(*place_buckets) },
 	[F_PENDING] = { "kueue_pending_workloads",
 			"Pending workloads, per 'cluster_queue' and 'status' "
 			"('active': in the queue; 'inadmissible': parked "
@@ -184,6 +214,10 @@ static const struct metrics_def defs[F_COUNT] = {
 			  GAUGE },
 	[F_ADMITTED_ACTIVE] = { "kueue_admitted_active_workloads",
 				"Admitted workloads not finished, per "
+				"'cluster_queue'.",
+				GAUGE },
+	[F_FINISHED_ACTIVE] = { "kueue_finished_workloads",
+				"Finished workloads still present, per "
 				"'cluster_queue'.",
 				GAUGE },
 	[F_CQ_STATUS] = { "kueue_cluster_queue_status",
@@ -221,6 +255,10 @@ static const struct metrics_def defs[F_COUNT] = {
 				   "Admitted workloads not finished, per "
 				   "LocalQueue.",
 				   GAUGE },
+	[F_LQ_FINISHED_ACTIVE] = { "kueue_local_queue_finished_workloads",
+				   "Finished workloads still present, per "
+				   "LocalQueue.",
+				   GAUGE },
 	[F_COHORT_ADMITTED_ACTIVE] = { "kueue_cohort_subtree_admitted_active_"
 				       "workloads",
 				       "Admitted workloads not finished in the "
@@ -240,6 +278,37 @@ static const struct metrics_def defs[F_COUNT] = {
 				  "their GPUs free: the largest gang of "
 				  "whole-node pods the domain still takes.",
 				  GAUGE },
+	[F_CQ_CROSS_RACK] = { "echelon_cluster_queue_cross_rack_bytes_per_"
+			      "second",
+			      "Modelled all-reduce bytes per second the "
+			      "placements of a ClusterQueue's admitted "
+			      "workloads send out of their racks.",
+			      GAUGE },
+	[F_CQ_CROSS_BLOCK] = { "echelon_cluster_queue_cross_block_bytes_per_"
+			       "second",
+			       "Modelled all-reduce bytes per second the "
+			       "placements of a ClusterQueue's admitted "
+			       "workloads send out of their blocks.",
+			       GAUGE },
+	[F_COHORT_QUOTA] = { "kueue_cohort_subtree_quota",
+			     "Quota of a cohort's subtree per flavor and "
+			     "resource: its own nominal quota and what its "
+			     "children can lend.",
+			     GAUGE },
+	[F_COHORT_RESERVATIONS] = { "kueue_cohort_subtree_resource_"
+				    "reservations",
+				    "Quota reserved in a cohort's subtree "
+				    "beyond its members' guarantees, per "
+				    "flavor and resource.",
+				    GAUGE },
+	[F_COHORT_INFO] = { "kueue_cohort_info",
+			    "1 per cohort, with its 'parent_cohort' and "
+			    "'root_cohort'.",
+			    GAUGE },
+	[F_CQ_INFO] = { "kueue_cluster_queue_info",
+			"1 per ClusterQueue, with its 'parent_cohort' and "
+			"'root_cohort' (\"\" without a cohort).",
+			GAUGE },
 	[F_PODGROUPS] = { "echelon_podgroups",
 			  "Workloads of a ClusterQueue per PodGroup 'phase' "
 			  "(Pending, Scheduling, Running, ...).",
@@ -255,6 +324,10 @@ struct wl_obs {
 	int32_t cq;	   /* of the last admission */
 	int32_t lq;	   /* its LocalQueue's index; -1: none, -2: unknown */
 	bool bound, ready; /* since the last admission */
+	/* the placement's modelled traffic out of racks and blocks, bytes/s,
+	 * once the first refresh after its admission worked it out */
+	bool traffic;
+	double rack_bps, block_bps;
 };
 
 /* The gauges of one topology domain, kept while its path stays. */
@@ -279,7 +352,7 @@ struct obs_metrics {
 	struct metrics *m;
 	/* per ClusterQueue, LocalQueue and quota the gauges' handles, so
 	 * that a refresh does not look labels up again */
-	struct hcache cqc, lqc, qc;
+	struct hcache cqc, lqc, qc, cohc;
 	/* per flavor id, per domain id */
 	VEC(struct dom_cache) * doms;
 	size_t ndoms;
@@ -289,7 +362,10 @@ struct obs_metrics {
 	size_t nwl;
 	uint64_t cycles, cycles_admitted; /* counted so far */
 	/* the admission attempts' series: success, inadmissible */
-	int64_t attempts[2], durations[2];
+	int64_t attempts[2], durations[2], place[2];
+	/* the placement attempts observed so far, of scheduler place_stamp */
+	uint64_t place_seen, place_stamp;
+	struct throughput_config tc; /* the model of the traffic gauges */
 };
 
 /* Up to four label pairs, the extra pair and the NULL. */
@@ -382,7 +458,9 @@ struct obs_metrics *obs_metrics_new(struct metrics *m, const char *label,
 		om->attempts[k] = metrics_handle(m, om->ids[F_ATTEMPTS], l);
 		om->durations[k] =
 			metrics_handle(m, om->ids[F_ATTEMPT_DURATION], l);
+		om->place[k] = metrics_handle(m, om->ids[F_PLACE_DURATION], l);
 	}
+	throughput_config_init(&om->tc);
 	return om;
 }
 
@@ -399,6 +477,7 @@ void obs_metrics_free(struct obs_metrics *om)
 	hcache_release(&om->cqc);
 	hcache_release(&om->lqc);
 	hcache_release(&om->qc);
+	hcache_release(&om->cohc);
 	free(om->label);
 	free(om->value);
 	free(om->wl);
@@ -509,7 +588,7 @@ static void on_admitted(struct obs_metrics *om, const struct ctl *x,
 	w->admit_us = e->at_us;
 	if (w->first_us < 0)
 		w->first_us = e->at_us;
-	w->bound = w->ready = false;
+	w->bound = w->ready = w->traffic = false;
 	cq = cq_label(x, adm->cq);
 	labels(om, l, "cluster_queue", cq, NULL);
 	metrics_add(om->m, om->ids[F_QUOTA_RESERVED], l, 1);
@@ -521,6 +600,7 @@ static void on_admitted(struct obs_metrics *om, const struct ctl *x,
 		return;
 	labels(om, l, "name", lq, "namespace", ns, NULL);
 	metrics_add(om->m, om->ids[F_LQ_QUOTA_RESERVED], l, 1);
+	metrics_observe(om->m, om->ids[F_LQ_QUOTA_RESERVED_WAIT], l, wait);
 	metrics_add(om->m, om->ids[F_LQ_ADMITTED], l, 1);
 	metrics_observe(om->m, om->ids[F_LQ_ADMISSION_WAIT], l, wait);
 }
@@ -667,8 +747,37 @@ void obs_metrics_event(struct obs_metrics *om, const struct ctl *x,
 		on_finished(om, x, e);
 		break;
 	case CTL_EV_REPLACED:
+		wl_of(om, x, e->wl)->traffic = false; /* a new placement */
+		break;
 	case CTL_EV_KIND_COUNT:
 		break;
+	}
+}
+
+void obs_metrics_set_model(struct obs_metrics *om,
+			   const struct throughput_config *tc)
+{
+	om->tc = *tc;
+}
+
+/* Observe the placement times of the attempts since the last call; those
+ * the scheduler no longer keeps are lost (more than SCHED_PLACE_LOG in
+ * one run of the controller). */
+static void place_times(struct obs_metrics *om, const struct ctl *x)
+{
+	uint64_t stamp, n = sched_place_attempts(ctl_sched(x), &stamp);
+
+	if (stamp != om->place_stamp) /* a rebuilt scheduler */
+		om->place_seen = 0;
+	om->place_stamp = stamp;
+	if (n - om->place_seen > SCHED_PLACE_LOG)
+		om->place_seen = n - SCHED_PLACE_LOG;
+	for (; om->place_seen < n; om->place_seen++) {
+		const struct sched_place_time *t =
+			sched_place_time_at(ctl_sched(x), om->place_seen);
+
+		metrics_observe_handle(om->m, om->place[t->admitted ? 0 : 1],
+				       (double)t->ns / 1e9);
 	}
 }
 
@@ -691,11 +800,13 @@ void obs_metrics_cycles(struct obs_metrics *om, const struct ctl *x,
 				       each);
 	om->cycles = st.cycles;
 	om->cycles_admitted = st.cycles_admitted;
+	place_times(om, x);
 }
 
 /* What the gauges of one ClusterQueue or LocalQueue count. */
 struct tally {
-	int64_t active, inadmissible, reserving, admitted;
+	int64_t active, inadmissible, reserving, admitted, finished;
+	double rack_bps, block_bps; /* of the admitted ones' placements */
 };
 
 static void tally_add(struct tally *t, const struct tally *one)
@@ -704,6 +815,9 @@ static void tally_add(struct tally *t, const struct tally *one)
 	t->inadmissible += one->inadmissible;
 	t->reserving += one->reserving;
 	t->admitted += one->admitted;
+	t->finished += one->finished;
+	t->rack_bps += one->rack_bps;
+	t->block_bps += one->block_bps;
 }
 
 /* Count wl in t; false when it is in none of the gauges. */
@@ -715,6 +829,8 @@ static bool tally_wl(const struct sched *s, uint32_t wl, struct tally *t)
 	if (st == SCHED_WL_ADMITTED) {
 		t->reserving++;
 		t->admitted++;
+	} else if (st == SCHED_WL_FINISHED) {
+		t->finished++;
 	} else if (sched_wl_held(s, wl)) {
 		t->reserving++;
 	} else if (st == SCHED_WL_PENDING) {
@@ -758,11 +874,30 @@ static int32_t lq_index(struct obs_metrics *om, const struct ctl *x,
 	return o->lq;
 }
 
+/* Add the modelled traffic of admitted wl to t, worked out once per
+ * placement. */
+static void traffic(struct obs_metrics *om, const struct ctl *x, uint32_t wl,
+		    int gpu, struct tally *t)
+{
+	struct wl_obs *o = wl_of(om, x, wl);
+
+	if (!o->traffic) {
+		o->traffic = true;
+		if (!obs_placement_traffic(ctl_sched(x), ctl_cluster(x), wl,
+					   gpu, &om->tc, &o->rack_bps,
+					   &o->block_bps))
+			o->rack_bps = o->block_bps = 0;
+	}
+	t->rack_bps = o->rack_bps;
+	t->block_bps = o->block_bps;
+}
+
 static void count(struct obs_metrics *om, const struct ctl *x,
 		  struct tally *cqt, struct tally *lqt, int64_t *phases)
 {
 	const struct cluster *c = ctl_cluster(x);
 	const struct sched *s = ctl_sched(x);
+	int gpu = resource_lookup(c->resources, "nvidia.com/gpu");
 
 	for (uint32_t i = 0; i < c->workloads.len; i++) {
 		int32_t cq = ctl_handle(x, i) ? sched_wl_cq(s, i) : -1;
@@ -775,6 +910,8 @@ static void count(struct obs_metrics *om, const struct ctl *x,
 		       gang_phase(ctl_gang(x), i)]++;
 		if (!tally_wl(s, i, &one))
 			continue;
+		if (one.admitted)
+			traffic(om, x, i, gpu, &one);
 		tally_add(&cqt[cq], &one);
 		lq = lq_index(om, x, i);
 		if (lq >= 0)
@@ -835,8 +972,8 @@ static void quota_series(struct obs_metrics *om, const struct ctl *x,
 }
 
 /* Slots of one ClusterQueue's gauges: pending (2), reserving, admitted,
- * status (3), PodGroup phases. */
-#define CQ_SLOTS (7 + PODGROUP_PHASE_COUNT)
+ * status (3), PodGroup phases, traffic (2), finished. */
+#define CQ_SLOTS (10 + PODGROUP_PHASE_COUNT)
 
 /* The gauges of ClusterQueue cq; *qslot counts the quota slots used. */
 static void cq_gauges(struct obs_metrics *om, const struct ctl *x, int32_t cq,
@@ -876,6 +1013,14 @@ static void cq_gauges(struct obs_metrics *om, const struct ctl *x, int32_t cq,
 				  podgroup_phase_name((enum podgroup_phase)p),
 				  NULL),
 			   (double)phases[p]);
+	labels(om, l, "cluster_queue", q->name, NULL);
+	base += 7 + PODGROUP_PHASE_COUNT;
+	set_cached(om, &om->cqc, base, q->name, len, F_CQ_CROSS_RACK, l,
+		   t->rack_bps);
+	set_cached(om, &om->cqc, base + 1, q->name, len, F_CQ_CROSS_BLOCK, l,
+		   t->block_bps);
+	set_cached(om, &om->cqc, base + 2, q->name, len, F_FINISHED_ACTIVE, l,
+		   (double)t->finished);
 	for (size_t g = 0; g < q->ngroups; g++)
 		for (size_t f = 0; f < q->groups[g].nflavors; f++)
 			for (size_t r = 0;
@@ -886,7 +1031,7 @@ static void cq_gauges(struct obs_metrics *om, const struct ctl *x, int32_t cq,
 					(*qslot)++, key);
 }
 
-/* The gauges of LocalQueue i (4 slots). */
+/* The gauges of LocalQueue i (5 slots). */
 static void lq_gauges(struct obs_metrics *om, size_t i,
 		      const struct local_queue *lq, const struct tally *t,
 		      struct strbuf *key)
@@ -895,19 +1040,21 @@ static void lq_gauges(struct obs_metrics *om, size_t i,
 	const char *ns = lq->ns ? lq->ns : "default";
 
 	key_of(key, ns, lq->name, NULL);
-	set_cached(om, &om->lqc, i * 4, key->buf, key->len, F_LQ_PENDING,
+	set_cached(om, &om->lqc, i * 5, key->buf, key->len, F_LQ_PENDING,
 		   labels(om, l, "name", lq->name, "namespace", ns, "status",
 			  "active", NULL),
 		   (double)t->active);
-	set_cached(om, &om->lqc, i * 4 + 1, key->buf, key->len, F_LQ_PENDING,
+	set_cached(om, &om->lqc, i * 5 + 1, key->buf, key->len, F_LQ_PENDING,
 		   labels(om, l, "name", lq->name, "namespace", ns, "status",
 			  "inadmissible", NULL),
 		   (double)t->inadmissible);
 	labels(om, l, "name", lq->name, "namespace", ns, NULL);
-	set_cached(om, &om->lqc, i * 4 + 2, key->buf, key->len, F_LQ_RESERVING,
+	set_cached(om, &om->lqc, i * 5 + 2, key->buf, key->len, F_LQ_RESERVING,
 		   l, (double)t->reserving);
-	set_cached(om, &om->lqc, i * 4 + 3, key->buf, key->len,
+	set_cached(om, &om->lqc, i * 5 + 3, key->buf, key->len,
 		   F_LQ_ADMITTED_ACTIVE, l, (double)t->admitted);
+	set_cached(om, &om->lqc, i * 5 + 4, key->buf, key->len,
+		   F_LQ_FINISHED_ACTIVE, l, (double)t->finished);
 }
 
 /* The gauges of domain d of flavor f, found again while their labels
@@ -1001,6 +1148,83 @@ static void topology_gauges(struct obs_metrics *om, const struct ctl *x)
 	strbuf_release(&path);
 }
 
+/* The info gauge of quota node n in slot n of om->cohc: 1 on its labels
+ * now, 0 on those it had before a change of its parent. */
+static void info(struct obs_metrics *om, const struct quota *q, int32_t n,
+		 struct strbuf *key)
+{
+	const struct quota_node *qn = &q->nodes[n];
+	const char *parent = qn->parent >= 0 ? q->nodes[qn->parent].name : "";
+	const char *root =
+		q->nodes[qn->root].is_cq ? "" : q->nodes[qn->root].name;
+	const char *l[MAX_LABELS];
+	struct hslot *sl;
+
+	key_of(key, qn->is_cq ? "q" : "c", qn->name, parent, root, NULL);
+	while ((size_t)n >= om->cohc.v.len)
+		vec_push_zero(&om->cohc.v);
+	sl = &om->cohc.v.items[n];
+	if (sl->key && sl->len == key->len &&
+	    memcmp(sl->key, key->buf, key->len) == 0)
+		return;
+	if (sl->key)
+		metrics_set_handle(om->m, sl->h, 0);
+	free(sl->key);
+	sl->key = xmalloc(key->len + 1);
+	memcpy(sl->key, key->buf, key->len + 1);
+	sl->len = key->len;
+	labels(om, l, qn->is_cq ? "cluster_queue" : "cohort", qn->name,
+	       "parent_cohort", parent, "root_cohort", root, NULL);
+	sl->h = metrics_handle(
+		om->m, om->ids[qn->is_cq ? F_CQ_INFO : F_COHORT_INFO], l);
+	metrics_set_handle(om->m, sl->h, 1);
+}
+
+/* Kueue's cohort series from the quota tree: per cohort its info and, per
+ * flavor and resource its subtree has quota of, the subtree's quota and
+ * reservations; per ClusterQueue its info. */
+static void cohort_gauges(struct obs_metrics *om, const struct ctl *x)
+{
+	const struct cluster *c = ctl_cluster(x);
+	const struct quota *q = sched_quota(ctl_sched(x));
+	const char *l[MAX_LABELS];
+	struct strbuf key;
+
+	strbuf_init(&key);
+	for (int32_t n = 0; n < (int32_t)q->nnodes; n++) {
+		const struct quota_node *qn = &q->nodes[n];
+
+		info(om, q, n, &key);
+		if (qn->is_cq)
+			continue;
+		for (size_t f = 0; f < q->nflavors && f < c->flavors.len; f++)
+			for (int r = 0; r < c->resources->count; r++) {
+				size_t fr = QUOTA_FR(f, r);
+
+				if (qn->subtree[fr] <= 0 && !qn->listed[fr])
+					continue;
+				labels(om, l, "cohort", qn->name, "flavor",
+				       c->flavors.items[f].name, "resource",
+				       resource_name(c->resources, r), NULL);
+				metrics_set(om->m, om->ids[F_COHORT_QUOTA], l,
+					    value(c, r, qn->subtree[fr]));
+				metrics_set(om->m,
+					    om->ids[F_COHORT_RESERVATIONS], l,
+					    value(c, r, qn->usage[fr]));
+			}
+	}
+	/* nodes gone with a smaller tree */
+	for (size_t n = q->nnodes; n < om->cohc.v.len; n++) {
+		struct hslot *sl = &om->cohc.v.items[n];
+
+		if (sl->key)
+			metrics_set_handle(om->m, sl->h, 0);
+		free(sl->key);
+		sl->key = NULL;
+	}
+	strbuf_release(&key);
+}
+
 void obs_metrics_refresh(struct obs_metrics *om, const struct ctl *x)
 {
 	const struct cluster *c = ctl_cluster(x);
@@ -1034,6 +1258,7 @@ void obs_metrics_refresh(struct obs_metrics *om, const struct ctl *x)
 	for (size_t i = 0; i < nlq; i++)
 		lq_gauges(om, i, &c->local_queues.items[i], &lqt[i], &key);
 	strbuf_release(&key);
+	cohort_gauges(om, x);
 	topology_gauges(om, x);
 	free(phases);
 	free(lqt);

@@ -23,6 +23,7 @@
 
 #include "base/metrics.h"
 #include "ctl/ctl.h"
+#include "sim/throughput.h"
 
 struct obs_metrics;
 
@@ -37,6 +38,11 @@ struct obs_metrics *obs_metrics_new(struct metrics *m, const char *label,
 /* NULL is fine. The registry stays the caller's. */
 void obs_metrics_free(struct obs_metrics *om);
 
+/* The throughput model of the traffic gauges (copied); by default
+ * throughput_config_init()'s. */
+void obs_metrics_set_model(struct obs_metrics *om,
+			   const struct throughput_config *tc);
+
 /* Record event e of controller x (counters and histograms). x must be
  * the controller that reported it, e its event op's argument. */
 void obs_metrics_event(struct obs_metrics *om, const struct ctl *x,
@@ -47,7 +53,10 @@ void obs_metrics_event(struct obs_metrics *om, const struct ctl *x,
  * attempts (result "success" for a cycle that admitted a workload,
  * "inadmissible" otherwise), each taking seconds / cycles of the
  * admission attempt duration: the driver's measure of its last ctl_run()
- * (the simulator's cycles take no simulated time: 0).
+ * (the simulator's cycles take no simulated time: 0). Also observes the
+ * placement time of each attempt that ran the placement engine since
+ * (sched_place_attempts(): 0 unless the driver lent the scheduler a
+ * clock).
  */
 void obs_metrics_cycles(struct obs_metrics *om, const struct ctl *x,
 			double seconds);

@@ -14,10 +14,11 @@
 
 #include "base/banned.h"
 
-/* Spans of n[0..count) at the host, rack and block levels of t, and the
- * fewest that could hold count pods of req. */
+/* Spans of n[0..count) at the host, rack and block levels of t, and with
+ * mins the fewest that could hold count pods of req (without: the spans,
+ * sparing the search). */
 static void spans(const struct topo *t, const uint32_t *n, size_t count,
-		  const struct resvec *req, struct obs_placement *r)
+		  const struct resvec *req, bool mins, struct obs_placement *r)
 {
 	int rack = topology_rack_level(t->topology);
 	unsigned host = (unsigned)t->nlevels - 1;
@@ -27,20 +28,26 @@ static void spans(const struct topo *t, const uint32_t *n, size_t count,
 	r->hosts = t->hostname_lowest
 			   ? topo_domains_spanned(t, n, count, host, tmp)
 			   : c;
-	r->min_hosts =
-		t->hostname_lowest ? topo_fewest_domains(t, host, req, c) : c;
 	r->racks = rack >= 0 ? topo_domains_spanned(t, n, count, (unsigned)rack,
 						    tmp)
 			     : 1;
-	r->min_racks =
-		rack >= 0 ? topo_fewest_domains(t, (unsigned)rack, req, c) : 1;
 	r->blocks = rack > 0 ? topo_domains_spanned(t, n, count,
 						    (unsigned)rack - 1, tmp)
 			     : 1;
+	free(tmp);
+	if (!mins) {
+		r->min_hosts = r->hosts;
+		r->min_racks = r->racks;
+		r->min_blocks = r->blocks;
+		return;
+	}
+	r->min_hosts =
+		t->hostname_lowest ? topo_fewest_domains(t, host, req, c) : c;
+	r->min_racks =
+		rack >= 0 ? topo_fewest_domains(t, (unsigned)rack, req, c) : 1;
 	r->min_blocks =
 		rack > 0 ? topo_fewest_domains(t, (unsigned)rack - 1, req, c)
 			 : 1;
-	free(tmp);
 }
 
 /* A shape with its GPUs spread evenly over its hosts. */
@@ -55,9 +62,30 @@ static void shape(struct throughput_shape *s, int32_t gpus, int32_t hosts,
 	s->host_gpus_min = s->host_gpus_max = hosts > 0 ? gpus / hosts : 0;
 }
 
-bool obs_placement_of(const struct sched *s, uint32_t wl,
+/* The model's figures of a gang of more than one GPU placed as act. */
+static void model(const struct throughput_config *tc,
+		  const struct throughput_shape *act,
+		  const struct throughput_shape *ideal, struct obs_placement *r)
+{
+	enum throughput_class k =
+		throughput_class_of(tc, THROUGHPUT_CLASS_BY_SIZE, act->gpus);
+	double step_s = throughput_step_us(tc, k, act, ideal) / 1e6;
+
+	r->ratio = throughput_ratio(tc, k, act, ideal);
+	if (!(step_s > 0))
+		return;
+	r->rack_bps =
+		throughput_crossing_bytes(tc, act, THROUGHPUT_RACK) / step_s;
+	r->block_bps =
+		throughput_crossing_bytes(tc, act, THROUGHPUT_BLOCK) / step_s;
+}
+
+/* obs_placement_of(); without mins, the fewest domains are the spans
+ * (ratio 1), for a caller that needs only the traffic of a model whose
+ * step time does not depend on the ideal placement. */
+static bool placement(const struct sched *s, uint32_t wl,
 		      const struct workload *w, size_t p, int gpu,
-		      const struct throughput_config *tc,
+		      const struct throughput_config *tc, bool mins,
 		      struct obs_placement *ret)
 {
 	const struct sched_admission *adm = sched_wl_admission(s, wl);
@@ -78,7 +106,7 @@ bool obs_placement_of(const struct sched *s, uint32_t wl,
 	ret->pods = pa->count;
 	ret->gpus = (int32_t)(pa->count * (gpp > 0 ? gpp : 1));
 	spans(sched_topo(s, pa->tas_flavor), pa->nodes, (size_t)pa->count, req,
-	      ret);
+	      mins, ret);
 	shape(&act, ret->gpus, ret->hosts, ret->racks, ret->blocks);
 	if (ret->min_hosts > 0 && ret->min_racks > 0 && ret->min_blocks > 0)
 		shape(&ideal, ret->gpus, ret->min_hosts, ret->min_racks,
@@ -87,36 +115,67 @@ bool obs_placement_of(const struct sched *s, uint32_t wl,
 		ideal = act;
 	ret->slowest = throughput_level_of(&act);
 	if (gpp > 0 && ret->gpus > 1)
-		ret->ratio = throughput_ratio(
-			tc,
-			throughput_class_of(tc, THROUGHPUT_CLASS_BY_SIZE,
-					    ret->gpus),
-			&act, &ideal);
+		model(tc, &act, &ideal, ret);
 	return true;
 }
 
-/* The worst of wl's pod sets: lowest ratio, most extra racks and blocks;
- * false when none has a topology placement. */
+bool obs_placement_of(const struct sched *s, uint32_t wl,
+		      const struct workload *w, size_t p, int gpu,
+		      const struct throughput_config *tc,
+		      struct obs_placement *ret)
+{
+	return placement(s, wl, w, p, gpu, tc, true, ret);
+}
+
+/* The worst of wl's pod sets (lowest ratio, most extra racks and blocks,
+ * most hosts) and the traffic of all of them. */
+struct summary {
+	double ratio, rack_bps, block_bps;
+	int32_t xr, xb, hosts;
+};
+
 static bool worst_of(const struct sched *s, const struct cluster *c,
 		     uint32_t wl, int gpu, const struct throughput_config *tc,
-		     double *ratio, int32_t *xr, int32_t *xb, int32_t *hosts)
+		     struct summary *r)
 {
 	const struct workload *w = &c->workloads.items[wl];
 	struct obs_placement pl;
 	bool any = false;
 
-	*ratio = 1;
-	*xr = *xb = *hosts = 0;
+	memset(r, 0, sizeof(*r));
+	r->ratio = 1;
 	for (size_t p = 0; p < w->npodsets; p++) {
 		if (!obs_placement_of(s, wl, w, p, gpu, tc, &pl))
 			continue;
 		any = true;
-		*ratio = pl.ratio < *ratio ? pl.ratio : *ratio;
-		if (pl.racks - pl.min_racks > *xr)
-			*xr = pl.racks - pl.min_racks;
-		if (pl.blocks - pl.min_blocks > *xb)
-			*xb = pl.blocks - pl.min_blocks;
-		*hosts = pl.hosts > *hosts ? pl.hosts : *hosts;
+		r->ratio = pl.ratio < r->ratio ? pl.ratio : r->ratio;
+		if (pl.racks - pl.min_racks > r->xr)
+			r->xr = pl.racks - pl.min_racks;
+		if (pl.blocks - pl.min_blocks > r->xb)
+			r->xb = pl.blocks - pl.min_blocks;
+		r->hosts = pl.hosts > r->hosts ? pl.hosts : r->hosts;
+		r->rack_bps += pl.rack_bps;
+		r->block_bps += pl.block_bps;
+	}
+	return any;
+}
+
+bool obs_placement_traffic(const struct sched *s, const struct cluster *c,
+			   uint32_t wl, int gpu,
+			   const struct throughput_config *tc, double *ret_rack,
+			   double *ret_block)
+{
+	const struct workload *w = &c->workloads.items[wl];
+	bool mins = throughput_compute_uses_ideal(tc), any = false;
+	struct obs_placement pl;
+
+	*ret_rack = *ret_block = 0;
+	for (size_t p = 0; p < w->npodsets; p++) {
+		if (!placement(s, wl, w, p, gpu, tc, mins, &pl))
+			continue;
+		any = true;
+		*ret_rack += pl.rack_bps;
+		*ret_block += pl.block_bps;
 	}
 	return any;
 }
@@ -134,6 +193,8 @@ void obs_placement_metrics(const struct sched *s, const struct cluster *c,
 		"echelon_workload_placement_throughput_ratio",
 		"echelon_workload_extra_racks",
 		"echelon_workload_extra_blocks",
+		"echelon_workload_cross_rack_bytes_per_second",
+		"echelon_workload_cross_block_bytes_per_second",
 	};
 	static const char *const helps[] = {
 		"Modelled training throughput of an admitted workload's "
@@ -141,33 +202,36 @@ void obs_placement_metrics(const struct sched *s, const struct cluster *c,
 		"Racks an admitted workload's pods span beyond the fewest that "
 		"could hold them.",
 		"Blocks an admitted workload's pods span beyond the fewest "
-		"that "
-		"could hold them.",
+		"that could hold them.",
+		"Modelled all-reduce bytes per second an admitted workload's "
+		"placement sends out of its racks.",
+		"Modelled all-reduce bytes per second an admitted workload's "
+		"placement sends out of its blocks.",
 	};
 	int gpu = resource_lookup(c->resources, "nvidia.com/gpu");
 	size_t multi = 0, on_min = 0;
 
-	for (int f = 0; f < 3; f++) {
+	for (size_t f = 0; f < ARRAY_SIZE(names); f++) {
 		family(out, names[f], helps[f]);
 		for (uint32_t wl = 0; wl < c->workloads.len; wl++) {
 			const struct workload *w = &c->workloads.items[wl];
-			double ratio;
-			int32_t xr, xb, hosts;
-
+			struct summary r;
 			if (!w->name ||
 			    sched_wl_state(s, wl) != SCHED_WL_ADMITTED ||
-			    !worst_of(s, c, wl, gpu, tc, &ratio, &xr, &xb,
-				      &hosts))
+			    !worst_of(s, c, wl, gpu, tc, &r))
 				continue;
 			strbuf_addf(out, "%s{namespace=\"%s\",name=\"%s\"} ",
 				    names[f], w->ns ? w->ns : "", w->name);
 			if (f == 0)
-				strbuf_addf(out, "%.6g\n", ratio);
+				strbuf_addf(out, "%.6g\n", r.ratio);
+			else if (f < 3)
+				strbuf_addf(out, "%d\n", f == 1 ? r.xr : r.xb);
 			else
-				strbuf_addf(out, "%d\n", f == 1 ? xr : xb);
-			if (f == 0 && hosts > 1) {
+				strbuf_addf(out, "%.6g\n",
+					    f == 3 ? r.rack_bps : r.block_bps);
+			if (f == 0 && r.hosts > 1) {
 				multi++;
-				on_min += xr == 0;
+				on_min += r.xr == 0;
 			}
 		}
 	}

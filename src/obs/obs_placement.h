@@ -25,6 +25,9 @@ struct obs_placement {
 	int32_t min_hosts, min_racks, min_blocks; /* the fewest */
 	double ratio;				  /* modelled, in (0, 1] */
 	enum throughput_level slowest;		  /* highest level crossed */
+	/* the modelled all-reduce traffic leaving its racks and its blocks
+	 * (throughput_crossing_bytes() over the step time), bytes/s */
+	double rack_bps, block_bps;
 };
 
 /*
@@ -39,12 +42,25 @@ bool obs_placement_of(const struct sched *s, uint32_t wl,
 		      struct obs_placement *ret);
 
 /*
+ * The modelled all-reduce traffic of admitted workload wl of c (scheduler
+ * s, model tc, gpu as above) leaving its racks and its blocks, bytes/s,
+ * summed over its pod sets; false (nothing written) when none has a
+ * topology placement.
+ */
+bool obs_placement_traffic(const struct sched *s, const struct cluster *c,
+			   uint32_t wl, int gpu,
+			   const struct throughput_config *tc, double *ret_rack,
+			   double *ret_block);
+
+/*
  * Append Prometheus text of the placements of c's admitted workloads
  * (scheduler s over c, model tc): per workload with a topology placement
  * echelon_workload_placement_throughput_ratio (its worst pod set),
  * echelon_workload_extra_racks and echelon_workload_extra_blocks (most
- * domains spanned beyond the fewest), and echelon_placement_on_min_racks_
- * ratio over the multi-host ones (NaN when there is none).
+ * domains spanned beyond the fewest), echelon_workload_cross_rack_bytes_
+ * per_second and echelon_workload_cross_block_bytes_per_second
+ * (obs_placement_traffic()), and echelon_placement_on_min_racks_ratio
+ * over the multi-host ones (NaN when there is none).
  */
 void obs_placement_metrics(const struct sched *s, const struct cluster *c,
 			   const struct throughput_config *tc,

@@ -127,7 +127,26 @@ struct sched_options {
 	 * expected to end before (Slurm's backfill, per topology domain).
 	 * See docs/internals/backfill.md. */
 	bool backfill;
+	/* A monotonic clock in nanoseconds that the scheduler reads around
+	 * each run of the placement engine, to time admission attempts
+	 * (sched_place_attempts()); ctx is its argument. NULL: not timed,
+	 * every attempt reads 0 (the simulator, whose outputs must not
+	 * depend on the machine). The scheduler reads no clock of its own. */
+	int64_t (*clock_ns)(void *ctx);
+	void *clock_ctx;
 };
+
+/* An admission attempt (a queue's head tried in a cycle) that ran the
+ * placement engine: the time it spent there, all flavors and the
+ * preemption's trials included (0 when not timed), and whether the
+ * attempt admitted the workload. */
+struct sched_place_time {
+	int64_t ns;
+	bool admitted;
+};
+
+/* How many of the last attempts sched_place_time_at() keeps. */
+#define SCHED_PLACE_LOG 1024
 
 /* What backfill did (sched_options.backfill). */
 struct sched_backfill_stats {
@@ -544,6 +563,17 @@ int64_t sched_wl_estimate(const struct sched *s, uint32_t wl);
 
 /* The counters of backfill. */
 struct sched_backfill_stats sched_backfill_stats(const struct sched *s);
+
+/*
+ * The admission attempts of s that ran the placement engine, numbered
+ * from 0: returns how many so far, and in *ret_stamp (NULL: not wanted)
+ * the identity of s, since a rebuilt scheduler numbers afresh.
+ * sched_place_time_at() is attempt i while it is among the last
+ * SCHED_PLACE_LOG, NULL otherwise; valid until the next cycle.
+ */
+uint64_t sched_place_attempts(const struct sched *s, uint64_t *ret_stamp);
+const struct sched_place_time *sched_place_time_at(const struct sched *s,
+						   uint64_t i);
 /* wl's reservation: its flavor (-1: none) and start into *ret_start_us
  * (may be NULL); its nodes (in that flavor's index) into *ret_nodes and
  * their number into *ret_n when not NULL (valid until s changes). */

@@ -489,9 +489,37 @@ static size_t drain(struct sched *s, int64_t now_us)
 	return n;
 }
 
+/* Log the attempt on id that just ended when it ran the placement. */
+static void log_attempt(struct sched *s, uint32_t id)
+{
+	struct sched_place_time *t;
+
+	if (!s->placed)
+		return;
+	t = &s->place_log[s->nplace++ % SCHED_PLACE_LOG];
+	t->ns = s->place_ns;
+	t->admitted = s->wl[id].state == SCHED_WL_ADMITTED;
+}
+
+uint64_t sched_place_attempts(const struct sched *s, uint64_t *ret_stamp)
+{
+	if (ret_stamp)
+		*ret_stamp = s->stamp;
+	return s->nplace;
+}
+
+const struct sched_place_time *sched_place_time_at(const struct sched *s,
+						   uint64_t i)
+{
+	if (i >= s->nplace || s->nplace - i > SCHED_PLACE_LOG)
+		return NULL;
+	return &s->place_log[i % SCHED_PLACE_LOG];
+}
+
 size_t sched_cycle(struct sched *s, int64_t now_us, struct sched_decisions *out)
 {
 	struct assign a;
+	uint32_t head;
 	size_t n;
 	int32_t cq;
 
@@ -513,8 +541,13 @@ size_t sched_cycle(struct sched *s, int64_t now_us, struct sched_decisions *out)
 	assign_init(&a);
 	s->cycle_admits = 0;
 	while ((!s->opt.admit_limit || s->cycle_admits < s->opt.admit_limit) &&
-	       (cq = pick(s)) >= 0)
-		n += process(s, queue_peek(&s->cqs[cq].heap), &a, now_us, out);
+	       (cq = pick(s)) >= 0) {
+		head = queue_peek(&s->cqs[cq].heap);
+		s->place_ns = 0;
+		s->placed = false;
+		n += process(s, head, &a, now_us, out);
+		log_attempt(s, head);
+	}
 	assign_release(&a);
 	sched_settle_classes(s);
 	return n;

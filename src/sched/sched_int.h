@@ -193,6 +193,12 @@ struct sched {
 	void *cand_buf; /* preempt.c: candidates, cand_cap of them */
 	size_t cand_cap;
 	bool requeue_by_creation;
+	/* The current attempt's time in the placement engine, whether it
+	 * ran it; the last attempts that did (sched_place_attempts()). */
+	int64_t place_ns;
+	bool placed;
+	uint64_t nplace;
+	struct sched_place_time place_log[SCHED_PLACE_LOG];
 	/* Placement results by shape, so that the engine's per-request
 	 * cache stays warm across workloads of one shape. */
 	struct place_workload_result *scratch[SCHED_SCRATCH_SLOTS];

@@ -146,6 +146,7 @@ bool tas_place(struct sched *s, int32_t f, const struct workload *w,
 	struct workload tmp = *w;
 	struct podset ps[WORKLOAD_MAX_PODSETS];
 	bool ok = false, compact = true; /* compact: no compact failure */
+	int64_t t0;
 
 	BUG_ON(!t);
 	if (apply && reuse(s, f, w, counts)) {
@@ -163,6 +164,7 @@ bool tas_place(struct sched *s, int32_t f, const struct workload *w,
 		r->ps[i].attempted = r->ps[i].is_leader = false;
 	}
 	r->failed = 0;
+	t0 = s->opt.clock_ns ? s->opt.clock_ns(s->opt.clock_ctx) : 0;
 	if (s->resv.len)
 		backfill_mask(s, f, (uint32_t)(w - s->c->workloads.items));
 	ok = place_workload(t, s->tas[f].fl, &tmp,
@@ -174,6 +176,9 @@ bool tas_place(struct sched *s, int32_t f, const struct workload *w,
 		ok = compact = false;
 	if (s->masked.len)
 		backfill_unmask(s, f);
+	if (s->opt.clock_ns)
+		s->place_ns += s->opt.clock_ns(s->opt.clock_ctx) - t0;
+	s->placed = true;
 	if (!ok) {
 		if (why && compact)
 			strbuf_addstr(why, r->ps[r->failed].res.reason.buf);

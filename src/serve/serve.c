@@ -31,6 +31,7 @@
 #include "serve/serve_addr.h"
 #include "serve/serve_apply.h"
 #include "serve/serve_cluster.h"
+#include "serve/serve_dcgm.h"
 #include "serve/serve_db.h"
 #include "serve/serve_http.h"
 #include "serve/serve_kube.h"
@@ -210,6 +211,14 @@ static void op_metrics(void *ctx, struct strbuf *out)
 	serve_db_metrics(dm->db, out);
 	if (dm->sched)
 		serve_sched_metrics(dm->sched, out);
+}
+
+/* The embedded cluster's simulated dcgm-exporter (serve_dcgm.h). */
+static void op_dcgm_metrics(void *ctx, struct strbuf *out)
+{
+	struct daemon *dm = ctx;
+
+	serve_dcgm_metrics(dm->store, out);
 }
 
 /* Phase 2: the controllers, until none writes (bounded). */
@@ -518,6 +527,7 @@ static int start_http(struct daemon *dm, const char *addr, uint16_t port)
 		.watch_deadline_us = api_watch_deadline_us,
 		.watch_free = api_watch_free,
 		.metrics = op_metrics,
+		.dcgm_metrics = dm->kube ? NULL : op_dcgm_metrics,
 		.ready = op_ready,
 		.ctx = dm,
 	};

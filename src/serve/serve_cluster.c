@@ -551,6 +551,16 @@ bool cl_armed(const struct serve_cluster *c, const char *uid,
 	return hmap_get_str(&c->armed, key, NULL);
 }
 
+int64_t cl_armed_at(const struct serve_cluster *c, const char *uid,
+		    enum cl_timer_kind kind)
+{
+	char key[320];
+	int64_t at;
+
+	armed_key(key, sizeof(key), uid, kind);
+	return hmap_get_str(&c->armed, key, &at) ? at : -1;
+}
+
 void cl_disarm_mark(struct serve_cluster *c, const char *uid,
 		    enum cl_timer_kind kind)
 {
@@ -791,6 +801,8 @@ struct serve_cluster *serve_cluster_new(struct api_store *s,
 	hmap_init(&c->pulling);
 	hmap_init(&c->bucket_index);
 	hmap_init(&c->killed);
+	hmap_init(&c->speed);
+	hmap_init(&c->fault_warned);
 	return c;
 }
 

@@ -3,8 +3,8 @@
  * Internals of the embedded cluster shared by its files: the controller
  * state (cursor, timers, work sets, the ownerReferences index) and the
  * JSON and write helpers every controller uses. Not a public interface:
- * only src/serve/serve_cluster.c, serve_jobs.c, serve_kubelet.c and
- * serve_gc.c include it.
+ * only src/serve/serve_cluster.c, serve_jobs.c, serve_kubelet.c,
+ * serve_gc.c and serve_dcgm.c (its JSON helpers) include it.
  *
  * Every write goes through cl_update()/cl_create()/cl_delete(), which
  * count writes and never write an object that would not change, so that
@@ -156,8 +156,11 @@ struct serve_cluster {
 	struct hmap pulling;	  /* pod uid -> when it was accepted */
 	struct hmap bucket_index; /* node name -> index in buckets */
 	VEC(struct cl_bucket) buckets;
-	struct hmap killed;    /* uids of pods whose containers stopped */
-	VEC(json_t *) stopped; /* deleted running pods (references) */
+	struct hmap killed;	  /* uids of pods whose containers stopped */
+	struct hmap speed;	  /* pod uid -> its node's speed (parts per
+				     million) when its end was armed */
+	struct hmap fault_warned; /* "node=gpu-fault value" warned about */
+	VEC(json_t *) stopped;	  /* deleted running pods (references) */
 };
 
 /* Key sets. */
@@ -227,6 +230,9 @@ void cl_arm(struct serve_cluster *c, enum cl_timer_kind kind, int64_t at_us,
 	    const char *ns, const char *name, const char *uid);
 bool cl_armed(const struct serve_cluster *c, const char *uid,
 	      enum cl_timer_kind kind);
+/* When uid's timer of kind is due, or -1 when it is not armed. */
+int64_t cl_armed_at(const struct serve_cluster *c, const char *uid,
+		    enum cl_timer_kind kind);
 void cl_disarm_mark(struct serve_cluster *c, const char *uid,
 		    enum cl_timer_kind kind);
 void cl_mark_job(struct serve_cluster *c, const char *ns, const char *name);

@@ -10,8 +10,10 @@
  * and who holds the quota; assembly: its pods created, bound and Ready
  * since admission and what happens at the deadline; throughput: domains
  * spanned against the fewest and the modelled throughput against ideal;
- * hardware: a measured rate far below the model's, or a node of the gang
- * no longer Ready; history: evictions and requeues), the first layer
+ * hardware: a measured rate far below the model's, a node of the gang
+ * no longer Ready, or one whose GPU signals (the embedded cluster's
+ * simulated dcgm-exporter) show an XID, overheating or a slowed clock;
+ * history: evictions and requeues), the first layer
  * that explains why it is not running at full speed (cause), and the
  * same as text for people (`echelon explain`). Computed on demand from
  * the controller, never stored.
@@ -24,6 +26,7 @@
 #include "api/api_store.h"
 #include "base/alloc.h"
 #include "gang/gang.h"
+#include "serve/serve_dcgm.h"
 #include "serve/serve_sched_int.h"
 #include "obs/obs_placement.h"
 #include "sim/throughput.h"
@@ -35,6 +38,7 @@
 #define MAX_LISTED     10   /* workloads named as ahead or holding */
 #define SLOW_RATIO     0.95 /* modelled throughput below this: spread */
 #define HW_SHORTFALL   0.8  /* measured below this share of the model */
+#define HW_SLOW	       0.95 /* a node's GPU clock below this: a straggler */
 #define GPU	       "nvidia.com/gpu"
 /* What a training job may report of itself on its Workload: its measured
  * rate and the rate it reaches on an ideal placement, in any one unit
@@ -438,13 +442,56 @@ static double reported(const struct xp *e, const char *key)
 	return end != v && *end == '\0' && d > 0 && isfinite(d) ? d : 0;
 }
 
-static void layer_hardware(struct xp *e)
+/* What one node's GPU signals say of the gang on it. */
+struct hw_node {
+	uint32_t xid_gpu, hot_gpu;
+	int32_t xid, hot_c;
+	double speed; /* slowest busy GPU's clock against full */
+	int64_t gang_gpus;
+};
+
+/* Read node name's simulated signals; true when they flag it. */
+static bool hw_node_read(const struct xp *e, const char *name,
+			 struct serve_dcgm_node *dn, struct hw_node *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->speed = 1;
+	if (serve_dcgm_node(e->x->s, name, dn) != 0)
+		return false;
+	for (uint32_t g = 0; g < dn->ngpus; g++) {
+		const struct serve_dcgm_gpu *u = &dn->gpus[g];
+		double sp = (double)u->sm_clock / SERVE_DCGM_SM_CLOCK_MHZ;
+
+		if (u->xid && !h->xid) {
+			h->xid = u->xid;
+			h->xid_gpu = g;
+		}
+		if (u->temp_c >= SERVE_DCGM_HOT_C && u->temp_c > h->hot_c) {
+			h->hot_c = u->temp_c;
+			h->hot_gpu = g;
+		}
+		if (u->busy && sp < h->speed)
+			h->speed = sp;
+	}
+	return h->xid || h->hot_c || h->speed < HW_SLOW;
+}
+
+/* A node of the gang and the GPUs the gang has on it. */
+struct gang_node {
+	const struct node *n;
+	int64_t gpus;
+};
+
+/* The gang's nodes, each once, in placement order (caller frees; NULL
+ * when none). */
+static struct gang_node *gang_nodes(const struct xp *e, size_t *ret_n)
 {
 	const struct sched_admission *adm = sched_wl_admission(e->s, e->wl);
-	double m = reported(e, ANN_MEASURED), ideal = reported(e, ANN_IDEAL);
-	json_t *o = json_object(), *bad = json_array();
-	bool suspect = false;
+	VEC(struct gang_node) v = VEC_INIT;
+	struct hmap at;
+	int64_t k;
 
+	hmap_init(&at);
 	for (size_t p = 0; adm && p < adm->npodsets; p++) {
 		const struct sched_podset_admission *pa = &adm->ps[p];
 		const struct topo *t;
@@ -455,12 +502,100 @@ static void layer_hardware(struct xp *e)
 		for (int32_t i = 0; i < pa->count; i++) {
 			const struct node *n = t->node_src[pa->nodes[i]];
 
-			if ((n->ready && !n->unschedulable) ||
-			    json_array_size(bad) >= MAX_LISTED)
-				continue;
-			json_array_append_new(bad, json_string(n->name));
-			suspect = true;
+			if (!hmap_get_str(&at, n->name, &k)) {
+				k = (int64_t)v.len;
+				hmap_put_str(&at, n->name, k);
+				vec_push(&v, ((struct gang_node){ .n = n }));
+			}
+			if (e->gpu >= 0)
+				v.items[k].gpus +=
+					e->w->podsets[p].requests.v[e->gpu];
 		}
+	}
+	hmap_release(&at);
+	*ret_n = v.len;
+	return v.items;
+}
+
+/* One flagged node, as JSON (its summary the line of text). */
+static json_t *hw_node_report(struct xp *e, const struct serve_dcgm_node *dn,
+			      const struct hw_node *h)
+{
+	json_t *o = json_pack("{s:s,s:i,s:f}", "node", dn->name, "gangGPUs",
+			      (int)h->gang_gpus, "speed",
+			      round(h->speed * 1000) / 1000);
+	const char *sep = ": ";
+	struct strbuf line;
+	char ts[40];
+
+	strbuf_init(&line);
+	strbuf_addf(&line, "node %s", dn->name);
+	if (h->xid) {
+		json_object_set_new(o, "xid", json_integer(h->xid));
+		json_object_set_new(o, "xidGPU", json_integer(h->xid_gpu));
+		strbuf_addf(&line, "%sXID %d on GPU %u", sep, h->xid,
+			    h->xid_gpu);
+		if (dn->fault.since_us >= 0) {
+			stamp(dn->fault.since_us, ts, sizeof(ts));
+			json_object_set_new(o, "xidAt", json_string(ts));
+			strbuf_addf(&line, " at %s", ts);
+		}
+		sep = ", ";
+	}
+	if (h->hot_c) {
+		json_object_set_new(o, "hotGPU", json_integer(h->hot_gpu));
+		json_object_set_new(o, "temperature", json_integer(h->hot_c));
+		strbuf_addf(&line, "%sGPU %u at %d °C", sep, h->hot_gpu,
+			    h->hot_c);
+	}
+	strbuf_addf(&line, "%sits %lld GPUs run the gang at %.2gx",
+		    h->xid || h->hot_c ? "; " : ": ", (long long)h->gang_gpus,
+		    h->speed);
+	strbuf_addf(&e->text, "   %s\n", line.buf);
+	json_object_set_new(o, "summary", json_string(line.buf));
+	strbuf_release(&line);
+	return o;
+}
+
+/* The GPU signals of the gang's nodes g[0..n): flagged ones into bad
+ * (and the text); how many nodes were read, -1 when there are no
+ * signals (a real cluster). */
+static int hw_signals(struct xp *e, const struct gang_node *g, size_t n,
+		      json_t *bad)
+{
+	struct serve_dcgm_node *dn;
+	struct hw_node h;
+
+	if (e->x->opt.kube)
+		return -1;
+	dn = xmalloc(sizeof(*dn));
+	for (size_t i = 0; i < n; i++) {
+		if (!hw_node_read(e, g[i].n->name, dn, &h) ||
+		    json_array_size(bad) >= MAX_LISTED)
+			continue;
+		h.gang_gpus = g[i].gpus;
+		json_array_append_new(bad, hw_node_report(e, dn, &h));
+	}
+	free(dn);
+	return (int)n;
+}
+
+static void layer_hardware(struct xp *e)
+{
+	const struct sched_admission *adm = sched_wl_admission(e->s, e->wl);
+	double m = reported(e, ANN_MEASURED), ideal = reported(e, ANN_IDEAL);
+	json_t *o = json_object(), *bad = json_array();
+	json_t *gpu_bad = json_array();
+	size_t ng;
+	struct gang_node *g = gang_nodes(e, &ng);
+	int nsig;
+	bool suspect = false;
+
+	for (size_t i = 0; i < ng && json_array_size(bad) < MAX_LISTED; i++) {
+		if (g[i].n->ready && !g[i].n->unschedulable)
+			continue;
+		json_array_append_new(bad, json_string(g[i].n->name));
+		suspect = true;
 	}
 	json_object_set_new(o, "degradedNodes", bad);
 	if (m > 0 && ideal > 0 && e->modelled > 0) {
@@ -493,8 +628,32 @@ static void layer_hardware(struct xp *e)
 			    i ? ", " : "; nodes not Ready or cordoned: ",
 			    json_string_value(json_array_get(bad, i)));
 	strbuf_addch(&e->text, '\n');
+	nsig = adm ? hw_signals(e, g, ng, gpu_bad) : 0;
+	free(g);
+	if (nsig < 0)
+		strbuf_addstr(&e->text,
+			      "   no GPU signals: a real cluster's DCGM "
+			      "exporter is not read\n");
+	else if (nsig > 0 && !json_array_size(gpu_bad))
+		strbuf_addf(&e->text,
+			    "   GPU signals of its %d nodes: no XID, none at "
+			    "%d °C or above, full clock\n",
+			    nsig, SERVE_DCGM_HOT_C);
+	json_object_set_new(o, "gpuSignals",
+			    json_string(nsig < 0    ? "unavailable"
+					: nsig == 0 ? "none"
+						    : "simulated"));
+	if (json_array_size(gpu_bad))
+		json_object_set(
+			o, "reason",
+			json_object_get(json_array_get(gpu_bad, 0), "summary"));
+	json_object_set_new(o, "stragglers", gpu_bad);
+	suspect = suspect || json_array_size(gpu_bad) > 0;
 	add_layer(e, "hardware",
-		  suspect ? "suspect" : (m > 0 && ideal > 0 ? "ok" : "n/a"), o);
+		  suspect			     ? "suspect"
+		  : (m > 0 && ideal > 0) || nsig > 0 ? "ok"
+						     : "n/a",
+		  o);
 }
 
 static void layer_history(struct xp *e)

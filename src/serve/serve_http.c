@@ -421,7 +421,8 @@ static enum MHD_Result send_dashboard(struct req *q)
 	return rc;
 }
 
-/* /, /metrics, /healthz, /readyz, /livez; false for other paths. */
+/* /, /metrics, /metrics/dcgm, /healthz, /readyz, /livez; false for other
+ * paths. */
 static bool builtin(struct req *q, const char *url, enum MHD_Result *rc)
 {
 	struct strbuf sb;
@@ -435,6 +436,11 @@ static bool builtin(struct req *q, const char *url, enum MHD_Result *rc)
 	strbuf_init(&sb);
 	if (strcmp(url, "/metrics") == 0) {
 		add_metrics(q->h, &sb);
+		*rc = send_reply(q, 200, "text/plain; version=0.0.4", &sb, NULL,
+				 0);
+	} else if (strcmp(url, "/metrics/dcgm") == 0 &&
+		   q->h->ops->dcgm_metrics) {
+		q->h->ops->dcgm_metrics(q->h->ops->ctx, &sb);
 		*rc = send_reply(q, 200, "text/plain; version=0.0.4", &sb, NULL,
 				 0);
 	} else if (strcmp(url, "/readyz") == 0 && q->h->ops->ready &&

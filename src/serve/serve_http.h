@@ -27,8 +27,9 @@
  *
  * Served here, before ops->handle: /metrics (Prometheus text: requests by
  * verb and code, latency, connections, watches, refusals, then
- * ops->metrics), /healthz and /livez ("ok"), /readyz ("ok", or 503
- * while ops->ready says no).
+ * ops->metrics), /metrics/dcgm (ops->dcgm_metrics: the embedded cluster's
+ * simulated dcgm-exporter; 404 when NULL), /healthz and /livez ("ok"),
+ * /readyz ("ok", or 503 while ops->ready says no).
  *
  * One thread: every function here, and every op, runs on the loop's
  * thread; ops never call back into this module.
@@ -56,6 +57,8 @@ struct serve_http_ops {
 	void (*watch_free)(struct api_watch *w);
 	/* Append more Prometheus text to /metrics; may be NULL. */
 	void (*metrics)(void *ctx, struct strbuf *out);
+	/* Write /metrics/dcgm; NULL: there is no such path. */
+	void (*dcgm_metrics)(void *ctx, struct strbuf *out);
 	/* Whether /readyz says ok (else 503); NULL: always. */
 	bool (*ready)(void *ctx);
 	void *ctx;

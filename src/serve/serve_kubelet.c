@@ -9,7 +9,12 @@
  * (containers terminated, Completed, exit 0) after its
  * sim.echelon.dev/duration, or Failed (Error, exit 1) at a time drawn
  * from the failure rate (per running pod-hour, as sim --pod-failures).
- * Without a duration a pod runs until it is deleted. Each kubelet records
+ * Without a duration a pod runs until it is deleted. A node annotated
+ * sim.echelon.dev/gpu-fault with a slowdown (serve_dcgm.h) runs its pods
+ * at that speed: what is left of a run is re-timed when the factor
+ * changes; the kubelet stamps when it first saw the fault
+ * (sim.echelon.dev/gpu-fault-since) and warns once, as a Node Event, about
+ * a value that does not parse. Each kubelet records
  * the Events a kubelet does (Pulling, Pulled, Created, Started, Killing),
  * within its own rate limit, and keeps its node's Lease.
  *
@@ -33,6 +38,7 @@
 #include "base/strbuf.h"
 #include "model/ann.h"
 #include "serve/serve_cluster_int.h"
+#include "serve/serve_dcgm.h"
 #include "serve/serve_event.h"
 
 #include "base/banned.h"
@@ -578,8 +584,10 @@ void cl_kubelet_gone(struct serve_cluster *c, const json_t *body)
 {
 	const char *uid = cl_str(body, "metadata.uid");
 
-	if (uid)
+	if (uid) {
 		hmap_del(&c->pulling, uid, strlen(uid));
+		hmap_del(&c->speed, uid, strlen(uid));
+	}
 	if (uid && hmap_get_str(&c->killed, uid, NULL)) {
 		hmap_del(&c->killed, uid, strlen(uid)); /* stopped already */
 		return;
@@ -611,6 +619,8 @@ void cl_kubelet_release(struct serve_cluster *c)
 	hmap_release(&c->images);
 	hmap_release(&c->pulling);
 	hmap_release(&c->killed);
+	hmap_release(&c->speed);
+	hmap_release(&c->fault_warned);
 }
 
 /* ---- stages ---- */
@@ -626,12 +636,20 @@ static int64_t duration_of(const json_t *pod)
 	return us;
 }
 
-/* Arm the end of a pod running since start_us: its duration, or the
- * failure drawn from the rate when that comes first. */
+#define PPM 1000000.0
+
+/* Arm the end of a pod running since start_us on node: its duration,
+ * stretched by the node's GPU slowdown (sim.echelon.dev/gpu-fault), or
+ * the failure drawn from the rate when that comes first. */
 static void arm_run(struct serve_cluster *c, const struct api_obj *o,
-		    int64_t start_us)
+		    const json_t *node, int64_t start_us)
 {
+	double speed = serve_dcgm_slowdown(node);
 	int64_t d = duration_of(o->body), fail = -1;
+
+	if (d > 0 && speed < 1)
+		d = (int64_t)((double)d / speed);
+	hmap_put_str(&c->speed, o->uid, llround(speed * PPM));
 
 	if (c->o.pod_failure_rate > 0) {
 		double u = rng_double(&c->rng);
@@ -655,6 +673,24 @@ static int64_t startup(struct serve_cluster *c)
 static bool node_ready(const json_t *node)
 {
 	return cl_cond_true(node, "Ready");
+}
+
+/* The node of running pod o changed speed: what is left of its run
+ * takes old/new as long (the work done so far stays done). */
+static void respeed(struct serve_cluster *c, const struct api_obj *o,
+		    const json_t *node, int64_t now_us)
+{
+	int64_t was, now = llround(serve_dcgm_slowdown(node) * PPM);
+	int64_t end = cl_armed_at(c, o->uid, CL_T_END);
+
+	if (end < 0 || !hmap_get_str(&c->speed, o->uid, &was) || was == now)
+		return;
+	hmap_put_str(&c->speed, o->uid, now);
+	if (end > now_us)
+		cl_arm(c, CL_T_END,
+		       now_us + (int64_t)((double)(end - now_us) * (double)was /
+					  (double)now),
+		       o->ns, o->name, o->uid);
 }
 
 void cl_kubelet_pod(struct serve_cluster *c, const char *ns, const char *name,
@@ -725,7 +761,9 @@ void cl_kubelet_pod(struct serve_cluster *c, const char *ns, const char *name,
 			cl_get(o->body, "status.containerStatuses"), 0);
 
 		start = cl_parse_time(cl_str(cs, "state.running.startedAt"));
-		arm_run(c, o, start < 0 ? now_us : start);
+		arm_run(c, o, node->body, start < 0 ? now_us : start);
+	} else if (strcmp(phase, "Running") == 0) {
+		respeed(c, o, node->body, now_us);
 	}
 }
 
@@ -754,11 +792,13 @@ void cl_kubelet_timer(struct serve_cluster *c, const struct cl_timer *t,
 		st = ST_FAILED;
 	else
 		return;
+	if (st != ST_RUNNING)
+		hmap_del(&c->speed, t->uid, strlen(t->uid));
 	if (write_stage(c, o, node->body, st, now_us) != 0 || st != ST_RUNNING)
 		return;
 	o = api_store_get(c->s, c->pod_k, t->ns, t->name);
 	if (o) {
-		arm_run(c, o, now_us);
+		arm_run(c, o, node->body, now_us);
 		started_events(c, o->body, node->name, now_us);
 	}
 }
@@ -978,6 +1018,54 @@ void cl_lease_timer(struct serve_cluster *c, const struct cl_timer *t,
 	lease_sync(c, node, true, now_us);
 }
 
+/* Bad fault values remembered as warned about, at most. */
+#define MAX_FAULT_WARNED 4096
+
+/* A node's simulated GPU fault (serve_dcgm.h): stamp the time it was
+ * first seen, drop the stamp once it is gone, and warn once, as a Node
+ * Event, about a value that does not parse (the node then shows none).
+ * Returns whether it wrote the node (its echo brings the next check). */
+static bool fault_sync(struct serve_cluster *c, const struct api_obj *o,
+		       int64_t now_us)
+{
+	const json_t *ann = cl_get(o->body, "metadata.annotations");
+	const char *v =
+		json_string_value(json_object_get(ann, SERVE_DCGM_FAULT_ANN));
+	bool since = json_object_get(ann, SERVE_DCGM_SINCE_ANN) != NULL;
+	struct serve_event_source src = { .component = KUBELET,
+					  .instance = o->name,
+					  .host = o->name };
+	struct serve_dcgm_fault f;
+	struct errbuf err;
+	char key[600];
+	json_t *node;
+
+	if (v && serve_dcgm_fault_parse(v, &f, &err) != 0) {
+		if (c->fault_warned.len >= MAX_FAULT_WARNED) {
+			hmap_release(&c->fault_warned); /* may warn again */
+			hmap_init(&c->fault_warned);
+		}
+		snprintf(key, sizeof(key), "%s=%s", o->name, v);
+		if (hmap_put_str(&c->fault_warned, key, 1) &&
+		    serve_event_from(c->s, o->body, &src, "Warning",
+				     "InvalidGPUFault", NULL, now_us, "%s: %s",
+				     SERVE_DCGM_FAULT_ANN, err.msg) == 0)
+			c->writes++;
+		v = NULL; /* shows no fault */
+	}
+	if (!v == !since)
+		return false;
+	node = json_deep_copy(o->body);
+	if (v)
+		json_object_set_new(
+			cl_obj(cl_obj(node, "metadata"), "annotations"),
+			SERVE_DCGM_SINCE_ANN, cl_jtime(now_us));
+	else
+		json_object_del(cl_obj(cl_obj(node, "metadata"), "annotations"),
+				SERVE_DCGM_SINCE_ANN);
+	return cl_update(c, o, node, now_us) == 0;
+}
+
 void cl_node_check(struct serve_cluster *c, const char *name, int64_t now_us)
 {
 	const struct api_obj *o = api_store_get(c->s, c->node_k, "", name);
@@ -993,6 +1081,8 @@ void cl_node_check(struct serve_cluster *c, const char *name, int64_t now_us)
 		(void)cl_update(c, o, node, now_us);
 		return;
 	}
+	if (fault_sync(c, o, now_us))
+		return;
 	if (!cl_armed(c, o->uid, CL_T_LEASE))
 		lease_sync(c, o, false, now_us);
 	pods_on(c, name, &pods);

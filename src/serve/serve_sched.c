@@ -227,9 +227,22 @@ static void collect_all(struct serve_sched *x)
 	}
 }
 
+/* The clock the scheduler times its placements with (the daemon's
+ * echelon_placement_duration_seconds). */
+static int64_t mono_ns(void *ctx)
+{
+	struct timespec t;
+
+	(void)ctx;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
 static void state_init(struct serve_sched *x)
 {
-	struct ctl_options o = { .wait_victims = true, .track_changes = true };
+	struct ctl_options o = { .wait_victims = true,
+				 .track_changes = true,
+				 .sched.clock_ns = mono_ns };
 
 	cluster_init(&x->c);
 	hmap_init(&x->by_name);

@@ -1270,6 +1270,7 @@ static void state_init(struct sim_state *st, const struct sim_input *in,
 		res->metrics = metrics_new();
 		st->obs = obs_metrics_new(res->metrics, "policy",
 					  sim_policy_name(o->policy));
+		obs_metrics_set_model(st->obs, &o->tp);
 	}
 	st->ctl = ctl_new(c, &co, &ops, st);
 	st->s = ctl_sched(st->ctl);

@@ -566,6 +566,32 @@ double throughput_allreduce_us(const struct throughput_config *c,
 		    fmin(b_host, s->host_gpus_min * bw));
 }
 
+double throughput_crossing_bytes(const struct throughput_config *c,
+				 const struct throughput_shape *s,
+				 enum throughput_level l)
+{
+	int32_t doms = l == THROUGHPUT_HOST    ? s->hosts
+		       : l == THROUGHPUT_RACK  ? s->racks
+		       : l == THROUGHPUT_BLOCK ? s->blocks
+					       : 1;
+	int32_t m;
+
+	BUG_ON(l >= THROUGHPUT_CLUSTER);
+	if (doms <= 1 || s->gpus <= 1)
+		return 0;
+	/* The ring leaves each of its doms domains once; a hop carries
+	 * 2((m-1)/m) of what the ring reduces. The hierarchical algorithm's
+	 * rings over the hosts, one per rail, reduce n/k each: k of them
+	 * together carry what one ring of n bytes would. */
+	m = c->algo == THROUGHPUT_HIERARCHICAL ? s->hosts : s->gpus;
+	return doms * 2.0 * (m - 1) / m * c->grad_bytes;
+}
+
+bool throughput_compute_uses_ideal(const struct throughput_config *c)
+{
+	return !(c->compute_us > 0) && c->comm_fraction > 0;
+}
+
 double throughput_compute_us(const struct throughput_config *c,
 			     enum throughput_class k,
 			     const struct throughput_shape *ideal)

@@ -40,6 +40,7 @@
 #ifndef ECHELON_SIM_THROUGHPUT_H
 #define ECHELON_SIM_THROUGHPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -206,6 +207,18 @@ double throughput_allreduce_us(const struct throughput_config *c,
 			       const struct throughput_shape *s);
 
 /*
+ * The bytes of one step's all-reduce, placed as s, that leave the domains
+ * of level l (HOST, RACK or BLOCK; their boundaries' links): the ring (one
+ * per rail with the hierarchical algorithm) leaves each domain the shape
+ * spans once, and each hop carries 2((m-1)/m) of the reduced bytes. 0
+ * when s is inside one such domain. Divided by throughput_step_us(), the
+ * traffic the placement puts on those links, in bytes per microsecond.
+ */
+double throughput_crossing_bytes(const struct throughput_config *c,
+				 const struct throughput_shape *s,
+				 enum throughput_level l);
+
+/*
  * The compute time of one step of a job of class k (not BY_SIZE) whose
  * ideal placement is ideal: compute_us when set, else from comm_fraction
  * at ideal when set, else from the class's share at the reference
@@ -214,6 +227,10 @@ double throughput_allreduce_us(const struct throughput_config *c,
 double throughput_compute_us(const struct throughput_config *c,
 			     enum throughput_class k,
 			     const struct throughput_shape *ideal);
+/* Whether throughput_compute_us() depends on its ideal placement (only
+ * with comm_fraction set and compute_us not): a caller that needs only
+ * the step time of an actual placement may skip working the ideal out. */
+bool throughput_compute_uses_ideal(const struct throughput_config *c);
 
 /* The all-reduce share of the step of a job of class k placed as s
  * (its ideal placement, say), in [0, 1]; 0 when nothing is reduced. */

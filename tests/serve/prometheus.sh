@@ -19,6 +19,27 @@ until_ok 15 sh -c "curl -fs $URL/metrics |
 curl -fs "$URL/metrics" >"$TMP/metrics.txt" || fail "GET /metrics"
 promtool check metrics <"$TMP/metrics.txt" >"$TMP/lint" 2>&1 ||
 	fail "promtool check metrics: $(cat "$TMP/lint")"
+# echelon's placement time, on the daemon's clock: the admission's attempt
+# ran the placement engine, in more than no time and less than a second
+series() { sed -n "s/^$1 //p" "$TMP/metrics.txt"; }
+n=$(series 'echelon_placement_duration_seconds_count{result="success"}')
+sum=$(series 'echelon_placement_duration_seconds_sum{result="success"}')
+$PY -c "import sys; sys.exit(0 if int('$n') >= 1 and 0 < float('$sum') < $n else 1)" ||
+	fail "placement duration: count '$n', sum '$sum'"
+# the queue's modelled traffic, the cohort series
+for s in 'echelon_cluster_queue_cross_rack_bytes_per_second{cluster_queue="main"}' \
+	'echelon_cluster_queue_cross_block_bytes_per_second{cluster_queue="main"}'; do
+	v=$(series "$s")
+	$PY -c "import math, sys; v = float('$v'); sys.exit(0 if math.isfinite(v) and v >= 0 else 1)" ||
+		fail "$s: '$v'"
+done
+grep -q '^kueue_cluster_queue_info{cluster_queue="main",' "$TMP/metrics.txt" ||
+	fail "no kueue_cluster_queue_info for main"
+# the Job runs a minute of the embedded clock (a second here): its
+# finished Workload stays, counted
+until_ok 15 sh -c "curl -fs $URL/metrics |
+	grep -q '^kueue_finished_workloads{cluster_queue=\"main\"} 1\$'" ||
+	fail "finished: $(curl -fs "$URL/metrics" | grep '^kueue_finished_workloads')"
 
 cat >"$TMP/prometheus.yml" <<EOF2
 global:

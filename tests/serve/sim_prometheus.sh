@@ -20,6 +20,14 @@ grep -q '^kueue_pending_workloads{cluster_queue="",' "$TMP/out/metrics.prom" &&
 want=$(sed -n 's/^kueue_admitted_workloads_total{cluster_queue="sim",policy="tas"} //p' \
 	"$TMP/out/metrics.prom")
 [ -n "$want" ] && [ "$want" -gt 0 ] || fail "no admissions in metrics.prom"
+# every admission ran the placement engine, in no simulated time
+n=$(sed -n 's/^echelon_placement_duration_seconds_count{policy="tas",result="success"} //p' \
+	"$TMP/out/metrics.prom")
+[ "$n" = "$want" ] || fail "placement attempts: '$n', want $want"
+grep -q '^echelon_placement_duration_seconds_sum{policy="tas",result="success"} 0$' \
+	"$TMP/out/metrics.prom" || fail "simulated placement time is not 0"
+grep -q '^kueue_cluster_queue_info{cluster_queue="sim",' "$TMP/out/metrics.prom" ||
+	fail "no kueue_cluster_queue_info"
 
 promtool tsdb create-blocks-from openmetrics "$TMP/out/metrics.om" \
 	"$TMP/tsdb" >"$TMP/import" 2>&1 ||
@@ -42,4 +50,9 @@ $PY -c "import sys; sys.exit(0 if float('$v') > 0 else 1)" ||
 v=$(prom_query 'histogram_quantile(0.9, sum by (le) (rate(kueue_admission_wait_time_seconds_bucket{policy="tas"}[2h])))' $at)
 $PY -c "import math, sys; sys.exit(0 if math.isfinite(float('$v')) else 1)" ||
 	fail "p90 admission wait: '$v'"
-echo "sim prometheus ok (p90 admission wait $v s)"
+p90=$v
+# the modelled traffic over the run: a number, at no time below 0
+v=$(prom_query 'min_over_time(sum(echelon_cluster_queue_cross_rack_bytes_per_second{policy="tas"})[2h:1m])' $at)
+$PY -c "import math, sys; v = float('$v'); sys.exit(0 if math.isfinite(v) and v >= 0 else 1)" ||
+	fail "cross-rack traffic: '$v'"
+echo "sim prometheus ok (p90 admission wait $p90 s)"

@@ -30,11 +30,14 @@
 static char *texts(const struct diag *d)
 {
 	struct strbuf sb;
+	char *s;
 
 	strbuf_init(&sb);
 	vec_foreach (&d->msgs, m)
 		strbuf_addf(&sb, "%d %s\n", (int)m->severity, m->text);
-	return strbuf_take(&sb);
+	s = strbuf_take(&sb);
+	strbuf_release(&sb); /* take leaves it with a buffer */
+	return s;
 }
 
 static char *encoded(const struct cluster *c)

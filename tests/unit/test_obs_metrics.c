@@ -7,7 +7,9 @@
  * run from the creation or the requeue, the preemption is labelled with
  * the preemptor's queue, the never-admitted job counts under its
  * ClusterQueue (not cluster_queue=""), and the history has a sample per
- * time-series sample.
+ * time-series sample. Placement attempts are counted at no simulated
+ * time, the cohort's series come from the quota tree, and a spread gang's
+ * modelled traffic is its ClusterQueue's.
  */
 #include "obs/obs_metrics.h"
 
@@ -17,6 +19,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +30,7 @@
 #include "manifest/manifest.h"
 #include "sim/gen.h"
 #include "sim/sim.h"
+#include "sim/throughput.h"
 #include "sim/trace.h"
 #include "testutil.h"
 
@@ -89,7 +93,10 @@ struct world {
 	struct strbuf text;
 };
 
-static void world_run(struct world *w)
+/* Run jobs (JSON lines) on the cluster of spec with the queues above,
+ * until until_us (0: the end). */
+static void world_run_on(struct world *w, const char *spec, const char *lines,
+			 int64_t until_us)
 {
 	struct errbuf eb = { 0 };
 	struct sim_options o;
@@ -99,9 +106,7 @@ static void world_run(struct world *w)
 
 	memset(w, 0, sizeof(*w));
 	cluster_init(&w->c);
-	assert_int_equal(
-		gen_parse("blocks=1,racks=1,hosts=4,gpus=8", NULL, &gs, &eb),
-		0);
+	assert_int_equal(gen_parse(spec, NULL, &gs, &eb), 0);
 	diag_init(&d);
 	assert_int_equal(gen_build(&w->c, &gs, &d), 0);
 	assert_int_equal(manifest_load_buffer(&w->c, "q.yaml", queues,
@@ -109,7 +114,7 @@ static void world_run(struct world *w)
 			 0);
 	trace_init(&t, w->c.strings, w->c.resources);
 	assert_int_equal(
-		trace_parse_jsonl(&t, "t.jsonl", jobs, strlen(jobs), &d), 0);
+		trace_parse_jsonl(&t, "t.jsonl", lines, strlen(lines), &d), 0);
 	diag_release(&d);
 	sim_input_init(&w->in, &w->c, NULL);
 	vec_foreach (&t.jobs, j)
@@ -121,9 +126,21 @@ static void world_run(struct world *w)
 	sim_options_init(&o);
 	o.check = true;
 	o.checkpoint_us = 300 * S;
+	o.until_us = until_us;
 	assert_int_equal(sim_run(&w->in, &o, &w->res, &eb), 0);
 	strbuf_init(&w->text);
 	metrics_write(w->res.metrics, &w->text);
+}
+
+static void world_run(struct world *w)
+{
+	world_run_on(w, "blocks=1,racks=1,hosts=4,gpus=8", jobs, 0);
+}
+
+static void assert_near_rel(double got, double want)
+{
+	if (!(fabs(got - want) <= 1e-9 * fabs(want)))
+		fail_msg("got %.17g, want %.17g", got, want);
 }
 
 static void world_release(struct world *w)
@@ -191,6 +208,34 @@ static const char *const want[] = {
 	"policy=\"tas\"} 0",
 	"kueue_admission_attempt_duration_seconds_sum{policy=\"tas\","
 	"result=\"success\"} 0",
+	/* each admission ran the placement engine; simulated: no time */
+	"echelon_placement_duration_seconds_count{policy=\"tas\","
+	"result=\"success\"} 4",
+	"echelon_placement_duration_seconds_sum{policy=\"tas\","
+	"result=\"success\"} 0",
+	/* the cohort's subtree: both teams' 16 GPUs, nothing left in use */
+	"kueue_cohort_subtree_quota{cohort=\"all\",flavor=\"tas-gpu\","
+	"policy=\"tas\",resource=\"nvidia.com/gpu\"} 32",
+	"kueue_cohort_subtree_resource_reservations{cohort=\"all\","
+	"flavor=\"tas-gpu\",policy=\"tas\",resource=\"nvidia.com/gpu\"} 0",
+	"kueue_cohort_info{cohort=\"all\",parent_cohort=\"\",policy=\"tas\","
+	"root_cohort=\"all\"} 1",
+	"kueue_cluster_queue_info{cluster_queue=\"team-a\","
+	"parent_cohort=\"all\",policy=\"tas\",root_cohort=\"all\"} 1",
+	"kueue_cluster_queue_info{cluster_queue=\"team-c\","
+	"parent_cohort=\"\",policy=\"tas\",root_cohort=\"\"} 1",
+	/* per LocalQueue as per ClusterQueue */
+	"kueue_local_queue_quota_reserved_wait_time_seconds_sum{name=\"a\","
+	"namespace=\"default\",policy=\"tas\"} 1210",
+	"kueue_local_queue_quota_reserved_wait_time_seconds_count{name=\"a\","
+	"namespace=\"default\",policy=\"tas\"} 3",
+	/* finished workloads still there: a trace job's goes with it */
+	"kueue_finished_workloads{" A "} 0",
+	"kueue_local_queue_finished_workloads{name=\"a\","
+	"namespace=\"default\",policy=\"tas\"} 0",
+	"kueue_finished_workloads{cluster_queue=\"team-c\",policy=\"tas\"} 0",
+	/* nothing admitted any more: no traffic */
+	"echelon_cluster_queue_cross_rack_bytes_per_second{" A "} 0",
 };
 
 static void test_sim_run(void **state)
@@ -221,10 +266,65 @@ static void test_sim_run(void **state)
 	world_release(&w);
 }
 
+/* The value of the series that starts line, as a double. */
+static double value_of(const char *text, const char *line)
+{
+	const char *p = strstr(text, line);
+
+	if (!p)
+		fail_msg("no series %s", line);
+	return strtod(p + strlen(line), NULL);
+}
+
+/*
+ * A gang of 4 whole hosts, one host per rack and two racks per block, is
+ * admitted when the run stops: its ClusterQueue's traffic gauges are what
+ * the throughput model gives its placement, and its 32 GPUs are reserved
+ * in its cohort (no lending limit: nothing is guaranteed to a member).
+ */
+static void test_traffic(void **state)
+{
+	static const char spread[] =
+		"{\"name\": \"spread\", \"submit_s\": 0, \"duration_s\": "
+		"3600, \"pods\": 4, \"requests\": {\"nvidia.com/gpu\": 8}, "
+		"\"queue\": \"a\"}\n";
+	struct throughput_config tc;
+	struct throughput_shape act = { 32, 4, 4, 2, 8, 8 };
+	enum throughput_class k;
+	double step_s;
+	struct world w;
+
+	(void)state;
+	world_run_on(&w, "blocks=2,racks=2,hosts=1,gpus=8", spread, 600 * S);
+	throughput_config_init(&tc);
+	k = throughput_class_of(&tc, THROUGHPUT_CLASS_BY_SIZE, 32);
+	step_s = throughput_step_us(&tc, k, &act, &act) / 1e6;
+	assert_true(step_s > 0);
+	assert_near_rel(value_of(w.text.buf,
+				 "echelon_cluster_queue_cross_rack_bytes_per_"
+				 "second{" A "} "),
+			throughput_crossing_bytes(&tc, &act, THROUGHPUT_RACK) /
+				step_s);
+	assert_near_rel(value_of(w.text.buf,
+				 "echelon_cluster_queue_cross_block_bytes_per_"
+				 "second{" A "} "),
+			throughput_crossing_bytes(&tc, &act, THROUGHPUT_BLOCK) /
+				step_s);
+	assert_true(value_of(w.text.buf,
+			     "echelon_cluster_queue_cross_block_bytes_per_"
+			     "second{" A "} ") > 0);
+	testutil_assert_line(w.text.buf,
+			     "kueue_cohort_subtree_resource_reservations{"
+			     "cohort=\"all\",flavor=\"tas-gpu\",policy=\"tas\","
+			     "resource=\"nvidia.com/gpu\"} 32");
+	world_release(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sim_run),
+		cmocka_unit_test(test_traffic),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

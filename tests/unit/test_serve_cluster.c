@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "api/api.h"
 #include "api/api_kind.h"
@@ -1587,6 +1588,105 @@ static void test_random(void **state)
 	}
 }
 
+/* ---- a node's simulated GPU fault ---- */
+
+/* When pod's container started (whole seconds), as the embedded clock. */
+static int64_t started_us(const json_t *pod)
+{
+	const json_t *cs =
+		json_array_get(json_object_get(json_object_get(pod, "status"),
+					       "containerStatuses"),
+			       0);
+	const char *s = jstr(cs, "state.running.startedAt");
+	struct tm tm;
+
+	assert_non_null(s);
+	memset(&tm, 0, sizeof(tm));
+	assert_non_null(strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm));
+	return (int64_t)timegm(&tm) * SEC;
+}
+
+static void set_fault(struct fx *f, const char *value)
+{
+	json_t *ann = json_object();
+
+	if (value)
+		json_object_set_new(ann, "sim.echelon.dev/gpu-fault",
+				    json_string(value));
+	update(f, f->node, "n1", "metadata.annotations", ann);
+}
+
+/*
+ * A pod of 60 s on node n1 whose sim.echelon.dev/gpu-fault changes at
+ * given times of its run: what is left of its run takes 1/slowdown as
+ * long from each change on; a fault without a slowdown, or one that does
+ * not parse (a Warning Event, once), leaves it alone; the node carries
+ * gpu-fault-since while it has a fault. (The start is known to the
+ * second and the start-up jitter is below one: ends checked to +-5 s.)
+ */
+static void test_gpu_fault_slowdown(void **state)
+{
+	static const struct {
+		const char *fault[2]; /* at 20 s and 40 s of the run; NULL:
+					 none, "" keep */
+		int64_t end_s;	      /* of the run */
+		int warnings;
+	} table[] = {
+		{ { "", "" }, 60, 0 },
+		{ { "slowdown=0.5", "" }, 100, 0 },  /* 20 + 40 / 0.5 */
+		{ { "slowdown=0.5", NULL }, 70, 0 }, /* 20 + 10 + 40 */
+		{ { "slowdown=0.25", "" }, 180, 0 }, /* 20 + 40 / 0.25 */
+		{ { "xid=79,temp=95", "" }, 60, 0 }, /* no slowdown */
+		{ { "slowdown=2", "" }, 60, 1 },     /* refused */
+		{ { "slowdown=0.5", "slowdown=0.5" }, 100, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
+		struct fx f;
+		struct names p;
+		int64_t start;
+		const json_t *ann;
+		const char *cur = NULL;
+		bool since;
+
+		fx_init(&f, 0);
+		add_node(&f, "n1");
+		start_job(&f, "j", "{\"completions\":1}", "n1");
+		pods_of(&f, "j", &p);
+		assert_int_equal(p.n, 1);
+		start = started_us(get(&f, f.pod, p.items[0]));
+		for (int k = 0; k < 2; k++) {
+			advance(&f, start + (20 + 20 * k) * SEC);
+			if (!table[i].fault[k] || *table[i].fault[k]) {
+				set_fault(&f, table[i].fault[k]);
+				cur = table[i].fault[k];
+			}
+			settle(&f);
+			ann = json_object_get(
+				json_object_get(get(&f, f.node, "n1"),
+						"metadata"),
+				"annotations");
+			since = json_object_get(
+					ann,
+					"sim.echelon.dev/gpu-fault-since") !=
+				NULL;
+			assert_int_equal(since, cur && !table[i].warnings);
+		}
+		advance(&f, start + (table[i].end_s - 5) * SEC);
+		assert_string_equal(
+			jstr(get(&f, f.pod, p.items[0]), "status.phase"),
+			"Running");
+		advance(&f, start + (table[i].end_s + 5) * SEC);
+		assert_string_equal(
+			jstr(get(&f, f.pod, p.items[0]), "status.phase"),
+			"Succeeded");
+		assert_int_equal(events(&f, "n1", "InvalidGPUFault", NULL),
+				 (size_t)table[i].warnings);
+		fx_release(&f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1606,6 +1706,7 @@ int main(void)
 		cmocka_unit_test(test_gc),
 		cmocka_unit_test(test_gc_terminating_pod),
 		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_gpu_fault_slowdown),
 		cmocka_unit_test(test_random),
 	};
 

@@ -548,6 +548,66 @@ static void test_monotonic(void **state)
 	}
 }
 
+struct cross_case {
+	enum throughput_algo algo;
+	struct throughput_shape s; /* gpus, hosts, racks, blocks, kmin, kmax */
+	double rack, block; /* bytes out of racks, blocks, in units of n */
+};
+
+/*
+ * The ring leaves each domain it spans once, a hop carrying 2((m-1)/m) n
+ * (m: GPUs for the flat ring, hosts for the per-rail rings of the
+ * hierarchical algorithm, whose k rails carry n/k each).
+ */
+static const struct cross_case cross_cases[] = {
+	/* one rack, one block: nothing leaves them */
+	{ THROUGHPUT_RING, { 16, 2, 1, 1, 8, 8 }, 0, 0 },
+	/* 16 GPUs over 2 racks: 2 hops of 2 x 15/16 */
+	{ THROUGHPUT_RING, { 16, 2, 2, 1, 8, 8 }, 3.75, 0 },
+	/* 32 GPUs, 4 racks in 2 blocks: 4 and 2 hops of 2 x 31/32 */
+	{ THROUGHPUT_RING, { 32, 4, 4, 2, 8, 8 }, 7.75, 3.875 },
+	/* hierarchical, 4 hosts over 2 racks: 2 hops of 2 x 3/4 */
+	{ THROUGHPUT_HIERARCHICAL, { 32, 4, 2, 1, 8, 8 }, 3, 0 },
+	/* one GPU: nothing to reduce */
+	{ THROUGHPUT_RING, { 1, 1, 1, 1, 1, 1 }, 0, 0 },
+};
+
+static void test_crossing_bytes(void **state)
+{
+	struct throughput_config c;
+
+	(void)state;
+	throughput_config_init(&c);
+	for (size_t i = 0; i < ARRAY_SIZE(cross_cases); i++) {
+		const struct cross_case *k = &cross_cases[i];
+
+		c.algo = k->algo;
+		assert_near(
+			throughput_crossing_bytes(&c, &k->s, THROUGHPUT_RACK) /
+				c.grad_bytes,
+			k->rack, 1e-12);
+		assert_near(
+			throughput_crossing_bytes(&c, &k->s, THROUGHPUT_BLOCK) /
+				c.grad_bytes,
+			k->block, 1e-12);
+	}
+	/* the compute time depends on the ideal placement only through
+	 * comm-fraction, unless compute is set */
+	assert_false(throughput_compute_uses_ideal(&c));
+	c.comm_fraction = 0.3;
+	assert_true(throughput_compute_uses_ideal(&c));
+	c.compute_us = 1000;
+	assert_false(throughput_compute_uses_ideal(&c));
+	c.comm_fraction = 0;
+	c.compute_us = 0;
+	/* a host's NVLink: 2 hosts of a flat ring of 16, 2 hops */
+	c.algo = THROUGHPUT_RING;
+	assert_near(throughput_crossing_bytes(&c, &cross_cases[0].s,
+					      THROUGHPUT_HOST) /
+			    c.grad_bytes,
+		    3.75, 1e-12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -562,6 +622,7 @@ int main(void)
 		cmocka_unit_test(test_class_of),
 		cmocka_unit_test(test_param_table),
 		cmocka_unit_test(test_monotonic),
+		cmocka_unit_test(test_crossing_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
