@@ -260,6 +260,7 @@ static void state_init(struct serve_sched *x)
 	hmap_init(&x->pg_pods);
 	x->cursor = api_store_rv(x->s);
 	x->pending_cycles = 0;
+	x->awaiting = 0;
 	x->pending_seq = 0; /* a new controller: every slot */
 	(void)serve_sched_load_config(x, &x->c);
 	x->ctl = ctl_new(&x->c, &o, &backend, x);
@@ -498,6 +499,7 @@ int serve_sched_sync(struct serve_sched *x, int64_t now_us)
 	}
 	evs_clear(x);
 	serve_sched_gangs(x);
+	serve_sched_awaited(x);
 	serve_sched_reconfigure(x); /* plain pods' usage changed */
 	x->restoring = false;
 	for (int turn = 0; turn < MAX_TURNS; turn++) {
@@ -522,7 +524,10 @@ int serve_sched_sync(struct serve_sched *x, int64_t now_us)
 
 int64_t serve_sched_next_us(const struct serve_sched *x)
 {
-	return ctl_next_wakeup_us(x->ctl, x->now_us);
+	int64_t a = ctl_next_wakeup_us(x->ctl, x->now_us);
+	int64_t b = serve_sched_awaited_us(x);
+
+	return a < b ? a : b;
 }
 
 const struct ctl *serve_sched_ctl(const struct serve_sched *x)
