@@ -19,6 +19,10 @@
 #                             tests/kube/deploy.sh checks deploy/ against
 #   prometheus, promtool      Debian package prometheus (apt-get), for
 #                             tests/serve/prometheus.sh and sim_prometheus.sh
+#   nghttpx                   Debian package nghttp2-proxy (apt-get): the
+#                             HTTP/2 (TLS, ALPN h2) proxy in front of the
+#                             test cluster in tests/kube/http2.sh, with
+#                             openssl for its throwaway CA
 # Whatever is already there is kept. A client that cannot be had is said
 # on stderr; with CI=true that is a failure, otherwise the tests skip it.
 set -u
@@ -57,6 +61,8 @@ for tool in npm unzip curl jq; do
 	command -v "$tool" >/dev/null 2>&1 || debs="$debs $tool"
 done
 command -v promtool >/dev/null 2>&1 || debs="$debs prometheus"
+command -v nghttpx >/dev/null 2>&1 || debs="$debs nghttp2-proxy"
+command -v openssl >/dev/null 2>&1 || debs="$debs openssl"
 if [ -n "$debs" ]; then
 	say "installing$debs"
 	# shellcheck disable=SC2086

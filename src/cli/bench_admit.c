@@ -46,22 +46,11 @@ static void add_workloads(struct cluster *c, const struct admit_opts *o,
 			  struct rng *g, int gpu)
 {
 	for (uint32_t i = 0; i < o->workloads; i++) {
-		struct workload *w = vec_push_zero(&c->workloads);
-		uint32_t q = (uint32_t)rng_below(g, o->cqs);
-		struct podset *ps;
+		struct podset *ps = bench_add_workload(c, i, o->cqs,
+						       o->small_level, g, gpu);
 
-		workload_init(w);
-		w->ns = bench_str(c, "team-%u", q, 0, 0);
-		w->name = bench_str(c, "job-%u", i, 0, 0);
-		w->queue_name = cluster_str(c, "training");
-		w->priority = (int32_t)rng_below(g, 4);
-		w->creation_us = i;
-		ps = workload_add_podset(w);
-		ps->name = cluster_str(c, "main");
-		bench_shape(c, o->small_level, g, ps, gpu);
 		if (o->no_topology)
 			ps->topology.mode = TOPOLOGY_NONE;
-		BUG_ON(cluster_index_last(c, KIND_WORKLOAD) < 0);
 	}
 }
 

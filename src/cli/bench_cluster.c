@@ -142,6 +142,27 @@ void bench_shape(struct cluster *c, const char *small_level, struct rng *g,
 	ps->requests.v[RESOURCE_PODS] = 1;
 }
 
+struct podset *bench_add_workload(struct cluster *c, uint32_t i, uint32_t cqs,
+				  const char *small_level, struct rng *g,
+				  int gpu)
+{
+	struct workload *w = vec_push_zero(&c->workloads);
+	uint32_t q = (uint32_t)rng_below(g, cqs);
+	struct podset *ps;
+
+	workload_init(w);
+	w->ns = bench_str(c, "team-%u", q, 0, 0);
+	w->name = bench_str(c, "job-%u", i, 0, 0);
+	w->queue_name = cluster_str(c, "training");
+	w->priority = (int32_t)rng_below(g, 4);
+	w->creation_us = i;
+	ps = workload_add_podset(w);
+	ps->name = cluster_str(c, "main");
+	bench_shape(c, small_level, g, ps, gpu);
+	BUG_ON(cluster_index_last(c, KIND_WORKLOAD) < 0);
+	return ps;
+}
+
 void bench_cluster_build(struct cluster *c, const struct bench_cluster_spec *o,
 			 int gpu)
 {

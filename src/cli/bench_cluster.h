@@ -31,6 +31,14 @@ void bench_cluster_build(struct cluster *c, const struct bench_cluster_spec *o,
  */
 void bench_shape(struct cluster *c, const char *small_level, struct rng *g,
 		 struct podset *ps, int gpu);
+/*
+ * Append workload i to c: job-i in namespace team-Q (Q drawn below cqs),
+ * LocalQueue training, priority 0 to 3, created at i, one pod set of
+ * bench_shape(). Returns its pod set (valid until c's workloads grow).
+ */
+struct podset *bench_add_workload(struct cluster *c, uint32_t i, uint32_t cqs,
+				  const char *small_level, struct rng *g,
+				  int gpu);
 /* fmt (with up to three %u) interned in c. */
 const char *bench_str(struct cluster *c, const char *fmt, uint32_t a,
 		      uint32_t b, uint32_t d);

@@ -18,6 +18,8 @@ static const struct cli_verb benches[] = {
 	{ "sim", cli_bench_sim, "replaying the ITP trace in the simulator" },
 	{ "churn", cli_bench_churn,
 	  "workloads streamed through the controller" },
+	{ "forecast", cli_bench_forecast,
+	  "one start-time forecast of the pending workloads" },
 	{ "serve", cli_bench_serve,
 	  "the daemon's API over HTTP: creates, lists, watches, Jobs" },
 	{ "kube", cli_bench_kube,

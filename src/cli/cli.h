@@ -101,6 +101,7 @@ int cli_serve(int argc, char **argv);
 int cli_explain(int argc, char **argv);
 int cli_bench_admit(int argc, char **argv);
 int cli_bench_churn(int argc, char **argv);
+int cli_bench_forecast(int argc, char **argv);
 int cli_bench_serve(int argc, char **argv);
 int cli_bench_kube(int argc, char **argv);
 int cli_version(int argc, char **argv);

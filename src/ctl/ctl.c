@@ -34,6 +34,7 @@ void ctl_emit(struct ctl *x, const struct ctl_event *e)
 	struct ctl_event at = *e;
 
 	at.at_us = x->now_us;
+	x->generation++;
 	if (x->ops && x->ops->event)
 		x->ops->event(x->ctx, &at);
 }
@@ -444,11 +445,17 @@ struct ctl_stats ctl_stats(const struct ctl *x)
 	return x->stats;
 }
 
+uint64_t ctl_generation(const struct ctl *x)
+{
+	return x->generation;
+}
+
 int64_t ctl_slot_of(struct ctl *x, uint64_t h)
 {
 	uint32_t wl = CTL_SLOT(h);
 
 	ctl_grow(x);
+	x->generation++; /* every call on a workload may change it */
 	if (wl >= x->nwl || !x->wl[wl].live || x->wl[wl].gen != CTL_GEN(h))
 		return -ESTALE;
 	return wl;
@@ -532,6 +539,7 @@ int ctl_assume_job(struct ctl *x, uint64_t h)
 
 int ctl_assume_pod(struct ctl *x, const struct pod *p)
 {
+	x->generation++;
 	return sched_assume_pod(x->s, p);
 }
 
@@ -681,6 +689,7 @@ void ctl_node_down(struct ctl *x, uint32_t node, bool down, int64_t now_us)
 	ctl_set_now(x, now_us);
 	if (x->node_down[node] == down)
 		return;
+	x->generation++;
 	x->node_down[node] = down;
 	sched_node_set_down(x->s, node, down, now_us);
 	if (!down) {
@@ -799,6 +808,7 @@ static void cycles(struct ctl *x)
 		d.items.len = 0;
 		sched_cycle(x->s, x->now_us, &d);
 		x->stats.cycles++;
+		x->generation++;
 		vec_foreach (&d.items, it) {
 			if (it->kind != SCHED_DECIDE_PREEMPT) {
 				x->stats.cycles_admitted++;
@@ -859,6 +869,7 @@ int ctl_reconfigure(struct ctl *x, int (*change)(void *ctx, struct cluster *c),
 
 	ctl_set_now(x, now_us);
 	x->stats.reconfigures++;
+	x->generation++;
 	sn = ctl_snapshot(x);
 	gang_free(x->g);
 	sched_free(x->s);

@@ -160,6 +160,14 @@ const struct sched *ctl_sched(const struct ctl *x);
 const struct gang *ctl_gang(const struct ctl *x);
 struct ctl_stats ctl_stats(const struct ctl *x);
 /*
+ * A counter that moves whenever the controller's state may have changed:
+ * every call on a workload, every decision and scheduler cycle, a node's
+ * status or usage, a reconfiguration or restore. Equal values mean the
+ * same state (time aside), so a reader may keep what it derived from it
+ * (the forecast's cache, ctl_forecast.h).
+ */
+uint64_t ctl_generation(const struct ctl *x);
+/*
  * What changed, for a status writer that redoes its work per workload:
  * every change of what it reads of a workload (the scheduler's state of
  * it and its lifecycle, see sched_track() and gang_track(); its handle)

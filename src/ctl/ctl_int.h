@@ -79,6 +79,7 @@ struct ctl {
 	struct hmap pod_uid;  /* pod UID -> slot << 32 | pod */
 	struct ctl_stats stats;
 	struct dirty changes; /* ctl_changes(): the core marks it */
+	uint64_t generation;  /* ctl_generation() */
 };
 
 /* One pod set's admission by names. */

@@ -472,6 +472,7 @@ int ctl_restore(struct ctl *x, const struct ctl_snapshot *sn)
 	if (sn->now_us > x->now_us)
 		x->now_us = sn->now_us;
 	ctl_grow(x);
+	x->generation++;
 	hmap_init(&old_to_new);
 	vec_foreach (&sn->wls, w) {
 		int64_t slot = slot_now(x, w);

@@ -22,6 +22,7 @@ int ctl_workload_add(struct ctl *x, struct workload *w, uint64_t *ret_h)
 	if (rc < 0)
 		return rc;
 	ctl_grow(x);
+	x->generation++;
 	x->wl[slot].live = true;
 	sched_wl_add(x->s, slot);
 	gang_wl_add(x->g, slot);
@@ -161,6 +162,7 @@ void ctl_node_status(struct ctl *x, uint32_t node, bool ready,
 	ctl_grow(x);
 	BUG_ON(node >= x->c->nodes.len);
 	ctl_set_now(x, now_us);
+	x->generation++;
 	n = &x->c->nodes.items[node];
 	if (n->ready == ready && n->unschedulable == unschedulable)
 		return;
@@ -178,6 +180,7 @@ void ctl_node_usage(struct ctl *x, uint32_t node, const struct resvec *req,
 	ctl_grow(x);
 	BUG_ON(node >= x->c->nodes.len || (sign != 1 && sign != -1));
 	ctl_set_now(x, now_us);
+	x->generation++;
 	n = &x->c->nodes.items[node];
 	if (sign > 0)
 		resvec_add(&n->usage, req);

@@ -285,10 +285,14 @@ int kube_http_timeout_ms(const struct kube_http *h, int64_t mono_us)
 {
 	int64_t due = h->curl_due_us;
 
-	if (h->ready_free || h->dead)
+	if (h->dead)
+		return 0;
+	/* While a new connection opens, the ready calls wait for its first
+	 * answer (curl's I/O). */
+	if (h->ready_free && !h->opener)
 		return 0;
 	/* At max_running, a completion (curl's I/O) frees a place. */
-	if (h->ready_limited && h->running < h->max_running) {
+	if (h->ready_limited && h->running < h->max_running && !h->opener) {
 		double t = tokens_at(h, mono_us);
 
 		if (t >= 1)
@@ -326,7 +330,7 @@ static void start_ready(struct kube_http *h)
 
 	h->tokens = tokens_at(h, h->now_us);
 	h->refill_us = h->now_us;
-	while (*pp) {
+	while (*pp && !h->opener) {
 		struct call *c = *pp;
 		bool free_call = c->flags & KUBE_NO_LIMIT;
 
@@ -421,6 +425,28 @@ static void count(struct kube_http *h, const struct call *c, int code)
 	}
 }
 
+/* c was refused a connection while another opened: first in line again,
+ * its try and its token given back. */
+static void defer(struct kube_http *h, struct call *c)
+{
+	kube_http_easy_stop(h, c);
+	c->tries--;
+	if (!(c->flags & KUBE_NO_LIMIT))
+		h->tokens = h->tokens + 1 < h->burst ? h->tokens + 1 : h->burst;
+	ready_push(h, c);
+	/* Move it from the tail to the head. */
+	if (h->ready != c) {
+		struct call **pp = &h->ready;
+
+		while (*pp != c)
+			pp = &(*pp)->qnext;
+		*pp = NULL;
+		h->ready_tail = pp;
+		c->qnext = h->ready;
+		h->ready = c;
+	}
+}
+
 static void finish(struct kube_http *h, struct call *c, struct kube_reply *r)
 {
 	call_kill(h, c);
@@ -433,6 +459,10 @@ static void completed(struct kube_http *h, struct call *c, CURLcode res)
 	struct kube_reply r = { .tries = c->tries };
 	long code = 0;
 
+	if (c->deferred) {
+		defer(h, c);
+		return;
+	}
 	curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &code);
 	r.code = res == CURLE_OK ? (int)code : 0;
 	if (c->closed)

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include "base/alloc.h"
@@ -215,6 +216,57 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
 	return len;
 }
 
+/*
+ * A new connection while HTTP/2 is in use (the old one got a GOAWAY, or
+ * is gone): curl 7.88 opens one for every call that starts before the
+ * first is up, CURLOPT_PIPEWAIT notwithstanding. The first call to open
+ * one is the opener; the others are refused a socket (deferred: run()
+ * starts them again once the opener's connection is up, and curl puts
+ * them on it).
+ */
+static curl_socket_t on_open_socket(void *ud, curlsocktype purpose,
+				    struct curl_sockaddr *a)
+{
+	struct call *c = ud;
+	struct kube_http *h = c->h;
+
+	(void)purpose;
+	if (h->multiplexed && h->opener && h->opener != c) {
+		c->deferred = true;
+		return CURL_SOCKET_BAD;
+	}
+	if (h->multiplexed)
+		h->opener = c;
+	return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+}
+
+/* The connection is up (TLS and ALPN done), the request about to go. */
+static int on_prereq(void *ud, char *primary_ip, char *local_ip,
+		     int primary_port, int local_port)
+{
+	struct call *c = ud;
+
+	(void)primary_ip, (void)local_ip, (void)primary_port, (void)local_port;
+	if (c->h->opener == c)
+		c->h->opener = NULL;
+	return CURL_PREREQFUNC_OK;
+}
+
+/* The first header of a reply: which protocol the connection speaks. */
+static size_t on_header(char *p, size_t size, size_t n, void *ud)
+{
+	struct call *c = ud;
+	long version = 0;
+
+	(void)p;
+	if (!c->answered) {
+		c->answered = true;
+		curl_easy_getinfo(c->easy, CURLINFO_HTTP_VERSION, &version);
+		c->h->multiplexed = version == CURL_HTTP_VERSION_2_0;
+	}
+	return size * n;
+}
+
 /* A stream's deadline: the watch's own timeoutSeconds, and a minute. */
 static long stream_timeout_ms(const char *path)
 {
@@ -308,6 +360,7 @@ void kube_http_easy_start(struct kube_http *h, struct call *c)
 	c->tries++;
 	c->start_us = h->now_us;
 	c->streaming = c->closed = c->too_long = false;
+	c->answered = c->deferred = false;
 	c->curl_err[0] = '\0';
 	strbuf_reset(&c->in);
 	curl_easy_setopt(e, CURLOPT_URL, url);
@@ -323,6 +376,12 @@ void kube_http_easy_start(struct kube_http *h, struct call *c)
 	curl_easy_setopt(e, CURLOPT_USERAGENT, h->user_agent);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, c);
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, c);
+	curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
+	curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, c);
+	curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, on_prereq);
+	curl_easy_setopt(e, CURLOPT_PREREQDATA, c);
 	if (strcmp(c->method, "GET") != 0)
 		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, c->method);
 	if (c->body) {
@@ -346,6 +405,8 @@ void kube_http_easy_stop(struct kube_http *h, struct call *c)
 {
 	if (!c->easy)
 		return;
+	if (h->opener == c)
+		h->opener = NULL;
 	if (!(c->flags & KUBE_NO_LIMIT))
 		h->running--;
 	curl_multi_remove_handle(h->multi, c->easy);

@@ -62,6 +62,8 @@ struct call {
 	bool closed;	  /* line() asked to close */
 	bool too_long;	  /* a line or body over its limit */
 	bool cancelled;
+	bool answered; /* a first header came */
+	bool deferred; /* refused a new connection: another is opening */
 	char curl_err[CURL_ERROR_SIZE];
 };
 
@@ -91,6 +93,10 @@ struct kube_http {
 	unsigned ready_limited;
 	unsigned running; /* rate-limited calls in curl */
 	unsigned max_running;
+	/* HTTP/2: the last reply's protocol, and the call opening a new
+	 * connection (the others wait for it). */
+	bool multiplexed;
+	struct call *opener;
 	struct call *calls;
 	struct call *ready, **ready_tail;
 	struct call *backoff;

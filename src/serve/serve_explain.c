@@ -25,6 +25,7 @@
 
 #include "api/api_store.h"
 #include "base/alloc.h"
+#include "ctl/ctl_forecast.h"
 #include "gang/gang.h"
 #include "serve/serve_dcgm.h"
 #include "serve/serve_sched_int.h"
@@ -202,6 +203,60 @@ static json_t *holders_of(struct xp *e, int32_t cq, int64_t *total)
 	return a;
 }
 
+/* A span of the embedded clock for people: 45s, 12m, 3h05m, 2d04h. */
+static const char *span(int64_t us, char *buf, size_t size)
+{
+	long long sec = us > 0 ? (long long)((us + 999999) / 1000000) : 0;
+
+	if (sec < 60)
+		snprintf(buf, size, "%llds", sec);
+	else if (sec < 3600)
+		snprintf(buf, size, "%lldm", (sec + 30) / 60);
+	else if (sec < 86400)
+		snprintf(buf, size, "%lldh%02lldm", sec / 3600,
+			 sec % 3600 / 60);
+	else
+		snprintf(buf, size, "%lldd%02lldh", sec / 86400,
+			 sec % 86400 / 3600);
+	return buf;
+}
+
+/* When the start-time forecast (serve_sched_forecast()) expects it to
+ * be admitted, and after which workload's end. */
+static void admission_estimate(struct xp *e, json_t *o)
+{
+	const struct ctl_forecast *f = serve_sched_forecast(e->x);
+	const struct ctl_forecast_wl *r = e->wl < f->n ? &f->wl[e->wl] : NULL;
+	char ts[40], sp[32], key[512];
+
+	if (!r || !r->pending)
+		return;
+	if (r->at_us == CTL_FORECAST_UNKNOWN) {
+		json_object_set_new(o, "estimatedAdmissionTime", json_null());
+		strbuf_addstr(&e->text,
+			      "   estimated admission: unknown (it waits "
+			      "for a workload whose end is not known, or "
+			      "beyond the forecast)\n");
+		return;
+	}
+	json_object_set_new(o, "estimatedAdmissionTime",
+			    json_string(stamp(r->at_us, ts, sizeof(ts))));
+	json_object_set_new(
+		o, "estimatedWaitSeconds",
+		json_real(r->at_us > e->now_us
+				  ? (double)(r->at_us - e->now_us) / 1e6
+				  : 0.0));
+	strbuf_addf(&e->text, "   estimated admission in %s (at %s)",
+		    span(r->at_us - e->now_us, sp, sizeof(sp)), ts);
+	if (r->after != CTL_FORECAST_NONE && r->after < e->c->workloads.len &&
+	    e->c->workloads.items[r->after].name) {
+		wl_key(&e->c->workloads.items[r->after], key, sizeof(key));
+		json_object_set_new(o, "estimatedAfter", json_string(key));
+		strbuf_addf(&e->text, ", after %s ends", key);
+	}
+	strbuf_addch(&e->text, '\n');
+}
+
 static void admission_pending(struct xp *e, json_t *o, int32_t cq)
 {
 	int64_t *cq_pos = xcalloc(e->c->workloads.len + 1, sizeof(int64_t));
@@ -245,6 +300,7 @@ static void admission_pending(struct xp *e, json_t *o, int32_t cq)
 					    json_array_get(ahead, i), "name")));
 		strbuf_addch(&e->text, '\n');
 	}
+	admission_estimate(e, o);
 	if (cq >= 0) {
 		holders = holders_of(e, cq, &held);
 		json_object_set_new(o, "heldGPUs", json_integer(held));

@@ -16,6 +16,8 @@
 #include <time.h>
 
 #include "base/alloc.h"
+#include "ctl/ctl_forecast.h"
+#include "obs/obs_forecast.h"
 #include "obs/obs_placement.h"
 #include "serve/serve_event.h"
 #include "serve/serve_sched_int.h"
@@ -258,6 +260,7 @@ static void state_init(struct serve_sched *x)
 	hmap_init(&x->pg_pods);
 	x->cursor = api_store_rv(x->s);
 	x->pending_cycles = 0;
+	x->awaiting = 0;
 	x->pending_seq = 0; /* a new controller: every slot */
 	(void)serve_sched_load_config(x, &x->c);
 	x->ctl = ctl_new(&x->c, &o, &backend, x);
@@ -269,6 +272,8 @@ static void state_init(struct serve_sched *x)
 
 static void state_release(struct serve_sched *x)
 {
+	ctl_forecast_free(x->forecast->f);
+	x->forecast->f = NULL; /* of this controller */
 	ctl_free(x->ctl);
 	x->ctl = NULL;
 	serve_status_free(x->status);
@@ -339,6 +344,7 @@ struct serve_sched *serve_sched_new(struct api_store *s)
 	struct serve_sched *x = xcalloc(1, sizeof(*x));
 
 	x->s = s;
+	x->forecast = xcalloc(1, sizeof(*x->forecast));
 	options_copy(x, NULL);
 	x->metrics = metrics_new();
 	x->obs = obs_metrics_new(x->metrics, NULL, NULL);
@@ -360,6 +366,7 @@ void serve_sched_free(struct serve_sched *x)
 	free((char *)x->opt.scheduler_name);
 	obs_metrics_free(x->obs);
 	metrics_free(x->metrics);
+	free(x->forecast);
 	free(x);
 }
 
@@ -492,6 +499,7 @@ int serve_sched_sync(struct serve_sched *x, int64_t now_us)
 	}
 	evs_clear(x);
 	serve_sched_gangs(x);
+	serve_sched_awaited(x);
 	serve_sched_reconfigure(x); /* plain pods' usage changed */
 	x->restoring = false;
 	for (int turn = 0; turn < MAX_TURNS; turn++) {
@@ -516,7 +524,10 @@ int serve_sched_sync(struct serve_sched *x, int64_t now_us)
 
 int64_t serve_sched_next_us(const struct serve_sched *x)
 {
-	return ctl_next_wakeup_us(x->ctl, x->now_us);
+	int64_t a = ctl_next_wakeup_us(x->ctl, x->now_us);
+	int64_t b = serve_sched_awaited_us(x);
+
+	return a < b ? a : b;
 }
 
 const struct ctl *serve_sched_ctl(const struct serve_sched *x)
@@ -532,7 +543,10 @@ int serve_sched_extra(void *ctx, const struct api_req *r, int64_t now_us,
 
 	if (rc != -ENOENT)
 		return rc;
-	return serve_status_visibility(x->ctl, r, now_us, resp);
+	if (!serve_status_is_visibility(r->path))
+		return -ENOENT;
+	return serve_status_pending_estimated(
+		x->ctl, NULL, serve_sched_forecast(x), r, now_us, resp);
 }
 
 void serve_sched_metrics(const struct serve_sched *x, struct strbuf *out)
@@ -560,4 +574,5 @@ void serve_sched_metrics(const struct serve_sched *x, struct strbuf *out)
 	metrics_write(x->metrics, out);
 	throughput_config_init(&tc);
 	obs_placement_metrics(ctl_sched(x->ctl), ctl_cluster(x->ctl), &tc, out);
+	obs_forecast_metrics(x->ctl, serve_sched_forecast(x), x->now_us, out);
 }

@@ -62,6 +62,10 @@ struct serve_sched_options {
 	 */
 	bool (*pod_pending)(void *ctx, const char *ns, const char *name);
 	void *pod_pending_ctx;
+	/* The embedded kubelets' pod start-up delay (before up to 10 %
+	 * jitter), part of the runtime of a Job with a
+	 * sim.echelon.dev/duration in start-time estimates; 0: none. */
+	int64_t pod_startup_us;
 	/*
 	 * Writes one serve_sched_sync() makes at most before it stops
 	 * binding (0: no limit): the gangs and plain pods left are bound by

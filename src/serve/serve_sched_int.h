@@ -57,6 +57,14 @@ struct sev {
 	json_t *body; /* a reference of our own */
 };
 
+/* The last start-time forecast of the controller (serve_sched_forecast()):
+ * NULL when the controller was made again since; when it was made (the
+ * monotonic clock) and how long that took. */
+struct serve_forecast {
+	struct ctl_forecast *f;
+	double made_s, cost_s;
+};
+
 /* What the controller's backend asked for one workload slot. */
 struct swl {
 	bool live;
@@ -85,8 +93,13 @@ struct swl {
 				whose deletes the cluster may not have
 				answered yet (opt.pod_pending) */
 	uint32_t ndeleting;
-	char *pending_msg;    /* last FailedScheduling message written */
-	uint64_t pending_key; /* sched_wl_pending_key() of pending_msg */
+	char *pending_msg;	    /* last FailedScheduling message written */
+	const char *pending_reason; /* its reason (static), for pods that
+				       come later */
+	int64_t record_until_us;    /* kube: not queued yet, its admission
+				       awaited while its pods are bound (until
+				       then); 0: not awaited */
+	uint64_t pending_key;	    /* sched_wl_pending_key() of pending_msg */
 };
 
 /* A pod's flags in x->pods (by UID). */
@@ -136,11 +149,15 @@ struct serve_sched {
 				      its namespace (serve_sched_gang.c) */
 	int writes;
 	uint64_t pending_cycles; /* ctl cycles at the last pending pass */
+	uint32_t awaiting;	 /* slots with record_until_us set */
 	/* /metrics: kept across rebuilds of the controller, so that the
 	 * counters never go back */
 	struct metrics *metrics;
 	struct obs_metrics *obs;
 	uint64_t pending_seq; /* ctl_changes_seq() at that pass */
+	/* The last start-time forecast, in a box of its own so that readers
+	 * of a const serve_sched refresh it. */
+	struct serve_forecast *forecast;
 };
 
 /* serve_sched_gang.c */
@@ -171,6 +188,15 @@ int serve_sched_kind(const struct serve_sched *x, const struct api_kind *k);
  * workloads/NAME/explain) as an api hook; -ENOENT for other paths. */
 int serve_sched_explain(struct serve_sched *x, const struct api_req *r,
 			int64_t now_us, struct api_resp *resp);
+
+/* serve_sched_forecast.c */
+/* The start-time forecast of the controller (ctl_forecast.h), made again
+ * only when the controller changed, and then not before four times the
+ * last one's cost has passed (forecasts take at most a fifth of the
+ * daemon's time); runtimes: a Job's sim.echelon.dev/duration plus the
+ * pods' start-up in the embedded cluster, else the controller's estimate.
+ * Valid until the next call. */
+const struct ctl_forecast *serve_sched_forecast(const struct serve_sched *x);
 
 /* serve_sched_config.c */
 /* Build the controller's cluster from the stored config objects (first
@@ -214,6 +240,15 @@ void serve_sched_end(struct serve_sched *x, uint32_t slot, const char *reason,
 /* Forget slot's workload (its object is gone). */
 void serve_sched_drop(struct serve_sched *x, uint32_t slot);
 
+/* Kube mode: queue the workloads added in this sync, but not one whose
+ * pods the replica shows bound already (by a previous leader, whose
+ * admission record has not been read yet): that one waits for its
+ * record (adopted when read) for a while, or until no pod of it is
+ * bound. */
+void serve_sched_awaited(struct serve_sched *x);
+/* The earliest time a workload stops waiting for its record, or
+ * INT64_MAX. */
+int64_t serve_sched_awaited_us(const struct serve_sched *x);
 /* Fill slot's record for its new workload, made from obj (a Workload
  * object: its controlling Job or Pod is read from its ownerReferences). */
 void serve_sched_slot_fill(struct serve_sched *x, uint32_t slot, uint64_t h,

@@ -27,6 +27,10 @@
 
 #define QUEUE_LABEL   "kueue.x-k8s.io/queue-name"
 #define JOB_UID_LABEL "kueue.x-k8s.io/job-uid"
+/* How long a new leader waits for the admission of a gang whose pods it
+ * reads bound (written before the binds, but read through another watch
+ * than the pods'): a lagging watch, not a relist backoff. */
+#define RECORD_WAIT_US (10 * 1000000LL)
 /* Kueue keeps the prefix of a Workload's name within 253 - 6 bytes (its
  * ShortWorkloadNames gate, off by default, would make that 63 - 6). */
 #define MAX_PREFIX 247
@@ -334,6 +338,165 @@ static void job_pods(struct serve_sched *x, uint32_t slot)
 	vec_release(&keys);
 }
 
+/* Whether a live pod of w is bound to a node. */
+static bool pods_bound(struct serve_sched *x, const struct swl *w)
+{
+	for (uint32_t p = 0; p < w->npods; p++) {
+		const struct api_obj *o =
+			w->name_at[p] ? api_store_get(x->s, x->kinds[SK_POD],
+						      w->ns, w->name_at[p])
+				      : NULL;
+		const json_t *b =
+			o && strcmp(o->uid, w->uid_at[p]) == 0 ? o->body : NULL;
+		const char *ph = json_string_value(
+			json_object_get(json_object_get(b, "status"), "phase"));
+
+		if (b &&
+		    json_object_get(json_object_get(b, "spec"), "nodeName") &&
+		    !json_object_get(json_object_get(b, "metadata"),
+				     "deletionTimestamp") &&
+		    (!ph || (strcmp(ph, "Succeeded") != 0 &&
+			     strcmp(ph, "Failed") != 0)))
+			return true;
+	}
+	return false;
+}
+
+/* Stop waiting for slot's record: queue its workload. */
+static void queue_awaited(struct serve_sched *x, uint32_t slot)
+{
+	struct swl *w = serve_sched_slot(x, slot);
+
+	w->record_until_us = 0;
+	(void)ctl_submit(x->ctl, w->h, false, x->now_us);
+}
+
+/* The admission of awaited slot was read (obj: its Workload with
+ * status.admission): adopted as at a start, and its pods, read before,
+ * are its bound members. */
+static void adopt_late(struct serve_sched *x, uint32_t slot, const json_t *obj)
+{
+	struct swl *w = serve_sched_slot(x, slot);
+	struct workload nw;
+	struct strbuf msg;
+
+	strbuf_init(&msg);
+	w->record_until_us = 0;
+	if (serve_sched_decode_workload(x, obj, &nw, &msg) < 0) {
+		serve_sched_warn(x, obj, "AdmissionLost", "queued again: %s",
+				 msg.buf);
+		queue_awaited(x, slot);
+		goto out;
+	}
+	if (ctl_workload_update(x->ctl, w->h, &nw, x->now_us) < 0) {
+		workload_release(&nw);
+		queue_awaited(x, slot);
+		goto out;
+	}
+	if (ctl_adopt(x->ctl, w->h, x->now_us, &msg) < 0) {
+		serve_sched_warn(x, obj, "AdmissionLost", "queued again: %s",
+				 msg.buf);
+		queue_awaited(x, slot);
+		goto out;
+	}
+	adopted(x, slot);
+	for (uint32_t p = 0; p < w->npods; p++) {
+		const struct api_obj *o =
+			w->name_at[p] ? api_store_get(x->s, x->kinds[SK_POD],
+						      w->ns, w->name_at[p])
+				      : NULL;
+		struct sev ev = { API_MODIFIED, SK_POD, NULL };
+		char *uid;
+
+		if (!o)
+			continue;
+		ev.body = json_incref(o->body);
+		uid = xstrdup(o->uid);
+		serve_sched_member_pod(x, slot, &ev, uid);
+		json_decref(ev.body);
+		free(uid);
+		w = serve_sched_slot(x, slot);
+	}
+out:
+	strbuf_release(&msg);
+}
+
+/* Awaited slot's Job changed: the admission it keeps (a cluster without
+ * Kueue's Workloads), once read, goes onto the local Workload and is
+ * adopted. True when it was. */
+static bool job_record(struct serve_sched *x, uint32_t slot, const json_t *job)
+{
+	const struct swl *w = serve_sched_slot(x, slot);
+	json_t *adm = serve_sched_admission_json(job), *body;
+	const struct api_obj *o =
+		adm ? api_store_get(x->s, x->kinds[SK_WORKLOAD], w->ns, w->name)
+		    : NULL;
+
+	if (!o) {
+		json_decref(adm);
+		return false;
+	}
+	body = json_deep_copy(o->body);
+	if (!json_is_object(json_object_get(body, "status")))
+		json_object_set_new(body, "status", json_object());
+	json_object_set_new(json_object_get(body, "status"), "admission", adm);
+	if (api_store_update(x->s, x->kinds[SK_WORKLOAD], body, 0, x->now_us,
+			     &o) != 0)
+		return false;
+	x->writes++;
+	adopt_late(x, slot, o->body);
+	return true;
+}
+
+void serve_sched_awaited(struct serve_sched *x)
+{
+	uint32_t left = 0;
+
+	if (!x->awaiting)
+		return;
+	for (uint32_t slot = 0; slot < x->wl.len; slot++) {
+		struct swl *w = &x->wl.items[slot];
+		const struct api_obj *o;
+
+		if (!w->live || !w->record_until_us)
+			continue;
+		if (!pods_bound(x, w)) {
+			queue_awaited(x, slot);
+		} else if (!x->opt.workloads_remote && w->job &&
+			   (o = api_store_get(x->s, x->kinds[SK_JOB], w->ns,
+					      w->job)) &&
+			   job_record(x, slot, o->body)) {
+			/* read with the Job before its Workload was */
+		} else if (x->now_us >= w->record_until_us) {
+			o = api_store_get(x->s, x->kinds[SK_WORKLOAD], w->ns,
+					  w->name);
+			if (o)
+				serve_sched_warn(
+					x, o->body, "AdmissionNotFound",
+					"its pods are bound and no admission "
+					"of it was read in %d s: queued",
+					(int)(RECORD_WAIT_US / 1000000));
+			queue_awaited(x, slot);
+		} else {
+			left++;
+		}
+	}
+	x->awaiting = left;
+}
+
+int64_t serve_sched_awaited_us(const struct serve_sched *x)
+{
+	int64_t t = INT64_MAX;
+
+	for (uint32_t slot = 0; x->awaiting && slot < x->wl.len; slot++) {
+		const struct swl *w = &x->wl.items[slot];
+
+		if (w->live && w->record_until_us && w->record_until_us < t)
+			t = w->record_until_us;
+	}
+	return t;
+}
+
 /* A Workload object not known yet: to the controller, queued (or, read
  * back at start with status.admission, adopted as admitted). */
 static void workload_added(struct serve_sched *x, const json_t *obj)
@@ -387,6 +550,14 @@ static void workload_added(struct serve_sched *x, const json_t *obj)
 	}
 	if (finished) {
 		serve_sched_slot(x, slot)->finished = true;
+		goto pod;
+	}
+	if (x->opt.kube && !admitted) {
+		/* queued once this sync's pods are read, unless some are
+		 * bound: serve_sched_awaited() */
+		serve_sched_slot(x, slot)->record_until_us =
+			x->now_us + RECORD_WAIT_US;
+		x->awaiting++;
 		goto pod;
 	}
 	(void)ctl_submit(x->ctl, h, false, x->now_us);
@@ -445,6 +616,11 @@ void serve_sched_workload(struct serve_sched *x, const struct sev *e)
 		return;
 	}
 	w = serve_sched_slot(x, (uint32_t)slot);
+	if (w->record_until_us &&
+	    json_object_get(json_object_get(e->body, "status"), "admission")) {
+		adopt_late(x, (uint32_t)slot, e->body);
+		return;
+	}
 	if (json_equal(w->spec, json_object_get(e->body, "spec")))
 		return; /* a status write, ours or the status writer's */
 	strbuf_init(&msg);
@@ -665,6 +841,10 @@ void serve_sched_job(struct serve_sched *x, const struct sev *e)
 		return;
 	}
 	w = serve_sched_slot(x, (uint32_t)slot);
+	if (w->record_until_us) {
+		job_record(x, (uint32_t)slot, e->body);
+		w = serve_sched_slot(x, (uint32_t)slot);
+	}
 	if (w->finished ||
 	    (!cond_true(e->body, "Complete") && !cond_true(e->body, "Failed")))
 		return;

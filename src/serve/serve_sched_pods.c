@@ -161,6 +161,7 @@ static int64_t index_of(const struct swl *w, const char *uid)
 
 static void scheduled_event(struct serve_sched *x, const char *ns,
 			    const char *pod, const char *node);
+static void pending_pod(struct serve_sched *x, uint32_t slot, uint32_t p);
 
 /* Bind a pod to the node the controller already counts it on. */
 static void rebind(struct serve_sched *x, struct swl *w, uint32_t i,
@@ -317,6 +318,8 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 		w->uid_at[i] = w->name_at[i] = NULL;
 		w->succeeded += ph && strcmp(ph, "Succeeded") == 0;
 		w->failed += ph && strcmp(ph, "Failed") == 0;
+	} else {
+		pending_pod(x, slot, (uint32_t)i); /* came after its reason */
 	}
 	if (e->type == API_DELETED)
 		hmap_del(&x->pods, uid, strlen(uid));
@@ -607,9 +610,11 @@ void serve_sched_pod(struct serve_sched *x, const struct sev *e)
 		serve_sched_member_pod(x, (uint32_t)slot, e, uid);
 		return;
 	}
-	if (juid && e->type != API_DELETED && pod_waiting(e->body) &&
+	if (juid && e->type != API_DELETED && !pod_terminal(e->body) &&
+	    !json_object_get(meta, "deletionTimestamp") &&
 	    job_queued(x, e->body)) {
-		/* its Job's Workload, when read, takes it */
+		/* its Job's Workload, when read, takes it (bound too: a
+		 * previous leader's, its admission still to be read) */
 		char *key = xasprintf("%s/%s",
 				      str_at(e->body, "metadata", "namespace"),
 				      str_at(e->body, "metadata", "name"));
@@ -1070,6 +1075,28 @@ static const struct api_obj *gang_object(struct serve_sched *x,
 	return o;
 }
 
+/* PodScheduled=False with the reason and message last written for
+ * pending slot on its pod index p, when the pod is there and unbound:
+ * also for pods that come after the reason was found (a Job's pods are
+ * made one by one, a failed one again), as kube-scheduler writes it on
+ * every pod it fails to place. */
+static void pending_pod(struct serve_sched *x, uint32_t slot, uint32_t p)
+{
+	const struct swl *w = serve_sched_slot(x, slot);
+	const struct api_obj *o;
+
+	if (!w->pending_msg || !w->pending_reason || !w->name_at[p] ||
+	    sched_wl_state(ctl_sched(x->ctl), slot) != SCHED_WL_PENDING)
+		return;
+	o = api_store_get(x->s, x->kinds[SK_POD], w->ns, w->name_at[p]);
+	if (o && strcmp(o->uid, w->uid_at[p]) == 0 &&
+	    !str_at(o->body, "spec", "nodeName") && !pod_terminal(o->body) &&
+	    !json_object_get(json_object_get(o->body, "metadata"),
+			     "deletionTimestamp"))
+		pod_scheduled(x, o->body, "False", w->pending_reason,
+			      w->pending_msg);
+}
+
 struct pending {
 	struct serve_sched *x;
 	struct strbuf msg;
@@ -1105,22 +1132,19 @@ static int pending_slot(void *ctx, uint32_t slot)
 	if (strcmp(reason, "Unschedulable") != 0 && never_fits(x, slot))
 		reason = "Unschedulable";
 	strbuf_addstr(&p->msg, ""); /* never NULL */
-	if (w->pending_msg && strcmp(w->pending_msg, p->msg.buf) == 0)
+	if (w->pending_msg && strcmp(w->pending_msg, p->msg.buf) == 0 &&
+	    w->pending_reason && strcmp(w->pending_reason, reason) == 0)
 		return 0;
 	free(w->pending_msg);
 	w->pending_msg = xstrdup(p->msg.buf);
+	w->pending_reason = reason;
 	if ((o = gang_object(x, w)) &&
 	    serve_event(x->s, o->body, "Warning", "FailedScheduling",
 			"Scheduling", "echelon", x->now_us, "%s: %s", reason,
 			p->msg.buf) == 0)
 		x->writes++;
-	for (uint32_t pod = 0; pod < w->npods; pod++) {
-		if (w->name_at[pod] &&
-		    (o = api_store_get(x->s, x->kinds[SK_POD], w->ns,
-				       w->name_at[pod])) &&
-		    !str_at(o->body, "spec", "nodeName"))
-			pod_scheduled(x, o->body, "False", reason, p->msg.buf);
-	}
+	for (uint32_t pod = 0; pod < w->npods; pod++)
+		pending_pod(x, slot, pod);
 	return 0;
 }
 

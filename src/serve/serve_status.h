@@ -88,5 +88,19 @@ int serve_status_pending_workloads(const struct ctl *x,
 				   const struct api_store *s,
 				   const struct api_req *r, int64_t now_us,
 				   struct api_resp *resp);
+/*
+ * The same, with echelon's estimatedAdmissionTime beside each item's
+ * positions (a timestamp; absent when unknown) from the start-time
+ * forecast f of x (ctl/ctl_forecast.h; NULL: none).
+ */
+struct ctl_forecast;
+int serve_status_pending_estimated(const struct ctl *x,
+				   const struct api_store *s,
+				   const struct ctl_forecast *f,
+				   const struct api_req *r, int64_t now_us,
+				   struct api_resp *resp);
+/* Whether path is under Kueue's visibility API group (a caller computes
+ * the forecast only for those). */
+bool serve_status_is_visibility(const char *path);
 
 #endif

@@ -7,6 +7,9 @@
  * workloads, as Kueue's snapshot of heap and inadmissible set), with
  * 0-based positions in the ClusterQueue and in the LocalQueue, cut by
  * offset and limit (default 1000). Computed on demand, never stored.
+ * Beside Kueue's fields, echelon adds estimatedAdmissionTime to an item
+ * whose admission the start-time forecast estimates (ctl_forecast.h);
+ * clients that decode Kueue's type ignore it.
  */
 #include "serve/serve_status.h"
 
@@ -16,6 +19,7 @@
 
 #include "base/alloc.h"
 #include "base/compiler.h"
+#include "ctl/ctl_forecast.h"
 #include "manifest/enc.h"
 
 #include "base/banned.h"
@@ -164,12 +168,13 @@ static json_t *owners(const struct api_store *s, const struct workload *w)
 	return arr;
 }
 
-static json_t *item(const struct ctl *x, const struct api_store *s, uint32_t wl,
-		    int64_t cq_pos, int64_t lq_pos)
+static json_t *item(const struct ctl *x, const struct api_store *s,
+		    const struct ctl_forecast *f, uint32_t wl, int64_t cq_pos,
+		    int64_t lq_pos)
 {
 	const struct cluster *c = ctl_cluster(x);
 	const struct workload *w = &c->workloads.items[wl];
-	json_t *md = json_object(), *refs = owners(s, w);
+	json_t *md = json_object(), *refs = owners(s, w), *it;
 
 	json_object_set_new(md, "name", json_string(w->name));
 	json_object_set_new(md, "namespace", json_string(w->ns ? w->ns : ""));
@@ -178,17 +183,22 @@ static json_t *item(const struct ctl *x, const struct api_store *s, uint32_t wl,
 	if (w->creation_us)
 		json_object_set_new(md, "creationTimestamp",
 				    enc_timestamp(w->creation_us));
-	return json_pack("{s:o,s:i,s:s,s:I,s:I}", "metadata", md, "priority",
-			 (int)sched_wl_priority(ctl_sched(x), wl),
-			 "localQueueName", w->queue_name ? w->queue_name : "",
-			 "positionInClusterQueue", (json_int_t)cq_pos,
-			 "positionInLocalQueue", (json_int_t)lq_pos);
+	it = json_pack("{s:o,s:i,s:s,s:I,s:I}", "metadata", md, "priority",
+		       (int)sched_wl_priority(ctl_sched(x), wl),
+		       "localQueueName", w->queue_name ? w->queue_name : "",
+		       "positionInClusterQueue", (json_int_t)cq_pos,
+		       "positionInLocalQueue", (json_int_t)lq_pos);
+	if (f && wl < f->n && f->wl[wl].pending &&
+	    f->wl[wl].at_us != CTL_FORECAST_UNKNOWN)
+		json_object_set_new(it, "estimatedAdmissionTime",
+				    enc_timestamp(f->wl[wl].at_us));
+	return it;
 }
 
 /* The selected workloads in queue order, cut by offset and limit. */
 static json_t *items(const struct ctl *x, const struct api_store *s,
-		     const struct vis_req *q, int32_t cq,
-		     const struct local_queue *lq)
+		     const struct ctl_forecast *f, const struct vis_req *q,
+		     int32_t cq, const struct local_queue *lq)
 {
 	const struct cluster *c = ctl_cluster(x);
 	size_t n = c->workloads.len;
@@ -218,7 +228,7 @@ static json_t *items(const struct ctl *x, const struct api_store *s,
 		if ((int64_t)json_array_size(arr) >= q->limit)
 			break;
 		json_array_append_new(arr,
-				      item(x, s, order[k], cq_pos[order[k]],
+				      item(x, s, f, order[k], cq_pos[order[k]],
 					   lq_pos[order[k]]));
 	}
 	free(cq_pos);
@@ -235,6 +245,21 @@ int serve_status_visibility(const struct ctl *x, const struct api_req *r,
 
 int serve_status_pending_workloads(const struct ctl *x,
 				   const struct api_store *s,
+				   const struct api_req *r, int64_t now_us,
+				   struct api_resp *resp)
+{
+	return serve_status_pending_estimated(x, s, NULL, r, now_us, resp);
+}
+
+bool serve_status_is_visibility(const char *path)
+{
+	return path && strncmp(path, "/apis/" VIS_GROUP "/",
+			       strlen("/apis/" VIS_GROUP "/")) == 0;
+}
+
+int serve_status_pending_estimated(const struct ctl *x,
+				   const struct api_store *s,
+				   const struct ctl_forecast *f,
 				   const struct api_req *r, int64_t now_us,
 				   struct api_resp *resp)
 {
@@ -282,10 +307,11 @@ int serve_status_pending_workloads(const struct ctl *x,
 				lq ? lq->cluster_queue : q.name);
 		return 0;
 	}
-	reply = json_pack(
-		"{s:s,s:s+,s:{},s:o}", "kind", "PendingWorkloadsSummary",
-		"apiVersion", VIS_GROUP "/", q.version, "metadata", "items",
-		items(x, s, &q, (int32_t)(cq - c->cluster_queues.items), lq));
+	reply = json_pack("{s:s,s:s+,s:{},s:o}", "kind",
+			  "PendingWorkloadsSummary", "apiVersion",
+			  VIS_GROUP "/", q.version, "metadata", "items",
+			  items(x, s, f, &q,
+				(int32_t)(cq - c->cluster_queues.items), lq));
 	text = json_dumps(reply, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	resp->code = 200;
 	resp->content_type = "application/json";

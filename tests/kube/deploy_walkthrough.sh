@@ -158,6 +158,7 @@ racks=$(for n in $(K get pods -l job-name=train -o jsonpath='{.items[*].spec.nod
 	K get node "$n" -o jsonpath='{.metadata.labels.cloud\.provider\.com/topology-rack}{"\n"}'
 done | sort -u | grep -c .)
 [ "$racks" -eq 1 ] || fail "the gang spans $racks racks"
+train_nodes=$(K get pods -l job-name=train -o jsonpath='{.items[*].spec.nodeName}')
 echo "walk-through Job bound: $(K get pods -l job-name=train -o wide --no-headers 2>&1 | awk '{print $1, $7}' | tr '\n' ' ')"
 
 # Its step 6: a gang too big for any rack waits whole, and says why.
@@ -184,6 +185,13 @@ until_ok 30 waiting ||
 	fail "the big gang: $(K get pods -l job-name=big 2>&1) $(why)"
 [ -z "$(K get pods -l job-name=big -o jsonpath='{.items[*].spec.nodeName}')" ] ||
 	fail "a pod of the big gang is bound"
+# Every pod of it says why on its PodScheduled condition (step 6's
+# jsonpath), the ones made after the gang's reason was found too.
+reasons() {
+	K get pods -l job-name=big -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="PodScheduled")].status} {.status.conditions[?(@.type=="PodScheduled")].reason}{"\n"}{end}'
+}
+said() { [ "$(reasons | grep -c '^False [A-Za-z]')" -eq 4 ]; }
+until_ok 30 said || fail "the big gang's pods say: $(reasons)"
 echo "big gang waits: $(why)"
 
 # A leader that stops releases the Lease: the other takes it.
@@ -193,6 +201,16 @@ wait "$A_PID" || rc=$?
 [ "$rc" -eq 0 ] || fail "pod-a exited with $rc after SIGTERM: $(tail -n 5 "$TMP/pod-a.log")"
 until_ok 10 holder_is pod-b ||
 	fail "pod-b did not take the Lease: \"$(holder)\""
+# The new leader adopts the running gang: no bind timeout (a gang whose
+# pods are all bound taken for partly bound), nothing moved.
+sleep 1
+timeouts() {
+	K get events -A -o jsonpath='{range .items[*]}{.involvedObject.name}: {.message}{"\n"}{end}' |
+		grep BindTimeout
+}
+[ -z "$(timeouts)" ] || fail "evicted for a bind timeout: $(timeouts)"
+[ "$(K get pods -l job-name=train -o jsonpath='{.items[*].spec.nodeName}')" = "$train_nodes" ] ||
+	fail "the walk-through's Job moved: $(K get pods -l job-name=train -o wide 2>&1)"
 kill -TERM "$B_PID"
 rc=0
 wait "$B_PID" || rc=$?

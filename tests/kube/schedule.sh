@@ -96,6 +96,22 @@ waiting() {
 }
 until_ok 30 waiting ||
 	fail "big: $(pods_of batch.kubernetes.io/job-name%3Dbig)"
+# A pod made after its gang's reason was written says it too: one of
+# big's pods deleted, the cluster's Job controller makes it again.
+big_uids() {
+	get "/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io/job-name%3Dbig" \
+		'" ".join(sorted(p["metadata"]["uid"] for p in j["items"]
+    if not p["metadata"].get("deletionTimestamp")))'
+}
+uids=$(big_uids)
+victim=$(pods_of batch.kubernetes.io/job-name%3Dbig | head -n 1 | cut -d' ' -f1)
+out=$(K delete pod "$victim" 2>&1) || fail "delete $victim: $out"
+remade() {
+	now=$(big_uids)
+	[ "$now" != "$uids" ] && [ "$(echo "$now" | wc -w)" -eq 2 ] && waiting
+}
+until_ok 30 remade ||
+	fail "big's new pod: $(pods_of batch.kubernetes.io/job-name%3Dbig)"
 
 # Events the cluster has: Scheduled for bound pods, FailedScheduling for
 # the waiting gang.
@@ -136,6 +152,16 @@ out=$(get /api/v1/namespaces/default/pods/other \
 [ "$out" = "[None, None]" ] || fail "the other scheduler's pod was touched: $out"
 events | grep -q '/other$' && fail "an Event about the other pod"
 
+# No gang was evicted for a bind timeout: all of them were bound whole
+# at once (a gang running while the scheduler thinks it partly bound
+# would be).
+timeouts() {
+	get /api/v1/namespaces/default/events '"\n".join(
+    e["involvedObject"]["name"] + ": " + e.get("message", "")
+    for e in j["items"] if "BindTimeout" in e.get("message", ""))'
+}
+[ -z "$(timeouts)" ] || fail "evicted for a bind timeout: $(timeouts)"
+
 # A restart adopts: nothing rebound, the queue's usage the same.
 snapshot() {
 	get "/api/v1/namespaces/default/pods" '"\n".join(sorted(
@@ -156,6 +182,7 @@ snapshot >"$TMP/after"
 diff "$TMP/before" "$TMP/after" >"$TMP/diff" ||
 	fail "the restart changed the cluster: $(cat "$TMP/diff")"
 waiting || fail "big after the restart: $(pods_of batch.kubernetes.io/job-name%3Dbig)"
+[ -z "$(timeouts)" ] || fail "evicted for a bind timeout: $(timeouts)"
 stop_scheduler "$SPID"
 
 echo "figures (loaded machine, 0.2 s polls): scheduler start to synced" \

@@ -2647,6 +2647,24 @@ static void job_gpus(struct env *e, const char *name, int n, int gpus)
 	       name, n, n, gpus);
 }
 
+/* Pods of another scheduler, other-RH, bound to the first hosts nodes
+ * of the first racks racks. */
+static void other_pods(struct env *e, int racks, int hosts)
+{
+	char name[32], node[32];
+
+	for (int r = 0; r < racks; r++) {
+		for (int h = 0; h < hosts; h++) {
+			snprintf(name, sizeof(name), "other-%d%d", r, h);
+			snprintf(node, sizeof(node), "gpu-r%d-h%d", r, h);
+			pod_with(e, name, "{}",
+				 "\"schedulerName\":\"default-scheduler\",",
+				 "");
+			rebind_pod(e, name, node);
+		}
+	}
+}
+
 struct reason_case {
 	const char *job;
 	int pods, gpus;
@@ -2669,22 +2687,10 @@ static void test_pending_reasons(void **state)
 	};
 	struct serve_sched_options o = kube_options();
 	struct env e;
-	char name[16];
 
 	(void)state;
 	env_start_opts(&e, quickstart(), T0, &o);
-	for (int r = 0; r < 2; r++) {
-		for (int h = 0; h < 3; h++) {
-			char node[16];
-
-			snprintf(name, sizeof(name), "other-%d%d", r, h);
-			snprintf(node, sizeof(node), "gpu-r%d-h%d", r, h);
-			pod_with(&e, name, "{}",
-				 "\"schedulerName\":\"default-scheduler\",",
-				 "");
-			rebind_pod(&e, name, node);
-		}
-	}
+	other_pods(&e, 2, 3);
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
 		job_gpus(&e, cases[i].job, cases[i].pods, cases[i].gpus);
 	advance(&e, 2 * S);
@@ -2700,6 +2706,68 @@ static void test_pending_reasons(void **state)
 			fail_msg("%s: %s: %s, want %s (%s)", cases[i].job,
 				 reason ? reason : "(none)", msg ? msg : "",
 				 cases[i].reason, cases[i].message);
+	}
+	env_stop(&e);
+}
+
+/* How many live pods of Job jobname do not say PodScheduled False with
+ * reason (unbound ones only; *pods: how many live ones). */
+static int pods_not_saying(struct api_store *s, const char *jobname,
+			   const char *reason, int *pods)
+{
+	const struct api_obj *jb = api_store_get(s, K_JOB, "team-a", jobname);
+	struct objs l;
+	int n = 0;
+
+	*pods = 0;
+	objs_of(s, K_POD, &l);
+	for (size_t i = 0; jb && i < l.n; i++) {
+		const json_t *p = l.items[i];
+		const char *r = cond_of(p, "PodScheduled", "reason");
+		const char *st = cond_of(p, "PodScheduled", "status");
+
+		if (strcmp(owner_uid(p) ? owner_uid(p) : "", jb->uid) ||
+		    terminal(p) || sget(p, "spec", "nodeName"))
+			continue;
+		(*pods)++;
+		n += !r || !st || strcmp(r, reason) || strcmp(st, "False");
+	}
+	objs_release(&l);
+	return n;
+}
+
+/*
+ * Pods that come after their gang's wait reason was written (the Job
+ * controller makes a deleted one again; nothing the scheduler decides
+ * changes) say it too: PodScheduled is written per pod, not only when
+ * the reason changes.
+ */
+static void test_pending_reason_new_pods(void **state)
+{
+	struct serve_sched_options o = kube_options();
+	struct env e;
+	char name[16];
+	int pods;
+
+	(void)state;
+	env_start_opts(&e, quickstart(), T0, &o);
+	other_pods(&e, 2, 3);
+	job_gpus(&e, "wide", 2, 8);
+	advance(&e, 2 * S);
+	assert_int_equal(
+		pods_not_saying(e.s, "wide", "WaitingForTopology", &pods), 0);
+	assert_int_equal(pods, 2);
+	for (int round = 0; round < 2; round++) {
+		snprintf(name, sizeof(name), "%s", pod_of_job(e.s, "wide"));
+		assert_int_equal(
+			api_store_delete(e.s, K_POD, "team-a", name, 0, e.now),
+			0);
+		/* made again after the Job controller's backoff */
+		advance(&e, 25 * S);
+		assert_int_equal(pods_not_saying(e.s, "wide",
+						 "WaitingForTopology", &pods),
+				 0);
+		assert_int_equal(pods, 2);
 	}
 	env_stop(&e);
 }
@@ -2770,6 +2838,124 @@ static void test_job_admission_annotation(void **state)
 	env_stop(&r);
 }
 
+/* A Workload as a replica that has not seen its admission yet has it. */
+static int copy_wl_unadmitted(void *ctx, const struct api_obj *o)
+{
+	struct api_store *to = ctx;
+	json_t *b = json_deep_copy(o->body);
+
+	json_object_del(b, "status");
+	assert_int_equal(api_store_load(to, o->kind, b), 0);
+	return 0;
+}
+
+/*
+ * A new leader whose replica shows a gang's pods bound before the
+ * admission the old leader recorded for it (the record is written before
+ * the binds, but Jobs, Workloads and Pods are watched apart). It does not
+ * admit the gang again, elsewhere (its pods cannot move: the gang sat
+ * partly bound in its eyes until the bind timeout evicted it, running):
+ * it waits for the record and adopts it. Without Kueue's Workload CRD
+ * (the record on the Job) and with it (the Workload's status); when none
+ * comes, the gang is queued after 10 s, with a Warning Event.
+ */
+static void test_record_after_pods(void **state)
+{
+	static const bool remote[] = { false, true, false };
+	static const bool comes[] = { true, true, false };
+
+	(void)state;
+	for (size_t c = 0; c < ARRAY_SIZE(remote); c++) {
+		struct serve_sched_options o = kube_options();
+		const char *wl;
+		json_t *rec;
+		struct api_store *rs;
+		struct env e, r;
+		char name[16], *pods[2], *nodes[2];
+
+		o.workloads_remote = remote[c];
+		env_start_opts(&e, quickstart(), T0, &o);
+		/* the old leader: rack r0 taken by another scheduler's pods,
+		 * the gang goes to r1 */
+		other_pods(&e, 1, 4);
+		job_for(&e, "llama", 2, "production", "echelon");
+		advance(&e, 2 * S);
+		assert_int_equal(gang_of(e.s, "llama").bound, 2);
+		for (int i = 0; i < 2; i++) {
+			pods[i] = xstrdup(pod_of_job(e.s, "llama"));
+			nodes[i] = xstrdup(node_of_pod(e.s, pods[i]));
+			assert_int_equal(nodes[i][5], '1');
+			rebind_pod(&e, pods[i], nodes[i]);
+		}
+		/* the record, as the cluster has it */
+		wl = remote[c] ? workload_name(e.s, "llama") : NULL;
+		rec = json_deep_copy(
+			wl ? api_store_get(e.s, K_WL, "team-a", wl)->body
+			   : api_store_get(e.s, K_JOB, "team-a", "llama")
+					->body);
+		json_object_del(json_object_get(rec, "metadata"),
+				"resourceVersion");
+		/* the new leader's replica: the pods bound, the record not
+		 * there yet, rack r0 free again */
+		rs = copy_store_as(e.s,
+				   remote[c] ? copy_wl_unadmitted : skip_obj);
+		if (!remote[c]) {
+			json_t *jb = json_deep_copy(
+				api_store_get(rs, K_JOB, "team-a", "llama")
+					->body);
+
+			json_object_del(
+				json_object_get(json_object_get(jb, "metadata"),
+						"annotations"),
+				"echelon.dev/admission");
+			update(rs, K_JOB, jb, e.now);
+		}
+		for (int h = 0; h < 4; h++) {
+			snprintf(name, sizeof(name), "other-0%d", h);
+			assert_int_equal(api_store_delete(rs, K_POD, "team-a",
+							  name, 0, e.now),
+					 0);
+		}
+		env_start_opts(&r, rs, e.now, &o);
+		env_stop(&e);
+		advance(&r, S);
+		assert_int_equal(admitted_pods(r.x), 0);
+		if (!comes[c]) {
+			/* none comes: queued after 10 s, and told */
+			json_decref(rec);
+			advance(&r, 9 * S);
+			assert_int_equal(
+				events_about(r.s, workload_name(r.s, "llama"),
+					     "its pods are bound"),
+				1);
+			assert_int_equal(admitted_pods(r.x), 2);
+			for (int i = 0; i < 2; i++) {
+				free(pods[i]);
+				free(nodes[i]);
+			}
+			env_stop(&r);
+			continue;
+		}
+		/* the record comes */
+		update(r.s, remote[c] ? K_WL : K_JOB, rec, r.now);
+		advance(&r, 40 * S);
+		assert_int_equal(events_about(r.s, workload_name(r.s, "llama"),
+					      "The workload was evicted"),
+				 0);
+		assert_false(suspended(r.s, "llama"));
+		for (int i = 0; i < 2; i++) {
+			assert_string_equal(node_of_pod(r.s, pods[i]),
+					    nodes[i]);
+			free(pods[i]);
+			free(nodes[i]);
+		}
+		assert_int_equal(admitted_pods(r.x), 2);
+		assert_int_equal(usage_pods(r.x), 2);
+		check_capacity(r.s);
+		env_stop(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2806,6 +2992,8 @@ int main(void)
 		cmocka_unit_test(test_native_pod_group_refused),
 		cmocka_unit_test(test_job_admission_annotation),
 		cmocka_unit_test(test_pending_reasons),
+		cmocka_unit_test(test_pending_reason_new_pods),
+		cmocka_unit_test(test_record_after_pods),
 		cmocka_unit_test(test_random),
 	};
 

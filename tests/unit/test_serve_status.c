@@ -25,8 +25,10 @@
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "ctl/ctl.h"
+#include "ctl/ctl_forecast.h"
 #include "manifest/enc.h"
 #include "manifest/manifest.h"
+#include "obs/obs_forecast.h"
 #include "obs/obs_metrics.h"
 #include "serve/serve_status.h"
 #include "testutil.h"
@@ -654,6 +656,57 @@ static void test_visibility(void **state)
 	stop(&f);
 }
 
+/* The start-time forecast's estimates beside the positions, in the
+ * visibility API and as a gauge; an unknown one is absent from both. */
+static void test_visibility_estimates(void **state)
+{
+	struct api_req r = { .method = "GET",
+			     .path = "/apis/visibility.kueue.x-k8s.io/v1beta2/"
+				     "clusterqueues/cq/pendingworkloads" };
+	struct api_resp resp = { 0 };
+	struct ctl_forecast fc = { 0 };
+	struct strbuf out;
+	struct fx f;
+	uint32_t c, d;
+
+	(void)state;
+	start(&f);
+	c = (uint32_t)(cluster_find(&f.c, KIND_WORKLOAD, "ns", "c") -
+		       (const void *)f.c.workloads.items) /
+	    sizeof(struct workload);
+	d = (uint32_t)(cluster_find(&f.c, KIND_WORKLOAD, "ns", "d") -
+		       (const void *)f.c.workloads.items) /
+	    sizeof(struct workload);
+	fc.n = f.c.workloads.len;
+	fc.wl = xcalloc(fc.n, sizeof(*fc.wl));
+	for (size_t i = 0; i < fc.n; i++)
+		fc.wl[i].at_us = CTL_FORECAST_UNKNOWN;
+	fc.wl[c] = (struct ctl_forecast_wl){ true, T0 + 80 * 1000000LL, d };
+	fc.wl[d].pending = true;
+	strbuf_init(&resp.body);
+	assert_int_equal(
+		serve_status_pending_estimated(f.x, NULL, &fc, &r, T0, &resp),
+		0);
+	expect_in(resp.body.buf,
+		  "\"positionInLocalQueue\":0,\"estimatedAdmissionTime\":"
+		  "\"2026-12-01T13:01:30Z\"}");
+	assert_null(strstr(strstr(resp.body.buf, "\"name\":\"d\""),
+			   "estimatedAdmissionTime"));
+	api_resp_release(&resp);
+
+	strbuf_init(&out);
+	obs_forecast_metrics(f.x, &fc, T0 + 20 * 1000000LL, &out);
+	expect_in(out.buf, "# TYPE echelon_pending_workload_estimated_wait_"
+			   "seconds gauge\n"
+			   "echelon_pending_workload_estimated_wait_seconds{"
+			   "namespace=\"ns\",workload=\"c\",cluster_queue="
+			   "\"cq\"} 60.000000\n");
+	assert_null(strstr(out.buf, "workload=\"d\""));
+	strbuf_release(&out);
+	free(fc.wl);
+	stop(&f);
+}
+
 static const char *const want_metrics[] = {
 	"# TYPE kueue_pending_workloads gauge\n",
 	"kueue_pending_workloads{cluster_queue=\"cq\",status=\"active\"} 0\n"
@@ -1082,6 +1135,7 @@ int main(void)
 		cmocka_unit_test(test_pod_group),
 		cmocka_unit_test(test_active),
 		cmocka_unit_test(test_visibility),
+		cmocka_unit_test(test_visibility_estimates),
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_journal),
 		cmocka_unit_test(test_incremental),
