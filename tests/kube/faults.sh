@@ -13,7 +13,7 @@
 
 command -v curl >/dev/null 2>&1 || skip "no curl"
 SEED=${FAULT_SEED:-7}
-FAULTS="seed=$SEED,bind=0.1:409|404|429|500,status=0.05:500|409"
+FAULTS="seed=$SEED,bind=0.2:409|404|429|500,status=0.05:500|409"
 FAULTS="$FAULTS,write=0.02:409|500,watch410=0.02,drop=0.01,slow=0.05:200"
 
 # 32 GPUs; the queue has 16; 6 Jobs and 3 PodGroups of 2 pods of 2 GPUs
@@ -78,9 +78,14 @@ for f in queues jobs podgroups; do
 		fail "apply $f: $(K apply -f "$TMP/$f.yaml" 2>&1)"
 done
 
+# The PodGroups' pods as applied: the checker plays their operator and
+# makes again those the scheduler deletes, even before its first look.
+until_ok 30 curl -fs "$URL/api/v1/namespaces/default/pods" -o "$TMP/pods.json" ||
+	fail "no pod list"
 start_scheduler a
 out=$($PY "$SRC/tests/kube/lib/gangs.py" "$URL" --gangs 9 --bound 30 \
-	--timeout 180 --log "$TMP/serve.log" 2>&1) || fail "$out"
+	--timeout 180 --log "$TMP/serve.log" --pods "$TMP/pods.json" 2>&1) ||
+	fail "$out"
 echo "$out"
 
 # The faults did happen, and the scheduler met them.

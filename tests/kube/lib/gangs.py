@@ -166,10 +166,9 @@ class Checker:
         self.recreate(pods, gangs)
         return gangs
 
-    def recreate(self, pods, gangs):
-        """The operator's part: pods of unfinished PodGroups come back."""
-        a, ns = self.a, self.a.namespace
-        names = {p["metadata"]["name"] for p in pods}
+    def learn(self, pods):
+        """The PodGroup pods to make again: the first spec seen of each."""
+        ns = self.a.namespace
         for p in pods:
             group = p["metadata"].get("labels", {}).get(POD_GROUP)
             name = p["metadata"]["name"]
@@ -183,6 +182,12 @@ class Checker:
                                  "annotations":
                                  p["metadata"].get("annotations", {})},
                     "spec": spec})
+
+    def recreate(self, pods, gangs):
+        """The operator's part: pods of unfinished PodGroups come back."""
+        a, ns = self.a, self.a.namespace
+        names = {p["metadata"]["name"] for p in pods}
+        self.learn(pods)
         for name, (group, body) in self.made.items():
             g = gangs.get(f"podgroup/{group}")
             if name in names or not g or g["done"]:
@@ -274,8 +279,14 @@ def main():
     ap.add_argument("--until", choices=("finished", "bound"),
                     default="finished")
     ap.add_argument("--log", help="the cluster's log (binding lines)")
+    ap.add_argument("--pods", help="a PodList read before the scheduler "
+                    "started: PodGroup pods it may delete before the "
+                    "first look, made again as the operator would")
     a = ap.parse_args()
     c = Checker(a)
+    if a.pods:
+        with open(a.pods) as f:
+            c.learn(json.load(f)["items"])
     t0 = time.time()
     while True:
         gangs = c.poll()
