@@ -76,7 +76,9 @@ int kube_http_new(const struct kube_http_options *o, struct kube_http **ret,
 	h->burst = o->burst >= 1 ? o->burst : o->burst > 0 ? 1 : 400;
 	h->tokens = h->burst;
 	h->max_connections = o->max_connections ? o->max_connections : 64;
-	h->max_running = h->max_connections * KUBE_HTTP_INFLIGHT_PER_CONN;
+	h->max_running = h->max_connections / KUBE_HTTP_LIMITED_SHARE;
+	if (h->max_running < 1)
+		h->max_running = 1;
 	h->user_agent = o->user_agent ? xstrdup(o->user_agent)
 				      : xstrdup("echelon/" ECHELON_VERSION);
 	rng_seed(&h->rng, o->seed);

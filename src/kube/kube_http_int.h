@@ -24,10 +24,13 @@
 /* A stream that moves less than one byte in this long is dead (longer
  * than the API server's one-minute bookmark interval). */
 #define KUBE_HTTP_STALL_S 120
-/* Rate-limited calls handed to curl at once, per connection allowed:
- * more only wait inside curl, whose handle removal is linear in the
- * handles it holds. */
-#define KUBE_HTTP_INFLIGHT_PER_CONN 4
+/* Rate-limited calls handed to curl at once: half the connections
+ * allowed (at least one). The other half is kept for the calls that
+ * bypass the limit: the watches, each holding a connection over
+ * HTTP/1.1, and the Lease's renewals, which must never queue inside
+ * curl behind a burst of binds (a renewal that waited there past the
+ * renew deadline cost the leadership at 50,000 pods). */
+#define KUBE_HTTP_LIMITED_SHARE 2
 
 enum call_state {
 	CALL_READY,   /* in h->ready: starts when the rate limit allows */

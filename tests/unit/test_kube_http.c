@@ -652,7 +652,7 @@ static void on_many(void *ctx, const struct kube_reply *r)
 	many_ok += r->code == 201;
 }
 
-/* More calls than curl is handed at once (two connections: eight): each
+/* More calls than curl is handed at once (two connections: one): each
  * completion lets the next one go; none is lost or stuck. */
 static void test_many_calls(void **state)
 {
