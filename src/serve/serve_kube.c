@@ -646,14 +646,22 @@ static void send_writes(struct serve_kube *k)
 {
 	int64_t now = turn_now(k);
 
+	/* The transport's I/O between rounds too: the answers so far (a
+	 * renewal's among them) are read, and what is sent below goes out
+	 * now, not at the end of a turn that may take seconds (a renewal
+	 * sent only then missed the renew deadline at 50,000 pods). */
+	if (k->http)
+		kube_http_run(k->http, now);
 	kube_lease_run(k->lease, now,
 		       k->turn_wall_us + (now - k->turn_mono_us));
 	if (now >= kube_lease_until_us(k->lease)) {
 		note_writes(k);
-		return;
+	} else {
+		kube_outbox_flush(k->outbox, now);
+		track_unsent(k);
 	}
-	kube_outbox_flush(k->outbox, now);
-	track_unsent(k);
+	if (k->http)
+		kube_http_run(k->http, now);
 }
 
 /* A few scheduler rounds, each's writes read by the outbox before the
