@@ -77,6 +77,9 @@ enum fam {
 	F_LQ_RESERVING,
 	F_LQ_ADMITTED_ACTIVE,
 	F_LQ_FINISHED_ACTIVE,
+	F_LQ_STATUS,
+	F_LQ_RESERVATION,
+	F_LQ_USAGE,
 	F_COHORT_ADMITTED_ACTIVE,
 	F_PODGROUPS,
 	F_DOMAIN_GPUS,
@@ -259,6 +262,18 @@ static const struct metrics_def defs[F_COUNT] = {
 				   "Finished workloads still present, per "
 				   "LocalQueue.",
 				   GAUGE },
+	[F_LQ_STATUS] = { "kueue_local_queue_status",
+			  "1 on the 'active' status of a LocalQueue ('True', "
+			  "'False' or 'Unknown'), 0 on the others.",
+			  GAUGE },
+	[F_LQ_RESERVATION] = { "kueue_local_queue_resource_reservation",
+			       "Quota a LocalQueue's workloads reserve, per "
+			       "flavor and resource of its ClusterQueue.",
+			       GAUGE },
+	[F_LQ_USAGE] = { "kueue_local_queue_resource_usage",
+			 "Quota a LocalQueue's admitted workloads use, per "
+			 "flavor and resource of its ClusterQueue.",
+			 GAUGE },
 	[F_COHORT_ADMITTED_ACTIVE] = { "kueue_cohort_subtree_admitted_active_"
 				       "workloads",
 				       "Admitted workloads not finished in the "
@@ -352,7 +367,7 @@ struct obs_metrics {
 	struct metrics *m;
 	/* per ClusterQueue, LocalQueue and quota the gauges' handles, so
 	 * that a refresh does not look labels up again */
-	struct hcache cqc, lqc, qc, cohc;
+	struct hcache cqc, lqc, qc, lqrc, cohc;
 	/* per flavor id, per domain id */
 	VEC(struct dom_cache) * doms;
 	size_t ndoms;
@@ -477,6 +492,7 @@ void obs_metrics_free(struct obs_metrics *om)
 	hcache_release(&om->cqc);
 	hcache_release(&om->lqc);
 	hcache_release(&om->qc);
+	hcache_release(&om->lqrc);
 	hcache_release(&om->cohc);
 	free(om->label);
 	free(om->value);
@@ -848,8 +864,6 @@ static bool tally_wl(const struct sched *s, uint32_t wl, struct tally *t)
 	return true;
 }
 
-/* Tally the live workloads per ClusterQueue (cqt, [ncq]) and LocalQueue
- * (lqt, [nlq]); the PodGroup phases per ClusterQueue into phases. */
 /* The index of wl's LocalQueue in the cluster, -1 when none: found once
  * per workload, checked again since the cluster's queues may change. */
 static int32_t lq_index(struct obs_metrics *om, const struct ctl *x,
@@ -892,12 +906,33 @@ static void traffic(struct obs_metrics *om, const struct ctl *x, uint32_t wl,
 	t->block_bps = o->block_bps;
 }
 
+/* Add the quota wl holds to use ([flavor id * RESOURCE_MAX + resource]). */
+static void add_reserved(const struct ctl *x, uint32_t wl, int64_t *use)
+{
+	const struct workload *w = &ctl_cluster(x)->workloads.items[wl];
+	const struct sched_admission *adm = sched_wl_reserved(ctl_sched(x), wl);
+
+	for (size_t k = 0; adm && k < adm->npodsets; k++)
+		for (int r = 0; r < RESOURCE_MAX; r++)
+			if (adm->ps[k].flavor[r] >= 0)
+				use[(size_t)adm->ps[k].flavor[r] *
+					    RESOURCE_MAX +
+				    (size_t)r] += w->podsets[k].requests.v[r] *
+						  adm->ps[k].count;
+}
+
+/* Tally the live workloads per ClusterQueue (cqt, [ncq]) and LocalQueue
+ * (lqt, [nlq]), the quota each LocalQueue's hold into lquse (nflavors *
+ * RESOURCE_MAX per LocalQueue); the PodGroup phases per ClusterQueue
+ * into phases. */
 static void count(struct obs_metrics *om, const struct ctl *x,
-		  struct tally *cqt, struct tally *lqt, int64_t *phases)
+		  struct tally *cqt, struct tally *lqt, int64_t *lquse,
+		  int64_t *phases)
 {
 	const struct cluster *c = ctl_cluster(x);
 	const struct sched *s = ctl_sched(x);
 	int gpu = resource_lookup(c->resources, "nvidia.com/gpu");
+	size_t nfr = c->flavors.len * RESOURCE_MAX;
 
 	for (uint32_t i = 0; i < c->workloads.len; i++) {
 		int32_t cq = ctl_handle(x, i) ? sched_wl_cq(s, i) : -1;
@@ -914,8 +949,11 @@ static void count(struct obs_metrics *om, const struct ctl *x,
 			traffic(om, x, i, gpu, &one);
 		tally_add(&cqt[cq], &one);
 		lq = lq_index(om, x, i);
-		if (lq >= 0)
-			tally_add(&lqt[lq], &one);
+		if (lq < 0)
+			continue;
+		tally_add(&lqt[lq], &one);
+		if (one.reserving)
+			add_reserved(x, i, lquse + (size_t)lq * nfr);
 	}
 }
 
@@ -1031,30 +1069,113 @@ static void cq_gauges(struct obs_metrics *om, const struct ctl *x, int32_t cq,
 					(*qslot)++, key);
 }
 
-/* The gauges of LocalQueue i (5 slots). */
-static void lq_gauges(struct obs_metrics *om, size_t i,
-		      const struct local_queue *lq, const struct tally *t,
+/* Whether LocalQueue lq takes workloads ("True" or "False"), as Kueue's
+ * LocalQueue reconciler sets its Active condition; its ClusterQueue's
+ * index into *ret_cq, -1 when that does not exist. */
+static const char *lq_active(const struct ctl *x, const struct local_queue *lq,
+			     int32_t *ret_cq)
+{
+	const struct cluster *c = ctl_cluster(x);
+	const struct cluster_queue *q =
+		cluster_find(c, KIND_CLUSTER_QUEUE, NULL, lq->cluster_queue);
+
+	*ret_cq = q ? (int32_t)(q - c->cluster_queues.items) : -1;
+	if (lq->stop != STOP_NONE || !q)
+		return "False";
+	return sched_cq_active(ctl_sched(x), *ret_cq, NULL) ? "True" : "False";
+}
+
+/* The quota gauges of LocalQueue lq, whose workloads hold use, for each
+ * flavor and resource of its ClusterQueue cq; *slot counts the slots
+ * used. */
+static void lq_quota_series(struct obs_metrics *om, const struct ctl *x,
+			    const struct local_queue *lq, int32_t cq,
+			    const int64_t *use, size_t *slot,
+			    struct strbuf *key)
+{
+	const struct cluster *c = ctl_cluster(x);
+	const struct cluster_queue *q = &c->cluster_queues.items[cq];
+	const char *ns = lq->ns ? lq->ns : "default";
+	const char *l[MAX_LABELS];
+
+	for (size_t g = 0; g < q->ngroups; g++) {
+		for (size_t f = 0; f < q->groups[g].nflavors; f++) {
+			const struct flavor_quotas *fq =
+				&q->groups[g].flavors[f];
+			const struct flavor *fl =
+				cluster_find(c, KIND_FLAVOR, NULL, fq->flavor);
+
+			for (size_t r = 0; r < fq->nresources; r++) {
+				int res = fq->resources[r].resource;
+				const char *rn =
+					resource_name(c->resources, res);
+				/* no admission checks: what is reserved
+				 * is admitted */
+				double v = value(
+					c, res,
+					fl ? use[(size_t)(fl -
+							  c->flavors.items) *
+							 RESOURCE_MAX +
+						 (size_t)res]
+					   : 0);
+
+				labels(om, l, "name", lq->name, "namespace", ns,
+				       "flavor", fq->flavor, "resource", rn,
+				       NULL);
+				key_of(key, ns, lq->name, fq->flavor, rn, NULL);
+				set_cached(om, &om->lqrc, *slot * 2, key->buf,
+					   key->len, F_LQ_RESERVATION, l, v);
+				set_cached(om, &om->lqrc, *slot * 2 + 1,
+					   key->buf, key->len, F_LQ_USAGE, l,
+					   v);
+				(*slot)++;
+			}
+		}
+	}
+}
+
+/* Slots of one LocalQueue's gauges: pending (2), reserving, admitted,
+ * finished, status (3). */
+#define LQ_SLOTS 8
+
+/* The gauges of LocalQueue i, whose workloads hold use; *qslot counts
+ * the quota slots used. */
+static void lq_gauges(struct obs_metrics *om, const struct ctl *x, size_t i,
+		      const struct tally *t, const int64_t *use, size_t *qslot,
 		      struct strbuf *key)
 {
+	static const char *const statuses[] = { "True", "False", "Unknown" };
+	const struct local_queue *lq = &ctl_cluster(x)->local_queues.items[i];
 	const char *l[MAX_LABELS];
 	const char *ns = lq->ns ? lq->ns : "default";
+	size_t base = i * LQ_SLOTS;
+	int32_t cq;
+	const char *now = lq_active(x, lq, &cq);
 
 	key_of(key, ns, lq->name, NULL);
-	set_cached(om, &om->lqc, i * 5, key->buf, key->len, F_LQ_PENDING,
+	set_cached(om, &om->lqc, base, key->buf, key->len, F_LQ_PENDING,
 		   labels(om, l, "name", lq->name, "namespace", ns, "status",
 			  "active", NULL),
 		   (double)t->active);
-	set_cached(om, &om->lqc, i * 5 + 1, key->buf, key->len, F_LQ_PENDING,
+	set_cached(om, &om->lqc, base + 1, key->buf, key->len, F_LQ_PENDING,
 		   labels(om, l, "name", lq->name, "namespace", ns, "status",
 			  "inadmissible", NULL),
 		   (double)t->inadmissible);
 	labels(om, l, "name", lq->name, "namespace", ns, NULL);
-	set_cached(om, &om->lqc, i * 5 + 2, key->buf, key->len, F_LQ_RESERVING,
+	set_cached(om, &om->lqc, base + 2, key->buf, key->len, F_LQ_RESERVING,
 		   l, (double)t->reserving);
-	set_cached(om, &om->lqc, i * 5 + 3, key->buf, key->len,
+	set_cached(om, &om->lqc, base + 3, key->buf, key->len,
 		   F_LQ_ADMITTED_ACTIVE, l, (double)t->admitted);
-	set_cached(om, &om->lqc, i * 5 + 4, key->buf, key->len,
+	set_cached(om, &om->lqc, base + 4, key->buf, key->len,
 		   F_LQ_FINISHED_ACTIVE, l, (double)t->finished);
+	for (size_t k = 0; k < ARRAY_SIZE(statuses); k++)
+		set_cached(om, &om->lqc, base + 5 + k, key->buf, key->len,
+			   F_LQ_STATUS,
+			   labels(om, l, "name", lq->name, "namespace", ns,
+				  "active", statuses[k], NULL),
+			   strcmp(now, statuses[k]) == 0);
+	if (cq >= 0)
+		lq_quota_series(om, x, lq, cq, use, qslot, key);
 }
 
 /* The gauges of domain d of flavor f, found again while their labels
@@ -1231,13 +1352,15 @@ void obs_metrics_refresh(struct obs_metrics *om, const struct ctl *x)
 	size_t ncq = c->cluster_queues.len, nlq = c->local_queues.len;
 	struct tally *cqt = xcalloc(ncq + 1, sizeof(*cqt));
 	struct tally *lqt = xcalloc(nlq + 1, sizeof(*lqt));
+	size_t nfr = c->flavors.len * RESOURCE_MAX;
+	int64_t *lquse = xcalloc(nlq * nfr + 1, sizeof(*lquse));
 	int64_t *phases =
 		xcalloc((ncq + 1) * PODGROUP_PHASE_COUNT, sizeof(*phases));
 	const char *l[MAX_LABELS];
 	struct strbuf key;
-	size_t qslot = 0;
+	size_t qslot = 0, lqslot = 0;
 
-	count(om, x, cqt, lqt, phases);
+	count(om, x, cqt, lqt, lquse, phases);
 	/* cohorts first at zero, then each queue's share added */
 	for (size_t i = 0; i < c->cohorts.len; i++)
 		metrics_set(
@@ -1256,11 +1379,12 @@ void obs_metrics_refresh(struct obs_metrics *om, const struct ctl *x)
 			   (double)cqt[cq].admitted, false);
 	}
 	for (size_t i = 0; i < nlq; i++)
-		lq_gauges(om, i, &c->local_queues.items[i], &lqt[i], &key);
+		lq_gauges(om, x, i, &lqt[i], lquse + i * nfr, &lqslot, &key);
 	strbuf_release(&key);
 	cohort_gauges(om, x);
 	topology_gauges(om, x);
 	free(phases);
+	free(lquse);
 	free(lqt);
 	free(cqt);
 }

@@ -13,8 +13,9 @@
  * obs_metrics_refresh() before they read the registry. Counters count
  * events (each admission, each eviction) as Kueue's do; gauges are the
  * state at the last refresh. Every ClusterQueue and LocalQueue has all its
- * gauges, at zero when idle. The list of metrics and what each means is
- * in docs/internals/metrics.md.
+ * gauges, at zero when idle (a LocalQueue's quota gauges while its
+ * ClusterQueue exists). The list of metrics and what each means is in
+ * docs/internals/metrics.md.
  */
 #ifndef ECHELON_OBS_OBS_METRICS_H
 #define ECHELON_OBS_OBS_METRICS_H

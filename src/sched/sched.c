@@ -1550,6 +1550,12 @@ const struct sched_admission *sched_wl_admission(const struct sched *s,
 	return s->wl[wl].adm;
 }
 
+const struct sched_admission *sched_wl_reserved(const struct sched *s,
+						uint32_t wl)
+{
+	return s->wl[wl].adm ? s->wl[wl].adm : s->wl[wl].held;
+}
+
 const struct topo *sched_topo(const struct sched *s, int32_t f)
 {
 	return f >= 0 && (size_t)f < s->c->flavors.len ? s->tas[f].t : NULL;

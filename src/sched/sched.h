@@ -504,6 +504,10 @@ int32_t sched_wl_priority(const struct sched *s, uint32_t wl);
 /* The admission of an admitted workload, else NULL. */
 const struct sched_admission *sched_wl_admission(const struct sched *s,
 						 uint32_t wl);
+/* The admission whose quota wl holds: its admission while admitted,
+ * the one it keeps while preempted and not yet gone, else NULL. */
+const struct sched_admission *sched_wl_reserved(const struct sched *s,
+						uint32_t wl);
 /* The pending reason code and its message into msg (may be NULL). */
 enum sched_pend sched_wl_pending(const struct sched *s, uint32_t wl,
 				 struct strbuf *msg);

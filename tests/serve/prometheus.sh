@@ -35,6 +35,17 @@ for s in 'echelon_cluster_queue_cross_rack_bytes_per_second{cluster_queue="main"
 done
 grep -q '^kueue_cluster_queue_info{cluster_queue="main",' "$TMP/metrics.txt" ||
 	fail "no kueue_cluster_queue_info for main"
+# the LocalQueue's status, and its quota series per pair of its
+# ClusterQueue
+grep -q '^kueue_local_queue_status{active="True",name="main",namespace="default"} 1$' \
+	"$TMP/metrics.txt" || fail "kueue_local_queue_status: $(grep \
+	'^kueue_local_queue_status' "$TMP/metrics.txt")"
+for f in kueue_local_queue_resource_reservation kueue_local_queue_resource_usage; do
+	for r in cpu memory nvidia.com/gpu; do
+		grep -q "^$f{flavor=\"tas-gpu\",name=\"main\",namespace=\"default\",resource=\"$r\"} " \
+			"$TMP/metrics.txt" || fail "no $f for $r"
+	done
+done
 # the Job runs a minute of the embedded clock (a second here): its
 # finished Workload stays, counted
 until_ok 15 sh -c "curl -fs $URL/metrics |

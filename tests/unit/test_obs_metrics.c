@@ -9,7 +9,9 @@
  * ClusterQueue (not cluster_queue=""), and the history has a sample per
  * time-series sample. Placement attempts are counted at no simulated
  * time, the cohort's series come from the quota tree, and a spread gang's
- * modelled traffic is its ClusterQueue's.
+ * modelled traffic is its ClusterQueue's. Two LocalQueues of one
+ * ClusterQueue each have the quota of their own workloads, and a held
+ * LocalQueue is not active.
  */
 #include "obs/obs_metrics.h"
 
@@ -51,28 +53,36 @@
 
 static const char queues[] =
 	"apiVersion: kueue.x-k8s.io/v1beta1\nkind: Cohort\n"
-	"metadata: {name: all}\n" TEAM("team-a")
-		TEAM("team-b") "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: "
-			       "ClusterQueue\n"
-			       "metadata: {name: team-c}\n"
-			       "spec:\n  namespaceSelector: {}\n"
-			       "  resourceGroups:\n  - coveredResources: "
-			       "[\"nvidia.com/gpu\"]\n"
-			       "    flavors: [{name: tas-gpu, resources: "
-			       "[{name: nvidia.com/gpu, "
-			       "nominalQuota: 0}]}]\n"
-			       "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: "
-			       "LocalQueue\n"
-			       "metadata: {name: a, namespace: default}\nspec: "
-			       "{clusterQueue: team-a}\n"
-			       "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: "
-			       "LocalQueue\n"
-			       "metadata: {name: b, namespace: default}\nspec: "
-			       "{clusterQueue: team-b}\n"
-			       "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: "
-			       "LocalQueue\n"
-			       "metadata: {name: c, namespace: default}\nspec: "
-			       "{clusterQueue: team-c}\n";
+	"metadata: {name: all}\n" TEAM("team-a") TEAM(
+		"team-b") "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: "
+			  "ClusterQueue\n"
+			  "metadata: {name: team-c}\n"
+			  "spec:\n  namespaceSelector: {}\n"
+			  "  resourceGroups:\n  - coveredResources: "
+			  "[\"nvidia.com/gpu\"]\n"
+			  "    flavors: [{name: tas-gpu, resources: "
+			  "[{name: nvidia.com/gpu, "
+			  "nominalQuota: 0}]}]\n"
+			  "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: "
+			  "LocalQueue\n"
+			  "metadata: {name: a, namespace: default}\nspec: "
+			  "{clusterQueue: team-a}\n"
+			  "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: "
+			  "LocalQueue\n"
+			  "metadata: {name: b, namespace: default}\nspec: "
+			  "{clusterQueue: team-b}\n"
+			  "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: "
+			  "LocalQueue\n"
+			  "metadata: {name: c, namespace: default}\nspec: "
+			  "{clusterQueue: team-c}\n"
+			  "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: "
+			  "LocalQueue\n"
+			  "metadata: {name: a2, namespace: default}\nspec: "
+			  "{clusterQueue: team-a}\n"
+			  "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: "
+			  "LocalQueue\n"
+			  "metadata: {name: held, namespace: default}\n"
+			  "spec: {clusterQueue: team-b, stopPolicy: Hold}\n";
 
 static const char jobs[] =
 	"{\"name\": \"borrower\", \"submit_s\": 0, \"duration_s\": 3600, "
@@ -320,11 +330,61 @@ static void test_traffic(void **state)
 	world_release(&w);
 }
 
+#define LQ_GPU(name)                                                           \
+	"{flavor=\"tas-gpu\",name=\"" name "\",namespace=\"default\","         \
+	"policy=\"tas\",resource=\"nvidia.com/gpu\"} "
+
+/*
+ * LocalQueues a (two pods of 8 GPUs) and a2 (one pod of 8) both admit
+ * into team-a, which borrows 8 GPUs of team-b: each LocalQueue reserves
+ * and uses the GPUs of its own workloads, their sum is the ClusterQueue's
+ * reservation, team-b's LocalQueue b holds nothing, and the stopped
+ * LocalQueue "held" is not active while the others are.
+ */
+static void test_local_queue_quota(void **state)
+{
+	static const char two[] =
+		"{\"name\": \"x\", \"submit_s\": 0, \"duration_s\": 3600, "
+		"\"pods\": 2, \"requests\": {\"nvidia.com/gpu\": 8}, "
+		"\"queue\": \"a\"}\n"
+		"{\"name\": \"y\", \"submit_s\": 0, \"duration_s\": 3600, "
+		"\"requests\": {\"nvidia.com/gpu\": 8}, \"queue\": \"a2\"}\n";
+	static const char *const lines[] = {
+		"kueue_local_queue_resource_reservation" LQ_GPU("a") "16",
+		"kueue_local_queue_resource_usage" LQ_GPU("a") "16",
+		"kueue_local_queue_resource_reservation" LQ_GPU("a2") "8",
+		"kueue_local_queue_resource_usage" LQ_GPU("a2") "8",
+		"kueue_local_queue_resource_reservation" LQ_GPU("b") "0",
+		"kueue_local_queue_resource_usage" LQ_GPU("held") "0",
+		"kueue_cluster_queue_resource_reservation{cluster_queue="
+		"\"team-a\",cohort=\"all\",flavor=\"tas-gpu\",policy=\"tas\","
+		"resource=\"nvidia.com/gpu\"} 24",
+		"kueue_local_queue_status{active=\"True\",name=\"a2\","
+		"namespace=\"default\",policy=\"tas\"} 1",
+		"kueue_local_queue_status{active=\"False\",name=\"a2\","
+		"namespace=\"default\",policy=\"tas\"} 0",
+		"kueue_local_queue_status{active=\"Unknown\",name=\"a2\","
+		"namespace=\"default\",policy=\"tas\"} 0",
+		"kueue_local_queue_status{active=\"True\",name=\"held\","
+		"namespace=\"default\",policy=\"tas\"} 0",
+		"kueue_local_queue_status{active=\"False\",name=\"held\","
+		"namespace=\"default\",policy=\"tas\"} 1",
+	};
+	struct world w;
+
+	(void)state;
+	world_run_on(&w, "blocks=1,racks=1,hosts=4,gpus=8", two, 600 * S);
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++)
+		testutil_assert_line(w.text.buf, lines[i]);
+	world_release(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sim_run),
 		cmocka_unit_test(test_traffic),
+		cmocka_unit_test(test_local_queue_quota),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

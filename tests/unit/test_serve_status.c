@@ -722,6 +722,15 @@ static const char *const want_metrics[] = {
 	"flavor=\"f\",resource=\"nvidia.com/gpu\"} 4\n",
 	"kueue_cluster_queue_resource_usage{cluster_queue=\"cq\",cohort=\"\","
 	"flavor=\"f\",resource=\"cpu\"} 4\n",
+	/* the LocalQueues' Active conditions and flavorsUsage, as above */
+	"kueue_local_queue_status{active=\"True\",name=\"lq\",namespace="
+	"\"ns\"} 1\n",
+	"kueue_local_queue_status{active=\"False\",name=\"other\","
+	"namespace=\"ns\"} 1\n",
+	"kueue_local_queue_resource_usage{flavor=\"f\",name=\"lq\","
+	"namespace=\"ns\",resource=\"cpu\"} 4\n",
+	"kueue_local_queue_resource_reservation{flavor=\"f\",name=\"lq\","
+	"namespace=\"ns\",resource=\"nvidia.com/gpu\"} 4\n",
 	NULL
 };
 
