@@ -80,6 +80,7 @@ void sched_node_usage(struct sched *s, uint32_t node, const struct resvec *req,
 		      int sign)
 {
 	const char *name;
+	bool charged = false;
 
 	BUG_ON(node >= s->c->nodes.len || (sign != 1 && sign != -1));
 	name = s->c->nodes.items[node].name;
@@ -89,19 +90,13 @@ void sched_node_usage(struct sched *s, uint32_t node, const struct resvec *req,
 
 		if (n < 0)
 			continue;
-		/* charges every index sharing the node, once */
-		place_flavors_charge(&s->pf, (int32_t)f, (uint32_t)n, req, sign,
-				     false);
-		break;
-	}
-	if (sign < 0) {
-		for (size_t f = 0; f < s->c->flavors.len; f++) {
-			struct topo *t = s->tas[f].t;
-			int64_t n = t ? topo_find_node(t, name) : -1;
-
-			if (n >= 0 && topo_node_live(t, (uint32_t)n))
-				flavor_grew(s, (int32_t)f);
-		}
+		/* the first index holding it charges every one sharing it */
+		if (!charged)
+			place_flavors_charge(&s->pf, (int32_t)f, (uint32_t)n,
+					     req, sign, false);
+		charged = true;
+		if (sign < 0 && topo_node_live(t, (uint32_t)n))
+			flavor_grew(s, (int32_t)f);
 	}
 	s->tas_gen++;
 }
