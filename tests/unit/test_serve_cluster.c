@@ -90,16 +90,6 @@ static void advance(struct fx *f, int64_t to)
 	settle(f);
 }
 
-static json_t *parse(const char *text)
-{
-	json_error_t e;
-	json_t *j = json_loads(text, 0, &e);
-
-	if (!j)
-		fail_msg("bad JSON in test: %s: %s", e.text, text);
-	return j;
-}
-
 /* A Node with the status given as JSON. */
 static void add_node_status(struct fx *f, const char *name, const char *status)
 {
@@ -109,8 +99,9 @@ static void add_node_status(struct fx *f, const char *name, const char *status)
 		 "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":"
 		 "{\"name\":\"%s\"},\"status\":%s}",
 		 name, status);
-	assert_int_equal(
-		api_store_create(f->s, f->node, parse(buf), f->now, NULL), 0);
+	assert_int_equal(api_store_create(f->s, f->node, testutil_json(buf),
+					  f->now, NULL),
+			 0);
 }
 
 static void add_node(struct fx *f, const char *name)
@@ -134,9 +125,9 @@ static void add_job(struct fx *f, const char *name, const char *spec)
 		 "\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{"
 		 "\"name\":\"main\",\"image\":\"busybox\"}]}}}}",
 		 name);
-	job = parse(buf);
+	job = testutil_json(buf);
 	if (spec) {
-		json_t *extra = parse(spec);
+		json_t *extra = testutil_json(spec);
 
 		json_object_update(json_object_get(job, "spec"), extra);
 		json_decref(extra);
@@ -624,9 +615,10 @@ static void test_duration_on_job(void **state)
 			 "\"Never\",\"containers\":[{\"name\":\"main\","
 			 "\"image\":\"busybox\"}]}}}}",
 			 table[i].tmpl_ann);
-		assert_int_equal(
-			api_store_create(f.s, f.job, parse(buf), f.now, NULL),
-			0);
+		assert_int_equal(api_store_create(f.s, f.job,
+						  testutil_json(buf), f.now,
+						  NULL),
+				 0);
 		settle(&f);
 		pods_of(&f, "j", &p);
 		assert_int_equal(p.n, 1);
@@ -1307,10 +1299,11 @@ static void test_events(void **state)
 {
 	struct fx f;
 	json_int_t count = 0;
-	json_t *pod = parse("{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
-			    "\"metadata\":{\"name\":\"p\",\"namespace\":"
-			    "\"default\",\"uid\":\"u1\",\"resourceVersion\":"
-			    "\"5\"}}");
+	json_t *pod =
+		testutil_json("{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
+			      "\"metadata\":{\"name\":\"p\",\"namespace\":"
+			      "\"default\",\"uid\":\"u1\",\"resourceVersion\":"
+			      "\"5\"}}");
 	char big[2000];
 
 	(void)state;

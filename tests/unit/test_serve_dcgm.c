@@ -84,20 +84,10 @@ static void test_fault_parse(void **state)
 	}
 }
 
-static json_t *parse(const char *text)
-{
-	json_error_t e;
-	json_t *j = json_loads(text, 0, &e);
-
-	if (!j)
-		fail_msg("bad JSON in test: %s: %s", e.text, text);
-	return j;
-}
-
 static void add(struct api_store *s, const char *kind, const char *json)
 {
 	assert_int_equal(api_store_create(s, api_kind_of("v1", kind),
-					  parse(json), T0, NULL),
+					  testutil_json(json), T0, NULL),
 			 0);
 }
 

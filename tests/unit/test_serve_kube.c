@@ -29,6 +29,7 @@
 #include "base/strbuf.h"
 #include "kube/kube_loop.h"
 #include "serve/serve_kube.h"
+#include "testutil.h"
 
 #define T0   1796130000000000LL
 #define STEP 50000LL /* one turn of the simulated loop */
@@ -61,12 +62,9 @@ struct fx {
 
 static void put(struct fx *f, const char *json)
 {
-	json_error_t jerr;
-	json_t *o = json_loads(json, 0, &jerr);
+	json_t *o = testutil_json(json);
 	const struct api_kind *k;
 
-	if (!o)
-		fail_msg("bad JSON in test: %s: %s", jerr.text, json);
 	k = api_kind_storage(
 		api_kind_of(json_string_value(json_object_get(o, "apiVersion")),
 			    json_string_value(json_object_get(o, "kind"))));

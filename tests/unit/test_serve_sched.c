@@ -61,14 +61,11 @@ static void vput(struct api_store *s, struct serve_sched *x, int64_t now,
 {
 	const struct api_kind *k;
 	char buf[4096];
-	json_error_t jerr;
 	struct errbuf eb;
 	json_t *o;
 
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	o = json_loads(buf, 0, &jerr);
-	if (!o)
-		fail_msg("bad JSON in test: %s: %s", jerr.text, buf);
+	o = testutil_json(buf);
 	k = api_kind_storage(
 		api_kind_of(json_string_value(json_object_get(o, "apiVersion")),
 			    json_string_value(json_object_get(o, "kind"))));

@@ -10,6 +10,7 @@
 
 #include "testutil.h"
 
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,4 +41,14 @@ void testutil_assert_line(const char *text, const char *line)
 		fail_msg("missing line: %s", line);
 	strbuf_release(&needle);
 	strbuf_release(&hay);
+}
+
+json_t *testutil_json(const char *text)
+{
+	json_error_t e;
+	json_t *j = json_loads(text, 0, &e);
+
+	if (!j)
+		fail_msg("bad JSON in test: %s: %s", e.text, text);
+	return j;
 }

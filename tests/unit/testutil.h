@@ -13,4 +13,9 @@ char *testutil_path(const char *rel);
 /* Fail the test unless text holds line as a whole line. */
 void testutil_assert_line(const char *text, const char *line);
 
+/* Parse JSON the test wrote itself; fails the test (with jansson's
+ * message and the text) when it is not JSON. The caller owns the value. */
+struct json_t;
+struct json_t *testutil_json(const char *text);
+
 #endif
