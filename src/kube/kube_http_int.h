@@ -28,8 +28,8 @@
  * allowed (at least one). The other half is kept for the calls that
  * bypass the limit: the watches, each holding a connection over
  * HTTP/1.1, and the Lease's renewals, which must never queue inside
- * curl behind a burst of binds (a renewal that waited there past the
- * renew deadline cost the leadership at 50,000 pods). */
+ * curl behind a burst of binds, where it could wait past the renew
+ * deadline. */
 #define KUBE_HTTP_LIMITED_SHARE 2
 
 enum call_state {
