@@ -137,7 +137,8 @@ struct serve_sched {
 	struct hmap refused;   /* "Kind/ns/name" of a gang's object whose
 				  pods echelon cannot honour: Event sent */
 	struct hmap early;     /* "ns/name" of a waiting pod of a queued Job
-				  whose Workload is not read yet */
+				  whose Workload is not read yet, or of a
+				  Job not read yet */
 	VEC(uint32_t) acts;    /* slots with binds or a release */
 	VEC(char *) plain;     /* "ns/name" of plain pods to bind */
 	VEC(char *) new_gangs; /* "ns/PodGroup": to make */
@@ -282,6 +283,10 @@ void serve_sched_pod_group_error(struct serve_sched *x, const char *ns,
 
 /* serve_sched_pods.c */
 void serve_sched_pod(struct serve_sched *x, const struct sev *e);
+/* Job job_uid of namespace ns was read and is not queued: its pods that
+ * waited for it (x->early) are handled as any pod now. */
+void serve_sched_early_job(struct serve_sched *x, const char *ns,
+			   const char *job_uid);
 /* Whether a pod of this spec asks for what echelon cannot honour
  * (inter-pod affinity, topology spread, volumes of claims and their zone
  * constraints, host ports, resource claims); the first such field's path

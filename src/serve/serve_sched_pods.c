@@ -558,10 +558,13 @@ static bool refuse(struct serve_sched *x, const json_t *pod)
 	return true;
 }
 
-/* Whether pod's Job is queued (its Workload is to come): the pod waits
- * for it, not bound as a plain pod (in kube mode a queued Job runs its
- * pods before its admission). */
-static bool job_queued(struct serve_sched *x, const json_t *pod)
+/* Whether pod waits for its Job: the Job is queued (its Workload is to
+ * come; in kube mode a queued Job runs its pods before its admission),
+ * or not read yet (a replica reads Jobs and Pods through separate
+ * watches: a pod may come first, and bound as a plain pod it would run
+ * before its gang's admission is recorded). A Job read as not queued
+ * lets its waiting pods go (serve_sched_early_job()). */
+static bool job_waits(struct serve_sched *x, const json_t *pod)
 {
 	const char *name = job_name_of(pod);
 	const struct api_obj *jb =
@@ -569,7 +572,46 @@ static bool job_queued(struct serve_sched *x, const json_t *pod)
 				     str_at(pod, "metadata", "namespace"), name)
 		     : NULL;
 
-	return jb && serve_sched_job_queued(x, jb->body);
+	if (!jb || strcmp(jb->uid, job_uid_of(pod)) != 0)
+		return true;
+	return serve_sched_job_queued(x, jb->body);
+}
+
+void serve_sched_early_job(struct serve_sched *x, const char *ns,
+			   const char *job_uid)
+{
+	VEC(char *) keys = VEC_INIT;
+	const struct hmap_slot *e;
+	size_t it = 0;
+
+	while (x->early.len && hmap_next(&x->early, &it, &e)) {
+		size_t nsl = strlen(ns);
+		const struct api_obj *o;
+
+		if (e->keylen <= nsl || memcmp(e->key, ns, nsl) != 0 ||
+		    e->key[nsl] != '/')
+			continue;
+		o = api_store_get(x->s, x->kinds[SK_POD], ns,
+				  (const char *)e->key + nsl + 1);
+		if (o && job_uid_of(o->body) &&
+		    strcmp(job_uid_of(o->body), job_uid) == 0)
+			vec_push(&keys, xstrndup(e->key, e->keylen));
+	}
+	vec_foreach (&keys, k) {
+		const struct api_obj *o;
+		struct sev ev = { API_MODIFIED, SK_POD, NULL };
+
+		hmap_del(&x->early, *k, strlen(*k));
+		o = api_store_get(x->s, x->kinds[SK_POD], ns,
+				  *k + strlen(ns) + 1);
+		if (o) {
+			ev.body = json_incref(o->body);
+			serve_sched_pod(x, &ev);
+			json_decref(ev.body);
+		}
+		free(*k);
+	}
+	vec_release(&keys);
 }
 
 void serve_sched_pod(struct serve_sched *x, const struct sev *e)
@@ -612,7 +654,7 @@ void serve_sched_pod(struct serve_sched *x, const struct sev *e)
 	}
 	if (juid && e->type != API_DELETED && !pod_terminal(e->body) &&
 	    !json_object_get(meta, "deletionTimestamp") &&
-	    job_queued(x, e->body)) {
+	    job_waits(x, e->body)) {
 		/* its Job's Workload, when read, takes it (bound too: a
 		 * previous leader's, its admission still to be read) */
 		char *key = xasprintf("%s/%s",

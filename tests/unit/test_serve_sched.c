@@ -2776,6 +2776,91 @@ static int skip_obj(void *ctx, const struct api_obj *o)
 	return 0;
 }
 
+/* How many live pods owned by uid are bound. */
+static int bound_of_uid(struct api_store *s, const char *uid)
+{
+	struct objs pods;
+	int n = 0;
+
+	objs_of(s, K_POD, &pods);
+	for (size_t i = 0; i < pods.n; i++) {
+		const json_t *p = pods.items[i];
+
+		if (owner_uid(p) && !strcmp(owner_uid(p), uid) &&
+		    !terminal(p) && sget(p, "spec", "nodeName"))
+			n++;
+	}
+	objs_release(&pods);
+	return n;
+}
+
+/*
+ * Kube mode: a replica reads Jobs and Pods through separate watches, so
+ * it can show a Job's pods before the Job. They wait for it, unbound:
+ * bound one by one as plain pods, they would run before their gang's
+ * admission is recorded (a new leader then finds them bound with no
+ * record, and their nodes counted by no one). Once the Job is read, a
+ * queued Job's pods are bound as its gang, and those of a Job that is
+ * not queued as plain pods.
+ */
+static void test_pods_before_job(void **state)
+{
+	(void)state;
+	for (int queued = 1; queued >= 0; queued--) {
+		struct serve_sched_options o = kube_options();
+		struct api_store *rs;
+		struct objs pods;
+		struct env e, r;
+		json_t *jb;
+		char *uid;
+
+		env_start_opts(&e, quickstart(), T0, &o);
+		job_for(&e, "llama", 2, "production", "echelon");
+		advance(&e, 2 * S);
+		assert_int_equal(gang_of(e.s, "llama").bound, 2);
+		jb = json_deep_copy(
+			api_store_get(e.s, K_JOB, "team-a", "llama")->body);
+		uid = xstrdup(
+			api_store_get(e.s, K_JOB, "team-a", "llama")->uid);
+		json_object_del(json_object_get(jb, "metadata"), "annotations");
+		json_object_del(jb, "status");
+		if (!queued)
+			json_object_del(json_object_get(jb, "metadata"),
+					"labels");
+		/* the replica: the Job's pods, unbound, and no Job */
+		rs = copy_store_as(e.s, skip_obj);
+		assert_int_equal(api_store_delete(rs, K_JOB, "team-a", "llama",
+						  0, e.now),
+				 0);
+		objs_of(rs, K_POD, &pods);
+		for (size_t i = 0; i < pods.n; i++) {
+			json_t *p = json_deep_copy(pods.items[i]);
+
+			json_object_del(json_object_get(p, "spec"), "nodeName");
+			json_object_del(p, "status");
+			update(rs, K_POD, p, e.now);
+		}
+		objs_release(&pods);
+		env_start_opts(&r, rs, e.now, &o);
+		env_stop(&e);
+		/* the scheduler alone (the cluster would collect the pods of
+		 * a Job it does not have) */
+		for (int i = 0; i < 3; i++) {
+			r.now += S;
+			(void)serve_sched_sync(r.x, r.now);
+		}
+		assert_int_equal(bound_of_uid(r.s, uid), 0);
+		/* the Job is read */
+		assert_int_equal(api_store_mirror(r.s, K_JOB, jb, r.now, NULL),
+				 0);
+		advance(&r, 2 * S);
+		assert_int_equal(bound_of_uid(r.s, uid), 2);
+		assert_int_equal(admitted_pods(r.x), queued ? 2 : 0);
+		free(uid);
+		env_stop(&r);
+	}
+}
+
 /*
  * A cluster without Kueue's Workload CRD: a Job's admission is kept on
  * the Job too, and a scheduler restarted over the cluster (no Workload
@@ -2991,6 +3076,7 @@ int main(void)
 		cmocka_unit_test(test_pending_reasons),
 		cmocka_unit_test(test_pending_reason_new_pods),
 		cmocka_unit_test(test_record_after_pods),
+		cmocka_unit_test(test_pods_before_job),
 		cmocka_unit_test(test_random),
 	};
 

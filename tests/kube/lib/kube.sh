@@ -19,6 +19,7 @@ trap kube_cleanup EXIT INT TERM
 # Show the schedulers' logs too when a test fails.
 fail() {
 	echo "FAIL: $*" >&2
+	: >"$TMP/.failed"
 	for f in "$TMP"/serve.log "$TMP"/sched-*.log; do
 		[ -f "$f" ] || continue
 		echo "--- $(basename "$f") (last 30 lines)" >&2

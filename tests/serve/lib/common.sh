@@ -19,12 +19,19 @@ cleanup() {
 		kill -9 "$SERVE_PID" 2>/dev/null
 		wait "$SERVE_PID" 2>/dev/null
 	fi
+	# ECHELON_TEST_KEEP=DIR: a failing test's files are moved there.
+	if [ -n "${ECHELON_TEST_KEEP:-}" ] && [ -f "$TMP/.failed" ]; then
+		mkdir -p "$ECHELON_TEST_KEEP" &&
+			mv "$TMP" "$ECHELON_TEST_KEEP/" &&
+			echo "kept in $ECHELON_TEST_KEEP/$(basename "$TMP")" >&2
+	fi
 	rm -rf "$TMP"
 }
 trap cleanup EXIT INT TERM
 
 fail() {
 	echo "FAIL: $*" >&2
+	: >"$TMP/.failed"
 	if [ -f "$TMP/serve.log" ]; then
 		echo "--- serve.log (last 30 lines)" >&2
 		tail -n 30 "$TMP/serve.log" >&2
