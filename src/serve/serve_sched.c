@@ -177,6 +177,8 @@ void serve_sched_drop(struct serve_sched *x, uint32_t slot)
 
 	if (!w->live)
 		return;
+	if (w->record_until_us)
+		serve_sched_await_release(x, slot);
 	key = xasprintf("%s/%s", w->ns, w->name);
 	hmap_del(&x->by_name, key, strlen(key));
 	free(key);

@@ -1705,9 +1705,6 @@ static void check_released(struct env *e, unsigned long long seed)
 	}
 }
 
-/* No gang partly bound, nothing on a NotReady node, every release done,
- * and the quota used is the admitted workloads', which are the Jobs
- * running and the PodGroups' pods. */
 /* The usage the scheduler keeps for what it does not admit (plain pods,
  * followed pod by pod) equals a rebuild's from the store. */
 static void check_plain_usage(struct env *e, unsigned long long seed)
@@ -1731,6 +1728,9 @@ static void check_plain_usage(struct env *e, unsigned long long seed)
 	cluster_release(&c);
 }
 
+/* No gang partly bound, nothing on a NotReady node, every release done,
+ * and the quota used is the admitted workloads', which are the Jobs
+ * running and the PodGroups' pods. */
 static void check_invariants(struct env *e, int njobs, const struct groups *gr,
 			     unsigned long long seed)
 {
@@ -3038,6 +3038,59 @@ static void test_record_after_pods(void **state)
 	}
 }
 
+/*
+ * While a new leader waits for a gang's admission record, the gang's
+ * bound pods hold their nodes: a gang admitted meanwhile is not placed on
+ * them (it would share their GPUs). Rack r0 is another scheduler's, the
+ * waiting gang has 2 hosts of r1, a gang of a whole rack must wait; it
+ * still waits once the record is adopted (or, none read, the gang is
+ * queued after 10 s), and the nodes' usage is a rebuild's throughout.
+ */
+static void test_record_wait_holds_nodes(void **state)
+{
+	(void)state;
+	for (int comes = 1; comes >= 0; comes--) {
+		struct serve_sched_options o = kube_options();
+		struct api_store *rs;
+		struct env e, r;
+		json_t *rec;
+
+		o.workloads_remote = true;
+		env_start_opts(&e, quickstart(), T0, &o);
+		other_pods(&e, 1, 4);
+		job_for(&e, "llama", 2, "production", "echelon");
+		advance(&e, 2 * S);
+		assert_int_equal(gang_of(e.s, "llama").bound, 2);
+		rec = json_deep_copy(api_store_get(e.s, K_WL, "team-a",
+						   workload_name(e.s, "llama"))
+					     ->body);
+		json_object_del(json_object_get(rec, "metadata"),
+				"resourceVersion");
+		rs = copy_store_as(e.s, copy_wl_unadmitted);
+		env_start_opts(&r, rs, e.now, &o);
+		env_stop(&e);
+		advance(&r, S);
+		assert_int_equal(admitted_pods(r.x), 0);
+		check_plain_usage(&r, 0);
+		job_for(&r, "big", 4, "production", "echelon");
+		advance(&r, 2 * S);
+		assert_int_equal(gang_of(r.s, "big").bound, 0);
+		check_plain_usage(&r, 0);
+		if (comes) {
+			update(r.s, K_WL, rec, r.now);
+			advance(&r, 2 * S);
+			assert_int_equal(
+				admitted_pods_of(r.x, "job-llama", true), 2);
+		} else {
+			json_decref(rec);
+			advance(&r, 9 * S);
+		}
+		assert_int_equal(gang_of(r.s, "big").bound, 0);
+		check_plain_usage(&r, 0);
+		env_stop(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -3077,6 +3130,7 @@ int main(void)
 		cmocka_unit_test(test_pending_reason_new_pods),
 		cmocka_unit_test(test_record_after_pods),
 		cmocka_unit_test(test_pods_before_job),
+		cmocka_unit_test(test_record_wait_holds_nodes),
 		cmocka_unit_test(test_random),
 	};
 
