@@ -2776,6 +2776,57 @@ static int skip_obj(void *ctx, const struct api_obj *o)
 	return 0;
 }
 
+struct progress_case {
+	struct api_store *s;
+	int calls;
+};
+
+/* The progress hook: counts, and adds a pod of echelon's the first time
+ * (as a replica's reflector may, between events). */
+static void count_progress(void *ctx)
+{
+	struct progress_case *p = ctx;
+
+	if (p->calls++ == 0)
+		put(p->s, T0,
+		    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+		    "\"name\":\"late\",\"namespace\":\"team-a\"},\"spec\":{"
+		    "\"schedulerName\":\"echelon\",\"containers\":[{\"name\":"
+		    "\"t\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}");
+}
+
+/*
+ * A pass that reads many events calls the progress hook between them
+ * (every SERVE_SCHED_PROGRESS_EVENTS), so that a daemon renews its Lease
+ * during a long first pass; what the hook adds to the store is read by
+ * the next pass.
+ */
+static void test_progress(void **state)
+{
+	struct serve_sched_options o = kube_options();
+	struct progress_case p = { quickstart(), 0 };
+	struct env e;
+	int n = 2 * SERVE_SCHED_PROGRESS_EVENTS + 10;
+
+	(void)state;
+	for (int i = 0; i < n; i++)
+		put(p.s, T0,
+		    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+		    "\"name\":\"other-%d\",\"namespace\":\"team-a\"},"
+		    "\"spec\":{\"schedulerName\":\"default-scheduler\","
+		    "\"containers\":[{\"name\":\"t\"}]}}",
+		    i);
+	o.progress = count_progress;
+	o.progress_ctx = &p;
+	env_start_opts(&e, p.s, T0, &o);
+	(void)serve_sched_sync(e.x, e.now);
+	assert_true(p.calls >= 2);
+	assert_null(node_of_pod(e.s, "late"));
+	(void)serve_sched_sync(e.x, e.now);
+	assert_non_null(node_of_pod(e.s, "late"));
+	env_stop(&e);
+}
+
 /* How many live pods owned by uid are bound. */
 static int bound_of_uid(struct api_store *s, const char *uid)
 {
@@ -3130,6 +3181,7 @@ int main(void)
 		cmocka_unit_test(test_pending_reason_new_pods),
 		cmocka_unit_test(test_record_after_pods),
 		cmocka_unit_test(test_pods_before_job),
+		cmocka_unit_test(test_progress),
 		cmocka_unit_test(test_record_wait_holds_nodes),
 		cmocka_unit_test(test_random),
 	};
