@@ -606,8 +606,10 @@ static bool job_waits(struct serve_sched *x, const json_t *pod)
 				     str_at(pod, "metadata", "namespace"), name)
 		     : NULL;
 
-	if (!jb || strcmp(jb->uid, job_uid_of(pod)) != 0)
+	if (!jb || strcmp(jb->uid, job_uid_of(pod)) != 0) {
+		hmap_put_str(&x->early_jobs, job_uid_of(pod), 1);
 		return true;
+	}
 	return serve_sched_job_queued(x, jb->body);
 }
 
@@ -618,6 +620,9 @@ void serve_sched_early_job(struct serve_sched *x, const char *ns,
 	const struct hmap_slot *e;
 	size_t it = 0;
 
+	if (!hmap_get_str(&x->early_jobs, job_uid, NULL))
+		return; /* none of its pods came before it */
+	hmap_del(&x->early_jobs, job_uid, strlen(job_uid));
 	while (x->early.len && hmap_next(&x->early, &it, &e)) {
 		size_t nsl = strlen(ns);
 		const struct api_obj *o;
