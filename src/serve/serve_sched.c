@@ -260,6 +260,7 @@ static void state_init(struct serve_sched *x)
 	hmap_init(&x->early);
 	hmap_init(&x->early_jobs);
 	hmap_init(&x->new_gang_keys);
+	hmap_init(&x->plain_keys);
 	hmap_init(&x->pg_pods);
 	x->cursor = api_store_rv(x->s);
 	x->pending_cycles = 0;
@@ -300,6 +301,7 @@ static void state_release(struct serve_sched *x)
 	vec_foreach (&x->plain, p)
 		free(*p);
 	vec_release(&x->plain);
+	hmap_release(&x->plain_keys);
 	serve_sched_gang_release(x);
 	cluster_release(&x->c);
 }

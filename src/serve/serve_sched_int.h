@@ -147,6 +147,7 @@ struct serve_sched {
 				   Job never read stays until a restart) */
 	VEC(uint32_t) acts;	/* slots with binds or a release */
 	VEC(char *) plain;	/* "ns/name" of plain pods to bind */
+	struct hmap plain_keys; /* plain's keys (no duplicates) */
 	VEC(char *) new_gangs;	/* "ns/PodGroup": to make */
 	struct hmap new_gang_keys; /* new_gangs' keys (no duplicates) */
 	struct hmap pg_pods;	   /* gang key of a PodGroup -> its pods' names

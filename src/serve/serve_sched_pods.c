@@ -402,13 +402,10 @@ void serve_sched_plain_pod(struct serve_sched *x, const struct sev *e,
 			json_string_value(json_object_get(meta, "namespace")),
 			json_string_value(json_object_get(meta, "name")));
 
-		vec_foreach (&x->plain, k) {
-			if (strcmp(*k, key) == 0) {
-				free(key);
-				return;
-			}
-		}
-		vec_push(&x->plain, key);
+		if (hmap_put_str(&x->plain_keys, key, 1))
+			vec_push(&x->plain, key);
+		else
+			free(key);
 	}
 }
 
@@ -1349,10 +1346,12 @@ void serve_sched_plain(struct serve_sched *x)
 		o = api_store_get(x->s, x->kinds[SK_POD], key, slash + 1);
 		*slash = '/';
 		if (o && !str_at(o->body, "spec", "nodeName") &&
-		    !pod_terminal(o->body))
+		    !pod_terminal(o->body)) {
 			x->plain.items[j++] = key;
-		else
+		} else {
+			hmap_del(&x->plain_keys, key, strlen(key));
 			free(key);
+		}
 	}
 	x->plain.len = j;
 	free(used);
