@@ -1314,6 +1314,7 @@ static void state_init(struct sim_state *st, const struct sim_input *in,
 		r->hosts = r->racks = r->blocks = -1;
 		r->min_racks = r->min_blocks = -1;
 		r->throughput_ratio = -1;
+		r->rack_bps = r->block_bps = -1;
 		r->cq = -1;
 	}
 	st->count[SIM_JOB_UNSUBMITTED] = (int64_t)nj;
