@@ -1225,7 +1225,8 @@ static const struct life_case life_cases[] = {
 	  .trace = JOB_A(5000) JOB_G2(1000, ""),
 	  .policy = SIM_POLICY_KUBE_DEFAULT,
 	  .lines = { "10.000000 start g pods=2 hosts=2 racks=2 blocks=1 "
-		     "ratio=0.9048",
+		     "ratio=0.9048 cross_rack_bps=131157433261 "
+		     "cross_block_bps=0",
 		     "5010.000000 finish a" },
 	  /* ideal work 5000 x 8 + 1000 x 16 GPU-s over the GPU-time held:
 	   * 10 s of start-up for all 24 GPUs, 5000 x 8, and 16 x 1000 / r */
@@ -1249,7 +1250,8 @@ static const struct life_case life_cases[] = {
 	  .trace = JOB_G2(1000, ""),
 	  .policy = SIM_POLICY_NO_GANG,
 	  .lines = { "10.000000 start g pods=2 hosts=2 racks=2 blocks=1 "
-		     "ratio=1.0000" },
+		     "ratio=1.0000 cross_rack_bps=131157433261 "
+		     "cross_block_bps=0" },
 	  .job = "g",
 	  .rec = SPREAD(2, 1),
 	  .crosses = true,
@@ -1260,7 +1262,8 @@ static const struct life_case life_cases[] = {
 	  .trace = JOB_G2(1000, ""),
 	  .policy = SIM_POLICY_TAS,
 	  .lines = { "10.000000 start g pods=2 hosts=2 racks=2 blocks=2 "
-		     "ratio=1.0000" },
+		     "ratio=1.0000 cross_rack_bps=89096150263 "
+		     "cross_block_bps=89096150263" },
 	  .job = "g",
 	  .rec = SPREAD(2, 2),
 	  .crosses = true,
