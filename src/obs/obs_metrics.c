@@ -91,6 +91,10 @@ enum fam {
 	F_COHORT_RESERVATIONS,
 	F_COHORT_INFO,
 	F_CQ_INFO,
+	F_UNADMITTED,
+	F_LQ_UNADMITTED,
+	F_CQ_SHARE,
+	F_COHORT_SHARE,
 	F_COUNT
 };
 
@@ -324,6 +328,28 @@ static const struct metrics_def defs[F_COUNT] = {
 			"1 per ClusterQueue, with its 'parent_cohort' and "
 			"'root_cohort' (\"\" without a cohort).",
 			GAUGE },
+	[F_UNADMITTED] = { "kueue_unadmitted_workloads",
+			   "Workloads not admitted, per 'cluster_queue', "
+			   "'reason' (NoReservation) and 'underlying_cause' "
+			   "(why quota is not reserved).",
+			   GAUGE },
+	[F_LQ_UNADMITTED] = { "kueue_local_queue_unadmitted_workloads",
+			      "Workloads not admitted, per LocalQueue, "
+			      "'cluster_queue', 'reason' and "
+			      "'underlying_cause'.",
+			      GAUGE },
+	[F_CQ_SHARE] = { "kueue_cluster_queue_weighted_share",
+			 "Fair sharing's dominant resource share of a "
+			 "ClusterQueue: its usage above nominal quota per "
+			 "mille "
+			 "of what its cohort can lend, the largest over the "
+			 "resources, divided by its weight; 0 when it borrows "
+			 "nothing, NaN when it borrows with weight 0.",
+			 GAUGE },
+	[F_COHORT_SHARE] = { "kueue_cohort_weighted_share",
+			     "The same for a cohort within its parent "
+			     "cohort; 0 for a root.",
+			     GAUGE },
 	[F_PODGROUPS] = { "echelon_podgroups",
 			  "Workloads of a ClusterQueue per PodGroup 'phase' "
 			  "(Pending, Scheduling, Running, ...).",
@@ -368,6 +394,9 @@ struct obs_metrics {
 	/* per ClusterQueue, LocalQueue and quota the gauges' handles, so
 	 * that a refresh does not look labels up again */
 	struct hcache cqc, lqc, qc, lqrc, cohc;
+	/* the unadmitted gauges per ClusterQueue and LocalQueue and cause,
+	 * the weighted share per quota node */
+	struct hcache unc, lunc, shc;
 	/* per flavor id, per domain id */
 	VEC(struct dom_cache) * doms;
 	size_t ndoms;
@@ -383,8 +412,8 @@ struct obs_metrics {
 	struct throughput_config tc; /* the model of the traffic gauges */
 };
 
-/* Up to four label pairs, the extra pair and the NULL. */
-#define MAX_LABELS 11
+/* Up to five label pairs, the extra pair and the NULL. */
+#define MAX_LABELS 13
 
 /* labels(om, out, k1, v1, ..., NULL): out with the extra pair added. */
 static const char *const *labels(const struct obs_metrics *om, const char **out,
@@ -494,6 +523,9 @@ void obs_metrics_free(struct obs_metrics *om)
 	hcache_release(&om->qc);
 	hcache_release(&om->lqrc);
 	hcache_release(&om->cohc);
+	hcache_release(&om->unc);
+	hcache_release(&om->lunc);
+	hcache_release(&om->shc);
 	free(om->label);
 	free(om->value);
 	free(om->wl);
@@ -1269,6 +1301,50 @@ static void topology_gauges(struct obs_metrics *om, const struct ctl *x)
 	strbuf_release(&path);
 }
 
+/*
+ * Gauge fam{l} = v through slot of c, whose labels' values are key: when
+ * they changed, the series of the old ones goes to 0. With sticky, a
+ * series is made only for a v other than 0 and stays, at 0, once made
+ * (Kueue deletes it; the registry keeps every series).
+ */
+static void set_moving(struct obs_metrics *om, struct hcache *c, size_t slot,
+		       const struct strbuf *key, int fam, const char *const *l,
+		       double v, bool sticky)
+{
+	struct hslot *sl;
+
+	while (slot >= c->v.len)
+		vec_push_zero(&c->v);
+	sl = &c->v.items[slot];
+	if (!sl->key || sl->len != key->len ||
+	    memcmp(sl->key, key->buf, key->len) != 0) {
+		if (sl->key)
+			metrics_set_handle(om->m, sl->h, 0);
+		free(sl->key);
+		sl->key = NULL;
+		if (sticky && v == 0)
+			return;
+		sl->key = xmalloc(key->len + 1);
+		memcpy(sl->key, key->buf, key->len + 1);
+		sl->len = key->len;
+		sl->h = metrics_handle(om->m, om->ids[fam], l);
+	}
+	metrics_set_handle(om->m, sl->h, v);
+}
+
+/* Set the gauges of the slots of c from n on to 0 and forget them. */
+static void hcache_drop(struct obs_metrics *om, struct hcache *c, size_t n)
+{
+	for (; n < c->v.len; n++) {
+		struct hslot *sl = &c->v.items[n];
+
+		if (sl->key)
+			metrics_set_handle(om->m, sl->h, 0);
+		free(sl->key);
+		sl->key = NULL;
+	}
+}
+
 /* The info gauge of quota node n in slot n of om->cohc: 1 on its labels
  * now, 0 on those it had before a change of its parent. */
 static void info(struct obs_metrics *om, const struct quota *q, int32_t n,
@@ -1279,31 +1355,48 @@ static void info(struct obs_metrics *om, const struct quota *q, int32_t n,
 	const char *root =
 		q->nodes[qn->root].is_cq ? "" : q->nodes[qn->root].name;
 	const char *l[MAX_LABELS];
-	struct hslot *sl;
 
 	key_of(key, qn->is_cq ? "q" : "c", qn->name, parent, root, NULL);
-	while ((size_t)n >= om->cohc.v.len)
-		vec_push_zero(&om->cohc.v);
-	sl = &om->cohc.v.items[n];
-	if (sl->key && sl->len == key->len &&
-	    memcmp(sl->key, key->buf, key->len) == 0)
-		return;
-	if (sl->key)
-		metrics_set_handle(om->m, sl->h, 0);
-	free(sl->key);
-	sl->key = xmalloc(key->len + 1);
-	memcpy(sl->key, key->buf, key->len + 1);
-	sl->len = key->len;
 	labels(om, l, qn->is_cq ? "cluster_queue" : "cohort", qn->name,
 	       "parent_cohort", parent, "root_cohort", root, NULL);
-	sl->h = metrics_handle(
-		om->m, om->ids[qn->is_cq ? F_CQ_INFO : F_COHORT_INFO], l);
-	metrics_set_handle(om->m, sl->h, 1);
+	set_moving(om, &om->cohc, (size_t)n, key,
+		   qn->is_cq ? F_CQ_INFO : F_COHORT_INFO, l, 1, false);
 }
 
-/* Kueue's cohort series from the quota tree: per cohort its info and, per
- * flavor and resource its subtree has quota of, the subtree's quota and
- * reservations; per ClusterQueue its info. */
+/*
+ * Kueue's weighted share of quota node n in slot n of om->shc: fair
+ * sharing's own dominant resource share (quota_share(), what the
+ * scheduler orders and preempts by), per mille of the lendable quota
+ * divided by the weight, as Kueue reports it; NaN when the weight is 0
+ * and it borrows.
+ */
+static void share(struct obs_metrics *om, const struct quota *q, int32_t n,
+		  struct strbuf *key)
+{
+	const struct quota_node *qn = &q->nodes[n];
+	const char *parent = qn->parent >= 0 ? q->nodes[qn->parent].name : "";
+	int64_t drs = quota_share(q, n, NULL);
+	double v = (double)drs;
+	const char *l[MAX_LABELS];
+
+	if (drs == INT64_MAX) /* weight 0, or its parent lends none */
+		v = qn->weight_milli <= 0 ? NAN : INFINITY;
+	if (qn->is_cq) {
+		labels(om, l, "cluster_queue", qn->name, "cohort", parent,
+		       NULL);
+		key_of(key, "q", qn->name, parent, NULL);
+	} else {
+		labels(om, l, "cohort", qn->name, NULL);
+		key_of(key, "c", qn->name, NULL);
+	}
+	set_moving(om, &om->shc, (size_t)n, key,
+		   qn->is_cq ? F_CQ_SHARE : F_COHORT_SHARE, l, v, false);
+}
+
+/* Kueue's cohort series from the quota tree: per cohort its info, weighted
+ * share and, per flavor and resource its subtree has quota of, the
+ * subtree's quota and reservations; per ClusterQueue its info and
+ * weighted share. */
 static void cohort_gauges(struct obs_metrics *om, const struct ctl *x)
 {
 	const struct cluster *c = ctl_cluster(x);
@@ -1316,6 +1409,7 @@ static void cohort_gauges(struct obs_metrics *om, const struct ctl *x)
 		const struct quota_node *qn = &q->nodes[n];
 
 		info(om, q, n, &key);
+		share(om, q, n, &key);
 		if (qn->is_cq)
 			continue;
 		for (size_t f = 0; f < q->nflavors && f < c->flavors.len; f++)
@@ -1335,15 +1429,148 @@ static void cohort_gauges(struct obs_metrics *om, const struct ctl *x)
 			}
 	}
 	/* nodes gone with a smaller tree */
-	for (size_t n = q->nnodes; n < om->cohc.v.len; n++) {
-		struct hslot *sl = &om->cohc.v.items[n];
+	hcache_drop(om, &om->cohc, q->nnodes);
+	hcache_drop(om, &om->shc, q->nnodes);
+	strbuf_release(&key);
+}
 
-		if (sl->key)
-			metrics_set_handle(om->m, sl->h, 0);
-		free(sl->key);
-		sl->key = NULL;
+/* Kueue's underlying_cause of an unadmitted workload: its QuotaReserved
+ * condition's reason (docs/internals/metrics.md has the mapping). */
+enum cause {
+	CAUSE_EVALUATION,
+	CAUSE_MISCONFIGURED,
+	CAUSE_SUSPENDED,
+	CAUSE_NO_FLAVOR,
+	CAUSE_MAX_QUOTA,
+	CAUSE_QUOTA,
+	CAUSE_TOPOLOGY,
+	CAUSE_PODS_READY,
+	CAUSE_PREEMPTED,
+	CAUSE_DEACTIVATED,
+	CAUSE_BACKOFF,
+	CAUSE_COUNT
+};
+
+static const char *const cause_names[CAUSE_COUNT] = {
+	[CAUSE_EVALUATION] = "PendingEvaluation",
+	[CAUSE_MISCONFIGURED] = "Misconfigured",
+	[CAUSE_SUSPENDED] = "Suspended",
+	[CAUSE_NO_FLAVOR] = "NoMatchingFlavor",
+	[CAUSE_MAX_QUOTA] = "ExceedsMaxQuota",
+	[CAUSE_QUOTA] = "WaitingForQuota",
+	[CAUSE_TOPOLOGY] = "TopologyPlacementFailed",
+	[CAUSE_PODS_READY] = "WaitingForPodsReady",
+	[CAUSE_PREEMPTED] = "WaitingForPreemptedWorkloads",
+	[CAUSE_DEACTIVATED] = "Deactivated",
+	[CAUSE_BACKOFF] = "Backoff",
+};
+
+/* The cause of pending wl from the controller's answer to why it waits. */
+static enum cause cause_of(const struct ctl *x, uint32_t wl)
+{
+	static const enum cause of_pend[SCHED_PEND_COUNT] = {
+		[SCHED_PEND_EVALUATION] = CAUSE_EVALUATION,
+		[SCHED_PEND_MISCONFIGURED] = CAUSE_MISCONFIGURED,
+		[SCHED_PEND_DEACTIVATED] = CAUSE_DEACTIVATED,
+		[SCHED_PEND_ON_HOLD] = CAUSE_SUSPENDED,
+		[SCHED_PEND_NO_MATCHING_FLAVOR] = CAUSE_NO_FLAVOR,
+		[SCHED_PEND_EXCEEDS_MAX_QUOTA] = CAUSE_MAX_QUOTA,
+		[SCHED_PEND_WAITING_FOR_QUOTA] = CAUSE_QUOTA,
+		[SCHED_PEND_TOPOLOGY] = CAUSE_TOPOLOGY,
+		/* Kueue's StrictFIFO does not evaluate what is behind */
+		[SCHED_PEND_BEHIND] = CAUSE_EVALUATION,
+	};
+	enum sched_pend p = SCHED_PEND_EVALUATION;
+	struct sched_saved sv;
+
+	/* a preemptor whose victims still hold their quota (live only) */
+	sched_wl_export(ctl_sched(x), wl, &sv);
+	if (sv.victims_held)
+		return CAUSE_PREEMPTED;
+	switch (ctl_wl_wait(x, wl, &p)) {
+	case CTL_WAIT_COMPACT:
+		return CAUSE_TOPOLOGY;
+	case CTL_WAIT_BACKOFF:
+		return CAUSE_BACKOFF;
+	case CTL_WAIT_BLOCKED:
+		return CAUSE_PODS_READY;
+	default:
+		return of_pend[p];
+	}
+}
+
+/*
+ * Kueue's unadmitted workloads per ClusterQueue and LocalQueue and cause:
+ * every workload of a queue that holds no quota (a preempted one still
+ * holding it is admitted until it is gone), queued or not. A LocalQueue
+ * counts only while it exists, under the ClusterQueue of its workloads.
+ */
+static void unadmitted_gauges(struct obs_metrics *om, const struct ctl *x)
+{
+	const struct cluster *c = ctl_cluster(x);
+	const struct sched *s = ctl_sched(x);
+	size_t ncq = c->cluster_queues.len, nlq = c->local_queues.len;
+	int64_t *cqn = xcalloc(ncq * CAUSE_COUNT + 1, sizeof(*cqn));
+	int64_t *lqn = xcalloc(nlq * CAUSE_COUNT + 1, sizeof(*lqn));
+	int32_t *lqcq = xmalloc((nlq + 1) * sizeof(*lqcq));
+	const char *l[MAX_LABELS];
+	struct strbuf key;
+
+	for (size_t i = 0; i < nlq; i++)
+		lqcq[i] = -1;
+	for (uint32_t i = 0; i < c->workloads.len; i++) {
+		int32_t cq = ctl_handle(x, i) ? sched_wl_cq(s, i) : -1;
+		enum cause k;
+		int32_t lq;
+
+		if (cq < 0 || sched_wl_state(s, i) != SCHED_WL_PENDING ||
+		    sched_wl_held(s, i))
+			continue;
+		k = cause_of(x, i);
+		cqn[(size_t)cq * CAUSE_COUNT + k]++;
+		lq = lq_index(om, x, i);
+		if (lq < 0)
+			continue;
+		lqn[(size_t)lq * CAUSE_COUNT + k]++;
+		lqcq[lq] = cq;
+	}
+	strbuf_init(&key);
+	for (size_t q = 0; q < ncq; q++) {
+		const char *name = c->cluster_queues.items[q].name;
+
+		for (size_t k = 0; k < CAUSE_COUNT; k++) {
+			labels(om, l, "cluster_queue", name, "reason",
+			       "NoReservation", "underlying_cause",
+			       cause_names[k], NULL);
+			key_of(&key, name, cause_names[k], NULL);
+			set_moving(om, &om->unc, q * CAUSE_COUNT + k, &key,
+				   F_UNADMITTED, l,
+				   (double)cqn[q * CAUSE_COUNT + k], true);
+		}
+	}
+	for (size_t i = 0; i < nlq; i++) {
+		const struct local_queue *lq = &c->local_queues.items[i];
+		const char *ns = lq->ns ? lq->ns : "default";
+		/* without workloads, the ClusterQueue the LocalQueue names */
+		const char *cq =
+			lqcq[i] >= 0 ? cq_label(x, lqcq[i]) : lq->cluster_queue;
+
+		for (size_t k = 0; k < CAUSE_COUNT; k++) {
+			labels(om, l, "name", lq->name, "namespace", ns,
+			       "cluster_queue", cq ? cq : "", "reason",
+			       "NoReservation", "underlying_cause",
+			       cause_names[k], NULL);
+			key_of(&key, ns, lq->name, cq ? cq : "", cause_names[k],
+			       NULL);
+			set_moving(om, &om->lunc, i * CAUSE_COUNT + k, &key,
+				   F_LQ_UNADMITTED, l,
+				   (double)lqn[i * CAUSE_COUNT + k], true);
+		}
 	}
 	strbuf_release(&key);
+	free(lqcq);
+	free(lqn);
+	free(cqn);
 }
 
 void obs_metrics_refresh(struct obs_metrics *om, const struct ctl *x)
@@ -1382,6 +1609,7 @@ void obs_metrics_refresh(struct obs_metrics *om, const struct ctl *x)
 		lq_gauges(om, x, i, &lqt[i], lquse + i * nfr, &lqslot, &key);
 	strbuf_release(&key);
 	cohort_gauges(om, x);
+	unadmitted_gauges(om, x);
 	topology_gauges(om, x);
 	free(phases);
 	free(lquse);
