@@ -43,8 +43,9 @@
 #define RELEASE_US	     (2 * 1000000LL)  /* the Lease's release at stop */
 #define VERSION_US	     (30 * 1000000LL) /* retries of the first /version */
 #define UNSYNCED_US	     (30 * 1000000LL) /* between "not synced yet" lines */
-#define UNSENT_SLACK	     1024      /* unsent keys noted before a pruning */
-#define KUBE_VERSION_DEFAULT "v1.35.0" /* /version here until known */
+#define UNSENT_SLACK	     1024 /* unsent keys noted before a pruning */
+#define PROGRESS_US	     (100 * 1000LL) /* I/O inside a scheduler pass */
+#define KUBE_VERSION_DEFAULT "v1.35.0"	    /* /version here until known */
 
 struct serve_kube {
 	const struct serve_options *o;
@@ -74,8 +75,9 @@ struct serve_kube {
 	/* The turn's clocks and the CPU's clock then (turn_now()). */
 	int64_t turn_mono_us, turn_wall_us, turn_real_us;
 	bool asked, synced, failed, stopping, released;
-	bool first_pass; /* elected, the scheduler's first pass not run */
-	bool busy;	 /* the scheduler stopped a turn with more to do */
+	bool first_pass;     /* elected, the scheduler's first pass not run */
+	bool busy;	     /* the scheduler stopped a turn with more to do */
+	int64_t progress_us; /* the last I/O inside a scheduler pass */
 };
 
 /* s as a logfmt value: a JSON string (the caller frees it). */
@@ -558,6 +560,8 @@ static void drop_unsent(struct serve_kube *k)
 		k->log("info", "objects read again", "count=%zu", n);
 }
 
+static void sched_progress(void *ctx);
+
 /* The scheduler over the replica, for the pods of --scheduler-name;
  * without Kueue's Workload CRD in the cluster, admissions are kept in
  * the Job's annotation. */
@@ -574,6 +578,8 @@ static struct serve_sched *new_sched(struct serve_kube *k)
 	so.pod_pending = pod_pending;
 	so.pod_pending_ctx = k;
 	so.max_writes = SYNC_WRITES;
+	so.progress = sched_progress;
+	so.progress_ctx = k;
 	serve_sched_set_options(x, &so);
 	return x;
 }
@@ -637,6 +643,16 @@ static int64_t turn_now(const struct serve_kube *k)
 	return k->turn_mono_us + (real_us() - k->turn_real_us);
 }
 
+/* The transport's answers so far read and the Lease run, at mono now
+ * within a turn. */
+static void io_now(struct serve_kube *k, int64_t now)
+{
+	if (k->http)
+		kube_http_run(k->http, now);
+	kube_lease_run(k->lease, now,
+		       k->turn_wall_us + (now - k->turn_mono_us));
+}
+
 /* Send what the scheduler wrote, while this replica holds the Lease by
  * the clock now, not the turn's start: a write sent past the renew
  * deadline may race a new leader. Not sent, the writes are still noted,
@@ -650,16 +666,31 @@ static void send_writes(struct serve_kube *k)
 	 * renewal's among them) are read, and what is sent below goes out
 	 * now, not at the end of a turn that may take seconds (a renewal
 	 * sent only then missed the renew deadline at 50,000 pods). */
-	if (k->http)
-		kube_http_run(k->http, now);
-	kube_lease_run(k->lease, now,
-		       k->turn_wall_us + (now - k->turn_mono_us));
+	io_now(k, now);
 	if (now >= kube_lease_until_us(k->lease)) {
 		note_writes(k);
 	} else {
 		kube_outbox_flush(k->outbox, now);
 		track_unsent(k);
 	}
+	if (k->http)
+		kube_http_run(k->http, now);
+}
+
+/* Inside a scheduler pass that takes long (a new leader's first pass
+ * over 50,000 pods takes seconds): the transport's I/O and the Lease,
+ * at most every PROGRESS_US, so that renewals go out and are answered
+ * while it runs. Leadership lost meanwhile is acted on after the pass
+ * (follow_lease()); its writes are sent only while the Lease is held. */
+static void sched_progress(void *ctx)
+{
+	struct serve_kube *k = ctx;
+	int64_t now = turn_now(k);
+
+	if (now - k->progress_us < PROGRESS_US)
+		return;
+	k->progress_us = now;
+	io_now(k, now);
 	if (k->http)
 		kube_http_run(k->http, now);
 }

@@ -178,6 +178,8 @@ void serve_sched_drop(struct serve_sched *x, uint32_t slot)
 
 	if (!w->live)
 		return;
+	if (w->record_until_us)
+		serve_sched_await_release(x, slot);
 	key = xasprintf("%s/%s", w->ns, w->name);
 	hmap_del(&x->by_name, key, strlen(key));
 	free(key);
@@ -448,6 +450,12 @@ static void handle(struct serve_sched *x, const struct sev *e)
 	}
 }
 
+static void progress(struct serve_sched *x)
+{
+	if (x->opt.progress)
+		x->opt.progress(x->opt.progress_ctx);
+}
+
 bool serve_sched_spent(const struct serve_sched *x)
 {
 	return x->opt.max_writes > 0 && x->writes >= x->opt.max_writes;
@@ -498,6 +506,9 @@ int serve_sched_sync(struct serve_sched *x, int64_t now_us)
 	for (size_t i = 0; i < x->evs.len; i++) {
 		if (!first_pass(x->evs.items[i].kind))
 			handle(x, &x->evs.items[i]);
+		if (i % SERVE_SCHED_PROGRESS_EVENTS ==
+		    SERVE_SCHED_PROGRESS_EVENTS - 1)
+			progress(x);
 	}
 	evs_clear(x);
 	serve_sched_gangs(x);
@@ -517,6 +528,7 @@ int serve_sched_sync(struct serve_sched *x, int64_t now_us)
 						   1e9);
 		if (!act(x) || serve_sched_spent(x))
 			break;
+		progress(x);
 	}
 	serve_sched_plain(x);
 	serve_sched_pending(x);

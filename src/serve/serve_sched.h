@@ -74,7 +74,19 @@ struct serve_sched_options {
 	 * moves on; one pass binding 50,000 pods would outrun it.
 	 */
 	int max_writes;
+	/*
+	 * Called between events while one serve_sched_sync() reads many
+	 * (every SERVE_SCHED_PROGRESS_EVENTS) and between its controller
+	 * turns, so that a daemon keeps its connections and its Lease alive
+	 * during a pass that takes seconds (a new leader's first pass over a
+	 * replica of 50,000 pods). It may add to the store (a replica's
+	 * mirrored changes: the next sync reads them) but must not call
+	 * into this scheduler. NULL: none.
+	 */
+	void (*progress)(void *ctx);
+	void *progress_ctx;
 };
+#define SERVE_SCHED_PROGRESS_EVENTS 1024
 /* The defaults: "echelon", embedded, workloads_remote. */
 void serve_sched_options_init(struct serve_sched_options *o);
 /* Use o (copied; NULL: the defaults) from now on: the scheduler starts

@@ -119,7 +119,8 @@ static bool pod_requests(struct cluster *c, const json_t *pod,
 }
 
 /* Node usage that is not the controller's: the plain pods bound on it
- * (SP_PLAIN_HELD, see serve_sched_pods.c). */
+ * (SP_PLAIN_HELD, see serve_sched_pods.c), and those of a workload
+ * waiting for its admission record (SP_AWAIT_HELD). */
 static int count_pod(void *ctx, const struct api_obj *o)
 {
 	struct load_ctx *l = ctx;
@@ -130,7 +131,7 @@ static int count_pod(void *ctx, const struct api_obj *o)
 	int64_t flags;
 
 	if (!node || !hmap_get_str(&l->x->pods, o->uid, &flags) ||
-	    !(flags & SP_PLAIN_HELD))
+	    !(flags & (SP_PLAIN_HELD | SP_AWAIT_HELD)))
 		return 0;
 	n = (struct node *)cluster_find(l->batch, KIND_NODE, NULL, node);
 	if (n && pod_requests(l->batch, o->body, &req))

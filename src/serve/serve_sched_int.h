@@ -106,8 +106,11 @@ struct swl {
 enum {
 	SP_READY_SENT = 1 << 0,
 	SP_FAILED_SENT = 1 << 1,
-	SP_PLAIN = 1 << 2,     /* no queue, no gang: bound one by one */
-	SP_PLAIN_HELD = 1 << 3 /* its requests are on its node's usage */
+	SP_PLAIN = 1 << 2,	/* no queue, no gang: bound one by one */
+	SP_PLAIN_HELD = 1 << 3, /* its requests are on its node's usage */
+	SP_AWAIT_HELD = 1 << 4	/* bound, of a workload waiting for its
+				   admission record: on its node's usage too
+				   (serve_sched_await_release()) */
 };
 
 struct serve_sched {
@@ -287,6 +290,10 @@ void serve_sched_pod(struct serve_sched *x, const struct sev *e);
  * waited for it (x->early) are handled as any pod now. */
 void serve_sched_early_job(struct serve_sched *x, const char *ns,
 			   const char *job_uid);
+/* Slot stops waiting for its admission record (adopted, or queued): its
+ * bound pods leave the node usage they held meanwhile (SP_AWAIT_HELD);
+ * one gone from the store already leaves it with its DELETED event. */
+void serve_sched_await_release(struct serve_sched *x, uint32_t slot);
 /* Whether a pod of this spec asks for what echelon cannot honour
  * (inter-pod affinity, topology spread, volumes of claims and their zone
  * constraints, host ports, resource claims); the first such field's path

@@ -368,6 +368,7 @@ static void queue_awaited(struct serve_sched *x, uint32_t slot)
 	struct swl *w = serve_sched_slot(x, slot);
 
 	w->record_until_us = 0;
+	serve_sched_await_release(x, slot);
 	(void)ctl_submit(x->ctl, w->h, false, x->now_us);
 }
 
@@ -382,6 +383,7 @@ static void adopt_late(struct serve_sched *x, uint32_t slot, const json_t *obj)
 
 	strbuf_init(&msg);
 	w->record_until_us = 0;
+	serve_sched_await_release(x, slot);
 	if (serve_sched_decode_workload(x, obj, &nw, &msg) < 0) {
 		serve_sched_warn(x, obj, "AdmissionLost", "queued again: %s",
 				 msg.buf);

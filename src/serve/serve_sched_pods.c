@@ -273,6 +273,15 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 			end_gang(x, slot, e->body);
 		return;
 	}
+	/* waiting for its admission record: a bound pod holds its node, as
+	 * the controller counts no admission of it yet (a bound pod keeps
+	 * its node: the body that left it names it too) */
+	if ((w->record_until_us && !gone && node) !=
+	    !!(flags & SP_AWAIT_HELD)) {
+		flags ^= SP_AWAIT_HELD;
+		serve_sched_plain_usage(x, e->body,
+					flags & SP_AWAIT_HELD ? 1 : -1);
+	}
 	/* adopted at start: the controller has it bound where it is */
 	if (n >= 0 && !w->want[i] && !w->release &&
 	    (x->restoring || (w->target[i] == CTL_NO_NODE && w->ungated)))
@@ -336,6 +345,25 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 		end_gang(x, slot, e->body); /* may drop the slot */
 }
 
+void serve_sched_await_release(struct serve_sched *x, uint32_t slot)
+{
+	const struct swl *w = serve_sched_slot(x, slot);
+
+	for (uint32_t p = 0; p < w->npods; p++) {
+		int64_t flags = w->uid_at[p] ? flags_of(x, w->uid_at[p]) : 0;
+		const struct api_obj *o =
+			flags & SP_AWAIT_HELD
+				? api_store_get(x->s, x->kinds[SK_POD], w->ns,
+						w->name_at[p])
+				: NULL;
+
+		if (!o || strcmp(o->uid, w->uid_at[p]) != 0)
+			continue;
+		serve_sched_plain_usage(x, o->body, -1);
+		hmap_put_str(&x->pods, w->uid_at[p], flags & ~SP_AWAIT_HELD);
+	}
+}
+
 void serve_sched_plain_pod(struct serve_sched *x, const struct sev *e,
 			   const char *uid)
 {
@@ -343,8 +371,14 @@ void serve_sched_plain_pod(struct serve_sched *x, const struct sev *e,
 	const char *node = str_at(e->body, "spec", "nodeName");
 	bool gone = e->type == API_DELETED || pod_terminal(e->body);
 	int64_t flags = flags_of(x, uid);
-	bool held = flags & SP_PLAIN_HELD;
-	bool mine = serve_sched_ours(x, json_object_get(e->body, "spec"));
+	bool held, mine = serve_sched_ours(x, json_object_get(e->body, "spec"));
+
+	/* of a workload that went while it waited for its record, gone
+	 * from the store before its pods: the usage they held is the plain
+	 * pod's now */
+	if (flags & SP_AWAIT_HELD)
+		flags = (flags & ~SP_AWAIT_HELD) | SP_PLAIN_HELD;
+	held = flags & SP_PLAIN_HELD;
 
 	if (!mine && !node && !held)
 		return; /* another scheduler's, not on a node (yet) */

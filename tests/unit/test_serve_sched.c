@@ -1705,9 +1705,6 @@ static void check_released(struct env *e, unsigned long long seed)
 	}
 }
 
-/* No gang partly bound, nothing on a NotReady node, every release done,
- * and the quota used is the admitted workloads', which are the Jobs
- * running and the PodGroups' pods. */
 /* The usage the scheduler keeps for what it does not admit (plain pods,
  * followed pod by pod) equals a rebuild's from the store. */
 static void check_plain_usage(struct env *e, unsigned long long seed)
@@ -1731,6 +1728,9 @@ static void check_plain_usage(struct env *e, unsigned long long seed)
 	cluster_release(&c);
 }
 
+/* No gang partly bound, nothing on a NotReady node, every release done,
+ * and the quota used is the admitted workloads', which are the Jobs
+ * running and the PodGroups' pods. */
 static void check_invariants(struct env *e, int njobs, const struct groups *gr,
 			     unsigned long long seed)
 {
@@ -2776,6 +2776,57 @@ static int skip_obj(void *ctx, const struct api_obj *o)
 	return 0;
 }
 
+struct progress_case {
+	struct api_store *s;
+	int calls;
+};
+
+/* The progress hook: counts, and adds a pod of echelon's the first time
+ * (as a replica's reflector may, between events). */
+static void count_progress(void *ctx)
+{
+	struct progress_case *p = ctx;
+
+	if (p->calls++ == 0)
+		put(p->s, T0,
+		    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+		    "\"name\":\"late\",\"namespace\":\"team-a\"},\"spec\":{"
+		    "\"schedulerName\":\"echelon\",\"containers\":[{\"name\":"
+		    "\"t\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}");
+}
+
+/*
+ * A pass that reads many events calls the progress hook between them
+ * (every SERVE_SCHED_PROGRESS_EVENTS), so that a daemon renews its Lease
+ * during a long first pass; what the hook adds to the store is read by
+ * the next pass.
+ */
+static void test_progress(void **state)
+{
+	struct serve_sched_options o = kube_options();
+	struct progress_case p = { quickstart(), 0 };
+	struct env e;
+	int n = 2 * SERVE_SCHED_PROGRESS_EVENTS + 10;
+
+	(void)state;
+	for (int i = 0; i < n; i++)
+		put(p.s, T0,
+		    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+		    "\"name\":\"other-%d\",\"namespace\":\"team-a\"},"
+		    "\"spec\":{\"schedulerName\":\"default-scheduler\","
+		    "\"containers\":[{\"name\":\"t\"}]}}",
+		    i);
+	o.progress = count_progress;
+	o.progress_ctx = &p;
+	env_start_opts(&e, p.s, T0, &o);
+	(void)serve_sched_sync(e.x, e.now);
+	assert_true(p.calls >= 2);
+	assert_null(node_of_pod(e.s, "late"));
+	(void)serve_sched_sync(e.x, e.now);
+	assert_non_null(node_of_pod(e.s, "late"));
+	env_stop(&e);
+}
+
 /* How many live pods owned by uid are bound. */
 static int bound_of_uid(struct api_store *s, const char *uid)
 {
@@ -3038,6 +3089,59 @@ static void test_record_after_pods(void **state)
 	}
 }
 
+/*
+ * While a new leader waits for a gang's admission record, the gang's
+ * bound pods hold their nodes: a gang admitted meanwhile is not placed on
+ * them (it would share their GPUs). Rack r0 is another scheduler's, the
+ * waiting gang has 2 hosts of r1, a gang of a whole rack must wait; it
+ * still waits once the record is adopted (or, none read, the gang is
+ * queued after 10 s), and the nodes' usage is a rebuild's throughout.
+ */
+static void test_record_wait_holds_nodes(void **state)
+{
+	(void)state;
+	for (int comes = 1; comes >= 0; comes--) {
+		struct serve_sched_options o = kube_options();
+		struct api_store *rs;
+		struct env e, r;
+		json_t *rec;
+
+		o.workloads_remote = true;
+		env_start_opts(&e, quickstart(), T0, &o);
+		other_pods(&e, 1, 4);
+		job_for(&e, "llama", 2, "production", "echelon");
+		advance(&e, 2 * S);
+		assert_int_equal(gang_of(e.s, "llama").bound, 2);
+		rec = json_deep_copy(api_store_get(e.s, K_WL, "team-a",
+						   workload_name(e.s, "llama"))
+					     ->body);
+		json_object_del(json_object_get(rec, "metadata"),
+				"resourceVersion");
+		rs = copy_store_as(e.s, copy_wl_unadmitted);
+		env_start_opts(&r, rs, e.now, &o);
+		env_stop(&e);
+		advance(&r, S);
+		assert_int_equal(admitted_pods(r.x), 0);
+		check_plain_usage(&r, 0);
+		job_for(&r, "big", 4, "production", "echelon");
+		advance(&r, 2 * S);
+		assert_int_equal(gang_of(r.s, "big").bound, 0);
+		check_plain_usage(&r, 0);
+		if (comes) {
+			update(r.s, K_WL, rec, r.now);
+			advance(&r, 2 * S);
+			assert_int_equal(
+				admitted_pods_of(r.x, "job-llama", true), 2);
+		} else {
+			json_decref(rec);
+			advance(&r, 9 * S);
+		}
+		assert_int_equal(gang_of(r.s, "big").bound, 0);
+		check_plain_usage(&r, 0);
+		env_stop(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -3077,6 +3181,8 @@ int main(void)
 		cmocka_unit_test(test_pending_reason_new_pods),
 		cmocka_unit_test(test_record_after_pods),
 		cmocka_unit_test(test_pods_before_job),
+		cmocka_unit_test(test_progress),
+		cmocka_unit_test(test_record_wait_holds_nodes),
 		cmocka_unit_test(test_random),
 	};
 
