@@ -58,6 +58,7 @@ enum fam {
 	F_LQ_FINISHED,
 	F_LQ_EXECUTION_TIME,
 	F_LQ_EVICTED,
+	F_EVICTED_ONCE,
 	F_COHORT_ADMITTED,
 	F_GANG_BOUND_WAIT,
 	F_GANG_PARTLY_BOUND,
@@ -95,6 +96,7 @@ enum fam {
 	F_LQ_UNADMITTED,
 	F_CQ_SHARE,
 	F_COHORT_SHARE,
+	F_RESOURCE_PENDING,
 	F_COUNT
 };
 
@@ -148,6 +150,11 @@ static const struct metrics_def defs[F_COUNT] = {
 			"Deactivated, ...) and 'underlying_cause' (\"\" or "
 			"RequeuingLimitExceeded).",
 			COUNTER },
+	[F_EVICTED_ONCE] = { "kueue_evicted_workloads_once_total",
+			     "Workloads evicted, each counted once per "
+			     "'reason' and 'underlying_cause', per "
+			     "'cluster_queue' and 'priority_class'.",
+			     COUNTER },
 	[F_PREEMPTED] = { "kueue_preempted_workloads_total",
 			  "Preemptions, per 'preempting_cluster_queue' and "
 			  "'reason' (InClusterQueue, InCohortReclamation, "
@@ -350,6 +357,11 @@ static const struct metrics_def defs[F_COUNT] = {
 			     "The same for a cohort within its parent "
 			     "cohort; 0 for a root.",
 			     GAUGE },
+	[F_RESOURCE_PENDING] = { "kueue_cluster_queue_resource_pending",
+				 "Requests of a ClusterQueue's pending "
+				 "workloads, per 'resource' (cpu in cores, "
+				 "memory in bytes), no flavor assigned yet.",
+				 GAUGE },
 	[F_PODGROUPS] = { "echelon_podgroups",
 			  "Workloads of a ClusterQueue per PodGroup 'phase' "
 			  "(Pending, Scheduling, Running, ...).",
@@ -365,6 +377,8 @@ struct wl_obs {
 	int32_t cq;	   /* of the last admission */
 	int32_t lq;	   /* its LocalQueue's index; -1: none, -2: unknown */
 	bool bound, ready; /* since the last admission */
+	/* the eviction kinds it had (bit k: om->ekinds[k]) */
+	uint32_t evicted;
 	/* the placement's modelled traffic out of racks and blocks, bytes/s,
 	 * once the first refresh after its admission worked it out */
 	bool traffic;
@@ -397,6 +411,10 @@ struct obs_metrics {
 	/* the unadmitted gauges per ClusterQueue and LocalQueue and cause,
 	 * the weighted share per quota node */
 	struct hcache unc, lunc, shc;
+	/* the pending requests per ClusterQueue and resource */
+	struct hcache pendc;
+	/* eviction reason and underlying cause pairs seen, static strings */
+	VEC(const char *) ekinds;
 	/* per flavor id, per domain id */
 	VEC(struct dom_cache) * doms;
 	size_t ndoms;
@@ -485,6 +503,50 @@ static void set_cached(struct obs_metrics *om, struct hcache *c, size_t slot,
 	metrics_set_handle(om->m, s->h, v);
 }
 
+/*
+ * Gauge fam{l} = v through slot of c, whose labels' values are key: when
+ * they changed, the series of the old ones goes to 0. With sticky, a
+ * series is made only for a v other than 0 and stays, at 0, once made
+ * (Kueue deletes it; the registry keeps every series).
+ */
+static void set_moving(struct obs_metrics *om, struct hcache *c, size_t slot,
+		       const struct strbuf *key, int fam, const char *const *l,
+		       double v, bool sticky)
+{
+	struct hslot *sl;
+
+	while (slot >= c->v.len)
+		vec_push_zero(&c->v);
+	sl = &c->v.items[slot];
+	if (!sl->key || sl->len != key->len ||
+	    memcmp(sl->key, key->buf, key->len) != 0) {
+		if (sl->key)
+			metrics_set_handle(om->m, sl->h, 0);
+		free(sl->key);
+		sl->key = NULL;
+		if (sticky && v == 0)
+			return;
+		sl->key = xmalloc(key->len + 1);
+		memcpy(sl->key, key->buf, key->len + 1);
+		sl->len = key->len;
+		sl->h = metrics_handle(om->m, om->ids[fam], l);
+	}
+	metrics_set_handle(om->m, sl->h, v);
+}
+
+/* Set the gauges of the slots of c from n on to 0 and forget them. */
+static void hcache_drop(struct obs_metrics *om, struct hcache *c, size_t n)
+{
+	for (; n < c->v.len; n++) {
+		struct hslot *sl = &c->v.items[n];
+
+		if (sl->key)
+			metrics_set_handle(om->m, sl->h, 0);
+		free(sl->key);
+		sl->key = NULL;
+	}
+}
+
 struct obs_metrics *obs_metrics_new(struct metrics *m, const char *label,
 				    const char *value)
 {
@@ -526,6 +588,8 @@ void obs_metrics_free(struct obs_metrics *om)
 	hcache_release(&om->unc);
 	hcache_release(&om->lunc);
 	hcache_release(&om->shc);
+	hcache_release(&om->pendc);
+	vec_release(&om->ekinds);
 	free(om->label);
 	free(om->value);
 	free(om->wl);
@@ -666,6 +730,41 @@ static void end_partly_bound(struct obs_metrics *om, const struct ctl *x,
 		    seconds(at_us - w->admit_us));
 }
 
+/* Whether w was not evicted for reason and cause before, and remember
+ * that it was. More than 32 kinds in a run count every time. */
+static bool first_eviction(struct obs_metrics *om, struct wl_obs *w,
+			   const char *reason, const char *cause)
+{
+	size_t k;
+
+	for (k = 0; k < om->ekinds.len; k += 2)
+		if (strcmp(om->ekinds.items[k], reason) == 0 &&
+		    strcmp(om->ekinds.items[k + 1], cause) == 0)
+			break;
+	if (k == om->ekinds.len) {
+		vec_push(&om->ekinds, reason);
+		vec_push(&om->ekinds, cause);
+	}
+	k /= 2;
+	if (k >= 32)
+		return true;
+	if (w->evicted & (UINT32_C(1) << k))
+		return false;
+	w->evicted |= UINT32_C(1) << k;
+	return true;
+}
+
+/* Kueue's priority_class of wl: the class its priority comes from (a
+ * WorkloadPriorityClass, else the pods' PriorityClass), "" when none. */
+static const char *priority_class(const struct ctl *x, uint32_t wl)
+{
+	const struct workload *w = &ctl_cluster(x)->workloads.items[wl];
+
+	if (w->priority_class_name)
+		return w->priority_class_name;
+	return w->pod_priority_class_name ? w->pod_priority_class_name : "";
+}
+
 static void on_evicted(struct obs_metrics *om, const struct ctl *x,
 		       const struct ctl_event *e, const char *reason,
 		       const char *cause, int64_t requeue_us)
@@ -681,6 +780,13 @@ static void on_evicted(struct obs_metrics *om, const struct ctl *x,
 		metrics_add(om->m, om->ids[F_EVICTED],
 			    labels(om, l, "cluster_queue", cq_label(x, cq),
 				   "reason", reason, "underlying_cause", cause,
+				   NULL),
+			    1);
+	if (cq >= 0 && first_eviction(om, w, reason, cause))
+		metrics_add(om->m, om->ids[F_EVICTED_ONCE],
+			    labels(om, l, "cluster_queue", cq_label(x, cq),
+				   "reason", reason, "underlying_cause", cause,
+				   "priority_class", priority_class(x, e->wl),
 				   NULL),
 			    1);
 	if (lq_of(x, e->wl, &lq, &ns))
@@ -953,13 +1059,25 @@ static void add_reserved(const struct ctl *x, uint32_t wl, int64_t *use)
 						  adm->ps[k].count;
 }
 
+/* Add the requests of all of wl's pods to req ([RESOURCE_MAX]). */
+static void add_requests(const struct ctl *x, uint32_t wl, int64_t *req)
+{
+	const struct workload *w = &ctl_cluster(x)->workloads.items[wl];
+
+	for (size_t k = 0; k < w->npodsets; k++)
+		for (int r = 0; r < RESOURCE_MAX; r++)
+			req[r] += w->podsets[k].requests.v[r] *
+				  w->podsets[k].count;
+}
+
 /* Tally the live workloads per ClusterQueue (cqt, [ncq]) and LocalQueue
  * (lqt, [nlq]), the quota each LocalQueue's hold into lquse (nflavors *
- * RESOURCE_MAX per LocalQueue); the PodGroup phases per ClusterQueue
- * into phases. */
+ * RESOURCE_MAX per LocalQueue), the requests of each ClusterQueue's
+ * pending ones into cqpend (RESOURCE_MAX per ClusterQueue); the PodGroup
+ * phases per ClusterQueue into phases. */
 static void count(struct obs_metrics *om, const struct ctl *x,
 		  struct tally *cqt, struct tally *lqt, int64_t *lquse,
-		  int64_t *phases)
+		  int64_t *cqpend, int64_t *phases)
 {
 	const struct cluster *c = ctl_cluster(x);
 	const struct sched *s = ctl_sched(x);
@@ -980,6 +1098,8 @@ static void count(struct obs_metrics *om, const struct ctl *x,
 		if (one.admitted)
 			traffic(om, x, i, gpu, &one);
 		tally_add(&cqt[cq], &one);
+		if (one.active || one.inadmissible)
+			add_requests(x, i, cqpend + (size_t)cq * RESOURCE_MAX);
 		lq = lq_index(om, x, i);
 		if (lq < 0)
 			continue;
@@ -1039,6 +1159,37 @@ static void quota_series(struct obs_metrics *om, const struct ctl *x,
 	for (size_t k = 0; k < 5; k++)
 		set_cached(om, &om->qc, slot * 5 + k, key->buf, key->len,
 			   fams[k], l, v[k]);
+}
+
+/*
+ * Kueue's pending requests of ClusterQueue cq, pend[RESOURCE_MAX]: every
+ * resource its groups cover, at 0 when nothing waits, and any other one
+ * its pending workloads request (but the pods every pod counts), from
+ * when they first do.
+ */
+static void pending_series(struct obs_metrics *om, const struct ctl *x,
+			   int32_t cq, const int64_t *pend, struct strbuf *key)
+{
+	const struct cluster *c = ctl_cluster(x);
+	const struct cluster_queue *q = &c->cluster_queues.items[cq];
+	bool covered[RESOURCE_MAX] = { false };
+	const char *l[MAX_LABELS];
+
+	for (size_t g = 0; g < q->ngroups; g++)
+		for (size_t k = 0; k < q->groups[g].ncovered; k++)
+			covered[q->groups[g].covered[k]] = true;
+	for (int r = 0; r < c->resources->count; r++) {
+		const char *rn = resource_name(c->resources, r);
+
+		if (!covered[r] && r == RESOURCE_PODS)
+			continue;
+		labels(om, l, "cluster_queue", q->name, "resource", rn, NULL);
+		key_of(key, q->name, rn, NULL);
+		set_moving(om, &om->pendc,
+			   (size_t)cq * RESOURCE_MAX + (size_t)r, key,
+			   F_RESOURCE_PENDING, l, value(c, r, pend[r]),
+			   !covered[r]);
+	}
 }
 
 /* Slots of one ClusterQueue's gauges: pending (2), reserving, admitted,
@@ -1301,50 +1452,6 @@ static void topology_gauges(struct obs_metrics *om, const struct ctl *x)
 	strbuf_release(&path);
 }
 
-/*
- * Gauge fam{l} = v through slot of c, whose labels' values are key: when
- * they changed, the series of the old ones goes to 0. With sticky, a
- * series is made only for a v other than 0 and stays, at 0, once made
- * (Kueue deletes it; the registry keeps every series).
- */
-static void set_moving(struct obs_metrics *om, struct hcache *c, size_t slot,
-		       const struct strbuf *key, int fam, const char *const *l,
-		       double v, bool sticky)
-{
-	struct hslot *sl;
-
-	while (slot >= c->v.len)
-		vec_push_zero(&c->v);
-	sl = &c->v.items[slot];
-	if (!sl->key || sl->len != key->len ||
-	    memcmp(sl->key, key->buf, key->len) != 0) {
-		if (sl->key)
-			metrics_set_handle(om->m, sl->h, 0);
-		free(sl->key);
-		sl->key = NULL;
-		if (sticky && v == 0)
-			return;
-		sl->key = xmalloc(key->len + 1);
-		memcpy(sl->key, key->buf, key->len + 1);
-		sl->len = key->len;
-		sl->h = metrics_handle(om->m, om->ids[fam], l);
-	}
-	metrics_set_handle(om->m, sl->h, v);
-}
-
-/* Set the gauges of the slots of c from n on to 0 and forget them. */
-static void hcache_drop(struct obs_metrics *om, struct hcache *c, size_t n)
-{
-	for (; n < c->v.len; n++) {
-		struct hslot *sl = &c->v.items[n];
-
-		if (sl->key)
-			metrics_set_handle(om->m, sl->h, 0);
-		free(sl->key);
-		sl->key = NULL;
-	}
-}
-
 /* The info gauge of quota node n in slot n of om->cohc: 1 on its labels
  * now, 0 on those it had before a change of its parent. */
 static void info(struct obs_metrics *om, const struct quota *q, int32_t n,
@@ -1583,11 +1690,12 @@ void obs_metrics_refresh(struct obs_metrics *om, const struct ctl *x)
 	int64_t *lquse = xcalloc(nlq * nfr + 1, sizeof(*lquse));
 	int64_t *phases =
 		xcalloc((ncq + 1) * PODGROUP_PHASE_COUNT, sizeof(*phases));
+	int64_t *cqpend = xcalloc((ncq + 1) * RESOURCE_MAX, sizeof(*cqpend));
 	const char *l[MAX_LABELS];
 	struct strbuf key;
 	size_t qslot = 0, lqslot = 0;
 
-	count(om, x, cqt, lqt, lquse, phases);
+	count(om, x, cqt, lqt, lquse, cqpend, phases);
 	/* cohorts first at zero, then each queue's share added */
 	for (size_t i = 0; i < c->cohorts.len; i++)
 		metrics_set(
@@ -1602,6 +1710,8 @@ void obs_metrics_refresh(struct obs_metrics *om, const struct ctl *x)
 		cq_gauges(om, x, cq, &cqt[cq],
 			  &phases[(size_t)cq * PODGROUP_PHASE_COUNT], &qslot,
 			  &key);
+		pending_series(om, x, cq, cqpend + (size_t)cq * RESOURCE_MAX,
+			       &key);
 		per_cohort(om, x, om->ids[F_COHORT_ADMITTED_ACTIVE], cq,
 			   (double)cqt[cq].admitted, false);
 	}
@@ -1611,6 +1721,7 @@ void obs_metrics_refresh(struct obs_metrics *om, const struct ctl *x)
 	cohort_gauges(om, x);
 	unadmitted_gauges(om, x);
 	topology_gauges(om, x);
+	free(cqpend);
 	free(phases);
 	free(lquse);
 	free(lqt);

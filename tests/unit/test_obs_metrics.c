@@ -419,6 +419,7 @@ static void test_local_queue_quota(void **state)
  * "y" waits for quota, "huge" asks small for more than it ever has, and
  * "h" waits in a stopped LocalQueue. Each count is in its ClusterQueue's
  * and its LocalQueue's series; a cause no workload has has no series.
+ * Their requests are their ClusterQueue's pending GPUs.
  */
 static void test_unadmitted(void **state)
 {
@@ -451,12 +452,21 @@ static void test_unadmitted(void **state)
 		LQ_UN("q", "held", "Suspended") "1",
 		LQ_UN("small", "s", "WaitingForQuota") "1",
 		LQ_UN("small", "s", "ExceedsMaxQuota") "1",
+		/* their requests, by resource: rack and h, y and huge */
+		"kueue_cluster_queue_resource_pending{cluster_queue=\"q\","
+		"policy=\"tas\",resource=\"nvidia.com/gpu\"} 24",
+		"kueue_cluster_queue_resource_pending{cluster_queue=\"small\","
+		"policy=\"tas\",resource=\"nvidia.com/gpu\"} 24",
 	};
 	static const char *const absent[] = {
 		UN("q", "WaitingForQuota"),
 		UN("small", "TopologyPlacementFailed"),
 		LQ_UN("q", "a", "Suspended"),
 		"underlying_cause=\"PendingEvaluation\"",
+		/* neither covered nor requested */
+		"kueue_cluster_queue_resource_pending{cluster_queue=\"q\","
+		"policy=\"tas\",resource=\"cpu\"}",
+		"resource=\"pods\"",
 	};
 	struct world w;
 
@@ -533,6 +543,36 @@ static void test_weighted_share(void **state)
 	}
 }
 
+/*
+ * Team b reclaims its quota from team a's borrower twice: two evictions
+ * of one workload for one reason, one of them counted once.
+ */
+static void test_evicted_once(void **state)
+{
+	static const char twice[] =
+		"{\"name\": \"borrower\", \"submit_s\": 0, \"duration_s\": "
+		"3600, \"pods\": 4, \"requests\": {\"nvidia.com/gpu\": 8}, "
+		"\"queue\": \"a\"}\n"
+		"{\"name\": \"owner\", \"submit_s\": 900, \"duration_s\": "
+		"1200, \"pods\": 2, \"requests\": {\"nvidia.com/gpu\": 8}, "
+		"\"queue\": \"b\", \"priority\": 10}\n"
+		"{\"name\": \"again\", \"submit_s\": 2400, \"duration_s\": "
+		"600, \"pods\": 2, \"requests\": {\"nvidia.com/gpu\": 8}, "
+		"\"queue\": \"b\", \"priority\": 10}\n";
+	struct world w;
+
+	(void)state;
+	world_run_on(&w, "blocks=1,racks=1,hosts=4,gpus=8", twice, 0);
+	testutil_assert_line(w.text.buf,
+			     "kueue_evicted_workloads_total{" A
+			     ",reason=\"Preempted\",underlying_cause=\"\"} 2");
+	testutil_assert_line(w.text.buf,
+			     "kueue_evicted_workloads_once_total{" A
+			     ",priority_class=\"\",reason=\"Preempted\","
+			     "underlying_cause=\"\"} 1");
+	world_release(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -541,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_local_queue_quota),
 		cmocka_unit_test(test_unadmitted),
 		cmocka_unit_test(test_weighted_share),
+		cmocka_unit_test(test_evicted_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
