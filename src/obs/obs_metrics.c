@@ -1588,11 +1588,9 @@ static enum cause cause_of(const struct ctl *x, uint32_t wl)
 		[SCHED_PEND_BEHIND] = CAUSE_EVALUATION,
 	};
 	enum sched_pend p = SCHED_PEND_EVALUATION;
-	struct sched_saved sv;
 
 	/* a preemptor whose victims still hold their quota (live only) */
-	sched_wl_export(ctl_sched(x), wl, &sv);
-	if (sv.victims_held)
+	if (sched_wl_victims_held(ctl_sched(x), wl))
 		return CAUSE_PREEMPTED;
 	switch (ctl_wl_wait(x, wl, &p)) {
 	case CTL_WAIT_COMPACT:
