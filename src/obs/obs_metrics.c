@@ -347,9 +347,8 @@ static const struct metrics_def defs[F_COUNT] = {
 			      GAUGE },
 	[F_CQ_SHARE] = { "kueue_cluster_queue_weighted_share",
 			 "Fair sharing's dominant resource share of a "
-			 "ClusterQueue: its usage above nominal quota per "
-			 "mille "
-			 "of what its cohort can lend, the largest over the "
+			 "ClusterQueue: its usage above its quota per mille of "
+			 "what its cohort could use, the largest over the "
 			 "resources, divided by its weight; 0 when it borrows "
 			 "nothing, NaN when it borrows with weight 0.",
 			 GAUGE },
@@ -1542,7 +1541,7 @@ static void cohort_gauges(struct obs_metrics *om, const struct ctl *x)
 }
 
 /* Kueue's underlying_cause of an unadmitted workload: its QuotaReserved
- * condition's reason (docs/internals/metrics.md has the mapping). */
+ * condition's reason (docs/observability.md has the mapping). */
 enum cause {
 	CAUSE_EVALUATION,
 	CAUSE_MISCONFIGURED,
