@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -391,6 +392,22 @@ static int parse_opt(struct serve_options *o, const char **paths, int opt,
 	}
 }
 
+/* The daemon's heap grows and shrinks by hundreds of megabytes a turn
+ * (the objects it writes are copied, their history kept, then dropped).
+ * glibc gave the top of the heap back to the kernel whenever 128 KiB of
+ * it was free (main() fixes the mmap threshold, which also fixes the trim
+ * threshold) and took it again at the next turn, every page zeroed anew:
+ * 46 % of a new leader's first pass over 50,000 pods was the kernel
+ * clearing pages, 10 % with these. The peak is unchanged; memory freed
+ * stays with the process for the next turn. */
+static void heap_for_daemon(void)
+{
+#ifdef __GLIBC__
+	mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
+	mallopt(M_TOP_PAD, 64 * 1024 * 1024);
+#endif
+}
+
 int cli_serve(int argc, char **argv)
 {
 	const char **paths = xcalloc((size_t)argc + 1, sizeof(*paths));
@@ -417,6 +434,8 @@ int cli_serve(int argc, char **argv)
 	}
 	if (!rc)
 		rc = check_modes(&o, seen);
+	if (!rc)
+		heap_for_daemon();
 	if (!rc)
 		rc = serve_main(&o);
 	else if (rc == 1) /* --help */

@@ -1157,6 +1157,14 @@ static int unread_fn(void *ctx, const struct api_event *ev)
 	       !strcmp(ev->name, u->name);
 }
 
+bool kube_outbox_rebinding(const struct kube_outbox *b, const char *ns,
+			   const char *name)
+{
+	const struct obj *o = obj_find(b, api_kind_at(API_KIND_POD), ns, name);
+
+	return o && o->retry_node;
+}
+
 bool kube_outbox_unread(const struct kube_outbox *b, const struct api_kind *k,
 			const char *ns, const char *name)
 {

@@ -87,6 +87,12 @@ bool kube_outbox_stale(void *b, const struct api_kind *k, const char *ns,
  * object's writes not yet answered by the server. */
 bool kube_outbox_unread(const struct kube_outbox *b, const struct api_kind *k,
 			const char *ns, const char *name);
+/* Whether a refused bind of pod ns/name is to be sent again (its
+ * object's refresh not landed yet, or landed and the bind not redone):
+ * the pod shows unbound meanwhile, but the bind's outcome is not known
+ * yet. */
+bool kube_outbox_rebinding(const struct kube_outbox *b, const char *ns,
+			   const char *name);
 /* Nothing queued or in flight. */
 bool kube_outbox_idle(const struct kube_outbox *b);
 /* Drop every queued write and cancel those in flight; read on from the

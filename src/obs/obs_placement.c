@@ -80,33 +80,23 @@ static void model(const struct throughput_config *tc,
 		throughput_crossing_bytes(tc, act, THROUGHPUT_BLOCK) / step_s;
 }
 
-/* obs_placement_of(); without mins, the fewest domains are the spans
- * (ratio 1), for a caller that needs only the traffic of a model whose
- * step time does not depend on the ideal placement. */
-static bool placement(const struct sched *s, uint32_t wl,
-		      const struct workload *w, size_t p, int gpu,
-		      const struct throughput_config *tc, bool mins,
-		      struct obs_placement *ret)
+/* The figures of count pods of req on nodes n of t; without mins, the
+ * fewest domains are the spans (ratio 1), for a caller that needs only the
+ * traffic of a model whose step time does not depend on the ideal
+ * placement. */
+static void of_nodes(const struct topo *t, const uint32_t *n, size_t count,
+		     const struct resvec *req, int gpu,
+		     const struct throughput_config *tc, bool mins,
+		     struct obs_placement *ret)
 {
-	const struct sched_admission *adm = sched_wl_admission(s, wl);
-	const struct sched_podset_admission *pa;
-	const struct resvec *req;
 	struct throughput_shape act, ideal;
-	int64_t gpp;
+	int64_t gpp = gpu >= 0 ? req->v[gpu] : 0;
 
 	memset(ret, 0, sizeof(*ret));
 	ret->ratio = 1;
-	if (!adm || p >= adm->npodsets || p >= w->npodsets)
-		return false;
-	pa = &adm->ps[p];
-	if (pa->tas_flavor < 0 || !pa->nodes || pa->count <= 0)
-		return false;
-	req = &w->podsets[p].requests;
-	gpp = gpu >= 0 ? req->v[gpu] : 0;
-	ret->pods = pa->count;
-	ret->gpus = (int32_t)(pa->count * (gpp > 0 ? gpp : 1));
-	spans(sched_topo(s, pa->tas_flavor), pa->nodes, (size_t)pa->count, req,
-	      mins, ret);
+	ret->pods = (int32_t)count;
+	ret->gpus = (int32_t)((int64_t)count * (gpp > 0 ? gpp : 1));
+	spans(t, n, count, req, mins, ret);
 	shape(&act, ret->gpus, ret->hosts, ret->racks, ret->blocks);
 	if (ret->min_hosts > 0 && ret->min_racks > 0 && ret->min_blocks > 0)
 		shape(&ideal, ret->gpus, ret->min_hosts, ret->min_racks,
@@ -116,6 +106,26 @@ static bool placement(const struct sched *s, uint32_t wl,
 	ret->slowest = throughput_level_of(&act);
 	if (gpp > 0 && ret->gpus > 1)
 		model(tc, &act, &ideal, ret);
+}
+
+/* obs_placement_of(), with mins as of_nodes(). */
+static bool placement(const struct sched *s, uint32_t wl,
+		      const struct workload *w, size_t p, int gpu,
+		      const struct throughput_config *tc, bool mins,
+		      struct obs_placement *ret)
+{
+	const struct sched_admission *adm = sched_wl_admission(s, wl);
+	const struct sched_podset_admission *pa;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->ratio = 1;
+	if (!adm || p >= adm->npodsets || p >= w->npodsets)
+		return false;
+	pa = &adm->ps[p];
+	if (pa->tas_flavor < 0 || !pa->nodes || pa->count <= 0)
+		return false;
+	of_nodes(sched_topo(s, pa->tas_flavor), pa->nodes, (size_t)pa->count,
+		 &w->podsets[p].requests, gpu, tc, mins, ret);
 	return true;
 }
 
@@ -125,6 +135,22 @@ bool obs_placement_of(const struct sched *s, uint32_t wl,
 		      struct obs_placement *ret)
 {
 	return placement(s, wl, w, p, gpu, tc, true, ret);
+}
+
+bool obs_placement_traffic_nodes(const struct topo *t, const uint32_t *n,
+				 size_t count, const struct resvec *req,
+				 int gpu, const struct throughput_config *tc,
+				 double *ret_rack, double *ret_block)
+{
+	struct obs_placement pl;
+
+	if (!t || !n || !req || count == 0)
+		return false;
+	of_nodes(t, n, count, req, gpu, tc, throughput_compute_uses_ideal(tc),
+		 &pl);
+	*ret_rack = pl.rack_bps;
+	*ret_block = pl.block_bps;
+	return true;
 }
 
 /* The worst of wl's pod sets (lowest ratio, most extra racks and blocks,

@@ -53,6 +53,18 @@ bool obs_placement_traffic(const struct sched *s, const struct cluster *c,
 			   double *ret_block);
 
 /*
+ * The same traffic of count pods of req on topo nodes n[0..count) of t
+ * (the topology index of one topology-aware flavor, sched_topo()) as if
+ * they were one admitted pod set: for pods the scheduler admitted as
+ * workloads of their own that train as one job (the simulator's no-gang
+ * policy). False (nothing written) when t or n is NULL or count is 0.
+ */
+bool obs_placement_traffic_nodes(const struct topo *t, const uint32_t *n,
+				 size_t count, const struct resvec *req,
+				 int gpu, const struct throughput_config *tc,
+				 double *ret_rack, double *ret_block);
+
+/*
  * Append Prometheus text of the placements of c's admitted workloads
  * (scheduler s over c, model tc): per workload with a topology placement
  * echelon_workload_placement_throughput_ratio (its worst pod set),

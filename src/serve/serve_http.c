@@ -103,6 +103,7 @@ struct serve_http {
 	uint16_t port;
 	int64_t now_us, mono_us, peeked_us;
 	bool kick;	  /* a connection was resumed: run at once */
+	bool closing;	  /* serve_http_free(): new requests get 503 */
 	struct req *held; /* RQ_HELD and RQ_DELAYED */
 	struct serve_faults *faults;
 	struct watch *watches;
@@ -645,6 +646,11 @@ static enum MHD_Result answer(struct req *q, const char *url,
 	struct strbuf query;
 	enum MHD_Result rc;
 
+	if (h->closing)
+		/* after the last commit: a write would be neither durable
+		 * nor answered, a watch would hold the connection */
+		return send_status(q, 503, "ServiceUnavailable",
+				   "the server is shutting down", 1);
 	if (builtin(q, url, &rc))
 		return rc;
 	strbuf_init(&query);
@@ -966,6 +972,7 @@ void serve_http_free(struct serve_http *h)
 	if (!h)
 		return;
 	if (h->d) {
+		h->closing = true;
 		resume_all(h);
 		MHD_run(h->d);
 		MHD_stop_daemon(h->d);

@@ -137,14 +137,16 @@ static bool pending(void *ctx, const struct api_kind *kind, const char *ns,
 	return k->outbox && kube_outbox_pending(k->outbox, kind, ns, name);
 }
 
-/* serve_sched_options.pod_pending: a write of the pod still unanswered. */
+/* serve_sched_options.pod_pending: a write of the pod still unanswered,
+ * or a refused bind of it to be sent again. */
 static bool pod_pending(void *ctx, const char *ns, const char *name)
 {
 	struct serve_kube *k = ctx;
 	const struct api_kind *pod = api_kind_at(API_KIND_POD);
 
 	return k->outbox && (kube_outbox_unread(k->outbox, pod, ns, name) ||
-			     kube_outbox_pending(k->outbox, pod, ns, name));
+			     kube_outbox_pending(k->outbox, pod, ns, name) ||
+			     kube_outbox_rebinding(k->outbox, ns, name));
 }
 
 /* A remote version older than what an answered write made of the object

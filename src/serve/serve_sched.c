@@ -259,7 +259,9 @@ static void state_init(struct serve_sched *x)
 	hmap_init(&x->queues);
 	hmap_init(&x->refused);
 	hmap_init(&x->early);
+	hmap_init(&x->early_jobs);
 	hmap_init(&x->new_gang_keys);
+	hmap_init(&x->plain_keys);
 	hmap_init(&x->pg_pods);
 	x->cursor = api_store_rv(x->s);
 	x->pending_cycles = 0;
@@ -295,10 +297,12 @@ static void state_release(struct serve_sched *x)
 	hmap_release(&x->queues);
 	hmap_release(&x->refused);
 	hmap_release(&x->early);
+	hmap_release(&x->early_jobs);
 	vec_release(&x->acts);
 	vec_foreach (&x->plain, p)
 		free(*p);
 	vec_release(&x->plain);
+	hmap_release(&x->plain_keys);
 	serve_sched_gang_release(x);
 	cluster_release(&x->c);
 }

@@ -55,10 +55,12 @@ struct serve_sched_options {
 	bool workloads_remote;
 	/*
 	 * Whether a write of Pod ns/name is still on its way to the cluster
-	 * (the outbox's kube_outbox_pending): a released gang's pod that
+	 * (the outbox's kube_outbox_pending), or a refused bind of it is to
+	 * be sent again (kube_outbox_rebinding): a released gang's pod that
 	 * echelon deleted holds its node, and the gang its quota, until the
-	 * cluster has answered the delete, not only the replica. NULL: the
-	 * store is the cluster (embedded).
+	 * cluster has answered the delete, not only the replica; a pod shown
+	 * unbound while its bind is sent again is not a bind undone. NULL:
+	 * the store is the cluster (embedded).
 	 */
 	bool (*pod_pending)(void *ctx, const char *ns, const char *name);
 	void *pod_pending_ctx;

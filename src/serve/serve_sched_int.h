@@ -125,26 +125,30 @@ struct serve_sched {
 	bool config_dirty;
 	bool restoring; /* the first pass after new(): adopt admissions */
 	VEC(struct sev) evs;
-	VEC(struct swl) wl;    /* by controller slot */
-	struct hmap by_name;   /* "ns/name" of a Workload -> slot */
-	struct hmap by_owner;  /* UID of a Workload's Job or Pod -> slot */
-	struct hmap owned;     /* UID of a Job or Pod -> 1 while a Workload
-				  names it its controller: one is made per
-				  owner, found whatever its name */
-	struct hmap pods;      /* pod UID -> SP_* flags */
-	struct hmap bad;       /* UID of a refused config object -> rv */
-	struct hmap done;      /* "ns/name" of Workloads whose Job ended while
-				  pending: never queued again */
-	struct hmap queues;    /* "kind/ns/name" of a ClusterQueue or
-				  LocalQueue -> hash of all but its status */
-	struct hmap refused;   /* "Kind/ns/name" of a gang's object whose
-				  pods echelon cannot honour: Event sent */
-	struct hmap early;     /* "ns/name" of a waiting pod of a queued Job
-				  whose Workload is not read yet, or of a
-				  Job not read yet */
-	VEC(uint32_t) acts;    /* slots with binds or a release */
-	VEC(char *) plain;     /* "ns/name" of plain pods to bind */
-	VEC(char *) new_gangs; /* "ns/PodGroup": to make */
+	VEC(struct swl) wl;	/* by controller slot */
+	struct hmap by_name;	/* "ns/name" of a Workload -> slot */
+	struct hmap by_owner;	/* UID of a Workload's Job or Pod -> slot */
+	struct hmap owned;	/* UID of a Job or Pod -> 1 while a Workload
+				   names it its controller: one is made per
+				   owner, found whatever its name */
+	struct hmap pods;	/* pod UID -> SP_* flags */
+	struct hmap bad;	/* UID of a refused config object -> rv */
+	struct hmap done;	/* "ns/name" of Workloads whose Job ended while
+				   pending: never queued again */
+	struct hmap queues;	/* "kind/ns/name" of a ClusterQueue or
+				   LocalQueue -> hash of all but its status */
+	struct hmap refused;	/* "Kind/ns/name" of a gang's object whose
+				   pods echelon cannot honour: Event sent */
+	struct hmap early;	/* "ns/name" of a waiting pod of a queued Job
+				   whose Workload is not read yet, or of a
+				   Job not read yet */
+	struct hmap early_jobs; /* UIDs of Jobs not read yet that some pod
+				   in early waits for (one left behind by a
+				   Job never read stays until a restart) */
+	VEC(uint32_t) acts;	/* slots with binds or a release */
+	VEC(char *) plain;	/* "ns/name" of plain pods to bind */
+	struct hmap plain_keys; /* plain's keys (no duplicates) */
+	VEC(char *) new_gangs;	/* "ns/PodGroup": to make */
 	struct hmap new_gang_keys; /* new_gangs' keys (no duplicates) */
 	struct hmap pg_pods;	   /* gang key of a PodGroup -> its pods' names
 				      (struct serve_sched_pg_pods *): our pods

@@ -827,7 +827,7 @@ void serve_sched_job(struct serve_sched *x, const struct sev *e)
 				"The workload's owner no longer exists");
 		return;
 	}
-	if (uid && meta_str(e->body, "namespace") && x->early.len &&
+	if (uid && meta_str(e->body, "namespace") && x->early_jobs.len &&
 	    !serve_sched_job_queued(x, e->body))
 		serve_sched_early_job(x, meta_str(e->body, "namespace"), uid);
 	if (!uid || !name || !queue_of(e->body) ||

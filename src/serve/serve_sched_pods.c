@@ -402,13 +402,10 @@ void serve_sched_plain_pod(struct serve_sched *x, const struct sev *e,
 			json_string_value(json_object_get(meta, "namespace")),
 			json_string_value(json_object_get(meta, "name")));
 
-		vec_foreach (&x->plain, k) {
-			if (strcmp(*k, key) == 0) {
-				free(key);
-				return;
-			}
-		}
-		vec_push(&x->plain, key);
+		if (hmap_put_str(&x->plain_keys, key, 1))
+			vec_push(&x->plain, key);
+		else
+			free(key);
 	}
 }
 
@@ -606,8 +603,10 @@ static bool job_waits(struct serve_sched *x, const json_t *pod)
 				     str_at(pod, "metadata", "namespace"), name)
 		     : NULL;
 
-	if (!jb || strcmp(jb->uid, job_uid_of(pod)) != 0)
+	if (!jb || strcmp(jb->uid, job_uid_of(pod)) != 0) {
+		hmap_put_str(&x->early_jobs, job_uid_of(pod), 1);
 		return true;
+	}
 	return serve_sched_job_queued(x, jb->body);
 }
 
@@ -618,6 +617,9 @@ void serve_sched_early_job(struct serve_sched *x, const char *ns,
 	const struct hmap_slot *e;
 	size_t it = 0;
 
+	if (!hmap_get_str(&x->early_jobs, job_uid, NULL))
+		return; /* none of its pods came before it */
+	hmap_del(&x->early_jobs, job_uid, strlen(job_uid));
 	while (x->early.len && hmap_next(&x->early, &it, &e)) {
 		size_t nsl = strlen(ns);
 		const struct api_obj *o;
@@ -1344,10 +1346,12 @@ void serve_sched_plain(struct serve_sched *x)
 		o = api_store_get(x->s, x->kinds[SK_POD], key, slash + 1);
 		*slash = '/';
 		if (o && !str_at(o->body, "spec", "nodeName") &&
-		    !pod_terminal(o->body))
+		    !pod_terminal(o->body)) {
 			x->plain.items[j++] = key;
-		else
+		} else {
+			hmap_del(&x->plain_keys, key, strlen(key));
 			free(key);
+		}
 	}
 	x->plain.len = j;
 	free(used);

@@ -1457,6 +1457,12 @@ static void job_placement(const struct sim_job_rec *rec, struct strbuf *out)
 		strbuf_addstr(&c, " %");
 	}
 	td(c.buf, out);
+	strbuf_reset(&c);
+	sim_out_rate(rec->rack_bps, &c);
+	td(c.buf, out);
+	strbuf_reset(&c);
+	sim_out_rate(rec->block_bps, &c);
+	td(c.buf, out);
 	strbuf_release(&c);
 }
 
@@ -1492,6 +1498,8 @@ static const char *const job_cols[][2] = {
 	{ "waiting on", "each reason and the time in it" },
 	{ "placement", "spanned (fewest possible); lower" },
 	{ "throughput", "vs ideal placement; higher" },
+	{ "cross-rack", "modelled traffic out of its racks; lower" },
+	{ "cross-block", "modelled traffic out of its blocks; lower" },
 	{ "evictions", "lower" },
 };
 

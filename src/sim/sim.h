@@ -234,8 +234,13 @@ struct sim_job_rec {
 	int32_t min_racks, min_blocks;
 	int32_t preemptions;
 	double throughput_ratio; /* of its last placement; -1: n/a */
-	int64_t lost_gpu_us;	 /* work lost to evictions and node failures */
-	int64_t cq;		 /* ClusterQueue index, -1 when none */
+	/* the modelled all-reduce traffic its last placement sends out of
+	 * its racks and out of its blocks, bytes/s (obs_placement.h, as the
+	 * daemon's per-workload series); -1: never placed, or not on a
+	 * topology-aware flavor */
+	double rack_bps, block_bps;
+	int64_t lost_gpu_us; /* work lost to evictions and node failures */
+	int64_t cq;	     /* ClusterQueue index, -1 when none */
 	/* With sim_options.waits: the time spent per reason, in the order
 	 * the reasons first applied (owned), and the reason it waited for
 	 * when the run stopped (0: none) */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "obs/obs_placement.h"
 
 #include "base/banned.h"
 
@@ -98,6 +99,75 @@ static bool actual_shape(struct sim_state *st, uint32_t j,
 	return ok && k > 0;
 }
 
+/*
+ * No gang: job j's pods are workloads of their own, admitted one by one,
+ * that train as one job; its traffic is that of their nodes taken as one
+ * pod set (obs_placement_traffic_nodes()). False when a pod is not
+ * admitted on a topology-aware flavor, or they differ in flavor or in
+ * requests (no one placement to model).
+ */
+static bool split_traffic(const struct sim_state *st, uint32_t j,
+			  struct sim_job_rec *r)
+{
+	size_t n = (size_t)st->in->jobs.items[j].pods;
+	uint32_t *nodes = xcalloc(n + 1, sizeof(*nodes));
+	const struct sched_podset_admission *first = NULL;
+	const struct resvec *req = NULL;
+	bool ok = true;
+
+	for (size_t k = 0; k < n && ok; k++) {
+		uint32_t wl = sim_run_split_slot(st, j, (uint32_t)k);
+		const struct sched_admission *adm =
+			wl == UINT32_MAX ? NULL : sched_wl_admission(st->s, wl);
+		const struct sched_podset_admission *pa =
+			adm && adm->npodsets == 1 ? &adm->ps[0] : NULL;
+		const struct workload *w =
+			pa ? &st->in->c->workloads.items[wl] : NULL;
+
+		ok = pa && pa->count == 1 && pa->tas_flavor >= 0 && pa->nodes &&
+		     w->npodsets == 1 &&
+		     (!first || (pa->tas_flavor == first->tas_flavor &&
+				 memcmp(&w->podsets[0].requests, req,
+					sizeof(*req)) == 0));
+		if (!ok)
+			break;
+		first = first ? first : pa;
+		req = req ? req : &w->podsets[0].requests;
+		nodes[k] = pa->nodes[0];
+	}
+	ok = ok && first &&
+	     obs_placement_traffic_nodes(
+		     sched_topo(st->s, first->tas_flavor), nodes, n, req,
+		     st->in->gpu_id, &st->o->tp, &r->rack_bps, &r->block_bps);
+	free(nodes);
+	return ok;
+}
+
+/*
+ * The traffic of job j's placement out of its racks and blocks, as the
+ * daemon's per-workload series gives it and the per-ClusterQueue series
+ * of metrics.om count it: obs_placement_traffic() of its admitted
+ * workload (no gang: of its pods together); -1 when it has no topology
+ * placement.
+ */
+static void traffic(const struct sim_state *st, uint32_t j,
+		    struct sim_job_rec *r)
+{
+	uint32_t wl = st->js[j].wl;
+	bool ok;
+
+	if (st->split)
+		ok = split_traffic(st, j, r);
+	else
+		ok = wl != UINT32_MAX &&
+		     sched_wl_state(st->s, wl) == SCHED_WL_ADMITTED &&
+		     obs_placement_traffic(st->s, st->in->c, wl, st->in->gpu_id,
+					   &st->o->tp, &r->rack_bps,
+					   &r->block_bps);
+	if (!ok)
+		r->rack_bps = r->block_bps = -1;
+}
+
 void sim_figures_shape(struct sim_state *st, uint32_t j)
 {
 	const struct sim_job *job = &st->in->jobs.items[j];
@@ -112,6 +182,7 @@ void sim_figures_shape(struct sim_state *st, uint32_t j)
 	x->run->ratio = 1;
 	x->min_hosts = -1;
 	r->hosts = r->racks = r->blocks = r->min_racks = r->min_blocks = -1;
+	traffic(st, j, r);
 	if (gpp <= 0) { /* pods without GPUs: one per host at best */
 		gpp = 1;
 		geo.gpus_per_host = 1;

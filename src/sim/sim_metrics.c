@@ -25,6 +25,8 @@ const double sim_metrics_ratio_buckets[SIM_METRICS_RATIO_BUCKETS] = {
 enum fam {
 	F_THROUGHPUT_RATIO,
 	F_WL_THROUGHPUT,
+	F_WL_CROSS_RACK,
+	F_WL_CROSS_BLOCK,
 	F_EXTRA_RACKS,
 	F_EXTRA_BLOCKS,
 	F_GPU_UTILIZATION,
@@ -57,6 +59,16 @@ static const struct metrics_def defs[F_COUNT] = {
 			      "last placement relative to the ideal one, per "
 			      "'namespace' and 'name'.",
 			      METRICS_GAUGE, NULL, 0 },
+	[F_WL_CROSS_RACK] = { "echelon_workload_cross_rack_bytes_per_second",
+			      "Modelled all-reduce bytes per second each "
+			      "placed workload's last placement sends out of "
+			      "its racks, per 'namespace' and 'name'.",
+			      METRICS_GAUGE, NULL, 0 },
+	[F_WL_CROSS_BLOCK] = { "echelon_workload_cross_block_bytes_per_second",
+			       "Modelled all-reduce bytes per second each "
+			       "placed workload's last placement sends out "
+			       "of its blocks, per 'namespace' and 'name'.",
+			       METRICS_GAUGE, NULL, 0 },
 	[F_EXTRA_RACKS] = { "echelon_placement_extra_racks",
 			    "Racks a multi-node workload's last placement "
 			    "spans beyond the fewest that could hold it.",
@@ -140,6 +152,10 @@ static void count_job(struct metrics *m, const int *ids,
 		metrics_observe(m, ids[F_THROUGHPUT_RATIO], plabels,
 				rec->throughput_ratio);
 		metrics_set(m, ids[F_WL_THROUGHPUT], wl, rec->throughput_ratio);
+	}
+	if (rec->rack_bps >= 0) {
+		metrics_set(m, ids[F_WL_CROSS_RACK], wl, rec->rack_bps);
+		metrics_set(m, ids[F_WL_CROSS_BLOCK], wl, rec->block_bps);
 	}
 	if (rec->hosts > 1 && rec->racks >= 0 && rec->min_racks >= 0)
 		metrics_observe(m, ids[F_EXTRA_RACKS], plabels,

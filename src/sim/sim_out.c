@@ -72,6 +72,34 @@ void sim_out_fixed(double x, int decimals, bool trim, struct strbuf *out)
 	add_scaled(llround(scaled), decimals, trim, out);
 }
 
+void sim_out_rate(double bps, struct strbuf *out)
+{
+	static const char *const units[] = { "kB/s", "MB/s", "GB/s",
+					     "TB/s", "PB/s", "EB/s" };
+	double v = bps;
+
+	if (!isfinite(bps) || bps < 0) {
+		strbuf_addch(out, '-');
+		return;
+	}
+	if (bps < 999.5) {
+		sim_out_fixed(bps, 0, true, out);
+		strbuf_addstr(out, " B/s");
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		v /= 1000;
+		/* 999.97 MB/s reads "1000.0 MB/s": switch where rounding
+		 * would */
+		if (v < 999.95 || i + 1 == ARRAY_SIZE(units)) {
+			sim_out_fixed(v, 1, false, out);
+			strbuf_addf(out, " %s", units[i]);
+			return;
+		}
+	}
+	BUG_ON(1);
+}
+
 void sim_out_duration(double s, struct strbuf *out)
 {
 	static const struct {
@@ -128,6 +156,15 @@ static void add_json_double(double x, struct strbuf *out)
 		strbuf_addstr(out, "null");
 	else
 		sim_out_fixed(x, 6, true, out);
+}
+
+/* Bytes per second, whole; null when negative (n/a). */
+static void add_json_rate(double bps, struct strbuf *out)
+{
+	if (!isfinite(bps) || bps < 0)
+		strbuf_addstr(out, "null");
+	else
+		sim_out_fixed(bps, 0, true, out);
 }
 
 static void add_json_count(int32_t v, struct strbuf *out)
@@ -216,6 +253,10 @@ static void write_job_place(const struct sim_job_rec *rec, struct strbuf *out)
 	add_json_count(rec->min_blocks, out);
 	strbuf_addstr(out, ",\"throughput_ratio\":");
 	add_json_double(rec->throughput_ratio, out);
+	strbuf_addstr(out, ",\"cross_rack_bytes_per_second\":");
+	add_json_rate(rec->rack_bps, out);
+	strbuf_addstr(out, ",\"cross_block_bytes_per_second\":");
+	add_json_rate(rec->block_bps, out);
 }
 
 static void write_job(const struct sim_input *in, const struct sim_result *run,

@@ -66,6 +66,10 @@ void sim_out_seconds(int64_t us, struct strbuf *out);
 /* Append x rounded to decimals (0..9) digits after the point, trimmed of
  * trailing zeros when trim; "-0" is never written. x must be finite. */
 void sim_out_fixed(double x, int decimals, bool trim, struct strbuf *out);
+/* Append a rate in bytes per second for people, in powers of 1000 with
+ * one decimal: "0 B/s", "640 B/s", "12.4 GB/s"; "-" when bps is negative
+ * or not finite. */
+void sim_out_rate(double bps, struct strbuf *out);
 /* Append a duration in seconds for people: "42 s", "17.5 min", "3.2 h",
  * "2.1 d"; "-" when s is negative or not finite. */
 void sim_out_duration(double s, struct strbuf *out);

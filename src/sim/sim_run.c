@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -577,6 +578,7 @@ static void start_job(struct sim_state *st, uint32_t j)
 	struct sim_jst *x = &st->js[j];
 	const struct sim_job *job = &st->in->jobs.items[j];
 	struct sim_job_rec *r = &st->res->jobs[j];
+	char traffic[96] = "";
 	int64_t rem, end;
 
 	sim_figures_shape(st, j);
@@ -596,10 +598,16 @@ static void start_job(struct sim_state *st, uint32_t j)
 		st->busy_until_us = end; /* no stall before it could end */
 	st->busy_gpus += x->run->run_gpus;
 	sim_run_set_state(st, j, SIM_JOB_RUNNING);
+	/* the traffic only where some leaves its racks: the line of a job
+	 * in one rack stays as it was */
+	if (st->o->log && r->rack_bps > 0)
+		snprintf(traffic, sizeof(traffic),
+			 " cross_rack_bps=%.0f cross_block_bps=%.0f",
+			 r->rack_bps, r->block_bps);
 	sim_run_log(st,
-		    "start %s pods=%d hosts=%d racks=%d blocks=%d ratio=%.4f",
+		    "start %s pods=%d hosts=%d racks=%d blocks=%d ratio=%.4f%s",
 		    job->name, x->want, r->hosts, r->racks, r->blocks,
-		    x->run->ratio);
+		    x->run->ratio, traffic);
 	if (st->o->pod_fail_per_h > 0) {
 		double rate = st->o->pod_fail_per_h * x->want / 3.6e9;
 		double u = rng_double(&st->rng);
@@ -1314,6 +1322,7 @@ static void state_init(struct sim_state *st, const struct sim_input *in,
 		r->hosts = r->racks = r->blocks = -1;
 		r->min_racks = r->min_blocks = -1;
 		r->throughput_ratio = -1;
+		r->rack_bps = r->block_bps = -1;
 		r->cq = -1;
 	}
 	st->count[SIM_JOB_UNSUBMITTED] = (int64_t)nj;

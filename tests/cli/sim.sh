@@ -5,10 +5,12 @@
 # *.yaml files are passed with -f when there are any, trace.jsonl with
 # --trace), and the expected event log and summary in expected.log and
 # expected.json, and where there is an expected.jsonl, the expected job
-# records (workloads.jsonl: why each job waited, and how long). With --update as third argument, or UPDATE=1, the expected
-# files are rewritten instead of compared (review the diff before
-# committing). Every run is made twice and must give byte-identical files:
-# the simulation is deterministic for a seed.
+# records (workloads.jsonl: why each job waited, and how long; where it
+# landed and the traffic that sends over racks and blocks). With --update
+# as third argument, or UPDATE=1, the expected files are rewritten instead
+# of compared (review the diff before committing). Every run is made
+# twice and must give byte-identical files: the simulation is
+# deterministic for a seed.
 # usage: sim.sh ECHELON SOURCE_DIR [--update]
 set -u
 echelon=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")

@@ -133,4 +133,23 @@ grep -q "faults: bound pod=default/p2 node=$node uid=-" "$TMP/serve.log" ||
 curl -sf "$URL/metrics" | grep -q '^echelon_faults_bindings_total 1$' ||
 	fail "bindings metric"
 stop_serve
+
+# 4. SIGTERM while a binding is held back longer than the stop drains
+# (5 s): the daemon exits 0 (it aborted in libmicrohttpd when the binding
+# came due after its last commit and was held for a commit that never
+# came), and the client gets a 503 for what was never applied.
+start_serve --cluster $CLUSTER --no-schedule --faults 'seed=2,slow=1:7000:bind'
+node=$(first_node)
+create_pod p3
+curl -s -o "$TMP/bind.out" -w '%{http_code}' -X POST \
+	-H 'Content-Type: application/json' \
+	--data-binary "$(bind_body p3 "$node")" \
+	"$URL$api/pods/p3/binding" >"$TMP/bind.code" &
+bind_pid=$!
+sleep 0.5
+stop_serve
+wait $bind_pid
+[ "$(cat "$TMP/bind.code")" = 503 ] ||
+	fail "a binding held at stop: $(cat "$TMP/bind.code") $(cat "$TMP/bind.out")"
+grep -q "shutting down" "$TMP/bind.out" || fail "503: $(cat "$TMP/bind.out")"
 echo "ok"

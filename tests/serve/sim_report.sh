@@ -5,7 +5,8 @@
 # the quickstart under two policies, and the page it built must show the
 # run's numbers: the summary cells the terminal table printed, a row per
 # ClusterQueue and run, and the job that waited longest with its wait and
-# reasons from workloads.jsonl. Its screenshot is kept as a build artefact
+# reasons from workloads.jsonl, and every tas job shown with its modelled
+# cross-rack and cross-block traffic. Its screenshot is kept as a build artefact
 # (BUILD/artifacts/sim-report.png, BUILD the folder of ECHELON).
 # usage: sh sim_report.sh ECHELON SOURCE_DIR [CLIENTS_DIR]
 . "$(dirname "$0")/lib/common.sh"
@@ -112,6 +113,29 @@ else:
     for reason in top.get("waits") or {}:
         if reason not in row[5][0]:
             bad.append("job %s: reason %s not shown: %r" % (top["name"], reason, row[5][0]))
+# Each shown tas job's traffic, in the units people read, is its record's.
+def rate(v):
+    if v is None:
+        return "-"
+    if v < 999.5:
+        return "%d B/s" % round(v)
+    for unit in ("kB/s", "MB/s", "GB/s", "TB/s", "PB/s", "EB/s"):
+        v /= 1000
+        if v < 999.95 or unit == "EB/s":
+            return "%.1f %s" % (v, unit)
+
+head = texts(jobs[0])
+byname = {r["namespace"] + "/" + r["name"]: r for r in tas}
+for col, key in (("cross-rack", "cross_rack_bytes_per_second"),
+                 ("cross-block", "cross_block_bytes_per_second")):
+    if col not in head:
+        bad.append("no %s column in %s" % (col, head))
+        continue
+    for r in jobs[2:]:
+        rec = byname.get(texts(r)[0])
+        if rec and r[head.index(col)][0] != rate(rec[key]):
+            bad.append("job %s %s: page %r, records %r" % (
+                rec["name"], col, r[head.index(col)][0], rec[key]))
 if p.svgs < 7:
     bad.append("%d charts" % p.svgs)
 if open(png, "rb").read(8) != b"\x89PNG\r\n\x1a\n":

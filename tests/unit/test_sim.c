@@ -34,6 +34,7 @@
 #include "model/quantity.h"
 #include "sim/gen.h"
 #include "sim/synth.h"
+#include "sim/throughput.h"
 #include "sim/trace.h"
 #include "testutil.h"
 
@@ -250,8 +251,16 @@ static void check_job(const char *ctx, const struct sim_job *j,
 	if (r->start_us < 0) {
 		CHECK(r->throughput_ratio == -1);
 		CHECK(r->hosts == -1 && r->racks == -1 && r->min_racks == -1);
+		CHECK(r->rack_bps == -1 && r->block_bps == -1);
 		return;
 	}
+	/* traffic leaves a rack only when it spans more than one, a block
+	 * only when it spans more, and what leaves a block leaves its rack */
+	CHECK((r->rack_bps > 0) == (r->racks > 1 && r->rack_bps >= 0) ||
+	      r->throughput_ratio == 1);
+	CHECK(r->racks > 1 || r->rack_bps <= 0);
+	CHECK(r->blocks > 1 || r->block_bps <= 0);
+	CHECK(r->block_bps <= r->rack_bps);
 	CHECK(r->throughput_ratio > 0 && r->throughput_ratio <= 1);
 	CHECK(r->hosts >= 1 && r->racks >= 1 && r->blocks >= 1);
 	CHECK(r->hosts >= r->racks && r->racks >= r->blocks);
@@ -1101,7 +1110,8 @@ struct life_case {
 	const char *absent[3];
 	const char *job; /* its record must equal rec */
 	struct sim_job_rec rec;
-	bool stretched;	     /* rec's end and ratio: ratio < 1, end from it */
+	bool stretched; /* rec's end and ratio: ratio < 1, end from it */
+	bool crosses;	/* its traffic: spread_bps() of its shape, else rec's */
 	int64_t busy_gpu_us; /* sum over the nodes; -1: not checked */
 	int64_t span_us;
 	int64_t node_failures;
@@ -1133,6 +1143,16 @@ struct life_case {
 		.start_us = (s_us), .end_us = (e_us), .hosts = (n_hosts),      \
 		.racks = 1, .blocks = 1, .min_racks = 1, .min_blocks = 1,      \
 		.throughput_ratio = 1, .cq = 0                                 \
+	}
+
+/* The record of a 1000 s gang of 2 whole hosts, one host per rack, that
+ * started at 10 s on as many racks and blocks as it had to. */
+#define SPREAD(n_racks, n_blocks)                                              \
+	{                                                                      \
+		.state = SIM_JOB_FINISHED, .admit_us = 0, .start_us = 10 * S,  \
+		.end_us = 1010 * S, .hosts = 2, .racks = (n_racks),            \
+		.blocks = (n_blocks), .min_racks = (n_racks),                  \
+		.min_blocks = (n_blocks), .throughput_ratio = 1, .cq = 0       \
 	}
 
 static const struct life_case life_cases[] = {
@@ -1205,7 +1225,8 @@ static const struct life_case life_cases[] = {
 	  .trace = JOB_A(5000) JOB_G2(1000, ""),
 	  .policy = SIM_POLICY_KUBE_DEFAULT,
 	  .lines = { "10.000000 start g pods=2 hosts=2 racks=2 blocks=1 "
-		     "ratio=0.9048",
+		     "ratio=0.9048 cross_rack_bps=131157433261 "
+		     "cross_block_bps=0",
 		     "5010.000000 finish a" },
 	  /* ideal work 5000 x 8 + 1000 x 16 GPU-s over the GPU-time held:
 	   * 10 s of start-up for all 24 GPUs, 5000 x 8, and 16 x 1000 / r */
@@ -1221,8 +1242,33 @@ static const struct life_case life_cases[] = {
 		   .min_blocks = 1,
 		   .cq = 0 },
 	  .stretched = true,
+	  .crosses = true,
 	  .busy_gpu_us = -1,
 	  .span_us = 5010 * S },
+	{ .name = "no gang: a pod on each of two racks, traffic of both",
+	  .spec = "blocks=1,racks=2,hosts=1,gpus=8",
+	  .trace = JOB_G2(1000, ""),
+	  .policy = SIM_POLICY_NO_GANG,
+	  .lines = { "10.000000 start g pods=2 hosts=2 racks=2 blocks=1 "
+		     "ratio=1.0000 cross_rack_bps=131157433261 "
+		     "cross_block_bps=0" },
+	  .job = "g",
+	  .rec = SPREAD(2, 1),
+	  .crosses = true,
+	  .busy_gpu_us = 16 * 1000 * S,
+	  .span_us = 1010 * S },
+	{ .name = "a gang over two blocks: traffic leaves the blocks too",
+	  .spec = "blocks=2,racks=1,hosts=1,gpus=8",
+	  .trace = JOB_G2(1000, ""),
+	  .policy = SIM_POLICY_TAS,
+	  .lines = { "10.000000 start g pods=2 hosts=2 racks=2 blocks=2 "
+		     "ratio=1.0000 cross_rack_bps=89096150263 "
+		     "cross_block_bps=89096150263" },
+	  .job = "g",
+	  .rec = SPREAD(2, 2),
+	  .crosses = true,
+	  .busy_gpu_us = 16 * 1000 * S,
+	  .span_us = 1010 * S },
 	{ .name = "tas keeps it in one rack",
 	  .spec = "blocks=1,racks=2,hosts=2,gpus=8",
 	  .trace = JOB_A(5000) JOB_G2(1000, PREF),
@@ -1402,6 +1448,41 @@ static size_t job_index(const struct world *w, const char *name)
 	return 0;
 }
 
+/* The model's traffic out of the racks (or blocks: level) of a job of
+ * whole 8-GPU hosts placed as r says, bytes/s, by the default figures. */
+static double spread_bps(const struct sim_job_rec *r,
+			 enum throughput_level level)
+{
+	struct throughput_shape act = { r->hosts * 8, r->hosts, r->racks,
+					r->blocks,    8,	8 };
+	struct throughput_config tc;
+	enum throughput_class k;
+
+	throughput_config_init(&tc);
+	k = throughput_class_of(&tc, THROUGHPUT_CLASS_BY_SIZE, act.gpus);
+	return throughput_crossing_bytes(&tc, &act, level) /
+	       (throughput_step_us(&tc, k, &act, &act) / 1e6);
+}
+
+/* Its traffic: none in one rack (on one host, too), else what the model
+ * gives its shape, leaving a block only when it spans more than one. */
+static void check_traffic(const char *ctx, const struct life_case *lc,
+			  const struct sim_job_rec *r)
+{
+	double rack = spread_bps(r, THROUGHPUT_RACK);
+	double block = spread_bps(r, THROUGHPUT_BLOCK);
+
+	if (!lc->crosses) {
+		CHECK(r->rack_bps == lc->rec.rack_bps &&
+		      r->block_bps == lc->rec.block_bps);
+		return;
+	}
+	CHECK(r->racks > 1 && r->rack_bps > 0);
+	CHECK(fabs(r->rack_bps - rack) <= 1e-9 * rack);
+	CHECK(fabs(r->block_bps - block) <= 1e-9 * block);
+	CHECK((r->block_bps > 0) == (r->blocks > 1));
+}
+
 static void check_rec(const char *ctx, const struct life_case *lc,
 		      const struct sim_job *j, const struct sim_job_rec *r)
 {
@@ -1416,6 +1497,7 @@ static void check_rec(const char *ctx, const struct life_case *lc,
 	CHECK(r->evictions == e->evictions && r->preemptions == e->preemptions);
 	CHECK(r->lost_gpu_us == e->lost_gpu_us);
 	CHECK(r->cq == e->cq);
+	check_traffic(ctx, lc, r);
 	if (!lc->stretched) {
 		CHECK(r->end_us == e->end_us);
 		CHECK(r->throughput_ratio == e->throughput_ratio);

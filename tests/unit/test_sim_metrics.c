@@ -65,6 +65,8 @@ static struct sim_job_rec rec(enum sim_job_state st, int64_t cq,
 				 .start_us = admit_us,
 				 .end_us = end_us,
 				 .throughput_ratio = ratio,
+				 .rack_bps = ratio < 0 ? -1 : 0,
+				 .block_bps = ratio < 0 ? -1 : 0,
 				 .cq = cq };
 
 	return r;
@@ -97,6 +99,7 @@ static struct fixture *fixture_new(void)
 	f->tas[0].racks = 3;
 	f->tas[0].min_racks = 1;
 	f->tas[0].blocks = f->tas[0].min_blocks = 1;
+	f->tas[0].rack_bps = 25e9;
 	f->tas[1] = rec(SIM_JOB_RUNNING, 0, 31 * S, -1, 0.5);
 	f->tas[2] = rec(SIM_JOB_PENDING, 1, -1, -1, -1);
 	f->tas[2].evictions = 2;
@@ -187,6 +190,14 @@ static const char *const want_lines[] = {
 	"{policy=\"first-fit\",le=\"0.9\"} 0",
 	"echelon_workload_throughput_ratio_bucket"
 	"{policy=\"first-fit\",le=\"1\"} 1",
+	/* the traffic of every placed job's placement, none of a pending
+	 * one's */
+	"echelon_workload_cross_rack_bytes_per_second"
+	"{name=\"j0\",namespace=\"default\",policy=\"tas\"} 25000000000",
+	"echelon_workload_cross_block_bytes_per_second"
+	"{name=\"j0\",namespace=\"default\",policy=\"tas\"} 0",
+	"echelon_workload_cross_rack_bytes_per_second"
+	"{name=\"j1\",namespace=\"default\",policy=\"tas\"} 0",
 	/* tas job 0: 2 hosts on 3 racks (1 would do), 1 block of 1 */
 	"echelon_placement_extra_racks_bucket{policy=\"tas\",le=\"1\"} 0",
 	"echelon_placement_extra_racks_bucket{policy=\"tas\",le=\"2\"} 1",
@@ -221,12 +232,14 @@ static void test_two_runs(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(want_lines); i++)
 		testutil_assert_line(text, want_lines[i]);
 	assert_null(strstr(text, "gpu_hours"));
+	assert_null(strstr(text, "{name=\"j2\""));
 	/*
-	 * 14 families of 2 header lines; per policy 10 plain series, a
-	 * histogram of 13 lines and two of 10; a ratio per placed job.
+	 * 16 families of 2 header lines; per policy 10 plain series, a
+	 * histogram of 13 lines and two of 10; a ratio and two traffic
+	 * figures per placed job.
 	 */
 	assert_int_equal(count_lines(text),
-			 14 * 2 + 2 * (10 + 13 + 2 * 10) + 3);
+			 16 * 2 + 2 * (10 + 13 + 2 * 10) + 3 * 3);
 	free(text);
 	fixture_free(f);
 }
@@ -293,12 +306,12 @@ static void test_empty_run(void **state)
 	text = fill_text(&in, &run, 1);
 	for (size_t i = 0; i < ARRAY_SIZE(want_empty); i++)
 		testutil_assert_line(text, want_empty[i]);
-	assert_int_equal(count_lines(text), 14 * 2 + 10 + 13 + 2 * 10);
+	assert_int_equal(count_lines(text), 16 * 2 + 10 + 13 + 2 * 10);
 	free(text);
 
 	/* no runs: the families alone */
 	text = fill_text(&in, NULL, 0);
-	assert_int_equal(count_lines(text), 14 * 2);
+	assert_int_equal(count_lines(text), 16 * 2);
 	free(text);
 	cluster_release(&c);
 }

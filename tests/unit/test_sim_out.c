@@ -128,6 +128,8 @@ static const struct sim_job_rec none_rec = {
 	.min_racks = -1,
 	.min_blocks = -1,
 	.throughput_ratio = -1,
+	.rack_bps = -1,
+	.block_bps = -1,
 	.cq = -1,
 };
 
@@ -188,6 +190,8 @@ static void build_tas(struct fixture *f)
 	r->jobs = f->recs[0];
 	r->jobs[0] = placed(SIM_JOB_FINISHED, 10, 10 * S + 10, 3610 * S + 10);
 	r->jobs[0].hosts = 2;
+	r->jobs[0].racks = 2;
+	r->jobs[0].rack_bps = 12345678901.6; /* written whole */
 	r->jobs[1] = placed(SIM_JOB_RUNNING, 1500000, 12 * S, -1);
 	r->jobs[1].throughput_ratio = 0.875;
 	r->jobs[1].evictions = 1;
@@ -384,6 +388,38 @@ static const struct {
 	{ NAN, "-" },	     { INFINITY, "-" },
 };
 
+static const struct {
+	double bps;
+	const char *want;
+} rate_cases[] = {
+	{ 0, "0 B/s" },
+	{ 640.4, "640 B/s" },
+	{ 999.4, "999 B/s" },
+	{ 999.5, "1.0 kB/s" },
+	{ 12.4e9, "12.4 GB/s" },
+	{ 999.94e6, "999.9 MB/s" },
+	{ 999.96e6, "1.0 GB/s" },
+	{ 3.5e15, "3.5 PB/s" },
+	{ 2e21, "2000.0 EB/s" },
+	{ -1, "-" },
+	{ NAN, "-" },
+	{ INFINITY, "-" },
+};
+
+static void test_rate(void **state)
+{
+	struct strbuf sb;
+
+	(void)state;
+	strbuf_init(&sb);
+	for (size_t i = 0; i < ARRAY_SIZE(rate_cases); i++) {
+		strbuf_reset(&sb);
+		sim_out_rate(rate_cases[i].bps, &sb);
+		assert_string_equal(sb.buf, rate_cases[i].want);
+	}
+	strbuf_release(&sb);
+}
+
 static void test_duration(void **state)
 {
 	struct strbuf sb;
@@ -403,16 +439,20 @@ static const char want_jsonl[] =
 	"\"queue\":\"q-a\",\"class\":\"train\",\"pods\":2,\"gpus\":16,"
 	"\"state\":\"finished\",\"submit_s\":0,\"admit_s\":0.00001,"
 	"\"start_s\":10.00001,\"end_s\":3610.00001,\"wait_s\":10.00001,"
-	"\"jct_s\":3610.00001,\"hosts\":2,\"racks\":1,\"min_racks\":1,"
+	"\"jct_s\":3610.00001,\"hosts\":2,\"racks\":2,\"min_racks\":1,"
 	"\"blocks\":1,\"min_blocks\":1,\"throughput_ratio\":1,"
-	"\"evictions\":0,\"preemptions\":0,\"lost_gpu_hours\":0,"
+	"\"cross_rack_bytes_per_second\":12345678902,"
+	"\"cross_block_bytes_per_second\":0,\"evictions\":0,\"preemptions\":0,"
+	"\"lost_gpu_hours\":0,"
 	"\"reason\":null,\"message\":null,\"waits\":{}}\n"
 	"{\"policy\":\"tas\",\"name\":\"ev\\\"a\\\\l\\t\\u0001\","
 	"\"namespace\":\"team-b\",\"queue\":null,\"class\":null,\"pods\":1,"
 	"\"gpus\":1,\"state\":\"running\",\"submit_s\":1.5,\"admit_s\":1.5,"
 	"\"start_s\":12,\"end_s\":null,\"wait_s\":10.5,\"jct_s\":null,"
 	"\"hosts\":1,\"racks\":1,\"min_racks\":1,\"blocks\":1,"
-	"\"min_blocks\":1,\"throughput_ratio\":0.875,\"evictions\":1,"
+	"\"min_blocks\":1,\"throughput_ratio\":0.875,"
+	"\"cross_rack_bytes_per_second\":0,"
+	"\"cross_block_bytes_per_second\":0,\"evictions\":1,"
 	"\"preemptions\":1,\"lost_gpu_hours\":1.500001,\"reason\":null,"
 	"\"message\":null,"
 	"\"waits\":{\"WaitingForQuota\":0.500001,\"WaitForStart\":10}}\n"
@@ -422,6 +462,8 @@ static const char want_jsonl[] =
 	"\"admit_s\":null,\"start_s\":null,\"end_s\":null,\"wait_s\":null,"
 	"\"jct_s\":null,\"hosts\":null,\"racks\":null,\"min_racks\":null,"
 	"\"blocks\":null,\"min_blocks\":null,\"throughput_ratio\":null,"
+	"\"cross_rack_bytes_per_second\":null,"
+	"\"cross_block_bytes_per_second\":null,"
 	"\"evictions\":0,\"preemptions\":0,\"lost_gpu_hours\":0,"
 	"\"reason\":\"CompactPlacement\","
 	"\"message\":\"compact placement: 2 domains of \\\"rack\\\"\","
@@ -431,7 +473,9 @@ static const char want_jsonl[] =
 	"\"gpus\":1,\"state\":\"finished\",\"submit_s\":1.5,\"admit_s\":1.5,"
 	"\"start_s\":1.5,\"end_s\":61.5,\"wait_s\":0,\"jct_s\":60,"
 	"\"hosts\":1,\"racks\":1,\"min_racks\":1,\"blocks\":1,"
-	"\"min_blocks\":1,\"throughput_ratio\":1,\"evictions\":0,"
+	"\"min_blocks\":1,\"throughput_ratio\":1,"
+	"\"cross_rack_bytes_per_second\":0,"
+	"\"cross_block_bytes_per_second\":0,\"evictions\":0,"
 	"\"preemptions\":0,\"lost_gpu_hours\":0,\"reason\":null,"
 	"\"message\":null,\"waits\":{}}\n";
 
@@ -706,7 +750,10 @@ static void test_report(void **state)
 	assert_non_null(strstr(a.buf, "<td>WaitingForQuota 0.5 s, "
 				      "WaitForStart 10 s</td><td>1 host, 1 "
 				      "rack (min 1), 1 block (min 1)</td>"
-				      "<td>87.5 %</td><td>1</td></tr>"));
+				      "<td>87.5 %</td><td>0 B/s</td>"
+				      "<td>0 B/s</td><td>1</td></tr>"));
+	assert_non_null(strstr(a.buf, "(min 1)</td><td>100.0 %</td>"
+				      "<td>12.3 GB/s</td><td>0 B/s</td>"));
 	assert_true(strstr(a.buf, "ev&quot;a") <
 		    strstr(a.buf, "<tr><td>team-a/train-a</td>"));
 	assert_non_null(strstr(a.buf, "<td>CompactPlacement 1.0 h; still "
@@ -884,6 +931,7 @@ int main(void)
 		cmocka_unit_test(test_seconds),
 		cmocka_unit_test(test_fixed),
 		cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_rate),
 		cmocka_unit_test_setup_teardown(test_jsonl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gpu_hours_rounding, setup,
 						teardown),
