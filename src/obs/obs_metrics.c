@@ -58,6 +58,7 @@ enum fam {
 	F_LQ_FINISHED,
 	F_LQ_EXECUTION_TIME,
 	F_LQ_EVICTED,
+	F_EVICTED_ONCE,
 	F_COHORT_ADMITTED,
 	F_GANG_BOUND_WAIT,
 	F_GANG_PARTLY_BOUND,
@@ -91,6 +92,11 @@ enum fam {
 	F_COHORT_RESERVATIONS,
 	F_COHORT_INFO,
 	F_CQ_INFO,
+	F_UNADMITTED,
+	F_LQ_UNADMITTED,
+	F_CQ_SHARE,
+	F_COHORT_SHARE,
+	F_RESOURCE_PENDING,
 	F_COUNT
 };
 
@@ -144,6 +150,11 @@ static const struct metrics_def defs[F_COUNT] = {
 			"Deactivated, ...) and 'underlying_cause' (\"\" or "
 			"RequeuingLimitExceeded).",
 			COUNTER },
+	[F_EVICTED_ONCE] = { "kueue_evicted_workloads_once_total",
+			     "Workloads evicted, each counted once per "
+			     "'reason' and 'underlying_cause', per "
+			     "'cluster_queue' and 'priority_class'.",
+			     COUNTER },
 	[F_PREEMPTED] = { "kueue_preempted_workloads_total",
 			  "Preemptions, per 'preempting_cluster_queue' and "
 			  "'reason' (InClusterQueue, InCohortReclamation, "
@@ -324,6 +335,32 @@ static const struct metrics_def defs[F_COUNT] = {
 			"1 per ClusterQueue, with its 'parent_cohort' and "
 			"'root_cohort' (\"\" without a cohort).",
 			GAUGE },
+	[F_UNADMITTED] = { "kueue_unadmitted_workloads",
+			   "Workloads not admitted, per 'cluster_queue', "
+			   "'reason' (NoReservation) and 'underlying_cause' "
+			   "(why quota is not reserved).",
+			   GAUGE },
+	[F_LQ_UNADMITTED] = { "kueue_local_queue_unadmitted_workloads",
+			      "Workloads not admitted, per LocalQueue, "
+			      "'cluster_queue', 'reason' and "
+			      "'underlying_cause'.",
+			      GAUGE },
+	[F_CQ_SHARE] = { "kueue_cluster_queue_weighted_share",
+			 "Fair sharing's dominant resource share of a "
+			 "ClusterQueue: its usage above its quota per mille of "
+			 "what its cohort could use, the largest over the "
+			 "resources, divided by its weight; 0 when it borrows "
+			 "nothing, NaN when it borrows with weight 0.",
+			 GAUGE },
+	[F_COHORT_SHARE] = { "kueue_cohort_weighted_share",
+			     "The same for a cohort within its parent "
+			     "cohort; 0 for a root.",
+			     GAUGE },
+	[F_RESOURCE_PENDING] = { "kueue_cluster_queue_resource_pending",
+				 "Requests of a ClusterQueue's pending "
+				 "workloads, per 'resource' (cpu in cores, "
+				 "memory in bytes), no flavor assigned yet.",
+				 GAUGE },
 	[F_PODGROUPS] = { "echelon_podgroups",
 			  "Workloads of a ClusterQueue per PodGroup 'phase' "
 			  "(Pending, Scheduling, Running, ...).",
@@ -339,6 +376,8 @@ struct wl_obs {
 	int32_t cq;	   /* of the last admission */
 	int32_t lq;	   /* its LocalQueue's index; -1: none, -2: unknown */
 	bool bound, ready; /* since the last admission */
+	/* the eviction kinds it had (bit k: om->ekinds[k]) */
+	uint32_t evicted;
 	/* the placement's modelled traffic out of racks and blocks, bytes/s,
 	 * once the first refresh after its admission worked it out */
 	bool traffic;
@@ -368,6 +407,13 @@ struct obs_metrics {
 	/* per ClusterQueue, LocalQueue and quota the gauges' handles, so
 	 * that a refresh does not look labels up again */
 	struct hcache cqc, lqc, qc, lqrc, cohc;
+	/* the unadmitted gauges per ClusterQueue and LocalQueue and cause,
+	 * the weighted share per quota node */
+	struct hcache unc, lunc, shc;
+	/* the pending requests per ClusterQueue and resource */
+	struct hcache pendc;
+	/* eviction reason and underlying cause pairs seen, static strings */
+	VEC(const char *) ekinds;
 	/* per flavor id, per domain id */
 	VEC(struct dom_cache) * doms;
 	size_t ndoms;
@@ -383,8 +429,8 @@ struct obs_metrics {
 	struct throughput_config tc; /* the model of the traffic gauges */
 };
 
-/* Up to four label pairs, the extra pair and the NULL. */
-#define MAX_LABELS 11
+/* Up to five label pairs, the extra pair and the NULL. */
+#define MAX_LABELS 13
 
 /* labels(om, out, k1, v1, ..., NULL): out with the extra pair added. */
 static const char *const *labels(const struct obs_metrics *om, const char **out,
@@ -456,6 +502,50 @@ static void set_cached(struct obs_metrics *om, struct hcache *c, size_t slot,
 	metrics_set_handle(om->m, s->h, v);
 }
 
+/*
+ * Gauge fam{l} = v through slot of c, whose labels' values are key: when
+ * they changed, the series of the old ones goes to 0. With sticky, a
+ * series is made only for a v other than 0 and stays, at 0, once made
+ * (Kueue deletes it; the registry keeps every series).
+ */
+static void set_moving(struct obs_metrics *om, struct hcache *c, size_t slot,
+		       const struct strbuf *key, int fam, const char *const *l,
+		       double v, bool sticky)
+{
+	struct hslot *sl;
+
+	while (slot >= c->v.len)
+		vec_push_zero(&c->v);
+	sl = &c->v.items[slot];
+	if (!sl->key || sl->len != key->len ||
+	    memcmp(sl->key, key->buf, key->len) != 0) {
+		if (sl->key)
+			metrics_set_handle(om->m, sl->h, 0);
+		free(sl->key);
+		sl->key = NULL;
+		if (sticky && v == 0)
+			return;
+		sl->key = xmalloc(key->len + 1);
+		memcpy(sl->key, key->buf, key->len + 1);
+		sl->len = key->len;
+		sl->h = metrics_handle(om->m, om->ids[fam], l);
+	}
+	metrics_set_handle(om->m, sl->h, v);
+}
+
+/* Set the gauges of the slots of c from n on to 0 and forget them. */
+static void hcache_drop(struct obs_metrics *om, struct hcache *c, size_t n)
+{
+	for (; n < c->v.len; n++) {
+		struct hslot *sl = &c->v.items[n];
+
+		if (sl->key)
+			metrics_set_handle(om->m, sl->h, 0);
+		free(sl->key);
+		sl->key = NULL;
+	}
+}
+
 struct obs_metrics *obs_metrics_new(struct metrics *m, const char *label,
 				    const char *value)
 {
@@ -494,6 +584,11 @@ void obs_metrics_free(struct obs_metrics *om)
 	hcache_release(&om->qc);
 	hcache_release(&om->lqrc);
 	hcache_release(&om->cohc);
+	hcache_release(&om->unc);
+	hcache_release(&om->lunc);
+	hcache_release(&om->shc);
+	hcache_release(&om->pendc);
+	vec_release(&om->ekinds);
 	free(om->label);
 	free(om->value);
 	free(om->wl);
@@ -634,6 +729,41 @@ static void end_partly_bound(struct obs_metrics *om, const struct ctl *x,
 		    seconds(at_us - w->admit_us));
 }
 
+/* Whether w was not evicted for reason and cause before, and remember
+ * that it was. More than 32 kinds in a run count every time. */
+static bool first_eviction(struct obs_metrics *om, struct wl_obs *w,
+			   const char *reason, const char *cause)
+{
+	size_t k;
+
+	for (k = 0; k < om->ekinds.len; k += 2)
+		if (strcmp(om->ekinds.items[k], reason) == 0 &&
+		    strcmp(om->ekinds.items[k + 1], cause) == 0)
+			break;
+	if (k == om->ekinds.len) {
+		vec_push(&om->ekinds, reason);
+		vec_push(&om->ekinds, cause);
+	}
+	k /= 2;
+	if (k >= 32)
+		return true;
+	if (w->evicted & (UINT32_C(1) << k))
+		return false;
+	w->evicted |= UINT32_C(1) << k;
+	return true;
+}
+
+/* Kueue's priority_class of wl: the class its priority comes from (a
+ * WorkloadPriorityClass, else the pods' PriorityClass), "" when none. */
+static const char *priority_class(const struct ctl *x, uint32_t wl)
+{
+	const struct workload *w = &ctl_cluster(x)->workloads.items[wl];
+
+	if (w->priority_class_name)
+		return w->priority_class_name;
+	return w->pod_priority_class_name ? w->pod_priority_class_name : "";
+}
+
 static void on_evicted(struct obs_metrics *om, const struct ctl *x,
 		       const struct ctl_event *e, const char *reason,
 		       const char *cause, int64_t requeue_us)
@@ -649,6 +779,13 @@ static void on_evicted(struct obs_metrics *om, const struct ctl *x,
 		metrics_add(om->m, om->ids[F_EVICTED],
 			    labels(om, l, "cluster_queue", cq_label(x, cq),
 				   "reason", reason, "underlying_cause", cause,
+				   NULL),
+			    1);
+	if (cq >= 0 && first_eviction(om, w, reason, cause))
+		metrics_add(om->m, om->ids[F_EVICTED_ONCE],
+			    labels(om, l, "cluster_queue", cq_label(x, cq),
+				   "reason", reason, "underlying_cause", cause,
+				   "priority_class", priority_class(x, e->wl),
 				   NULL),
 			    1);
 	if (lq_of(x, e->wl, &lq, &ns))
@@ -921,13 +1058,25 @@ static void add_reserved(const struct ctl *x, uint32_t wl, int64_t *use)
 						  adm->ps[k].count;
 }
 
+/* Add the requests of all of wl's pods to req ([RESOURCE_MAX]). */
+static void add_requests(const struct ctl *x, uint32_t wl, int64_t *req)
+{
+	const struct workload *w = &ctl_cluster(x)->workloads.items[wl];
+
+	for (size_t k = 0; k < w->npodsets; k++)
+		for (int r = 0; r < RESOURCE_MAX; r++)
+			req[r] += w->podsets[k].requests.v[r] *
+				  w->podsets[k].count;
+}
+
 /* Tally the live workloads per ClusterQueue (cqt, [ncq]) and LocalQueue
  * (lqt, [nlq]), the quota each LocalQueue's hold into lquse (nflavors *
- * RESOURCE_MAX per LocalQueue); the PodGroup phases per ClusterQueue
- * into phases. */
+ * RESOURCE_MAX per LocalQueue), the requests of each ClusterQueue's
+ * pending ones into cqpend (RESOURCE_MAX per ClusterQueue); the PodGroup
+ * phases per ClusterQueue into phases. */
 static void count(struct obs_metrics *om, const struct ctl *x,
 		  struct tally *cqt, struct tally *lqt, int64_t *lquse,
-		  int64_t *phases)
+		  int64_t *cqpend, int64_t *phases)
 {
 	const struct cluster *c = ctl_cluster(x);
 	const struct sched *s = ctl_sched(x);
@@ -948,6 +1097,8 @@ static void count(struct obs_metrics *om, const struct ctl *x,
 		if (one.admitted)
 			traffic(om, x, i, gpu, &one);
 		tally_add(&cqt[cq], &one);
+		if (one.active || one.inadmissible)
+			add_requests(x, i, cqpend + (size_t)cq * RESOURCE_MAX);
 		lq = lq_index(om, x, i);
 		if (lq < 0)
 			continue;
@@ -1007,6 +1158,37 @@ static void quota_series(struct obs_metrics *om, const struct ctl *x,
 	for (size_t k = 0; k < 5; k++)
 		set_cached(om, &om->qc, slot * 5 + k, key->buf, key->len,
 			   fams[k], l, v[k]);
+}
+
+/*
+ * Kueue's pending requests of ClusterQueue cq, pend[RESOURCE_MAX]: every
+ * resource its groups cover, at 0 when nothing waits, and any other one
+ * its pending workloads request (but the pods every pod counts), from
+ * when they first do.
+ */
+static void pending_series(struct obs_metrics *om, const struct ctl *x,
+			   int32_t cq, const int64_t *pend, struct strbuf *key)
+{
+	const struct cluster *c = ctl_cluster(x);
+	const struct cluster_queue *q = &c->cluster_queues.items[cq];
+	bool covered[RESOURCE_MAX] = { false };
+	const char *l[MAX_LABELS];
+
+	for (size_t g = 0; g < q->ngroups; g++)
+		for (size_t k = 0; k < q->groups[g].ncovered; k++)
+			covered[q->groups[g].covered[k]] = true;
+	for (int r = 0; r < c->resources->count; r++) {
+		const char *rn = resource_name(c->resources, r);
+
+		if (!covered[r] && r == RESOURCE_PODS)
+			continue;
+		labels(om, l, "cluster_queue", q->name, "resource", rn, NULL);
+		key_of(key, q->name, rn, NULL);
+		set_moving(om, &om->pendc,
+			   (size_t)cq * RESOURCE_MAX + (size_t)r, key,
+			   F_RESOURCE_PENDING, l, value(c, r, pend[r]),
+			   !covered[r]);
+	}
 }
 
 /* Slots of one ClusterQueue's gauges: pending (2), reserving, admitted,
@@ -1279,31 +1461,48 @@ static void info(struct obs_metrics *om, const struct quota *q, int32_t n,
 	const char *root =
 		q->nodes[qn->root].is_cq ? "" : q->nodes[qn->root].name;
 	const char *l[MAX_LABELS];
-	struct hslot *sl;
 
 	key_of(key, qn->is_cq ? "q" : "c", qn->name, parent, root, NULL);
-	while ((size_t)n >= om->cohc.v.len)
-		vec_push_zero(&om->cohc.v);
-	sl = &om->cohc.v.items[n];
-	if (sl->key && sl->len == key->len &&
-	    memcmp(sl->key, key->buf, key->len) == 0)
-		return;
-	if (sl->key)
-		metrics_set_handle(om->m, sl->h, 0);
-	free(sl->key);
-	sl->key = xmalloc(key->len + 1);
-	memcpy(sl->key, key->buf, key->len + 1);
-	sl->len = key->len;
 	labels(om, l, qn->is_cq ? "cluster_queue" : "cohort", qn->name,
 	       "parent_cohort", parent, "root_cohort", root, NULL);
-	sl->h = metrics_handle(
-		om->m, om->ids[qn->is_cq ? F_CQ_INFO : F_COHORT_INFO], l);
-	metrics_set_handle(om->m, sl->h, 1);
+	set_moving(om, &om->cohc, (size_t)n, key,
+		   qn->is_cq ? F_CQ_INFO : F_COHORT_INFO, l, 1, false);
 }
 
-/* Kueue's cohort series from the quota tree: per cohort its info and, per
- * flavor and resource its subtree has quota of, the subtree's quota and
- * reservations; per ClusterQueue its info. */
+/*
+ * Kueue's weighted share of quota node n in slot n of om->shc: fair
+ * sharing's own dominant resource share (quota_share(), what the
+ * scheduler orders and preempts by), per mille of the lendable quota
+ * divided by the weight, as Kueue reports it; NaN when the weight is 0
+ * and it borrows.
+ */
+static void share(struct obs_metrics *om, const struct quota *q, int32_t n,
+		  struct strbuf *key)
+{
+	const struct quota_node *qn = &q->nodes[n];
+	const char *parent = qn->parent >= 0 ? q->nodes[qn->parent].name : "";
+	int64_t drs = quota_share(q, n, NULL);
+	double v = (double)drs;
+	const char *l[MAX_LABELS];
+
+	if (drs == INT64_MAX) /* weight 0, or its parent lends none */
+		v = qn->weight_milli <= 0 ? NAN : INFINITY;
+	if (qn->is_cq) {
+		labels(om, l, "cluster_queue", qn->name, "cohort", parent,
+		       NULL);
+		key_of(key, "q", qn->name, parent, NULL);
+	} else {
+		labels(om, l, "cohort", qn->name, NULL);
+		key_of(key, "c", qn->name, NULL);
+	}
+	set_moving(om, &om->shc, (size_t)n, key,
+		   qn->is_cq ? F_CQ_SHARE : F_COHORT_SHARE, l, v, false);
+}
+
+/* Kueue's cohort series from the quota tree: per cohort its info, weighted
+ * share and, per flavor and resource its subtree has quota of, the
+ * subtree's quota and reservations; per ClusterQueue its info and
+ * weighted share. */
 static void cohort_gauges(struct obs_metrics *om, const struct ctl *x)
 {
 	const struct cluster *c = ctl_cluster(x);
@@ -1316,6 +1515,7 @@ static void cohort_gauges(struct obs_metrics *om, const struct ctl *x)
 		const struct quota_node *qn = &q->nodes[n];
 
 		info(om, q, n, &key);
+		share(om, q, n, &key);
 		if (qn->is_cq)
 			continue;
 		for (size_t f = 0; f < q->nflavors && f < c->flavors.len; f++)
@@ -1335,15 +1535,146 @@ static void cohort_gauges(struct obs_metrics *om, const struct ctl *x)
 			}
 	}
 	/* nodes gone with a smaller tree */
-	for (size_t n = q->nnodes; n < om->cohc.v.len; n++) {
-		struct hslot *sl = &om->cohc.v.items[n];
+	hcache_drop(om, &om->cohc, q->nnodes);
+	hcache_drop(om, &om->shc, q->nnodes);
+	strbuf_release(&key);
+}
 
-		if (sl->key)
-			metrics_set_handle(om->m, sl->h, 0);
-		free(sl->key);
-		sl->key = NULL;
+/* Kueue's underlying_cause of an unadmitted workload: its QuotaReserved
+ * condition's reason (docs/observability.md has the mapping). */
+enum cause {
+	CAUSE_EVALUATION,
+	CAUSE_MISCONFIGURED,
+	CAUSE_SUSPENDED,
+	CAUSE_NO_FLAVOR,
+	CAUSE_MAX_QUOTA,
+	CAUSE_QUOTA,
+	CAUSE_TOPOLOGY,
+	CAUSE_PODS_READY,
+	CAUSE_PREEMPTED,
+	CAUSE_DEACTIVATED,
+	CAUSE_BACKOFF,
+	CAUSE_COUNT
+};
+
+static const char *const cause_names[CAUSE_COUNT] = {
+	[CAUSE_EVALUATION] = "PendingEvaluation",
+	[CAUSE_MISCONFIGURED] = "Misconfigured",
+	[CAUSE_SUSPENDED] = "Suspended",
+	[CAUSE_NO_FLAVOR] = "NoMatchingFlavor",
+	[CAUSE_MAX_QUOTA] = "ExceedsMaxQuota",
+	[CAUSE_QUOTA] = "WaitingForQuota",
+	[CAUSE_TOPOLOGY] = "TopologyPlacementFailed",
+	[CAUSE_PODS_READY] = "WaitingForPodsReady",
+	[CAUSE_PREEMPTED] = "WaitingForPreemptedWorkloads",
+	[CAUSE_DEACTIVATED] = "Deactivated",
+	[CAUSE_BACKOFF] = "Backoff",
+};
+
+/* The cause of pending wl from the controller's answer to why it waits. */
+static enum cause cause_of(const struct ctl *x, uint32_t wl)
+{
+	static const enum cause of_pend[SCHED_PEND_COUNT] = {
+		[SCHED_PEND_EVALUATION] = CAUSE_EVALUATION,
+		[SCHED_PEND_MISCONFIGURED] = CAUSE_MISCONFIGURED,
+		[SCHED_PEND_DEACTIVATED] = CAUSE_DEACTIVATED,
+		[SCHED_PEND_ON_HOLD] = CAUSE_SUSPENDED,
+		[SCHED_PEND_NO_MATCHING_FLAVOR] = CAUSE_NO_FLAVOR,
+		[SCHED_PEND_EXCEEDS_MAX_QUOTA] = CAUSE_MAX_QUOTA,
+		[SCHED_PEND_WAITING_FOR_QUOTA] = CAUSE_QUOTA,
+		[SCHED_PEND_TOPOLOGY] = CAUSE_TOPOLOGY,
+		/* Kueue's StrictFIFO does not evaluate what is behind */
+		[SCHED_PEND_BEHIND] = CAUSE_EVALUATION,
+	};
+	enum sched_pend p = SCHED_PEND_EVALUATION;
+
+	/* a preemptor whose victims still hold their quota (live only) */
+	if (sched_wl_victims_held(ctl_sched(x), wl))
+		return CAUSE_PREEMPTED;
+	switch (ctl_wl_wait(x, wl, &p)) {
+	case CTL_WAIT_COMPACT:
+		return CAUSE_TOPOLOGY;
+	case CTL_WAIT_BACKOFF:
+		return CAUSE_BACKOFF;
+	case CTL_WAIT_BLOCKED:
+		return CAUSE_PODS_READY;
+	default:
+		return of_pend[p];
+	}
+}
+
+/*
+ * Kueue's unadmitted workloads per ClusterQueue and LocalQueue and cause:
+ * every workload of a queue that holds no quota (a preempted one still
+ * holding it is admitted until it is gone), queued or not. A LocalQueue
+ * counts only while it exists, under the ClusterQueue of its workloads.
+ */
+static void unadmitted_gauges(struct obs_metrics *om, const struct ctl *x)
+{
+	const struct cluster *c = ctl_cluster(x);
+	const struct sched *s = ctl_sched(x);
+	size_t ncq = c->cluster_queues.len, nlq = c->local_queues.len;
+	int64_t *cqn = xcalloc(ncq * CAUSE_COUNT + 1, sizeof(*cqn));
+	int64_t *lqn = xcalloc(nlq * CAUSE_COUNT + 1, sizeof(*lqn));
+	int32_t *lqcq = xmalloc((nlq + 1) * sizeof(*lqcq));
+	const char *l[MAX_LABELS];
+	struct strbuf key;
+
+	for (size_t i = 0; i < nlq; i++)
+		lqcq[i] = -1;
+	for (uint32_t i = 0; i < c->workloads.len; i++) {
+		int32_t cq = ctl_handle(x, i) ? sched_wl_cq(s, i) : -1;
+		enum cause k;
+		int32_t lq;
+
+		if (cq < 0 || sched_wl_state(s, i) != SCHED_WL_PENDING ||
+		    sched_wl_held(s, i))
+			continue;
+		k = cause_of(x, i);
+		cqn[(size_t)cq * CAUSE_COUNT + k]++;
+		lq = lq_index(om, x, i);
+		if (lq < 0)
+			continue;
+		lqn[(size_t)lq * CAUSE_COUNT + k]++;
+		lqcq[lq] = cq;
+	}
+	strbuf_init(&key);
+	for (size_t q = 0; q < ncq; q++) {
+		const char *name = c->cluster_queues.items[q].name;
+
+		for (size_t k = 0; k < CAUSE_COUNT; k++) {
+			labels(om, l, "cluster_queue", name, "reason",
+			       "NoReservation", "underlying_cause",
+			       cause_names[k], NULL);
+			key_of(&key, name, cause_names[k], NULL);
+			set_moving(om, &om->unc, q * CAUSE_COUNT + k, &key,
+				   F_UNADMITTED, l,
+				   (double)cqn[q * CAUSE_COUNT + k], true);
+		}
+	}
+	for (size_t i = 0; i < nlq; i++) {
+		const struct local_queue *lq = &c->local_queues.items[i];
+		const char *ns = lq->ns ? lq->ns : "default";
+		/* without workloads, the ClusterQueue the LocalQueue names */
+		const char *cq =
+			lqcq[i] >= 0 ? cq_label(x, lqcq[i]) : lq->cluster_queue;
+
+		for (size_t k = 0; k < CAUSE_COUNT; k++) {
+			labels(om, l, "name", lq->name, "namespace", ns,
+			       "cluster_queue", cq ? cq : "", "reason",
+			       "NoReservation", "underlying_cause",
+			       cause_names[k], NULL);
+			key_of(&key, ns, lq->name, cq ? cq : "", cause_names[k],
+			       NULL);
+			set_moving(om, &om->lunc, i * CAUSE_COUNT + k, &key,
+				   F_LQ_UNADMITTED, l,
+				   (double)lqn[i * CAUSE_COUNT + k], true);
+		}
 	}
 	strbuf_release(&key);
+	free(lqcq);
+	free(lqn);
+	free(cqn);
 }
 
 void obs_metrics_refresh(struct obs_metrics *om, const struct ctl *x)
@@ -1356,11 +1687,12 @@ void obs_metrics_refresh(struct obs_metrics *om, const struct ctl *x)
 	int64_t *lquse = xcalloc(nlq * nfr + 1, sizeof(*lquse));
 	int64_t *phases =
 		xcalloc((ncq + 1) * PODGROUP_PHASE_COUNT, sizeof(*phases));
+	int64_t *cqpend = xcalloc((ncq + 1) * RESOURCE_MAX, sizeof(*cqpend));
 	const char *l[MAX_LABELS];
 	struct strbuf key;
 	size_t qslot = 0, lqslot = 0;
 
-	count(om, x, cqt, lqt, lquse, phases);
+	count(om, x, cqt, lqt, lquse, cqpend, phases);
 	/* cohorts first at zero, then each queue's share added */
 	for (size_t i = 0; i < c->cohorts.len; i++)
 		metrics_set(
@@ -1375,6 +1707,8 @@ void obs_metrics_refresh(struct obs_metrics *om, const struct ctl *x)
 		cq_gauges(om, x, cq, &cqt[cq],
 			  &phases[(size_t)cq * PODGROUP_PHASE_COUNT], &qslot,
 			  &key);
+		pending_series(om, x, cq, cqpend + (size_t)cq * RESOURCE_MAX,
+			       &key);
 		per_cohort(om, x, om->ids[F_COHORT_ADMITTED_ACTIVE], cq,
 			   (double)cqt[cq].admitted, false);
 	}
@@ -1382,7 +1716,9 @@ void obs_metrics_refresh(struct obs_metrics *om, const struct ctl *x)
 		lq_gauges(om, x, i, &lqt[i], lquse + i * nfr, &lqslot, &key);
 	strbuf_release(&key);
 	cohort_gauges(om, x);
+	unadmitted_gauges(om, x);
 	topology_gauges(om, x);
+	free(cqpend);
 	free(phases);
 	free(lquse);
 	free(lqt);

@@ -14,7 +14,9 @@
  * events (each admission, each eviction) as Kueue's do; gauges are the
  * state at the last refresh. Every ClusterQueue and LocalQueue has all its
  * gauges, at zero when idle (a LocalQueue's quota gauges while its
- * ClusterQueue exists). The list of metrics and what each means is in
+ * ClusterQueue exists), except the unadmitted workloads per cause: a
+ * cause's series appears with its first workload and then stays, at zero
+ * when none. The list of metrics and what each means is in
  * docs/internals/metrics.md.
  */
 #ifndef ECHELON_OBS_OBS_METRICS_H

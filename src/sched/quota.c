@@ -336,11 +336,14 @@ int32_t quota_fit_height(const struct quota *q, int32_t n, size_t fr,
 	return q->nodes[q->nodes[n].root].height;
 }
 
+/* What n uses of resource r above its subtree quota, summed over the
+ * flavors, per mille of what its parent could ever use of r (Kueue's
+ * calculateLendable: potentialAvailable of the parent, so that a cohort
+ * without quota of its own lends what it could borrow above). */
 static int64_t share_of(const struct quota *q, int32_t n, int r,
 			const int64_t *extra)
 {
 	const struct quota_node *qn = &q->nodes[n];
-	const struct quota_node *pn = &q->nodes[qn->parent];
 	int64_t borrowed = 0, lendable = 0;
 
 	for (size_t f = 0; f < q->nflavors; f++) {
@@ -349,7 +352,8 @@ static int64_t share_of(const struct quota *q, int32_t n, int r,
 
 		if (u > qn->subtree[fr])
 			borrowed += u - qn->subtree[fr];
-		lendable += pn->subtree[fr];
+		lendable =
+			sat_add(lendable, quota_potential(q, qn->parent, fr));
 	}
 	if (borrowed == 0)
 		return 0;

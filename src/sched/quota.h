@@ -106,9 +106,11 @@ static inline bool quota_borrows_any(const struct quota *q, int32_t n)
  * Dominant resource share of n (Kueue's fair sharing), weighted, with
  * extra[fr] (may be NULL) added to its usage: for each resource, what n
  * uses above its subtree quota over all flavors, per mille of what its
- * parent could lend of that resource, the largest, times 1000 divided by
- * the weight. 0 when n borrows nothing or has no parent; INT64_MAX when
- * it borrows with weight 0.
+ * parent could ever use of that resource (quota_potential(): in a nested
+ * cohort, what the parent could borrow above too), the largest, times
+ * 1000 divided by the weight: Kueue's WeightedShare, rounded down. 0 when
+ * n borrows nothing or has no parent; INT64_MAX when it borrows with
+ * weight 0 (or its parent could use none of what it borrows).
  */
 int64_t quota_share(const struct quota *q, int32_t n, const int64_t *extra);
 

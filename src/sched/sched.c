@@ -1172,6 +1172,11 @@ bool sched_wl_held(const struct sched *s, uint32_t id)
 	return s->wl[id].held != NULL;
 }
 
+uint32_t sched_wl_victims_held(const struct sched *s, uint32_t id)
+{
+	return s->wl[id].victims_held;
+}
+
 void sched_recount_victims(struct sched *s)
 {
 	for (size_t i = 0; i < s->nwl; i++)

@@ -315,6 +315,9 @@ void sched_victim_released(struct sched *s, uint32_t wl, int64_t now_us);
 
 /* Whether wl is a victim still holding its quota (hold_victims). */
 bool sched_wl_held(const struct sched *s, uint32_t wl);
+/* How many of preemptor wl's victims still hold their quota: it waits
+ * for them (hold_victims). O(1). */
+uint32_t sched_wl_victims_held(const struct sched *s, uint32_t wl);
 /* Count again each preemptor's victims from the victims' links (after a
  * restore that may have dropped some). */
 void sched_recount_victims(struct sched *s);

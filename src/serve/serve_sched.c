@@ -17,6 +17,7 @@
 
 #include "base/alloc.h"
 #include "ctl/ctl_forecast.h"
+#include "obs/obs_build.h"
 #include "obs/obs_forecast.h"
 #include "obs/obs_placement.h"
 #include "serve/serve_event.h"
@@ -354,6 +355,7 @@ struct serve_sched *serve_sched_new(struct api_store *s)
 	options_copy(x, NULL);
 	x->metrics = metrics_new();
 	x->obs = obs_metrics_new(x->metrics, NULL, NULL);
+	obs_build_info(x->metrics);
 	for (int i = 0; i < SK_COUNT; i++) {
 		const struct api_kind *k = api_kind_of(
 			kind_names[i].api_version, kind_names[i].kind);

@@ -35,6 +35,12 @@ for s in 'echelon_cluster_queue_cross_rack_bytes_per_second{cluster_queue="main"
 done
 grep -q '^kueue_cluster_queue_info{cluster_queue="main",' "$TMP/metrics.txt" ||
 	fail "no kueue_cluster_queue_info for main"
+# the build the daemon is, and main's fair share (it borrows nothing)
+grep -q "^kueue_build_info{build_date=\"[^\"]*\",compiler=\"[a-z]* [0-9.]*\",git_commit=\"[^\"]*\",git_version=\"v$("$ECHELON" version | sed 's/^echelon //')\",go_version=\"\",platform=\"[a-z]*/[a-z0-9]*\"} 1$" \
+	"$TMP/metrics.txt" || fail "kueue_build_info: $(grep '^kueue_build_info' "$TMP/metrics.txt")"
+grep -q '^kueue_cluster_queue_weighted_share{cluster_queue="main",cohort="[^"]*"} 0$' \
+	"$TMP/metrics.txt" || fail "kueue_cluster_queue_weighted_share: $(grep \
+	'^kueue_cluster_queue_weighted_share' "$TMP/metrics.txt")"
 # the LocalQueue's status, and its quota series per pair of its
 # ClusterQueue
 grep -q '^kueue_local_queue_status{active="True",name="main",namespace="default"} 1$' \

@@ -28,6 +28,12 @@ grep -q '^echelon_placement_duration_seconds_sum{policy="tas",result="success"} 
 	"$TMP/out/metrics.prom" || fail "simulated placement time is not 0"
 grep -q '^kueue_cluster_queue_info{cluster_queue="sim",' "$TMP/out/metrics.prom" ||
 	fail "no kueue_cluster_queue_info"
+grep -q '^kueue_cluster_queue_weighted_share{cluster_queue="sim",cohort="[^"]*",policy="tas"} ' \
+	"$TMP/out/metrics.prom" || fail "no kueue_cluster_queue_weighted_share"
+grep -q '^# TYPE kueue_unadmitted_workloads gauge$' "$TMP/out/metrics.prom" ||
+	fail "no kueue_unadmitted_workloads"
+# a run describes no build
+grep -q '^kueue_build_info' "$TMP/out/metrics.prom" && fail "kueue_build_info in sim"
 
 promtool tsdb create-blocks-from openmetrics "$TMP/out/metrics.om" \
 	"$TMP/tsdb" >"$TMP/import" 2>&1 ||

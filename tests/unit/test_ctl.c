@@ -21,6 +21,7 @@
 #include "base/rng.h"
 #include "ctl/ctl.h"
 #include "ctl/ctl_int.h"
+#include "obs/obs_metrics.h"
 #include "sched/quota.h"
 #include "sim/trace.h"
 #include "test_sched_fixture.h"
@@ -810,6 +811,32 @@ static void test_pods_and_node_status(void **state)
 	stop(x, &b, &c);
 }
 
+/* Assert that x's only unadmitted workloads are in series
+ * kueue_unadmitted_workloads with cause and value tail. */
+static void unadmitted(const struct ctl *x, const char *cause, const char *tail)
+{
+	struct metrics *m = metrics_new();
+	struct obs_metrics *om = obs_metrics_new(m, NULL, NULL);
+	struct strbuf out;
+	const char *p;
+
+	strbuf_init(&out);
+	obs_metrics_refresh(om, x);
+	metrics_write(m, &out);
+	p = strstr(out.buf, "\nkueue_unadmitted_workloads{");
+	assert_non_null(p);
+	p = strstr(p, "underlying_cause=\"");
+	assert_non_null(p);
+	p += strlen("underlying_cause=\"");
+	assert_true(strncmp(p, cause, strlen(cause)) == 0);
+	assert_true(strncmp(p + strlen(cause), tail, strlen(tail)) == 0);
+	/* no other series */
+	assert_null(strstr(p, "\nkueue_unadmitted_workloads{"));
+	strbuf_release(&out);
+	obs_metrics_free(om);
+	metrics_free(m);
+}
+
 /* Live preemption (wait_victims): the preemptor waits for its victim's
  * pods to be gone, without preempting more meanwhile. */
 static void test_wait_victims(void **state)
@@ -851,6 +878,8 @@ static void test_wait_victims(void **state)
 	assert_int_equal(sched_wl_state(ctl_sched(x), high), SCHED_WL_PENDING);
 	sched_wl_pending(ctl_sched(x), high, &msg);
 	assert_non_null(strstr(msg.buf, "Preempting: waiting for 1"));
+	/* Kueue's cause for it; low is admitted until its pods are gone */
+	unadmitted(x, "WaitingForPreemptedWorkloads", "\"} 1\n");
 	strbuf_reset(&b.log);
 	ctl_node_status(x, 0, true, false, 2 * S); /* anything: a cycle */
 	ctl_run(x, 2 * S);

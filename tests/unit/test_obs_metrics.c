@@ -103,10 +103,10 @@ struct world {
 	struct strbuf text;
 };
 
-/* Run jobs (JSON lines) on the cluster of spec with the queues above,
- * until until_us (0: the end). */
-static void world_run_on(struct world *w, const char *spec, const char *lines,
-			 int64_t until_us)
+/* Run jobs (JSON lines) on the cluster of spec with the queues of the
+ * manifest qs, until until_us (0: the end). */
+static void world_run_with(struct world *w, const char *qs, const char *spec,
+			   const char *lines, int64_t until_us)
 {
 	struct errbuf eb = { 0 };
 	struct sim_options o;
@@ -119,9 +119,8 @@ static void world_run_on(struct world *w, const char *spec, const char *lines,
 	assert_int_equal(gen_parse(spec, NULL, &gs, &eb), 0);
 	diag_init(&d);
 	assert_int_equal(gen_build(&w->c, &gs, &d), 0);
-	assert_int_equal(manifest_load_buffer(&w->c, "q.yaml", queues,
-					      strlen(queues), &d),
-			 0);
+	assert_int_equal(
+		manifest_load_buffer(&w->c, "q.yaml", qs, strlen(qs), &d), 0);
 	trace_init(&t, w->c.strings, w->c.resources);
 	assert_int_equal(
 		trace_parse_jsonl(&t, "t.jsonl", lines, strlen(lines), &d), 0);
@@ -140,6 +139,13 @@ static void world_run_on(struct world *w, const char *spec, const char *lines,
 	assert_int_equal(sim_run(&w->in, &o, &w->res, &eb), 0);
 	strbuf_init(&w->text);
 	metrics_write(w->res.metrics, &w->text);
+}
+
+/* The same with the queues above. */
+static void world_run_on(struct world *w, const char *spec, const char *lines,
+			 int64_t until_us)
+{
+	world_run_with(w, queues, spec, lines, until_us);
 }
 
 static void world_run(struct world *w)
@@ -199,6 +205,12 @@ static const char *const want[] = {
 	"kueue_local_queue_pending_workloads{name=\"c\",namespace=\"default\","
 	"policy=\"tas\",status=\"inadmissible\"} 1",
 	"kueue_pending_workloads{" A ",status=\"active\"} 0",
+	/* why: it asks team-c for more than it will ever have */
+	"kueue_unadmitted_workloads{cluster_queue=\"team-c\",policy=\"tas\","
+	"reason=\"NoReservation\",underlying_cause=\"ExceedsMaxQuota\"} 1",
+	/* the borrower waited for quota after its preemption, no more */
+	"kueue_unadmitted_workloads{" A ",reason=\"NoReservation\","
+	"underlying_cause=\"WaitingForQuota\"} 0",
 	"kueue_admitted_active_workloads{" A "} 0",
 	"kueue_cluster_queue_nominal_quota{cluster_queue=\"team-a\","
 	"cohort=\"all\",flavor=\"tas-gpu\",policy=\"tas\","
@@ -379,12 +391,197 @@ static void test_local_queue_quota(void **state)
 	world_release(&w);
 }
 
+/* A ClusterQueue of n GPUs of flavor tas-gpu, more spec lines in extra. */
+#define CQ(name, n, extra)                                                     \
+	"---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\n"        \
+	"metadata: {name: " name "}\n"                                         \
+	"spec:\n  namespaceSelector: {}\n" extra                               \
+	"  resourceGroups:\n  - coveredResources: [\"nvidia.com/gpu\"]\n"      \
+	"    flavors: [{name: tas-gpu, resources: [{name: nvidia.com/gpu, "    \
+	"nominalQuota: " n "}]}]\n"
+#define LQ(name, cq, extra)                                                    \
+	"---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\n"          \
+	"metadata: {name: " name ", namespace: default}\n"                     \
+	"spec: {clusterQueue: " cq extra "}\n"
+#define UN(cq, cause)                                                          \
+	"kueue_unadmitted_workloads{cluster_queue=\"" cq "\",policy=\"tas\","  \
+	"reason=\"NoReservation\",underlying_cause=\"" cause "\"} "
+#define LQ_UN(cq, name, cause)                                                 \
+	"kueue_local_queue_unadmitted_workloads{cluster_queue=\"" cq "\","     \
+	"name=\"" name "\",namespace=\"default\",policy=\"tas\","              \
+	"reason=\"NoReservation\",underlying_cause=\"" cause "\"} "
+
+/*
+ * Why each workload that is not admitted waits, as Kueue's
+ * underlying_cause: on 4 hosts of 8 GPUs in 2 racks, "one" (3 pods)
+ * leaves one host free; "rack" (2 pods in one rack) has the quota of
+ * ClusterQueue q but no rack to fit in, "x" takes small's 8 GPUs so that
+ * "y" waits for quota, "huge" asks small for more than it ever has, and
+ * "h" waits in a stopped LocalQueue. Each count is in its ClusterQueue's
+ * and its LocalQueue's series; a cause no workload has has no series.
+ * Their requests are their ClusterQueue's pending GPUs.
+ */
+static void test_unadmitted(void **state)
+{
+	static const char qs[] = CQ("q", "64", "") CQ("small", "8", "")
+		LQ("a", "q", "") LQ("s", "small", "")
+			LQ("held", "q", ", stopPolicy: Hold");
+	static const char jobs_un[] =
+		"{\"name\": \"one\", \"submit_s\": 0, \"duration_s\": 3600, "
+		"\"pods\": 3, \"requests\": {\"nvidia.com/gpu\": 8}, "
+		"\"queue\": \"a\"}\n"
+		"{\"name\": \"x\", \"submit_s\": 1, \"duration_s\": 3600, "
+		"\"requests\": {\"nvidia.com/gpu\": 8}, \"queue\": \"s\"}\n"
+		"{\"name\": \"rack\", \"submit_s\": 2, \"duration_s\": 60, "
+		"\"pods\": 2, \"requests\": {\"nvidia.com/gpu\": 8}, "
+		"\"queue\": \"a\", \"topology\": {\"required\": "
+		"\"cloud.provider.com/topology-rack\"}}\n"
+		"{\"name\": \"y\", \"submit_s\": 2, \"duration_s\": 60, "
+		"\"requests\": {\"nvidia.com/gpu\": 8}, \"queue\": \"s\"}\n"
+		"{\"name\": \"huge\", \"submit_s\": 2, \"duration_s\": 60, "
+		"\"pods\": 2, \"requests\": {\"nvidia.com/gpu\": 8}, "
+		"\"queue\": \"s\"}\n"
+		"{\"name\": \"h\", \"submit_s\": 2, \"duration_s\": 60, "
+		"\"requests\": {\"nvidia.com/gpu\": 8}, \"queue\": \"held\"}\n";
+	static const char *const lines[] = {
+		UN("q", "TopologyPlacementFailed") "1",
+		UN("q", "Suspended") "1",
+		UN("small", "WaitingForQuota") "1",
+		UN("small", "ExceedsMaxQuota") "1",
+		LQ_UN("q", "a", "TopologyPlacementFailed") "1",
+		LQ_UN("q", "held", "Suspended") "1",
+		LQ_UN("small", "s", "WaitingForQuota") "1",
+		LQ_UN("small", "s", "ExceedsMaxQuota") "1",
+		/* their requests, by resource: rack and h, y and huge */
+		"kueue_cluster_queue_resource_pending{cluster_queue=\"q\","
+		"policy=\"tas\",resource=\"nvidia.com/gpu\"} 24",
+		"kueue_cluster_queue_resource_pending{cluster_queue=\"small\","
+		"policy=\"tas\",resource=\"nvidia.com/gpu\"} 24",
+	};
+	static const char *const absent[] = {
+		UN("q", "WaitingForQuota"),
+		UN("small", "TopologyPlacementFailed"),
+		LQ_UN("q", "a", "Suspended"),
+		"underlying_cause=\"PendingEvaluation\"",
+		/* neither covered nor requested */
+		"kueue_cluster_queue_resource_pending{cluster_queue=\"q\","
+		"policy=\"tas\",resource=\"cpu\"}",
+		"resource=\"pods\"",
+	};
+	struct world w;
+
+	(void)state;
+	world_run_with(&w, qs, "blocks=1,racks=2,hosts=2,gpus=8", jobs_un,
+		       600 * S);
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++)
+		testutil_assert_line(w.text.buf, lines[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(absent); i++)
+		if (strstr(w.text.buf, absent[i]))
+			fail_msg("unexpected series %s", absent[i]);
+	world_release(&w);
+}
+
+/*
+ * Fair sharing's weighted share, as Kueue reports it: ClusterQueue
+ * "borrow" (no quota of its own, weight given) uses 4 of the 8 GPUs its
+ * cohort can lend, 500 per mille, divided by its weight; "lend" borrows
+ * nothing, nor does the root cohort.
+ */
+static void test_weighted_share(void **state)
+{
+	static const struct {
+		const char *weight; /* "" for the default, 1 */
+		const char *gpus;   /* per pod of the job in "borrow" */
+		const char *borrow, *lend;
+	} cases[] = {
+		{ "2", "4", "250", "0" },    { "", "4", "500", "0" },
+		{ "0.5", "4", "1000", "0" }, { "0", "4", "NaN", "0" },
+		{ "4", "8", "250", "0" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct strbuf qs, job, line;
+		struct world w;
+
+		strbuf_init(&qs);
+		strbuf_init(&job);
+		strbuf_init(&line);
+		strbuf_addstr(&qs, "apiVersion: kueue.x-k8s.io/v1beta1\n"
+				   "kind: Cohort\nmetadata: {name: all}\n");
+		strbuf_addf(&qs,
+			    CQ("lend", "8", "  cohort: all\n")
+				    CQ("borrow", "0", "  cohort: all\n%s%s%s")
+					    LQ("b", "borrow", ""),
+			    *cases[i].weight ? "  fairSharing: {weight: " : "",
+			    cases[i].weight, *cases[i].weight ? "}\n" : "");
+		strbuf_addf(&job,
+			    "{\"name\": \"j\", \"submit_s\": 0, "
+			    "\"duration_s\": 3600, \"requests\": "
+			    "{\"nvidia.com/gpu\": %s}, \"queue\": \"b\"}\n",
+			    cases[i].gpus);
+		world_run_with(&w, qs.buf, "blocks=1,racks=1,hosts=1,gpus=8",
+			       job.buf, 600 * S);
+		strbuf_addf(&line,
+			    "kueue_cluster_queue_weighted_share{cluster_queue="
+			    "\"borrow\",cohort=\"all\",policy=\"tas\"} %s",
+			    cases[i].borrow);
+		testutil_assert_line(w.text.buf, line.buf);
+		strbuf_reset(&line);
+		strbuf_addf(&line,
+			    "kueue_cluster_queue_weighted_share{cluster_queue="
+			    "\"lend\",cohort=\"all\",policy=\"tas\"} %s",
+			    cases[i].lend);
+		testutil_assert_line(w.text.buf, line.buf);
+		testutil_assert_line(w.text.buf,
+				     "kueue_cohort_weighted_share{cohort="
+				     "\"all\",policy=\"tas\"} 0");
+		world_release(&w);
+		strbuf_release(&line);
+		strbuf_release(&job);
+		strbuf_release(&qs);
+	}
+}
+
+/*
+ * Team b reclaims its quota from team a's borrower twice: two evictions
+ * of one workload for one reason, one of them counted once.
+ */
+static void test_evicted_once(void **state)
+{
+	static const char twice[] =
+		"{\"name\": \"borrower\", \"submit_s\": 0, \"duration_s\": "
+		"3600, \"pods\": 4, \"requests\": {\"nvidia.com/gpu\": 8}, "
+		"\"queue\": \"a\"}\n"
+		"{\"name\": \"owner\", \"submit_s\": 900, \"duration_s\": "
+		"1200, \"pods\": 2, \"requests\": {\"nvidia.com/gpu\": 8}, "
+		"\"queue\": \"b\", \"priority\": 10}\n"
+		"{\"name\": \"again\", \"submit_s\": 2400, \"duration_s\": "
+		"600, \"pods\": 2, \"requests\": {\"nvidia.com/gpu\": 8}, "
+		"\"queue\": \"b\", \"priority\": 10}\n";
+	struct world w;
+
+	(void)state;
+	world_run_on(&w, "blocks=1,racks=1,hosts=4,gpus=8", twice, 0);
+	testutil_assert_line(w.text.buf,
+			     "kueue_evicted_workloads_total{" A
+			     ",reason=\"Preempted\",underlying_cause=\"\"} 2");
+	testutil_assert_line(w.text.buf,
+			     "kueue_evicted_workloads_once_total{" A
+			     ",priority_class=\"\",reason=\"Preempted\","
+			     "underlying_cause=\"\"} 1");
+	world_release(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sim_run),
 		cmocka_unit_test(test_traffic),
 		cmocka_unit_test(test_local_queue_quota),
+		cmocka_unit_test(test_unadmitted),
+		cmocka_unit_test(test_weighted_share),
+		cmocka_unit_test(test_evicted_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

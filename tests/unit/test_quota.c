@@ -221,6 +221,47 @@ static void test_share(void **state)
 	teardown(&x);
 }
 
+/*
+ * In a nested cohort the lendable quota is what the parent could ever
+ * use, as Kueue's calculateLendable has it: "sub" has no quota of its
+ * own, yet a's 4 GPUs borrowed through it are half of the 8 it could get
+ * from root, not a share of nothing.
+ */
+static void test_share_nested(void **state)
+{
+	static const struct {
+		const char *sub; /* sub's quota line */
+		int64_t a, sub_share;
+	} cases[] = {
+		{ "nominalQuota: 0", 500, 500 },
+		/* sub may borrow 5 of root's 8: a's 4 are 800 per mille */
+		{ "nominalQuota: 0, borrowingLimit: 5", 800, 500 },
+		/* sub's own 2: a's 4 of the 10 sub could use, sub's 2
+		 * above its own of root's 10 */
+		{ "nominalQuota: 2", 400, 200 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct strbuf sb;
+		struct fx x;
+
+		strbuf_init(&sb);
+		cohort(&sb, "root", NULL, "nominalQuota: 0");
+		cohort(&sb, "sub", "root", cases[i].sub);
+		cq(&sb, "a", "sub", "nominalQuota: 0");
+		cq(&sb, "b", "root", "nominalQuota: 8");
+		setup(&x, &sb);
+		USE(&x, "a", 4);
+		assert_int_equal(quota_share(&x.q, node(&x, "a"), NULL),
+				 cases[i].a);
+		assert_int_equal(quota_share(&x.q, node(&x, "sub"), NULL),
+				 cases[i].sub_share);
+		assert_int_equal(quota_share(&x.q, node(&x, "root"), NULL), 0);
+		teardown(&x);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_hierarchy),
 		cmocka_unit_test(test_cycle_guard),
 		cmocka_unit_test(test_share),
+		cmocka_unit_test(test_share_nested),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
