@@ -270,6 +270,7 @@ static void state_init(struct serve_sched *x)
 	(void)serve_sched_load_config(x, &x->c);
 	x->ctl = ctl_new(&x->c, &o, &backend, x);
 	x->status = serve_status_new();
+	serve_status_set_members(x->status, serve_sched_pg_first, x);
 	serve_status_set_job_admission(x->status, !x->opt.workloads_remote);
 	x->restoring = true;
 	collect_all(x);
@@ -454,7 +455,7 @@ static void handle(struct serve_sched *x, const struct sev *e)
 	}
 }
 
-static void progress(struct serve_sched *x)
+void serve_sched_progress(struct serve_sched *x)
 {
 	if (x->opt.progress)
 		x->opt.progress(x->opt.progress_ctx);
@@ -512,12 +513,13 @@ int serve_sched_sync(struct serve_sched *x, int64_t now_us)
 			handle(x, &x->evs.items[i]);
 		if (i % SERVE_SCHED_PROGRESS_EVENTS ==
 		    SERVE_SCHED_PROGRESS_EVENTS - 1)
-			progress(x);
+			serve_sched_progress(x);
 	}
 	evs_clear(x);
 	serve_sched_gangs(x);
 	serve_sched_awaited(x);
 	serve_sched_reconfigure(x); /* plain pods' usage changed */
+	serve_sched_progress(x);
 	x->restoring = false;
 	for (int turn = 0; turn < MAX_TURNS; turn++) {
 		struct timespec t0, t1;
@@ -532,10 +534,11 @@ int serve_sched_sync(struct serve_sched *x, int64_t now_us)
 						   1e9);
 		if (!act(x) || serve_sched_spent(x))
 			break;
-		progress(x);
+		serve_sched_progress(x);
 	}
 	serve_sched_plain(x);
 	serve_sched_pending(x);
+	serve_sched_progress(x);
 	x->writes += serve_status_update(x->status, x->s, x->ctl, x->now_us);
 	return x->writes;
 }

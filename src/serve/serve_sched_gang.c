@@ -227,6 +227,27 @@ out:
 	free(key);
 }
 
+const json_t *serve_sched_pg_first(void *ctx, const char *ns, const char *pg)
+{
+	struct serve_sched *x = ctx;
+	char *key = gang_key(false, ns, pg);
+	const struct serve_sched_pg_pods *l = pg_pods(x, key);
+	const json_t *found = NULL;
+
+	free(key);
+	for (size_t i = 0; l && i < l->names.len && !found; i++) {
+		const struct api_obj *o = api_store_get(x->s, x->kinds[SK_POD],
+							ns, l->names.items[i]);
+		bool native;
+		const char *g =
+			o ? serve_sched_pod_group_of(o->body, &native) : NULL;
+
+		if (g && !native && strcmp(g, pg) == 0)
+			found = o->body;
+	}
+	return found;
+}
+
 void serve_sched_gang_release(struct serve_sched *x)
 {
 	const struct hmap_slot *sl;
@@ -489,6 +510,8 @@ void serve_sched_gangs(struct serve_sched *x)
 		*pg++ = '\0';
 		pod_group_gang(x, key[0] == 'n', key + 1, pg);
 		free(key);
+		if (i % 256 == 255)
+			serve_sched_progress(x);
 	}
 	x->new_gangs.len = 0;
 	hmap_release(&x->new_gang_keys);

@@ -175,6 +175,12 @@ void serve_sched_gang_release(struct serve_sched *x);
 /* serve_sched.c */
 /* Whether this sync has made its max_writes (serve_sched_options). */
 bool serve_sched_spent(const struct serve_sched *x);
+/* The options' progress hook, if any (serve_sched_options.progress):
+ * between the parts of a long pass. */
+void serve_sched_progress(struct serve_sched *x);
+/* serve_status_member_fn over the index of our pods by PodGroup: the
+ * first in name order still naming scheduler-plugins PodGroup ns/pg. */
+const json_t *serve_sched_pg_first(void *ctx, const char *ns, const char *pg);
 struct swl *serve_sched_slot(struct serve_sched *x, uint32_t slot);
 void serve_sched_queue_act(struct serve_sched *x, uint32_t slot);
 /* The live slot of the Workload ns/name, or -ENOENT. */

@@ -309,6 +309,13 @@ void serve_status_set_job_admission(struct serve_status *st, bool on)
 	st->job_admission = on;
 }
 
+void serve_status_set_members(struct serve_status *st,
+			      serve_status_member_fn fn, void *ctx)
+{
+	st->member = fn;
+	st->member_ctx = ctx;
+}
+
 void serve_status_free(struct serve_status *st)
 {
 	if (!st)

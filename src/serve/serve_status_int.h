@@ -15,6 +15,7 @@
 #include "api/api_store.h"
 #include "base/vec.h"
 #include "ctl/ctl.h"
+#include "serve/serve_status.h"
 
 /* The event recorders whose names `kubectl describe` shows, as Kueue
  * names its components: the scheduler (quota reservation, admission,
@@ -63,7 +64,9 @@ struct serve_status {
 	uint64_t computed;   /* workload statuses computed, ever */
 	bool queues;	     /* a queue object changed: write every queue */
 	bool job_admission;  /* serve_status_set_job_admission() */
-	bool all;	     /* the next update does everything */
+	serve_status_member_fn member; /* serve_status_set_members() */
+	void *member_ctx;
+	bool all; /* the next update does everything */
 };
 
 /* Slot i (of st->wl) is recomputed at the next update (once). */

@@ -276,9 +276,17 @@ static json_t *occupied_by(struct ss *ss, const struct api_obj *pg)
 	size_t n = 0;
 	struct strbuf sb;
 
-	if (k)
+	if (ss->st->member) {
+		const json_t *body =
+			ss->st->member(ss->st->member_ctx, pg->ns, pg->name);
+		struct api_obj o = { .ns = pg->ns, .body = (json_t *)body };
+
+		if (body)
+			(void)first_member(&oc, &o);
+	} else if (k) {
 		(void)api_store_each(ss->s, k, pg->ns, NULL, NULL, first_member,
 				     &oc);
+	}
 	n = json_array_size(oc.refs);
 	if (n) {
 		v = xcalloc(n, sizeof(*v));

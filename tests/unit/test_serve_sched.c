@@ -960,6 +960,86 @@ static void test_pod_gangs(void **state)
 	env_stop(&e);
 }
 
+/* Coscheduling's occupiedBy: the owners of the PodGroup's first member
+ * in name order, set as the group leaves Pending (found through the
+ * scheduler's index of pods by PodGroup, not a walk of the namespace);
+ * a group whose first member has no owner gets none. */
+static void test_pod_group_occupied_by(void **state)
+{
+	const struct api_kind *pk =
+		api_kind_of("scheduling.x-k8s.io/v1alpha1", "PodGroup");
+	const struct api_kind *ck =
+		api_kind_of("coordination.k8s.io/v1", "Lease");
+	char uid[2][64];
+	struct env e;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	/* the owners (the garbage collector takes pods of owners gone) */
+	for (int i = 0; i < 2; i++) {
+		put(e.s, e.now,
+		    "{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":"
+		    "\"Lease\",\"metadata\":{\"name\":\"trainer-%c\","
+		    "\"namespace\":\"team-a\"}}",
+		    'a' + i);
+		snprintf(uid[i], sizeof(uid[i]), "%s",
+			 api_store_get(e.s, ck, "team-a",
+				       i ? "trainer-b" : "trainer-a")
+				 ->uid);
+	}
+	for (int g = 0; g < 2; g++) {
+		put(e.s, e.now,
+		    "{\"apiVersion\":\"scheduling.x-k8s.io/v1alpha1\","
+		    "\"kind\":\"PodGroup\",\"metadata\":{\"name\":\"g%d\","
+		    "\"namespace\":\"team-a\",\"labels\":{\"kueue.x-k8s.io/"
+		    "queue-name\":\"training\"}},\"spec\":{\"minMember\":2}}",
+		    g);
+		/* made in reverse name order: the first member is gN-0; g1's
+		 * pods have no owner */
+		for (int i = 1; i >= 0; i--) {
+			char refs[256] = "";
+
+			if (g == 0)
+				snprintf(
+					refs, sizeof(refs),
+					",\"ownerReferences\":[{\"apiVersion\":"
+					"\"coordination.k8s.io/v1\",\"kind\":"
+					"\"Lease\",\"name\":"
+					"\"trainer-%c\",\"uid\":\"%s\"}]",
+					i ? 'b' : 'a', uid[i]);
+			put(e.s, e.now,
+			    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
+			    "\"metadata\":{\"name\":\"g%d-%d\",\"namespace\":"
+			    "\"team-a\",\"labels\":{\"scheduling.x-k8s.io/"
+			    "pod-group\":\"g%d\"}%s},\"spec\":{"
+			    "\"containers\":[{\"name\":\"t\",\"resources\":{"
+			    "\"requests\":{\"cpu\":\"8\",\"nvidia.com/gpu\":"
+			    "\"8\"}}}]}}",
+			    g, i, g, refs);
+		}
+	}
+	advance(&e, 5 * S);
+	for (int g = 0; g < 2; g++) {
+		char name[8];
+		const json_t *st;
+		const char *ph;
+
+		snprintf(name, sizeof(name), "g%d", g);
+		st = json_object_get(
+			api_store_get(e.s, pk, "team-a", name)->body, "status");
+		ph = json_string_value(json_object_get(st, "phase"));
+		assert_non_null(ph);
+		assert_string_not_equal(ph, "Pending");
+		if (g == 0)
+			assert_string_equal(json_string_value(json_object_get(
+						    st, "occupiedBy")),
+					    "team-a/trainer-a");
+		else
+			assert_null(json_object_get(st, "occupiedBy"));
+	}
+	env_stop(&e);
+}
+
 /* A PodGroup's gang admitted before a restart is adopted after it: its
  * pods stay where they are and its quota stays counted. */
 static void test_restart_pod_group(void **state)
@@ -3152,6 +3232,7 @@ int main(void)
 		cmocka_unit_test(test_node_not_ready),
 		cmocka_unit_test(test_restart),
 		cmocka_unit_test(test_pod_gangs),
+		cmocka_unit_test(test_pod_group_occupied_by),
 		cmocka_unit_test(test_restart_pod_group),
 		cmocka_unit_test(test_restart_plain_pod),
 		cmocka_unit_test(test_workload_names),
