@@ -464,8 +464,8 @@ static void test_unadmitted(void **state)
 		LQ_UN("q", "a", "Suspended"),
 		"underlying_cause=\"PendingEvaluation\"",
 		/* neither covered nor requested */
-		"kueue_cluster_queue_resource_pending{cluster_queue=\"q\","
-		"policy=\"tas\",resource=\"cpu\"}",
+		("kueue_cluster_queue_resource_pending{cluster_queue=\"q\","
+		 "policy=\"tas\",resource=\"cpu\"}"),
 		"resource=\"pods\"",
 	};
 	struct world w;
