@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -72,6 +73,7 @@ int bench_daemon_start(struct bench_daemon *d, int port, const char *log,
 	char exe[4096];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	size_t argc = 0;
+	pid_t parent;
 	int fd;
 
 	if (n < 0)
@@ -90,8 +92,14 @@ int bench_daemon_start(struct bench_daemon *d, int port, const char *log,
 		return -1;
 	fflush(NULL);
 	d->port = port;
+	parent = getpid();
 	d->pid = fork();
 	if (d->pid == 0) {
+		/* dies with the benchmark, however it ends (a timeout's
+		 * SIGTERM left daemons of 2 GiB running) */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 ||
+		    getppid() != parent)
+			_exit(127);
 		dup2(fd, 1);
 		dup2(fd, 2);
 		execv(exe, (char *const *)argv);
