@@ -615,20 +615,18 @@ void serve_sched_early_job(struct serve_sched *x, const char *ns,
 {
 	VEC(char *) keys = VEC_INIT;
 	const struct hmap_slot *e;
-	size_t it = 0;
+	size_t it = 0, nsl = strlen(ns);
 
 	if (!hmap_get_str(&x->early_jobs, job_uid, NULL))
 		return; /* none of its pods came before it */
 	hmap_del(&x->early_jobs, job_uid, strlen(job_uid));
 	while (x->early.len && hmap_next(&x->early, &it, &e)) {
-		size_t nsl = strlen(ns);
 		const struct api_obj *o;
 
 		if (e->keylen <= nsl || memcmp(e->key, ns, nsl) != 0 ||
 		    e->key[nsl] != '/')
 			continue;
-		o = api_store_get(x->s, x->kinds[SK_POD], ns,
-				  (const char *)e->key + nsl + 1);
+		o = api_store_get(x->s, x->kinds[SK_POD], ns, e->key + nsl + 1);
 		if (o && job_uid_of(o->body) &&
 		    strcmp(job_uid_of(o->body), job_uid) == 0)
 			vec_push(&keys, xstrndup(e->key, e->keylen));
@@ -638,8 +636,7 @@ void serve_sched_early_job(struct serve_sched *x, const char *ns,
 		struct sev ev = { API_MODIFIED, SK_POD, NULL };
 
 		hmap_del(&x->early, *k, strlen(*k));
-		o = api_store_get(x->s, x->kinds[SK_POD], ns,
-				  *k + strlen(ns) + 1);
+		o = api_store_get(x->s, x->kinds[SK_POD], ns, *k + nsl + 1);
 		if (o) {
 			ev.body = json_incref(o->body);
 			serve_sched_pod(x, &ev);

@@ -36,6 +36,15 @@ first_node() {
 	json "o['items'][0]['metadata']['name']"
 }
 bind_body() { echo "$binding" | sed "s/NAME/$1/; s/NODE/$2/"; }
+# bind_bg POD NODE FORMAT: POST the binding in the background (bind_pid),
+# its reply in $TMP/bind.out and curl's -w FORMAT in $TMP/bind.code.
+bind_bg() {
+	curl -s -o "$TMP/bind.out" -w "$3" -X POST \
+		-H 'Content-Type: application/json' \
+		--data-binary "$(bind_body "$1" "$2")" \
+		"$URL$api/pods/$1/binding" >"$TMP/bind.code" &
+	bind_pid=$!
+}
 
 # A bad SPEC: exit 2, the item named.
 rc=0
@@ -111,11 +120,7 @@ stop_serve
 start_serve --cluster $CLUSTER --no-schedule --faults 'seed=2,slow=1:400'
 node=$(first_node)
 create_pod p2
-curl -s -o "$TMP/bind.out" -w '%{http_code} %{time_total}' -X POST \
-	-H 'Content-Type: application/json' \
-	--data-binary "$(bind_body p2 "$node")" \
-	"$URL$api/pods/p2/binding" >"$TMP/bind.code" &
-bind_pid=$!
+bind_bg p2 "$node" '%{http_code} %{time_total}'
 sleep 0.1
 t=$(curl -s -o /dev/null -w '%{time_total}' "$URL/readyz")
 $PY -c "import sys; sys.exit(0 if float('$t') < 0.3 else 1)" ||
@@ -141,11 +146,7 @@ stop_serve
 start_serve --cluster $CLUSTER --no-schedule --faults 'seed=2,slow=1:7000:bind'
 node=$(first_node)
 create_pod p3
-curl -s -o "$TMP/bind.out" -w '%{http_code}' -X POST \
-	-H 'Content-Type: application/json' \
-	--data-binary "$(bind_body p3 "$node")" \
-	"$URL$api/pods/p3/binding" >"$TMP/bind.code" &
-bind_pid=$!
+bind_bg p3 "$node" '%{http_code}'
 sleep 0.5
 stop_serve
 wait $bind_pid
