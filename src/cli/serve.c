@@ -403,6 +403,7 @@ static int parse_opt(struct serve_options *o, const char **paths, int opt,
 static void heap_for_daemon(void)
 {
 #ifdef __GLIBC__
+	mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
 	mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
 	mallopt(M_TOP_PAD, 64 * 1024 * 1024);
 #endif

@@ -75,7 +75,7 @@ int kube_http_new(const struct kube_http_options *o, struct kube_http **ret,
 	h->qps = o->qps > 0 ? o->qps : 200;
 	h->burst = o->burst >= 1 ? o->burst : o->burst > 0 ? 1 : 400;
 	h->tokens = h->burst;
-	h->max_connections = o->max_connections ? o->max_connections : 64;
+	h->max_connections = o->max_connections ? o->max_connections : 256;
 	h->max_running = h->max_connections / KUBE_HTTP_LIMITED_SHARE;
 	if (h->max_running < 1)
 		h->max_running = 1;

@@ -25,7 +25,7 @@ struct kube_http_options {
 	const struct kube_target *target; /* borrowed, outlives the http */
 	double qps;			  /* 0: 200 */
 	double burst;			  /* 0: 400 */
-	unsigned max_connections;	  /* 0: 64 */
+	unsigned max_connections;	  /* 0: 256 */
 	const char *user_agent;		  /* NULL: "echelon/VERSION" */
 	unsigned long long seed;	  /* backoff jitter */
 };

@@ -364,31 +364,58 @@ static void relist(struct rkind *rk)
 	rk->cont = NULL;
 }
 
+/* An object of the store the reflector never mirrored (a local
+ * create): its key, for a resync's end. */
+struct unseen {
+	struct rkind *rk;
+	VEC(char *) keys;
+};
+
+static int local_only(void *ctx, const struct api_obj *o)
+{
+	struct unseen *u = ctx;
+	char key[512];
+
+	const struct kube_reflect *r = u->rk->r;
+	const char *ns = u->rk->kind->namespaced ? o->ns : "";
+
+	key_of(key, sizeof(key), ns, o->name);
+	if (!rent_get(u->rk, key) &&
+	    !(r->o.pending &&
+	      r->o.pending(r->o.pending_ctx, u->rk->kind, ns, o->name)))
+		vec_push(&u->keys, xstrdup(key));
+	return 0;
+}
+
 /* The list is complete at resourceVersion rv: delete what it did not
- * see, watch from rv. */
+ * see (after a resync, local objects too), watch from rv. */
 static void list_end(struct rkind *rk)
 {
 	struct kube_reflect *r = rk->r;
 	const struct hmap_slot *slot;
-	VEC(char *) unseen = { 0 };
+	struct unseen u = { .rk = rk };
 	size_t it = 0;
 
 	while (hmap_next(&rk->objs, &it, &slot))
 		if (((struct rent *)(intptr_t)slot->value)->gen != rk->gen)
-			vec_push(&unseen, xstrndup(slot->key, slot->keylen));
-	vec_foreach (&unseen, p) {
+			vec_push(&u.keys, xstrndup(slot->key, slot->keylen));
+	if (rk->resync)
+		(void)api_store_each(r->o.store, rk->kind, NULL, NULL, NULL,
+				     local_only, &u);
+	vec_foreach (&u.keys, p) {
 		char *slash = strchr(*p, '/');
 
 		*slash = '\0';
 		gone(rk, *p, slash + 1, NULL);
 		free(*p);
 	}
-	vec_release(&unseen);
+	vec_release(&u.keys);
 	metrics_add_handle(r->m, rk->m_lists, 1);
 	if (rk->listed)
 		metrics_add_handle(r->m, rk->m_relists, 1);
 	rk->listed = true;
 	rk->relist = false;
+	rk->resync = false;
 	rk->any = false;
 	rk->backoff_us = 0;
 	if (!r->synced_us && kube_reflect_synced(r)) {
@@ -563,6 +590,45 @@ static void start(struct rkind *rk)
 
 /* --- refresh ----------------------------------------------------------- */
 
+/* List rk again now, its watch or list in flight cancelled; at the end
+ * of the list, what the replica has of the kind that the server did not
+ * list goes, local objects too (list_end()). */
+static void resync(struct rkind *rk)
+{
+	struct kube_reflect *r = rk->r;
+
+	if (!rk->version || !rk->listed)
+		return; /* not served, or its first list is yet to end */
+	rk->resync = true;
+	rk->relist = true;
+	rk->any = false;
+	free(rk->cont);
+	rk->cont = NULL;
+	if (rk->st == RK_DUE)
+		return; /* after its backoff */
+	kube_cancel(r->o.tr, rk->call);
+	rk->call = 0;
+	start(rk);
+}
+
+void kube_reflect_resync(struct kube_reflect *r, const struct api_kind *k)
+{
+	for (size_t i = 0; i < r->nkinds; i++)
+		if (!k || r->kinds[i].kind == api_kind_storage(k))
+			resync(&r->kinds[i]);
+}
+
+bool kube_reflect_settled(const struct kube_reflect *r)
+{
+	for (size_t i = 0; i < r->calls.len; i++)
+		if (r->calls.items[i]->rk)
+			return false; /* a refresh */
+	for (size_t i = 0; i < r->nkinds; i++)
+		if (r->kinds[i].resync)
+			return false;
+	return true;
+}
+
 static void on_refresh(void *ctx, const struct kube_reply *rep)
 {
 	struct rcall *c = ctx;
@@ -587,6 +653,10 @@ static void on_refresh(void *ctx, const struct kube_reply *rep)
 		slash = strchr(c->arg, '/');
 		*slash = '\0';
 		gone(rk, c->arg, slash + 1, NULL);
+	} else {
+		/* Retried in vain: the kind is listed again instead, so the
+		 * replica does not keep what the server refused. */
+		resync(rk);
 	}
 	kube_reflect_call_end(c->r, c);
 }

@@ -85,9 +85,20 @@ const char *kube_reflect_rv(const struct kube_reflect *r,
 			    const struct api_kind *k, const char *ns,
 			    const char *name);
 /* GET one object now and mirror the answer (its deletion on 404): after
- * a write the server refused, so the replica shows the truth. */
+ * a write the server refused, so the replica shows the truth. A newer
+ * watch event wins; a GET that fails after its retries resyncs the
+ * kind. */
 void kube_reflect_refresh(struct kube_reflect *r, const struct api_kind *k,
 			  const char *ns, const char *name);
+/* List kind k (NULL: every served kind) again now; at the list's end
+ * what the replica has of the kind and the server did not list goes,
+ * objects created locally (and not pending) too. After a lost
+ * leadership, the replica then shows the cluster, not what the leader
+ * had decided. A refresh that fails after its retries resyncs its kind. */
+void kube_reflect_resync(struct kube_reflect *r, const struct api_kind *k);
+/* Whether no refresh and no resync is on its way (a replica that lost
+ * the Lease leads again only once it is: serve_kube.c). */
+bool kube_reflect_settled(const struct kube_reflect *r);
 /* Prometheus text (echelon_kube_reflector_*: lists, relists, watch
  * restarts, 410s, failures, events, objects, seconds to first sync;
  * label resource, "pods" or "podgroups.scheduling.x-k8s.io"). */

@@ -45,6 +45,7 @@ struct rkind {
 	bool listed;   /* a list completed once */
 	bool expired;  /* the open watch said 410 */
 	bool any;      /* the list is the first: resourceVersion=0 */
+	bool resync;   /* a relist asked for (kube_reflect_resync) runs */
 	uint64_t call; /* the list page or watch in flight */
 	int64_t due_us, backoff_us;
 	char *rv;   /* the list's, then the last event's resourceVersion */

@@ -36,8 +36,10 @@ struct serve_cluster *serve_cluster_new(struct api_store *s,
 					const struct serve_cluster_options *o);
 void serve_cluster_free(struct serve_cluster *c);
 /* React to the store's changes since the last call and to timers due at
- * now_us. Returns how many writes it made (0: quiet). Writes only
- * objects that change, so calling it until it returns 0 settles. */
+ * now_us: at most 512 timers for one now_us (CL_TIMERS_PER_TURN), the
+ * others wait for a later now_us (next_us() is then <= now_us). Returns
+ * how many writes it made (0: quiet). Writes only objects that change,
+ * so calling it until it returns 0 settles. */
 int serve_cluster_sync(struct serve_cluster *c, int64_t now_us);
 /* The earliest time something is due (INT64_MAX: nothing; 0: work is
  * queued, sync again now). */

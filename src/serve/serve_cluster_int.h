@@ -36,6 +36,8 @@
 #define CL_EVENT_TTL_US (3600 * 1000000LL)
 /* Kubernetes' syncJobBatchPeriod. */
 #define CL_JOB_BATCH_US 1000000
+/* Timers one turn fires at most (fire_timers()). */
+#define CL_TIMERS_PER_TURN 512
 
 /* A set of string keys kept in insertion order (deterministic work). */
 struct cl_keyset {
@@ -128,9 +130,11 @@ struct serve_cluster {
 	const struct api_kind *pod_k, *job_k, *node_k, *event_k, *lease_k;
 	struct rng rng;
 	uint64_t cursor;
-	bool relist;	/* read every object before the next events */
-	int writes;	/* of the current sync */
-	int64_t now_us; /* of the current sync */
+	bool relist;	  /* read every object before the next events */
+	int writes;	  /* of the current sync */
+	int64_t now_us;	  /* of the current sync */
+	int64_t fired_us; /* the now_us fired counts timers for */
+	unsigned fired;	  /* timers fired at fired_us (CL_TIMERS_PER_TURN) */
 
 	struct heap timers;
 	uint64_t timer_seq;

@@ -307,7 +307,7 @@ void serve_sched_pod_group(struct serve_sched *x, const struct sev *e)
 	bool native = e->kind == SK_NATIVE_POD_GROUP;
 	int64_t slot;
 
-	if (!native)
+	if (!native && serve_sched_spec_changed(x, e))
 		x->config_dirty = true; /* the controller's PodGroups */
 	if (!ns || !name)
 		return;

@@ -135,8 +135,9 @@ struct serve_sched {
 	struct hmap bad;	/* UID of a refused config object -> rv */
 	struct hmap done;	/* "ns/name" of Workloads whose Job ended while
 				   pending: never queued again */
-	struct hmap queues;	/* "kind/ns/name" of a ClusterQueue or
-				   LocalQueue -> hash of all but its status */
+	struct hmap specs;	/* "kind/ns/name" of a ClusterQueue,
+				   LocalQueue or PodGroup -> hash of what the
+				   config reads (spec_changed) */
 	struct hmap refused;	/* "Kind/ns/name" of a gang's object whose
 				   pods echelon cannot honour: Event sent */
 	struct hmap early;	/* "ns/name" of a waiting pod of a queued Job
@@ -280,6 +281,9 @@ void serve_sched_gang_pod(struct serve_sched *x, const struct sev *e,
 			  const char *uid);
 /* A PodGroup changed. */
 void serve_sched_pod_group(struct serve_sched *x, const struct sev *e);
+/* Whether e (a ClusterQueue, LocalQueue or PodGroup) changed more than
+ * its status and admission annotation since last seen (serve_sched.c). */
+bool serve_sched_spec_changed(struct serve_sched *x, const struct sev *e);
 /* Make the gangs of pods that became complete in this sync. */
 void serve_sched_gangs(struct serve_sched *x);
 /* The PodGroup pod belongs to, or NULL: spec.schedulingGroup.podGroupName

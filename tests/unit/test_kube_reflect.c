@@ -677,6 +677,84 @@ static void test_refresh(void **state)
 	assert_int_equal(assert_replica(f), 11);
 }
 
+/* Set spec.v of the replica's ns/name to v, as a local write does. */
+static void rep_set(struct fx *f, const char *ns, const char *name, int v)
+{
+	const struct api_obj *o =
+		api_store_get(f->rep, K(API_KIND_POD), ns, name);
+	json_t *b = json_deep_copy(o->body);
+
+	json_object_set_new(b, "spec", json_pack("{s:i}", "v", v));
+	assert_int_equal(
+		api_store_update(f->rep, K(API_KIND_POD), b, 0, f->now, NULL),
+		0);
+}
+
+/* A resync (what a lost leadership asks for when it has many objects to
+ * read again) lists again: the replica's own writes are replaced by the
+ * server's versions and its own creates go, but for one still pending;
+ * settled() is false until the list ends. */
+static void test_resync(void **state)
+{
+	struct fx *f = *state;
+
+	populate(f);
+	settle(f, 200);
+	assert_true(kube_reflect_settled(f->r));
+	rep_set(f, "team", "a", 99);
+	assert_int_equal(api_store_create(f->rep, K(API_KIND_POD),
+					  obj(API_KIND_POD, "team", "x", 1),
+					  f->now, NULL),
+			 0);
+	assert_int_equal(api_store_create(f->rep, K(API_KIND_POD),
+					  obj(API_KIND_POD, "team", "y", 1),
+					  f->now, NULL),
+			 0);
+	snprintf(f->pending[0], sizeof(f->pending[0]), "team/y");
+	kube_reflect_resync(f->r, K(API_KIND_POD));
+	assert_false(kube_reflect_settled(f->r));
+	settle(f, 200);
+	assert_true(kube_reflect_settled(f->r));
+	assert_null(api_store_get(f->rep, K(API_KIND_POD), "team", "x"));
+	assert_non_null(api_store_get(f->rep, K(API_KIND_POD), "team", "y"));
+	assert_true(metric(f, "echelon_kube_reflector_relists_total{resource="
+			      "\"pods\"}") == 1);
+	f->pending[0][0] = '\0';
+	assert_int_equal(api_store_delete(f->rep, K(API_KIND_POD), "team", "y",
+					  0, f->now),
+			 0);
+	assert_int_equal(assert_replica(f), 11);
+	/* the watch goes on from the list */
+	src_set(f, API_KIND_POD, "team", "a", 7);
+	settle(f, 200);
+	assert_int_equal(assert_replica(f), 11);
+}
+
+/* A refresh that fails after its retries resyncs its kind, so that the
+ * replica does not keep a write the server refused. */
+static void test_refresh_fails(void **state)
+{
+	struct fx *f = *state;
+	struct kube_loop_faults fl = {
+		.seed = 3, .fail = 1, .fail_code = 500, .only = "/pods/a"
+	};
+
+	populate(f);
+	settle(f, 200);
+	rep_set(f, "team", "a", 99);
+	kube_loop_set_faults(f->l, &fl);
+	kube_reflect_refresh(f->r, K(API_KIND_POD), "team", "a");
+	assert_false(kube_reflect_settled(f->r));
+	settle(f, 400);
+	kube_loop_set_faults(f->l, NULL);
+	assert_true(kube_reflect_settled(f->r));
+	/* sent once, retried by the transport for 30 s */
+	assert_int_equal(count_paths(f, "/api/v1/namespaces/team/pods/a"), 1);
+	assert_true(metric(f, "echelon_kube_reflector_relists_total{resource="
+			      "\"pods\"}") == 1);
+	assert_int_equal(assert_replica(f), 11);
+}
+
 /* Failed lists are tried again after a jittered backoff that doubles
  * from 200 ms to 30 s; the kind syncs once the server answers. */
 static void test_backoff(void **state)
@@ -838,6 +916,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_held_while_pending, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_refresh, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resync, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refresh_fails, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_backoff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_version, setup,
 						teardown),

@@ -300,6 +300,17 @@ static bool replica_p2_unbound(struct fx *f, struct serve_kube *k)
 	return !replica_bound(k);
 }
 
+/* A second pod of the queue, p2 (1 CPU). */
+static void put_p2(struct fx *f)
+{
+	put(f, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+	       "\"name\":\"p2\",\"namespace\":\"default\",\"labels\":{"
+	       "\"kueue.x-k8s.io/queue-name\":\"main\"}},\"spec\":{"
+	       "\"schedulerName\":\"echelon\",\"containers\":[{\"name\":"
+	       "\"c\",\"image\":\"i\",\"resources\":{\"requests\":{"
+	       "\"cpu\":\"1\"}}}]},\"status\":{\"phase\":\"Pending\"}}");
+}
+
 static void test_lost_lease_rereads(void **state)
 {
 	struct fx *f = *state;
@@ -317,12 +328,7 @@ static void test_lost_lease_rereads(void **state)
 
 	assert_true(spin(f, a, 10000000, pod_bound));
 	kube_loop_set_faults(f->l, &faults);
-	put(f, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
-	       "\"name\":\"p2\",\"namespace\":\"default\",\"labels\":{"
-	       "\"kueue.x-k8s.io/queue-name\":\"main\"}},\"spec\":{"
-	       "\"schedulerName\":\"echelon\",\"containers\":[{\"name\":"
-	       "\"c\",\"image\":\"i\",\"resources\":{\"requests\":{"
-	       "\"cpu\":\"1\"}}}]},\"status\":{\"phase\":\"Pending\"}}");
+	put_p2(f);
 	/* The leader decides (its replica has p2 bound), the cluster never
 	 * hears of it, and the Lease is lost at the renew deadline. */
 	assert_true(spin(f, a, 5000000, replica_p2_bound));
@@ -385,6 +391,63 @@ static void test_refused_bind_sent_again(void **state)
 	serve_kube_free(a);
 }
 
+static int occurrences(const char *text, const char *part)
+{
+	int n = 0;
+
+	for (const char *p = text; (p = strstr(p, part)); p++)
+		n++;
+	return n;
+}
+
+static bool p2_bound(struct fx *f, struct serve_kube *k)
+{
+	(void)k;
+	return str_at(cluster_obj(f, "v1", "Pod", "default", "p2"), "spec",
+		      "nodeName") != NULL;
+}
+
+/*
+ * A replica that lost the Lease leads again only once the objects it
+ * wrote are read again: until then its replica shows binds the cluster
+ * never heard of, which a new scheduler adopted as bound pods, then
+ * evicted as undone when the reads came (466 BindingUndone at 50,000
+ * pods). Here the read of p2 fails for 10 s while the Lease is free.
+ */
+static void test_lost_lease_leads_after_reread(void **state)
+{
+	struct fx *f = *state;
+	struct serve_options o;
+	struct serve_kube *a = replica(f, &o, "a");
+	struct kube_loop_faults all = {
+		.seed = 1,
+		.fail = 1,
+		.fail_code = 500,
+		.only = "/namespaces/",
+	};
+	struct kube_loop_faults p2 = all;
+	int undone = 0;
+
+	p2.only = "/pods/p2";
+	assert_true(spin(f, a, 10000000, pod_bound));
+	kube_loop_set_faults(f->l, &all);
+	put_p2(f);
+	assert_true(spin(f, a, 5000000, replica_p2_bound));
+	assert_true(spin(f, a, 20000000, lost));
+	kube_loop_set_faults(f->l, &p2);
+	spin(f, a, 10000000, NULL);
+	assert_int_equal(occurrences(logged.buf, "msg=\"leader elected\""), 1);
+	assert_true(replica_bound(a)); /* not read yet */
+	kube_loop_set_faults(f->l, NULL);
+	assert_true(spin(f, a, 60000000, p2_bound));
+	assert_int_equal(occurrences(logged.buf, "msg=\"leader elected\""), 2);
+	assert_int_equal(api_store_each(f->s, api_kind_of("v1", "Event"), NULL,
+					NULL, NULL, count_undone, &undone),
+			 0);
+	assert_int_equal(undone, 0);
+	serve_kube_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +457,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_refused_bind_sent_again,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_lost_lease_leads_after_reread, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1408,6 +1408,47 @@ static bool pod_exists(struct api_store *s, const char *name)
 	return api_store_get(s, K_POD, "team-a", name) != NULL;
 }
 
+/* A PodGroup's status moves with each bind and start, and echelon keeps
+ * its admission in an annotation of it; neither changes what the config
+ * reads, so the controller is not built again (it was, at every turn:
+ * a walk of every pod, 5 pods/s at 50,000). Its spec is a change. */
+static void test_pod_group_status_no_rebuild(void **state)
+{
+	const struct api_kind *pgk =
+		api_kind_of("scheduling.x-k8s.io/v1alpha1", "PodGroup");
+	const struct api_obj *pg;
+	struct env e;
+	uint64_t rv, n;
+	json_t *body;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	advance(&e, S);
+	n = reconfigures(&e);
+	pod_group(&e, "pg", 2);
+	pg_pod(&e, "pg-0", "pg");
+	pg_pod(&e, "pg-1", "pg");
+	advance(&e, S);
+	rv = api_store_get(e.s, pgk, "team-a", "pg")->rv;
+	advance(&e, 60 * S); /* started: Running */
+	assert_non_null(node_of_pod(e.s, "pg-0"));
+	assert_non_null(node_of_pod(e.s, "pg-1"));
+	pg = api_store_get(e.s, pgk, "team-a", "pg");
+	assert_true(pg->rv > rv); /* written since */
+	assert_string_equal(
+		json_string_value(json_object_get(
+			json_object_get(pg->body, "status"), "phase")),
+		"Running");
+	assert_int_equal(reconfigures(&e), n + 1); /* its creation only */
+	body = json_deep_copy(pg->body);
+	json_object_set_new(json_object_get(body, "spec"),
+			    "scheduleTimeoutSeconds", json_integer(60));
+	assert_int_equal(api_store_update(e.s, pgk, body, 0, e.now, NULL), 0);
+	advance(&e, S);
+	assert_int_equal(reconfigures(&e), n + 2);
+	env_stop(&e);
+}
+
 /*
  * A gang of pods (no Job) released while one of its pods is unbound: a
  * PodGroup admitted while one of its pods was missing (deleted while it
@@ -3241,6 +3282,7 @@ int main(void)
 		cmocka_unit_test(test_restart_midway),
 		cmocka_unit_test(test_partial_admission),
 		cmocka_unit_test(test_cordon),
+		cmocka_unit_test(test_pod_group_status_no_rebuild),
 		cmocka_unit_test(test_release_unbound),
 		cmocka_unit_test(test_release_replacement),
 		cmocka_unit_test(test_release_bind_failed),
