@@ -254,6 +254,8 @@ static void state_init(struct serve_sched *x)
 	hmap_init(&x->by_owner);
 	hmap_init(&x->owned);
 	hmap_init(&x->pods);
+	hmap_init(&x->held_req);
+	hmap_init(&x->restored_adm);
 	hmap_init(&x->bad);
 	hmap_init(&x->done);
 	hmap_init(&x->specs);
@@ -278,6 +280,8 @@ static void state_init(struct serve_sched *x)
 
 static void state_release(struct serve_sched *x)
 {
+	const struct hmap_slot *sl;
+
 	ctl_forecast_free(x->forecast->f);
 	x->forecast->f = NULL; /* of this controller */
 	ctl_free(x->ctl);
@@ -293,6 +297,10 @@ static void state_release(struct serve_sched *x)
 	hmap_release(&x->by_owner);
 	hmap_release(&x->owned);
 	hmap_release(&x->pods);
+	for (size_t it = 0; hmap_next(&x->held_req, &it, &sl);)
+		free((void *)(intptr_t)sl->value);
+	hmap_release(&x->held_req);
+	hmap_release(&x->restored_adm);
 	hmap_release(&x->bad);
 	hmap_release(&x->done);
 	hmap_release(&x->specs);
@@ -531,6 +539,8 @@ int serve_sched_sync(struct serve_sched *x, int64_t now_us)
 	serve_sched_reconfigure(x); /* plain pods' usage changed */
 	serve_sched_progress(x);
 	x->restoring = false;
+	hmap_release(&x->restored_adm); /* read again at the next restore */
+	hmap_init(&x->restored_adm);
 	for (int turn = 0; turn < MAX_TURNS; turn++) {
 		struct timespec t0, t1;
 

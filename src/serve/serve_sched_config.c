@@ -118,6 +118,29 @@ static bool pod_requests(struct cluster *c, const json_t *pod,
 	return ok;
 }
 
+static const char *pod_uid(const json_t *pod)
+{
+	return json_string_value(
+		json_object_get(json_object_get(pod, "metadata"), "uid"));
+}
+
+/* The requests held pod counts with on its node: those it was counted
+ * with (held_req), else read now (decoding a pod is most of a new
+ * leader's first pass over 25,000 plain pods, and a rebuild counts every
+ * held pod again); false when they cannot be read. */
+static bool held_requests(struct serve_sched *x, struct cluster *c,
+			  const json_t *pod, struct resvec *ret)
+{
+	const char *uid = pod_uid(pod);
+	int64_t v;
+
+	if (uid && hmap_get_str(&x->held_req, uid, &v)) {
+		*ret = *(const struct resvec *)(intptr_t)v;
+		return true;
+	}
+	return pod_requests(c, pod, ret);
+}
+
 /* Node usage that is not the controller's: the plain pods bound on it
  * (SP_PLAIN_HELD, see serve_sched_pods.c), and those of a workload
  * waiting for its admission record (SP_AWAIT_HELD). */
@@ -134,9 +157,30 @@ static int count_pod(void *ctx, const struct api_obj *o)
 	    !(flags & (SP_PLAIN_HELD | SP_AWAIT_HELD)))
 		return 0;
 	n = (struct node *)cluster_find(l->batch, KIND_NODE, NULL, node);
-	if (n && pod_requests(l->batch, o->body, &req))
+	if (n && held_requests(l->x, l->batch, o->body, &req))
 		resvec_add(&n->usage, &req);
 	return 0;
+}
+
+/* Keep (sign > 0) or forget the requests pod is counted with. */
+static void keep_requests(struct serve_sched *x, const json_t *pod,
+			  const struct resvec *req, int sign)
+{
+	const char *uid = pod_uid(pod);
+	struct resvec *keep;
+	int64_t v;
+
+	if (!uid)
+		return;
+	if (hmap_get_str(&x->held_req, uid, &v)) {
+		free((void *)(intptr_t)v);
+		hmap_del(&x->held_req, uid, strlen(uid));
+	}
+	if (sign > 0 && req) {
+		keep = xmalloc(sizeof(*keep));
+		*keep = *req;
+		hmap_put_str(&x->held_req, uid, (int64_t)(intptr_t)keep);
+	}
 }
 
 void serve_sched_plain_usage(struct serve_sched *x, const json_t *pod, int sign)
@@ -149,9 +193,13 @@ void serve_sched_plain_usage(struct serve_sched *x, const json_t *pod, int sign)
 
 	/* counted exactly when load_config's count_pod() counts it: held,
 	 * on a node of the cluster */
-	if (n && pod_requests(&x->c, pod, &req))
+	if (n && held_requests(x, &x->c, pod, &req)) {
 		ctl_node_usage(x->ctl, (uint32_t)(n - x->c.nodes.items), &req,
 			       sign, x->now_us);
+		keep_requests(x, pod, &req, sign);
+	} else {
+		keep_requests(x, pod, NULL, -1);
+	}
 }
 
 int serve_sched_load_config(void *ctx, struct cluster *c)

@@ -107,13 +107,25 @@ static json_t *admission_json(struct serve_sched *x, bool native,
 	return o ? serve_sched_admission_json(o->body) : NULL;
 }
 
+static char *gang_key(bool native, const char *ns, const char *pg);
+
+/* Whether PodGroup ns/pg keeps an admission, as read once in a restore
+ * (restored_adm: its pods would parse the annotation each, a fifth of a
+ * new leader's first pass at 50,000 pods). */
 static bool admission_of(struct serve_sched *x, bool native, const char *ns,
 			 const char *pg)
 {
-	json_t *adm = admission_json(x, native, ns, pg);
-	bool has = adm != NULL;
+	char *key = gang_key(native, ns, pg);
+	json_t *adm;
+	int64_t has;
 
-	json_decref(adm);
+	if (!hmap_get_str(&x->restored_adm, key, &has)) {
+		adm = admission_json(x, native, ns, pg);
+		has = adm != NULL;
+		json_decref(adm);
+		hmap_put_str(&x->restored_adm, key, has);
+	}
+	free(key);
 	return has;
 }
 

@@ -125,14 +125,19 @@ struct serve_sched {
 	bool config_dirty;
 	bool restoring; /* the first pass after new(): adopt admissions */
 	VEC(struct sev) evs;
-	VEC(struct swl) wl;	/* by controller slot */
-	struct hmap by_name;	/* "ns/name" of a Workload -> slot */
-	struct hmap by_owner;	/* UID of a Workload's Job or Pod -> slot */
-	struct hmap owned;	/* UID of a Job or Pod -> 1 while a Workload
-				   names it its controller: one is made per
-				   owner, found whatever its name */
-	struct hmap pods;	/* pod UID -> SP_* flags */
-	struct hmap bad;	/* UID of a refused config object -> rv */
+	VEC(struct swl) wl;	  /* by controller slot */
+	struct hmap by_name;	  /* "ns/name" of a Workload -> slot */
+	struct hmap by_owner;	  /* UID of a Workload's Job or Pod -> slot */
+	struct hmap owned;	  /* UID of a Job or Pod -> 1 while a Workload
+				     names it its controller: one is made per
+				     owner, found whatever its name */
+	struct hmap pods;	  /* pod UID -> SP_* flags */
+	struct hmap restored_adm; /* gang key -> whether its PodGroup keeps
+				     an admission, during a restore only */
+	struct hmap held_req;	  /* UID of a pod counted on its node
+				     (serve_sched_plain_usage) -> its requests,
+				     a struct resvec * (owned) */
+	struct hmap bad;	  /* UID of a refused config object -> rv */
 	struct hmap done;	/* "ns/name" of Workloads whose Job ended while
 				   pending: never queued again */
 	struct hmap specs;	/* "kind/ns/name" of a ClusterQueue,
