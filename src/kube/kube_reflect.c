@@ -624,8 +624,8 @@ bool kube_reflect_settled(const struct kube_reflect *r)
 		if (r->calls.items[i]->rk)
 			return false; /* a refresh */
 	for (size_t i = 0; i < r->nkinds; i++)
-		if (r->kinds[i].resync)
-			return false;
+		if (r->kinds[i].resync && r->kinds[i].version)
+			return false; /* (a kind no longer served is not) */
 	return true;
 }
 
