@@ -364,20 +364,20 @@ static void relist(struct rkind *rk)
 	rk->cont = NULL;
 }
 
-/* An object of the store the reflector never mirrored (a local
- * create): its key, for a resync's end. */
+/* The keys a list's end deletes. */
 struct unseen {
 	struct rkind *rk;
 	VEC(char *) keys;
 };
 
+/* An object of the store the reflector never mirrored (a local create,
+ * not pending): its key, for a resync's end. */
 static int local_only(void *ctx, const struct api_obj *o)
 {
 	struct unseen *u = ctx;
-	char key[512];
-
 	const struct kube_reflect *r = u->rk->r;
 	const char *ns = u->rk->kind->namespaced ? o->ns : "";
+	char key[512];
 
 	key_of(key, sizeof(key), ns, o->name);
 	if (!rent_get(u->rk, key) &&
