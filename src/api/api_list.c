@@ -83,14 +83,12 @@ static int hex(char c)
 static int token_parse(const char *tok, uint64_t *rv, char **ns, char **name)
 {
 	const char *dot = strchr(tok, '.'), *p;
-	char *key, *slash, *end;
+	char *key, *slash;
 	size_t n = 0;
 
 	if (!dot || dot == tok || strlen(dot + 1) % 2 || strlen(tok) > 2048)
 		return -EINVAL;
-	errno = 0;
-	*rv = strtoull(tok, &end, 10);
-	if (errno || end != dot)
+	if (!api_rv_parse(tok, (size_t)(dot - tok), rv))
 		return -EINVAL;
 	key = xmalloc(strlen(dot + 1) / 2 + 1);
 	for (p = dot + 1; *p; p += 2) {
@@ -207,7 +205,6 @@ static int check_list_rv(const struct api *a, const struct api_query *q,
 			 struct api_resp *resp)
 {
 	uint64_t now = api_store_rv(a->s), rv;
-	char *end;
 
 	if (q->rv_match && *q->rv_match && (!q->rv || !*q->rv)) {
 		api_resp_status(resp, 400, "BadRequest",
@@ -226,9 +223,7 @@ static int check_list_rv(const struct api *a, const struct api_query *q,
 	}
 	if (!q->rv || !*q->rv)
 		return 0;
-	errno = 0;
-	rv = strtoull(q->rv, &end, 10);
-	if (errno || *end) {
+	if (!api_rv_parse(q->rv, strlen(q->rv), &rv)) {
 		api_resp_status(resp, 400, "BadRequest",
 				"invalid resource version \"%.64s\"", q->rv);
 		return -EINVAL;

@@ -383,6 +383,23 @@ int api_store_each(const struct api_store *s, const struct api_kind *k,
 	return 0;
 }
 
+bool api_rv_parse(const char *s, size_t len, uint64_t *ret)
+{
+	uint64_t v = 0;
+
+	if (!len)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+
+		if (d > 9 || v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*ret = v;
+	return true;
+}
+
 int api_store_events(const struct api_store *s, uint64_t since, api_event_fn fn,
 		     void *ctx)
 {
@@ -390,6 +407,8 @@ int api_store_events(const struct api_store *s, uint64_t since, api_event_fn fn,
 
 	if (since < s->oldest_rv)
 		return -ERANGE;
+	if (since >= s->rv)
+		return 0; /* nothing after it yet */
 	/* Ring entries hold the rvs oldest_rv + 1 .. rv, one each. */
 	first = s->oldest_rv + 1;
 	for (uint64_t rv = since + 1; rv <= s->rv; rv++) {
@@ -849,7 +868,7 @@ int api_store_mirror_delete(struct api_store *s, const struct api_kind *k,
 int api_store_load(struct api_store *s, const struct api_kind *k, json_t *body)
 {
 	const char *rvs, *uid;
-	char buf[64], *end;
+	char buf[64];
 	uint64_t rv = 0;
 	json_t *md;
 	size_t at = 0;
@@ -859,12 +878,8 @@ int api_store_load(struct api_store *s, const struct api_kind *k, json_t *body)
 	if (rc)
 		goto fail;
 	rvs = json_string_value(json_object_get(md, "resourceVersion"));
-	if (rvs) {
-		errno = 0;
-		rv = strtoull(rvs, &end, 10);
-		if (errno || *end)
-			rv = 0;
-	}
+	if (rvs && !api_rv_parse(rvs, strlen(rvs), &rv))
+		rv = 0;
 	uid = json_string_value(json_object_get(md, "uid"));
 	if (!uid || !*uid || hmap_get_str(&s->uids, uid, NULL)) {
 		next_uid(s, buf, sizeof(buf));

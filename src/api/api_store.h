@@ -66,6 +66,10 @@ void api_store_free(struct api_store *s);
 
 /* The latest resourceVersion (0 before the first write). */
 uint64_t api_store_rv(const struct api_store *s);
+/* The resourceVersion written as s[0..len): decimal digits only, at most
+ * 2^64 - 1 (strtoull() alone reads "-1" and " 1" too); false when it is
+ * not one. */
+bool api_rv_parse(const char *s, size_t len, uint64_t *ret);
 /* Watches from rv ≥ this can be served from the history; older get 410. */
 uint64_t api_store_oldest_rv(const struct api_store *s);
 size_t api_store_count(const struct api_store *s, const struct api_kind *k);

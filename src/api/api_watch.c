@@ -325,11 +325,7 @@ void api_watch_start(struct api *a, const struct api_target *t,
 	w->bookmarks = q->bookmarks;
 	hmap_init(&w->shown);
 	if (!from_now) {
-		char *end;
-
-		errno = 0;
-		w->cursor = strtoull(q->rv, &end, 10);
-		if (errno || *end) {
+		if (!api_rv_parse(q->rv, strlen(q->rv), &w->cursor)) {
 			api_resp_status(resp, 400, "BadRequest",
 					"invalid resource version \"%.64s\"",
 					q->rv);

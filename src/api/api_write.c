@@ -416,14 +416,11 @@ static json_t *status_rules(struct wctx *w, json_t *obj, const json_t *old)
 static int rv_precondition(struct wctx *w, const json_t *obj, uint64_t *rv)
 {
 	const char *s = md_str(obj, "resourceVersion");
-	char *end;
 
 	*rv = 0;
 	if (!s || !*s)
 		return 0;
-	errno = 0;
-	*rv = strtoull(s, &end, 10);
-	if (errno || *end || !*rv) {
+	if (!api_rv_parse(s, strlen(s), rv) || !*rv) {
 		api_resp_status(w->resp, 400, "BadRequest",
 				"metadata.resourceVersion: invalid value "
 				"\"%.64s\"",
@@ -733,11 +730,7 @@ static int delete_options(struct wctx *w, struct delopts *d, json_t **ret_body)
 			snprintf(d->uid, sizeof(d->uid), "%s", s);
 		s = json_string_value(json_object_get(pre, "resourceVersion"));
 		if (s && *s) {
-			char *end;
-
-			errno = 0;
-			d->rv = strtoull(s, &end, 10);
-			if (errno || *end || !d->rv) {
+			if (!api_rv_parse(s, strlen(s), &d->rv) || !d->rv) {
 				api_resp_status(
 					w->resp, 400, "BadRequest",
 					"preconditions.resourceVersion: "

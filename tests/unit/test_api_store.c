@@ -739,6 +739,44 @@ static void test_many_objects(void **state)
 	api_store_free(s);
 }
 
+/* A resourceVersion is decimal digits only: strtoull() took "-1" as
+ * 2^64 - 1, and a watch from it read the history from before its start
+ * (found by fuzz_api). */
+static void test_rv_parse(void **state)
+{
+	static const struct {
+		const char *text;
+		bool ok;
+		uint64_t rv;
+	} cases[] = {
+		{ "0", true, 0 },
+		{ "1", true, 1 },
+		{ "007", true, 7 },
+		{ "18446744073709551615", true, UINT64_MAX },
+		{ "18446744073709551616", false, 0 },
+		{ "99999999999999999999", false, 0 },
+		{ "", false, 0 },
+		{ "-1", false, 0 },
+		{ "+1", false, 0 },
+		{ " 1", false, 0 },
+		{ "1 ", false, 0 },
+		{ "0x10", false, 0 },
+		{ "1.5", false, 0 },
+	};
+	uint64_t rv;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rv = 12345;
+		assert_int_equal(
+			api_rv_parse(cases[i].text, strlen(cases[i].text), &rv),
+			cases[i].ok);
+		if (cases[i].ok)
+			assert_true(rv == cases[i].rv);
+	}
+	assert_true(api_rv_parse("12.ab", 2, &rv) && rv == 12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -752,6 +790,7 @@ int main(void)
 		cmocka_unit_test(test_restore_event),
 		cmocka_unit_test(test_random_against_model),
 		cmocka_unit_test(test_many_objects),
+		cmocka_unit_test(test_rv_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
