@@ -218,25 +218,32 @@ static int create_pods(const struct kube_bench_opts *o, int port, char kind,
 	return c.failed ? -1 : 0;
 }
 
-/* The resourceVersion of the pods list, or 0. */
-static uint64_t pods_rv(int port)
+/* The pods list at path (PODS_PATH and a query), or NULL; *rv its
+ * resourceVersion (0 when none). */
+static json_t *list_pods(int port, const char *path, uint64_t *rv)
 {
 	struct bench_http *h = bench_http_connect(port);
 	struct strbuf reply;
-	uint64_t rv = 0;
+	json_t *l = NULL;
+	const char *v;
 
 	strbuf_init(&reply);
-	if (h && bench_http_request(h, "GET", PODS_PATH "?limit=1", NULL, NULL,
-				    &reply) == 200) {
-		json_t *l = json_loadb(reply.buf, reply.len, 0, NULL);
-		const char *s = json_string_value(json_object_get(
-			json_object_get(l, "metadata"), "resourceVersion"));
-
-		rv = s ? strtoull(s, NULL, 10) : 0;
-		json_decref(l);
-	}
+	if (h && bench_http_request(h, "GET", path, NULL, NULL, &reply) == 200)
+		l = json_loadb(reply.buf, reply.len, 0, NULL);
 	strbuf_release(&reply);
 	bench_http_close(h);
+	v = json_string_value(json_object_get(json_object_get(l, "metadata"),
+					      "resourceVersion"));
+	*rv = v ? strtoull(v, NULL, 10) : 0;
+	return l;
+}
+
+/* The resourceVersion of the pods list, or 0. */
+static uint64_t pods_rv(int port)
+{
+	uint64_t rv;
+
+	json_decref(list_pods(port, PODS_PATH "?limit=1", &rv));
 	return rv;
 }
 
@@ -283,28 +290,16 @@ static void on_pod(struct seen *s, json_t *pod, uint64_t *rv)
  * does. False when the list fails. */
 static bool relist(struct seen *s, uint64_t *rv)
 {
-	struct bench_http *h = bench_http_connect(s->port);
-	struct strbuf reply;
-	json_t *l = NULL, *pod;
-	const char *v;
+	uint64_t at;
+	json_t *l = list_pods(s->port, PODS_PATH, &at), *pod;
 	size_t i;
 
-	strbuf_init(&reply);
-	if (h &&
-	    bench_http_request(h, "GET", PODS_PATH, NULL, NULL, &reply) == 200)
-		l = json_loadb(reply.buf, reply.len, 0, NULL);
-	strbuf_release(&reply);
-	bench_http_close(h);
-	v = json_string_value(json_object_get(json_object_get(l, "metadata"),
-					      "resourceVersion"));
-	if (!v) {
-		json_decref(l);
-		return false;
-	}
 	json_array_foreach(json_object_get(l, "items"), i, pod)
 		on_pod(s, pod, rv);
-	*rv = strtoull(v, NULL, 10);
 	json_decref(l);
+	if (!at)
+		return false;
+	*rv = at;
 	return true;
 }
 

@@ -355,13 +355,20 @@ static void retry_later(struct rkind *rk, const char *what,
 	rk->due_us = r->now_us + kube_reflect_backoff(r, &rk->backoff_us);
 }
 
+/* The next start lists from the beginning, from etcd (not from a cache
+ * that may be as old). */
+static void list_again(struct rkind *rk)
+{
+	rk->relist = true;
+	rk->any = false;
+	free(rk->cont);
+	rk->cont = NULL;
+}
+
 static void relist(struct rkind *rk)
 {
 	metrics_add_handle(rk->r->m, rk->m_expired, 1);
-	rk->relist = true;
-	rk->any = false; /* not from a cache that may be as old */
-	free(rk->cont);
-	rk->cont = NULL;
+	list_again(rk);
 }
 
 /* The keys a list's end deletes. */
@@ -600,10 +607,7 @@ static void resync(struct rkind *rk)
 	if (!rk->version || !rk->listed)
 		return; /* not served, or its first list is yet to end */
 	rk->resync = true;
-	rk->relist = true;
-	rk->any = false;
-	free(rk->cont);
-	rk->cont = NULL;
+	list_again(rk);
 	if (rk->st == RK_DUE)
 		return; /* after its backoff */
 	kube_cancel(r->o.tr, rk->call);

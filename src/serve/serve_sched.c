@@ -538,9 +538,11 @@ int serve_sched_sync(struct serve_sched *x, int64_t now_us)
 	serve_sched_awaited(x);
 	serve_sched_reconfigure(x); /* plain pods' usage changed */
 	serve_sched_progress(x);
+	if (x->restoring) { /* read again at the next restore */
+		hmap_release(&x->restored_adm);
+		hmap_init(&x->restored_adm);
+	}
 	x->restoring = false;
-	hmap_release(&x->restored_adm); /* read again at the next restore */
-	hmap_init(&x->restored_adm);
 	for (int turn = 0; turn < MAX_TURNS; turn++) {
 		struct timespec t0, t1;
 
