@@ -775,19 +775,21 @@ static void on_evicted(struct obs_metrics *om, const struct ctl *x,
 	end_partly_bound(om, x, w, e->at_us);
 	w->admit_us = -1;
 	w->since_us = requeue_us;
-	if (cq >= 0)
+	if (cq >= 0) {
+		const char *cql = cq_label(x, cq);
+
 		metrics_add(om->m, om->ids[F_EVICTED],
-			    labels(om, l, "cluster_queue", cq_label(x, cq),
-				   "reason", reason, "underlying_cause", cause,
-				   NULL),
+			    labels(om, l, "cluster_queue", cql, "reason",
+				   reason, "underlying_cause", cause, NULL),
 			    1);
-	if (cq >= 0 && first_eviction(om, w, reason, cause))
-		metrics_add(om->m, om->ids[F_EVICTED_ONCE],
-			    labels(om, l, "cluster_queue", cq_label(x, cq),
-				   "reason", reason, "underlying_cause", cause,
-				   "priority_class", priority_class(x, e->wl),
-				   NULL),
-			    1);
+		if (first_eviction(om, w, reason, cause))
+			metrics_add(om->m, om->ids[F_EVICTED_ONCE],
+				    labels(om, l, "cluster_queue", cql,
+					   "reason", reason, "underlying_cause",
+					   cause, "priority_class",
+					   priority_class(x, e->wl), NULL),
+				    1);
+	}
 	if (lq_of(x, e->wl, &lq, &ns))
 		metrics_add(om->m, om->ids[F_LQ_EVICTED],
 			    labels(om, l, "name", lq, "namespace", ns, "reason",

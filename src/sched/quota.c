@@ -352,11 +352,12 @@ static int64_t share_of(const struct quota *q, int32_t n, int r,
 
 		if (u > qn->subtree[fr])
 			borrowed += u - qn->subtree[fr];
-		lendable =
-			sat_add(lendable, quota_potential(q, qn->parent, fr));
 	}
 	if (borrowed == 0)
-		return 0;
+		return 0; /* the common case: no walk up the tree */
+	for (size_t f = 0; f < q->nflavors; f++)
+		lendable = sat_add(lendable, quota_potential(q, qn->parent,
+							     QUOTA_FR(f, r)));
 	if (lendable <= 0)
 		return INT64_MAX;
 	return (int64_t)((__int128)borrowed * 1000 / lendable);

@@ -115,7 +115,7 @@ static bool split_traffic(const struct sim_state *st, uint32_t j,
 	const struct resvec *req = NULL;
 	bool ok = true;
 
-	for (size_t k = 0; k < n && ok; k++) {
+	for (size_t k = 0; k < n; k++) {
 		uint32_t wl = sim_run_split_slot(st, j, (uint32_t)k);
 		const struct sched_admission *adm =
 			wl == UINT32_MAX ? NULL : sched_wl_admission(st->s, wl);
@@ -131,8 +131,10 @@ static bool split_traffic(const struct sim_state *st, uint32_t j,
 					sizeof(*req)) == 0));
 		if (!ok)
 			break;
-		first = first ? first : pa;
-		req = req ? req : &w->podsets[0].requests;
+		if (!first) {
+			first = pa;
+			req = &w->podsets[0].requests;
+		}
 		nodes[k] = pa->nodes[0];
 	}
 	ok = ok && first &&

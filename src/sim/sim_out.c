@@ -149,22 +149,19 @@ static void add_json_us(int64_t us, struct strbuf *out)
 		sim_out_seconds(us, out);
 }
 
-/* A figure that is -1 (or any negative value) when it does not apply. */
-static void add_json_double(double x, struct strbuf *out)
+/* A figure with decimals places that is -1 (or any negative value) when
+ * it does not apply: null then. */
+static void add_json_fixed(double x, int decimals, struct strbuf *out)
 {
 	if (!isfinite(x) || x < 0)
 		strbuf_addstr(out, "null");
 	else
-		sim_out_fixed(x, 6, true, out);
+		sim_out_fixed(x, decimals, true, out);
 }
 
-/* Bytes per second, whole; null when negative (n/a). */
-static void add_json_rate(double bps, struct strbuf *out)
+static void add_json_double(double x, struct strbuf *out)
 {
-	if (!isfinite(bps) || bps < 0)
-		strbuf_addstr(out, "null");
-	else
-		sim_out_fixed(bps, 0, true, out);
+	add_json_fixed(x, 6, out);
 }
 
 static void add_json_count(int32_t v, struct strbuf *out)
@@ -254,9 +251,9 @@ static void write_job_place(const struct sim_job_rec *rec, struct strbuf *out)
 	strbuf_addstr(out, ",\"throughput_ratio\":");
 	add_json_double(rec->throughput_ratio, out);
 	strbuf_addstr(out, ",\"cross_rack_bytes_per_second\":");
-	add_json_rate(rec->rack_bps, out);
+	add_json_fixed(rec->rack_bps, 0, out);
 	strbuf_addstr(out, ",\"cross_block_bytes_per_second\":");
-	add_json_rate(rec->block_bps, out);
+	add_json_fixed(rec->block_bps, 0, out);
 }
 
 static void write_job(const struct sim_input *in, const struct sim_result *run,
