@@ -480,25 +480,42 @@ static void hcache_release(struct hcache *c)
 	vec_release(&c->v);
 }
 
+/* Slot number slot of c, made when missing. */
+static struct hslot *slot_at(struct hcache *c, size_t slot)
+{
+	while (slot >= c->v.len)
+		vec_push_zero(&c->v);
+	return &c->v.items[slot];
+}
+
+/* Whether s holds the series of labels' values key[0..len). */
+static bool slot_holds(const struct hslot *s, const char *key, size_t len)
+{
+	return s->key && s->len == len && memcmp(s->key, key, len) == 0;
+}
+
+/* s now holds the series fam{l}, of labels' values key[0..len). */
+static void slot_take(struct obs_metrics *om, struct hslot *s, const char *key,
+		      size_t len, int fam, const char *const *l)
+{
+	free(s->key);
+	s->key = xmalloc(len + 1);
+	memcpy(s->key, key, len);
+	s->key[len] = '\0';
+	s->len = len;
+	s->h = metrics_handle(om->m, om->ids[fam], l);
+}
+
 /* Set gauge fam{l} to v through slot of c, whose labels' values are key
  * (key[0..len)): the handle is looked up only when they changed. */
 static void set_cached(struct obs_metrics *om, struct hcache *c, size_t slot,
 		       const char *key, size_t len, int fam,
 		       const char *const *l, double v)
 {
-	struct hslot *s;
+	struct hslot *s = slot_at(c, slot);
 
-	while (slot >= c->v.len)
-		vec_push_zero(&c->v);
-	s = &c->v.items[slot];
-	if (!s->key || s->len != len || memcmp(s->key, key, len) != 0) {
-		free(s->key);
-		s->key = xmalloc(len + 1);
-		memcpy(s->key, key, len);
-		s->key[len] = '\0';
-		s->len = len;
-		s->h = metrics_handle(om->m, om->ids[fam], l);
-	}
+	if (!slot_holds(s, key, len))
+		slot_take(om, s, key, len, fam, l);
 	metrics_set_handle(om->m, s->h, v);
 }
 
@@ -512,23 +529,16 @@ static void set_moving(struct obs_metrics *om, struct hcache *c, size_t slot,
 		       const struct strbuf *key, int fam, const char *const *l,
 		       double v, bool sticky)
 {
-	struct hslot *sl;
+	struct hslot *sl = slot_at(c, slot);
 
-	while (slot >= c->v.len)
-		vec_push_zero(&c->v);
-	sl = &c->v.items[slot];
-	if (!sl->key || sl->len != key->len ||
-	    memcmp(sl->key, key->buf, key->len) != 0) {
+	if (!slot_holds(sl, key->buf, key->len)) {
 		if (sl->key)
 			metrics_set_handle(om->m, sl->h, 0);
 		free(sl->key);
 		sl->key = NULL;
 		if (sticky && v == 0)
 			return;
-		sl->key = xmalloc(key->len + 1);
-		memcpy(sl->key, key->buf, key->len + 1);
-		sl->len = key->len;
-		sl->h = metrics_handle(om->m, om->ids[fam], l);
+		slot_take(om, sl, key->buf, key->len, fam, l);
 	}
 	metrics_set_handle(om->m, sl->h, v);
 }
@@ -1076,9 +1086,81 @@ static void add_requests(const struct ctl *x, uint32_t wl, int64_t *req)
  * RESOURCE_MAX per LocalQueue), the requests of each ClusterQueue's
  * pending ones into cqpend (RESOURCE_MAX per ClusterQueue); the PodGroup
  * phases per ClusterQueue into phases. */
+/* Kueue's underlying_cause of an unadmitted workload: its QuotaReserved
+ * condition's reason (docs/observability.md has the mapping). */
+enum cause {
+	CAUSE_EVALUATION,
+	CAUSE_MISCONFIGURED,
+	CAUSE_SUSPENDED,
+	CAUSE_NO_FLAVOR,
+	CAUSE_MAX_QUOTA,
+	CAUSE_QUOTA,
+	CAUSE_TOPOLOGY,
+	CAUSE_PODS_READY,
+	CAUSE_PREEMPTED,
+	CAUSE_DEACTIVATED,
+	CAUSE_BACKOFF,
+	CAUSE_COUNT
+};
+
+static const char *const cause_names[CAUSE_COUNT] = {
+	[CAUSE_EVALUATION] = "PendingEvaluation",
+	[CAUSE_MISCONFIGURED] = "Misconfigured",
+	[CAUSE_SUSPENDED] = "Suspended",
+	[CAUSE_NO_FLAVOR] = "NoMatchingFlavor",
+	[CAUSE_MAX_QUOTA] = "ExceedsMaxQuota",
+	[CAUSE_QUOTA] = "WaitingForQuota",
+	[CAUSE_TOPOLOGY] = "TopologyPlacementFailed",
+	[CAUSE_PODS_READY] = "WaitingForPodsReady",
+	[CAUSE_PREEMPTED] = "WaitingForPreemptedWorkloads",
+	[CAUSE_DEACTIVATED] = "Deactivated",
+	[CAUSE_BACKOFF] = "Backoff",
+};
+
+/* The cause of pending wl from the controller's answer to why it waits. */
+static enum cause cause_of(const struct ctl *x, uint32_t wl)
+{
+	static const enum cause of_pend[SCHED_PEND_COUNT] = {
+		[SCHED_PEND_EVALUATION] = CAUSE_EVALUATION,
+		[SCHED_PEND_MISCONFIGURED] = CAUSE_MISCONFIGURED,
+		[SCHED_PEND_DEACTIVATED] = CAUSE_DEACTIVATED,
+		[SCHED_PEND_ON_HOLD] = CAUSE_SUSPENDED,
+		[SCHED_PEND_NO_MATCHING_FLAVOR] = CAUSE_NO_FLAVOR,
+		[SCHED_PEND_EXCEEDS_MAX_QUOTA] = CAUSE_MAX_QUOTA,
+		[SCHED_PEND_WAITING_FOR_QUOTA] = CAUSE_QUOTA,
+		[SCHED_PEND_TOPOLOGY] = CAUSE_TOPOLOGY,
+		/* Kueue's StrictFIFO does not evaluate what is behind */
+		[SCHED_PEND_BEHIND] = CAUSE_EVALUATION,
+	};
+	enum sched_pend p = SCHED_PEND_EVALUATION;
+
+	/* a preemptor whose victims still hold their quota (live only) */
+	if (sched_wl_victims_held(ctl_sched(x), wl))
+		return CAUSE_PREEMPTED;
+	switch (ctl_wl_wait(x, wl, &p)) {
+	case CTL_WAIT_COMPACT:
+		return CAUSE_TOPOLOGY;
+	case CTL_WAIT_BACKOFF:
+		return CAUSE_BACKOFF;
+	case CTL_WAIT_BLOCKED:
+		return CAUSE_PODS_READY;
+	default:
+		return of_pend[p];
+	}
+}
+
+/* The workloads without a reservation, by queue and underlying cause
+ * (kueue_unadmitted_workloads): counted by count(), written by
+ * unadmitted_gauges(). */
+struct unadmitted {
+	int64_t *cqn;  /* [cq * CAUSE_COUNT + cause] */
+	int64_t *lqn;  /* [lq * CAUSE_COUNT + cause] */
+	int32_t *lqcq; /* the ClusterQueue of a LocalQueue's workloads, -1 */
+};
+
 static void count(struct obs_metrics *om, const struct ctl *x,
 		  struct tally *cqt, struct tally *lqt, int64_t *lquse,
-		  int64_t *cqpend, int64_t *phases)
+		  int64_t *cqpend, int64_t *phases, struct unadmitted *un)
 {
 	const struct cluster *c = ctl_cluster(x);
 	const struct sched *s = ctl_sched(x);
@@ -1094,6 +1176,17 @@ static void count(struct obs_metrics *om, const struct ctl *x,
 			continue;
 		phases[(size_t)cq * PODGROUP_PHASE_COUNT +
 		       gang_phase(ctl_gang(x), i)]++;
+		lq = lq_index(om, x, i);
+		if (sched_wl_state(s, i) == SCHED_WL_PENDING &&
+		    !sched_wl_held(s, i)) {
+			enum cause k = cause_of(x, i);
+
+			un->cqn[(size_t)cq * CAUSE_COUNT + k]++;
+			if (lq >= 0) {
+				un->lqn[(size_t)lq * CAUSE_COUNT + k]++;
+				un->lqcq[lq] = cq;
+			}
+		}
 		if (!tally_wl(s, i, &one))
 			continue;
 		if (one.admitted)
@@ -1101,7 +1194,6 @@ static void count(struct obs_metrics *om, const struct ctl *x,
 		tally_add(&cqt[cq], &one);
 		if (one.active || one.inadmissible)
 			add_requests(x, i, cqpend + (size_t)cq * RESOURCE_MAX);
-		lq = lq_index(om, x, i);
 		if (lq < 0)
 			continue;
 		tally_add(&lqt[lq], &one);
@@ -1542,104 +1634,38 @@ static void cohort_gauges(struct obs_metrics *om, const struct ctl *x)
 	strbuf_release(&key);
 }
 
-/* Kueue's underlying_cause of an unadmitted workload: its QuotaReserved
- * condition's reason (docs/observability.md has the mapping). */
-enum cause {
-	CAUSE_EVALUATION,
-	CAUSE_MISCONFIGURED,
-	CAUSE_SUSPENDED,
-	CAUSE_NO_FLAVOR,
-	CAUSE_MAX_QUOTA,
-	CAUSE_QUOTA,
-	CAUSE_TOPOLOGY,
-	CAUSE_PODS_READY,
-	CAUSE_PREEMPTED,
-	CAUSE_DEACTIVATED,
-	CAUSE_BACKOFF,
-	CAUSE_COUNT
-};
-
-static const char *const cause_names[CAUSE_COUNT] = {
-	[CAUSE_EVALUATION] = "PendingEvaluation",
-	[CAUSE_MISCONFIGURED] = "Misconfigured",
-	[CAUSE_SUSPENDED] = "Suspended",
-	[CAUSE_NO_FLAVOR] = "NoMatchingFlavor",
-	[CAUSE_MAX_QUOTA] = "ExceedsMaxQuota",
-	[CAUSE_QUOTA] = "WaitingForQuota",
-	[CAUSE_TOPOLOGY] = "TopologyPlacementFailed",
-	[CAUSE_PODS_READY] = "WaitingForPodsReady",
-	[CAUSE_PREEMPTED] = "WaitingForPreemptedWorkloads",
-	[CAUSE_DEACTIVATED] = "Deactivated",
-	[CAUSE_BACKOFF] = "Backoff",
-};
-
-/* The cause of pending wl from the controller's answer to why it waits. */
-static enum cause cause_of(const struct ctl *x, uint32_t wl)
-{
-	static const enum cause of_pend[SCHED_PEND_COUNT] = {
-		[SCHED_PEND_EVALUATION] = CAUSE_EVALUATION,
-		[SCHED_PEND_MISCONFIGURED] = CAUSE_MISCONFIGURED,
-		[SCHED_PEND_DEACTIVATED] = CAUSE_DEACTIVATED,
-		[SCHED_PEND_ON_HOLD] = CAUSE_SUSPENDED,
-		[SCHED_PEND_NO_MATCHING_FLAVOR] = CAUSE_NO_FLAVOR,
-		[SCHED_PEND_EXCEEDS_MAX_QUOTA] = CAUSE_MAX_QUOTA,
-		[SCHED_PEND_WAITING_FOR_QUOTA] = CAUSE_QUOTA,
-		[SCHED_PEND_TOPOLOGY] = CAUSE_TOPOLOGY,
-		/* Kueue's StrictFIFO does not evaluate what is behind */
-		[SCHED_PEND_BEHIND] = CAUSE_EVALUATION,
-	};
-	enum sched_pend p = SCHED_PEND_EVALUATION;
-
-	/* a preemptor whose victims still hold their quota (live only) */
-	if (sched_wl_victims_held(ctl_sched(x), wl))
-		return CAUSE_PREEMPTED;
-	switch (ctl_wl_wait(x, wl, &p)) {
-	case CTL_WAIT_COMPACT:
-		return CAUSE_TOPOLOGY;
-	case CTL_WAIT_BACKOFF:
-		return CAUSE_BACKOFF;
-	case CTL_WAIT_BLOCKED:
-		return CAUSE_PODS_READY;
-	default:
-		return of_pend[p];
-	}
-}
-
 /*
  * Kueue's unadmitted workloads per ClusterQueue and LocalQueue and cause:
  * every workload of a queue that holds no quota (a preempted one still
  * holding it is admitted until it is gone), queued or not. A LocalQueue
  * counts only while it exists, under the ClusterQueue of its workloads.
  */
-static void unadmitted_gauges(struct obs_metrics *om, const struct ctl *x)
+static void unadmitted_init(struct unadmitted *un, size_t ncq, size_t nlq)
+{
+	un->cqn = xcalloc(ncq * CAUSE_COUNT + 1, sizeof(*un->cqn));
+	un->lqn = xcalloc(nlq * CAUSE_COUNT + 1, sizeof(*un->lqn));
+	un->lqcq = xmalloc((nlq + 1) * sizeof(*un->lqcq));
+	for (size_t i = 0; i < nlq; i++)
+		un->lqcq[i] = -1;
+}
+
+static void unadmitted_release(struct unadmitted *un)
+{
+	free(un->lqcq);
+	free(un->lqn);
+	free(un->cqn);
+}
+
+static void unadmitted_gauges(struct obs_metrics *om, const struct ctl *x,
+			      const struct unadmitted *un)
 {
 	const struct cluster *c = ctl_cluster(x);
-	const struct sched *s = ctl_sched(x);
 	size_t ncq = c->cluster_queues.len, nlq = c->local_queues.len;
-	int64_t *cqn = xcalloc(ncq * CAUSE_COUNT + 1, sizeof(*cqn));
-	int64_t *lqn = xcalloc(nlq * CAUSE_COUNT + 1, sizeof(*lqn));
-	int32_t *lqcq = xmalloc((nlq + 1) * sizeof(*lqcq));
+	const int64_t *cqn = un->cqn, *lqn = un->lqn;
+	const int32_t *lqcq = un->lqcq;
 	const char *l[MAX_LABELS];
 	struct strbuf key;
 
-	for (size_t i = 0; i < nlq; i++)
-		lqcq[i] = -1;
-	for (uint32_t i = 0; i < c->workloads.len; i++) {
-		int32_t cq = ctl_handle(x, i) ? sched_wl_cq(s, i) : -1;
-		enum cause k;
-		int32_t lq;
-
-		if (cq < 0 || sched_wl_state(s, i) != SCHED_WL_PENDING ||
-		    sched_wl_held(s, i))
-			continue;
-		k = cause_of(x, i);
-		cqn[(size_t)cq * CAUSE_COUNT + k]++;
-		lq = lq_index(om, x, i);
-		if (lq < 0)
-			continue;
-		lqn[(size_t)lq * CAUSE_COUNT + k]++;
-		lqcq[lq] = cq;
-	}
 	strbuf_init(&key);
 	for (size_t q = 0; q < ncq; q++) {
 		const char *name = c->cluster_queues.items[q].name;
@@ -1674,9 +1700,6 @@ static void unadmitted_gauges(struct obs_metrics *om, const struct ctl *x)
 		}
 	}
 	strbuf_release(&key);
-	free(lqcq);
-	free(lqn);
-	free(cqn);
 }
 
 void obs_metrics_refresh(struct obs_metrics *om, const struct ctl *x)
@@ -1692,9 +1715,11 @@ void obs_metrics_refresh(struct obs_metrics *om, const struct ctl *x)
 	int64_t *cqpend = xcalloc((ncq + 1) * RESOURCE_MAX, sizeof(*cqpend));
 	const char *l[MAX_LABELS];
 	struct strbuf key;
+	struct unadmitted un;
 	size_t qslot = 0, lqslot = 0;
 
-	count(om, x, cqt, lqt, lquse, cqpend, phases);
+	unadmitted_init(&un, ncq, nlq);
+	count(om, x, cqt, lqt, lquse, cqpend, phases, &un);
 	/* cohorts first at zero, then each queue's share added */
 	for (size_t i = 0; i < c->cohorts.len; i++)
 		metrics_set(
@@ -1718,7 +1743,8 @@ void obs_metrics_refresh(struct obs_metrics *om, const struct ctl *x)
 		lq_gauges(om, x, i, &lqt[i], lquse + i * nfr, &lqslot, &key);
 	strbuf_release(&key);
 	cohort_gauges(om, x);
-	unadmitted_gauges(om, x);
+	unadmitted_gauges(om, x, &un);
+	unadmitted_release(&un);
 	topology_gauges(om, x);
 	free(cqpend);
 	free(phases);
