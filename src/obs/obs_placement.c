@@ -18,7 +18,8 @@
  * mins the fewest that could hold count pods of req (without: the spans,
  * sparing the search). */
 static void spans(const struct topo *t, const uint32_t *n, size_t count,
-		  const struct resvec *req, bool mins, struct obs_placement *r)
+		  const struct resvec *req, bool mins,
+		  struct topo_fewest_memo *memo, struct obs_placement *r)
 {
 	int rack = topology_rack_level(t->topology);
 	unsigned host = (unsigned)t->nlevels - 1;
@@ -41,13 +42,15 @@ static void spans(const struct topo *t, const uint32_t *n, size_t count,
 		r->min_blocks = r->blocks;
 		return;
 	}
-	r->min_hosts =
-		t->hostname_lowest ? topo_fewest_domains(t, host, req, c) : c;
-	r->min_racks =
-		rack >= 0 ? topo_fewest_domains(t, (unsigned)rack, req, c) : 1;
-	r->min_blocks =
-		rack > 0 ? topo_fewest_domains(t, (unsigned)rack - 1, req, c)
-			 : 1;
+	r->min_hosts = t->hostname_lowest
+			       ? topo_fewest_domains_memo(memo, t, host, req, c)
+			       : c;
+	r->min_racks = rack >= 0 ? topo_fewest_domains_memo(
+					   memo, t, (unsigned)rack, req, c)
+				 : 1;
+	r->min_blocks = rack > 0 ? topo_fewest_domains_memo(
+					   memo, t, (unsigned)rack - 1, req, c)
+				 : 1;
 }
 
 /* A shape with its GPUs spread evenly over its hosts. */
@@ -87,7 +90,7 @@ static void model(const struct throughput_config *tc,
 static void of_nodes(const struct topo *t, const uint32_t *n, size_t count,
 		     const struct resvec *req, int gpu,
 		     const struct throughput_config *tc, bool mins,
-		     struct obs_placement *ret)
+		     struct topo_fewest_memo *memo, struct obs_placement *ret)
 {
 	struct throughput_shape act, ideal;
 	int64_t gpp = gpu >= 0 ? req->v[gpu] : 0;
@@ -96,7 +99,7 @@ static void of_nodes(const struct topo *t, const uint32_t *n, size_t count,
 	ret->ratio = 1;
 	ret->pods = (int32_t)count;
 	ret->gpus = (int32_t)((int64_t)count * (gpp > 0 ? gpp : 1));
-	spans(t, n, count, req, mins, ret);
+	spans(t, n, count, req, mins, memo, ret);
 	shape(&act, ret->gpus, ret->hosts, ret->racks, ret->blocks);
 	if (ret->min_hosts > 0 && ret->min_racks > 0 && ret->min_blocks > 0)
 		shape(&ideal, ret->gpus, ret->min_hosts, ret->min_racks,
@@ -112,7 +115,7 @@ static void of_nodes(const struct topo *t, const uint32_t *n, size_t count,
 static bool placement(const struct sched *s, uint32_t wl,
 		      const struct workload *w, size_t p, int gpu,
 		      const struct throughput_config *tc, bool mins,
-		      struct obs_placement *ret)
+		      struct topo_fewest_memo *memo, struct obs_placement *ret)
 {
 	const struct sched_admission *adm = sched_wl_admission(s, wl);
 	const struct sched_podset_admission *pa;
@@ -125,7 +128,7 @@ static bool placement(const struct sched *s, uint32_t wl,
 	if (pa->tas_flavor < 0 || !pa->nodes || pa->count <= 0)
 		return false;
 	of_nodes(sched_topo(s, pa->tas_flavor), pa->nodes, (size_t)pa->count,
-		 &w->podsets[p].requests, gpu, tc, mins, ret);
+		 &w->podsets[p].requests, gpu, tc, mins, memo, ret);
 	return true;
 }
 
@@ -134,7 +137,7 @@ bool obs_placement_of(const struct sched *s, uint32_t wl,
 		      const struct throughput_config *tc,
 		      struct obs_placement *ret)
 {
-	return placement(s, wl, w, p, gpu, tc, true, ret);
+	return placement(s, wl, w, p, gpu, tc, true, NULL, ret);
 }
 
 bool obs_placement_traffic_nodes(const struct topo *t, const uint32_t *n,
@@ -147,7 +150,7 @@ bool obs_placement_traffic_nodes(const struct topo *t, const uint32_t *n,
 	if (!t || !n || !req || count == 0)
 		return false;
 	of_nodes(t, n, count, req, gpu, tc, throughput_compute_uses_ideal(tc),
-		 &pl);
+		 NULL, &pl);
 	*ret_rack = pl.rack_bps;
 	*ret_block = pl.block_bps;
 	return true;
@@ -162,7 +165,7 @@ struct summary {
 
 static bool worst_of(const struct sched *s, const struct cluster *c,
 		     uint32_t wl, int gpu, const struct throughput_config *tc,
-		     struct summary *r)
+		     struct topo_fewest_memo *memo, struct summary *r)
 {
 	const struct workload *w = &c->workloads.items[wl];
 	struct obs_placement pl;
@@ -171,7 +174,7 @@ static bool worst_of(const struct sched *s, const struct cluster *c,
 	memset(r, 0, sizeof(*r));
 	r->ratio = 1;
 	for (size_t p = 0; p < w->npodsets; p++) {
-		if (!obs_placement_of(s, wl, w, p, gpu, tc, &pl))
+		if (!placement(s, wl, w, p, gpu, tc, true, memo, &pl))
 			continue;
 		any = true;
 		r->ratio = pl.ratio < r->ratio ? pl.ratio : r->ratio;
@@ -197,13 +200,39 @@ bool obs_placement_traffic(const struct sched *s, const struct cluster *c,
 
 	*ret_rack = *ret_block = 0;
 	for (size_t p = 0; p < w->npodsets; p++) {
-		if (!placement(s, wl, w, p, gpu, tc, mins, &pl))
+		if (!placement(s, wl, w, p, gpu, tc, mins, NULL, &pl))
 			continue;
 		any = true;
 		*ret_rack += pl.rack_bps;
 		*ret_block += pl.block_bps;
 	}
 	return any;
+}
+
+/* The admitted workloads with a placement, and their summaries: each
+ * found once for every family of the page; the fewest domains of each
+ * (topology, level, request) sorted once for all of them. */
+struct admitted {
+	uint32_t wl;
+	struct summary sum;
+};
+
+static size_t admitted(const struct sched *s, const struct cluster *c, int gpu,
+		       const struct throughput_config *tc, struct admitted *a)
+{
+	struct topo_fewest_memo memo;
+	size_t n = 0;
+
+	topo_fewest_memo_init(&memo);
+	for (uint32_t wl = 0; wl < c->workloads.len; wl++) {
+		if (!c->workloads.items[wl].name ||
+		    sched_wl_state(s, wl) != SCHED_WL_ADMITTED ||
+		    !worst_of(s, c, wl, gpu, tc, &memo, &a[n].sum))
+			continue;
+		a[n++].wl = wl;
+	}
+	topo_fewest_memo_release(&memo);
+	return n;
 }
 
 static void family(struct strbuf *out, const char *name, const char *help)
@@ -235,32 +264,33 @@ void obs_placement_metrics(const struct sched *s, const struct cluster *c,
 		"placement sends out of its blocks.",
 	};
 	int gpu = resource_lookup(c->resources, "nvidia.com/gpu");
-	size_t multi = 0, on_min = 0;
+	struct admitted *a = xcalloc((size_t)c->workloads.len + 1, sizeof(*a));
+	size_t n = admitted(s, c, gpu, tc, a), multi = 0, on_min = 0;
 
 	for (size_t f = 0; f < ARRAY_SIZE(names); f++) {
 		family(out, names[f], helps[f]);
-		for (uint32_t wl = 0; wl < c->workloads.len; wl++) {
-			const struct workload *w = &c->workloads.items[wl];
-			struct summary r;
-			if (!w->name ||
-			    sched_wl_state(s, wl) != SCHED_WL_ADMITTED ||
-			    !worst_of(s, c, wl, gpu, tc, &r))
-				continue;
+		for (size_t i = 0; i < n; i++) {
+			const struct workload *w = &c->workloads.items[a[i].wl];
+			const struct summary *r = &a[i].sum;
+
 			strbuf_addf(out, "%s{namespace=\"%s\",name=\"%s\"} ",
 				    names[f], w->ns ? w->ns : "", w->name);
 			if (f == 0)
-				strbuf_addf(out, "%.6g\n", r.ratio);
+				strbuf_addf(out, "%.6g\n", r->ratio);
 			else if (f < 3)
-				strbuf_addf(out, "%d\n", f == 1 ? r.xr : r.xb);
+				strbuf_addf(out, "%d\n",
+					    f == 1 ? r->xr : r->xb);
 			else
 				strbuf_addf(out, "%.6g\n",
-					    f == 3 ? r.rack_bps : r.block_bps);
-			if (f == 0 && r.hosts > 1) {
+					    f == 3 ? r->rack_bps
+						   : r->block_bps);
+			if (f == 0 && r->hosts > 1) {
 				multi++;
-				on_min += r.xr == 0;
+				on_min += r->xr == 0;
 			}
 		}
 	}
+	free(a);
 	family(out, "echelon_placement_on_min_racks_ratio",
 	       "Admitted multi-host workloads on the fewest racks that could "
 	       "hold them, as a fraction.");

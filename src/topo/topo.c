@@ -580,24 +580,99 @@ static int i64_desc(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
-/* The fewest level-l domains whose empty capacity holds count pods. */
-int32_t topo_fewest_domains(const struct topo *t, unsigned l,
-			    const struct resvec *req, int32_t count)
+/* The capacities of the level-l domains of t for pods of req, largest
+ * first, summed: caps[k] is what the k + 1 largest hold; *ret_n of them. */
+static int64_t *domain_caps(const struct topo *t, unsigned l,
+			    const struct resvec *req, uint32_t *ret_n)
 {
 	uint32_t lo = t->level_off[l], hi = t->level_off[l + 1];
 	int64_t *cap = xcalloc((size_t)(hi - lo) + 1, sizeof(*cap));
-	int64_t sum = 0;
-	int32_t k = 0;
 
 	for (uint32_t d = lo; d < hi; d++) {
 		for (uint32_t i = 0; i < t->dom_nnodes[d]; i++)
 			cap[d - lo] += node_pods(t, t->dom_node[d] + i, req);
 	}
 	qsort(cap, hi - lo, sizeof(*cap), i64_desc);
-	while (k < (int32_t)(hi - lo) && sum < count)
-		sum += cap[k++];
-	free(cap);
-	return k ? k : 1;
+	for (uint32_t k = 1; k < hi - lo; k++)
+		cap[k] += cap[k - 1];
+	*ret_n = hi - lo;
+	return cap;
+}
+
+/* The fewest of the n domains of summed capacities caps that hold count. */
+static int32_t fewest_of(const int64_t *caps, uint32_t n, int32_t count)
+{
+	uint32_t lo = 0, hi = n;
+
+	if (count <= 0 || n == 0)
+		return 1;
+	if (caps[n - 1] < count)
+		return (int32_t)n; /* all of them, as many as there are */
+	while (lo < hi) {	   /* the first k with caps[k] >= count */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (caps[mid] >= count)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return (int32_t)lo + 1;
+}
+
+int32_t topo_fewest_domains(const struct topo *t, unsigned l,
+			    const struct resvec *req, int32_t count)
+{
+	uint32_t n;
+	int64_t *caps = domain_caps(t, l, req, &n);
+	int32_t k = fewest_of(caps, n, count);
+
+	free(caps);
+	return k;
+}
+
+/* A memo's key: the topology, the level and the request's values. */
+struct fewest_key {
+	const struct topo *t;
+	int64_t l;
+	int64_t v[RESOURCE_MAX];
+};
+
+void topo_fewest_memo_init(struct topo_fewest_memo *m)
+{
+	memset(m, 0, sizeof(*m));
+	hmap_init(&m->index);
+}
+
+void topo_fewest_memo_release(struct topo_fewest_memo *m)
+{
+	for (size_t i = 0; i < m->caps.len; i++)
+		free(m->caps.items[i].sums);
+	vec_release(&m->caps);
+	hmap_release(&m->index);
+}
+
+int32_t topo_fewest_domains_memo(struct topo_fewest_memo *m,
+				 const struct topo *t, unsigned l,
+				 const struct resvec *req, int32_t count)
+{
+	struct fewest_key key;
+	int64_t at;
+
+	if (!m)
+		return topo_fewest_domains(t, l, req, count);
+	memset(&key, 0, sizeof(key));
+	key.t = t;
+	key.l = l;
+	for (int r = 0; r < t->nres && r < RESOURCE_MAX; r++)
+		key.v[r] = req->v[r];
+	if (!hmap_get(&m->index, &key, sizeof(key), &at)) {
+		struct topo_fewest_caps *c = vec_push_zero(&m->caps);
+
+		c->sums = domain_caps(t, l, req, &c->n);
+		at = (int64_t)m->caps.len - 1;
+		hmap_put(&m->index, &key, sizeof(key), at);
+	}
+	return fewest_of(m->caps.items[at].sums, m->caps.items[at].n, count);
 }
 
 static int u32_cmp(const void *a, const void *b)

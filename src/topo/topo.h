@@ -42,6 +42,7 @@
 #include "base/compiler.h"
 #include "base/hmap.h"
 #include "base/strbuf.h"
+#include "base/vec.h"
 #include "model/flavor.h"
 #include "model/node.h"
 #include "model/resource.h"
@@ -171,6 +172,28 @@ size_t topo_dom_values(const struct topo *t, uint32_t d, const char **vals);
  */
 int32_t topo_fewest_domains(const struct topo *t, unsigned l,
 			    const struct resvec *req, int32_t count);
+
+/*
+ * The same answers for many questions about topologies that do not change
+ * meanwhile (a metrics page over every admitted workload): each (topology,
+ * level, request) sorts its domains once, then each count is a binary
+ * search. Owned by its one caller; a NULL memo computes afresh.
+ */
+struct topo_fewest_caps {
+	int64_t *sums; /* what the k + 1 largest domains hold, k < n */
+	uint32_t n;
+};
+
+struct topo_fewest_memo {
+	struct hmap index; /* topology, level, request -> index in caps */
+	VEC(struct topo_fewest_caps) caps;
+};
+
+void topo_fewest_memo_init(struct topo_fewest_memo *m);
+void topo_fewest_memo_release(struct topo_fewest_memo *m);
+int32_t topo_fewest_domains_memo(struct topo_fewest_memo *m,
+				 const struct topo *t, unsigned l,
+				 const struct resvec *req, int32_t count);
 /* How many domains of level l the nodes n[0..k) are in; tmp holds k
  * entries of scratch. */
 int32_t topo_domains_spanned(const struct topo *t, const uint32_t *n, size_t k,

@@ -194,6 +194,84 @@ static void test_random_aggregates(void **state)
 	strbuf_release(&why);
 }
 
+/* Brute force: the smallest number of level-l domains, any of them, whose
+ * empty nodes hold count pods of req; all of them when none do. */
+static int32_t fewest_brute(const struct topo *t, unsigned l,
+			    const struct resvec *req, int32_t count)
+{
+	uint32_t lo = t->level_off[l], n = t->level_off[l + 1] - lo;
+	int64_t cap[16] = { 0 };
+	int32_t best = (int32_t)n;
+
+	assert_true(n <= 16);
+	for (uint32_t d = 0; d < n; d++) {
+		for (uint32_t i = 0; i < t->dom_nnodes[lo + d]; i++) {
+			uint32_t node = t->dom_node[lo + d] + i;
+			int64_t k = INT32_MAX;
+
+			for (int r = 0; r < t->nres; r++) {
+				int64_t a =
+					t->node_alloc[(size_t)node *
+							      (size_t)t->nres +
+						      (size_t)r];
+
+				if (req->v[r] > 0 && a / req->v[r] < k)
+					k = a / req->v[r];
+			}
+			cap[d] += k;
+		}
+	}
+	for (uint32_t set = 1; set < (1u << n); set++) {
+		int64_t sum = 0;
+
+		for (uint32_t d = 0; d < n; d++)
+			sum += set >> d & 1 ? cap[d] : 0;
+		if (sum >= count && __builtin_popcount(set) < best)
+			best = __builtin_popcount(set);
+	}
+	return count <= 0 || n == 0 ? 1 : best;
+}
+
+/* topo_fewest_domains() and its memo against brute force, on random
+ * clusters, several requests sharing one memo. */
+static void test_fewest_domains(void **state)
+{
+	struct rng g;
+
+	(void)state;
+	rng_seed(&g, 7);
+	for (int round = 0; round < 60; round++) {
+		struct topo_fewest_memo memo;
+		struct fx f;
+		struct topo *t;
+
+		fx_init(&f, "block,rack,kubernetes.io/hostname");
+		random_cluster(&f, &g, 1 + rng_below(&g, 14));
+		t = topo_new(&f.topology, NULL, f.nodes, f.nnodes, &f.reg);
+		topo_fewest_memo_init(&memo);
+		for (int q = 0; q < 40; q++) {
+			struct resvec req;
+			unsigned l = (unsigned)rng_below(&g, 3);
+			int32_t count = (int32_t)rng_below(&g, 60);
+			int32_t want;
+
+			resvec_zero(&req);
+			req.v[RESOURCE_CPU] =
+				500 * (1 + (int64_t)rng_below(&g, 3));
+			req.v[f.gpu] = (int64_t)rng_below(&g, 3);
+			want = fewest_brute(t, l, &req, count);
+			assert_int_equal(topo_fewest_domains(t, l, &req, count),
+					 want);
+			assert_int_equal(topo_fewest_domains_memo(&memo, t, l,
+								  &req, count),
+					 want);
+		}
+		topo_fewest_memo_release(&memo);
+		topo_free(t);
+		fx_release(&f);
+	}
+}
+
 static void test_add_node_rebuilds(void **state)
 {
 	struct fx f;
@@ -331,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_add_node_rebuilds),
 		cmocka_unit_test(test_check_and_removal),
 		cmocka_unit_test(test_idle_nodes),
+		cmocka_unit_test(test_fewest_domains),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
