@@ -9,10 +9,14 @@
  * before and after, turned into patches when sent, so later changes
  * coalesce into a queued update by replacing its "after"), a bind, a
  * delete. An object sends one write at a time, in order; the heads of
- * the queues wait in two heaps ordered by queueing order, other writes
+ * the queues wait in three heaps ordered by queueing order: other writes
  * first, then binds, a bind only once no write counted for the intent
- * barrier (a non-bind write of its flush or an earlier one, not queued
- * behind a bind of its own object) is unanswered.
+ * barrier (a write of its flush or an earlier one, neither a bind nor an
+ * Event, not queued behind a bind of its own object) is unanswered, then
+ * Events. Events are neither the decision's record nor read back, and
+ * kube-scheduler records `Scheduled` after the binding: a gang's binds do
+ * not wait for them. A patch of an Event the server does not have (its
+ * create dropped when leadership was lost) creates it instead.
  *
  * A refused write makes the reflector fetch the object again. A refused
  * bind is also remembered on its object: once a mirrored change shows
@@ -108,7 +112,7 @@ struct kube_outbox {
 	uint64_t cursor, seq, flush;
 	int64_t now_us;
 	struct hmap objs; /* key → struct obj * */
-	struct heap ready, ready_binds;
+	struct heap ready, ready_binds, ready_events;
 	VEC(struct open_flush) open;
 	VEC(struct obj *) retries;
 	VEC(int64_t)
@@ -404,7 +408,12 @@ static void write_free(struct write *w)
 static void make_ready(struct kube_outbox *b, struct write *w)
 {
 	w->in_heap = true;
-	heap_push(w->verb == V_BIND ? &b->ready_binds : &b->ready, w);
+	if (w->verb == V_BIND)
+		heap_push(&b->ready_binds, w);
+	else if (is_event(w->o->kind))
+		heap_push(&b->ready_events, w);
+	else
+		heap_push(&b->ready, w);
 }
 
 /* Take w out of the counts (answered or dropped). */
@@ -447,7 +456,7 @@ static struct write *enqueue(struct kube_outbox *b, struct obj *o,
 	w->queued_us = b->now_us;
 	w->old = json_incref((json_t *)old);
 	w->new = json_incref((json_t *)new);
-	w->counted = verb != V_BIND && !queue_has_bind(o);
+	w->counted = verb != V_BIND && !is_event(o->kind) && !queue_has_bind(o);
 	if (w->counted)
 		open_add(b, w->flush);
 	b->queued++;
@@ -920,6 +929,21 @@ static void answered(struct write *w, const struct kube_reply *r)
 	json_decref(obj);
 }
 
+/* A patch of an Event the server does not have: sent again as its
+ * create, as client-go's event recorder does. */
+static bool recreate(struct kube_outbox *b, struct write *w,
+		     const struct kube_reply *r)
+{
+	if (r->code != 404 || w->verb != V_UPDATE || w->step ||
+	    !is_event(w->o->kind))
+		return false;
+	w->verb = V_CREATE;
+	json_decref(w->old);
+	w->old = NULL;
+	advance(b, w);
+	return true;
+}
+
 static void on_done(void *ctx, const struct kube_reply *r)
 {
 	struct write *w = ctx;
@@ -955,7 +979,7 @@ static void on_done(void *ctx, const struct kube_reply *r)
 	if (ok) {
 		w->step++;
 		advance(b, w);
-	} else {
+	} else if (!recreate(b, w, r)) {
 		refused(b, w, r, msg);
 		done(b, w);
 	}
@@ -985,21 +1009,29 @@ static void send_call(struct kube_outbox *b, struct write *w, enum call_verb cv,
 	free(text);
 }
 
+/* The next write to send, out of its heap: other writes, binds whose
+ * barrier is open, Events; NULL when none may go. */
+static struct write *next_ready(struct kube_outbox *b)
+{
+	struct write *w = heap_peek(&b->ready);
+
+	if (w)
+		return heap_pop(&b->ready);
+	w = heap_peek(&b->ready_binds);
+	if (w && barrier_open(b, w->flush))
+		return heap_pop(&b->ready_binds);
+	return heap_peek(&b->ready_events) ? heap_pop(&b->ready_events) : NULL;
+}
+
 static void pump(struct kube_outbox *b)
 {
 	unsigned max = b->o.max_inflight ? b->o.max_inflight : 256;
 
 	while (b->inflight < max) {
-		struct write *w = heap_peek(&b->ready);
+		struct write *w = next_ready(b);
 
-		if (w) {
-			heap_pop(&b->ready);
-		} else {
-			w = heap_peek(&b->ready_binds);
-			if (!w || !barrier_open(b, w->flush))
-				break;
-			heap_pop(&b->ready_binds);
-		}
+		if (!w)
+			break;
 		w->in_heap = false;
 		if (w->dead)
 			write_free(w);
@@ -1020,6 +1052,7 @@ struct kube_outbox *kube_outbox_new(const struct kube_outbox_options *o)
 	hmap_init(&b->objs);
 	heap_init(&b->ready, by_seq, NULL);
 	heap_init(&b->ready_binds, by_seq, NULL);
+	heap_init(&b->ready_events, by_seq, NULL);
 	b->m = metrics_new();
 	metrics_register(b->m, defs, F_COUNT, b->fam);
 	snapshot(b);
@@ -1054,6 +1087,8 @@ static void drop_all(struct kube_outbox *b)
 		write_free(heap_pop(&b->ready));
 	while (heap_peek(&b->ready_binds))
 		write_free(heap_pop(&b->ready_binds));
+	while (heap_peek(&b->ready_events))
+		write_free(heap_pop(&b->ready_events));
 	b->retries.len = 0;
 	b->open.len = 0;
 	b->inflight = 0;
@@ -1078,6 +1113,7 @@ void kube_outbox_free(struct kube_outbox *b)
 	free_objs(b);
 	heap_release(&b->ready);
 	heap_release(&b->ready_binds);
+	heap_release(&b->ready_events);
 	vec_release(&b->open);
 	vec_release(&b->retries);
 	vec_release(&b->bound_us);

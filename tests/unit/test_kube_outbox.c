@@ -589,6 +589,95 @@ static void test_event_and_delete(void **state)
 	assert_int_equal(f->logged, 0);
 }
 
+static void faults(struct fx *f, double fail, int code, const char *only);
+
+/* The index of the first call starting with prefix, or -1. */
+static int call_at(struct fx *f, const char *prefix)
+{
+	for (size_t i = 0; i < f->calls.len; i++)
+		if (!strncmp(f->calls.items[i], prefix, strlen(prefix)))
+			return (int)i;
+	return -1;
+}
+
+static void scheduled(struct fx *f, const char *name)
+{
+	const struct api_obj *p =
+		api_store_get(f->replica, kind(API_KIND_POD), NS, name);
+
+	assert_int_equal(serve_event(f->replica, p->body, "Normal", "Scheduled",
+				     "Binding", "echelon.dev/scheduler", f->now,
+				     "assigned %s", name),
+			 0);
+}
+
+/* Events go after the binds queued with them, and binds do not wait for
+ * them: an Event failing does not hold a gang back. */
+static void test_events_after_binds(void **state)
+{
+	struct fx *f = *state;
+	int ev;
+
+	scheduled(f, "p1");
+	scheduled(f, "p2");
+	bind(f, "p1", "n1");
+	bind(f, "p2", "n1");
+	settle(f);
+	ev = call_at(f, "POST /api/v1/namespaces/default/events ");
+	assert_true(ev >= 0);
+	assert_true(call_at(f, "POST /api/v1/namespaces/default/pods/p1/"
+			       "binding") < ev);
+	assert_true(call_at(f, "POST /api/v1/namespaces/default/pods/p2/"
+			       "binding") < ev);
+	assert_int_equal(api_store_count(f->remote, kind(API_KIND_EVENT)), 2);
+
+	calls_clear(f);
+	faults(f, 1, 500, "/events");
+	scheduled(f, "p3");
+	bind(f, "p3", "n2");
+	for (int i = 0; i < 5; i++) {
+		turn(f);
+		f->now += 200000;
+	}
+	assert_string_equal(node_of(remote_body(f, API_KIND_POD, NS, "p3")),
+			    "n2");
+	faults(f, 0, 0, NULL);
+	settle(f);
+}
+
+/* A repeat of an Event the server lost (its create dropped with the
+ * leadership, or deleted by its TTL): the patch's 404 turns into the
+ * Event's create, nothing refused. */
+static void test_event_recreated(void **state)
+{
+	struct fx *f = *state;
+	const struct api_obj *lo = NULL;
+	const json_t *ev;
+
+	scheduled(f, "p5");
+	settle(f);
+	(void)api_store_each(f->replica, kind(API_KIND_EVENT), NS, NULL, NULL,
+			     first_event, &lo);
+	assert_non_null(lo);
+	assert_int_equal(api_store_delete(f->remote, kind(API_KIND_EVENT), NS,
+					  lo->name, 0, f->now),
+			 0);
+	calls_clear(f);
+	scheduled(f, "p5");
+	settle(f);
+	assert_int_equal(f->calls.len, 2);
+	assert_non_null(strstr(f->calls.items[0],
+			       "PATCH /api/v1/namespaces/default/events/p5."));
+	assert_int_equal(call_at(f, "POST /api/v1/namespaces/default/events "),
+			 1);
+	(void)api_store_each(f->replica, kind(API_KIND_EVENT), NS, NULL, NULL,
+			     first_event, &lo);
+	ev = remote_body(f, API_KIND_EVENT, NS, lo->name);
+	assert_non_null(ev);
+	assert_int_equal(json_integer_value(json_object_get(ev, "count")), 2);
+	assert_int_equal(f->logged, 0);
+}
+
 /* An object created here and deleted while its create is on its way:
  * the delete follows, with the uid the server gave it; one created and
  * deleted before it was sent is never sent. */
@@ -684,8 +773,6 @@ static void add_workload(struct fx *f)
 			 "c", "image", "busybox"));
 	settle(f);
 }
-
-static void faults(struct fx *f, double fail, int code, const char *only);
 
 static void test_intent_first(void **state)
 {
@@ -1194,6 +1281,10 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_coalesce, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_and_delete, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_events_after_binds, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_event_recreated, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_create_then_delete, setup,
 						teardown),
