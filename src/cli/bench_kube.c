@@ -284,23 +284,66 @@ static void on_pod(struct seen *s, json_t *pod, uint64_t *rv)
 	}
 }
 
+#define RELIST_TRIES 5
+
+/* The pods in pages of 500, each bound one counted; the first page's
+ * resourceVersion, or 0 when a page failed. */
+static uint64_t list_all(struct seen *s)
+{
+	uint64_t at = 0, page_rv, rv;
+	struct strbuf path;
+	char *cont = NULL;
+
+	strbuf_init(&path);
+	do {
+		json_t *l, *pod, *md;
+		const char *next;
+		size_t i;
+
+		strbuf_reset(&path);
+		strbuf_addstr(&path, PODS_PATH "?limit=500");
+		if (cont)
+			strbuf_addf(&path, "&continue=%s", cont);
+		l = list_pods(s->port, path.buf, &page_rv);
+		free(cont);
+		cont = NULL;
+		if (!l || !page_rv) {
+			json_decref(l);
+			at = 0;
+			break;
+		}
+		at = at ? at : page_rv;
+		json_array_foreach(json_object_get(l, "items"), i, pod)
+			on_pod(s, pod, &rv);
+		md = json_object_get(l, "metadata");
+		next = json_string_value(json_object_get(md, "continue"));
+		/* echelon's tokens are "<rv>.<hex>": nothing to escape */
+		if (next && *next &&
+		    strspn(next, "0123456789abcdef.") == strlen(next))
+			cont = xstrdup(next);
+		json_decref(l);
+	} while (cont);
+	strbuf_release(&path);
+	return at;
+}
+
 /* After a 410 (the watch fell behind the server's history: 100,000
  * changes go by in about 25 s at 50,000 pods): list the pods, count the
  * bound ones, and go on from the list's resourceVersion, as a reflector
- * does. False when the list fails. */
+ * does; a list that fails is tried again, up to RELIST_TRIES times a
+ * second apart. False when none succeeds. */
 static bool relist(struct seen *s, uint64_t *rv)
 {
-	uint64_t at;
-	json_t *l = list_pods(s->port, PODS_PATH, &at), *pod;
-	size_t i;
+	for (int i = 0; i < RELIST_TRIES && !s->stop; i++) {
+		uint64_t at = list_all(s);
 
-	json_array_foreach(json_object_get(l, "items"), i, pod)
-		on_pod(s, pod, rv);
-	json_decref(l);
-	if (!at)
-		return false;
-	*rv = at;
-	return true;
+		if (at) {
+			*rv = at;
+			return true;
+		}
+		sleep(1);
+	}
+	return false;
 }
 
 /* Whether a watch event of type ERROR is a 410 Expired. */
@@ -344,7 +387,11 @@ static void *watch_thread(void *arg)
 				again = expired(ev) && relist(s, &rv);
 				if (!again) {
 					snprintf(s->error, sizeof(s->error),
-						 "watch: %.200s", line.buf);
+						 "watch: %.200s%s", line.buf,
+						 expired(ev) ? "; and the pods "
+							       "could not be "
+							       "listed again"
+							     : "");
 					s->failed = s->stop = true;
 				}
 			} else if (type) {
