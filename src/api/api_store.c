@@ -8,6 +8,13 @@
  * the current version of each object, the history ring holds the version
  * each change produced, so an update or delete never copies a body and a
  * watcher reading the ring sees the objects exactly as they were written.
+ *
+ * A version no longer current (replaced, deleted, or a deletion's own)
+ * waits on the stale list; the api_store_compact() after next then keeps
+ * only its text
+ * (a decoded tree is four to five times its text, and the ring holds up
+ * to its whole history of them), and api_store_events() decodes the text
+ * again for the reader that comes that late.
  */
 #include "api/api_store.h"
 
@@ -64,7 +71,9 @@ struct api_store {
 	uint64_t rv, oldest_rv;
 	char uid_prefix[24];
 	uint64_t uid_counter;
-	struct sobj *graveyard; /* last deleted version, kept to next write */
+	struct sobj *graveyard;	  /* last deleted version, kept to next write */
+	VEC(struct sobj *) stale; /* versions no longer current, a ref each */
+	size_t stale_mark; /* those before it: stale at the last compaction */
 };
 
 static void sobj_unref(struct sobj *o)
@@ -239,6 +248,9 @@ void api_store_free(struct api_store *s)
 		return;
 	ring_clear(s);
 	free(s->ring);
+	vec_foreach (&s->stale, p)
+		sobj_unref(*p);
+	vec_release(&s->stale);
 	vec_foreach (&s->kinds, ks) {
 		vec_foreach (&ks->objs, p)
 			sobj_unref(*p);
@@ -400,6 +412,16 @@ bool api_rv_parse(const char *s, size_t len, uint64_t *ret)
 	return true;
 }
 
+json_t *api_event_body(const struct api_event *ev)
+{
+	if (ev->body_)
+		return ev->body_;
+	if (!*ev->decoded_) /* a compacted version: its tree again */
+		*ev->decoded_ = json_loadb(ev->text, ev->len, 0, NULL);
+	BUG_ON(!*ev->decoded_);
+	return *ev->decoded_;
+}
+
 int api_store_events(const struct api_store *s, uint64_t since, api_event_fn fn,
 		     void *ctx)
 {
@@ -414,13 +436,15 @@ int api_store_events(const struct api_store *s, uint64_t since, api_event_fn fn,
 	for (uint64_t rv = since + 1; rv <= s->rv; rv++) {
 		const struct hent *h =
 			&s->ring[(s->ring_head + (rv - first)) % s->ring_cap];
+		json_t *decoded = NULL;
 		struct api_event ev = {
 			.rv = h->rv,
 			.type = h->type,
 			.kind = h->o->pub.kind,
 			.ns = h->o->ns,
 			.name = h->o->name,
-			.body = h->o->pub.body,
+			.body_ = h->o->pub.body,
+			.decoded_ = &decoded,
 			.text = h->o->text,
 			.len = h->o->pub.len,
 			.mirror = h->mirror,
@@ -429,6 +453,7 @@ int api_store_events(const struct api_store *s, uint64_t since, api_event_fn fn,
 
 		BUG_ON(h->rv != rv);
 		rc = fn(ctx, &ev);
+		json_decref(decoded);
 		if (rc)
 			return rc;
 	}
@@ -516,6 +541,44 @@ static void note_uid(struct api_store *s, const char *uid)
 		s->uid_counter = c;
 }
 
+/* o is no longer current: its tree goes at the next compaction, at the
+ * latest once as many wait as the history holds (a store whose owner
+ * never compacts keeps no more than that). */
+static void stale(struct api_store *s, struct sobj *o)
+{
+	if (s->stale.len >= s->ring_cap) {
+		s->stale_mark = s->stale.len;
+		api_store_compact(s);
+	}
+	o->ref++;
+	vec_push(&s->stale, o);
+}
+
+void api_store_compact(struct api_store *s)
+{
+	size_t n = s->stale_mark;
+
+	for (size_t i = 0; i < n; i++) {
+		struct sobj *o = s->stale.items[i];
+
+		if (o->ref > 1 && o->pub.body) { /* in the ring still */
+			json_decref(o->pub.body);
+			o->pub.body = NULL;
+			free(o->view_text);
+			o->view_text = NULL;
+			o->view_kind = NULL;
+			free(o->row_text);
+			o->row_text = NULL;
+			o->row_kind = NULL;
+		}
+		sobj_unref(o);
+	}
+	memmove(s->stale.items, s->stale.items + n,
+		(s->stale.len - n) * sizeof(*s->stale.items));
+	s->stale.len -= n;
+	s->stale_mark = s->stale.len;
+}
+
 static void index_put(struct api_store *s, struct sobj *o, size_t at,
 		      bool replace)
 {
@@ -525,6 +588,7 @@ static void index_put(struct api_store *s, struct sobj *o, size_t at,
 		struct sobj *old = ks->objs.items[at];
 
 		hmap_del(&s->uids, old->uid, strlen(old->uid));
+		stale(s, old);
 		sobj_unref(old);
 		ks->objs.items[at] = o;
 	} else {
@@ -546,6 +610,7 @@ static void index_del(struct api_store *s, const struct api_kind *k, size_t at)
 	memmove(&ks->objs.items[at], &ks->objs.items[at + 1],
 		(ks->objs.len - at - 1) * sizeof(*ks->objs.items));
 	ks->objs.len--;
+	stale(s, old);
 	sobj_unref(old);
 }
 
@@ -696,6 +761,7 @@ static struct sobj *remove_at(struct api_store *s, const struct api_kind *k,
 	index_del(s, k, at);
 	record(s, API_DELETED, o, mirror);
 	bury(s, o);
+	stale(s, o);
 	return o;
 }
 
@@ -922,6 +988,7 @@ int api_store_restore_event(struct api_store *s, uint64_t rv,
 	h->rv = rv;
 	h->type = type;
 	h->o = sobj_new(k, body, rv);
+	stale(s, h->o); /* a past version: never current */
 	s->ring_len++;
 	s->oldest_rv--;
 	return 0;

@@ -40,19 +40,27 @@ struct api_obj {
 	size_t len;
 };
 
-/* One change. body is the object after it (for DELETED, as it was, with
- * the deletion's rv); borrowed, valid while the event is retained. */
+/* One change. The object after it (for DELETED, as it was, with the
+ * deletion's rv) is text, and api_event_body() as JSON; both borrowed,
+ * valid during the api_store_events() call that passed it. */
 struct api_event {
 	uint64_t rv;
 	enum api_ev_type type;
 	const struct api_kind *kind;
 	const char *ns, *name;
-	json_t *body;
+	json_t *body_;	   /* NULL once compacted: read api_event_body() */
+	json_t **decoded_; /* api_event_body()'s decode of text */
 	const char *text;
 	size_t len;
 	bool mirror; /* written by api_store_mirror*(): a replica's copy of
 			another server's change, not a local write */
 };
+
+/* ev's object as JSON. A version api_store_compact() left as text only
+ * is decoded again, once per event and call (a reader that needs only
+ * the text, a watch without selectors, never pays for it); take a
+ * reference to keep it past the call. */
+json_t *api_event_body(const struct api_event *ev);
 
 struct api_store_options {
 	size_t history;		/* changes retained for watches; 0: 100,000 */
@@ -94,6 +102,17 @@ int api_store_each(const struct api_store *s, const struct api_kind *k,
 typedef int (*api_event_fn)(void *ctx, const struct api_event *ev);
 int api_store_events(const struct api_store *s, uint64_t since, api_event_fn fn,
 		     void *ctx) MUST_CHECK;
+
+/*
+ * Drop the decoded trees of the versions that were no longer current
+ * (replaced or deleted) at the previous call, keeping their text for the
+ * history: the history then costs its text, not its trees. The daemon
+ * calls this at the end of each turn, so the readers that read a turn's
+ * changes in the next (its controllers) still find their trees; a later
+ * reader's api_event_body() decodes them again. A store compacts by itself
+ * once as many versions wait as its history holds.
+ */
+void api_store_compact(struct api_store *s);
 
 /*
  * Writes. body is stolen (freed on failure too). The store fills

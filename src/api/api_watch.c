@@ -59,6 +59,16 @@ struct api_watch {
 	size_t budget;
 };
 
+/* Whether an object of kind ok is sent as its text (else as converted or
+ * a Table row, from its body). */
+static bool as_text(const struct api_watch *w, const struct api_kind *ok,
+		    const char *text)
+{
+	return w->table == API_TABLE_NONE && text && ok == w->k &&
+	       !strcmp(w->version, w->k->versions[0]);
+}
+
+/* body: NULL when as_text(). */
 static void watch_event(struct api_watch *w, struct strbuf *out,
 			const char *type, const json_t *body,
 			const struct api_kind *ok, const char *text, size_t len,
@@ -67,7 +77,7 @@ static void watch_event(struct api_watch *w, struct strbuf *out,
 	bool same = ok == w->k && !strcmp(w->version, w->k->versions[0]);
 
 	strbuf_addf(out, "{\"type\":\"%s\",\"object\":", type);
-	if (w->table != API_TABLE_NONE || !same || !text) {
+	if (!as_text(w, ok, text)) {
 		json_t *v = same ? json_incref((json_t *)body)
 				 : api_kind_convert(body, w->k, w->version);
 
@@ -204,7 +214,7 @@ static int event_one(void *ctx, const struct api_event *ev)
 		return 0;
 	if (w->sel) {
 		bool now = ev->type != API_DELETED &&
-			   matches(w, ev->kind, ev->body);
+			   matches(w, ev->kind, api_event_body(ev));
 		bool was;
 
 		key_of(key, sizeof(key), ev->ns, ev->name);
@@ -221,8 +231,9 @@ static int event_one(void *ctx, const struct api_event *ev)
 			return 0;
 		}
 	}
-	watch_event(w, x->out, type, ev->body, ev->kind, ev->text, ev->len,
-		    x->now_us);
+	watch_event(w, x->out, type,
+		    as_text(w, ev->kind, ev->text) ? NULL : api_event_body(ev),
+		    ev->kind, ev->text, ev->len, x->now_us);
 	return 0;
 }
 

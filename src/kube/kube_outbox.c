@@ -521,7 +521,7 @@ static void local_change(struct kube_outbox *b, struct obj *o,
 
 	switch (ev->type) {
 	case API_ADDED:
-		enqueue(b, o, V_CREATE, NULL, ev->body);
+		enqueue(b, o, V_CREATE, NULL, api_event_body(ev));
 		break;
 	case API_MODIFIED:
 		if (!o->last) {
@@ -530,19 +530,20 @@ static void local_change(struct kube_outbox *b, struct obj *o,
 			break;
 		}
 		if (o->kind == api_kind_at(API_KIND_POD) && !node_of(o->last) &&
-		    node_of(ev->body)) {
+		    node_of(api_event_body(ev))) {
 			w = enqueue(b, o, V_BIND, NULL, NULL);
-			w->node = xstrdup(node_of(ev->body));
-			w->uid = xstrdup(o->remote_uid
-						 ? o->remote_uid
-						 : meta_str(ev->body, "uid"));
-		} else if (deleting(ev->body) && !deleting(o->last)) {
+			w->node = xstrdup(node_of(api_event_body(ev)));
+			w->uid = xstrdup(
+				o->remote_uid
+					? o->remote_uid
+					: meta_str(api_event_body(ev), "uid"));
+		} else if (deleting(api_event_body(ev)) && !deleting(o->last)) {
 			if (drop_unsent(b, o))
 				break;
 			w = enqueue(b, o, V_DELETE, NULL, NULL);
 			set_str(&w->uid, o->remote_uid);
 		} else {
-			enqueue(b, o, V_UPDATE, o->last, ev->body);
+			enqueue(b, o, V_UPDATE, o->last, api_event_body(ev));
 		}
 		break;
 	case API_DELETED:
@@ -561,8 +562,9 @@ static void local_change(struct kube_outbox *b, struct obj *o,
 static void mirrored(struct kube_outbox *b, struct obj *o,
 		     const struct api_event *ev)
 {
-	const char *uid =
-		ev->type == API_DELETED ? NULL : meta_str(ev->body, "uid");
+	const char *uid = ev->type == API_DELETED
+				  ? NULL
+				  : meta_str(api_event_body(ev), "uid");
 
 	/* Another object of that name, or none: what binds and answered
 	 * writes did was to the one before. What they made of an object
@@ -590,7 +592,7 @@ static int on_event(void *ctx, const struct api_event *ev)
 		mirrored(b, o, ev);
 	else if (version_of(b, k))
 		local_change(b, o, ev);
-	set_last(o, ev->type == API_DELETED ? NULL : ev->body);
+	set_last(o, ev->type == API_DELETED ? NULL : api_event_body(ev));
 	obj_maybe_free(b, o);
 	return 0;
 }

@@ -337,6 +337,8 @@ static void turn(struct daemon *dm, int timeout_ms)
 	commit(dm, now, mono, false);
 	t_commit = mono_us();
 	serve_http_pump(dm->http, now);
+	/* every reader of this turn's changes has read them */
+	api_store_compact(dm->store);
 	arm_timer(dm, now, mono);
 	t_end = mono_us();
 	if (t_end - mono >= SLOW_TURN_US) /* what keeps the loop from I/O */

@@ -744,7 +744,7 @@ static int on_event(void *ctx, const struct api_event *ev)
 	struct serve_cluster *c = ctx;
 
 	c->cursor = ev->rv;
-	observe(c, ev->kind, ev->type, ev->body);
+	observe(c, ev->kind, ev->type, api_event_body(ev));
 	return 0;
 }
 

@@ -498,7 +498,8 @@ static int flush_event(void *ctx, const struct api_event *ev)
 	sqlite3_bind_text(
 		st, 4,
 		json_string_value(json_object_get(
-			json_object_get(ev->body, "metadata"), "uid")),
+			json_object_get(api_event_body(ev), "metadata"),
+			"uid")),
 		-1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 5, (int64_t)ev->rv);
 	sqlite3_bind_text(st, 6, ev->text, (int)ev->len, SQLITE_STATIC);

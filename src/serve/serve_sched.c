@@ -200,10 +200,10 @@ static int collect(void *ctx, const struct api_event *ev)
 	struct serve_sched *x = ctx;
 	int k = serve_sched_kind(x, ev->kind);
 
-	if (k < 0 || !ev->body)
+	if (k < 0)
 		return 0;
-	vec_push(&x->evs,
-		 ((struct sev){ ev->type, (enum sk)k, json_incref(ev->body) }));
+	vec_push(&x->evs, ((struct sev){ ev->type, (enum sk)k,
+					 json_incref(api_event_body(ev)) }));
 	return 0;
 }
 

@@ -527,7 +527,7 @@ static void test_restore_event(void **state)
 /* The brute-force model: live objects and every change. */
 struct model_obj {
 	int ns, name;
-	int spec;
+	int spec, v;
 	uint64_t rv;
 	bool live;
 };
@@ -536,6 +536,7 @@ struct model_ev {
 	uint64_t rv;
 	enum api_ev_type type;
 	int ns, name;
+	int v; /* spec.v of the version */
 };
 
 #define NNS   3
@@ -588,6 +589,17 @@ static int check_ev(void *ctx, const struct api_event *ev)
 	assert_string_equal(ev->ns, ns);
 	assert_string_equal(ev->name, name);
 	assert_int_equal(ev->len, strlen(ev->text));
+	/* compacted or not, the body is the version's */
+	assert_int_equal(
+		json_integer_value(json_object_get(
+			json_object_get(api_event_body(ev), "spec"), "v")),
+		e->want[e->at].v);
+	{
+		json_t *t = json_loadb(ev->text, ev->len, 0, NULL);
+
+		assert_true(json_equal(t, api_event_body(ev)));
+		json_decref(t);
+	}
 	e->at++;
 	return 0;
 }
@@ -639,11 +651,17 @@ static void test_random_against_model(void **state)
 			continue;
 		assert_true(api_store_rv(s) == last_rv + 1);
 		last_rv = api_store_rv(s);
-		vec_push(&evs, ((struct model_ev){ last_rv,
-						   op == 0   ? API_ADDED
-						   : op == 1 ? API_MODIFIED
-							     : API_DELETED,
-						   m[i].ns, m[i].name }));
+		if (op != 2)
+			m[i].v = step;
+		vec_push(&evs,
+			 ((struct model_ev){ last_rv,
+					     op == 0   ? API_ADDED
+					     : op == 1 ? API_MODIFIED
+						       : API_DELETED,
+					     m[i].ns, m[i].name, m[i].v }));
+		/* versions no longer current keep their text only */
+		if (rng_below(&r, 5) == 0)
+			api_store_compact(s);
 		m[i].live = op != 2;
 		m[i].rv = last_rv;
 		if (o)

@@ -78,8 +78,8 @@ struct evs {
 static int collect(void *ctx, const struct api_event *ev)
 {
 	struct evs *e = ctx;
-	const char *uid = json_string_value(
-		json_object_get(json_object_get(ev->body, "metadata"), "uid"));
+	const char *uid = json_string_value(json_object_get(
+		json_object_get(api_event_body(ev), "metadata"), "uid"));
 
 	if (e->n == 16)
 		return 1;

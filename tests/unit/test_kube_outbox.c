@@ -736,11 +736,12 @@ static int see_order(void *ctx, const struct api_event *ev)
 	struct order *o = ctx;
 
 	if (ev->kind == kind(API_KIND_WORKLOAD) && !o->intent_rv &&
-	    json_object_get(json_object_get(ev->body, "status"), "admission"))
+	    json_object_get(json_object_get(api_event_body(ev), "status"),
+			    "admission"))
 		o->intent_rv = ev->rv;
 	if (ev->kind == kind(API_KIND_POD) && ev->type != API_DELETED) {
 		int i = (int)strtol(ev->name + 1, NULL, 10) % 16;
-		const char *n = node_of(ev->body);
+		const char *n = node_of(api_event_body(ev));
 
 		if (n && !o->node[i][0]) {
 			o->binds[i]++;
