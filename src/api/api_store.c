@@ -493,16 +493,21 @@ static void bury(struct api_store *s, struct sobj *o)
  * version, which must not change), created when missing. */
 static json_t *own_metadata(json_t *body)
 {
-	json_t *md = json_object_get(body, "metadata");
+	return api_store_own(body, "metadata", false);
+}
 
-	if (!json_is_object(md)) {
-		md = json_object();
-		json_object_set_new(body, "metadata", md);
-	} else if (md->refcount > 1) {
-		md = json_copy(md);
-		json_object_set_new(body, "metadata", md);
+json_t *api_store_own(json_t *body, const char *key, bool array)
+{
+	json_t *v = json_object_get(body, key);
+
+	if (array ? !json_is_array(v) : !json_is_object(v)) {
+		v = array ? json_array() : json_object();
+		json_object_set_new(body, key, v);
+	} else if (v->refcount > 1) {
+		v = json_copy(v);
+		json_object_set_new(body, key, v);
 	}
-	return md;
+	return v;
 }
 
 static void set_rv(json_t *md, uint64_t rv)
@@ -573,9 +578,11 @@ void api_store_compact(struct api_store *s)
 		}
 		sobj_unref(o);
 	}
-	memmove(s->stale.items, s->stale.items + n,
-		(s->stale.len - n) * sizeof(*s->stale.items));
-	s->stale.len -= n;
+	if (n) {
+		memmove(s->stale.items, s->stale.items + n,
+			(s->stale.len - n) * sizeof(*s->stale.items));
+		s->stale.len -= n;
+	}
 	s->stale_mark = s->stale.len;
 }
 
