@@ -115,6 +115,16 @@ int api_store_events(const struct api_store *s, uint64_t since, api_event_fn fn,
 void api_store_compact(struct api_store *s);
 
 /*
+ * Member key of body as body's own, to be changed: a shallow copy when it
+ * is shared (a new version built with json_copy() from a stored one,
+ * whose members are that version's and must not change), created empty
+ * (an object; an array with array) when missing or of another type. A
+ * write that changes a few members of a large object so copies those and
+ * shares the rest with the version before it.
+ */
+json_t *api_store_own(json_t *body, const char *key, bool array);
+
+/*
  * Writes. body is stolen (freed on failure too). The store fills
  * metadata (uid, resourceVersion, creationTimestamp from now_us,
  * generation, namespace); it checks only what it owns: -EEXIST on create

@@ -1029,23 +1029,12 @@ int api_bind(struct api_store *s, const char *ns, const char *pod,
 	rc = bind_check(s, ns, pod, uid, node, &o, &bound, err);
 	if (rc || bound)
 		return rc;
-	obj = json_deep_copy(o->body);
-	spec = json_object_get(obj, "spec");
-	if (!json_is_object(spec)) {
-		spec = json_object();
-		json_object_set_new(obj, "spec", spec);
-	}
+	/* the bound version shares what it does not change with o */
+	obj = json_copy(o->body);
+	spec = api_store_own(obj, "spec", false);
 	json_object_set_new(spec, "nodeName", json_string(node));
-	st = json_object_get(obj, "status");
-	if (!json_is_object(st)) {
-		st = json_object();
-		json_object_set_new(obj, "status", st);
-	}
-	conds = json_object_get(st, "conditions");
-	if (!json_is_array(conds)) {
-		conds = json_array();
-		json_object_set_new(st, "conditions", conds);
-	}
+	st = api_store_own(obj, "status", false);
+	conds = api_store_own(st, "conditions", true);
 	api_store_timestamp(now_us, ts, sizeof(ts));
 	json_array_foreach(
 		conds, i,

@@ -292,11 +292,18 @@ static int write_stage(struct serve_cluster *c, const struct api_obj *o,
 {
 	static const char *const phase[] = { "Pending", "Running", "Succeeded",
 					     "Failed" };
-	json_t *pod = json_deep_copy(o->body);
-	json_t *status = cl_obj(pod, "status");
+	/* the new version shares all but its status with o's */
+	json_t *pod = json_copy(o->body);
+	json_t *status = json_deep_copy(json_object_get(o->body, "status"));
 	const json_t *spec = json_object_get(pod, "spec");
 	const char *nname = cl_str(pod, "spec.nodeName");
 	char ip[24];
+
+	if (!json_is_object(status)) {
+		json_decref(status);
+		status = json_object();
+	}
+	json_object_set_new(pod, "status", status);
 
 	json_object_set_new(status, "phase", json_string(phase[st]));
 	pod_conditions(status, spec, st, now_us);

@@ -1288,9 +1288,14 @@ static void test_api_bind(void **state)
 		{ "p", NULL, "n1", 0 },	       { "p", NULL, "n2", -EEXIST },
 	};
 	struct errbuf err;
+	json_t *before;
 
 	put(f, API_KIND_POD,
-	    "{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\"}}");
+	    "{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\"},"
+	    "\"spec\":{\"containers\":[{\"name\":\"c\"}]}}");
+	before = json_incref(
+		api_store_get(f->s, api_kind_at(API_KIND_POD), "default", "p")
+			->body);
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		uint64_t rv = api_store_rv(f->s);
 		int rc = api_bind(f->s, "default", cases[i].pod, cases[i].uid,
@@ -1302,6 +1307,24 @@ static void test_api_bind(void **state)
 		/* Only the first successful bind writes. */
 		assert_int_equal(api_store_rv(f->s), rv + (i == 3));
 	}
+	{
+		/* The bound version shares its containers with the one
+		 * before, which has no node still. */
+		const json_t *now =
+			api_store_get(f->s, api_kind_at(API_KIND_POD),
+				      "default", "p")
+				->body;
+
+		assert_ptr_equal(
+			json_object_get(json_object_get(now, "spec"),
+					"containers"),
+			json_object_get(json_object_get(before, "spec"),
+					"containers"));
+		assert_null(json_object_get(json_object_get(before, "spec"),
+					    "nodeName"));
+		assert_null(json_object_get(before, "status"));
+	}
+	json_decref(before);
 }
 
 static void test_delete_propagation(void **state)

@@ -760,6 +760,57 @@ static void test_many_objects(void **state)
 /* A resourceVersion is decimal digits only: strtoull() took "-1" as
  * 2^64 - 1, and a watch from it read the history from before its start
  * (found by fuzz_api). */
+static int first_body(void *ctx, const struct api_event *ev)
+{
+	*(json_t **)ctx = json_incref(api_event_body(ev));
+	return 1;
+}
+
+/* A version built with json_copy() and api_store_own() shares what it
+ * does not change with the one before, which stays as it was. */
+static void test_own_shares(void **state)
+{
+	struct api_store *s = api_store_new(NULL);
+	const struct api_obj *o = NULL, *n = NULL;
+	json_t *body, *spec, *old = NULL, *same;
+	uint64_t rv;
+
+	(void)state;
+	assert_int_equal(api_store_create(s, &kpod,
+					  obj("a", "p",
+					      "{\"containers\":[{\"name\":"
+					      "\"c\"}],\"x\":1}"),
+					  T0, &o),
+			 0);
+	rv = o->rv;
+	body = json_copy(o->body);
+	spec = api_store_own(body, "spec", false);
+	assert_ptr_not_equal(spec, json_object_get(o->body, "spec"));
+	json_object_set_new(spec, "nodeName", json_string("n1"));
+	/* private now: owned again, the same object */
+	assert_ptr_equal(api_store_own(body, "spec", false), spec);
+	/* missing or of another type: made empty */
+	assert_true(json_is_array(api_store_own(body, "list", true)));
+	json_object_set_new(body, "obj", json_integer(1));
+	assert_int_equal(json_object_size(api_store_own(body, "obj", false)),
+			 0);
+	json_object_del(body, "list");
+	json_object_del(body, "obj");
+	assert_int_equal(api_store_update(s, &kpod, body, 0, T0, &n), 0);
+	assert_int_equal(api_store_events(s, rv - 1, first_body, &old), 1);
+	assert_null(json_object_get(json_object_get(old, "spec"), "nodeName"));
+	assert_string_equal(
+		json_string_value(json_object_get(
+			json_object_get(n->body, "spec"), "nodeName")),
+		"n1");
+	/* the containers are the old version's, not a copy */
+	same = json_object_get(json_object_get(n->body, "spec"), "containers");
+	assert_ptr_equal(same, json_object_get(json_object_get(old, "spec"),
+					       "containers"));
+	json_decref(old);
+	api_store_free(s);
+}
+
 static void test_rv_parse(void **state)
 {
 	static const struct {
@@ -809,6 +860,7 @@ int main(void)
 		cmocka_unit_test(test_random_against_model),
 		cmocka_unit_test(test_many_objects),
 		cmocka_unit_test(test_rv_parse),
+		cmocka_unit_test(test_own_shares),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
