@@ -500,6 +500,7 @@ json_t *api_store_own(json_t *body, const char *key, bool array)
 {
 	json_t *v = json_object_get(body, key);
 
+	BUG_ON(!json_is_object(body));
 	if (array ? !json_is_array(v) : !json_is_object(v)) {
 		v = array ? json_array() : json_object();
 		json_object_set_new(body, key, v);
@@ -566,7 +567,9 @@ void api_store_compact(struct api_store *s)
 	for (size_t i = 0; i < n; i++) {
 		struct sobj *o = s->stale.items[i];
 
-		if (o->ref > 1 && o->pub.body) { /* in the ring still */
+		/* in the ring still; the last deleted version is valid to
+		 * the next write (its tree then goes with the ring entry) */
+		if (o->ref > 1 && o->pub.body && o != s->graveyard) {
 			json_decref(o->pub.body);
 			o->pub.body = NULL;
 			free(o->view_text);

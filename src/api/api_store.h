@@ -8,7 +8,9 @@
  * changes instead of being called back: the database, the watches and the
  * embedded cluster's controllers each keep the resourceVersion they have
  * seen and read api_store_events() since it, once per loop turn. So a
- * controller may write while it reads, and nothing re-enters the store.
+ * controller writes after it has read (never inside an api_store_events()
+ * callback: a write may end the versions the event shows), and nothing
+ * re-enters the store.
  *
  * Invariants: resourceVersions strictly increase, one per write (create,
  * update, delete each take the next); every stored object has
@@ -98,7 +100,8 @@ int api_store_each(const struct api_store *s, const struct api_kind *k,
 		   api_obj_fn fn, void *ctx);
 
 /* Call fn for each change with rv > since, in order. -ERANGE when since is
- * older than the history (the caller relists: 410 Expired). */
+ * older than the history (the caller relists: 410 Expired). fn must not
+ * write to s. */
 typedef int (*api_event_fn)(void *ctx, const struct api_event *ev);
 int api_store_events(const struct api_store *s, uint64_t since, api_event_fn fn,
 		     void *ctx) MUST_CHECK;
@@ -120,7 +123,9 @@ void api_store_compact(struct api_store *s);
  * whose members are that version's and must not change), created empty
  * (an object; an array with array) when missing or of another type. A
  * write that changes a few members of a large object so copies those and
- * shares the rest with the version before it.
+ * shares the rest with the version before it. body must be that copy,
+ * never a reference to a stored body (whose members would look unshared
+ * and be changed in place).
  */
 json_t *api_store_own(json_t *body, const char *key, bool array);
 
@@ -186,8 +191,9 @@ int api_store_mirror_delete(struct api_store *s, const struct api_kind *k,
  * o's compact text as kind k at version (NULL: k's preferred): o->text
  * when that is o's own form, else the view (another served version of
  * its kind, or a kind sharing its storage) converted once per object
- * version and kept with it. *ret_len gets its length. Valid as long as
- * o->text is.
+ * version and kept with it. *ret_len gets its length. Valid until the
+ * next write; o must be current (a version api_store_compact() left as
+ * text only has no view).
  */
 const char *api_store_view(const struct api_obj *o, const struct api_kind *k,
 			   const char *version, size_t *ret_len);
