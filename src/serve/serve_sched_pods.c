@@ -1008,17 +1008,28 @@ int serve_sched_act(struct serve_sched *x, uint32_t slot)
 }
 
 /* Set pod's PodScheduled condition, as kube-scheduler does: written only
- * when it changes (status, reason or message). */
+ * when it changes (status, reason or message), on the stored version of
+ * the pod (pod may be an older one, from the changes read), with its
+ * resourceVersion as precondition. */
 static void pod_scheduled(struct serve_sched *x, const json_t *pod,
 			  const char *status, const char *reason,
 			  const char *msg)
 {
-	const json_t *conds =
-		json_object_get(json_object_get(pod, "status"), "conditions");
+	const char *ns = str_at(pod, "metadata", "namespace");
+	const char *name = str_at(pod, "metadata", "name");
+	const char *uid = str_at(pod, "metadata", "uid");
+	const struct api_obj *o =
+		name ? api_store_get(x->s, x->kinds[SK_POD], ns ? ns : "", name)
+		     : NULL;
+	const json_t *conds;
 	json_t *body, *list, *c, *cond;
 	char now[32];
 	size_t i;
 
+	if (!o || !uid || strcmp(o->uid, uid) != 0)
+		return; /* gone, or another pod of that name */
+	conds = json_object_get(json_object_get(o->body, "status"),
+				"conditions");
 	json_array_foreach(conds, i, c)
 	{
 		const char *t = json_string_value(json_object_get(c, "type"));
@@ -1037,15 +1048,9 @@ static void pod_scheduled(struct serve_sched *x, const json_t *pod,
 	cond = json_pack("{s:s,s:s,s:s,s:s,s:n,s:s}", "type", "PodScheduled",
 			 "status", status, "reason", reason, "message", msg,
 			 "lastProbeTime", "lastTransitionTime", now);
-	body = json_deep_copy(pod);
-	if (!json_is_object(json_object_get(body, "status")))
-		json_object_set_new(body, "status", json_object());
-	list = json_object_get(json_object_get(body, "status"), "conditions");
-	if (!json_is_array(list)) {
-		list = json_array();
-		json_object_set_new(json_object_get(body, "status"),
-				    "conditions", list);
-	}
+	body = json_copy(o->body);
+	list = api_store_own(api_store_own(body, "status", false), "conditions",
+			     true);
 	json_array_foreach(list, i, c)
 	{
 		const char *t = json_string_value(json_object_get(c, "type"));
@@ -1056,7 +1061,7 @@ static void pod_scheduled(struct serve_sched *x, const json_t *pod,
 		}
 	}
 	json_array_append_new(list, cond);
-	if (api_store_update(x->s, x->kinds[SK_POD], body, 0, x->now_us,
+	if (api_store_update(x->s, x->kinds[SK_POD], body, o->rv, x->now_us,
 			     NULL) == 0)
 		x->writes++;
 }

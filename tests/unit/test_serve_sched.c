@@ -2400,6 +2400,21 @@ struct unsupported_case {
 	const char *field;
 };
 
+/* Each version of pod p0 in the changes read has label team=x. */
+static int p0_labelled(void *ctx, const struct api_event *ev)
+{
+	const json_t *labels;
+
+	if (ev->kind != K_POD || strcmp(ev->name, "p0"))
+		return 0;
+	labels = json_object_get(
+		json_object_get(api_event_body(ev), "metadata"), "labels");
+	assert_string_equal(
+		json_string_value(json_object_get(labels, "team")) ?: "", "x");
+	(*(int *)ctx)++;
+	return 0;
+}
+
 /*
  * Pods that ask for what echelon cannot honour are never placed: their
  * PodScheduled condition says SchedulerError and names the field, and
@@ -2433,6 +2448,8 @@ static void test_unsupported(void **state)
 		  "", "spec.resourceClaims" },
 	};
 	char name[16], msg[128];
+	uint64_t since;
+	int versions = 0;
 	struct env e;
 
 	(void)state;
@@ -2441,8 +2458,27 @@ static void test_unsupported(void **state)
 		snprintf(name, sizeof(name), "p%zu", i);
 		pod_with(&e, name, "{}", cases[i].spec, cases[i].ctr);
 	}
+	{
+		/* changed before the scheduler reads it: the condition is
+		 * written on the pod as stored, the change kept */
+		const struct api_obj *o =
+			api_store_get(e.s, K_POD, "team-a", "p0");
+		json_t *body = json_deep_copy(o->body);
+
+		json_object_set_new(
+			json_object_get(json_object_get(body, "metadata"),
+					"labels"),
+			"team", json_string("x"));
+		assert_int_equal(
+			api_store_update(e.s, K_POD, body, 0, e.now, NULL), 0);
+	}
+	since = api_store_rv(e.s);
 	advance(&e, S);
 	advance(&e, S);
+	/* no version after it lost the change, not even for a while */
+	assert_int_equal(api_store_events(e.s, since, p0_labelled, &versions),
+			 0);
+	assert_true(versions > 0);
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		snprintf(name, sizeof(name), "p%zu", i);
 		if (!cases[i].field) {
