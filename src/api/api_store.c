@@ -11,10 +11,9 @@
  *
  * A version no longer current (replaced, deleted, or a deletion's own)
  * waits on the stale list; the api_store_compact() after next then keeps
- * only its text
- * (a decoded tree is four to five times its text, and the ring holds up
- * to its whole history of them), and api_store_events() decodes the text
- * again for the reader that comes that late.
+ * only its text (a decoded tree takes 7.5 to 8.8 times its text's bytes,
+ * and the ring holds up to its whole history of them), and
+ * api_event_body() decodes the text again for a reader that comes later.
  */
 #include "api/api_store.h"
 
@@ -547,6 +546,19 @@ static void note_uid(struct api_store *s, const char *uid)
 		s->uid_counter = c;
 }
 
+/* o keeps its text only: its tree and the views made of it go. */
+static void sobj_text_only(struct sobj *o)
+{
+	json_decref(o->pub.body);
+	o->pub.body = NULL;
+	free(o->view_text);
+	o->view_text = NULL;
+	o->view_kind = NULL;
+	free(o->row_text);
+	o->row_text = NULL;
+	o->row_kind = NULL;
+}
+
 /* o is no longer current: its tree goes at the next compaction, at the
  * latest once as many wait as the history holds (a store whose owner
  * never compacts keeps no more than that). */
@@ -569,16 +581,8 @@ void api_store_compact(struct api_store *s)
 
 		/* in the ring still; the last deleted version is valid to
 		 * the next write (its tree then goes with the ring entry) */
-		if (o->ref > 1 && o->pub.body && o != s->graveyard) {
-			json_decref(o->pub.body);
-			o->pub.body = NULL;
-			free(o->view_text);
-			o->view_text = NULL;
-			o->view_kind = NULL;
-			free(o->row_text);
-			o->row_text = NULL;
-			o->row_kind = NULL;
-		}
+		if (o->ref > 1 && o != s->graveyard)
+			sobj_text_only(o);
 		sobj_unref(o);
 	}
 	if (n) {

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/api_store.h"
 #include "base/alloc.h"
 #include "base/strbuf.h"
 #include "cli/bench_daemon.h"
@@ -234,7 +235,8 @@ static json_t *list_pods(int port, const char *path, uint64_t *rv)
 	bench_http_close(h);
 	v = json_string_value(json_object_get(json_object_get(l, "metadata"),
 					      "resourceVersion"));
-	*rv = v ? strtoull(v, NULL, 10) : 0;
+	if (!v || !api_rv_parse(v, strlen(v), rv))
+		*rv = 0;
 	return l;
 }
 
@@ -262,7 +264,7 @@ static void on_pod(struct seen *s, json_t *pod, uint64_t *rv)
 	char *end;
 
 	if (v)
-		*rv = strtoull(v, NULL, 10);
+		(void)api_rv_parse(v, strlen(v), rv); /* else the last one */
 	if (!name || (name[0] != 'p' && name[0] != 'f') || name[1] != '-' ||
 	    !json_string_length(
 		    json_object_get(json_object_get(pod, "spec"), "nodeName")))

@@ -514,14 +514,15 @@ static void done(struct kube_outbox *b, struct write *w)
 
 /* ---- reading the store ---- */
 
+/* body: the object after ev, NULL when ev deleted it. */
 static void local_change(struct kube_outbox *b, struct obj *o,
-			 const struct api_event *ev)
+			 const struct api_event *ev, json_t *body)
 {
 	struct write *w;
 
 	switch (ev->type) {
 	case API_ADDED:
-		enqueue(b, o, V_CREATE, NULL, api_event_body(ev));
+		enqueue(b, o, V_CREATE, NULL, body);
 		break;
 	case API_MODIFIED:
 		if (!o->last) {
@@ -530,20 +531,18 @@ static void local_change(struct kube_outbox *b, struct obj *o,
 			break;
 		}
 		if (o->kind == api_kind_at(API_KIND_POD) && !node_of(o->last) &&
-		    node_of(api_event_body(ev))) {
+		    node_of(body)) {
 			w = enqueue(b, o, V_BIND, NULL, NULL);
-			w->node = xstrdup(node_of(api_event_body(ev)));
-			w->uid = xstrdup(
-				o->remote_uid
-					? o->remote_uid
-					: meta_str(api_event_body(ev), "uid"));
-		} else if (deleting(api_event_body(ev)) && !deleting(o->last)) {
+			w->node = xstrdup(node_of(body));
+			w->uid = xstrdup(o->remote_uid ? o->remote_uid
+						       : meta_str(body, "uid"));
+		} else if (deleting(body) && !deleting(o->last)) {
 			if (drop_unsent(b, o))
 				break;
 			w = enqueue(b, o, V_DELETE, NULL, NULL);
 			set_str(&w->uid, o->remote_uid);
 		} else {
-			enqueue(b, o, V_UPDATE, o->last, api_event_body(ev));
+			enqueue(b, o, V_UPDATE, o->last, body);
 		}
 		break;
 	case API_DELETED:
@@ -560,11 +559,9 @@ static void local_change(struct kube_outbox *b, struct obj *o,
 }
 
 static void mirrored(struct kube_outbox *b, struct obj *o,
-		     const struct api_event *ev)
+		     const struct api_event *ev, const json_t *body)
 {
-	const char *uid = ev->type == API_DELETED
-				  ? NULL
-				  : meta_str(api_event_body(ev), "uid");
+	const char *uid = body ? meta_str(body, "uid") : NULL;
 
 	/* Another object of that name, or none: what binds and answered
 	 * writes did was to the one before. What they made of an object
@@ -584,15 +581,16 @@ static int on_event(void *ctx, const struct api_event *ev)
 {
 	struct kube_outbox *b = ctx;
 	const struct api_kind *k = api_kind_storage(ev->kind);
+	json_t *body = ev->type == API_DELETED ? NULL : api_event_body(ev);
 	struct obj *o;
 
 	b->cursor = ev->rv;
 	o = obj_get(b, k, ev->ns, ev->name);
 	if (ev->mirror)
-		mirrored(b, o, ev);
+		mirrored(b, o, ev, body);
 	else if (version_of(b, k))
-		local_change(b, o, ev);
-	set_last(o, ev->type == API_DELETED ? NULL : api_event_body(ev));
+		local_change(b, o, ev, body);
+	set_last(o, body);
 	obj_maybe_free(b, o);
 	return 0;
 }

@@ -1081,11 +1081,6 @@ static void add_requests(const struct ctl *x, uint32_t wl, int64_t *req)
 				  w->podsets[k].count;
 }
 
-/* Tally the live workloads per ClusterQueue (cqt, [ncq]) and LocalQueue
- * (lqt, [nlq]), the quota each LocalQueue's hold into lquse (nflavors *
- * RESOURCE_MAX per LocalQueue), the requests of each ClusterQueue's
- * pending ones into cqpend (RESOURCE_MAX per ClusterQueue); the PodGroup
- * phases per ClusterQueue into phases. */
 /* Kueue's underlying_cause of an unadmitted workload: its QuotaReserved
  * condition's reason (docs/observability.md has the mapping). */
 enum cause {
@@ -1158,6 +1153,28 @@ struct unadmitted {
 	int32_t *lqcq; /* the ClusterQueue of a LocalQueue's workloads, -1 */
 };
 
+static void unadmitted_init(struct unadmitted *un, size_t ncq, size_t nlq)
+{
+	un->cqn = xcalloc(ncq * CAUSE_COUNT + 1, sizeof(*un->cqn));
+	un->lqn = xcalloc(nlq * CAUSE_COUNT + 1, sizeof(*un->lqn));
+	un->lqcq = xmalloc((nlq + 1) * sizeof(*un->lqcq));
+	for (size_t i = 0; i < nlq; i++)
+		un->lqcq[i] = -1;
+}
+
+static void unadmitted_release(struct unadmitted *un)
+{
+	free(un->lqcq);
+	free(un->lqn);
+	free(un->cqn);
+}
+
+/* Tally the live workloads per ClusterQueue (cqt, [ncq]) and LocalQueue
+ * (lqt, [nlq]), the quota each LocalQueue's hold into lquse (nflavors *
+ * RESOURCE_MAX per LocalQueue), the requests of each ClusterQueue's
+ * pending ones into cqpend (RESOURCE_MAX per ClusterQueue); the PodGroup
+ * phases per ClusterQueue into phases; the unadmitted ones by queue and
+ * cause into un. */
 static void count(struct obs_metrics *om, const struct ctl *x,
 		  struct tally *cqt, struct tally *lqt, int64_t *lquse,
 		  int64_t *cqpend, int64_t *phases, struct unadmitted *un)
@@ -1640,22 +1657,6 @@ static void cohort_gauges(struct obs_metrics *om, const struct ctl *x)
  * holding it is admitted until it is gone), queued or not. A LocalQueue
  * counts only while it exists, under the ClusterQueue of its workloads.
  */
-static void unadmitted_init(struct unadmitted *un, size_t ncq, size_t nlq)
-{
-	un->cqn = xcalloc(ncq * CAUSE_COUNT + 1, sizeof(*un->cqn));
-	un->lqn = xcalloc(nlq * CAUSE_COUNT + 1, sizeof(*un->lqn));
-	un->lqcq = xmalloc((nlq + 1) * sizeof(*un->lqcq));
-	for (size_t i = 0; i < nlq; i++)
-		un->lqcq[i] = -1;
-}
-
-static void unadmitted_release(struct unadmitted *un)
-{
-	free(un->lqcq);
-	free(un->lqn);
-	free(un->cqn);
-}
-
 static void unadmitted_gauges(struct obs_metrics *om, const struct ctl *x,
 			      const struct unadmitted *un)
 {

@@ -162,9 +162,9 @@ static int count_pod(void *ctx, const struct api_obj *o)
 	return 0;
 }
 
-/* Keep (sign > 0) or forget the requests pod is counted with. */
+/* Keep the requests pod is counted with (req), or forget them (NULL). */
 static void keep_requests(struct serve_sched *x, const json_t *pod,
-			  const struct resvec *req, int sign)
+			  const struct resvec *req)
 {
 	const char *uid = pod_uid(pod);
 	struct resvec *keep;
@@ -173,10 +173,14 @@ static void keep_requests(struct serve_sched *x, const json_t *pod,
 	if (!uid)
 		return;
 	if (hmap_get_str(&x->held_req, uid, &v)) {
-		free((void *)(intptr_t)v);
+		keep = (struct resvec *)(intptr_t)v;
+		if (req) {
+			*keep = *req;
+			return;
+		}
+		free(keep);
 		hmap_del(&x->held_req, uid, strlen(uid));
-	}
-	if (sign > 0 && req) {
+	} else if (req) {
 		keep = xmalloc(sizeof(*keep));
 		*keep = *req;
 		hmap_put_str(&x->held_req, uid, (int64_t)(intptr_t)keep);
@@ -190,16 +194,14 @@ void serve_sched_plain_usage(struct serve_sched *x, const json_t *pod, int sign)
 	const struct node *n =
 		node ? cluster_find(&x->c, KIND_NODE, NULL, node) : NULL;
 	struct resvec req;
+	bool held = n && held_requests(x, &x->c, pod, &req);
 
 	/* counted exactly when load_config's count_pod() counts it: held,
 	 * on a node of the cluster */
-	if (n && held_requests(x, &x->c, pod, &req)) {
+	if (held)
 		ctl_node_usage(x->ctl, (uint32_t)(n - x->c.nodes.items), &req,
 			       sign, x->now_us);
-		keep_requests(x, pod, &req, sign);
-	} else {
-		keep_requests(x, pod, NULL, -1);
-	}
+	keep_requests(x, pod, held && sign > 0 ? &req : NULL);
 }
 
 int serve_sched_load_config(void *ctx, struct cluster *c)

@@ -149,7 +149,7 @@ static void add_json_us(int64_t us, struct strbuf *out)
 		sim_out_seconds(us, out);
 }
 
-/* A figure with decimals places that is -1 (or any negative value) when
+/* A figure with `decimals` places after the point, -1 (or any negative) when
  * it does not apply: null then. */
 static void add_json_fixed(double x, int decimals, struct strbuf *out)
 {

@@ -300,6 +300,16 @@ static bool replica_p2_unbound(struct fx *f, struct serve_kube *k)
 	return !replica_bound(k);
 }
 
+/* Every namespaced call fails: the Lease's renewals, the binding and
+ * status writes, the refreshes; the lists and watches of whole
+ * collections go on. */
+static const struct kube_loop_faults namespaced_fail = {
+	.seed = 1,
+	.fail = 1,
+	.fail_code = 500,
+	.only = "/namespaces/",
+};
+
 /* A second pod of the queue, p2 (1 CPU). */
 static void put_p2(struct fx *f)
 {
@@ -316,15 +326,7 @@ static void test_lost_lease_rereads(void **state)
 	struct fx *f = *state;
 	struct serve_options o;
 	struct serve_kube *a = replica(f, &o, "a");
-	/* Every namespaced call fails: the Lease's renewals, the binding
-	 * and status writes, the refreshes; the lists and watches of whole
-	 * collections go on. */
-	struct kube_loop_faults faults = {
-		.seed = 1,
-		.fail = 1,
-		.fail_code = 500,
-		.only = "/namespaces/",
-	};
+	struct kube_loop_faults faults = namespaced_fail;
 
 	assert_true(spin(f, a, 10000000, pod_bound));
 	kube_loop_set_faults(f->l, &faults);
@@ -419,12 +421,7 @@ static void test_lost_lease_leads_after_reread(void **state)
 	struct fx *f = *state;
 	struct serve_options o;
 	struct serve_kube *a = replica(f, &o, "a");
-	struct kube_loop_faults all = {
-		.seed = 1,
-		.fail = 1,
-		.fail_code = 500,
-		.only = "/namespaces/",
-	};
+	struct kube_loop_faults all = namespaced_fail;
 	struct kube_loop_faults p2 = all;
 	int undone = 0;
 
