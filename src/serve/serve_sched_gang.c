@@ -424,7 +424,9 @@ static void make_gang(struct serve_sched *x, const struct members *m,
 	sw->native = m->native;
 	sw->ungated = true; /* no Job to start */
 	strbuf_reset(&msg);
-	if (!admission || ctl_adopt(x->ctl, h, x->now_us, &msg) < 0) {
+	if (admission && ctl_adopt(x->ctl, h, x->now_us, &msg) == 0) {
+		serve_sched_adopted(x, CTL_SLOT(h));
+	} else {
 		if (admission)
 			serve_sched_warn(x, pods[0], "AdmissionLost",
 					 "queued again: %s", msg.buf);

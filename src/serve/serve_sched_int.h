@@ -269,6 +269,10 @@ void serve_sched_awaited(struct serve_sched *x);
 /* The earliest time a workload stops waiting for its record, or
  * INT64_MAX. */
 int64_t serve_sched_awaited_us(const struct serve_sched *x);
+/* An admission read back (ctl_adopt()): its pods' nodes are the
+ * controller's (the unbound ones are bound there), and its Job must run
+ * (the restart may have come before its start or binds). */
+void serve_sched_adopted(struct serve_sched *x, uint32_t slot);
 /* Fill slot's record for its new workload, made from obj (a Workload
  * object: its controlling Job or Pod is read from its ownerReferences). */
 void serve_sched_slot_fill(struct serve_sched *x, uint32_t slot, uint64_t h,

@@ -251,9 +251,7 @@ void serve_sched_slot_fill(struct serve_sched *x, uint32_t slot, uint64_t h,
 	free(key);
 }
 
-/* An admission read back: its pods' nodes are the controller's, and its
- * Job must run (the restart may have come before its start or binds). */
-static void adopted(struct serve_sched *x, uint32_t slot)
+void serve_sched_adopted(struct serve_sched *x, uint32_t slot)
 {
 	const struct gang *g = ctl_gang(x->ctl);
 	struct swl *w = serve_sched_slot(x, slot);
@@ -401,7 +399,7 @@ static void adopt_late(struct serve_sched *x, uint32_t slot, const json_t *obj)
 		queue_awaited(x, slot);
 		goto out;
 	}
-	adopted(x, slot);
+	serve_sched_adopted(x, slot);
 	for (uint32_t p = 0; p < w->npods; p++) {
 		const struct api_obj *o =
 			w->name_at[p] ? api_store_get(x->s, x->kinds[SK_POD],
@@ -540,7 +538,7 @@ static void workload_added(struct serve_sched *x, const json_t *obj)
 	if (x->restoring && admitted) {
 		strbuf_reset(&msg);
 		if (ctl_adopt(x->ctl, h, x->now_us, &msg) == 0) {
-			adopted(x, slot);
+			serve_sched_adopted(x, slot);
 			if (finished) {
 				(void)ctl_finish(x->ctl, h, x->now_us);
 				serve_sched_slot(x, slot)->finished = true;

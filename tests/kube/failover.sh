@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Failover: two schedulers (`echelon serve --kubeconfig`) on one Lease
 # with different --id; the leader is killed with SIGKILL while it binds
-# gangs (the cluster answers every binding 300 ms late, so bindings are
-# in flight). The other takes over from the cluster alone: it finishes
+# gangs, Jobs and PodGroups (the cluster answers every binding 300 ms
+# late, so bindings are in flight). The other takes over from the cluster alone: it finishes
 # or undoes every gang the first began (tests/kube/lib/gangs.py: none
 # partly bound longer than 30 s, nothing bound twice) and binds the gangs
 # submitted after the kill. Prints the time from the kill to its first
@@ -29,9 +29,9 @@ LEASE=default/echelon-failover
 TAKEOVER_MAX_MS=17500
 
 # --faults with slow bindings only: they are late, and each is logged.
-start_serve --no-schedule --cluster blocks=1,racks=2,hosts=4,gpus=8 \
+start_serve --no-schedule --cluster blocks=1,racks=3,hosts=4,gpus=8 \
 	--faults 'seed=3,slow=1:300:bind'
-queues 64
+queues 96
 # jobs FIRST LAST: Jobs jFIRST..jLAST of 4 pods of 2 GPUs, running long.
 jobs() {
 	i=$1
@@ -50,19 +50,16 @@ spec:
   completions: 4
   template:
     spec:
-      schedulerName: echelon
-      restartPolicy: Never
-      containers:
-      - name: c
-        image: registry.example.com/step:latest
-        resources:
-          requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "2"}
-          limits: {nvidia.com/gpu: "2"}
+$(pod_spec "      ")
 EOF
 		i=$((i + 1))
 	done
 }
-jobs 0 5 >"$TMP/before.yaml"
+{
+	pod_group g0 4 24h
+	pod_group g1 4 24h
+	jobs 0 5
+} >"$TMP/before.yaml"
 jobs 6 7 >"$TMP/after.yaml"
 out=$(K apply -f "$TMP/queues.yaml" 2>&1) || fail "apply queues: $out"
 
@@ -97,7 +94,7 @@ renew=$(K get lease -n "${LEASE%/*}" "${LEASE#*/}" \
 SCHED_PIDS=$(echo "$SCHED_PIDS" | sed "s/ $A\$//; s/ $A / /")
 echo "killed a after $(binds) binding(s) answered"
 # From the kill on: no gang partly bound for more than 30 s.
-$PY "$SRC/tests/kube/lib/gangs.py" "$URL" --gangs 8 --until bound \
+$PY "$SRC/tests/kube/lib/gangs.py" "$URL" --gangs 10 --until bound \
 	--bound 30 --timeout 90 --log "$TMP/serve.log" >"$TMP/check.out" 2>&1 &
 CHECK=$!
 SCHED_PIDS="$SCHED_PIDS $CHECK" # killed at exit when the test fails

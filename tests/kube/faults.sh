@@ -48,29 +48,7 @@ $container
 EOF
 done >"$TMP/jobs.yaml"
 for g in 0 1 2; do
-	cat <<EOF
----
-apiVersion: scheduling.x-k8s.io/v1alpha1
-kind: PodGroup
-metadata: {name: g$g, namespace: default}
-spec: {minMember: 2}
-EOF
-	for i in 0 1; do
-		cat <<EOF
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: g$g-$i
-  namespace: default
-  labels: {scheduling.x-k8s.io/pod-group: g$g, kueue.x-k8s.io/queue-name: main}
-  annotations: {sim.echelon.dev/duration: 3s}
-spec:
-  schedulerName: echelon
-  restartPolicy: Never
-$(echo "$container" | sed 's/^    //')
-EOF
-	done
+	pod_group "g$g" 2 3s
 done >"$TMP/podgroups.yaml"
 # kubectl meets the faults too: apply (idempotent) until it gets through.
 for f in queues jobs podgroups; do

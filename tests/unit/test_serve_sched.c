@@ -774,12 +774,22 @@ static void test_node_not_ready(void **state)
 	env_stop(&e);
 }
 
+/* A pod of team-a copied unbound and not started, as when its binding
+ * never reached the cluster (NULL: none). */
+static const char *unbound_on_copy;
+
 static int copy_obj(void *ctx, const struct api_obj *o)
 {
 	struct api_store *to = ctx;
+	json_t *body = json_deep_copy(o->body);
 
-	assert_int_equal(api_store_load(to, o->kind, json_deep_copy(o->body)),
-			 0);
+	if (unbound_on_copy && o->kind == K_POD &&
+	    strcmp(o->name, unbound_on_copy) == 0) {
+		json_object_del(json_object_get(body, "spec"), "nodeName");
+		json_object_set_new(body, "status",
+				    json_pack("{ss}", "phase", "Pending"));
+	}
+	assert_int_equal(api_store_load(to, o->kind, body), 0);
 	return 0;
 }
 
@@ -1041,13 +1051,15 @@ static void test_pod_group_occupied_by(void **state)
 }
 
 /* A PodGroup's gang admitted before a restart is adopted after it: its
- * pods stay where they are and its quota stays counted. */
-static void test_restart_pod_group(void **state)
+ * pods stay where they are and its quota stays counted. With unbound, a
+ * pod whose binding the stop cut off (its gang recorded and partly
+ * bound): the restarted scheduler binds it where the record says, not
+ * leaving the gang partly bound. */
+static void restart_pod_group(const char *unbound)
 {
 	struct env e, r;
 	char *a, *b;
 
-	(void)state;
 	env_start(&e, quickstart(), T0);
 	put(e.s, e.now,
 	    "{\"apiVersion\":\"scheduling.x-k8s.io/v1alpha1\",\"kind\":"
@@ -1060,17 +1072,35 @@ static void test_restart_pod_group(void **state)
 	assert_int_equal(admitted_pods(e.x), 2);
 	a = xstrdup(node_of_pod(e.s, "pg-0"));
 	b = xstrdup(node_of_pod(e.s, "pg-1"));
+	unbound_on_copy = unbound;
 	env_start(&r, copy_store(e.s), e.now);
+	unbound_on_copy = NULL;
 	env_stop(&e);
+	if (unbound)
+		assert_null(node_of_pod(r.s, unbound));
 	advance(&r, S);
 	assert_int_equal(admitted_pods(r.x), 2);
 	assert_int_equal(usage_pods(r.x), 2);
+	assert_non_null(node_of_pod(r.s, "pg-0"));
+	assert_non_null(node_of_pod(r.s, "pg-1"));
 	assert_string_equal(node_of_pod(r.s, "pg-0"), a);
 	assert_string_equal(node_of_pod(r.s, "pg-1"), b);
 	check_capacity(r.s);
 	free(a);
 	free(b);
 	env_stop(&r);
+}
+
+static void test_restart_pod_group(void **state)
+{
+	(void)state;
+	restart_pod_group(NULL);
+}
+
+static void test_restart_pod_group_partly_bound(void **state)
+{
+	(void)state;
+	restart_pod_group("pg-1");
 }
 
 /* The Workloads owned by the object of uid (NULL: none), and how many. */
@@ -3311,6 +3341,7 @@ int main(void)
 		cmocka_unit_test(test_pod_gangs),
 		cmocka_unit_test(test_pod_group_occupied_by),
 		cmocka_unit_test(test_restart_pod_group),
+		cmocka_unit_test(test_restart_pod_group_partly_bound),
 		cmocka_unit_test(test_restart_plain_pod),
 		cmocka_unit_test(test_workload_names),
 		cmocka_unit_test(test_bad_config),

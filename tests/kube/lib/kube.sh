@@ -103,3 +103,50 @@ queues() {
 	grep -q "nominalQuota: \"$1\"" "$TMP/queues.yaml" ||
 		fail "queues: no GPU quota in tests/kube/data/queues.yaml"
 }
+
+# pod_spec INDENT: a pod spec of scheduler echelon, one container of 2
+# GPUs, its lines indented by INDENT.
+pod_spec() {
+	sed "s/^/$1/" <<YAML
+schedulerName: echelon
+restartPolicy: Never
+containers:
+- name: c
+  image: registry.example.com/step:latest
+  resources:
+    requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "2"}
+    limits: {nvidia.com/gpu: "2"}
+YAML
+}
+
+# pod_group NAME PODS DURATION: a scheduler-plugins PodGroup NAME of
+# LocalQueue default/main with PODS pods NAME-0.. of 2 GPUs each, each
+# running DURATION of the cluster's clock, as YAML on stdout.
+pod_group() {
+	cat <<YAML
+---
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata:
+  name: $1
+  namespace: default
+  labels: {kueue.x-k8s.io/queue-name: main}
+spec: {minMember: $2}
+YAML
+	i=0
+	while [ "$i" -lt "$2" ]; do
+		cat <<YAML
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $1-$i
+  namespace: default
+  labels: {scheduling.x-k8s.io/pod-group: $1, kueue.x-k8s.io/queue-name: main}
+  annotations: {sim.echelon.dev/duration: $3}
+spec:
+$(pod_spec "  ")
+YAML
+		i=$((i + 1))
+	done
+}
