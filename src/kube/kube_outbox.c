@@ -9,14 +9,19 @@
  * before and after, turned into patches when sent, so later changes
  * coalesce into a queued update by replacing its "after"), a bind, a
  * delete. An object sends one write at a time, in order; the heads of
- * the queues wait in three heaps ordered by queueing order: other writes
- * first, then binds, a bind only once no write counted for the intent
- * barrier (a write of its flush or an earlier one, neither a bind nor an
- * Event, not queued behind a bind of its own object) is unanswered, then
- * Events. Events are neither the decision's record nor read back, and
- * kube-scheduler records `Scheduled` after the binding: a gang's binds do
- * not wait for them. A patch of an Event the server does not have (its
- * create dropped when leadership was lost) creates it instead.
+ * the queues wait in heaps ordered by queueing order. A bind goes only
+ * once the writes counted for it are answered (a write is counted when
+ * it is neither a bind nor an Event, nor queued behind a bind of its own
+ * object): those of its gang's record objects (options.records) queued
+ * in its flush or earlier (the bind waits on each such object's list of
+ * gated binds, not in a heap), or, when its gang's records are not
+ * known, every counted write of its flush or an earlier one (the intent
+ * barrier: its own heap). Other writes and released binds go in queueing
+ * order; Events last. Events are neither the decision's record nor read
+ * back, and kube-scheduler records `Scheduled` after the binding: a
+ * gang's binds do not wait for them. A patch of an Event the server does
+ * not have (its create dropped when leadership was lost) creates it
+ * instead.
  *
  * A refused write makes the reflector fetch the object again. A refused
  * bind is also remembered on its object: once a mirrored change shows
@@ -77,6 +82,11 @@ struct write {
 	bool counted;	   /* holds the binds of its flush and later */
 	bool sent;	   /* a call of it went out: no longer coalesced */
 	bool in_heap, dead;
+	/* BIND: its gates are known (at the end of the store's read that
+	 * queued it); global: its gang's records are not, it waits for the
+	 * intent barrier; gates: objects whose waiters list holds it. */
+	bool resolved, global;
+	unsigned gates;
 	uint64_t call; /* in flight */
 	int64_t queued_us;
 };
@@ -97,6 +107,9 @@ struct obj {
 	 * is older (kube_outbox_stale). */
 	char *echo_node, *echo_uid; /* a bind answered */
 	uint64_t echo_rv;	    /* a patch's or create's answer */
+	/* Binds of its gang waiting for its counted writes of their flush
+	 * or earlier (it records their admission). */
+	VEC(struct write *) waiters;
 };
 
 /* Unanswered counted writes of one flush. */
@@ -112,8 +125,11 @@ struct kube_outbox {
 	uint64_t cursor, seq, flush;
 	int64_t now_us;
 	struct hmap objs; /* key → struct obj * */
-	struct heap ready, ready_binds, ready_events;
+	/* ready: other writes and binds released; barrier: binds waiting
+	 * for the intent barrier */
+	struct heap ready, ready_barrier, ready_events;
 	VEC(struct open_flush) open;
+	VEC(struct write *) unresolved; /* binds queued by this read */
 	VEC(struct obj *) retries;
 	VEC(int64_t)
 	bound_us; /* binds answered since the last flush: when
@@ -223,6 +239,7 @@ static void obj_free(struct obj *o)
 	free(o->remote_uid);
 	retry_clear(o);
 	echo_clear(o);
+	vec_release(&o->waiters);
 	free(o->ns);
 	free(o->name);
 	free(o->key);
@@ -232,7 +249,7 @@ static void obj_free(struct obj *o)
 /* Forget o when nothing of it is left to remember. */
 static void obj_maybe_free(struct kube_outbox *b, struct obj *o)
 {
-	if (o->last || o->head || o->retry_node)
+	if (o->last || o->head || o->retry_node || o->waiters.len)
 		return;
 	hmap_del(&b->objs, o->key, o->keylen);
 	obj_free(o);
@@ -405,15 +422,29 @@ static void write_free(struct write *w)
 	free(w);
 }
 
+/* w, the head of its object's queue, into its heap; a bind not yet
+ * resolved or still gated waits outside (released() pushes it). */
 static void make_ready(struct kube_outbox *b, struct write *w)
 {
+	if (w->verb == V_BIND && (!w->resolved || w->gates))
+		return;
 	w->in_heap = true;
-	if (w->verb == V_BIND)
-		heap_push(&b->ready_binds, w);
+	if (w->verb == V_BIND && w->global)
+		heap_push(&b->ready_barrier, w);
 	else if (is_event(w->o->kind))
 		heap_push(&b->ready_events, w);
 	else
 		heap_push(&b->ready, w);
+}
+
+/* Free w unless a heap, a gate or the read that queued it still holds
+ * it: then it is dead, freed by the last of them. */
+static void write_drop(struct write *w)
+{
+	if (w->in_heap || w->gates || !w->resolved)
+		w->dead = true;
+	else
+		write_free(w);
 }
 
 /* Take w out of the counts (answered or dropped). */
@@ -459,6 +490,9 @@ static struct write *enqueue(struct kube_outbox *b, struct obj *o,
 	w->counted = verb != V_BIND && !is_event(o->kind) && !queue_has_bind(o);
 	if (w->counted)
 		open_add(b, w->flush);
+	w->resolved = verb != V_BIND;
+	if (!w->resolved)
+		vec_push(&b->unresolved, w);
 	b->queued++;
 	if (o->tail)
 		o->tail->next = w;
@@ -468,6 +502,88 @@ static struct write *enqueue(struct kube_outbox *b, struct obj *o,
 	if (o->head == w)
 		make_ready(b, w);
 	return w;
+}
+
+/* ---- binds gated on their gang's records ---- */
+
+/* Whether o has a counted write of flush or an earlier one unanswered. */
+static bool counted_open(const struct obj *o, uint64_t flush)
+{
+	for (const struct write *w = o->head; w && w->flush <= flush;
+	     w = w->next)
+		if (w->counted)
+			return true;
+	return false;
+}
+
+/* One gate of bind w opened (or dropped). */
+static void ungate(struct kube_outbox *b, struct write *w)
+{
+	BUG_ON(!w->gates);
+	if (--w->gates)
+		return;
+	if (w->dead)
+		write_drop(w);
+	else if (w->o->head == w)
+		make_ready(b, w);
+}
+
+/* The binds waiting on o whose writes of their flush are answered. */
+static void release_gated(struct kube_outbox *b, struct obj *o)
+{
+	size_t i = 0;
+
+	while (i < o->waiters.len) {
+		struct write *w = o->waiters.items[i];
+
+		if (!w->dead && counted_open(o, w->flush)) {
+			i++;
+			continue;
+		}
+		memmove(o->waiters.items + i, o->waiters.items + i + 1,
+			(o->waiters.len - i - 1) * sizeof(w));
+		o->waiters.len--;
+		ungate(b, w);
+	}
+}
+
+/* Bind w's gates: each record object of its gang with counted writes
+ * of its flush or earlier unanswered. Records not known: the barrier. */
+static void resolve(struct kube_outbox *b, struct write *w)
+{
+	const struct api_kind *kinds[KUBE_OUTBOX_RECORDS];
+	const char *names[KUBE_OUTBOX_RECORDS];
+	int n = -1;
+
+	w->resolved = true;
+	if (w->dead) {
+		write_drop(w);
+		return;
+	}
+	if (b->o.records && w->o->last)
+		n = b->o.records(b->o.records_ctx, w->o->last, kinds, names,
+				 KUBE_OUTBOX_RECORDS);
+	BUG_ON(n > KUBE_OUTBOX_RECORDS);
+	w->global = n < 0;
+	for (int i = 0; i < n; i++) {
+		struct obj *r = obj_find(b, api_kind_storage(kinds[i]),
+					 w->o->ns, names[i]);
+
+		if (r && r != w->o && counted_open(r, w->flush)) {
+			vec_push(&r->waiters, w);
+			w->gates++;
+		}
+	}
+	if (!w->gates && w->o->head == w)
+		make_ready(b, w);
+}
+
+/* The binds queued by this read of the store, their records written. */
+static void resolve_all(struct kube_outbox *b)
+{
+	for (size_t i = 0; i < b->unresolved.len; i++)
+		resolve(b, b->unresolved.items[i]);
+	b->unresolved.len = 0;
 }
 
 /* Drop o's writes not yet sent; true when one was a create (the server
@@ -485,14 +601,12 @@ static bool drop_unsent(struct kube_outbox *b, struct obj *o)
 		*p = w->next;
 		create |= w->verb == V_CREATE;
 		uncount(b, w);
-		if (w->in_heap)
-			w->dead = true; /* freed when popped */
-		else
-			write_free(w);
+		write_drop(w);
 	}
 	o->tail = NULL;
 	for (w = o->head; w; w = w->next)
 		o->tail = w;
+	release_gated(b, o);
 	return create;
 }
 
@@ -509,6 +623,7 @@ static void done(struct kube_outbox *b, struct write *w)
 	write_free(w);
 	if (o->head)
 		make_ready(b, o->head);
+	release_gated(b, o);
 	obj_maybe_free(b, o);
 }
 
@@ -662,6 +777,8 @@ static void read_store(struct kube_outbox *b)
 			 b->cursor);
 		snapshot(b);
 	}
+	/* a gang's records are written after its binds in one turn */
+	resolve_all(b);
 }
 
 /* ---- sending ---- */
@@ -1009,17 +1126,18 @@ static void send_call(struct kube_outbox *b, struct write *w, enum call_verb cv,
 	free(text);
 }
 
-/* The next write to send, out of its heap: other writes, binds whose
- * barrier is open, Events; NULL when none may go. */
+/* The next write to send, out of its heap: the first queued of the
+ * other writes, the released binds and the binds whose barrier is open;
+ * else Events; NULL when none may go. */
 static struct write *next_ready(struct kube_outbox *b)
 {
 	struct write *w = heap_peek(&b->ready);
+	struct write *g = heap_peek(&b->ready_barrier);
 
+	if (g && barrier_open(b, g->flush) && (!w || g->seq < w->seq))
+		return heap_pop(&b->ready_barrier);
 	if (w)
 		return heap_pop(&b->ready);
-	w = heap_peek(&b->ready_binds);
-	if (w && barrier_open(b, w->flush))
-		return heap_pop(&b->ready_binds);
 	return heap_peek(&b->ready_events) ? heap_pop(&b->ready_events) : NULL;
 }
 
@@ -1051,12 +1169,23 @@ struct kube_outbox *kube_outbox_new(const struct kube_outbox_options *o)
 		b->o.give_up_us = 30000000;
 	hmap_init(&b->objs);
 	heap_init(&b->ready, by_seq, NULL);
-	heap_init(&b->ready_binds, by_seq, NULL);
+	heap_init(&b->ready_barrier, by_seq, NULL);
 	heap_init(&b->ready_events, by_seq, NULL);
 	b->m = metrics_new();
 	metrics_register(b->m, defs, F_COUNT, b->fam);
 	snapshot(b);
 	return b;
+}
+
+/* Free the writes left in h (all dead). */
+static void heap_drain(struct heap *h)
+{
+	while (heap_peek(h)) {
+		struct write *w = heap_pop(h);
+
+		w->in_heap = false;
+		write_drop(w);
+	}
 }
 
 /* Cancel and free every write; forget the retries. */
@@ -1074,21 +1203,28 @@ static void drop_all(struct kube_outbox *b)
 			o->head = w->next;
 			if (w->call)
 				kube_cancel(b->o.tr, w->call);
-			if (!w->in_heap)
-				write_free(w);
-			else
-				w->dead = true;
+			write_drop(w);
 		}
 		o->tail = NULL;
 		retry_clear(o);
 	}
-	/* What is left in the heaps is dead. */
-	while (heap_peek(&b->ready))
-		write_free(heap_pop(&b->ready));
-	while (heap_peek(&b->ready_binds))
-		write_free(heap_pop(&b->ready_binds));
-	while (heap_peek(&b->ready_events))
-		write_free(heap_pop(&b->ready_events));
+	/* Then what still holds them (all dead now). */
+	vec_foreach (&b->unresolved, pw) {
+		(*pw)->resolved = true;
+		write_drop(*pw);
+	}
+	b->unresolved.len = 0;
+	iter = 0;
+	while (hmap_next(&b->objs, &iter, &slot)) {
+		struct obj *o = (struct obj *)(intptr_t)slot->value;
+
+		vec_foreach (&o->waiters, pw)
+			ungate(b, *pw);
+		o->waiters.len = 0;
+	}
+	heap_drain(&b->ready);
+	heap_drain(&b->ready_barrier);
+	heap_drain(&b->ready_events);
 	b->retries.len = 0;
 	b->open.len = 0;
 	b->inflight = 0;
@@ -1112,7 +1248,8 @@ void kube_outbox_free(struct kube_outbox *b)
 	drop_all(b);
 	free_objs(b);
 	heap_release(&b->ready);
-	heap_release(&b->ready_binds);
+	heap_release(&b->ready_barrier);
+	vec_release(&b->unresolved);
 	heap_release(&b->ready_events);
 	vec_release(&b->open);
 	vec_release(&b->retries);

@@ -20,12 +20,15 @@
  * Events; a local kind (from -f files) stays local.
  *
  * Order: writes to one object go one at a time, in order; writes to
- * different objects go concurrently (max_inflight). Intent first: the
- * binds of one flush start only after every other write of that flush
- * and of earlier flushes has been answered, so an admission is in the
- * API server (Workload status, or the gang's echelon.dev/admission
+ * different objects go concurrently (max_inflight). Intent first: a
+ * pod's bind starts only after the writes of its gang's record objects
+ * (options.records: its Workload, PodGroup or Job) queued in its flush
+ * or an earlier one have been answered, so an admission is in the API
+ * server (Workload status, or the gang's echelon.dev/admission
  * annotation) before any of its pods is bound, and a new leader can
- * finish or undo it from the cluster alone.
+ * finish or undo it from the cluster alone. A bind whose records are
+ * not known waits for every other write of its flush and earlier ones
+ * (the intent barrier). Other gangs' writes never hold a bind back.
  *
  * Failures: transient ones are retried by the transport (KUBE_RETRY, for
  * give_up_us); a refused or given-up write makes the reflector refresh
@@ -49,6 +52,16 @@
  * ("verb=bind kind=Pod ns=a name=p code=409 reason=\"...\""). */
 typedef void (*kube_outbox_log_fn)(void *ctx, const char *msg, const char *kv);
 
+#define KUBE_OUTBOX_RECORDS 4
+/* The objects, in pod's namespace, that record the admission of the
+ * gang of pod (the replica's body of a pod being bound): up to max kinds
+ * and names put in the arrays (valid until the next call), their number
+ * returned; 0: the pod's bind records nothing (a pod of no gang); -1:
+ * not known (the bind waits for the intent barrier). */
+typedef int (*kube_outbox_records_fn)(void *ctx, const json_t *pod,
+				      const struct api_kind **kinds,
+				      const char **names, int max);
+
 struct kube_outbox_options {
 	struct api_store *store;	 /* the replica (borrowed) */
 	const struct kube_transport *tr; /* borrowed */
@@ -60,6 +73,9 @@ struct kube_outbox_options {
 	int64_t give_up_us;		 /* retry budget; 0: 30 s */
 	kube_outbox_log_fn log;		 /* NULL: log_debug() */
 	void *log_ctx;
+	kube_outbox_records_fn records; /* NULL: every bind waits for
+					   the intent barrier */
+	void *records_ctx;
 };
 
 struct kube_outbox;

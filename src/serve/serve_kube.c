@@ -256,6 +256,16 @@ static void outbox_log(void *ctx, const char *msg, const char *kv)
 	k->log("warn", msg, "%s", kv);
 }
 
+/* kube_outbox_records_fn: the scheduler's, while leading. */
+static int records(void *ctx, const json_t *pod, const struct api_kind **kinds,
+		   const char **names, int max)
+{
+	struct serve_kube *k = ctx;
+
+	return k->sched ? serve_sched_records(k->sched, pod, kinds, names, max)
+			: -1;
+}
+
 /* The reflectors, the outbox and the Lease, over k->tr. */
 static int start_parts(struct serve_kube *k)
 {
@@ -273,6 +283,8 @@ static int start_parts(struct serve_kube *k)
 		.tr = &k->tr,
 		.log = outbox_log,
 		.log_ctx = k,
+		.records = records,
+		.records_ctx = k,
 	};
 	struct kube_lease_options lo = {
 		.tr = &k->tr,

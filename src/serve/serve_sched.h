@@ -119,6 +119,19 @@ int serve_sched_mutate(void *ctx, const struct api_kind *k, json_t *obj,
  * caller frees the result. */
 char *serve_sched_workload_name(const char *group, const char *kind,
 				const char *name, const char *uid);
+/*
+ * The objects, in pod's namespace, that keep the admission of the gang
+ * of pod (a body of a pod it bound): its Workload, its PodGroup (either
+ * kind) and its Job, whichever the store holds; their kinds and names
+ * (valid until the store changes) put in the arrays, at most max (4
+ * suffice), their number returned. 0: a pod of no gang (bound one by
+ * one, nothing recorded); -1: a pod it does not know as bound by it. The
+ * Kubernetes backend sends a bind after these objects' writes only
+ * (kube_outbox_records_fn).
+ */
+int serve_sched_records(const struct serve_sched *x, const json_t *pod,
+			const struct api_kind **kinds, const char **names,
+			int max);
 /* Prometheus text of the scheduler's metrics, appended to out. */
 void serve_sched_metrics(const struct serve_sched *x, struct strbuf *out);
 

@@ -757,6 +757,50 @@ static int bind_one(struct serve_sched *x, struct swl *w, uint32_t p)
 	return rc;
 }
 
+/* One of serve_sched_records()'s objects, when the store holds it. */
+static int record(const struct serve_sched *x, const struct api_kind *k,
+		  const char *ns, const char *name,
+		  const struct api_kind **kinds, const char **names, int n,
+		  int max)
+{
+	const struct api_obj *o;
+
+	if (!k || !name || n >= max || !(o = api_store_get(x->s, k, ns, name)))
+		return n;
+	kinds[n] = o->kind;
+	names[n] = o->name;
+	return n + 1;
+}
+
+int serve_sched_records(const struct serve_sched *x, const json_t *pod,
+			const struct api_kind **kinds, const char **names,
+			int max)
+{
+	const char *uid = str_at(pod, "metadata", "uid");
+	const struct swl *w;
+	uint64_t h;
+	uint32_t p;
+	int n = 0;
+
+	if (!uid)
+		return -1;
+	if (flags_of(x, uid) & SP_PLAIN)
+		return 0;
+	if (ctl_pod_find(x->ctl, uid, &h, &p) < 0 || (uint32_t)h >= x->wl.len ||
+	    ctl_handle(x->ctl, (uint32_t)h) != h)
+		return -1;
+	w = &x->wl.items[(uint32_t)h];
+	n = record(x, x->kinds[SK_WORKLOAD], w->ns, w->name, kinds, names, n,
+		   max);
+	n = record(x, x->kinds[SK_POD_GROUP], w->ns, w->name, kinds, names, n,
+		   max);
+	n = record(x, x->kinds[SK_NATIVE_POD_GROUP], w->ns, w->name, kinds,
+		   names, n, max);
+	n = record(x, x->kinds[SK_JOB], w->ns, w->job, kinds, names, n, max);
+	/* a gang whose record the store does not hold: not known */
+	return n ? n : -1;
+}
+
 /* The pod set of pod index p of slot's workload. */
 static const struct podset *podset_of(const struct serve_sched *x,
 				      uint32_t slot, uint32_t p)

@@ -46,6 +46,8 @@ struct fx {
 	VEC(char *) calls; /* the writes sent: "METHOD PATH BODY" */
 	unsigned logged;   /* refused-write lines */
 	int64_t now;
+	bool gated; /* records(): pods p1, p2 of Workload w, p3, p4 of w2,
+		       p5 of none; else not known */
 };
 
 /* A bind of a pod bound already: the real API server answers 409 even
@@ -171,6 +173,26 @@ static const struct api_kind *kind(enum api_kind_id id)
 	return api_kind_at(id);
 }
 
+static int records(void *ctx, const json_t *pod, const struct api_kind **kinds,
+		   const char **names, int max)
+{
+	struct fx *f = ctx;
+	const char *name = json_string_value(
+		json_object_get(json_object_get(pod, "metadata"), "name"));
+	int i = name ? atoi(name + 1) : 0;
+
+	assert_true(max >= 2);
+	if (!f->gated || i < 1 || i > 5)
+		return -1;
+	if (i == 5)
+		return 0;
+	kinds[0] = kind(API_KIND_WORKLOAD);
+	names[0] = i <= 2 ? "w" : "w2";
+	kinds[1] = kind(API_KIND_JOB); /* no such object: no gate */
+	names[1] = "j";
+	return 2;
+}
+
 static void create(struct api_store *s, enum api_kind_id id, json_t *body)
 {
 	assert_int_equal(api_store_create(s, kind(id), body, T0, NULL), 0);
@@ -294,6 +316,8 @@ static int setup(void **state)
 	oo.give_up_us = 20000000;
 	oo.log = on_log;
 	oo.log_ctx = f;
+	oo.records = records;
+	oo.records_ctx = f;
 	f->ob = kube_outbox_new(&oo);
 	*state = f;
 	return 0;
@@ -763,16 +787,95 @@ static void admit(json_t *body, const char *arg)
 				      "nvidia.com/gpu", "f", "count", 4));
 }
 
-static void add_workload(struct fx *f)
+static void add_workload_named(struct fx *f, const char *name)
 {
 	create(f->remote, API_KIND_WORKLOAD,
 	       json_pack("{ss ss s{ss ss} s{ss s[{ss si s{s{s[{ss ss}]}}}]}}",
 			 "apiVersion", "kueue.x-k8s.io/v1beta2", "kind",
-			 "Workload", "metadata", "name", "w", "namespace", NS,
+			 "Workload", "metadata", "name", name, "namespace", NS,
 			 "spec", "queueName", "q", "podSets", "name", "main",
 			 "count", 4, "template", "spec", "containers", "name",
 			 "c", "image", "busybox"));
 	settle(f);
+}
+
+static void add_workload(struct fx *f)
+{
+	add_workload_named(f, "w");
+}
+
+/* The remote's history: rv of each Workload's first change showing an
+ * admission (w, w2) and of each pod's first bind (p1..p5). */
+struct gates_seen {
+	uint64_t admitted[2], bound[6];
+};
+
+static int see_gates(void *ctx, const struct api_event *ev)
+{
+	struct gates_seen *g = ctx;
+	const json_t *body =
+		ev->type == API_DELETED ? NULL : api_event_body(ev);
+
+	if (ev->kind == kind(API_KIND_WORKLOAD) &&
+	    json_object_get(json_object_get(body, "status"), "admission")) {
+		int i = strcmp(ev->name, "w") != 0;
+
+		if (!g->admitted[i])
+			g->admitted[i] = ev->rv;
+	}
+	if (ev->kind == kind(API_KIND_POD) && body && node_of(body)) {
+		int i = atoi(ev->name + 1);
+
+		if (i >= 1 && i <= 5 && !g->bound[i])
+			g->bound[i] = ev->rv;
+	}
+	return 0;
+}
+
+#define BINDING(p) "POST /api/v1/namespaces/default/pods/" p "/binding"
+
+/* A bind waits for its own gang's records only: a failing admission of
+ * one gang holds its pods back, not another gang's nor a pod of no gang;
+ * a pod deleted while its bind waits leaves nothing behind. */
+static void test_gated_per_gang(void **state)
+{
+	struct fx *f = *state;
+	struct gates_seen g = { 0 };
+
+	add_workload_named(f, "w");
+	add_workload_named(f, "w2");
+	kube_outbox_flush(f->ob, f->now); /* the mirror events only */
+	f->gated = true;
+	faults(f, 1, 500, "/workloads/w/");
+	bind(f, "p1", "n1");
+	bind(f, "p2", "n1");
+	bind(f, "p3", "n2");
+	bind(f, "p5", "n3");
+	update(f, API_KIND_WORKLOAD, NS, "w", admit, NULL);
+	update(f, API_KIND_WORKLOAD, NS, "w2", admit, NULL);
+	for (int i = 0; i < 5; i++) {
+		turn(f);
+		f->now += 200000;
+	}
+	assert_true(call_at(f, BINDING("p3")) >= 0);
+	assert_true(call_at(f, BINDING("p5")) >= 0);
+	assert_int_equal(call_at(f, BINDING("p1")), -1);
+	assert_int_equal(call_at(f, BINDING("p2")), -1);
+	assert_int_equal(api_store_delete(f->replica, kind(API_KIND_POD), NS,
+					  "p2", 0, f->now),
+			 0);
+	faults(f, 0, 0, NULL);
+	settle(f);
+	assert_int_equal(api_store_events(f->remote, 0, see_gates, &g), 0);
+	assert_true(g.admitted[0] && g.admitted[1]);
+	assert_true(g.bound[1] > g.admitted[0]);
+	assert_true(g.bound[3] > g.admitted[1]);
+	assert_true(g.bound[3] < g.admitted[0]); /* not held by w */
+	assert_true(g.bound[5] < g.admitted[0]);
+	assert_int_equal(g.bound[2], 0);
+	assert_int_equal(call_at(f, BINDING("p2")), -1);
+	assert_null(remote_body(f, API_KIND_POD, NS, "p2"));
+	assert_true(kube_outbox_idle(f->ob));
 }
 
 static void test_intent_first(void **state)
@@ -1135,22 +1238,82 @@ static bool same(const json_t *a, const json_t *b)
 	return a == b || json_equal(a, b);
 }
 
+/* Gated random runs: each Workload's generation of its record (label
+ * echelon.dev/x "gN") as the replica last wrote it, and per pod p1..p4
+ * the generation its bind waits for (its Workload's at the end of the
+ * turn that bound it: records follow binds within a turn). */
+struct gens {
+	int now[2], want[5];
+	int remote[2];
+	bool bad;
+};
+
+static int gen_of(const json_t *body)
+{
+	const char *v = json_string_value(json_object_get(
+		json_object_get(json_object_get(body, "metadata"), "labels"),
+		"echelon.dev/x"));
+
+	return v && v[0] == 'g' ? atoi(v + 1) : 0;
+}
+
+/* Over the remote's history: no pod of a Workload bound before the
+ * record its bind waited for. */
+static int see_gens(void *ctx, const struct api_event *ev)
+{
+	struct gens *g = ctx;
+	const json_t *body =
+		ev->type == API_DELETED ? NULL : api_event_body(ev);
+
+	if (ev->kind == kind(API_KIND_WORKLOAD) && body)
+		g->remote[strcmp(ev->name, "w") != 0] = gen_of(body);
+	if (ev->kind == kind(API_KIND_POD) && body && node_of(body)) {
+		int i = atoi(ev->name + 1);
+
+		if (i >= 1 && i <= 4 && g->want[i] > g->remote[i > 2])
+			g->bad = true;
+	}
+	return 0;
+}
+
 /* Seeded random writes under faults: the remote ends as the replica
  * wrote it (transient faults), and never binds a pod twice or to a node
- * the replica did not choose (any faults). */
+ * the replica did not choose (any faults). Gated (f->gated), Workloads
+ * w and w2 record pods p1, p2 and p3, p4 and are written at random too:
+ * with transient faults, no pod is bound in the remote before the record
+ * its bind waited for. */
 static void random_run(struct fx *f, unsigned long long seed, int code)
 {
 	struct kube_loop_faults lf = { .seed = seed,
 				       .fail = 0.3,
 				       .fail_code = code };
 	struct order o = { 0 };
+	struct gens g = { 0 };
 	struct rng rng;
 	bool exact = code != 0; /* only transient faults */
 
 	rng_seed(&rng, seed);
+	if (f->gated) {
+		add_workload_named(f, "w");
+		add_workload_named(f, "w2");
+	}
 	kube_loop_set_faults(f->l, &lf);
 	for (int t = 0; t < 60; t++) {
 		int ops = 1 + (int)rng_below(&rng, 4);
+		bool bound[5] = { 0 };
+
+		for (int k = 0; f->gated && k < 2; k++) {
+			char v[16];
+
+			/* under refusals a refresh may lose it a while */
+			if (rng_below(&rng, 3) ||
+			    !api_store_get(f->replica, kind(API_KIND_WORKLOAD),
+					   NS, k ? "w2" : "w"))
+				continue;
+			snprintf(v, sizeof(v), "g%d", ++g.now[k]);
+			update(f, API_KIND_WORKLOAD, NS, k ? "w2" : "w",
+			       set_label, v);
+		}
 
 		for (int k = 0; k < ops; k++) {
 			char name[16], node[16], v[16];
@@ -1169,8 +1332,11 @@ static void random_run(struct fx *f, unsigned long long seed, int code)
 			case 0:
 			case 1:
 			case 2:
-				if (!node_of(p->body))
-					bind(f, name, node);
+				if (node_of(p->body))
+					break;
+				bind(f, name, node);
+				if (name[1] <= '4')
+					bound[name[1] - '0'] = true;
 				break;
 			case 3:
 			case 4:
@@ -1194,12 +1360,17 @@ static void random_run(struct fx *f, unsigned long long seed, int code)
 				break;
 			}
 		}
+		for (int i = 1; i <= 4; i++)
+			if (bound[i])
+				g.want[i] = g.now[i > 2];
 		turn(f);
 		f->now += 50000 + (int64_t)rng_below(&rng, 200000);
 	}
 	settle(f);
 	kube_loop_set_faults(f->l, NULL);
 	assert_int_equal(api_store_events(f->remote, 0, see_order, &o), 0);
+	assert_int_equal(api_store_events(f->remote, 0, see_gens, &g), 0);
+	assert_true(!exact || !g.bad);
 	/* With transient faults only, no bind is ever sent twice: the
 	 * replica never shows the scheduler its own bind undone by an older
 	 * remote version (kube_reflect's stale(), kube_outbox_stale()). */
@@ -1254,6 +1425,7 @@ static void test_random_sweep(void **state)
 	(void)state;
 	for (unsigned long long seed = 100; seed < SWEEP_SEEDS; seed++) {
 		assert_int_equal(setup(&f), 0);
+		((struct fx *)f)->gated = seed % 4 >= 2;
 		random_run(f, seed, seed % 2 ? 500 : 429);
 		assert_int_equal(teardown(&f), 0);
 	}
@@ -1274,6 +1446,14 @@ static void test_random_mixed(void **state)
 	random_run(*state, 13, 0);
 }
 
+static void test_random_gated(void **state)
+{
+	struct fx *f = *state;
+
+	f->gated = true;
+	random_run(f, 14, 500);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1282,6 +1462,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_coalesce, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_and_delete, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_gated_per_gang, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_events_after_binds, setup,
 						teardown),
@@ -1314,6 +1496,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_random_429, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_random_mixed, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_random_gated, setup,
 						teardown),
 	};
 
