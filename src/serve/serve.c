@@ -455,10 +455,9 @@ static int open_state(struct daemon *dm)
 	if (!o->no_schedule) {
 		struct serve_sched_options sched_o;
 
-		dm->sched = serve_sched_new(dm->store);
 		serve_sched_options_init(&sched_o);
 		sched_o.pod_startup_us = STARTUP_US; /* the kubelets' */
-		serve_sched_set_options(dm->sched, &sched_o);
+		dm->sched = serve_sched_new(dm->store, &sched_o);
 		dm->hooks.extra = serve_sched_extra;
 		dm->hooks.mutate = serve_sched_mutate;
 		dm->hooks.ctx = dm->sched;

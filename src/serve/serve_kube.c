@@ -592,7 +592,6 @@ static void sched_progress(void *ctx);
  * the Job's annotation. */
 static struct serve_sched *new_sched(struct serve_kube *k)
 {
-	struct serve_sched *x = serve_sched_new(k->store);
 	struct serve_sched_options so;
 
 	serve_sched_options_init(&so);
@@ -605,8 +604,7 @@ static struct serve_sched *new_sched(struct serve_kube *k)
 	so.max_writes = SYNC_WRITES;
 	so.progress = sched_progress;
 	so.progress_ctx = k;
-	serve_sched_set_options(x, &so);
-	return x;
+	return serve_sched_new(k->store, &so);
 }
 
 /* Leadership follows the Lease: the scheduler exists only while this

@@ -355,13 +355,14 @@ bool serve_sched_ours(const struct serve_sched *x, const json_t *spec)
 	       (!name || strcmp(name, "default-scheduler") == 0);
 }
 
-struct serve_sched *serve_sched_new(struct api_store *s)
+struct serve_sched *serve_sched_new(struct api_store *s,
+				    const struct serve_sched_options *o)
 {
 	struct serve_sched *x = xcalloc(1, sizeof(*x));
 
 	x->s = s;
 	x->forecast = xcalloc(1, sizeof(*x->forecast));
-	options_copy(x, NULL);
+	options_copy(x, o);
 	x->metrics = metrics_new();
 	x->obs = obs_metrics_new(x->metrics, NULL, NULL);
 	obs_build_info(x->metrics);

@@ -29,7 +29,11 @@
 #include "ctl/ctl.h"
 
 struct serve_sched;
-struct serve_sched *serve_sched_new(struct api_store *s);
+struct serve_sched_options;
+/* A scheduler over store s with options o (copied; NULL: defaults),
+ * built from what s holds now. */
+struct serve_sched *serve_sched_new(struct api_store *s,
+				    const struct serve_sched_options *o);
 void serve_sched_free(struct serve_sched *x);
 
 /* What the scheduler takes as its own and how it keeps its decisions. */

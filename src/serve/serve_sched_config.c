@@ -86,7 +86,16 @@ static int load_one(void *ctx, const struct api_obj *o)
 	struct serve_sched *x = l->x;
 	struct strbuf msg;
 	int64_t rv;
+	int k = serve_sched_kind(x, o->kind);
 
+	/* what its events are compared against: its first is no change
+	 * (else a new leader's first pass built the config a second time,
+	 * and rebuilt the controller at its first queue status write) */
+	if (k == SK_CLUSTER_QUEUE || k == SK_LOCAL_QUEUE || k == SK_POD_GROUP) {
+		struct sev e = { API_ADDED, (enum sk)k, o->body };
+
+		(void)serve_sched_spec_changed(x, &e);
+	}
 	strbuf_init(&msg);
 	if (decode_into(l->batch, o->body, &msg) < 0) {
 		/* Validated when written, so rare: say it once per version. */

@@ -295,14 +295,21 @@ struct env {
 	int64_t now;
 };
 
-static void env_start(struct env *e, struct api_store *s, int64_t now)
+/* The scheduler (options so, NULL: defaults) and the cluster over s. */
+static void env_start_opts(struct env *e, struct api_store *s, int64_t now,
+			   const struct serve_sched_options *so)
 {
 	struct serve_cluster_options o = { .startup_us = S, .seed = 1 };
 
 	e->s = s;
 	e->c = serve_cluster_new(s, &o);
-	e->x = serve_sched_new(s);
+	e->x = serve_sched_new(s, so);
 	e->now = now;
+}
+
+static void env_start(struct env *e, struct api_store *s, int64_t now)
+{
+	env_start_opts(e, s, now, NULL);
 }
 
 static void env_stop(struct env *e)
@@ -2208,13 +2215,6 @@ static void test_write_budget(void **state)
 	assert_int_equal(plain_bound(e.s), 8);
 	assert_true(syncs >= 4);
 	env_stop(&e);
-}
-
-static void env_start_opts(struct env *e, struct api_store *s, int64_t now,
-			   const struct serve_sched_options *o)
-{
-	env_start(e, s, now);
-	serve_sched_set_options(e->x, o);
 }
 
 static struct serve_sched_options kube_options(void)
