@@ -44,6 +44,7 @@ struct kube_bench_opts {
 	uint64_t nodes, pods, gang, clients, seconds;
 	const char *qps, *burst; /* --kube-qps, --kube-burst, or NULL */
 	bool failover, json;
+	bool no_pod_start; /* the cluster's --no-pod-start */
 };
 
 /* What the watch of the cluster's pods saw. Pods are named p-N (before)
@@ -464,6 +465,7 @@ static int start_cluster(const struct kube_bench_opts *o, const char *dir,
 			       "normal",
 			       "--write-kubeconfig",
 			       kc,
+			       o->no_pod_start ? "--no-pod-start" : NULL,
 			       NULL };
 
 	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
@@ -577,6 +579,9 @@ static void report(const struct kube_bench_opts *o, const struct results *r)
 			r->all_bound_s, "bound_per_s_end_to_end", e2e,
 			"bound_per_s", rate, "failover_s", r->failover_s);
 
+		json_object_set_new(j, "pods_started",
+				    json_boolean(!o->no_pod_start));
+
 		if (o->failover) {
 			json_object_set_new(j, "failover_elected_s",
 					    json_real(r->elected_s));
@@ -599,8 +604,10 @@ static void report(const struct kube_bench_opts *o, const struct results *r)
 	       r->sync_s, (double)r->hwm_kib / 1024);
 	printf("binding: all %" PRIu64 " pods bound %.2f s after start "
 	       "(%.0f/s end to end); %.0f/s from the first bind to the "
-	       "last\n",
-	       o->pods, r->all_bound_s, e2e, rate);
+	       "last; %s\n",
+	       o->pods, r->all_bound_s, e2e, rate,
+	       o->no_pod_start ? "pods not started (--no-pod-start)"
+			       : "each pod started by its node's kubelet");
 	if (o->failover)
 		printf("failover: the follower's first bind %.2f s after the "
 		       "leader was killed (SIGKILL); elected after %.2f s, "
@@ -753,6 +760,7 @@ static int parse_args(int argc, char **argv, struct kube_bench_opts *o)
 		{ "no-failover", no_argument, NULL, 5 },
 		{ "kube-qps", required_argument, NULL, 6 },
 		{ "kube-burst", required_argument, NULL, 7 },
+		{ "no-pod-start", no_argument, NULL, 8 },
 		{ "output", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -769,6 +777,8 @@ static int parse_args(int argc, char **argv, struct kube_bench_opts *o)
 			o->json = !strcmp(optarg, "json");
 		} else if (opt == 5) {
 			o->failover = false;
+		} else if (opt == 8) {
+			o->no_pod_start = true;
 		} else if (opt == 6 || opt == 7) {
 			char *end;
 			double v = strtod(optarg, &end);
@@ -813,7 +823,8 @@ int cli_bench_kube(int argc, char **argv)
 		       "[--gang G] [--clients C]\n"
 		       "                          [--seconds S] "
 		       "[--no-failover] [--kube-qps X] [--kube-burst N]\n"
-		       "                          [-o json]\n\n"
+		       "                          [--no-pod-start] [-o "
+		       "json]\n\n"
 		       "Starts a cluster (`echelon serve --no-schedule`, N "
 		       "generated nodes,\ndefault 5,000), creates P pods of "
 		       "scheduler echelon through its API\n(default 50,000; "
@@ -828,7 +839,11 @@ int cli_bench_kube(int argc, char **argv)
 		       "measured. Each wait gives\nup after S seconds "
 		       "(default 120). --kube-qps and --kube-burst go to the "
 		       "replicas (their\nclient's rate limit; the daemon's "
-		       "defaults otherwise).\n");
+		       "defaults otherwise). --no-pod-start: the\ncluster's "
+		       "kubelets do not start the pods bound (they stay "
+		       "Pending), as in\nkube-scheduler's scheduler_perf; by "
+		       "default each is started, its status\nwritten twice "
+		       "and its Events recorded, on the same machine.\n");
 		return 0;
 	}
 	if (parse_args(argc, argv, &o) != 0)

@@ -29,9 +29,9 @@ static void usage(FILE *out)
 	      "[--listen ADDR:PORT]\n"
 	      "                     [--data DIR] [--speed X] "
 	      "[--write-kubeconfig FILE]\n"
-	      "                     [--no-schedule] [--sync full|normal] "
-	      "[--seed N]\n"
-	      "                     [--faults SPEC]\n"
+	      "                     [--no-schedule [--no-pod-start]] "
+	      "[--sync full|normal]\n"
+	      "                     [--seed N] [--faults SPEC]\n"
 	      "\n"
 	      "Schedule an embedded, simulated cluster in wall-clock time "
 	      "behind a\n"
@@ -65,6 +65,11 @@ static void usage(FILE *out)
 	      "      --no-schedule        serve and simulate the nodes; an "
 	      "external scheduler\n"
 	      "                           binds the pods\n"
+	      "      --no-pod-start       with --no-schedule: bound pods "
+	      "stay Pending, never\n"
+	      "                           started (no kubelet work; as "
+	      "kube-scheduler's\n"
+	      "                           scheduler_perf, for benchmarks)\n"
 	      "      --sync MODE          full (default: durable across "
 	      "power loss) or normal\n"
 	      "                           (durable across a crash of the "
@@ -125,6 +130,7 @@ enum {
 	OPT_LEASE,
 	OPT_ID,
 	OPT_FAULTS,
+	OPT_NO_POD_START,
 };
 
 static const struct option opts[] = {
@@ -135,6 +141,7 @@ static const struct option opts[] = {
 	{ "speed", required_argument, NULL, OPT_SPEED },
 	{ "write-kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
 	{ "no-schedule", no_argument, NULL, OPT_NO_SCHEDULE },
+	{ "no-pod-start", no_argument, NULL, OPT_NO_POD_START },
 	{ "sync", required_argument, NULL, OPT_SYNC },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "kubeconfig", required_argument, NULL, OPT_REMOTE },
@@ -280,6 +287,7 @@ static int check_modes(const struct serve_options *o, uint64_t seen)
 		{ OPT_NO_SCHEDULE, "--no-schedule" },
 		{ OPT_SYNC, "--sync" },
 		{ OPT_FAULTS, "--faults" },
+		{ OPT_NO_POD_START, "--no-pod-start" },
 	},
 	  remote[] = {
 		  { OPT_CONTEXT, "--context" },
@@ -297,6 +305,11 @@ static int check_modes(const struct serve_options *o, uint64_t seen)
 						"other");
 	if (o->context && !o->remote)
 		return cli_usage_error("serve", "--context needs --kubeconfig");
+	if (o->no_pod_start && !o->no_schedule)
+		return cli_usage_error("serve", "--no-pod-start needs "
+						"--no-schedule (the embedded "
+						"scheduler waits for its pods "
+						"to start)");
 	for (size_t i = 0; kube && i < ARRAY_SIZE(embedded); i++) {
 		if (seen & (1ULL << (embedded[i].opt - OPT_CLUSTER)))
 			return cli_usage_error(
@@ -364,6 +377,9 @@ static int parse_opt(struct serve_options *o, const char **paths, int opt,
 		return 0;
 	case OPT_NO_SCHEDULE:
 		o->no_schedule = true;
+		return 0;
+	case OPT_NO_POD_START:
+		o->no_pod_start = true;
 		return 0;
 	case OPT_SYNC:
 		if (strcmp(v, "full") == 0)

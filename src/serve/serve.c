@@ -596,6 +596,7 @@ int serve_main(const struct serve_options *o)
 		.startup_us = STARTUP_US,
 		.seed = o->seed,
 		.speed = o->speed,
+		.no_pod_start = o->no_pod_start,
 	};
 	char addr[64];
 	uint16_t port;

@@ -35,6 +35,7 @@ struct serve_options {
 	double speed;	     /* --speed, > 0 */
 	const char *write_kubeconfig; /* --write-kubeconfig FILE or NULL */
 	bool no_schedule;	      /* --no-schedule */
+	bool no_pod_start;	      /* --no-pod-start */
 	bool sync_normal;	      /* --sync normal (default full) */
 	unsigned long long seed; /* --seed, embedded cluster's randomness */
 	const char *faults;	 /* --faults SPEC: injected API failures

@@ -26,6 +26,11 @@ struct serve_cluster_options {
 	/* Embedded time per wall-clock time (--speed; <= 0: 1): node
 	 * leases are renewed at a wall-clock rate, as clients see them. */
 	double speed;
+	/* The kubelets leave bound pods as the binding made them: Pending
+	 * on their node, never started (as kube-scheduler's scheduler_perf
+	 * has no kubelets); nodes and their Leases are kept as ever. For
+	 * benchmarks of an external scheduler. */
+	bool no_pod_start;
 };
 
 struct serve_cluster;

@@ -16,7 +16,8 @@
  * (sim.echelon.dev/gpu-fault-since) and warns once, as a Node Event, about
  * a value that does not parse. Each kubelet records
  * the Events a kubelet does (Pulling, Pulled, Created, Started, Killing),
- * within its own rate limit, and keeps its node's Lease.
+ * within its own rate limit, and keeps its node's Lease. With the
+ * option no_pod_start, bound pods stay Pending, untouched.
  *
  * Nodes: one whose status no kubelet posted (no Ready condition, or one
  * without times, or no nodeInfo: a manifest's bare Ready) is registered as
@@ -737,7 +738,7 @@ void cl_kubelet_pod(struct serve_cluster *c, const char *ns, const char *name,
 	}
 	phase = cl_str(o->body, "status.phase");
 	if (!phase || strcmp(phase, "Pending") == 0) {
-		if (cl_armed(c, o->uid, CL_T_START))
+		if (c->o.no_pod_start || cl_armed(c, o->uid, CL_T_START))
 			return;
 		start = cl_parse_time(cl_str(o->body, "status.startTime"));
 		if (start < 0) {

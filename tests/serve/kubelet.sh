@@ -5,7 +5,7 @@
 # shows the kubelet's Events (Pulling, Pulled, Created, Started, and
 # Killing for a pod deleted while it runs) and the node's Lease; and no
 # timestamp is ahead of the wall clock, so no age prints "<invalid>",
-# before and after a restart.
+# before and after a restart. --no-pod-start needs --no-schedule.
 . "$(dirname "$0")/lib/common.sh"
 
 KC=$(kubectls | head -n 1)
@@ -137,4 +137,9 @@ out=$(K get events 2>&1) || fail "get events after restart: $out"
 valid "get events after restart" "$out"
 not_ahead /api/v1/pods /api/v1/events /apis/coordination.k8s.io/v1/leases
 stop_serve
+
+# --no-pod-start is for an external scheduler's benchmarks: refused with
+# the embedded scheduler, which waits for its pods to start.
+out=$("$ECHELON" serve --no-pod-start 2>&1) && fail "--no-pod-start alone ran"
+expect "no-pod-start needs --no-schedule" "$out"
 echo "ok"

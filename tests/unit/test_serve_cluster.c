@@ -1181,6 +1181,55 @@ static void test_node_lease(void **state)
 	fx_release(&f);
 }
 
+/* --no-pod-start: bound pods stay as the binding made them (Pending on
+ * their node, no status, no kubelet Event) while the node stays Ready
+ * and its Lease renewed; without it the same pods run. */
+static void test_no_pod_start(void **state)
+{
+	struct serve_cluster_options o = { .startup_us = 10 * SEC,
+					   .seed = 7,
+					   .no_pod_start = true };
+	struct fx f;
+	struct names p;
+
+	(void)state;
+	for (int started = 0; started < 2; started++) {
+		fx_init(&f, 0);
+		if (!started) {
+			serve_cluster_free(f.c);
+			f.c = serve_cluster_new(f.s, &o);
+		}
+		add_node(&f, "n1");
+		add_job(&f, "k", "{\"completions\":2,\"parallelism\":2}");
+		settle(&f);
+		bind_all(&f, "k", "n1");
+		advance(&f, T0 + 60 * SEC);
+		pods_of(&f, "k", &p);
+		assert_int_equal(p.n, 2);
+		for (size_t i = 0; i < p.n; i++) {
+			const json_t *pod = get(&f, f.pod, p.items[i]);
+
+			assert_string_equal(jstr(pod, "spec.nodeName"), "n1");
+			assert_int_equal(
+				ev_find(&f, p.items[i], "Started", NULL),
+				started);
+			if (started) {
+				assert_string_equal(jstr(pod, "status.phase"),
+						    "Running");
+				continue;
+			}
+			assert_string_equal(jstr(pod, "status.phase"),
+					    "Pending");
+			assert_null(jstr(pod, "status.startTime"));
+			assert_int_equal(
+				ev_find(&f, p.items[i], "Pulling", NULL), 0);
+		}
+		assert_string_equal(renewed(&f, "n1"),
+				    "2026-12-01T13:01:00.000000Z");
+		fx_release(&f);
+	}
+}
+
 /* Renewals keep a wall-clock pace: every 10 s of the wall clock (600 s
  * of a clock 60 times faster), and on clusters over 1,000 nodes at most
  * 100 renewals per wall second in all. */
@@ -1750,6 +1799,7 @@ int main(void)
 		cmocka_unit_test(test_kubelet_event_budget),
 		cmocka_unit_test(test_timer_budget),
 		cmocka_unit_test(test_node_lease),
+		cmocka_unit_test(test_no_pod_start),
 		cmocka_unit_test(test_lease_interval),
 		cmocka_unit_test(test_restart),
 		cmocka_unit_test(test_gc),
