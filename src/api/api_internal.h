@@ -77,9 +77,11 @@ json_t *api_obj_view(const struct api_obj *o, const struct api_kind *k,
 void api_resp_obj(struct api_resp *resp, int code, const json_t *obj,
 		  const struct api_kind *k, enum api_table table,
 		  const char *include, int64_t now_us);
-/* A Table with no rows yet ("rows":[ open) for k; close with "]}". */
+/* A Table with no rows yet ("rows":[ open) for k; close with "]}". Its
+ * metadata: rv, cont (NULL: none) and remaining (< 0: none). */
 void api_table_open(struct strbuf *out, const struct api_kind *k,
-		    enum api_table table, const char *rv, const char *cont);
+		    enum api_table table, const char *rv, const char *cont,
+		    long long remaining);
 /* One row of obj (in k's served form), with a leading comma unless
  * first. include: "None", "Object" or NULL/"Metadata". */
 void api_table_row(struct strbuf *out, const json_t *obj,

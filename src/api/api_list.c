@@ -124,6 +124,7 @@ struct list_walk {
 	struct strbuf *items;
 	const struct api_obj *last;
 	bool more;
+	long long remaining; /* after the limit, unfiltered only */
 };
 
 /* The registry's own string for version (NULL: the preferred one), or
@@ -181,9 +182,12 @@ static int list_one(void *ctx, const struct api_obj *o)
 		}
 	}
 	if (w->limit && (long long)w->count == w->limit) {
+		/* the rest counted, as Kubernetes does, when no selector
+		 * filters it */
 		w->more = true;
 		json_decref(v);
-		return 1;
+		w->remaining++;
+		return w->sel ? 1 : 0;
 	}
 	if (w->table != API_TABLE_NONE) {
 		if (w->count)
@@ -246,7 +250,7 @@ static int check_list_rv(const struct api *a, const struct api_query *q,
 }
 
 static void list_open(struct strbuf *out, const struct api_target *t,
-		      const char *rv, const char *cont)
+		      const char *rv, const char *cont, long long remaining)
 {
 	char gv[96];
 
@@ -259,6 +263,8 @@ static void list_open(struct strbuf *out, const struct api_target *t,
 		strbuf_addstr(out, ",\"continue\":");
 		strbuf_add_json_string(out, cont);
 	}
+	if (remaining >= 0)
+		strbuf_addf(out, ",\"remainingItemCount\":%lld", remaining);
 	strbuf_addstr(out, "},\"items\":[");
 }
 
@@ -278,6 +284,7 @@ void api_list(struct api *a, const struct api_target *t,
 	uint64_t rv = api_store_rv(a->s);
 	struct errbuf err;
 	struct strbuf items;
+	long long remaining;
 	char rvs[24];
 
 	strbuf_init(&items);
@@ -313,12 +320,14 @@ void api_list(struct api *a, const struct api_target *t,
 			     after_name, list_one, &w);
 	if (w.more && w.last)
 		cont = token_make(rv, w.last->ns, w.last->name);
+	remaining = cont && !sel ? w.remaining : -1;
 	snprintf(rvs, sizeof(rvs), "%" PRIu64, rv);
 	resp->code = 200;
 	if (w.table != API_TABLE_NONE)
-		api_table_open(&resp->body, t->kind, w.table, rvs, cont);
+		api_table_open(&resp->body, t->kind, w.table, rvs, cont,
+			       remaining);
 	else
-		list_open(&resp->body, t, rvs, cont);
+		list_open(&resp->body, t, rvs, cont, remaining);
 	strbuf_add(&resp->body, items.buf, items.len);
 	strbuf_addstr(&resp->body, "]}");
 out:

@@ -575,7 +575,8 @@ void api_add_obj(struct strbuf *out, const struct api_obj *o,
 }
 
 void api_table_open(struct strbuf *out, const struct api_kind *k,
-		    enum api_table table, const char *rv, const char *cont)
+		    enum api_table table, const char *rv, const char *cont,
+		    long long remaining)
 {
 	strbuf_addf(out,
 		    "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
@@ -589,6 +590,8 @@ void api_table_open(struct strbuf *out, const struct api_kind *k,
 		strbuf_addstr(out, ",\"continue\":");
 		strbuf_add_json_string(out, cont);
 	}
+	if (remaining >= 0)
+		strbuf_addf(out, ",\"remainingItemCount\":%lld", remaining);
 	strbuf_addstr(out, "},\"columnDefinitions\":[");
 	for (size_t i = 0; i < k->ncolumns; i++) {
 		const struct api_column *c = &k->columns[i];
@@ -665,7 +668,7 @@ void api_resp_obj(struct api_resp *resp, int code, const json_t *obj,
 		&resp->body, k, table,
 		json_string_value(json_object_get(
 			json_object_get(obj, "metadata"), "resourceVersion")),
-		NULL);
+		NULL, -1);
 	api_table_row(&resp->body, obj, k, include, true, now_us);
 	strbuf_addstr(&resp->body, "]}");
 }

@@ -86,7 +86,7 @@ static void watch_event(struct api_watch *w, struct strbuf *out,
 				       json_string_value(json_object_get(
 					       json_object_get(v, "metadata"),
 					       "resourceVersion")),
-				       NULL);
+				       NULL, -1);
 			api_table_row_text(out, v, same ? text : NULL, len,
 					   w->k, w->include, true, now_us);
 			strbuf_addstr(out, "]}");

@@ -815,7 +815,7 @@ static void test_list_and_pages(void **state)
 	    "{\"metadata\":{\"name\":\"o\",\"namespace\":\"team-a\"}}");
 	snprintf(q, sizeof(q), "limit=2");
 	for (;;) {
-		json_t *items;
+		json_t *items, *rem;
 		const char *cont;
 
 		r.query = q;
@@ -843,6 +843,13 @@ static void test_list_and_pages(void **state)
 		}
 		cont = json_string_value(json_object_get(
 			json_object_get(v, "metadata"), "continue"));
+		/* as Kubernetes: how many more, on a page that has more */
+		rem = json_object_get(json_object_get(v, "metadata"),
+				      "remainingItemCount");
+		if (cont)
+			assert_int_equal(json_integer_value(rem), 5 - seen);
+		else
+			assert_null(rem);
 		api_resp_release(&resp);
 		if (!cont) {
 			json_decref(v);
@@ -854,6 +861,13 @@ static void test_list_and_pages(void **state)
 		json_decref(v);
 	}
 	assert_int_equal(seen, 5);
+	/* filtered by a selector: a continue token, no count */
+	r.query = "limit=1&labelSelector=i%3D0";
+	api_handle(f->a, &r, T0, &resp);
+	assert_int_equal(resp.code, 200);
+	assert_non_null(strstr(resp.body.buf, "\"continue\""));
+	assert_null(strstr(resp.body.buf, "remainingItemCount"));
+	api_resp_release(&resp);
 
 	/* All namespaces, label selectors, field selectors. */
 	{
