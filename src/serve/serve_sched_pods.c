@@ -220,6 +220,21 @@ static bool undone(struct serve_sched *x, uint32_t slot, uint32_t i,
 	return ctl_pod_find(x->ctl, uid, &h, &p) == 0 && h == w->h && p == i;
 }
 
+/* Whether pod (a body of an event read) is the store's version of it
+ * now. A batch of changes may hold an older one: on a replica, the pod
+ * shown unbound after a refused bind, then bound again when the bind
+ * sent again was answered. */
+static bool current_version(const struct serve_sched *x, const json_t *pod)
+{
+	const struct api_obj *o = api_store_get(
+		x->s, x->kinds[SK_POD], str_at(pod, "metadata", "namespace"),
+		str_at(pod, "metadata", "name"));
+	const char *rv = str_at(pod, "metadata", "resourceVersion");
+
+	return o && rv &&
+	       strcmp(str_at(o->body, "metadata", "resourceVersion"), rv) == 0;
+}
+
 /* A gang of pods ended, pod its last event: Kueue's Finished reason and
  * message, a queued plain pod's from its phase and status message, a
  * PodGroup's from how many of its pods succeeded. */
@@ -258,6 +273,10 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 	int64_t flags = flags_of(x, uid);
 	int64_t i = index_of(w, uid);
 	int32_t n = node_of(x, node);
+	/* whether its binding is judged (undone, bound again) on this body:
+	 * not on a version the store has a newer one of already, which
+	 * comes next */
+	bool judge = e->type == API_DELETED || current_version(x, e->body);
 
 	if (i < 0 && !gone && !w->finished) {
 		i = take_index(w, e->body);
@@ -286,7 +305,7 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 	if (n >= 0 && !w->want[i] && !w->release &&
 	    (x->restoring || (w->target[i] == CTL_NO_NODE && w->ungated)))
 		w->target[i] = (uint32_t)n;
-	if (undone(x, slot, (uint32_t)i, e->body, uid, n)) {
+	if (judge && undone(x, slot, (uint32_t)i, e->body, uid, n)) {
 		/* the release op clears the targets: name it first */
 		const char *chose = x->c.nodes.items[w->target[i]].name;
 
@@ -301,8 +320,8 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 	}
 	/* an unbound pod where the controller has one bound: the
 	 * replacement of a failed pod, or a bind a restart cut short */
-	if (!node && !gone && w->target[i] != CTL_NO_NODE && !w->want[i] &&
-	    !w->release &&
+	if (judge && !node && !gone && w->target[i] != CTL_NO_NODE &&
+	    !w->want[i] && !w->release &&
 	    sched_wl_state(ctl_sched(x->ctl), slot) == SCHED_WL_ADMITTED)
 		rebind(x, w, (uint32_t)i, uid, name);
 	if (n >= 0 && (uint32_t)n == w->target[i] && !w->want[i]) {

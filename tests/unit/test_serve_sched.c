@@ -2684,6 +2684,37 @@ static void test_bind_timeout(void **state)
 	env_stop(&e);
 }
 
+/*
+ * A pod shown unbound, then bound again to the same node, both read in
+ * one sync (a replica: the cluster refused a bind, the refresh showed
+ * the pod unbound, the bind sent again was answered): judged on the
+ * pod as it is now, the gang is not evicted.
+ */
+static void test_binding_undone_then_redone(void **state)
+{
+	struct env e;
+	char *p, *n;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "llama", 2, "production");
+	advance(&e, 2 * S);
+	assert_int_equal(gang_of(e.s, "llama").bound, 2);
+	p = xstrdup(pod_of_job(e.s, "llama"));
+	n = xstrdup(node_of_pod(e.s, p));
+	rebind_pod(&e, p, NULL);
+	rebind_pod(&e, p, n);
+	settle(&e);
+	assert_false(event_about(e.s, p, "unbound"));
+	assert_false(suspended(e.s, "llama"));
+	assert_int_equal(admitted_pods(e.x), 2);
+	assert_string_equal(node_of_pod(e.s, p), n);
+	check_capacity(e.s);
+	free(p);
+	free(n);
+	env_stop(&e);
+}
+
 #define K_NPG kind("scheduling.k8s.io/v1beta1", "PodGroup")
 
 /* A pod of 8 GPUs of native PodGroup pg. */
@@ -3363,6 +3394,7 @@ int main(void)
 		cmocka_unit_test(test_scheduler_name),
 		cmocka_unit_test(test_unsupported),
 		cmocka_unit_test(test_binding_undone),
+		cmocka_unit_test(test_binding_undone_then_redone),
 		cmocka_unit_test(test_bind_timeout),
 		cmocka_unit_test(test_native_pod_group),
 		cmocka_unit_test(test_native_pod_group_refused),
