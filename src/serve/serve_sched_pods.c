@@ -220,19 +220,48 @@ static bool undone(struct serve_sched *x, uint32_t slot, uint32_t i,
 	return ctl_pod_find(x->ctl, uid, &h, &p) == 0 && h == w->h && p == i;
 }
 
-/* Whether pod (a body of an event read) is the store's version of it
- * now. A batch of changes may hold an older one: on a replica, the pod
- * shown unbound after a refused bind, then bound again when the bind
- * sent again was answered. */
-static bool current_version(const struct serve_sched *x, const json_t *pod)
+/* Whether the pod at index j of w is bound to node n in the store. */
+static bool bound_at(const struct serve_sched *x, const struct swl *w,
+		     uint32_t j, uint32_t n)
 {
-	const struct api_obj *o = api_store_get(
-		x->s, x->kinds[SK_POD], str_at(pod, "metadata", "namespace"),
-		str_at(pod, "metadata", "name"));
-	const char *rv = str_at(pod, "metadata", "resourceVersion");
+	const struct api_obj *o =
+		w->name_at[j] ? api_store_get(x->s, x->kinds[SK_POD], w->ns,
+					      w->name_at[j])
+			      : NULL;
+	const char *node = o ? str_at(o->body, "spec", "nodeName") : NULL;
 
-	return o && rv &&
-	       strcmp(str_at(o->body, "metadata", "resourceVersion"), rv) == 0;
+	return node && strcmp(node, x->c.nodes.items[n].name) == 0;
+}
+
+/* Adopting: pod index i is bound to node n, which the record gave to
+ * another index (its nodes are a multiset, in no pod's order): that one
+ * takes i's node, so each recorded node is used once and an unbound pod
+ * does not follow i onto n. */
+static void claim_target(struct serve_sched *x, struct swl *w, uint32_t i,
+			 uint32_t n)
+{
+	for (uint32_t j = 0; j < w->npods; j++) {
+		if (j != i && w->target[j] == n && !bound_at(x, w, j, n)) {
+			w->target[j] = w->target[i];
+			return;
+		}
+	}
+}
+
+/* Whether the store shows pod index i of w (uid) on its target now. An
+ * older version read in the same batch is then not judged (undone, bound
+ * again): on a replica, the pod shown unbound after a refused bind, then
+ * bound again once the bind sent again was answered. */
+static bool on_target_now(const struct serve_sched *x, const struct swl *w,
+			  uint32_t i, const char *uid)
+{
+	const struct api_obj *o =
+		w->name_at[i] ? api_store_get(x->s, x->kinds[SK_POD], w->ns,
+					      w->name_at[i])
+			      : NULL;
+
+	return o && strcmp(o->uid, uid) == 0 && w->target[i] != CTL_NO_NODE &&
+	       bound_at(x, w, i, w->target[i]);
 }
 
 /* A gang of pods ended, pod its last event: Kueue's Finished reason and
@@ -273,10 +302,7 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 	int64_t flags = flags_of(x, uid);
 	int64_t i = index_of(w, uid);
 	int32_t n = node_of(x, node);
-	/* whether its binding is judged (undone, bound again) on this body:
-	 * not on a version the store has a newer one of already, which
-	 * comes next */
-	bool judge = e->type == API_DELETED || current_version(x, e->body);
+	bool judge;
 
 	if (i < 0 && !gone && !w->finished) {
 		i = take_index(w, e->body);
@@ -303,8 +329,13 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 	}
 	/* adopted at start: the controller has it bound where it is */
 	if (n >= 0 && !w->want[i] && !w->release &&
-	    (x->restoring || (w->target[i] == CTL_NO_NODE && w->ungated)))
+	    (x->restoring || (w->target[i] == CTL_NO_NODE && w->ungated))) {
+		if (x->restoring && w->target[i] != CTL_NO_NODE &&
+		    w->target[i] != (uint32_t)n)
+			claim_target(x, w, (uint32_t)i, (uint32_t)n);
 		w->target[i] = (uint32_t)n;
+	}
+	judge = !on_target_now(x, w, (uint32_t)i, uid);
 	if (judge && undone(x, slot, (uint32_t)i, e->body, uid, n)) {
 		/* the release op clears the targets: name it first */
 		const char *chose = x->c.nodes.items[w->target[i]].name;

@@ -782,8 +782,10 @@ static void test_node_not_ready(void **state)
 }
 
 /* A pod of team-a copied unbound and not started, as when its binding
- * never reached the cluster (NULL: none). */
+ * never reached the cluster (NULL: none); one copied bound to another
+ * node (NULL: none). */
 static const char *unbound_on_copy;
+static const char *moved_on_copy, *moved_to;
 
 static int copy_obj(void *ctx, const struct api_obj *o)
 {
@@ -796,6 +798,10 @@ static int copy_obj(void *ctx, const struct api_obj *o)
 		json_object_set_new(body, "status",
 				    json_pack("{ss}", "phase", "Pending"));
 	}
+	if (moved_on_copy && o->kind == K_POD &&
+	    strcmp(o->name, moved_on_copy) == 0)
+		json_object_set_new(json_object_get(body, "spec"), "nodeName",
+				    json_string(moved_to));
 	assert_int_equal(api_store_load(to, o->kind, body), 0);
 	return 0;
 }
@@ -1061,8 +1067,10 @@ static void test_pod_group_occupied_by(void **state)
  * pods stay where they are and its quota stays counted. With unbound, a
  * pod whose binding the stop cut off (its gang recorded and partly
  * bound): the restarted scheduler binds it where the record says, not
- * leaving the gang partly bound. */
-static void restart_pod_group(const char *unbound)
+ * leaving the gang partly bound. With swap, pg-0 was bound to pg-1's
+ * node (the record's nodes are a set, in no pod's order): pg-1 goes to
+ * the node left, not onto pg-0's. */
+static void restart_pod_group(const char *unbound, bool swap)
 {
 	struct env e, r;
 	char *a, *b;
@@ -1079,10 +1087,19 @@ static void restart_pod_group(const char *unbound)
 	assert_int_equal(admitted_pods(e.x), 2);
 	a = xstrdup(node_of_pod(e.s, "pg-0"));
 	b = xstrdup(node_of_pod(e.s, "pg-1"));
+	assert_string_not_equal(a, b);
 	unbound_on_copy = unbound;
+	moved_on_copy = swap ? "pg-0" : NULL;
+	moved_to = b;
 	env_start(&r, copy_store(e.s), e.now);
-	unbound_on_copy = NULL;
+	unbound_on_copy = moved_on_copy = NULL;
 	env_stop(&e);
+	if (swap) {
+		char *t = a;
+
+		a = b;
+		b = t;
+	}
 	if (unbound)
 		assert_null(node_of_pod(r.s, unbound));
 	advance(&r, S);
@@ -1101,13 +1118,15 @@ static void restart_pod_group(const char *unbound)
 static void test_restart_pod_group(void **state)
 {
 	(void)state;
-	restart_pod_group(NULL);
+	restart_pod_group(NULL, false);
 }
 
 static void test_restart_pod_group_partly_bound(void **state)
 {
 	(void)state;
-	restart_pod_group("pg-1");
+	restart_pod_group("pg-1", false);
+	restart_pod_group("pg-0", false);
+	restart_pod_group("pg-1", true);
 }
 
 /* The Workloads owned by the object of uid (NULL: none), and how many. */
