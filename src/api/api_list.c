@@ -124,7 +124,6 @@ struct list_walk {
 	struct strbuf *items;
 	const struct api_obj *last;
 	bool more;
-	long long remaining; /* after the limit, unfiltered only */
 };
 
 /* The registry's own string for version (NULL: the preferred one), or
@@ -182,12 +181,9 @@ static int list_one(void *ctx, const struct api_obj *o)
 		}
 	}
 	if (w->limit && (long long)w->count == w->limit) {
-		/* the rest counted, as Kubernetes does, when no selector
-		 * filters it */
 		w->more = true;
 		json_decref(v);
-		w->remaining++;
-		return w->sel ? 1 : 0;
+		return 1;
 	}
 	if (w->table != API_TABLE_NONE) {
 		if (w->count)
@@ -320,7 +316,11 @@ void api_list(struct api *a, const struct api_target *t,
 			     after_name, list_one, &w);
 	if (w.more && w.last)
 		cont = token_make(rv, w.last->ns, w.last->name);
-	remaining = cont && !sel ? w.remaining : -1;
+	/* as Kubernetes: how many more, when no selector filters them */
+	remaining = cont && !sel ? (long long)api_store_count_after(
+					   a->s, api_kind_storage(t->kind),
+					   t->ns, w.last->ns, w.last->name)
+				 : -1;
 	snprintf(rvs, sizeof(rvs), "%" PRIu64, rv);
 	resp->code = 200;
 	if (w.table != API_TABLE_NONE)

@@ -358,40 +358,78 @@ const struct api_obj *api_store_find_uid(const struct api_store *s,
 	return &((struct sobj *)(intptr_t)v)->pub;
 }
 
+/* The first object of a namespace after ns in ks's order. */
+static size_t ns_end(const struct kindset *ks, const char *ns)
+{
+	size_t lo = 0, hi = ks->objs.len;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(ks->objs.items[mid]->ns, ns) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The objects [*from, *to) of ks api_store_each() visits. */
+static void each_range(const struct kindset *ks, const struct api_kind *k,
+		       const char *ns, const char *after_ns,
+		       const char *after_name, size_t *from, size_t *to)
+{
+	bool all = !ns || !*ns || !k->namespaced;
+	bool found;
+
+	*from = 0;
+	*to = all ? ks->objs.len : ns_end(ks, ns);
+	if (after_name) {
+		*from = lower_bound(ks, after_ns ? after_ns : "", after_name,
+				    &found);
+		if (found)
+			(*from)++;
+	}
+	if (!all) {
+		size_t start = lower_bound(ks, ns, "", &found);
+
+		if (start > *from)
+			*from = start;
+	}
+	if (*from > *to)
+		*from = *to;
+}
+
 int api_store_each(const struct api_store *s, const struct api_kind *k,
 		   const char *ns, const char *after_ns, const char *after_name,
 		   api_obj_fn fn, void *ctx)
 {
 	const struct kindset *ks = kindset(s, k);
-	bool all = !ns || !*ns || !k->namespaced;
-	size_t at = 0;
-	bool found;
+	size_t at, to;
 
 	if (!ks)
 		return 0;
-	if (after_name) {
-		at = lower_bound(ks, after_ns ? after_ns : "", after_name,
-				 &found);
-		if (found)
-			at++;
-	}
-	if (!all) {
-		size_t from = lower_bound(ks, ns, "", &found);
+	each_range(ks, k, ns, after_ns, after_name, &at, &to);
+	for (; at < to; at++) {
+		int rc = fn(ctx, &ks->objs.items[at]->pub);
 
-		if (from > at)
-			at = from;
-	}
-	for (; at < ks->objs.len; at++) {
-		const struct sobj *o = ks->objs.items[at];
-		int rc;
-
-		if (!all && strcmp(o->ns, ns))
-			break;
-		rc = fn(ctx, &o->pub);
 		if (rc)
 			return rc;
 	}
 	return 0;
+}
+
+size_t api_store_count_after(const struct api_store *s,
+			     const struct api_kind *k, const char *ns,
+			     const char *after_ns, const char *after_name)
+{
+	const struct kindset *ks = kindset(s, k);
+	size_t from, to;
+
+	if (!ks)
+		return 0;
+	each_range(ks, k, ns, after_ns, after_name, &from, &to);
+	return to - from;
 }
 
 bool api_rv_parse(const char *s, size_t len, uint64_t *ret)

@@ -98,6 +98,11 @@ typedef int (*api_obj_fn)(void *ctx, const struct api_obj *o);
 int api_store_each(const struct api_store *s, const struct api_kind *k,
 		   const char *ns, const char *after_ns, const char *after_name,
 		   api_obj_fn fn, void *ctx);
+/* How many objects api_store_each() would visit with these arguments
+ * (two binary searches). */
+size_t api_store_count_after(const struct api_store *s,
+			     const struct api_kind *k, const char *ns,
+			     const char *after_ns, const char *after_name);
 
 /* Call fn for each change with rv > since, in order. -ERANGE when since is
  * older than the history (the caller relists: 410 Expired). fn must not

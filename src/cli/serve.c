@@ -305,11 +305,6 @@ static int check_modes(const struct serve_options *o, uint64_t seen)
 						"other");
 	if (o->context && !o->remote)
 		return cli_usage_error("serve", "--context needs --kubeconfig");
-	if (o->no_pod_start && !o->no_schedule)
-		return cli_usage_error("serve", "--no-pod-start needs "
-						"--no-schedule (the embedded "
-						"scheduler waits for its pods "
-						"to start)");
 	for (size_t i = 0; kube && i < ARRAY_SIZE(embedded); i++) {
 		if (seen & (1ULL << (embedded[i].opt - OPT_CLUSTER)))
 			return cli_usage_error(
@@ -326,6 +321,11 @@ static int check_modes(const struct serve_options *o, uint64_t seen)
 					       "--in-cluster",
 					       remote[i].name);
 	}
+	if (o->no_pod_start && !o->no_schedule)
+		return cli_usage_error("serve", "--no-pod-start needs "
+						"--no-schedule (the embedded "
+						"scheduler waits for its pods "
+						"to start)");
 	return 0;
 }
 

@@ -834,11 +834,10 @@ int serve_sched_records(const struct serve_sched *x, const json_t *pod,
 
 	if (!uid)
 		return -1;
-	if (flags_of(x, uid) & SP_PLAIN)
-		return 0;
+	/* a gang's member first: a flag of a plain past may linger */
 	if (ctl_pod_find(x->ctl, uid, &h, &p) < 0 || (uint32_t)h >= x->wl.len ||
 	    ctl_handle(x->ctl, (uint32_t)h) != h)
-		return -1;
+		return flags_of(x, uid) & SP_PLAIN ? 0 : -1;
 	w = &x->wl.items[(uint32_t)h];
 	n = record(x, x->kinds[SK_WORKLOAD], w->ns, w->name, kinds, names, n,
 		   max);

@@ -411,6 +411,11 @@ static void test_each_order_and_resume(void **state)
 			strcat(got, c.keys[j]);
 		}
 		assert_string_equal(got, cases[i].want);
+		/* what the walk visits, counted without it */
+		assert_int_equal(api_store_count_after(s, &kpod, cases[i].ns,
+						       cases[i].after_ns,
+						       cases[i].after_name),
+				 c.n);
 	}
 	/* A non-zero return stops the walk and is returned. */
 	{
