@@ -3231,8 +3231,11 @@ static int copy_wl_unadmitted(void *ctx, const struct api_obj *o)
  */
 static void test_record_after_pods(void **state)
 {
-	static const bool remote[] = { false, true, false };
-	static const bool comes[] = { true, true, false };
+	static const bool remote[] = { false, true, false, true, false };
+	static const bool comes[] = { true, true, false, true, true };
+	/* the pods on each other's nodes: the record's nodes are a set in
+	 * no pod's order (a bound pod keeps its node, none is evicted) */
+	static const bool swapped[] = { false, false, false, true, true };
 
 	(void)state;
 	for (size_t c = 0; c < ARRAY_SIZE(remote); c++) {
@@ -3285,6 +3288,23 @@ static void test_record_after_pods(void **state)
 			assert_int_equal(api_store_delete(rs, K_POD, "team-a",
 							  name, 0, e.now),
 					 0);
+		}
+		if (swapped[c]) {
+			char *t = nodes[0];
+
+			nodes[0] = nodes[1];
+			nodes[1] = t;
+			for (int i = 0; i < 2; i++) {
+				json_t *pb = json_deep_copy(
+					api_store_get(rs, K_POD, "team-a",
+						      pods[i])
+						->body);
+
+				json_object_set_new(json_object_get(pb, "spec"),
+						    "nodeName",
+						    json_string(nodes[i]));
+				update(rs, K_POD, pb, e.now);
+			}
 		}
 		env_start_opts(&r, rs, e.now, &o);
 		env_stop(&e);
