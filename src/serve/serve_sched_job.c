@@ -585,6 +585,28 @@ static void owned(struct serve_sched *x, const struct sev *e)
 		hmap_put_str(&x->owned, uid, 1);
 }
 
+/* Workload wl (its last body) is gone: the Job that controlled it, when
+ * it is still there, is read again, which makes it a new one while it
+ * is queued, as Kueue's Job reconciler does (on a replica, a Workload
+ * whose create the cluster refused is gone once read again). */
+static void job_again(struct serve_sched *x, const json_t *wl)
+{
+	const char *job, *uid;
+	const struct api_obj *o;
+	struct sev ev = { API_MODIFIED, SK_JOB, NULL };
+
+	owner_of(wl, "Job", &job, &uid);
+	if (!job || !uid || !x->kinds[SK_JOB])
+		return;
+	o = api_store_get(x->s, x->kinds[SK_JOB], meta_str(wl, "namespace"),
+			  job);
+	if (!o || strcmp(o->uid, uid) != 0)
+		return;
+	ev.body = json_incref(o->body);
+	serve_sched_job(x, &ev);
+	json_decref(ev.body);
+}
+
 void serve_sched_workload(struct serve_sched *x, const struct sev *e)
 {
 	const char *ns = meta_str(e->body, "namespace");
@@ -604,6 +626,7 @@ void serve_sched_workload(struct serve_sched *x, const struct sev *e)
 						  x->now_us);
 			serve_sched_drop(x, (uint32_t)slot);
 		}
+		job_again(x, e->body);
 		return;
 	}
 	if (slot < 0) {

@@ -2672,6 +2672,39 @@ static void test_binding_undone(void **state)
 }
 
 /*
+ * A queued Job whose Workload is deleted (by hand; on a replica, one whose
+ * create the cluster refused is gone once read again) gets a new one, as
+ * Kueue's Job reconciler makes it: a Job too big to be admitted keeps
+ * waiting in its queue, not without a Workload for ever.
+ */
+static void test_workload_deleted(void **state)
+{
+	const struct api_obj *o;
+	char *uid;
+	int n;
+
+	struct env e;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "huge", 40, "production");
+	advance(&e, S);
+	o = api_store_get(e.s, K_WL, "team-a", workload_name(e.s, "huge"));
+	assert_non_null(o);
+	uid = xstrdup(o->uid);
+	assert_int_equal(
+		api_store_delete(e.s, K_WL, "team-a", o->name, 0, e.now), 0);
+	advance(&e, S);
+	(void)workload_of(e.s, "huge", &n);
+	assert_int_equal(n, 1);
+	o = api_store_get(e.s, K_WL, "team-a", workload_name(e.s, "huge"));
+	assert_non_null(o);
+	assert_string_not_equal(o->uid, uid);
+	free(uid);
+	env_stop(&e);
+}
+
+/*
  * A gang whose pods do not all come within the bind timeout (30 s after
  * its admission) is evicted and queued again, its quota free meanwhile.
  */
@@ -3435,6 +3468,7 @@ int main(void)
 		cmocka_unit_test(test_binding_undone),
 		cmocka_unit_test(test_binding_undone_then_redone),
 		cmocka_unit_test(test_bind_timeout),
+		cmocka_unit_test(test_workload_deleted),
 		cmocka_unit_test(test_native_pod_group),
 		cmocka_unit_test(test_native_pod_group_refused),
 		cmocka_unit_test(test_job_admission_annotation),
