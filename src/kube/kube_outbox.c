@@ -545,6 +545,8 @@ static void release_gated(struct kube_outbox *b, struct obj *o)
 		o->waiters.len--;
 		ungate(b, w);
 	}
+	if (!o->waiters.len)
+		vec_release(&o->waiters); /* a gang's record waits seldom */
 }
 
 /* Bind w's gates: each record object of its gang with counted writes

@@ -220,14 +220,19 @@ static bool undone(struct serve_sched *x, uint32_t slot, uint32_t i,
 	return ctl_pod_find(x->ctl, uid, &h, &p) == 0 && h == w->h && p == i;
 }
 
-/* Whether the pod at index j of w is bound to node n in the store. */
-static bool bound_at(const struct serve_sched *x, const struct swl *w,
-		     uint32_t j, uint32_t n)
+/* The store's pod at index j of w, or NULL. */
+static const struct api_obj *stored_pod(const struct serve_sched *x,
+					const struct swl *w, uint32_t j)
 {
-	const struct api_obj *o =
-		w->name_at[j] ? api_store_get(x->s, x->kinds[SK_POD], w->ns,
-					      w->name_at[j])
-			      : NULL;
+	return w->name_at[j] ? api_store_get(x->s, x->kinds[SK_POD], w->ns,
+					     w->name_at[j])
+			     : NULL;
+}
+
+/* Whether o (a pod, or NULL) is bound to node n. */
+static bool on_node(const struct serve_sched *x, const struct api_obj *o,
+		    uint32_t n)
+{
 	const char *node = o ? str_at(o->body, "spec", "nodeName") : NULL;
 
 	return node && strcmp(node, x->c.nodes.items[n].name) == 0;
@@ -241,7 +246,8 @@ static void claim_target(struct serve_sched *x, struct swl *w, uint32_t i,
 			 uint32_t n)
 {
 	for (uint32_t j = 0; j < w->npods; j++) {
-		if (j != i && w->target[j] == n && !bound_at(x, w, j, n)) {
+		if (j != i && w->target[j] == n &&
+		    !on_node(x, stored_pod(x, w, j), n)) {
 			w->target[j] = w->target[i];
 			return;
 		}
@@ -255,13 +261,10 @@ static void claim_target(struct serve_sched *x, struct swl *w, uint32_t i,
 static bool on_target_now(const struct serve_sched *x, const struct swl *w,
 			  uint32_t i, const char *uid)
 {
-	const struct api_obj *o =
-		w->name_at[i] ? api_store_get(x->s, x->kinds[SK_POD], w->ns,
-					      w->name_at[i])
-			      : NULL;
+	const struct api_obj *o = stored_pod(x, w, i);
 
 	return o && strcmp(o->uid, uid) == 0 && w->target[i] != CTL_NO_NODE &&
-	       bound_at(x, w, i, w->target[i]);
+	       on_node(x, o, w->target[i]);
 }
 
 /* A gang of pods ended, pod its last event: Kueue's Finished reason and
