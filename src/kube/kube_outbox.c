@@ -1313,6 +1313,33 @@ void kube_outbox_reset(struct kube_outbox *b)
 	snapshot(b);
 }
 
+/* A follower's change: remembered as the base of later diffs, as the
+ * snapshot would have it; nothing is sent. */
+static int on_follow(void *ctx, const struct api_event *ev)
+{
+	struct kube_outbox *b = ctx;
+	const struct api_kind *k = api_kind_storage(ev->kind);
+	json_t *body = ev->type == API_DELETED ? NULL : api_event_body(ev);
+	struct obj *o = obj_get(b, k, ev->ns, ev->name);
+
+	b->cursor = ev->rv;
+	if (ev->mirror)
+		mirrored(b, o, ev, body);
+	set_last(o, body);
+	obj_maybe_free(b, o);
+	return 0;
+}
+
+void kube_outbox_follow(struct kube_outbox *b)
+{
+	if (b->queued) {
+		kube_outbox_reset(b);
+		return;
+	}
+	if (api_store_events(b->o.store, b->cursor, on_follow, b) == -ERANGE)
+		kube_outbox_reset(b);
+}
+
 void kube_outbox_metrics(const struct kube_outbox *b, struct strbuf *out)
 {
 	metrics_set(b->m, b->fam[F_QUEUED], NULL, (double)b->queued);

@@ -114,6 +114,16 @@ bool kube_outbox_idle(const struct kube_outbox *b);
 /* Drop every queued write and cancel those in flight; read on from the
  * store's current rv (a leader that lost its lease). */
 void kube_outbox_reset(struct kube_outbox *b);
+/*
+ * A replica that does not lead: read the store's changes since the last
+ * call without sending any, so that when it is elected its outbox already
+ * holds the store as it is (what kube_outbox_reset() would snapshot, at
+ * the cost of one look per change instead of one per stored object: 0.1
+ * to 0.4 s at 50,000 pods, in a new leader's first turn). Queued writes,
+ * or changes lost to the store's history, make it a kube_outbox_reset().
+ * A local change read here is the base of later diffs, never sent.
+ */
+void kube_outbox_follow(struct kube_outbox *b);
 /* Prometheus text (echelon_kube_writes_total{verb,result}, binds,
  * bind latency, writes queued). */
 void kube_outbox_metrics(const struct kube_outbox *b, struct strbuf *out);

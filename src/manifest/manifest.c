@@ -304,6 +304,48 @@ int manifest_load_json(struct cluster *c, const char *name, const json_t *obj,
 	return load(c, name, &src, d);
 }
 
+int manifest_pod_requests(struct cluster *c, const json_t *spec,
+			  struct resvec *ret)
+{
+	static const char *const fields[] = { "containers", "initContainers",
+					      "overhead" };
+	int nresources = c->resources->count;
+	json_t *only = json_object();
+	struct dec_pod_spec ps;
+	struct cluster batch;
+	struct ynode *root;
+	struct yjson *t;
+	struct diag d;
+	struct dec x;
+	int rc;
+
+	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
+		json_t *v = json_object_get(spec, fields[i]);
+
+		if (v)
+			json_object_set(only, fields[i], v);
+	}
+	diag_init(&d);
+	cluster_init_batch(&batch, c);
+	dec_init(&x, &batch, &d, cluster_str(c, "spec"));
+	dec_pod_spec_init(&ps);
+	t = yjson_new(only, &root);
+	rc = dec_pod_spec(&x, root, &ps);
+	if (d.errors)
+		rc = -EINVAL;
+	if (rc == 0)
+		*ret = ps.requests;
+	else
+		forget_resources(c->resources, nresources);
+	yjson_free(t);
+	dec_pod_spec_release(&ps);
+	dec_release(&x);
+	cluster_release(&batch);
+	diag_release(&d);
+	json_decref(only);
+	return rc;
+}
+
 static int read_stream(FILE *f, const char *path, struct strbuf *out,
 		       struct diag *d)
 {

@@ -43,6 +43,17 @@ int manifest_load_json(struct cluster *c, const char *name, const json_t *obj,
 		       struct diag *d) MUST_CHECK;
 
 /*
+ * The requests of a pod whose spec is spec (a stored pod's JSON), as its
+ * decoding counts them (containers; init containers and sidecars;
+ * overhead; the pods unit): only those fields are decoded, at a fraction
+ * of the cost of manifest_load_json() of the whole pod. Resource names
+ * new to c are added to its registry. Returns 0, or -EINVAL when they
+ * cannot be read (c unchanged).
+ */
+int manifest_pod_requests(struct cluster *c, const json_t *spec,
+			  struct resvec *ret) MUST_CHECK;
+
+/*
  * Load files, and folders recursively (files ending in .yaml, .yml or .json,
  * in name order; "-" is standard input). Each file is all-or-nothing; files
  * without errors are applied even when others fail. A folder entry that

@@ -624,7 +624,7 @@ static void follow_lease(struct serve_kube *k, int64_t mono_us)
 		int64_t seen_us;
 		char *prev = quoted(kube_lease_previous(k->lease, &seen_us));
 
-		kube_outbox_reset(k->outbox);
+		kube_outbox_follow(k->outbox);
 		k->unsent_rv = api_store_rv(k->store);
 		k->sched = new_sched(k);
 		k->elected_us = mono_us;
@@ -790,6 +790,8 @@ void serve_kube_run(struct serve_kube *k, int64_t now_us, int64_t mono_us)
 	}
 	if (!k->failed)
 		follow_lease(k, mono_us);
+	if (!k->sched && !k->stopping)
+		kube_outbox_follow(k->outbox);
 	if (k->sched)
 		schedule(k, now_us);
 	if (k->sched || k->stopping)

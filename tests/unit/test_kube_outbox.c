@@ -1029,6 +1029,67 @@ static void test_reset(void **state)
 		"labels"));
 }
 
+/* A follower's turn: the reflector, and the outbox reading only. */
+static int follow_turn(struct fx *f)
+{
+	int n;
+
+	kube_reflect_run(f->r, f->now);
+	kube_outbox_follow(f->ob);
+	n = kube_loop_run(f->l, f->now);
+	kube_reflect_run(f->r, f->now);
+	f->now += 100000;
+	return n;
+}
+
+/* A follower's outbox reads every change and sends none; elected, its
+ * writes are diffs from the store as it followed it, as after a reset,
+ * without one; queued writes make a follow a reset. */
+static void test_follow(void **state)
+{
+	struct fx *f = *state;
+	json_t *body = json_deep_copy(remote_body(f, API_KIND_POD, NS, "p3"));
+	const json_t *p3;
+
+	set_label(body, "remote");
+	assert_int_equal(api_store_update(f->remote, kind(API_KIND_POD), body,
+					  0, f->now, NULL),
+			 0);
+	update(f, API_KIND_POD, NS, "p2", set_label, "a");
+	for (int i = 0; i < 20; i++)
+		follow_turn(f);
+	assert_true(kube_outbox_idle(f->ob));
+	assert_int_equal(f->calls.len, 0);
+	/* elected: a later change goes, diffed against the mirrored p3 */
+	update(f, API_KIND_POD, NS, "p3", set_label, "local");
+	settle(f);
+	assert_int_equal(count_calls(f, "PATCH /api/v1/namespaces/default/"
+					"pods/p3 "),
+			 1);
+	assert_int_equal(count_calls(f, "PATCH /api/v1/namespaces/default/"
+					"pods/p2 "),
+			 0);
+	p3 = remote_body(f, API_KIND_POD, NS, "p3");
+	assert_string_equal(
+		json_string_value(json_object_get(
+			json_object_get(json_object_get(p3, "metadata"),
+					"labels"),
+			"echelon.dev/x")),
+		"local");
+	assert_null(json_object_get(
+		json_object_get(remote_body(f, API_KIND_POD, NS, "p2"),
+				"metadata"),
+		"labels"));
+	/* queued writes, then a follow: cancelled, as by a reset */
+	bind(f, "p1", "n1");
+	kube_outbox_flush(f->ob, f->now);
+	assert_false(kube_outbox_idle(f->ob));
+	kube_outbox_follow(f->ob);
+	assert_true(kube_outbox_idle(f->ob));
+	settle(f);
+	assert_null(node_of(remote_body(f, API_KIND_POD, NS, "p1")));
+}
+
 static void test_metrics(void **state)
 {
 	struct fx *f = *state;
@@ -1477,6 +1538,7 @@ int main(void)
 						setup_v1beta1, teardown),
 		cmocka_unit_test_setup_teardown(test_stale, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reset, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_follow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults_transient, setup,
 						teardown),

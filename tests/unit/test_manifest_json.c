@@ -5,7 +5,8 @@
  * scenarios and the examples, encoded (enc_object), is loaded both ways
  * into fresh clusters whose encodings must be equal; invalid objects give
  * the same messages but for the position (the tree of a parsed object
- * has none).
+ * has none). manifest_pod_requests() reads a pod spec's requests as the
+ * whole pod's decoding does.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -179,11 +180,98 @@ static void test_same_messages(void **state)
 	}
 }
 
+/* Pod specs whose requests manifest_pod_requests() reads as the whole
+ * pod's decoding counts them: limits for absent requests, init
+ * containers (the largest when it exceeds the sum), sidecars, overhead,
+ * extended resources, and fields it does not read. */
+static const char *const specs[] = {
+	"{\"containers\":[{\"name\":\"a\",\"resources\":{\"requests\":"
+	"{\"cpu\":\"500m\",\"memory\":\"1Gi\"}}},{\"name\":\"b\",\"resources\":"
+	"{\"limits\":{\"cpu\":\"1500m\",\"memory\":\"512Mi\"}}}]}",
+	"{\"nodeName\":\"n1\",\"tolerations\":[{\"operator\":\"Exists\"}],"
+	"\"initContainers\":[{\"name\":\"i1\",\"resources\":{\"requests\":"
+	"{\"cpu\":\"3\"}}},{\"name\":\"i2\",\"resources\":{\"requests\":"
+	"{\"memory\":\"2Gi\"}}}],\"containers\":[{\"name\":\"a\",\"image\":"
+	"\"x\",\"env\":[{\"name\":\"E\",\"value\":\"v\"}],\"resources\":"
+	"{\"requests\":{\"cpu\":\"1\",\"memory\":\"1Gi\"}}}]}",
+	"{\"overhead\":{\"cpu\":\"100m\",\"memory\":\"10Mi\"},"
+	"\"initContainers\":[{\"name\":\"early\",\"resources\":{\"requests\":"
+	"{\"cpu\":\"1\"}}},{\"name\":\"proxy\",\"restartPolicy\":\"Always\","
+	"\"resources\":{\"requests\":{\"cpu\":\"500m\",\"memory\":\"64Mi\"}}},"
+	"{\"name\":\"late\",\"resources\":{\"requests\":{\"cpu\":\"2\"}}}],"
+	"\"containers\":[{\"name\":\"a\",\"resources\":{\"requests\":"
+	"{\"cpu\":\"1\"}}}]}",
+	"{\"containers\":[{\"name\":\"a\",\"resources\":{\"requests\":"
+	"{\"nvidia.com/gpu\":\"8\",\"example.com/nic\":\"2\"}}}]}",
+	"{\"containers\":[{\"name\":\"a\"}]}",
+};
+
+static void test_pod_requests(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(specs); i++) {
+		json_t *spec = json_loads(specs[i], 0, NULL);
+		json_t *pod =
+			json_pack("{s:s,s:s,s:{s:s,s:s},s:O}", "apiVersion",
+				  "v1", "kind", "Pod", "metadata", "name", "p",
+				  "namespace", "default", "spec", spec);
+		struct cluster whole, part;
+		struct resvec r;
+		struct diag d;
+
+		assert_non_null(spec);
+		cluster_init(&whole);
+		cluster_init(&part);
+		diag_init(&d);
+		assert_int_equal(manifest_load_json(&whole, "p", pod, &d), 0);
+		assert_int_equal(manifest_pod_requests(&part, spec, &r), 0);
+		/* the same names in the same order: the same vectors */
+		assert_int_equal(part.resources->count, whole.resources->count);
+		assert_memory_equal(&r, &whole.pods.items[0].requests,
+				    sizeof(r));
+		diag_release(&d);
+		cluster_release(&whole);
+		cluster_release(&part);
+		json_decref(pod);
+		json_decref(spec);
+	}
+}
+
+/* A spec it cannot read: refused, and the names it met forgotten. */
+static void test_pod_requests_bad(void **state)
+{
+	static const char *const bad_specs[] = {
+		"{\"containers\":[{\"name\":\"a\",\"resources\":{\"requests\":"
+		"{\"example.com/new\":\"1\",\"cpu\":\"lots\"}}}]}",
+		"{\"initContainers\":[{\"name\":\"a\"}]}",
+		"{\"containers\":{\"name\":\"a\"}}",
+	};
+	struct cluster c;
+
+	(void)state;
+	cluster_init(&c);
+	for (size_t i = 0; i < ARRAY_SIZE(bad_specs); i++) {
+		json_t *spec = json_loads(bad_specs[i], 0, NULL);
+		int before = c.resources->count;
+		struct resvec r;
+
+		assert_non_null(spec);
+		resvec_zero(&r);
+		assert_int_equal(manifest_pod_requests(&c, spec, &r), -EINVAL);
+		assert_true(resvec_is_zero(&r));
+		assert_int_equal(c.resources->count, before);
+		json_decref(spec);
+	}
+	cluster_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_objects),
 		cmocka_unit_test(test_same_messages),
+		cmocka_unit_test(test_pod_requests),
+		cmocka_unit_test(test_pod_requests_bad),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
