@@ -18,10 +18,13 @@ args = [echelon, "sim", "--cluster", "blocks=1,racks=4,hosts=4,gpus=8",
 fail = 0
 
 for width in (30, 45, 61, 62, 80, 132, 300):
+    size = struct.pack("HHHH", 24, width, 0, 0)
     pid, fd = pty.fork()
     if pid == 0:
+        # the size set before echelon runs: set by the parent, it raced
+        # echelon's first look at it on a loaded machine
+        fcntl.ioctl(0, termios.TIOCSWINSZ, size)
         os.execv(echelon, args)
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, width, 0, 0))
     out = b""
     while True:
         try:
