@@ -73,6 +73,8 @@ struct api_store {
 	struct sobj *graveyard;	  /* last deleted version, kept to next write */
 	VEC(struct sobj *) stale; /* versions no longer current, a ref each */
 	size_t stale_mark; /* those before it: stale at the last compaction */
+	bool read_only;	   /* api_store_read_only() */
+	uint64_t refused;  /* writes refused while read-only */
 };
 
 static void sobj_unref(struct sobj *o)
@@ -731,6 +733,24 @@ void api_store_new_uid(struct api_store *s, char *buf, size_t size)
 	next_uid(s, buf, size);
 }
 
+void api_store_read_only(struct api_store *s, bool on)
+{
+	s->read_only = on;
+}
+
+uint64_t api_store_refused(const struct api_store *s)
+{
+	return s->refused;
+}
+
+/* Whether a write must be refused (and count it). */
+static bool refuse(struct api_store *s)
+{
+	if (s->read_only)
+		s->refused++;
+	return s->read_only;
+}
+
 int api_store_create(struct api_store *s, const struct api_kind *k,
 		     json_t *body, int64_t now_us, const struct api_obj **ret)
 {
@@ -747,7 +767,7 @@ int api_store_create_as(struct api_store *s, const struct api_kind *k,
 	size_t at = 0;
 	int rc;
 
-	rc = new_slot(s, k, body, &md, &at);
+	rc = refuse(s) ? -EROFS : new_slot(s, k, body, &md, &at);
 	if (rc)
 		goto fail;
 	if (uid && *uid && hmap_get_str(&s->uids, uid, NULL)) {
@@ -829,6 +849,10 @@ int api_store_update(struct api_store *s, const struct api_kind *k,
 	int rc;
 
 	(void)now_us;
+	if (refuse(s)) {
+		rc = -EROFS;
+		goto fail;
+	}
 	if (!json_is_object(body)) {
 		rc = -EINVAL;
 		goto fail;
@@ -889,6 +913,8 @@ int api_store_delete(struct api_store *s, const struct api_kind *k,
 	char ts[32];
 	size_t at;
 
+	if (refuse(s))
+		return -EROFS;
 	old = lookup(s, k, ns, name, &at);
 	if (!old)
 		return -ENOENT;

@@ -163,6 +163,16 @@ int api_store_delete(struct api_store *s, const struct api_kind *k,
 		     const char *ns, const char *name, uint64_t if_rv,
 		     int64_t now_us) MUST_CHECK;
 /*
+ * While on, create, update and delete (the store's own writes, not a
+ * replica's mirrored ones) change nothing and fail with -EROFS (body
+ * freed), and each is counted: a Kubernetes replica prepares a
+ * scheduler over its cache before it may lead, and a scheduler that
+ * wanted to write meanwhile is not used (src/serve/serve_kube.c).
+ */
+void api_store_read_only(struct api_store *s, bool on);
+/* The writes refused while read-only, since the store was made. */
+uint64_t api_store_refused(const struct api_store *s);
+/*
  * Writes of a replica (the Kubernetes backend's cache of a remote API
  * server, src/kube): create or replace the object named by body's
  * metadata with body as the remote server has it. Unlike create and

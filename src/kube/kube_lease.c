@@ -680,6 +680,16 @@ void kube_lease_release(struct kube_lease *l, int64_t wall_us)
 	/* else: after the reply of the call in flight (kube_lease_run). */
 }
 
+int64_t kube_lease_expiry_us(const struct kube_lease *l, int64_t *quiet_us)
+{
+	int64_t t = l->leading ? INT64_MAX : expiry_us(l);
+
+	*quiet_us = t;
+	if (t != INT64_MAX && *l->seen.holder)
+		*quiet_us = l->observed_us + l->deadline_us;
+	return t;
+}
+
 const char *kube_lease_previous(const struct kube_lease *l, int64_t *seen_us)
 {
 	*seen_us = l->prev_us;

@@ -74,6 +74,14 @@ int64_t kube_lease_until_us(const struct kube_lease *l);
  * hands (leaseTransitions). */
 const char *kube_lease_holder(const struct kube_lease *l);
 int64_t kube_lease_transitions(const struct kube_lease *l);
+/* While following: when the record observed expires, so that a try
+ * may take it (INT64_MAX: none observed, or we lead; the moment it was
+ * observed when it is free), and in *quiet_us when its holder has
+ * stopped writing unless it renewed since: observed + the renew deadline
+ * (replicas alike: a holder stops leading when it could not renew within
+ * it, counted from the start of its last renewal, before our sight of
+ * it). */
+int64_t kube_lease_expiry_us(const struct kube_lease *l, int64_t *quiet_us);
 /* The holder of the record this replica last wrote itself over ("":
  * none, or a new Lease) and, in *seen_us, the monotonic time it first
  * saw that record (INT64_MIN: none): a takeover waited from then. */

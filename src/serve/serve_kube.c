@@ -45,8 +45,9 @@
 #define UNSYNCED_US	     (30 * 1000000LL) /* between "not synced yet" lines */
 #define UNSENT_SLACK	     1024 /* unsent keys noted before a pruning */
 #define REREAD_MAX	     1024 /* GETs at a lost leadership, else relist */
-#define PROGRESS_US	     (100 * 1000LL) /* I/O inside a scheduler pass */
-#define KUBE_VERSION_DEFAULT "v1.35.0"	    /* /version here until known */
+#define PROGRESS_US	     (100 * 1000LL)  /* I/O inside a scheduler pass */
+#define PREPARE_US	     (1000 * 1000LL) /* past the holder's deadline */
+#define KUBE_VERSION_DEFAULT "v1.35.0"	     /* /version here until known */
 
 struct serve_kube {
 	const struct serve_options *o;
@@ -61,6 +62,10 @@ struct serve_kube {
 	struct kube_outbox *outbox;
 	struct kube_lease *lease;
 	struct serve_sched *sched; /* while leading, once synced */
+	/* Following, the scheduler prepared for the expiry of the record
+	 * observed (prepared_for), or NULL; the expiry last tried. */
+	struct serve_sched *prepared;
+	int64_t prepared_for, prepare_tried;
 	/* Objects the scheduler wrote whose writes may still be on their
 	 * way (keys "KIND_ID\0NS\0NAME"), and the store's rv read up to. */
 	struct hmap unsent;
@@ -383,6 +388,7 @@ void serve_kube_free(struct serve_kube *k)
 	if (!k)
 		return;
 	serve_sched_free(k->sched);
+	serve_sched_free(k->prepared);
 	/* The parts cancel their calls: no callback runs after this. */
 	kube_lease_free(k->lease);
 	kube_outbox_free(k->outbox);
@@ -432,6 +438,14 @@ int64_t serve_kube_next_us(const struct serve_kube *k, int64_t now_us,
 
 	if (t < next)
 		next = t;
+	if (!k->sched && !k->prepared) {
+		int64_t quiet, expiry = kube_lease_expiry_us(k->lease, &quiet);
+
+		/* prepare() is due then */
+		if (expiry != INT64_MAX && expiry != k->prepare_tried &&
+		    quiet < expiry && quiet + PREPARE_US < next)
+			next = quiet + PREPARE_US;
+	}
 	if (next != INT64_MAX)
 		next = now_us + (next > mono_us ? next - mono_us : 0);
 	if (k->sched && (t = serve_sched_next_us(k->sched)) < next)
@@ -607,6 +621,24 @@ static struct serve_sched *new_sched(struct serve_kube *k)
 	return serve_sched_new(k->store, &so);
 }
 
+/* The scheduler to lead with: the one prepared while following when
+ * the cluster changed only in its config since (else a new one, whose
+ * first pass reads the whole replica). */
+static struct serve_sched *lead_sched(struct serve_kube *k, bool *prepared)
+{
+	struct serve_sched *x = k->prepared;
+
+	k->prepared = NULL;
+	*prepared = x && !serve_sched_state_unread(x);
+	if (*prepared)
+		return x;
+	if (x)
+		k->log("info", "prepared scheduler dropped",
+		       "reason=\"the cluster changed since\"");
+	serve_sched_free(x);
+	return new_sched(k);
+}
+
 /* Leadership follows the Lease: the scheduler exists only while this
  * replica holds it (and the replica is synced). */
 static void follow_lease(struct serve_kube *k, int64_t mono_us)
@@ -623,21 +655,23 @@ static void follow_lease(struct serve_kube *k, int64_t mono_us)
 		 * this leader's to forward. */
 		int64_t seen_us;
 		char *prev = quoted(kube_lease_previous(k->lease, &seen_us));
+		bool prepared;
 
 		kube_outbox_follow(k->outbox);
 		k->unsent_rv = api_store_rv(k->store);
-		k->sched = new_sched(k);
+		k->sched = lead_sched(k, &prepared);
 		k->elected_us = mono_us;
 		k->first_pass = true;
 		/* waited: from the previous holder's last record seen to
 		 * now (the lease duration when it stopped renewing). */
 		k->log("info", "leader elected",
-		       "id=%s seconds=%.3f mono=%.3f previous=%s waited=%.3f",
+		       "id=%s seconds=%.3f mono=%.3f previous=%s waited=%.3f "
+		       "prepared=%s",
 		       id, (double)(mono_us - k->start_us) / 1e6,
 		       (double)mono_us / 1e6, prev,
-		       seen_us == INT64_MIN
-			       ? 0.0
-			       : (double)(mono_us - seen_us) / 1e6);
+		       seen_us == INT64_MIN ? 0.0
+					    : (double)(mono_us - seen_us) / 1e6,
+		       prepared ? "true" : "false");
 		free(prev);
 	} else {
 		char *holder = quoted(kube_lease_holder(k->lease));
@@ -752,6 +786,55 @@ static void schedule(struct serve_kube *k, int64_t now_us)
 	k->busy = true;
 }
 
+/*
+ * A follower whose leader has gone quiet prepares the scheduler it would
+ * lead with, so that its first pass over the replica (seconds at 50,000
+ * pods) is done before the Lease expires, not after: once the holder
+ * observed can no longer write unless it renewed (its renew deadline
+ * from our sight of its last renewal, and PREPARE_US more for what it
+ * sent before), the scheduler is made and reads the replica
+ * (serve_sched_prepare()) with the store read-only. It is used at the
+ * election only if it wanted no write (it would have needed to make
+ * one: a Workload, an Event) and the cluster changed only in its config
+ * since (lead_sched()); a renewal seen meanwhile drops it.
+ */
+static void prepare(struct serve_kube *k, int64_t now_us, int64_t mono_us)
+{
+	int64_t quiet, expiry = kube_lease_expiry_us(k->lease, &quiet);
+	uint64_t refused = api_store_refused(k->store);
+	struct serve_sched *x;
+	int64_t t0;
+
+	if (k->prepared && k->prepared_for != expiry) {
+		serve_sched_free(k->prepared); /* renewed: not now */
+		k->prepared = NULL;
+	}
+	if (k->prepared || k->stopping || !k->synced ||
+	    !kube_reflect_settled(k->reflect) || expiry == INT64_MAX ||
+	    expiry == k->prepare_tried || quiet >= expiry ||
+	    mono_us < quiet + PREPARE_US || mono_us >= expiry)
+		return;
+	k->prepare_tried = expiry;
+	t0 = real_us();
+	api_store_read_only(k->store, true);
+	x = new_sched(k);
+	(void)serve_sched_prepare(x, now_us);
+	api_store_read_only(k->store, false);
+	if (api_store_refused(k->store) != refused) {
+		k->log("info", "scheduler not prepared",
+		       "reason=\"it would write\" refused=%llu",
+		       (unsigned long long)(api_store_refused(k->store) -
+					    refused));
+		serve_sched_free(x);
+		return;
+	}
+	k->prepared = x;
+	k->prepared_for = expiry;
+	k->log("info", "scheduler prepared", "seconds=%.3f expires_in=%.3f",
+	       (double)(real_us() - t0) / 1e6,
+	       (double)(expiry - turn_now(k)) / 1e6);
+}
+
 void serve_kube_run(struct serve_kube *k, int64_t now_us, int64_t mono_us)
 {
 	struct kube_call version = {
@@ -792,6 +875,8 @@ void serve_kube_run(struct serve_kube *k, int64_t now_us, int64_t mono_us)
 		follow_lease(k, mono_us);
 	if (!k->sched && !k->stopping)
 		kube_outbox_follow(k->outbox);
+	if (!k->sched && !k->failed)
+		prepare(k, now_us, mono_us);
 	if (k->sched)
 		schedule(k, now_us);
 	if (k->sched || k->stopping)
@@ -854,6 +939,8 @@ void serve_kube_stop(struct serve_kube *k, int64_t mono_us)
 		return;
 	k->stopping = true;
 	k->stop_us = mono_us;
+	serve_sched_free(k->prepared);
+	k->prepared = NULL;
 	if (k->sched) {
 		/* Stop deciding; what was decided still goes out. */
 		serve_sched_free(k->sched);

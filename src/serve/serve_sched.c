@@ -506,14 +506,13 @@ static bool act(struct serve_sched *x)
 	return fed;
 }
 
-int serve_sched_sync(struct serve_sched *x, int64_t now_us)
+/* Read the store's changes since the cursor into the scheduler's state
+ * (a new scheduler's first read: everything, adopting what the cluster
+ * records): what a sync does before the controller runs. */
+static void read_changes(struct serve_sched *x)
 {
-	int rc;
+	int rc = api_store_events(x->s, x->cursor, collect, x);
 
-	if (now_us > x->now_us)
-		x->now_us = now_us;
-	x->writes = 0;
-	rc = api_store_events(x->s, x->cursor, collect, x);
 	if (rc == -ERANGE) {
 		/* The history no longer holds the cursor: start over from
 		 * the store, as a restart does. */
@@ -544,6 +543,37 @@ int serve_sched_sync(struct serve_sched *x, int64_t now_us)
 		hmap_init(&x->restored_adm);
 	}
 	x->restoring = false;
+}
+
+int serve_sched_prepare(struct serve_sched *x, int64_t now_us)
+{
+	if (now_us > x->now_us)
+		x->now_us = now_us;
+	x->writes = 0;
+	read_changes(x);
+	return x->writes;
+}
+
+/* A change of what the scheduler decides about: a Workload, a Job, a
+ * PodGroup, a Pod. */
+static int state_change(void *ctx, const struct api_event *ev)
+{
+	int k = serve_sched_kind(ctx, ev->kind);
+
+	return k >= 0 && k >= SK_CONFIG_COUNT;
+}
+
+bool serve_sched_state_unread(const struct serve_sched *x)
+{
+	return api_store_events(x->s, x->cursor, state_change, (void *)x) != 0;
+}
+
+int serve_sched_sync(struct serve_sched *x, int64_t now_us)
+{
+	if (now_us > x->now_us)
+		x->now_us = now_us;
+	x->writes = 0;
+	read_changes(x);
 	for (int turn = 0; turn < MAX_TURNS; turn++) {
 		struct timespec t0, t1;
 

@@ -102,6 +102,20 @@ void serve_sched_set_options(struct serve_sched *x,
 /* React to the store's changes since the last call and to the
  * controller's deadlines at now_us. Returns how many writes it made. */
 int serve_sched_sync(struct serve_sched *x, int64_t now_us);
+/*
+ * What a sync does before the controller runs, alone: read the store's
+ * changes since the last call (a new scheduler's first: everything,
+ * adopting the admissions the cluster records). A Kubernetes replica
+ * prepares its scheduler so while it follows, with the store read-only
+ * (api_store_read_only()), and the first sync after its election only
+ * reads what changed since. Returns the writes it made.
+ */
+int serve_sched_prepare(struct serve_sched *x, int64_t now_us);
+/* Whether the store holds changes of a Workload, Job, PodGroup or Pod
+ * the scheduler has not read yet (its history lost counts as such). A
+ * prepared scheduler without them reads, at its next sync, only the
+ * cluster's config as it changed, as a running scheduler would. */
+bool serve_sched_state_unread(const struct serve_sched *x);
 int64_t serve_sched_next_us(const struct serve_sched *x);
 /* The controller it drives (read-only: status, figures, tests). */
 const struct ctl *serve_sched_ctl(const struct serve_sched *x);

@@ -91,6 +91,16 @@ static int collect(void *ctx, const struct api_event *ev)
 	return 0;
 }
 
+/* Pod team/a of uid UID_A, spec {"x":1}, mirrored into s. */
+static void mirror_a(struct api_store *s, const struct api_obj **o)
+{
+	assert_int_equal(api_store_mirror(s, &kpod,
+					  remote("team", "a", UID_A, "9001",
+						 "{\"x\":1}"),
+					  T0, o),
+			 0);
+}
+
 static void test_mirror_keeps_identity(void **state)
 {
 	struct api_store_options opt = { .first_rv = 40 };
@@ -99,11 +109,7 @@ static void test_mirror_keeps_identity(void **state)
 	struct evs e = { 0 };
 
 	(void)state;
-	assert_int_equal(api_store_mirror(s, &kpod,
-					  remote("team", "a", UID_A, "9001",
-						 "{\"x\":1}"),
-					  T0, &o),
-			 0);
+	mirror_a(s, &o);
 	assert_int_equal(o->rv, 41);
 	assert_string_equal(o->uid, UID_A);
 	assert_string_equal(md_str(o, "uid"), UID_A);
@@ -326,6 +332,52 @@ static void test_mirror_watched(void **state)
 	api_store_free(s);
 }
 
+/* A read-only store refuses its own writes, whole, and counts them; a
+ * replica's mirrored writes go on; writable again, it writes. */
+static void test_read_only(void **state)
+{
+	struct api_store *s = api_store_new(NULL);
+	const struct api_obj *o = NULL;
+	struct evs e = { 0 };
+	uint64_t rv;
+
+	(void)state;
+	mirror_a(s, &o);
+	rv = api_store_rv(s);
+	api_store_read_only(s, true);
+	assert_int_equal(api_store_create(s, &kpod,
+					  remote("team", "b", NULL, "1", NULL),
+					  T0, NULL),
+			 -EROFS);
+	assert_int_equal(
+		api_store_update(s, &kpod,
+				 remote("team", "a", UID_A, "1", "{\"x\":2}"),
+				 0, T0, NULL),
+		-EROFS);
+	assert_int_equal(api_store_delete(s, &kpod, "team", "a", 0, T0),
+			 -EROFS);
+	assert_int_equal(api_store_refused(s), 3);
+	assert_int_equal(api_store_rv(s), rv);
+	assert_null(api_store_get(s, &kpod, "team", "b"));
+	o = api_store_get(s, &kpod, "team", "a");
+	assert_int_equal(json_integer_value(json_object_get(
+				 json_object_get(o->body, "spec"), "x")),
+			 1);
+	/* the remote's changes still come in */
+	assert_int_equal(
+		api_store_mirror(s, &kpod,
+				 remote("team", "c", UID_B, "9002", NULL), T0,
+				 NULL),
+		0);
+	assert_int_equal(api_store_events(s, rv, collect, &e), 0);
+	assert_int_equal(e.n, 1);
+	assert_true(e.mirror[0]);
+	api_store_read_only(s, false);
+	assert_int_equal(api_store_delete(s, &kpod, "team", "a", 0, T0), 0);
+	assert_int_equal(api_store_refused(s), 3);
+	api_store_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_mirror_replace),
 		cmocka_unit_test(test_mirror_deletion),
 		cmocka_unit_test(test_mirror_watched),
+		cmocka_unit_test(test_read_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -445,6 +445,106 @@ static void test_lost_lease_leads_after_reread(void **state)
 	serve_kube_free(a);
 }
 
+/* Run the cluster and both replicas (a NULL: gone) until done holds. */
+static bool spin2(struct fx *f, struct serve_kube *a, struct serve_kube *b,
+		  int64_t span_us, bool (*done)(struct fx *f))
+{
+	for (int64_t end = f->now + span_us; f->now < end; f->now += STEP) {
+		kube_loop_run(f->l, f->now);
+		if (a)
+			serve_kube_run(a, f->now, f->now);
+		serve_kube_run(b, f->now, f->now);
+		kube_loop_run(f->l, f->now);
+		if (done(f))
+			return true;
+	}
+	return false;
+}
+
+static bool both_ready(struct fx *f)
+{
+	return str_at(cluster_obj(f, "v1", "Pod", "default", "p"), "spec",
+		      "nodeName") &&
+	       strstr(logged.buf, "msg=\"synced\"") &&
+	       occurrences(logged.buf, "msg=\"synced\"") == 2;
+}
+
+static bool prepared(struct fx *f)
+{
+	(void)f;
+	return strstr(logged.buf, "msg=\"scheduler prepared\"") != NULL;
+}
+
+static bool plain_bound(struct fx *f)
+{
+	return str_at(cluster_obj(f, "v1", "Pod", "default", "solo"), "spec",
+		      "nodeName") != NULL;
+}
+
+/* A pod of echelon with no queue: bound by the scheduler alone. */
+static void put_plain(struct fx *f, const char *name)
+{
+	char *json = xasprintf(
+		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+		"\"name\":\"%s\",\"namespace\":\"default\"},\"spec\":{"
+		"\"schedulerName\":\"echelon\",\"containers\":[{\"name\":"
+		"\"c\",\"image\":\"i\",\"resources\":{\"requests\":{"
+		"\"cpu\":\"1\"}}}]},\"status\":{\"phase\":\"Pending\"}}",
+		name);
+
+	put(f, json);
+	free(json);
+}
+
+/*
+ * The leader dies (freed, the Lease not released); the follower,
+ * once the leader's renew deadline has passed, prepares its scheduler
+ * and leads with it at the Lease's expiry: its first pass reads nothing
+ * again. With a pod created after the prepare (late), the prepared
+ * scheduler is dropped and a new one reads the replica. Either way the
+ * new pod is bound and the adopted one is not written to.
+ */
+static void failover_prepared(struct fx *f, bool late)
+{
+	struct serve_options oa, ob;
+	struct serve_kube *a = replica(f, &oa, "a");
+	struct serve_kube *b = replica(f, &ob, "b");
+	char *pod_rv;
+
+	assert_true(spin2(f, a, b, 10000000, both_ready));
+	pod_rv = xstrdup(str_at(cluster_obj(f, "v1", "Pod", "default", "p"),
+				"metadata", "resourceVersion"));
+	spin2(f, a, b, 1000000, prepared); /* a renews meanwhile */
+	assert_null(strstr(logged.buf, "msg=\"scheduler prepared\""));
+	serve_kube_free(a);
+	put_plain(f, "solo");
+	assert_true(spin2(f, NULL, b, 20000000, prepared));
+	assert_null(strstr(logged.buf, "msg=\"leader elected\" id=\"b\""));
+	if (late)
+		put_plain(f, "late");
+	assert_true(spin2(f, NULL, b, 10000000, plain_bound));
+	assert_non_null(
+		strstr(logged.buf, late ? "prepared=false" : "prepared=true"));
+	assert_int_equal(
+		occurrences(logged.buf, "msg=\"prepared scheduler dropped\""),
+		late);
+	assert_string_equal(str_at(cluster_obj(f, "v1", "Pod", "default", "p"),
+				   "metadata", "resourceVersion"),
+			    pod_rv);
+	free(pod_rv);
+	serve_kube_free(b);
+}
+
+static void test_failover_prepared(void **state)
+{
+	failover_prepared(*state, false);
+}
+
+static void test_failover_prepared_dropped(void **state)
+{
+	failover_prepared(*state, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -452,6 +552,10 @@ int main(void)
 			test_leader_binds_and_hands_over, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_lease_rereads, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_failover_prepared, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_failover_prepared_dropped,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_bind_sent_again,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(

@@ -1115,6 +1115,112 @@ static void restart_pod_group(const char *unbound, bool swap)
 	env_stop(&r);
 }
 
+/* What the store shows of the scheduling: each pod's node, each
+ * Workload's admission, one a line, in name order. */
+static char *scheduled(struct api_store *s)
+{
+	struct strbuf sb;
+	struct objs l;
+	char *text;
+
+	strbuf_init(&sb);
+	objs_of(s, K_POD, &l);
+	for (size_t i = 0; i < l.n; i++)
+		strbuf_addf(&sb, "pod %s %s\n",
+			    sget(l.items[i], "metadata", "name"),
+			    sget(l.items[i], "spec", "nodeName") ?: "-");
+	objs_release(&l);
+	objs_of(s, K_WL, &l);
+	for (size_t i = 0; i < l.n; i++) {
+		char *adm = json_dumps(
+			json_object_get(json_object_get(l.items[i], "status"),
+					"admission"),
+			JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+
+		strbuf_addf(&sb, "workload %s %s\n",
+			    sget(l.items[i], "metadata", "name"),
+			    adm ? adm : "-");
+		free(adm);
+	}
+	objs_release(&l);
+	text = strbuf_take(&sb);
+	strbuf_release(&sb);
+	return text;
+}
+
+/* A scheduler prepared over a copy of e's store (read-only, as a
+ * following replica does), the writes it wanted refused. */
+static void env_start_prepared(struct env *r, struct env *e, uint64_t *refused)
+{
+	struct serve_cluster_options o = { .startup_us = S, .seed = 1 };
+
+	r->s = copy_store(e->s);
+	r->now = e->now;
+	api_store_read_only(r->s, true);
+	r->x = serve_sched_new(r->s, NULL);
+	(void)serve_sched_prepare(r->x, r->now);
+	api_store_read_only(r->s, false);
+	*refused = api_store_refused(r->s);
+	r->c = serve_cluster_new(r->s, &o);
+}
+
+/*
+ * A scheduler prepared over the store, then synced after the cluster's
+ * config changed (a node down), decides as one made at that sync: the
+ * same pods bound on the same nodes, the same admissions. A change of a
+ * pod since it read is unread state; a prepare that must write (a new
+ * Job's Workload) is refused whole and leaves the store as it was.
+ */
+static void test_prepare(void **state)
+{
+	struct env e, fresh, prep, late;
+	char *a, *b;
+	uint64_t refused, rv;
+
+	(void)state;
+	env_start(&e, quickstart(), T0);
+	job(e.s, e.now, "llama", 4, "production");
+	job(e.s, e.now, "waits", 4, "research");
+	pod(&e, "plain-0", "{}");
+	advance(&e, 2 * S);
+	env_start_prepared(&prep, &e, &refused);
+	assert_int_equal(refused, 0);
+	assert_false(serve_sched_state_unread(prep.x));
+	assert_int_equal(admitted_pods(prep.x), 4); /* adopted already */
+	assert_int_equal(usage_pods(prep.x), 4);
+	env_start(&fresh, copy_store(e.s), e.now);
+	set_node_ready(&fresh, node_of_pod(fresh.s, "plain-0"), false);
+	set_node_ready(&prep, node_of_pod(prep.s, "plain-0"), false);
+	assert_false(serve_sched_state_unread(prep.x));
+	advance(&fresh, 2 * S);
+	advance(&prep, 2 * S);
+	a = scheduled(fresh.s);
+	b = scheduled(prep.s);
+	assert_string_equal(a, b);
+	assert_non_null(strstr(a, "pod plain-0 "));
+	assert_int_equal(admitted_pods(prep.x), admitted_pods(fresh.x));
+	assert_int_equal(usage_pods(prep.x), usage_pods(fresh.x));
+	free(a);
+	free(b);
+	env_stop(&fresh);
+	env_stop(&prep);
+
+	/* a pod's change since the prepare: unread */
+	env_start_prepared(&prep, &e, &refused);
+	pod(&prep, "plain-1", "{}");
+	assert_true(serve_sched_state_unread(prep.x));
+	env_stop(&prep);
+
+	/* a Job no scheduler has seen: its Workload would be written */
+	job(e.s, e.now, "late", 4, "research");
+	rv = api_store_rv(e.s);
+	env_start_prepared(&late, &e, &refused);
+	assert_true(refused > 0);
+	assert_int_equal(api_store_rv(late.s), rv);
+	env_stop(&late);
+	env_stop(&e);
+}
+
 static void test_restart_pod_group(void **state)
 {
 	(void)state;
@@ -3444,6 +3550,7 @@ int main(void)
 		cmocka_unit_test(test_pod_gangs),
 		cmocka_unit_test(test_pod_group_occupied_by),
 		cmocka_unit_test(test_restart_pod_group),
+		cmocka_unit_test(test_prepare),
 		cmocka_unit_test(test_restart_pod_group_partly_bound),
 		cmocka_unit_test(test_restart_plain_pod),
 		cmocka_unit_test(test_workload_names),
