@@ -805,8 +805,16 @@ static void prepare(struct serve_kube *k, int64_t now_us, int64_t mono_us)
 	struct serve_sched *x;
 	int64_t t0;
 
+	if (kube_lease_leader(k->lease))
+		return; /* follow_lease() leads with it once settled */
 	if (k->prepared && k->prepared_for != expiry) {
-		serve_sched_free(k->prepared); /* renewed: not now */
+		/* renewed, or another record: not now */
+		k->log("info", "prepared scheduler dropped",
+		       "reason=\"the Lease changed\" expiry_moved=%.3f",
+		       expiry == INT64_MAX
+			       ? -1.0
+			       : (double)(expiry - k->prepared_for) / 1e6);
+		serve_sched_free(k->prepared);
 		k->prepared = NULL;
 	}
 	if (k->prepared || k->stopping || !k->synced ||

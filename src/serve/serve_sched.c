@@ -372,6 +372,7 @@ struct serve_sched *serve_sched_new(struct api_store *s,
 
 		x->kinds[i] = k ? api_kind_storage(k) : NULL;
 	}
+	hmap_init(&x->prepared_bound);
 	state_init(x);
 	return x;
 }
@@ -381,6 +382,7 @@ void serve_sched_free(struct serve_sched *x)
 	if (!x)
 		return;
 	state_release(x);
+	hmap_release(&x->prepared_bound);
 	free((char *)x->opt.scheduler_name);
 	obs_metrics_free(x->obs);
 	metrics_free(x->metrics);
@@ -545,27 +547,69 @@ static void read_changes(struct serve_sched *x)
 	x->restoring = false;
 }
 
+static const char *node_of(const json_t *pod)
+{
+	return json_string_value(
+		json_object_get(json_object_get(pod, "spec"), "nodeName"));
+}
+
+static int note_bound(void *ctx, const struct api_obj *o)
+{
+	struct serve_sched *x = ctx;
+
+	if (node_of(o->body))
+		hmap_put_str(&x->prepared_bound, o->uid, 1);
+	return 0;
+}
+
 int serve_sched_prepare(struct serve_sched *x, int64_t now_us)
 {
 	if (now_us > x->now_us)
 		x->now_us = now_us;
 	x->writes = 0;
+	hmap_release(&x->prepared_bound);
+	hmap_init(&x->prepared_bound);
+	/* the pods as read: nothing runs between the read's start and this */
+	if (x->kinds[SK_POD])
+		(void)api_store_each(x->s, x->kinds[SK_POD], NULL, NULL, NULL,
+				     note_bound, x);
 	read_changes(x);
 	return x->writes;
 }
 
-/* A change of what the scheduler decides about: a Workload, a Job, a
- * PodGroup, a Pod. */
-static int state_change(void *ctx, const struct api_event *ev)
+/*
+ * A change that may be another scheduler's decision (a leader's late
+ * write): a Workload or PodGroup of either kind changed, a Job changed
+ * (one created is not), a pod of ours bound that was not when it read.
+ * A pod created unbound, a bound one's status (its kubelet's), a pod
+ * deleted, another scheduler's pod are what a running scheduler reads.
+ */
+static int decision(void *ctx, const struct api_event *ev)
 {
-	int k = serve_sched_kind(ctx, ev->kind);
+	const struct serve_sched *x = ctx;
+	int k = serve_sched_kind(x, ev->kind);
+	const json_t *body;
+	const char *uid;
 
-	return k >= 0 && k >= SK_CONFIG_COUNT;
+	if (k < SK_CONFIG_COUNT)
+		return 0;
+	if (k == SK_JOB)
+		return ev->type != API_ADDED;
+	if (k != SK_POD)
+		return 1;
+	if (ev->type == API_DELETED)
+		return 0;
+	body = api_event_body(ev);
+	uid = json_string_value(
+		json_object_get(json_object_get(body, "metadata"), "uid"));
+	return serve_sched_ours(x, json_object_get(body, "spec")) &&
+	       node_of(body) &&
+	       !(uid && hmap_get_str(&x->prepared_bound, uid, NULL));
 }
 
 bool serve_sched_state_unread(const struct serve_sched *x)
 {
-	return api_store_events(x->s, x->cursor, state_change, (void *)x) != 0;
+	return api_store_events(x->s, x->cursor, decision, (void *)x) != 0;
 }
 
 int serve_sched_sync(struct serve_sched *x, int64_t now_us)
@@ -573,6 +617,10 @@ int serve_sched_sync(struct serve_sched *x, int64_t now_us)
 	if (now_us > x->now_us)
 		x->now_us = now_us;
 	x->writes = 0;
+	if (x->prepared_bound.len) { /* leading now */
+		hmap_release(&x->prepared_bound);
+		hmap_init(&x->prepared_bound);
+	}
 	read_changes(x);
 	for (int turn = 0; turn < MAX_TURNS; turn++) {
 		struct timespec t0, t1;

@@ -111,10 +111,13 @@ int serve_sched_sync(struct serve_sched *x, int64_t now_us);
  * reads what changed since. Returns the writes it made.
  */
 int serve_sched_prepare(struct serve_sched *x, int64_t now_us);
-/* Whether the store holds changes of a Workload, Job, PodGroup or Pod
- * the scheduler has not read yet (its history lost counts as such). A
- * prepared scheduler without them reads, at its next sync, only the
- * cluster's config as it changed, as a running scheduler would. */
+/* Whether the store holds changes the scheduler has not read that may
+ * be another scheduler's decisions (a late write of a leader before
+ * it): a Workload or PodGroup changed, a Job changed (not created), a
+ * pod of ours bound that was not when a prepare read it; its history
+ * lost counts as such. A prepared scheduler without them reads the rest
+ * at its next sync as a running scheduler does: the config, pods
+ * created, deleted or their status written, Jobs created. */
 bool serve_sched_state_unread(const struct serve_sched *x);
 int64_t serve_sched_next_us(const struct serve_sched *x);
 /* The controller it drives (read-only: status, figures, tests). */

@@ -161,6 +161,11 @@ struct serve_sched {
 				      that name it, whatever their phase; so that
 				      a gang is made without walking every pod of
 				      its namespace (serve_sched_gang.c) */
+	/* Prepared (serve_sched_prepare()) and not synced since: the UIDs
+	 * of the pods bound when it read, so that a pod shown bound since
+	 * tells a bind of another leader from a status written by a
+	 * kubelet (serve_sched_state_unread()). */
+	struct hmap prepared_bound;
 	int writes;
 	uint64_t pending_cycles; /* ctl cycles at the last pending pass */
 	uint32_t awaiting;	 /* slots with record_until_us set */

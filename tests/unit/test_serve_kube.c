@@ -481,6 +481,17 @@ static bool plain_bound(struct fx *f)
 		      "nodeName") != NULL;
 }
 
+static bool plain_bound_new(struct fx *f)
+{
+	return str_at(cluster_obj(f, "v1", "Pod", "default", "new"), "spec",
+		      "nodeName") != NULL;
+}
+
+static bool b_elected(struct fx *f)
+{
+	return elected(f, NULL);
+}
+
 /* A pod of echelon with no queue: bound by the scheduler alone. */
 static void put_plain(struct fx *f, const char *name)
 {
@@ -500,9 +511,11 @@ static void put_plain(struct fx *f, const char *name)
  * The leader dies (freed, the Lease not released); the follower,
  * once the leader's renew deadline has passed, prepares its scheduler
  * and leads with it at the Lease's expiry: its first pass reads nothing
- * again. With a pod created after the prepare (late), the prepared
- * scheduler is dropped and a new one reads the replica. Either way the
- * new pod is bound and the adopted one is not written to.
+ * again, and what changed since as a running scheduler would (a pod
+ * created). With a bind of the dead leader landing after the prepare
+ * (late), the prepared scheduler is dropped and a new one reads the
+ * replica. Either way the new pods are bound and the adopted one is not
+ * written to.
  */
 static void failover_prepared(struct fx *f, bool late)
 {
@@ -520,9 +533,19 @@ static void failover_prepared(struct fx *f, bool late)
 	put_plain(f, "solo");
 	assert_true(spin2(f, NULL, b, 20000000, prepared));
 	assert_null(strstr(logged.buf, "msg=\"leader elected\" id=\"b\""));
-	if (late)
-		put_plain(f, "late");
+	put_plain(f, "new"); /* read as a running scheduler would */
+	if (late) {	     /* the dead leader's bind, landing late */
+		const struct api_obj *o = api_store_get(
+			f->s, api_kind_at(API_KIND_POD), "default", "solo");
+		struct errbuf eb;
+
+		assert_int_equal(api_bind(f->s, "default", "solo", o->uid, "n1",
+					  f->now, &eb),
+				 0);
+		assert_true(spin2(f, NULL, b, 10000000, b_elected));
+	}
 	assert_true(spin2(f, NULL, b, 10000000, plain_bound));
+	assert_true(spin2(f, NULL, b, 10000000, plain_bound_new));
 	assert_non_null(
 		strstr(logged.buf, late ? "prepared=false" : "prepared=true"));
 	assert_int_equal(

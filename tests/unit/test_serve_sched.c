@@ -1164,18 +1164,61 @@ static void env_start_prepared(struct env *r, struct env *e, uint64_t *refused)
 	r->c = serve_cluster_new(r->s, &o);
 }
 
+/* The first pod of Job name in e's store (a new reference). */
+static json_t *job_pod(struct env *e, const char *name)
+{
+	struct objs l;
+	json_t *found = NULL;
+
+	objs_of(e->s, K_POD, &l);
+	for (size_t i = 0; i < l.n && !found; i++) {
+		if (!strncmp(sget(l.items[i], "metadata", "name"), name,
+			     strlen(name)))
+			found = json_incref(l.items[i]);
+	}
+	objs_release(&l);
+	assert_non_null(found);
+	return found;
+}
+
+/* What a running scheduler reads besides its own decisions, done to e:
+ * a node down (config), a pod created, a bound pod's status written, a
+ * bound pod of a gang deleted. */
+static void world_moves(struct env *e)
+{
+	json_t *p = job_pod(e, "plain-0"), *q = json_deep_copy(p);
+
+	json_decref(p);
+	set_node_ready(e, node_of_pod(e->s, "plain-0"), false);
+	pod(e, "plain-1", "{}");
+	json_object_set_new(json_object_get(q, "status"), "reason",
+			    json_string("Checked"));
+	update(e->s, K_POD, q, e->now);
+	p = job_pod(e, "llama");
+	assert_int_equal(api_store_delete(e->s, K_POD, "team-a",
+					  sget(p, "metadata", "name"), 0,
+					  e->now),
+			 0);
+	json_decref(p);
+}
+
 /*
- * A scheduler prepared over the store, then synced after the cluster's
- * config changed (a node down), decides as one made at that sync: the
- * same pods bound on the same nodes, the same admissions. A change of a
- * pod since it read is unread state; a prepare that must write (a new
+ * A scheduler prepared over the store, then synced after the world
+ * moved as it does without a scheduler (world_moves()), decides as one
+ * made at that sync: the same pods bound on the same nodes, the same
+ * admissions. A bind or a Workload written since it read are unread
+ * state (another leader's decisions); a prepare that must write (a new
  * Job's Workload) is refused whole and leaves the store as it was.
  */
 static void test_prepare(void **state)
 {
 	struct env e, fresh, prep, late;
+	const struct api_obj *o;
+	struct errbuf eb;
 	char *a, *b;
 	uint64_t refused, rv;
+	json_t *q;
+	int n;
 
 	(void)state;
 	env_start(&e, quickstart(), T0);
@@ -1189,15 +1232,15 @@ static void test_prepare(void **state)
 	assert_int_equal(admitted_pods(prep.x), 4); /* adopted already */
 	assert_int_equal(usage_pods(prep.x), 4);
 	env_start(&fresh, copy_store(e.s), e.now);
-	set_node_ready(&fresh, node_of_pod(fresh.s, "plain-0"), false);
-	set_node_ready(&prep, node_of_pod(prep.s, "plain-0"), false);
+	world_moves(&fresh);
+	world_moves(&prep);
 	assert_false(serve_sched_state_unread(prep.x));
 	advance(&fresh, 2 * S);
 	advance(&prep, 2 * S);
 	a = scheduled(fresh.s);
 	b = scheduled(prep.s);
 	assert_string_equal(a, b);
-	assert_non_null(strstr(a, "pod plain-0 "));
+	assert_non_null(strstr(a, "pod plain-1 "));
 	assert_int_equal(admitted_pods(prep.x), admitted_pods(fresh.x));
 	assert_int_equal(usage_pods(prep.x), usage_pods(fresh.x));
 	free(a);
@@ -1205,9 +1248,24 @@ static void test_prepare(void **state)
 	env_stop(&fresh);
 	env_stop(&prep);
 
-	/* a pod's change since the prepare: unread */
+	/* a pod of ours bound since it read: another leader's bind */
 	env_start_prepared(&prep, &e, &refused);
 	pod(&prep, "plain-1", "{}");
+	assert_false(serve_sched_state_unread(prep.x));
+	o = api_store_get(prep.s, K_POD, "team-a", "plain-1");
+	assert_int_equal(api_bind(prep.s, "team-a", "plain-1", o->uid,
+				  node_of_pod(prep.s, "plain-0"), prep.now,
+				  &eb),
+			 0);
+	assert_true(serve_sched_state_unread(prep.x));
+	env_stop(&prep);
+
+	/* a Workload written since it read */
+	env_start_prepared(&prep, &e, &refused);
+	q = json_deep_copy(workload_of(prep.s, "waits", &n));
+	json_object_set_new(json_object_get(q, "metadata"), "labels",
+			    json_pack("{s:s}", "changed", "yes"));
+	update(prep.s, K_WL, q, prep.now);
 	assert_true(serve_sched_state_unread(prep.x));
 	env_stop(&prep);
 
