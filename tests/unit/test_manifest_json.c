@@ -201,8 +201,8 @@ static const char *const specs[] = {
 	"{\"name\":\"late\",\"resources\":{\"requests\":{\"cpu\":\"2\"}}}],"
 	"\"containers\":[{\"name\":\"a\",\"resources\":{\"requests\":"
 	"{\"cpu\":\"1\"}}}]}",
-	"{\"containers\":[{\"name\":\"a\",\"resources\":{\"requests\":"
-	"{\"nvidia.com/gpu\":\"8\",\"example.com/nic\":\"2\"}}}]}",
+	("{\"containers\":[{\"name\":\"a\",\"resources\":{\"requests\":"
+	 "{\"nvidia.com/gpu\":\"8\",\"example.com/nic\":\"2\"}}}]}"),
 	"{\"containers\":[{\"name\":\"a\"}]}",
 };
 
@@ -241,8 +241,9 @@ static void test_pod_requests(void **state)
 static void test_pod_requests_bad(void **state)
 {
 	static const char *const bad_specs[] = {
-		"{\"containers\":[{\"name\":\"a\",\"resources\":{\"requests\":"
-		"{\"example.com/new\":\"1\",\"cpu\":\"lots\"}}}]}",
+		("{\"containers\":[{\"name\":\"a\",\"resources\":{"
+		 "\"requests\":{\"example.com/"
+		 "new\":\"1\",\"cpu\":\"lots\"}}}]}"),
 		"{\"initContainers\":[{\"name\":\"a\"}]}",
 		"{\"containers\":{\"name\":\"a\"}}",
 	};
