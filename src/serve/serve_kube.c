@@ -805,22 +805,22 @@ static void prepare(struct serve_kube *k, int64_t now_us, int64_t mono_us)
 	struct serve_sched *x;
 	int64_t t0;
 
-	if (kube_lease_leader(k->lease))
-		return; /* follow_lease() leads with it once settled */
+	/* Leading, or our own record read before the try's answer (the
+	 * watch can be first): follow_lease() leads with it. */
+	if (kube_lease_leader(k->lease) || expiry == INT64_MAX)
+		return;
 	if (k->prepared && k->prepared_for != expiry) {
-		/* renewed, or another record: not now */
+		/* renewed, or another holder: not now */
 		k->log("info", "prepared scheduler dropped",
 		       "reason=\"the Lease changed\" expiry_moved=%.3f",
-		       expiry == INT64_MAX
-			       ? -1.0
-			       : (double)(expiry - k->prepared_for) / 1e6);
+		       (double)(expiry - k->prepared_for) / 1e6);
 		serve_sched_free(k->prepared);
 		k->prepared = NULL;
 	}
 	if (k->prepared || k->stopping || !k->synced ||
-	    !kube_reflect_settled(k->reflect) || expiry == INT64_MAX ||
-	    expiry == k->prepare_tried || quiet >= expiry ||
-	    mono_us < quiet + PREPARE_US || mono_us >= expiry)
+	    !kube_reflect_settled(k->reflect) || expiry == k->prepare_tried ||
+	    quiet >= expiry || mono_us < quiet + PREPARE_US ||
+	    mono_us >= expiry)
 		return;
 	k->prepare_tried = expiry;
 	t0 = real_us();
