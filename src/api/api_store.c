@@ -849,10 +849,6 @@ int api_store_update(struct api_store *s, const struct api_kind *k,
 	int rc;
 
 	(void)now_us;
-	if (refuse(s)) {
-		rc = -EROFS;
-		goto fail;
-	}
 	if (!json_is_object(body)) {
 		rc = -EINVAL;
 		goto fail;
@@ -884,14 +880,18 @@ int api_store_update(struct api_store *s, const struct api_kind *k,
 	json_object_set_new(md, "generation", json_integer(gen ? gen : 1));
 	if ((v = json_object_get(omd, "deletionTimestamp")))
 		json_object_set(md, "deletionTimestamp", v);
-	if (finalized(md)) {
-		o = remove_at(s, k, at, body, false);
-		goto out;
-	}
-	if (json_equal(body, old->pub.body)) {
+	if (!finalized(md) && json_equal(body, old->pub.body)) {
 		/* A no-op write: no new version, no event. */
 		json_decref(body);
 		o = old;
+		goto out;
+	}
+	if (refuse(s)) {
+		rc = -EROFS;
+		goto fail;
+	}
+	if (finalized(md)) {
+		o = remove_at(s, k, at, body, false);
 		goto out;
 	}
 	o = put_version(s, k, body, md, at, true, API_MODIFIED, false);

@@ -165,7 +165,8 @@ int api_store_delete(struct api_store *s, const struct api_kind *k,
 /*
  * While on, create, update and delete (the store's own writes, not a
  * replica's mirrored ones) change nothing and fail with -EROFS (body
- * freed), and each is counted: a Kubernetes replica prepares a
+ * freed), and each is counted (an update that would change nothing is
+ * no write: it succeeds, uncounted): a Kubernetes replica prepares a
  * scheduler over its cache before it may lead, and a scheduler that
  * wanted to write meanwhile is not used (src/serve/serve_kube.c).
  */

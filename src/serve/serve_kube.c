@@ -441,9 +441,11 @@ int64_t serve_kube_next_us(const struct serve_kube *k, int64_t now_us,
 	if (!k->sched && !k->prepared) {
 		int64_t quiet, expiry = kube_lease_expiry_us(k->lease, &quiet);
 
-		/* prepare() is due then */
+		/* prepare() is due then; once past, it runs with the turns
+		 * that come anyway (a replica not settled would spin) */
 		if (expiry != INT64_MAX && expiry != k->prepare_tried &&
-		    quiet < expiry && quiet + PREPARE_US < next)
+		    quiet < expiry && quiet + PREPARE_US > mono_us &&
+		    quiet + PREPARE_US < next)
 			next = quiet + PREPARE_US;
 	}
 	if (next != INT64_MAX)

@@ -357,6 +357,15 @@ static void test_read_only(void **state)
 	assert_int_equal(api_store_delete(s, &kpod, "team", "a", 0, T0),
 			 -EROFS);
 	assert_int_equal(api_store_refused(s), 3);
+	/* an update that changes nothing is no write */
+	assert_int_equal(
+		api_store_update(
+			s, &kpod,
+			json_deep_copy(
+				api_store_get(s, &kpod, "team", "a")->body),
+			0, T0, NULL),
+		0);
+	assert_int_equal(api_store_refused(s), 3);
 	assert_int_equal(api_store_rv(s), rv);
 	assert_null(api_store_get(s, &kpod, "team", "b"));
 	o = api_store_get(s, &kpod, "team", "a");
