@@ -694,9 +694,13 @@ static void mirrored(struct kube_outbox *b, struct obj *o,
 	(void)b;
 }
 
-static int on_event(void *ctx, const struct api_event *ev)
+/* A change read from the store: a mirrored one updates what the remote
+ * did; a local one is queued to be sent, unless following (a follower
+ * sends nothing: its changes are remembered as the base of later diffs,
+ * as the snapshot would have them). */
+static void take_event(struct kube_outbox *b, const struct api_event *ev,
+		       bool following)
 {
-	struct kube_outbox *b = ctx;
 	const struct api_kind *k = api_kind_storage(ev->kind);
 	json_t *body = ev->type == API_DELETED ? NULL : api_event_body(ev);
 	struct obj *o;
@@ -705,10 +709,15 @@ static int on_event(void *ctx, const struct api_event *ev)
 	o = obj_get(b, k, ev->ns, ev->name);
 	if (ev->mirror)
 		mirrored(b, o, ev, body);
-	else if (version_of(b, k))
+	else if (!following && version_of(b, k))
 		local_change(b, o, ev, body);
 	set_last(o, body);
 	obj_maybe_free(b, o);
+}
+
+static int on_event(void *ctx, const struct api_event *ev)
+{
+	take_event(ctx, ev, false);
 	return 0;
 }
 
@@ -1313,20 +1322,9 @@ void kube_outbox_reset(struct kube_outbox *b)
 	snapshot(b);
 }
 
-/* A follower's change: remembered as the base of later diffs, as the
- * snapshot would have it; nothing is sent. */
 static int on_follow(void *ctx, const struct api_event *ev)
 {
-	struct kube_outbox *b = ctx;
-	const struct api_kind *k = api_kind_storage(ev->kind);
-	json_t *body = ev->type == API_DELETED ? NULL : api_event_body(ev);
-	struct obj *o = obj_get(b, k, ev->ns, ev->name);
-
-	b->cursor = ev->rv;
-	if (ev->mirror)
-		mirrored(b, o, ev, body);
-	set_last(o, body);
-	obj_maybe_free(b, o);
+	take_event(ctx, ev, true);
 	return 0;
 }
 

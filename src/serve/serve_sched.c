@@ -547,17 +547,11 @@ static void read_changes(struct serve_sched *x)
 	x->restoring = false;
 }
 
-static const char *node_of(const json_t *pod)
-{
-	return json_string_value(
-		json_object_get(json_object_get(pod, "spec"), "nodeName"));
-}
-
 static int note_bound(void *ctx, const struct api_obj *o)
 {
 	struct serve_sched *x = ctx;
 
-	if (node_of(o->body))
+	if (serve_str_at(o->body, "spec", "nodeName"))
 		hmap_put_str(&x->prepared_bound, o->uid, 1);
 	return 0;
 }
@@ -600,10 +594,9 @@ static int decision(void *ctx, const struct api_event *ev)
 	if (ev->type == API_DELETED)
 		return 0;
 	body = api_event_body(ev);
-	uid = json_string_value(
-		json_object_get(json_object_get(body, "metadata"), "uid"));
+	uid = serve_str_at(body, "metadata", "uid");
 	return serve_sched_ours(x, json_object_get(body, "spec")) &&
-	       node_of(body) &&
+	       serve_str_at(body, "spec", "nodeName") &&
 	       !(uid && hmap_get_str(&x->prepared_bound, uid, NULL));
 }
 

@@ -121,8 +121,7 @@ static bool pod_requests(struct cluster *c, const json_t *pod,
 
 static const char *pod_uid(const json_t *pod)
 {
-	return json_string_value(
-		json_object_get(json_object_get(pod, "metadata"), "uid"));
+	return serve_str_at(pod, "metadata", "uid");
 }
 
 /* The requests held pod counts with on its node: those it was counted
@@ -149,8 +148,7 @@ static bool held_requests(struct serve_sched *x, struct cluster *c,
 static int count_pod(void *ctx, const struct api_obj *o)
 {
 	struct load_ctx *l = ctx;
-	const char *node = json_string_value(
-		json_object_get(json_object_get(o->body, "spec"), "nodeName"));
+	const char *node = serve_str_at(o->body, "spec", "nodeName");
 	struct resvec req;
 	struct node *n;
 	int64_t flags;
@@ -191,8 +189,7 @@ static void keep_requests(struct serve_sched *x, const json_t *pod,
 
 void serve_sched_plain_usage(struct serve_sched *x, const json_t *pod, int sign)
 {
-	const char *node = json_string_value(
-		json_object_get(json_object_get(pod, "spec"), "nodeName"));
+	const char *node = serve_str_at(pod, "spec", "nodeName");
 	const struct node *n =
 		node ? cluster_find(&x->c, KIND_NODE, NULL, node) : NULL;
 	struct resvec req;
@@ -268,8 +265,7 @@ static bool same_taints(const struct node *a, const struct node *b)
 bool serve_sched_node_changed(struct serve_sched *x, const json_t *body,
 			      bool deleted)
 {
-	const char *name = json_string_value(
-		json_object_get(json_object_get(body, "metadata"), "name"));
+	const char *name = serve_str_at(body, "metadata", "name");
 	const struct node *old;
 	struct cluster batch;
 	const struct node *n;

@@ -31,11 +31,6 @@
 #define PG_LABEL    "scheduling.x-k8s.io/pod-group"
 #define QUEUE_LABEL "kueue.x-k8s.io/queue-name"
 
-static const char *str_at(const json_t *o, const char *a, const char *b)
-{
-	return json_string_value(json_object_get(json_object_get(o, a), b));
-}
-
 static const char *label(const json_t *o, const char *key)
 {
 	return json_string_value(json_object_get(
@@ -61,9 +56,9 @@ static enum sk pg_kind(bool native)
 
 static bool waiting(const json_t *pod)
 {
-	const char *ph = str_at(pod, "status", "phase");
+	const char *ph = serve_str_at(pod, "status", "phase");
 
-	return !str_at(pod, "spec", "nodeName") &&
+	return !serve_str_at(pod, "spec", "nodeName") &&
 	       !json_object_get(json_object_get(pod, "metadata"),
 				"deletionTimestamp") &&
 	       !(ph &&
@@ -73,7 +68,7 @@ static bool waiting(const json_t *pod)
 /* Neither finished nor being deleted. */
 static bool live(const json_t *pod)
 {
-	const char *ph = str_at(pod, "status", "phase");
+	const char *ph = serve_str_at(pod, "status", "phase");
 
 	return !json_object_get(json_object_get(pod, "metadata"),
 				"deletionTimestamp") &&
@@ -201,7 +196,7 @@ static size_t name_at(const struct serve_sched_pg_pods *l, const char *name)
 static void index_pod(struct serve_sched *x, const struct sev *e,
 		      const char *ns, const char *pg, bool native)
 {
-	const char *name = str_at(e->body, "metadata", "name");
+	const char *name = serve_str_at(e->body, "metadata", "name");
 	char *key = gang_key(native, ns, pg);
 	struct serve_sched_pg_pods *l = pg_pods(x, key);
 	size_t i;
@@ -435,8 +430,9 @@ static void make_gang(struct serve_sched *x, const struct members *m,
 	for (size_t i = 0; i < n; i++) {
 		struct sev ev = { API_ADDED, SK_POD, pods[i] };
 
-		serve_sched_member_pod(x, CTL_SLOT(h), &ev,
-				       str_at(pods[i], "metadata", "uid"));
+		serve_sched_member_pod(
+			x, CTL_SLOT(h), &ev,
+			serve_str_at(pods[i], "metadata", "uid"));
 	}
 out:
 	strbuf_release(&msg);

@@ -29,6 +29,15 @@
 #include "obs/obs_metrics.h"
 #include "serve/serve_sched.h"
 
+/* The string at o.a.b of a stored object's body, or NULL: the field
+ * lookups of the sched files (a pod's spec.nodeName, status.phase,
+ * metadata.uid). */
+static inline const char *serve_str_at(const json_t *o, const char *a,
+				       const char *b)
+{
+	return json_string_value(json_object_get(json_object_get(o, a), b));
+}
+
 /* The kinds this module reads and writes (storage kinds). */
 enum sk {
 	SK_NAMESPACE,

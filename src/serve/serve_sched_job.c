@@ -346,8 +346,7 @@ static bool pods_bound(struct serve_sched *x, const struct swl *w)
 				      : NULL;
 		const json_t *b =
 			o && strcmp(o->uid, w->uid_at[p]) == 0 ? o->body : NULL;
-		const char *ph = json_string_value(
-			json_object_get(json_object_get(b, "status"), "phase"));
+		const char *ph = serve_str_at(b, "status", "phase");
 
 		if (b &&
 		    json_object_get(json_object_get(b, "spec"), "nodeName") &&

@@ -25,14 +25,9 @@
 
 #define INDEX_ANN "batch.kubernetes.io/job-completion-index"
 
-static const char *str_at(const json_t *o, const char *a, const char *b)
-{
-	return json_string_value(json_object_get(json_object_get(o, a), b));
-}
-
 static bool pod_terminal(const json_t *pod)
 {
-	const char *phase = str_at(pod, "status", "phase");
+	const char *phase = serve_str_at(pod, "status", "phase");
 
 	return phase && (strcmp(phase, "Succeeded") == 0 ||
 			 strcmp(phase, "Failed") == 0);
@@ -42,7 +37,7 @@ static bool pod_ready(const json_t *pod)
 {
 	const json_t *conds =
 		json_object_get(json_object_get(pod, "status"), "conditions");
-	const char *phase = str_at(pod, "status", "phase");
+	const char *phase = serve_str_at(pod, "status", "phase");
 	const json_t *c;
 	size_t i;
 
@@ -200,7 +195,7 @@ static bool undone(struct serve_sched *x, uint32_t slot, uint32_t i,
 		   const json_t *pod, const char *uid, int32_t n)
 {
 	const struct swl *w = serve_sched_slot(x, slot);
-	const char *node = str_at(pod, "spec", "nodeName");
+	const char *node = serve_str_at(pod, "spec", "nodeName");
 	uint64_t h;
 	uint32_t p;
 
@@ -214,7 +209,7 @@ static bool undone(struct serve_sched *x, uint32_t slot, uint32_t i,
 		return n < 0 || (uint32_t)n != w->target[i];
 	if (x->opt.pod_pending &&
 	    x->opt.pod_pending(x->opt.pod_pending_ctx, w->ns,
-			       str_at(pod, "metadata", "name")))
+			       serve_str_at(pod, "metadata", "name")))
 		return false; /* its bind is being sent again: the answer
 				 decides (or the bind timeout) */
 	return ctl_pod_find(x->ctl, uid, &h, &p) == 0 && h == w->h && p == i;
@@ -233,7 +228,7 @@ static const struct api_obj *stored_pod(const struct serve_sched *x,
 static bool on_node(const struct serve_sched *x, const struct api_obj *o,
 		    uint32_t n)
 {
-	const char *node = o ? str_at(o->body, "spec", "nodeName") : NULL;
+	const char *node = o ? serve_str_at(o->body, "spec", "nodeName") : NULL;
 
 	return node && strcmp(node, x->c.nodes.items[n].name) == 0;
 }
@@ -273,8 +268,8 @@ static bool on_target_now(const struct serve_sched *x, const struct swl *w,
 static void end_gang(struct serve_sched *x, uint32_t slot, const json_t *pod)
 {
 	struct swl *w = serve_sched_slot(x, slot);
-	const char *ph = str_at(pod, "status", "phase");
-	const char *m = str_at(pod, "status", "message");
+	const char *ph = serve_str_at(pod, "status", "phase");
+	const char *m = serve_str_at(pod, "status", "message");
 	char *msg;
 
 	if (w->pod) {
@@ -296,7 +291,7 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 	struct swl *w = serve_sched_slot(x, slot);
 	const json_t *meta = json_object_get(e->body, "metadata");
 	const char *name = json_string_value(json_object_get(meta, "name"));
-	const char *node = str_at(e->body, "spec", "nodeName");
+	const char *node = serve_str_at(e->body, "spec", "nodeName");
 	bool gone = e->type == API_DELETED || pod_terminal(e->body) ||
 		    json_object_get(meta, "deletionTimestamp");
 	/* a queued plain pod's Workload ends with its pod, Failed too:
@@ -373,7 +368,7 @@ void serve_sched_member_pod(struct serve_sched *x, uint32_t slot,
 		}
 	}
 	if (gone) {
-		const char *ph = str_at(e->body, "status", "phase");
+		const char *ph = serve_str_at(e->body, "status", "phase");
 
 		free(w->uid_at[i]);
 		free(w->name_at[i]);
@@ -421,7 +416,7 @@ void serve_sched_plain_pod(struct serve_sched *x, const struct sev *e,
 			   const char *uid)
 {
 	const json_t *meta = json_object_get(e->body, "metadata");
-	const char *node = str_at(e->body, "spec", "nodeName");
+	const char *node = serve_str_at(e->body, "spec", "nodeName");
 	bool gone = e->type == API_DELETED || pod_terminal(e->body);
 	int64_t flags = flags_of(x, uid);
 	bool held, mine = serve_sched_ours(x, json_object_get(e->body, "spec"));
@@ -465,7 +460,7 @@ void serve_sched_plain_pod(struct serve_sched *x, const struct sev *e,
 /* Whether a pod waits for a node: unbound, not ended, not going. */
 static bool pod_waiting(const json_t *pod)
 {
-	return !str_at(pod, "spec", "nodeName") && !pod_terminal(pod) &&
+	return !serve_str_at(pod, "spec", "nodeName") && !pod_terminal(pod) &&
 	       !json_object_get(json_object_get(pod, "metadata"),
 				"deletionTimestamp");
 }
@@ -653,7 +648,8 @@ static bool job_waits(struct serve_sched *x, const json_t *pod)
 	const char *name = job_name_of(pod);
 	const struct api_obj *jb =
 		name ? api_store_get(x->s, x->kinds[SK_JOB],
-				     str_at(pod, "metadata", "namespace"), name)
+				     serve_str_at(pod, "metadata", "namespace"),
+				     name)
 		     : NULL;
 
 	if (!jb || strcmp(jb->uid, job_uid_of(pod)) != 0) {
@@ -712,9 +708,9 @@ void serve_sched_pod(struct serve_sched *x, const struct sev *e)
 	if (!uid || !json_string_value(json_object_get(meta, "name")))
 		return;
 	if (e->type == API_DELETED && x->early.len) {
-		char *key = xasprintf("%s/%s",
-				      str_at(e->body, "metadata", "namespace"),
-				      str_at(e->body, "metadata", "name"));
+		char *key = xasprintf(
+			"%s/%s", serve_str_at(e->body, "metadata", "namespace"),
+			serve_str_at(e->body, "metadata", "name"));
 
 		hmap_del(&x->early, key, strlen(key));
 		free(key);
@@ -743,9 +739,9 @@ void serve_sched_pod(struct serve_sched *x, const struct sev *e)
 	    job_waits(x, e->body)) {
 		/* its Job's Workload, when read, takes it (bound too: a
 		 * previous leader's, its admission still to be read) */
-		char *key = xasprintf("%s/%s",
-				      str_at(e->body, "metadata", "namespace"),
-				      str_at(e->body, "metadata", "name"));
+		char *key = xasprintf(
+			"%s/%s", serve_str_at(e->body, "metadata", "namespace"),
+			serve_str_at(e->body, "metadata", "name"));
 
 		hmap_put_str(&x->early, key, 1);
 		free(key);
@@ -783,7 +779,7 @@ static bool bindable(struct serve_sched *x, const struct swl *w, uint32_t p)
 	o = api_store_get(x->s, x->kinds[SK_POD], w->ns, w->name_at[p]);
 	if (!o)
 		return false;
-	node = str_at(o->body, "spec", "nodeName");
+	node = serve_str_at(o->body, "spec", "nodeName");
 	return !node || strcmp(node, x->c.nodes.items[w->target[p]].name) == 0;
 }
 
@@ -829,7 +825,7 @@ int serve_sched_records(const struct serve_sched *x, const json_t *pod,
 			const struct api_kind **kinds, const char **names,
 			int max)
 {
-	const char *uid = str_at(pod, "metadata", "uid");
+	const char *uid = serve_str_at(pod, "metadata", "uid");
 	const struct swl *w;
 	uint64_t h;
 	uint32_t p;
@@ -1027,7 +1023,7 @@ static uint32_t pods_holding(struct serve_sched *x, struct swl *w)
 			continue;
 		o = api_store_get(x->s, x->kinds[SK_POD], w->ns, w->name_at[p]);
 		n += !o || strcmp(o->uid, w->uid_at[p]) != 0 ||
-		     str_at(o->body, "spec", "nodeName");
+		     serve_str_at(o->body, "spec", "nodeName");
 	}
 	return n;
 }
@@ -1041,7 +1037,7 @@ static void delete_bound(struct serve_sched *x, struct swl *w)
 		if (!w->name_at[p])
 			continue;
 		o = api_store_get(x->s, x->kinds[SK_POD], w->ns, w->name_at[p]);
-		if (o && str_at(o->body, "spec", "nodeName") &&
+		if (o && serve_str_at(o->body, "spec", "nodeName") &&
 		    api_store_delete(x->s, x->kinds[SK_POD], w->ns,
 				     w->name_at[p], 0, x->now_us) == 0) {
 			x->writes++;
@@ -1111,9 +1107,9 @@ static void pod_scheduled(struct serve_sched *x, const json_t *pod,
 			  const char *status, const char *reason,
 			  const char *msg)
 {
-	const char *ns = str_at(pod, "metadata", "namespace");
-	const char *name = str_at(pod, "metadata", "name");
-	const char *uid = str_at(pod, "metadata", "uid");
+	const char *ns = serve_str_at(pod, "metadata", "namespace");
+	const char *name = serve_str_at(pod, "metadata", "name");
+	const char *uid = serve_str_at(pod, "metadata", "uid");
 	const struct api_obj *o =
 		name ? api_store_get(x->s, x->kinds[SK_POD], ns ? ns : "", name)
 		     : NULL;
@@ -1266,7 +1262,8 @@ static void pending_pod(struct serve_sched *x, uint32_t slot, uint32_t p)
 		return;
 	o = api_store_get(x->s, x->kinds[SK_POD], w->ns, w->name_at[p]);
 	if (o && strcmp(o->uid, w->uid_at[p]) == 0 &&
-	    !str_at(o->body, "spec", "nodeName") && !pod_terminal(o->body) &&
+	    !serve_str_at(o->body, "spec", "nodeName") &&
+	    !pod_terminal(o->body) &&
 	    !json_object_get(json_object_get(o->body, "metadata"),
 			     "deletionTimestamp"))
 		pod_scheduled(x, o->body, "False", w->pending_reason,
@@ -1438,12 +1435,12 @@ void serve_sched_plain(struct serve_sched *x)
 		}
 		*slash = '\0';
 		o = api_store_get(x->s, x->kinds[SK_POD], key, slash + 1);
-		if (o && !str_at(o->body, "spec", "nodeName") &&
+		if (o && !serve_str_at(o->body, "spec", "nodeName") &&
 		    !pod_terminal(o->body))
 			bind_plain(x, o, used);
 		o = api_store_get(x->s, x->kinds[SK_POD], key, slash + 1);
 		*slash = '/';
-		if (o && !str_at(o->body, "spec", "nodeName") &&
+		if (o && !serve_str_at(o->body, "spec", "nodeName") &&
 		    !pod_terminal(o->body)) {
 			x->plain.items[j++] = key;
 		} else {
