@@ -2,9 +2,12 @@
 /*
  * The daemon's durable state in one SQLite database, DIR/echelon.db, in
  * WAL mode. Each flush is one transaction holding every change of the
- * store since the previous flush (group commit): the objects table
- * follows the store, the events table keeps the last SERVE_DB_HISTORY
- * changes (trimmed in the same transaction) and meta the counters. A
+ * store since the previous flush (group commit): each change is a row
+ * appended to the versions table, a log whose latest row of each object
+ * is its current version (none when that row is a deletion), and meta
+ * the counters. Rows neither current nor among the last
+ * SERVE_DB_HISTORY changes are deleted in bulk, in the flush that finds
+ * as many of them as rows it must keep (compaction). A
  * transaction either lands whole or not at all, so a kill -9 at any
  * moment leaves the state of some completed flush, and the daemon
  * answers no write before the flush that holds it has returned.
@@ -29,6 +32,8 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/hmap.h"
+#include "base/strbuf.h"
 
 #include "base/banned.h"
 
@@ -47,6 +52,17 @@ static const char *const steps[] = {
 	" kind TEXT NOT NULL, ns TEXT NOT NULL, name TEXT NOT NULL,"
 	" body TEXT NOT NULL);"
 	"CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;",
+	/* One log of versions, each body once. Rows of objects older than
+	 * the events kept become versions of type MODIFIED (their type was
+	 * not kept), outside the history read back at start. */
+	"CREATE TABLE versions (rv INTEGER PRIMARY KEY,"
+	" type INTEGER NOT NULL, kind TEXT NOT NULL, ns TEXT NOT NULL,"
+	" name TEXT NOT NULL, body TEXT NOT NULL);"
+	"INSERT INTO versions SELECT rv, type, kind, ns, name, body"
+	" FROM events;"
+	"INSERT OR IGNORE INTO versions SELECT rv, 1, kind, ns, name, body"
+	" FROM objects;"
+	"DROP TABLE objects; DROP TABLE events;",
 };
 #define SCHEMA_VERSION ((int)ARRAY_SIZE(steps))
 
@@ -54,10 +70,10 @@ enum stmt {
 	ST_BEGIN,
 	ST_COMMIT,
 	ST_ROLLBACK,
-	ST_PUT_OBJ,
-	ST_DEL_OBJ,
-	ST_PUT_EV,
-	ST_TRIM_EV,
+	ST_PUT_VER,
+	ST_CLEAR_KEEP,
+	ST_KEEP,
+	ST_COMPACT,
 	ST_PUT_META,
 	ST_COUNT
 };
@@ -66,15 +82,14 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
 	[ST_ROLLBACK] = "ROLLBACK",
-	[ST_PUT_OBJ] = "INSERT OR REPLACE INTO objects"
-		       " (kind, ns, name, uid, rv, body)"
+	[ST_PUT_VER] = "INSERT OR REPLACE INTO versions"
+		       " (rv, type, kind, ns, name, body)"
 		       " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	[ST_DEL_OBJ] = "DELETE FROM objects"
-		       " WHERE kind = ?1 AND ns = ?2 AND name = ?3",
-	[ST_PUT_EV] = "INSERT OR REPLACE INTO events"
-		      " (rv, type, kind, ns, name, body)"
-		      " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	[ST_TRIM_EV] = "DELETE FROM events WHERE rv <= ?1",
+	/* compaction: the current versions out of the history, kept */
+	[ST_CLEAR_KEEP] = "DELETE FROM temp.keep",
+	[ST_KEEP] = "INSERT INTO temp.keep (rv) VALUES (?1)",
+	[ST_COMPACT] = "DELETE FROM versions WHERE rv <= ?1"
+		       " AND rv NOT IN (SELECT rv FROM temp.keep)",
 	[ST_PUT_META] = "INSERT OR REPLACE INTO meta (key, value)"
 			" VALUES (?1, ?2)",
 };
@@ -85,6 +100,7 @@ struct serve_db {
 	int lock_fd;
 	sqlite3_stmt *st[ST_COUNT];
 	uint64_t flushed_rv; /* every change up to it is in the database */
+	uint64_t rows;	     /* in versions */
 	int64_t clock_us;    /* clock in meta */
 	char clock_map[TIMEMAP_TEXT_MAX]; /* clock_map in meta */
 	bool loaded;
@@ -370,6 +386,7 @@ static int quick_check(struct serve_db *db, struct errbuf *err)
 static int open_sql(struct serve_db *db, bool full, struct serve_meta *meta,
 		    struct errbuf *err)
 {
+	int64_t rows = 0;
 	int rc, r;
 
 	rc = sqlite3_open_v2(db->path, &db->sql,
@@ -401,8 +418,14 @@ static int open_sql(struct serve_db *db, bool full, struct serve_meta *meta,
 	if (r < 0)
 		return r;
 	r = quick_check(db, err);
+	if (r == 0)
+		r = exec(db, "CREATE TEMP TABLE keep (rv INTEGER PRIMARY KEY)",
+			 err);
+	if (r == 0)
+		r = query_int(db, "SELECT count(*) FROM versions", &rows, err);
 	if (r < 0)
 		return r;
+	db->rows = (uint64_t)rows;
 	for (int i = 0; i < ST_COUNT; i++) {
 		rc = sqlite3_prepare_v3(db->sql, stmt_sql[i], -1,
 					SQLITE_PREPARE_PERSISTENT, &db->st[i],
@@ -450,35 +473,30 @@ void serve_db_close(struct serve_db *db)
 	free(db);
 }
 
-/* Flush: one event's rows. */
+/* The last rv whose version left the history: rows up to it are kept
+ * only as current versions. */
+static uint64_t history_cut(uint64_t rv)
+{
+	return rv > SERVE_DB_HISTORY ? rv - SERVE_DB_HISTORY : 0;
+}
+
+/* Flush: one event's row. */
 struct flush_ctx {
 	struct serve_db *db;
 	struct errbuf *err;
 	uint64_t last_rv;
 };
 
-static int bind_name(sqlite3_stmt *st, const struct api_event *ev, char *buf,
-		     size_t size)
-{
-	sqlite3_bind_text(st, 1, kind_key(ev->kind, buf, size), -1,
-			  SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, ev->ns, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, ev->name, -1, SQLITE_STATIC);
-	return 0;
-}
-
 static int flush_event(void *ctx, const struct api_event *ev)
 {
 	struct flush_ctx *f = ctx;
 	struct serve_db *db = f->db;
+	sqlite3_stmt *st = db->st[ST_PUT_VER];
 	char key[160];
-	sqlite3_stmt *st;
-	int r;
 
 	/* Events come in strictly increasing rv order, one per write. */
 	BUG_ON(ev->rv <= f->last_rv);
 	f->last_rv = ev->rv;
-	st = db->st[ST_PUT_EV];
 	sqlite3_bind_int64(st, 1, (int64_t)ev->rv);
 	sqlite3_bind_int(st, 2, (int)ev->type);
 	sqlite3_bind_text(st, 3, kind_key(ev->kind, key, sizeof(key)), -1,
@@ -486,28 +504,66 @@ static int flush_event(void *ctx, const struct api_event *ev)
 	sqlite3_bind_text(st, 4, ev->ns, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 5, ev->name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 6, ev->text, (int)ev->len, SQLITE_STATIC);
-	r = step(db, ST_PUT_EV, f->err);
-	if (r < 0)
-		return r;
-	if (ev->type == API_DELETED) {
-		bind_name(db->st[ST_DEL_OBJ], ev, key, sizeof(key));
-		return step(db, ST_DEL_OBJ, f->err);
+	return step(db, ST_PUT_VER, f->err);
+}
+
+/* Compaction: the current versions up to the cut into temp.keep. */
+struct keep_ctx {
+	struct serve_db *db;
+	struct errbuf *err;
+	uint64_t cut;
+	uint64_t kept;
+};
+
+static int keep_obj(void *ctx, const struct api_obj *o)
+{
+	struct keep_ctx *c = ctx;
+
+	if (o->rv > c->cut)
+		return 0;
+	c->kept++;
+	sqlite3_bind_int64(c->db->st[ST_KEEP], 1, (int64_t)o->rv);
+	return step(c->db, ST_KEEP, c->err);
+}
+
+/*
+ * Delete the rows that are neither an object's current version nor among
+ * the last SERVE_DB_HISTORY changes, once there are as many of them as
+ * rows to keep: a flush appends its rows only, and the table stays
+ * within twice what it must hold, at a cost in proportion to the rows
+ * written since the last compaction. *rows: the count after this flush.
+ */
+static int compact(struct serve_db *db, const struct api_store *s,
+		   uint64_t *rows, struct errbuf *err)
+{
+	uint64_t rv = api_store_rv(s), live = 0;
+	struct keep_ctx c = { .db = db, .err = err, .cut = history_cut(rv) };
+	int r;
+
+	for (size_t i = 0; i < api_kind_count(); i++)
+		if (api_kind_storage(api_kind_at(i)) == api_kind_at(i))
+			live += api_store_count(s, api_kind_at(i));
+	if (*rows - (rv - c.cut) <= live + SERVE_DB_HISTORY)
+		return 0;
+	r = step(db, ST_CLEAR_KEEP, err);
+	for (size_t i = 0; i < api_kind_count() && r == 0; i++)
+		if (api_kind_storage(api_kind_at(i)) == api_kind_at(i))
+			r = api_store_each(s, api_kind_at(i), NULL, NULL, NULL,
+					   keep_obj, &c);
+	if (r == 0) {
+		sqlite3_bind_int64(db->st[ST_COMPACT], 1, (int64_t)c.cut);
+		r = step(db, ST_COMPACT, err);
 	}
-	st = db->st[ST_PUT_OBJ];
-	bind_name(st, ev, key, sizeof(key));
-	sqlite3_bind_text(
-		st, 4,
-		json_string_value(json_object_get(
-			json_object_get(api_event_body(ev), "metadata"),
-			"uid")),
-		-1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 5, (int64_t)ev->rv);
-	sqlite3_bind_text(st, 6, ev->text, (int)ev->len, SQLITE_STATIC);
-	return step(db, ST_PUT_OBJ, f->err);
+	if (r == 0)
+		r = step(db, ST_CLEAR_KEEP, err);
+	if (r == 0)
+		*rows = c.kept + (rv - c.cut);
+	return r;
 }
 
 static int flush_tx(struct serve_db *db, const struct api_store *s,
-		    const struct serve_meta *meta, struct errbuf *err)
+		    const struct serve_meta *meta, uint64_t *rows,
+		    struct errbuf *err)
 {
 	struct flush_ctx f = { .db = db,
 			       .err = err,
@@ -526,17 +582,15 @@ static int flush_tx(struct serve_db *db, const struct api_store *s,
 	if (r < 0)
 		return r;
 	BUG_ON(f.last_rv != rv);
+	*rows = db->rows + (rv - db->flushed_rv);
 	if (r == 0)
 		r = put_meta_int(db, "rv", (int64_t)rv, err);
 	if (r == 0)
 		r = put_meta_int(db, "clock_us", meta->clock_us, err);
 	if (r == 0 && strcmp(meta->clock_map, db->clock_map) != 0)
 		r = put_meta_text(db, "clock_map", meta->clock_map, err);
-	if (r == 0 && rv > SERVE_DB_HISTORY) {
-		sqlite3_bind_int64(db->st[ST_TRIM_EV], 1,
-				   (int64_t)(rv - SERVE_DB_HISTORY));
-		r = step(db, ST_TRIM_EV, err);
-	}
+	if (r == 0)
+		r = compact(db, s, rows, err);
 	return r;
 }
 
@@ -552,6 +606,7 @@ int serve_db_flush(struct serve_db *db, const struct api_store *s,
 		   const struct serve_meta *meta, struct errbuf *err)
 {
 	uint64_t rv = api_store_rv(s);
+	uint64_t rows = db->rows;
 	int64_t t0;
 	int r;
 
@@ -563,7 +618,7 @@ int serve_db_flush(struct serve_db *db, const struct api_store *s,
 	t0 = mono_ns();
 	r = step(db, ST_BEGIN, err);
 	if (r == 0)
-		r = flush_tx(db, s, meta, err);
+		r = flush_tx(db, s, meta, &rows, err);
 	if (r == 0)
 		r = step(db, ST_COMMIT, err);
 	db->flush_ns += mono_ns() - t0;
@@ -577,6 +632,7 @@ int serve_db_flush(struct serve_db *db, const struct api_store *s,
 	db->flushes++;
 	db->changes += rv - db->flushed_rv;
 	db->flushed_rv = rv;
+	db->rows = rows;
 	db->clock_us = meta->clock_us;
 	snprintf(db->clock_map, sizeof(db->clock_map), "%s", meta->clock_map);
 	return 0;
@@ -634,81 +690,110 @@ static json_t *row_body(struct serve_db *db, sqlite3_stmt *st, int col,
 	if (!json_is_object(body)) {
 		json_decref(body);
 		errbuf_set(err, -EIO,
-			   "%s: the database is corrupt (%s: body is not a "
-			   "JSON object); move it away to start with an "
-			   "empty state",
-			   db->path, what);
+			   "%s: the database is corrupt (%s: %s); move it "
+			   "away to start with an empty state",
+			   db->path, what,
+			   text ? "body is not a JSON object"
+				: "its version has no body");
 		return NULL;
 	}
 	return body;
 }
 
-static int load_objects(struct serve_db *db, struct api_store *s,
-			uint64_t *ret_max_rv, struct errbuf *err)
+/* One row of the log read at load: the first seen of its object (rows
+ * come newest first) is its current version; a deletion, none. */
+static int load_row(struct serve_db *db, struct api_store *s, sqlite3_stmt *st,
+		    const struct api_kind *k, const char *key,
+		    struct errbuf *err)
 {
-	const char *sql = "SELECT kind, ns, name, rv, body FROM objects";
+	uint64_t rv = (uint64_t)sqlite3_column_int64(st, 0);
+	char what[512];
+	json_t *body;
+	int r;
+
+	snprintf(what, sizeof(what), "versions: rv %" PRIu64 ", %s %s/%s", rv,
+		 key, sqlite3_column_text(st, 3), sqlite3_column_text(st, 4));
+	if (!k)
+		return errbuf_set(err, -EPROTO,
+				  "%s: %s: a kind this echelon does not serve",
+				  db->path, what);
+	/* Rows and meta are written in one transaction. */
+	if (rv > db->flushed_rv)
+		return errbuf_set(err, -EIO,
+				  "%s: the database is corrupt (%s: "
+				  "resourceVersion %" PRIu64
+				  " after the last one, %" PRIu64
+				  "); move it away to start with an empty "
+				  "state",
+				  db->path, what, rv, db->flushed_rv);
+	if (sqlite3_column_int(st, 1) == API_DELETED)
+		return 0;
+	body = row_body(db, st, 5, what, err);
+	if (!body)
+		return -EIO;
+	r = api_store_load(s, k, body);
+	if (r < 0)
+		errbuf_set(err, r, "%s: %s: cannot restore: %s", db->path, what,
+			   strerror(-r));
+	return r;
+}
+
+/* Every object's current version: the newest row of each in the log. */
+static int load_objects(struct serve_db *db, struct api_store *s,
+			struct errbuf *err)
+{
+	const char *sql = "SELECT rv, type, kind, ns, name, body FROM versions"
+			  " ORDER BY rv DESC";
 	struct kind_cache cache = { .key = "", .kind = NULL };
+	struct strbuf id;
+	struct hmap seen;
 	sqlite3_stmt *st = NULL;
-	uint64_t max_rv = 0;
 	int rc, r = 0;
 
+	hmap_init(&seen);
+	strbuf_init(&id);
 	rc = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-	while (st && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *key = (const char *)sqlite3_column_text(st, 0);
-		const struct api_kind *k = row_kind(&cache, key ? key : "");
-		char what[512];
-		json_t *body;
+	while (r == 0 && st && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *key = (const char *)sqlite3_column_text(st, 2);
 
-		snprintf(what, sizeof(what), "objects: %s %s/%s",
-			 key ? key : "?", sqlite3_column_text(st, 1),
-			 sqlite3_column_text(st, 2));
-		if (!k) {
-			r = errbuf_set(err, -EPROTO,
-				       "%s: %s: a kind this echelon does not "
-				       "serve",
-				       db->path, what);
-			break;
-		}
-		body = row_body(db, st, 4, what, err);
-		if (!body) {
-			r = -EIO;
-			break;
-		}
-		if ((uint64_t)sqlite3_column_int64(st, 3) > max_rv)
-			max_rv = (uint64_t)sqlite3_column_int64(st, 3);
-		r = api_store_load(s, k, body);
-		if (r < 0) {
-			errbuf_set(err, r, "%s: %s: cannot restore: %s",
-				   db->path, what, strerror(-r));
-			break;
-		}
+		key = key ? key : "?";
+		strbuf_reset(&id);
+		strbuf_addf(&id, "%s\n%s\n%s", key,
+			    (const char *)sqlite3_column_text(st, 3),
+			    (const char *)sqlite3_column_text(st, 4));
+		if (hmap_put(&seen, id.buf, id.len, 1))
+			r = load_row(db, s, st, row_kind(&cache, key), key,
+				     err);
 	}
 	if (r == 0 && rc != SQLITE_DONE)
 		r = sql_fail(db, rc, err, sql);
 	sqlite3_finalize(st);
-	if (r == 0)
-		*ret_max_rv = max_rv;
+	hmap_release(&seen);
+	strbuf_release(&id);
 	return r;
 }
 
 /*
- * Put the events table back into the store's history, newest first, so
- * a watch from an rv before the restart resumes. It stops at a gap (none
- * is written: each flush stores every change) or when the store's
- * history is full; watches from before that get 410 Expired.
+ * Put the versions of the last SERVE_DB_HISTORY changes back into the
+ * store's history, newest first, so a watch from an rv before the
+ * restart resumes. It stops at a gap (none is written: each flush stores
+ * every change) or when the store's history is full; watches from before
+ * that get 410 Expired.
  */
 static int load_history(struct serve_db *db, struct api_store *s,
 			struct errbuf *err)
 {
-	const char *sql = "SELECT rv, type, kind, body FROM events"
-			  " WHERE rv <= ?1 ORDER BY rv DESC";
+	const char *sql = "SELECT rv, type, kind, body FROM versions"
+			  " WHERE rv > ?2 AND rv <= ?1 ORDER BY rv DESC";
 	struct kind_cache cache = { .key = "", .kind = NULL };
 	sqlite3_stmt *st = NULL;
 	int rc, r = 0;
 
 	rc = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-	if (rc == SQLITE_OK)
+	if (rc == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, (int64_t)db->flushed_rv);
+		sqlite3_bind_int64(st, 2, (int64_t)history_cut(db->flushed_rv));
+	}
 	while (st && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		uint64_t rv = (uint64_t)sqlite3_column_int64(st, 0);
 		int type = sqlite3_column_int(st, 1);
@@ -720,7 +805,7 @@ static int load_history(struct serve_db *db, struct api_store *s,
 		if (rv != api_store_oldest_rv(s) || !k || type < 0 ||
 		    type >= API_EV_COUNT)
 			break;
-		snprintf(what, sizeof(what), "events: rv %" PRIu64, rv);
+		snprintf(what, sizeof(what), "versions: rv %" PRIu64, rv);
 		body = row_body(db, st, 3, what, err);
 		if (!body) {
 			r = -EIO;
@@ -738,22 +823,12 @@ static int load_history(struct serve_db *db, struct api_store *s,
 
 int serve_db_load(struct serve_db *db, struct api_store *s, struct errbuf *err)
 {
-	uint64_t max_rv;
 	int r;
 
 	BUG_ON(db->loaded);
-	r = load_objects(db, s, &max_rv, err);
+	r = load_objects(db, s, err);
 	if (r < 0)
 		return r;
-	/* Rows and meta are written in one transaction. */
-	if (max_rv > db->flushed_rv)
-		return errbuf_set(
-			err, -EIO,
-			"%s: the database is corrupt (an object has "
-			"resourceVersion %" PRIu64
-			" after the last one, %" PRIu64
-			"); move it away to start with an empty state",
-			db->path, max_rv, db->flushed_rv);
 	api_store_restored(s, db->flushed_rv);
 	r = load_history(db, s, err);
 	if (r == 0)

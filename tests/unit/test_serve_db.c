@@ -636,7 +636,11 @@ static void raw_state(const char *dir, uint64_t *rv, size_t *count)
 	assert_int_equal(sqlite3_prepare_v2(sql,
 					    "SELECT (SELECT value FROM meta "
 					    "WHERE key = 'rv'), "
-					    "(SELECT count(*) FROM objects)",
+					    "(SELECT count(*) FROM versions v"
+					    " WHERE type != 2 AND rv = (SELECT"
+					    " max(rv) FROM versions w WHERE"
+					    " w.kind = v.kind AND w.ns = v.ns"
+					    " AND w.name = v.name))",
 					    -1, &st, NULL),
 			 SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
@@ -664,6 +668,217 @@ static struct api_store *reference(const struct serve_meta *m, int n)
 
 	write_series(s, 0, n);
 	return s;
+}
+
+/* The first column of the first row of sql on dir's database. */
+static int64_t raw_int(const char *dir, const char *sql)
+{
+	char *path = xasprintf("%s/echelon.db", dir);
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int64_t v;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	free(path);
+	return v;
+}
+
+/*
+ * The log of versions stays within twice what it must hold (the current
+ * version of each object and the last 10,000 changes) and is compacted
+ * to it, never losing a current version: old objects updated long after
+ * they passed out of the history (nodes), objects deleted and created
+ * again, and a churn of new ones (pods) in flushes of varied size.
+ */
+static void test_versions_bounded(void **state)
+{
+	static const int batch[] = { 1, 7, 300, 2000, 13 };
+	char *dir = temp_dir();
+	struct serve_meta m;
+	struct serve_db *db = open_ok(dir, &m);
+	struct api_store *s = new_store(&m), *s2;
+	const struct api_kind *nodes = kind("nodes"), *pods = kind("pods");
+	int64_t rows, last = 0;
+	int i = 0, compactions = 0;
+
+	(void)state;
+	for (int n = 0; n < 40; n++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "n%d", n);
+		assert_int_equal(api_store_create(s, nodes,
+						  object("Node", NULL, name, 0),
+						  1000, NULL),
+				 0);
+	}
+	flush_ok(db, s, 1);
+	for (size_t b = 0; i < 45000; b++) {
+		for (int end = i + batch[b % ARRAY_SIZE(batch)]; i < end; i++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "%c%d", i % 4 ? 'p' : 'n',
+				 i % 4 ? i % 997 : i % 40);
+			if (i % 4 == 0)
+				assert_int_equal(
+					api_store_update(
+						s, nodes,
+						object("Node", NULL, name, i),
+						0, 2000, NULL),
+					0);
+			else if (api_store_get(s, pods, "default", name))
+				assert_int_equal(
+					api_store_delete(s, pods, "default",
+							 name, 0, 3000),
+					0);
+			else
+				assert_int_equal(
+					api_store_create(s, pods,
+							 object("Pod",
+								"default", name,
+								i),
+							 4000, NULL),
+					0);
+		}
+		flush_ok(db, s, (int64_t)b);
+		rows = raw_int(dir, "SELECT count(*) FROM versions");
+		compactions += rows < last;
+		last = rows;
+		/* kept: the history's rows (all of them) and at most as
+		 * many others as live objects and history together */
+		assert_true(
+			(uint64_t)rows <=
+			(api_store_rv(s) < 10000 ? api_store_rv(s) : 10000) +
+				api_store_count(s, nodes) +
+				api_store_count(s, pods) + 10000);
+		if (b % 16 == 15) { /* the daemon restarted */
+			serve_db_close(db);
+			s2 = reload(dir, &m, &db);
+			assert_same(s, s2);
+			api_store_free(s2);
+		}
+	}
+	assert_true(compactions >= 2);
+	serve_db_close(db);
+	s2 = reload(dir, &m, NULL);
+	assert_same(s, s2);
+	api_store_free(s);
+	api_store_free(s2);
+	remove_tree(dir);
+	free(dir);
+}
+
+/* Schema 1's rows of a store, for test_schema_1. */
+static const char *v1_kind(const struct api_kind *k, char *buf, size_t size)
+{
+	if (!k->group[0])
+		return k->resource;
+	snprintf(buf, size, "%s/%s", k->group, k->resource);
+	return buf;
+}
+
+static int v1_object(void *ctx, const struct api_obj *o)
+{
+	char key[160];
+	char *sql = sqlite3_mprintf(
+		"INSERT INTO objects VALUES (%Q, %Q, %Q, %Q, %llu, %Q)",
+		v1_kind(o->kind, key, sizeof(key)), o->ns, o->name, o->uid,
+		(unsigned long long)o->rv, o->text);
+
+	assert_int_equal(sqlite3_exec(ctx, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_free(sql);
+	return 0;
+}
+
+static int v1_event(void *ctx, const struct api_event *ev)
+{
+	char key[160];
+	char *sql = sqlite3_mprintf(
+		"INSERT INTO events VALUES (%llu, %d, %Q, %Q, %Q, %.*Q)",
+		(unsigned long long)ev->rv, (int)ev->type,
+		v1_kind(ev->kind, key, sizeof(key)), ev->ns, ev->name,
+		(int)ev->len, ev->text);
+
+	assert_int_equal(sqlite3_exec(ctx, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_free(sql);
+	return 0;
+}
+
+/*
+ * A database of schema 1 (each body in objects, and again in events for
+ * the last changes) opens as schema 2: the same objects, the same history
+ * for a watch resumed, and it goes on from there.
+ */
+static void test_schema_1(void **state)
+{
+	char *dir = temp_dir();
+	char *path = xasprintf("%s/echelon.db", dir);
+	struct serve_meta m = { .uid_prefix = "0abc1234" };
+	struct api_store *s = new_store(&m), *s2;
+	struct ev_list want = { .n = 0 }, got = { .n = 0 };
+	struct serve_db *db;
+	sqlite3 *sql = NULL;
+	char *text;
+
+	(void)state;
+	write_series(s, 0, 60);
+	assert_int_equal(mkdir(dir, 0700) == 0 || errno == EEXIST, 1);
+	assert_int_equal(sqlite3_open(path, &sql), SQLITE_OK);
+	text = sqlite3_mprintf(
+		"CREATE TABLE objects (kind TEXT NOT NULL, ns TEXT NOT NULL,"
+		" name TEXT NOT NULL, uid TEXT NOT NULL, rv INTEGER NOT NULL,"
+		" body TEXT NOT NULL, PRIMARY KEY (kind, ns, name))"
+		" WITHOUT ROWID;"
+		"CREATE TABLE events (rv INTEGER PRIMARY KEY,"
+		" type INTEGER NOT NULL, kind TEXT NOT NULL, ns TEXT NOT NULL,"
+		" name TEXT NOT NULL, body TEXT NOT NULL);"
+		"CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;"
+		"INSERT INTO meta VALUES ('rv', %llu), ('clock_us', 7),"
+		" ('uid_prefix', %Q), ('schema', 1);"
+		"PRAGMA user_version = 1;",
+		(unsigned long long)api_store_rv(s), m.uid_prefix);
+	assert_int_equal(sqlite3_exec(sql, text, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_free(text);
+	/* objects: as schema 1 wrote them */
+	for (size_t k = 0; k < api_kind_count(); k++) {
+		const struct api_kind *kd = api_kind_at(k);
+
+		if (api_kind_storage(kd) == kd)
+			assert_int_equal(api_store_each(s, kd, NULL, NULL, NULL,
+							v1_object, sql),
+					 0);
+	}
+	/* events: the last 25 changes */
+	assert_int_equal(
+		api_store_events(s, api_store_rv(s) - 25, v1_event, sql), 0);
+	sqlite3_close(sql);
+
+	s2 = reload(dir, &m, &db);
+	assert_same(s, s2);
+	assert_int_equal(
+		api_store_events(s, api_store_rv(s) - 25, collect, &want), 0);
+	assert_int_equal(
+		api_store_events(s2, api_store_rv(s) - 25, collect, &got), 0);
+	assert_int_equal(got.n, want.n);
+	assert_memory_equal(got.rv, want.rv, sizeof(want.rv));
+	assert_memory_equal(got.type, want.type, sizeof(want.type));
+	assert_int_equal(raw_int(dir, "PRAGMA user_version"), 2);
+	write_series(s2, 60, 30);
+	flush_ok(db, s2, 8);
+	serve_db_close(db);
+	api_store_free(s);
+	s = reload(dir, &m, NULL);
+	assert_same(s, s2);
+	api_store_free(s);
+	api_store_free(s2);
+	remove_tree(dir);
+	free(path);
+	free(dir);
 }
 
 /* A flush that fails on its Nth write or sync leaves the database as the
@@ -785,15 +1000,16 @@ static void test_corrupt(void **state)
 		  0, "the database is corrupt" },
 		{ "PRAGMA user_version = 99", NULL, 0, -EPROTO, 0,
 		  "written by a newer echelon (schema 99" },
-		{ "UPDATE objects SET body = '{\"metadata\":' WHERE name = "
-		  "(SELECT max(name) FROM objects)",
+		{ ("UPDATE versions SET body = '{\"metadata\":' WHERE rv = "
+		   "(SELECT max(rv) FROM versions WHERE type != 2)"),
 		  NULL, 0, 0, -EIO, "body is not a JSON object" },
-		{ "UPDATE objects SET body = '[1]'", NULL, 0, 0, -EIO,
+		{ "UPDATE versions SET body = '[1]'", NULL, 0, 0, -EIO,
 		  "body is not a JSON object" },
-		{ "UPDATE objects SET kind = 'example.com/gadgets'", NULL, 0, 0,
-		  -EPROTO, "example.com/gadgets" },
-		{ "UPDATE objects SET rv = 999999", NULL, 0, 0, -EIO,
-		  "resourceVersion 999999" },
+		{ "UPDATE versions SET kind = 'example.com/gadgets'", NULL, 0,
+		  0, -EPROTO, "example.com/gadgets" },
+		{ ("UPDATE versions SET rv = 999999 WHERE rv = "
+		   "(SELECT max(rv) FROM versions)"),
+		  NULL, 0, 0, -EIO, "resourceVersion 999999" },
 		{ "DELETE FROM meta WHERE key = 'uid_prefix'", NULL, 0, -EIO, 0,
 		  "no uid_prefix" },
 	};
@@ -954,6 +1170,8 @@ int main(void)
 		cmocka_unit_test(test_rv_increases),
 		cmocka_unit_test(test_clock_map),
 		cmocka_unit_test(test_history_resumes),
+		cmocka_unit_test(test_versions_bounded),
+		cmocka_unit_test(test_schema_1),
 		cmocka_unit_test(test_flush_fault),
 		cmocka_unit_test(test_group_commit_crash),
 		cmocka_unit_test(test_corrupt),
