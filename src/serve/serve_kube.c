@@ -45,7 +45,7 @@
 #define UNSYNCED_US	     (30 * 1000000LL) /* between "not synced yet" lines */
 #define UNSENT_SLACK	     1024 /* unsent keys noted before a pruning */
 #define REREAD_MAX	     1024 /* GETs at a lost leadership, else relist */
-#define PROGRESS_US	     (100 * 1000LL)  /* I/O inside a scheduler pass */
+#define PROGRESS_US	     (10 * 1000LL)   /* I/O inside a scheduler pass */
 #define PREPARE_US	     (1000 * 1000LL) /* past the holder's deadline */
 #define KUBE_VERSION_DEFAULT "v1.35.0"	     /* /version here until known */
 
