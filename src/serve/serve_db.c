@@ -7,7 +7,8 @@
  * is its current version (none when that row is a deletion), and meta
  * the counters. Rows neither current nor among the last
  * SERVE_DB_HISTORY changes are deleted in bulk, in the flush that finds
- * as many of them as rows it must keep (compaction). A
+ * the table twice the size of the objects and those changes
+ * (compaction). A
  * transaction either lands whole or not at all, so a kill -9 at any
  * moment leaves the state of some completed flush, and the daemon
  * answers no write before the flush that holds it has returned.
@@ -22,6 +23,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <sqlite3.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,12 +34,14 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/compiler.h"
 #include "base/hmap.h"
 #include "base/strbuf.h"
 
 #include "base/banned.h"
 
-/* Changes kept in the events table for watches resumed after a restart. */
+/* Changes kept in the versions table for watches resumed after a
+ * restart (with every object's current version). */
 #define SERVE_DB_HISTORY 10000
 /* meta alone (the clock) is written at most once per embedded second. */
 #define CLOCK_PERIOD_US 1000000
@@ -82,12 +86,12 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
 	[ST_ROLLBACK] = "ROLLBACK",
-	[ST_PUT_VER] = "INSERT OR REPLACE INTO versions"
+	[ST_PUT_VER] = "INSERT INTO versions"
 		       " (rv, type, kind, ns, name, body)"
 		       " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	/* compaction: the current versions out of the history, kept */
 	[ST_CLEAR_KEEP] = "DELETE FROM temp.keep",
-	[ST_KEEP] = "INSERT INTO temp.keep (rv) VALUES (?1)",
+	[ST_KEEP] = "INSERT OR IGNORE INTO temp.keep (rv) VALUES (?1)",
 	[ST_COMPACT] = "DELETE FROM versions WHERE rv <= ?1"
 		       " AND rv NOT IN (SELECT rv FROM temp.keep)",
 	[ST_PUT_META] = "INSERT OR REPLACE INTO meta (key, value)"
@@ -528,10 +532,11 @@ static int keep_obj(void *ctx, const struct api_obj *o)
 
 /*
  * Delete the rows that are neither an object's current version nor among
- * the last SERVE_DB_HISTORY changes, once there are as many of them as
- * rows to keep: a flush appends its rows only, and the table stays
- * within twice what it must hold, at a cost in proportion to the rows
- * written since the last compaction. *rows: the count after this flush.
+ * the last SERVE_DB_HISTORY changes, once the table holds twice the
+ * objects and those changes: the rows to keep are at most that half, so
+ * at least as many go as stay, and a compaction costs in proportion to
+ * the rows written since the last one. A flush otherwise only appends.
+ * *rows: the count after this flush.
  */
 static int compact(struct serve_db *db, const struct api_store *s,
 		   uint64_t *rows, struct errbuf *err)
@@ -543,7 +548,7 @@ static int compact(struct serve_db *db, const struct api_store *s,
 	for (size_t i = 0; i < api_kind_count(); i++)
 		if (api_kind_storage(api_kind_at(i)) == api_kind_at(i))
 			live += api_store_count(s, api_kind_at(i));
-	if (*rows - (rv - c.cut) <= live + SERVE_DB_HISTORY)
+	if (*rows < 2 * (live + (rv - c.cut)))
 		return 0;
 	r = step(db, ST_CLEAR_KEEP, err);
 	for (size_t i = 0; i < api_kind_count() && r == 0; i++)
@@ -661,7 +666,8 @@ void serve_db_metrics(const struct serve_db *db, struct strbuf *out)
 		    (double)db->flush_ns / 1e9);
 }
 
-/* Load: a row's kind, with the last one cached (rows come sorted). */
+/* Load: a row's kind, with the last one cached (rows of one kind often
+ * follow each other). */
 struct kind_cache {
 	char key[160];
 	const struct api_kind *kind;
@@ -674,6 +680,23 @@ static const struct api_kind *row_kind(struct kind_cache *c, const char *key)
 		c->kind = kind_by_key(key);
 	}
 	return c->kind;
+}
+
+/* A message for a database whose rows contradict each other. */
+PRINTF_LIKE(3, 4)
+static int corrupt(struct serve_db *db, struct errbuf *err, const char *fmt,
+		   ...)
+{
+	char why[768];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	return errbuf_set(err, -EIO,
+			  "%s: the database is corrupt (%s); move it away to "
+			  "start with an empty state",
+			  db->path, why);
 }
 
 /* The JSON body of a row, or NULL with a message. */
@@ -689,12 +712,7 @@ static json_t *row_body(struct serve_db *db, sqlite3_stmt *st, int col,
 		    : NULL;
 	if (!json_is_object(body)) {
 		json_decref(body);
-		errbuf_set(err, -EIO,
-			   "%s: the database is corrupt (%s: %s); move it "
-			   "away to start with an empty state",
-			   db->path, what,
-			   text ? "body is not a JSON object"
-				: "its version has no body");
+		corrupt(db, err, "%s: body is not a JSON object", what);
 		return NULL;
 	}
 	return body;
@@ -706,31 +724,41 @@ static int load_row(struct serve_db *db, struct api_store *s, sqlite3_stmt *st,
 		    const struct api_kind *k, const char *key,
 		    struct errbuf *err)
 {
-	uint64_t rv = (uint64_t)sqlite3_column_int64(st, 0);
+	uint64_t rv = (uint64_t)sqlite3_column_int64(st, 0), body_rv;
+	int type = sqlite3_column_int(st, 1);
 	char what[512];
+	const char *v;
 	json_t *body;
 	int r;
 
 	snprintf(what, sizeof(what), "versions: rv %" PRIu64 ", %s %s/%s", rv,
 		 key, sqlite3_column_text(st, 3), sqlite3_column_text(st, 4));
+	/* Rows and meta are written in one transaction. */
+	if (rv > db->flushed_rv)
+		return corrupt(db, err,
+			       "%s: resourceVersion %" PRIu64
+			       " after the last one, %" PRIu64,
+			       what, rv, db->flushed_rv);
+	if (type == API_DELETED)
+		return 0;
+	if (type < 0 || type >= API_EV_COUNT)
+		return corrupt(db, err, "%s: type %d", what, type);
 	if (!k)
 		return errbuf_set(err, -EPROTO,
 				  "%s: %s: a kind this echelon does not serve",
 				  db->path, what);
-	/* Rows and meta are written in one transaction. */
-	if (rv > db->flushed_rv)
-		return errbuf_set(err, -EIO,
-				  "%s: the database is corrupt (%s: "
-				  "resourceVersion %" PRIu64
-				  " after the last one, %" PRIu64
-				  "); move it away to start with an empty "
-				  "state",
-				  db->path, what, rv, db->flushed_rv);
-	if (sqlite3_column_int(st, 1) == API_DELETED)
-		return 0;
 	body = row_body(db, st, 5, what, err);
 	if (!body)
 		return -EIO;
+	/* the store keeps the body's; compaction keeps the row's */
+	v = json_string_value(json_object_get(json_object_get(body, "metadata"),
+					      "resourceVersion"));
+	if (!v || !api_rv_parse(v, strlen(v), &body_rv) || body_rv != rv) {
+		r = corrupt(db, err, "%s: its body's resourceVersion is %s",
+			    what, v ? v : "missing");
+		json_decref(body);
+		return r;
+	}
 	r = api_store_load(s, k, body);
 	if (r < 0)
 		errbuf_set(err, r, "%s: %s: cannot restore: %s", db->path, what,

@@ -10,8 +10,8 @@
  *
  * Files under DIR (created with mode 0700 when missing): echelon.db and
  * its -wal and -shm, and `lock`, held (flock) while open so that two
- * daemons never share one state. The history table keeps the last
- * 10,000 changes.
+ * daemons never share one state. The log of versions keeps every
+ * object's current one and the last 10,000 changes.
  */
 #ifndef ECHELON_SERVE_DB_H
 #define ECHELON_SERVE_DB_H

@@ -11,9 +11,11 @@ echelon=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-if ! "$echelon" bench kube --nodes 20 --pods 200 --seconds 60 -o json \
-	>"$tmp/out" 2>"$tmp/err"; then
-	echo "FAIL: bench kube exited $?:"
+"$echelon" bench kube --nodes 20 --pods 200 --seconds 60 -o json \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 0 ]; then
+	echo "FAIL: bench kube exited $rc:"
 	cat "$tmp/err"
 	exit 1
 fi
