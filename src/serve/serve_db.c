@@ -6,9 +6,8 @@
  * appended to the versions table, a log whose latest row of each object
  * is its current version (none when that row is a deletion), and meta
  * the counters. Rows neither current nor among the last
- * SERVE_DB_HISTORY changes are deleted in bulk, in the flush that finds
- * the table twice the size of the objects and those changes
- * (compaction). A
+ * SERVE_DB_HISTORY changes are deleted by a sweep that each flush
+ * advances by twice the rows it appends. A
  * transaction either lands whole or not at all, so a kill -9 at any
  * moment leaves the state of some completed flush, and the daemon
  * answers no write before the flush that holds it has returned.
@@ -37,6 +36,7 @@
 #include "base/compiler.h"
 #include "base/hmap.h"
 #include "base/strbuf.h"
+#include "base/vec.h"
 
 #include "base/banned.h"
 
@@ -75,9 +75,8 @@ enum stmt {
 	ST_COMMIT,
 	ST_ROLLBACK,
 	ST_PUT_VER,
-	ST_CLEAR_KEEP,
-	ST_KEEP,
-	ST_COMPACT,
+	ST_SWEEP,
+	ST_DEL_VER,
 	ST_PUT_META,
 	ST_COUNT
 };
@@ -89,11 +88,10 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_PUT_VER] = "INSERT INTO versions"
 		       " (rv, type, kind, ns, name, body)"
 		       " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	/* compaction: the current versions out of the history, kept */
-	[ST_CLEAR_KEEP] = "DELETE FROM temp.keep",
-	[ST_KEEP] = "INSERT OR IGNORE INTO temp.keep (rv) VALUES (?1)",
-	[ST_COMPACT] = "DELETE FROM versions WHERE rv <= ?1"
-		       " AND rv NOT IN (SELECT rv FROM temp.keep)",
+	/* the sweep: the next rows out of the history, to check */
+	[ST_SWEEP] = "SELECT rv, kind, ns, name FROM versions"
+		     " WHERE rv > ?1 AND rv <= ?2 ORDER BY rv LIMIT ?3",
+	[ST_DEL_VER] = "DELETE FROM versions WHERE rv = ?1",
 	[ST_PUT_META] = "INSERT OR REPLACE INTO meta (key, value)"
 			" VALUES (?1, ?2)",
 };
@@ -104,7 +102,7 @@ struct serve_db {
 	int lock_fd;
 	sqlite3_stmt *st[ST_COUNT];
 	uint64_t flushed_rv; /* every change up to it is in the database */
-	uint64_t rows;	     /* in versions */
+	uint64_t swept_rv;   /* the sweep's cursor: rows up to it checked */
 	int64_t clock_us;    /* clock in meta */
 	char clock_map[TIMEMAP_TEXT_MAX]; /* clock_map in meta */
 	bool loaded;
@@ -390,7 +388,6 @@ static int quick_check(struct serve_db *db, struct errbuf *err)
 static int open_sql(struct serve_db *db, bool full, struct serve_meta *meta,
 		    struct errbuf *err)
 {
-	int64_t rows = 0;
 	int rc, r;
 
 	rc = sqlite3_open_v2(db->path, &db->sql,
@@ -422,14 +419,8 @@ static int open_sql(struct serve_db *db, bool full, struct serve_meta *meta,
 	if (r < 0)
 		return r;
 	r = quick_check(db, err);
-	if (r == 0)
-		r = exec(db, "CREATE TEMP TABLE keep (rv INTEGER PRIMARY KEY)",
-			 err);
-	if (r == 0)
-		r = query_int(db, "SELECT count(*) FROM versions", &rows, err);
 	if (r < 0)
 		return r;
-	db->rows = (uint64_t)rows;
 	for (int i = 0; i < ST_COUNT; i++) {
 		rc = sqlite3_prepare_v3(db->sql, stmt_sql[i], -1,
 					SQLITE_PREPARE_PERSISTENT, &db->st[i],
@@ -477,6 +468,22 @@ void serve_db_close(struct serve_db *db)
 	free(db);
 }
 
+/* A row's kind, with the last one cached (rows of one kind often follow
+ * each other). */
+struct kind_cache {
+	char key[160];
+	const struct api_kind *kind;
+};
+
+static const struct api_kind *row_kind(struct kind_cache *c, const char *key)
+{
+	if (strcmp(c->key, key)) {
+		snprintf(c->key, sizeof(c->key), "%s", key);
+		c->kind = kind_by_key(key);
+	}
+	return c->kind;
+}
+
 /* The last rv whose version left the history: rows up to it are kept
  * only as current versions. */
 static uint64_t history_cut(uint64_t rv)
@@ -511,63 +518,60 @@ static int flush_event(void *ctx, const struct api_event *ev)
 	return step(db, ST_PUT_VER, f->err);
 }
 
-/* Compaction: the current versions up to the cut into temp.keep. */
-struct keep_ctx {
-	struct serve_db *db;
-	struct errbuf *err;
-	uint64_t cut;
-	uint64_t kept;
-};
-
-static int keep_obj(void *ctx, const struct api_obj *o)
-{
-	struct keep_ctx *c = ctx;
-
-	if (o->rv > c->cut)
-		return 0;
-	c->kept++;
-	sqlite3_bind_int64(c->db->st[ST_KEEP], 1, (int64_t)o->rv);
-	return step(c->db, ST_KEEP, c->err);
-}
-
 /*
- * Delete the rows that are neither an object's current version nor among
- * the last SERVE_DB_HISTORY changes, once the table holds twice the
- * objects and those changes: the rows to keep are at most that half, so
- * at least as many go as stay, and a compaction costs in proportion to
- * the rows written since the last one. A flush otherwise only appends.
- * *rows: the count after this flush.
+ * The sweep: the next `budget` rows after the cursor that left the last
+ * SERVE_DB_HISTORY changes, each deleted unless the store's object of its
+ * name is at its rv (its current version). Each flush sweeps twice the
+ * rows it appends, from where the last stopped, starting over at the
+ * first row once past the history's start: no flush stalls on a
+ * compaction of the whole table, and the stale rows behind the cursor
+ * are at most the rows appended during one pass (the table stays within
+ * about twice the objects and the history). *cursor: where the next
+ * sweep starts.
  */
-static int compact(struct serve_db *db, const struct api_store *s,
-		   uint64_t *rows, struct errbuf *err)
+static int sweep(struct serve_db *db, const struct api_store *s,
+		 uint64_t budget, uint64_t *cursor, struct errbuf *err)
 {
-	uint64_t rv = api_store_rv(s), live = 0;
-	struct keep_ctx c = { .db = db, .err = err, .cut = history_cut(rv) };
-	int r;
+	sqlite3_stmt *st = db->st[ST_SWEEP];
+	struct kind_cache cache = { .key = "", .kind = NULL };
+	VEC(uint64_t) stale = VEC_INIT;
+	uint64_t n = 0, last = *cursor;
+	int rc, r = 0;
 
-	for (size_t i = 0; i < api_kind_count(); i++)
-		if (api_kind_storage(api_kind_at(i)) == api_kind_at(i))
-			live += api_store_count(s, api_kind_at(i));
-	if (*rows < 2 * (live + (rv - c.cut)))
-		return 0;
-	r = step(db, ST_CLEAR_KEEP, err);
-	for (size_t i = 0; i < api_kind_count() && r == 0; i++)
-		if (api_kind_storage(api_kind_at(i)) == api_kind_at(i))
-			r = api_store_each(s, api_kind_at(i), NULL, NULL, NULL,
-					   keep_obj, &c);
-	if (r == 0) {
-		sqlite3_bind_int64(db->st[ST_COMPACT], 1, (int64_t)c.cut);
-		r = step(db, ST_COMPACT, err);
+	sqlite3_bind_int64(st, 1, (int64_t)*cursor);
+	sqlite3_bind_int64(st, 2, (int64_t)history_cut(api_store_rv(s)));
+	sqlite3_bind_int64(st, 3, (int64_t)budget);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *key = (const char *)sqlite3_column_text(st, 1);
+		const struct api_kind *k = row_kind(&cache, key ? key : "");
+		const struct api_obj *o =
+			k ? api_store_get(
+				    s, k,
+				    (const char *)sqlite3_column_text(st, 2),
+				    (const char *)sqlite3_column_text(st, 3))
+			  : NULL;
+
+		last = (uint64_t)sqlite3_column_int64(st, 0);
+		n++;
+		if (!o || o->rv != last)
+			vec_push(&stale, last);
 	}
-	if (r == 0)
-		r = step(db, ST_CLEAR_KEEP, err);
-	if (r == 0)
-		*rows = c.kept + (rv - c.cut);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		r = sql_fail(db, rc, err, stmt_sql[ST_SWEEP]);
+	for (size_t i = 0; i < stale.len && r == 0; i++) {
+		sqlite3_bind_int64(db->st[ST_DEL_VER], 1,
+				   (int64_t)stale.items[i]);
+		r = step(db, ST_DEL_VER, err);
+	}
+	vec_release(&stale);
+	*cursor = n < budget ? 0 : last;
 	return r;
 }
 
 static int flush_tx(struct serve_db *db, const struct api_store *s,
-		    const struct serve_meta *meta, uint64_t *rows,
+		    const struct serve_meta *meta, uint64_t *cursor,
 		    struct errbuf *err)
 {
 	struct flush_ctx f = { .db = db,
@@ -587,7 +591,6 @@ static int flush_tx(struct serve_db *db, const struct api_store *s,
 	if (r < 0)
 		return r;
 	BUG_ON(f.last_rv != rv);
-	*rows = db->rows + (rv - db->flushed_rv);
 	if (r == 0)
 		r = put_meta_int(db, "rv", (int64_t)rv, err);
 	if (r == 0)
@@ -595,7 +598,7 @@ static int flush_tx(struct serve_db *db, const struct api_store *s,
 	if (r == 0 && strcmp(meta->clock_map, db->clock_map) != 0)
 		r = put_meta_text(db, "clock_map", meta->clock_map, err);
 	if (r == 0)
-		r = compact(db, s, rows, err);
+		r = sweep(db, s, 2 * (rv - db->flushed_rv) + 64, cursor, err);
 	return r;
 }
 
@@ -611,7 +614,7 @@ int serve_db_flush(struct serve_db *db, const struct api_store *s,
 		   const struct serve_meta *meta, struct errbuf *err)
 {
 	uint64_t rv = api_store_rv(s);
-	uint64_t rows = db->rows;
+	uint64_t cursor = db->swept_rv;
 	int64_t t0;
 	int r;
 
@@ -623,7 +626,7 @@ int serve_db_flush(struct serve_db *db, const struct api_store *s,
 	t0 = mono_ns();
 	r = step(db, ST_BEGIN, err);
 	if (r == 0)
-		r = flush_tx(db, s, meta, &rows, err);
+		r = flush_tx(db, s, meta, &cursor, err);
 	if (r == 0)
 		r = step(db, ST_COMMIT, err);
 	db->flush_ns += mono_ns() - t0;
@@ -637,7 +640,7 @@ int serve_db_flush(struct serve_db *db, const struct api_store *s,
 	db->flushes++;
 	db->changes += rv - db->flushed_rv;
 	db->flushed_rv = rv;
-	db->rows = rows;
+	db->swept_rv = cursor;
 	db->clock_us = meta->clock_us;
 	snprintf(db->clock_map, sizeof(db->clock_map), "%s", meta->clock_map);
 	return 0;
@@ -664,22 +667,6 @@ void serve_db_metrics(const struct serve_db *db, struct strbuf *out)
 		    "echelon_serve_db_flush_seconds_total %.6f\n",
 		    db->flushes, db->changes, db->errors,
 		    (double)db->flush_ns / 1e9);
-}
-
-/* Load: a row's kind, with the last one cached (rows of one kind often
- * follow each other). */
-struct kind_cache {
-	char key[160];
-	const struct api_kind *kind;
-};
-
-static const struct api_kind *row_kind(struct kind_cache *c, const char *key)
-{
-	if (strcmp(c->key, key)) {
-		snprintf(c->key, sizeof(c->key), "%s", key);
-		c->kind = kind_by_key(key);
-	}
-	return c->kind;
 }
 
 /* A message for a database whose rows contradict each other. */
