@@ -6,8 +6,8 @@
  * appended to the versions table, a log whose latest row of each object
  * is its current version (none when that row is a deletion), and meta
  * the counters. Rows neither current nor among the last
- * SERVE_DB_HISTORY changes are deleted by a sweep that each flush
- * advances by twice the rows it appends. A
+ * SERVE_DB_HISTORY changes are deleted by a sweep, a chunk a flush, once
+ * they may be half the table. A
  * transaction either lands whole or not at all, so a kill -9 at any
  * moment leaves the state of some completed flush, and the daemon
  * answers no write before the flush that holds it has returned.
@@ -46,6 +46,8 @@
 /* meta alone (the clock) is written at most once per embedded second. */
 #define CLOCK_PERIOD_US 1000000
 #define BUSY_TIMEOUT_MS 5000
+/* Rows of versions a flush checks while a sweep pass is under way. */
+#define SWEEP_CHUNK 8192
 
 /* Schema steps: steps[i] takes user_version i to i + 1. */
 static const char *const steps[] = {
@@ -102,8 +104,12 @@ struct serve_db {
 	int lock_fd;
 	sqlite3_stmt *st[ST_COUNT];
 	uint64_t flushed_rv; /* every change up to it is in the database */
-	uint64_t swept_rv;   /* the sweep's cursor: rows up to it checked */
-	int64_t clock_us;    /* clock in meta */
+	struct sweep_state {
+		uint64_t rows;	 /* in versions */
+		bool on;	 /* a pass under way */
+		uint64_t cursor; /* rows up to it checked in this pass */
+	} sw;
+	int64_t clock_us;		  /* clock in meta */
 	char clock_map[TIMEMAP_TEXT_MAX]; /* clock_map in meta */
 	bool loaded;
 	/* For /metrics. */
@@ -388,6 +394,7 @@ static int quick_check(struct serve_db *db, struct errbuf *err)
 static int open_sql(struct serve_db *db, bool full, struct serve_meta *meta,
 		    struct errbuf *err)
 {
+	int64_t rows = 0;
 	int rc, r;
 
 	rc = sqlite3_open_v2(db->path, &db->sql,
@@ -419,8 +426,11 @@ static int open_sql(struct serve_db *db, bool full, struct serve_meta *meta,
 	if (r < 0)
 		return r;
 	r = quick_check(db, err);
+	if (r == 0)
+		r = query_int(db, "SELECT count(*) FROM versions", &rows, err);
 	if (r < 0)
 		return r;
+	db->sw.rows = (uint64_t)rows;
 	for (int i = 0; i < ST_COUNT; i++) {
 		rc = sqlite3_prepare_v3(db->sql, stmt_sql[i], -1,
 					SQLITE_PREPARE_PERSISTENT, &db->st[i],
@@ -519,26 +529,26 @@ static int flush_event(void *ctx, const struct api_event *ev)
 }
 
 /*
- * The sweep: the next `budget` rows after the cursor that left the last
- * SERVE_DB_HISTORY changes, each deleted unless the store's object of its
- * name is at its rv (its current version). Each flush sweeps twice the
- * rows it appends, from where the last stopped, starting over at the
- * first row once past the history's start: no flush stalls on a
- * compaction of the whole table, and the stale rows behind the cursor
- * are at most the rows appended during one pass (the table stays within
- * about twice the objects and the history). *cursor: where the next
- * sweep starts.
+ * The sweep: a pass over the rows that left the last SERVE_DB_HISTORY
+ * changes, deleting each one whose object the store does not hold at its
+ * rv (replaced since, or deleted). A pass starts once the table holds
+ * twice the objects and those changes (at least half of it stale then)
+ * and goes SWEEP_CHUNK rows a flush, in rv order: each page of the table
+ * is rewritten once a pass, as by one DELETE of them all, but no flush
+ * stalls on the whole table (one DELETE of 300,000 rows stalled the test
+ * cluster 1.3 s), and its cost stays in proportion to the rows written.
  */
-static int sweep(struct serve_db *db, const struct api_store *s,
-		 uint64_t budget, uint64_t *cursor, struct errbuf *err)
+static int sweep_chunk(struct serve_db *db, const struct api_store *s,
+		       struct sweep_state *sw, struct errbuf *err)
 {
+	const uint64_t budget = SWEEP_CHUNK;
 	sqlite3_stmt *st = db->st[ST_SWEEP];
 	struct kind_cache cache = { .key = "", .kind = NULL };
 	VEC(uint64_t) stale = VEC_INIT;
-	uint64_t n = 0, last = *cursor;
+	uint64_t n = 0, last = sw->cursor;
 	int rc, r = 0;
 
-	sqlite3_bind_int64(st, 1, (int64_t)*cursor);
+	sqlite3_bind_int64(st, 1, (int64_t)sw->cursor);
 	sqlite3_bind_int64(st, 2, (int64_t)history_cut(api_store_rv(s)));
 	sqlite3_bind_int64(st, 3, (int64_t)budget);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -565,13 +575,35 @@ static int sweep(struct serve_db *db, const struct api_store *s,
 				   (int64_t)stale.items[i]);
 		r = step(db, ST_DEL_VER, err);
 	}
+	if (r == 0) {
+		sw->rows -= stale.len;
+		sw->cursor = last;
+		sw->on = n == budget; /* else past the last */
+	}
 	vec_release(&stale);
-	*cursor = n < budget ? 0 : last;
 	return r;
 }
 
+/* Start a pass when it is due; go one chunk on while one is under way. */
+static int sweep(struct serve_db *db, const struct api_store *s,
+		 struct sweep_state *sw, struct errbuf *err)
+{
+	uint64_t rv = api_store_rv(s), live = 0;
+
+	if (!sw->on) {
+		for (size_t i = 0; i < api_kind_count(); i++)
+			if (api_kind_storage(api_kind_at(i)) == api_kind_at(i))
+				live += api_store_count(s, api_kind_at(i));
+		if (sw->rows < 2 * (live + (rv - history_cut(rv))))
+			return 0;
+		sw->on = true;
+		sw->cursor = 0;
+	}
+	return sweep_chunk(db, s, sw, err);
+}
+
 static int flush_tx(struct serve_db *db, const struct api_store *s,
-		    const struct serve_meta *meta, uint64_t *cursor,
+		    const struct serve_meta *meta, struct sweep_state *sw,
 		    struct errbuf *err)
 {
 	struct flush_ctx f = { .db = db,
@@ -591,6 +623,7 @@ static int flush_tx(struct serve_db *db, const struct api_store *s,
 	if (r < 0)
 		return r;
 	BUG_ON(f.last_rv != rv);
+	sw->rows += rv - db->flushed_rv;
 	if (r == 0)
 		r = put_meta_int(db, "rv", (int64_t)rv, err);
 	if (r == 0)
@@ -598,7 +631,7 @@ static int flush_tx(struct serve_db *db, const struct api_store *s,
 	if (r == 0 && strcmp(meta->clock_map, db->clock_map) != 0)
 		r = put_meta_text(db, "clock_map", meta->clock_map, err);
 	if (r == 0)
-		r = sweep(db, s, 2 * (rv - db->flushed_rv) + 64, cursor, err);
+		r = sweep(db, s, sw, err);
 	return r;
 }
 
@@ -614,7 +647,7 @@ int serve_db_flush(struct serve_db *db, const struct api_store *s,
 		   const struct serve_meta *meta, struct errbuf *err)
 {
 	uint64_t rv = api_store_rv(s);
-	uint64_t cursor = db->swept_rv;
+	struct sweep_state sw = db->sw;
 	int64_t t0;
 	int r;
 
@@ -626,7 +659,7 @@ int serve_db_flush(struct serve_db *db, const struct api_store *s,
 	t0 = mono_ns();
 	r = step(db, ST_BEGIN, err);
 	if (r == 0)
-		r = flush_tx(db, s, meta, &cursor, err);
+		r = flush_tx(db, s, meta, &sw, err);
 	if (r == 0)
 		r = step(db, ST_COMMIT, err);
 	db->flush_ns += mono_ns() - t0;
@@ -640,7 +673,7 @@ int serve_db_flush(struct serve_db *db, const struct api_store *s,
 	db->flushes++;
 	db->changes += rv - db->flushed_rv;
 	db->flushed_rv = rv;
-	db->swept_rv = cursor;
+	db->sw = sw;
 	db->clock_us = meta->clock_us;
 	snprintf(db->clock_map, sizeof(db->clock_map), "%s", meta->clock_map);
 	return 0;
