@@ -770,7 +770,7 @@ static int load_row(struct serve_db *db, struct api_store *s, sqlite3_stmt *st,
 	body = row_body(db, st, 5, what, err);
 	if (!body)
 		return -EIO;
-	/* the store keeps the body's; compaction keeps the row's */
+	/* the store keeps the body's rv; the sweep keeps rows by it */
 	v = json_string_value(json_object_get(json_object_get(body, "metadata"),
 					      "resourceVersion"));
 	if (!v || !api_rv_parse(v, strlen(v), &body_rv) || body_rv != rv) {

@@ -622,33 +622,36 @@ static void test_history_resumes(void **state)
 	}
 }
 
-/* rv in meta and the number of objects, read beside the daemon's
- * connection (SQLite's own locking, no lock file). */
-static void raw_state(const char *dir, uint64_t *rv, size_t *count)
+/* The first column of the first row of sql on dir's database. */
+static int64_t raw_int(const char *dir, const char *sql)
 {
 	char *path = xasprintf("%s/echelon.db", dir);
-	sqlite3 *sql = NULL;
+	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
+	int64_t v;
 
-	assert_int_equal(
-		sqlite3_open_v2(path, &sql, SQLITE_OPEN_READONLY, NULL),
-		SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(sql,
-					    "SELECT (SELECT value FROM meta "
-					    "WHERE key = 'rv'), "
-					    "(SELECT count(*) FROM versions v"
-					    " WHERE type != 2 AND rv = (SELECT"
-					    " max(rv) FROM versions w WHERE"
-					    " w.kind = v.kind AND w.ns = v.ns"
-					    " AND w.name = v.name))",
-					    -1, &st, NULL),
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL),
 			 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	*rv = (uint64_t)sqlite3_column_int64(st, 0);
-	*count = (size_t)sqlite3_column_int64(st, 1);
+	v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	sqlite3_close(sql);
+	sqlite3_close(db);
 	free(path);
+	return v;
+}
+
+/* rv in meta and the number of objects (their newest rows not
+ * deletions), read beside the daemon's connection (SQLite's own locking,
+ * no lock file). */
+static void raw_state(const char *dir, uint64_t *rv, size_t *count)
+{
+	*rv = (uint64_t)raw_int(dir, "SELECT value FROM meta WHERE key = 'rv'");
+	*count = (size_t)raw_int(dir, "SELECT count(*) FROM versions v"
+				      " WHERE type != 2 AND rv = (SELECT"
+				      " max(rv) FROM versions w WHERE"
+				      " w.kind = v.kind AND w.ns = v.ns"
+				      " AND w.name = v.name)");
 }
 
 static size_t total(const struct api_store *s)
@@ -668,25 +671,6 @@ static struct api_store *reference(const struct serve_meta *m, int n)
 
 	write_series(s, 0, n);
 	return s;
-}
-
-/* The first column of the first row of sql on dir's database. */
-static int64_t raw_int(const char *dir, const char *sql)
-{
-	char *path = xasprintf("%s/echelon.db", dir);
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	int64_t v;
-
-	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL),
-			 SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	free(path);
-	return v;
 }
 
 /*
